@@ -1,0 +1,443 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// DefaultAwaitTimeout bounds an await without --timeout, so a forgotten worker never hangs an
+// orchestrator for ever; --timeout 0 waits without limit.
+const DefaultAwaitTimeout = 30 * time.Minute
+
+func init() {
+	register(&command{
+		Name: "panes", Args: "[--all] [--session S]", Role: "orchestrator",
+		Summary: "list panes with their ids and the programs running in each",
+		Help:    "Lists the panes of this session (--all: of every session) with pane id, session:window.pane, pane pid and the notable programs anywhere in the pane's process tree. Your own pane is marked.",
+		Example: "wcomm panes\nwcomm panes --all --json",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			all := fs.Bool("all", false, "every session of the server")
+			session := fs.String("session", "", "this session instead of your own")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("panes takes no arguments")
+				}
+				e := c.engine()
+				panes, err := e.Panes(c.ctx, paneops.Scope{All: *all, Session: *session})
+				if err != nil {
+					return err
+				}
+				if c.json {
+					if panes == nil {
+						panes = []tmuxcomm.PaneInfo{}
+					}
+					return c.printJSON(panes)
+				}
+				printPanes(c.stdout, panes)
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "find", Args: "AGENT [--all] [--first]", Role: "orchestrator",
+		Summary: "print the pane id of the one pane whose process tree runs AGENT",
+		Help:    "Looks for a process whose command line contains AGENT anywhere below each pane's process (not only its direct children). Your own pane never matches. No match, or several: exit 4 with what runs where; --first takes the first of several.",
+		Example: "wcomm find codex          # prints e.g. %7\nwcomm send --to \"$(wcomm find codex)\" 'review the diff'",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			all := fs.Bool("all", false, "search every session of the server")
+			first := fs.Bool("first", false, "take the first of several matches")
+			session := fs.String("session", "", "search this session instead of your own")
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("find takes one AGENT")
+				}
+				e := c.engine()
+				scope := paneops.Scope{All: *all, Session: *session}
+				p, err := e.Find(c.ctx, args[0], scope, *first)
+				if err != nil {
+					var fe *tmuxcomm.FindError
+					if errors.As(err, &fe) && !c.json {
+						fmt.Fprintf(c.stderr, "wcomm find: %v\n", err)
+						if len(fe.Panes) > 0 {
+							fmt.Fprintln(c.stderr, "what runs where:")
+							printPanes(c.stderr, fe.Panes)
+						}
+						return &exitErr{code: exitNotFound, err: errSilent}
+					}
+					return err
+				}
+				if c.json {
+					return c.printJSON(p)
+				}
+				fmt.Fprintln(c.stdout, p.ID)
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "send", Args: "--to TARGET [--capability READONLY|WRITABLE] [--file F | -] [MESSAGE...]", Role: "orchestrator",
+		Summary: "write the next request file for a worker and deliver it into the worker's pane",
+		Help: `TARGET is a pane id (%7), a tmux target (work:1.0) or an agent name found as 'wcomm find' does.
+The request goes to /tmp/worker-comm/{STARTED_AT}-o{N}-w{M}/NNN-request.md with the header, your message
+and the response instructions; then it is pasted into the worker's pane through a uniquely named tmux
+buffer and submitted with Enter after --enter-delay. A request too long to paste safely is delivered as
+one line pointing at its file. Prints "ID RESPONSE-PATH" (--json: the exchange). --wait also awaits the
+response and prints its body. A request that could not be delivered is kept on disk and send exits 1.`,
+		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			to := fs.String("to", "", "worker: pane id, tmux target or agent name")
+			capability := fs.String("capability", "READONLY", "READONLY (look, change nothing) or WRITABLE")
+			file := fs.String("file", "", "read the message from this file (- for stdin)")
+			wait := fs.Bool("wait", false, "await the response and print it")
+			var timeout, delay time.Duration
+			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit)")
+			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
+			from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
+			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
+			all := fs.Bool("all", false, "with an agent name: search every session")
+			return func(args []string) error {
+				if *to == "" {
+					return usagef("send needs --to TARGET")
+				}
+				capab, err := messages.ParseCapability(*capability)
+				if err != nil {
+					return usagef("%v", err)
+				}
+				body, err := c.readBody(*file, args)
+				if err != nil {
+					return err
+				}
+				e := c.engine()
+				e.EnterDelay = delay
+				if *from != "" {
+					if _, err := messages.ParsePaneID(*from); err != nil {
+						return usagef("--from: %v", err)
+					}
+					e.Self = messages.PaneID(*from)
+				}
+				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body})
+				if err != nil {
+					if x != nil && !c.json {
+						fmt.Fprintf(c.stderr, "wcomm send: request kept at %s\n", x.RequestPath)
+					}
+					return err
+				}
+				if !*wait {
+					if c.json {
+						return c.printJSON(x)
+					}
+					fmt.Fprintf(c.stdout, "%s %s\n", x.ID, x.ResponsePath)
+					return nil
+				}
+				fmt.Fprintf(c.stderr, "sent %s; waiting for %s\n", x.ID, x.ResponsePath)
+				done, err := e.Await(c.ctx, x.ID, timeout)
+				if err != nil {
+					return err
+				}
+				return c.printResponse(done)
+			}
+		},
+	})
+	register(&command{
+		Name: "await", Args: "[ID | RESPONSE-PATH] [--timeout D]", Role: "orchestrator",
+		Summary: "wait for a response and print its body",
+		Help: `Blocks until the response of the exchange is complete, then prints its body (--json: the whole
+exchange). Without an argument: the newest unanswered request sent from this pane. Returns at once if
+the response is already there; wakes within milliseconds of the worker's notify (file events, not a
+sleep loop). A response written by a plain 'cat > file' is read only once its writer has closed it.
+Exit 3 on timeout.`,
+		Example: "wcomm await 20260117-120000-a1b2 --timeout 5m\nwcomm await --json",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			var timeout time.Duration
+			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "how long to wait (0: no limit)")
+			return func(args []string) error {
+				if len(args) > 1 {
+					return usagef("await takes at most one ID or path")
+				}
+				ref := ""
+				if len(args) == 1 {
+					ref = args[0]
+				}
+				x, err := c.engine().Await(c.ctx, ref, timeout)
+				if err != nil {
+					return err
+				}
+				return c.printResponse(x)
+			}
+		},
+	})
+	register(&command{
+		Name: "notify", Args: "[--response PATH | --id ID] [--file F | -] [MESSAGE...]", Role: "worker",
+		Summary: "(worker) write the response file and signal the orchestrator",
+		Help: `Writes the response file atomically with its [WORKER RESPONSE ...] header, then pastes the path-only
+line "[RESPONSE started_at=... orchestrator=%N worker=%M] PATH" into the orchestrator's pane. Without
+--response/--id: the newest unanswered request addressed to this pane. When the orchestrator is already
+running 'wcomm await' on the exchange, the await wakes on the file and no line is pasted (one signal,
+not two). The first response stands: a second notify for the same request exits 1. When the
+orchestrator's pane is gone, the response file is kept and notify exits 1 saying so.`,
+		Example: "wcomm notify --response /tmp/worker-comm/20260117-120000-o6-w7/002-response.md 'All 14 tests pass.'\nwcomm notify --file answer.md\nprintf '%s\\n' \"$ANSWER\" | wcomm notify --id 20260117-120000-a1b2 -",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			response := fs.String("response", "", "the response file named in the request's instructions")
+			id := fs.String("id", "", "the request's id")
+			file := fs.String("file", "", "read the response from this file (- for stdin)")
+			var delay time.Duration
+			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
+			return func(args []string) error {
+				if *response != "" && *id != "" {
+					return usagef("give --response or --id, not both")
+				}
+				body, err := c.readBody(*file, args)
+				if err != nil {
+					return err
+				}
+				e := c.engine()
+				e.EnterDelay = delay
+				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
+				if err != nil {
+					if res != nil && res.Exchange != nil && errors.Is(err, tmuxcomm.ErrOrchestratorGone) && c.json {
+						c.printJSON(res)
+					}
+					return err
+				}
+				if c.json {
+					return c.printJSON(res)
+				}
+				how := "the RESPONSE line was pasted into pane " + string(res.Exchange.Orchestrator)
+				if res.Signal == "await" {
+					how = "the orchestrator's await was waiting and woke on the file; no line pasted"
+				}
+				fmt.Fprintf(c.stdout, "%s\n", res.Exchange.ResponsePath)
+				fmt.Fprintf(c.stderr, "response saved; %s\n", how)
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "parse", Args: "[LINE | -]", Role: "orchestrator",
+		Summary: "read a [RESPONSE ...] line back into its exchange: request, response, ids, status",
+		Help:    "Finds the [RESPONSE ...] line in the text (as an agent's prompt shows it, colours and all), checks that its path lies inside the root, and prints the exchange: ids, panes, status and both bodies. Reads stdin when given '-' or nothing.",
+		Example: "wcomm parse '[RESPONSE started_at=20260117-120000 orchestrator=%6 worker=%7] /tmp/worker-comm/20260117-120000-o6-w7/002-response.md'\ntmux capture-pane -p | wcomm parse --json -",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				var text string
+				if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
+					data, err := io.ReadAll(io.LimitReader(c.stdin, 16<<20))
+					if err != nil {
+						return err
+					}
+					text = string(data)
+				} else {
+					text = strings.Join(args, " ")
+				}
+				x, err := c.engine().Parse(c.ctx, text)
+				if err != nil {
+					if errors.Is(err, messages.ErrSyntax) {
+						return &exitErr{code: exitFailure, err: err}
+					}
+					return err
+				}
+				if c.json {
+					return c.printJSON(x)
+				}
+				printExchange(c.stdout, x)
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "history", Args: "[SESSION] [--pending]", Role: "both",
+		Summary: "list session folders and their exchanges with status, age and first line",
+		Help:    "Reads the files under the root (they are the history) and lists each session's exchanges: seq, id, status (pending, answered, undelivered, damaged), delivery state, age and the request's first line. Damaged or foreign files are named, not fatal.",
+		Example: "wcomm history\nwcomm history --pending --json",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			pending := fs.Bool("pending", false, "only exchanges still waiting for a response")
+			return func(args []string) error {
+				if len(args) > 1 {
+					return usagef("history takes at most one SESSION")
+				}
+				o := tmuxcomm.HistoryOptions{Pending: *pending}
+				if len(args) == 1 {
+					o.Session = args[0]
+				}
+				sessions, foreign, err := c.engine().History(c.ctx, o)
+				if err != nil {
+					return err
+				}
+				if c.json {
+					if sessions == nil {
+						sessions = []tmuxcomm.SessionSummary{}
+					}
+					return c.printJSON(map[string]any{"sessions": sessions, "foreign": foreign})
+				}
+				printHistory(c.stdout, sessions, foreign)
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "show", Args: "ID | PATH", Role: "both",
+		Summary: "show one exchange whole: header, delivery log, request and response",
+		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("show takes one ID or PATH")
+				}
+				x, err := c.engine().Show(c.ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if c.json {
+					return c.printJSON(x)
+				}
+				printExchange(c.stdout, x)
+				return nil
+			}
+		},
+	})
+}
+
+// printResponse prints an awaited response: its body, or with --json the whole exchange. Problems
+// (an id or integrity mismatch) go to stderr.
+func (c *cli) printResponse(x *tmuxcomm.Exchange) error {
+	for _, p := range x.Problems {
+		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", p)
+	}
+	if c.json {
+		return c.printJSON(x)
+	}
+	body := x.ResponseBody
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	_, err := io.WriteString(c.stdout, body)
+	return err
+}
+
+func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PANE\tTARGET\tPID\tPROGRAMS")
+	for _, p := range panes {
+		progs := strings.Join(p.Programs, ", ")
+		if p.Dead {
+			progs = "(dead) " + progs
+		}
+		if p.Self {
+			progs += "  (you)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.ID, messages.SanitizeField(p.Target()), p.PID, messages.SanitizeField(progs))
+	}
+	tw.Flush()
+}
+
+func printHistory(w io.Writer, sessions []tmuxcomm.SessionSummary, foreign []string) {
+	now := time.Now()
+	if len(sessions) == 0 {
+		fmt.Fprintln(w, "no exchanges")
+	}
+	for i, s := range sessions {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s  (orchestrator %s, worker %s)\n", s.Name, s.Orchestrator, s.Worker)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, x := range s.Exchanges {
+			age := ""
+			if !x.SentAt.IsZero() {
+				age = tmuxcomm.Age(now, x.SentAt)
+			}
+			state := x.State
+			if state == "" {
+				state = "-"
+			}
+			fmt.Fprintf(tw, "  %03d\t%s\t%s\t%s\t%s\t%s\n", x.Seq, orDash(x.ID), x.Status, state, age, x.Summary)
+		}
+		tw.Flush()
+		for _, p := range allProblems(s) {
+			fmt.Fprintf(w, "  ! %s\n", p)
+		}
+	}
+	for _, f := range foreign {
+		fmt.Fprintf(w, "! not a session folder: %s\n", messages.SanitizeField(f))
+	}
+}
+
+func allProblems(s tmuxcomm.SessionSummary) []string {
+	out := append([]string(nil), s.Problems...)
+	for _, x := range s.Exchanges {
+		out = append(out, x.Problems...)
+	}
+	for _, f := range s.Foreign {
+		out = append(out, "foreign file: "+messages.SanitizeField(f))
+	}
+	for _, f := range s.Orphans {
+		out = append(out, "response without a request: "+f)
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
+	fmt.Fprintf(w, "id:            %s\n", orDash(x.ID))
+	fmt.Fprintf(w, "session:       %s\n", x.Session)
+	fmt.Fprintf(w, "seq:           %03d\n", x.Seq)
+	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, x.Worker)
+	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
+	fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, orDash(x.State))
+	if x.Form != "" {
+		fmt.Fprintf(w, "delivered as:  %s\n", x.Form)
+	}
+	if x.Integrity != "" {
+		fmt.Fprintf(w, "integrity:     %s\n", x.Integrity)
+	}
+	fmt.Fprintf(w, "request:       %s\n", x.RequestPath)
+	fmt.Fprintf(w, "response:      %s\n", x.ResponsePath)
+	if !x.SentAt.IsZero() {
+		fmt.Fprintf(w, "sent:          %s\n", x.SentAt.Local().Format(time.RFC3339))
+	}
+	if x.AnsweredAt != nil {
+		fmt.Fprintf(w, "answered:      %s\n", x.AnsweredAt.Local().Format(time.RFC3339))
+	}
+	for _, ev := range x.Events {
+		var kv []string
+		for _, k := range []string{"pane", "form", "bytes", "enter_delay", "buffer", "error", "signal"} {
+			if v, ok := ev.Detail[k]; ok && v != "" {
+				kv = append(kv, k+"="+v)
+			}
+		}
+		fmt.Fprintf(w, "  %s  %-12s %s\n", ev.At.Local().Format("15:04:05.000"), ev.State, messages.SanitizeField(strings.Join(kv, " ")))
+	}
+	for _, p := range x.Problems {
+		fmt.Fprintf(w, "! %s\n", p)
+	}
+	if x.Delta != nil {
+		fmt.Fprintf(w, "delta:         changes=%d risks=%d alternatives=%d needs_consult=%v\n",
+			len(x.Delta.Changes), len(x.Delta.Risks), len(x.Delta.Alternatives), x.Delta.NeedsConsult)
+	}
+	fmt.Fprintf(w, "\n--- request\n%s", ensureNL(x.RequestBody))
+	if x.Response() != nil {
+		fmt.Fprintf(w, "--- response\n%s", ensureNL(x.ResponseBody))
+	}
+}
+
+func ensureNL(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}

@@ -1,0 +1,95 @@
+package paneops
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+func TestGuardArgs(t *testing.T) {
+	tests := []struct {
+		name   string
+		pane   string
+		buffer string
+		want   []string
+	}{
+		{
+			name: "the guarded call of tmux-facts §2.6", pane: "%7", buffer: "wcomm-42-1-0a1b2c3d",
+			want: []string{
+				"load-buffer", "-b", "wcomm-42-1-0a1b2c3d", "-", ";",
+				"if-shell", "-F", "-t", "%7", "#{||:#{pane_dead},#{pane_input_off}}",
+				"delete-buffer -b wcomm-42-1-0a1b2c3d ; display -p wcomm-refused-wcomm-42-1-0a1b2c3d",
+				"copy-mode -q -t %7 ; paste-buffer -d -p -b wcomm-42-1-0a1b2c3d -t %7",
+			},
+		},
+		{
+			name: "pane zero", pane: "%0", buffer: "wcomm-1-99-ffffffff",
+			want: []string{
+				"load-buffer", "-b", "wcomm-1-99-ffffffff", "-", ";",
+				"if-shell", "-F", "-t", "%0", "#{||:#{pane_dead},#{pane_input_off}}",
+				"delete-buffer -b wcomm-1-99-ffffffff ; display -p wcomm-refused-wcomm-1-99-ffffffff",
+				"copy-mode -q -t %0 ; paste-buffer -d -p -b wcomm-1-99-ffffffff -t %0",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := guardArgs(messages.PaneID(tt.pane), tt.buffer)
+			assert.Equal(t, tt.want, got)
+			// Only the lone ";" separates commands: no other argument may end in one, or tmux
+			// would split it too (tmux-facts §2.1).
+			for i, a := range got {
+				if a != ";" {
+					assert.False(t, strings.HasSuffix(a, ";"), "argument %d %q ends in ';'", i, a)
+				}
+			}
+		})
+	}
+	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter"}, enterArgs("%7"))
+}
+
+func TestNewBufferName(t *testing.T) {
+	re := regexp.MustCompile(`^wcomm-` + strconv.Itoa(os.Getpid()) + `-[0-9]+-[0-9a-f]{8}$`)
+	seen := map[string]bool{}
+	for range 1000 {
+		name := newBufferName()
+		require.Regexp(t, re, name)
+		require.False(t, seen[name], "duplicate buffer name %s", name)
+		seen[name] = true
+	}
+	// The name is spliced into tmux command strings: nothing but [A-Za-z0-9-].
+	assert.Regexp(t, `^[A-Za-z0-9-]+$`, refusedMark(newBufferName()))
+}
+
+func TestDeliverRefusesBadInputBeforeTmux(t *testing.T) {
+	// A binary that does not exist proves that no tmux call was attempted: it would fail with ErrNoTmux.
+	c := &Client{Bin: "/nonexistent/wcomm-test/tmux"}
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		d    Delivery
+		want string
+	}{
+		{"empty content", Delivery{Pane: "%1", LockDir: dir, LockKey: "1-2"}, "content is empty"},
+		{"bad pane id", Delivery{Pane: "1", Content: []byte("x"), LockDir: dir, LockKey: "1-2"}, "invalid pane id"},
+		{"bad lock key", Delivery{Pane: "%1", Content: []byte("x"), LockDir: dir, LockKey: "../x"}, "invalid lock key"},
+		{"no lock dir", Delivery{Pane: "%1", Content: []byte("x"), LockKey: "1-2"}, "no lock folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.Deliver(context.Background(), tt.d)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotErrorIs(t, err, ErrNoTmux)
+			assert.False(t, res.Pasted)
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package paneops
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors that tmux's stderr maps to (see classify); test with errors.Is.
+var (
+	ErrNoTmux         = errors.New("tmux is not installed")
+	ErrNoServer       = errors.New("no tmux server running")
+	ErrPaneNotFound   = errors.New("pane not found")
+	ErrTargetNotFound = errors.New("tmux target not found") // session or window
+	ErrNoBuffer       = errors.New("tmux buffer not found")
+	ErrRefused        = errors.New("pane refused the paste") // dead pane or input off; nothing was pasted
+	ErrLockTimeout    = errors.New("timed out waiting for the pane's send lock")
+)
+
+// Error is a failed tmux call: the argv, exit code and tmux's stderr. Unwrap gives the sentinel that
+// the stderr maps to (ErrNoServer, ErrPaneNotFound, ...) or the exec error.
+type Error struct {
+	Argv     []string
+	ExitCode int
+	Stderr   string
+	Err      error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(quoteArgv(e.Argv))
+	if e.ExitCode >= 0 {
+		b.WriteString(": exit status ")
+		b.WriteString(strconv.Itoa(e.ExitCode))
+	}
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		b.WriteString(": ")
+		b.WriteString(s)
+	} else if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if h := hint(e.Err); h != "" {
+		b.WriteString("; ")
+		b.WriteString(h)
+	}
+	return b.String()
+}
+
+// Unwrap returns the classified sentinel or underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// stderrClasses maps a fragment of tmux's stderr to a sentinel. Order matters only where one
+// message could contain two fragments; none of tmux 3.3a's do. The messages are tmux's own
+// (cmd-find.c, client.c, cmd-*-buffer.c), measured on 3.3a.
+var stderrClasses = []struct {
+	fragment string
+	err      error
+}{
+	{"no server running on", ErrNoServer},       // socket file exists, nobody listens (after kill-server)
+	{"error connecting to", ErrNoServer},        // socket file missing
+	{"server exited unexpectedly", ErrNoServer}, // server died (or crashed) during the call
+	{"lost server", ErrNoServer},
+	{"can't find pane", ErrPaneNotFound},
+	{"can't find window", ErrTargetNotFound},
+	{"can't find session", ErrTargetNotFound},
+	{"no current session", ErrTargetNotFound},
+	{"no current window", ErrTargetNotFound},
+	{"no buffer", ErrNoBuffer},      // paste-buffer -b NAME
+	{"unknown buffer", ErrNoBuffer}, // delete-buffer -b NAME
+	{"executable file not found", ErrNoTmux},
+}
+
+// classify maps tmux's stderr to a sentinel error, or nil when the message is not one we know.
+func classify(stderr string) error {
+	for _, c := range stderrClasses {
+		if strings.Contains(stderr, c.fragment) {
+			return c.err
+		}
+	}
+	return nil
+}
+
+// hint says what to do next for the sentinels a user can act on.
+func hint(err error) string {
+	switch {
+	case errors.Is(err, ErrNoTmux):
+		return "install tmux or put it on PATH"
+	case errors.Is(err, ErrNoServer):
+		return "start tmux first, or pass the socket of the running server (-L NAME or -S PATH)"
+	case errors.Is(err, ErrPaneNotFound), errors.Is(err, ErrTargetNotFound):
+		return "run 'tmux list-panes -a' to see which panes exist"
+	}
+	return ""
+}
+
+// quoteArgv renders argv for an error message, quoting only the elements that need it so that a
+// copied command line reads the same as what ran.
+func quoteArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\#{}$;|&<>()*?`") {
+			parts[i] = strconv.Quote(a)
+		} else {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// newError builds the *Error for a failed call, classifying stderr first.
+func newError(argv []string, code int, stderr string, cause error) *Error {
+	err := classify(stderr)
+	if err == nil {
+		err = cause
+	}
+	return &Error{Argv: argv, ExitCode: code, Stderr: stderr, Err: err}
+}

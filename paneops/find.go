@@ -1,0 +1,167 @@
+package paneops
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// Match is a pane whose process tree contains the agent, with the processes that matched.
+type Match struct {
+	Pane  Pane      `json:"pane"`
+	Procs []Process `json:"matches"`
+}
+
+// Exclude says what never matches: the caller's own pane and processes (wcomm's own command line
+// holds the agent name it looks for).
+type Exclude struct {
+	Pane messages.PaneID
+	PIDs []int
+}
+
+// Find returns the panes whose pane process or any descendant has a command line containing agent
+// (case-sensitive substring, as the seed's grep -F), in pane order. Dead panes never match.
+//
+// An empty agent matches nothing rather than everything. A dead pane's pid may already belong to
+// an unrelated process, which is one more reason to skip it.
+func Find(panes []Pane, t *ProcTable, agent string, ex Exclude) []Match {
+	if agent == "" || t == nil {
+		return nil
+	}
+	excluded := make(map[int]bool, len(ex.PIDs))
+	for _, pid := range ex.PIDs {
+		excluded[pid] = true
+	}
+	var out []Match
+	for _, p := range panes {
+		if p.Dead || p.PID <= 0 || (ex.Pane != "" && p.ID == ex.Pane) {
+			continue
+		}
+		var hits []Process
+		for _, pid := range append([]int{p.PID}, t.descendants(p.PID)...) {
+			if excluded[pid] {
+				continue
+			}
+			if proc, ok := t.proc(pid); ok && strings.Contains(proc.CommandLine(), agent) {
+				hits = append(hits, proc)
+			}
+		}
+		if len(hits) > 0 {
+			slices.SortFunc(hits, func(a, b Process) int { return a.PID - b.PID })
+			out = append(out, Match{Pane: p, Procs: hits})
+		}
+	}
+	return out
+}
+
+// shells are the programs Notable leaves out: a shell in a pane says nothing about what the pane
+// is for. Login shells appear as "-bash" and are trimmed before the lookup.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "mksh": true,
+	"tcsh": true, "csh": true, "ash": true, "busybox": true, "nu": true, "elvish": true, "xonsh": true,
+	"wcomm": true,
+}
+
+// interpreters run a script named by a later argument; that script's name says more (an npm
+// program "codex" runs as "node /usr/local/bin/codex").
+var interpreters = map[string]bool{
+	"node": true, "nodejs": true, "python": true, "python3": true, "ruby": true, "perl": true,
+	"bun": true, "deno": true,
+}
+
+// progName is the name a person would give a process: argv0's base name (so "exec -a NAME" and
+// symlinked launchers show their chosen name), the script of an interpreter, or comm.
+func progName(p Process) string {
+	if len(p.Args) == 0 {
+		return p.Comm
+	}
+	args := p.Args
+	if len(args) == 1 && strings.Contains(args[0], " ") {
+		args = strings.Fields(args[0]) // setproctitle squeezed argv into one string
+		if len(args) == 0 {
+			return p.Comm
+		}
+	}
+	name := strings.TrimPrefix(filepath.Base(args[0]), "-")
+	if interpreters[name] || strings.HasPrefix(name, "python3.") {
+		for _, a := range args[1:] {
+			if a != "" && !strings.HasPrefix(a, "-") {
+				return filepath.Base(a)
+			}
+			if a == "-c" || a == "-e" || a == "-m" {
+				break // inline code or a module: the interpreter's own name is the best we have
+			}
+		}
+	}
+	if name == "" || name == "." || name == "/" {
+		return p.Comm
+	}
+	return name
+}
+
+// Notable returns the distinct command names running in a pane's tree, deepest first, skipping
+// plain shells and wcomm itself, for `wcomm panes`.
+func Notable(p Pane, t *ProcTable) []string {
+	if t == nil || p.Dead || p.PID <= 0 {
+		return nil
+	}
+	depth := t.depths(p.PID)
+	pids := make([]int, 0, len(depth))
+	for pid := range depth {
+		pids = append(pids, pid)
+	}
+	slices.SortFunc(pids, func(a, b int) int {
+		if depth[a] != depth[b] {
+			return depth[b] - depth[a]
+		}
+		return a - b
+	})
+	var names []string
+	seen := map[string]bool{}
+	for _, pid := range pids {
+		proc, ok := t.proc(pid)
+		if !ok {
+			continue
+		}
+		name := progName(proc)
+		if name == "" || shells[strings.TrimPrefix(name, "-")] || seen[name] {
+			continue
+		}
+		seen[name] = true
+		names = append(names, name)
+	}
+	return names
+}
+
+// depths maps pid and every process of its tree (as in descendants) to its depth below pid; an
+// orphan of the session counts as a child of pid, since its real parent has gone.
+func (t *ProcTable) depths(pid int) map[int]int {
+	depth := map[int]int{}
+	if _, ok := t.procs[pid]; ok {
+		depth[pid] = 0
+	}
+	queue := []int{pid}
+	walk := func() {
+		for len(queue) > 0 {
+			cur := queue[0]
+			queue = queue[1:]
+			for _, c := range t.children[cur] {
+				if _, ok := depth[c]; !ok {
+					depth[c] = depth[cur] + 1
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	walk()
+	for _, m := range t.bySID[pid] {
+		if _, ok := depth[m]; !ok && m != pid {
+			depth[m] = 1
+			queue = append(queue, m)
+			walk()
+		}
+	}
+	return depth
+}

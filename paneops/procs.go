@@ -1,0 +1,271 @@
+package paneops
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	ps "github.com/mitchellh/go-ps"
+)
+
+// Process is one process of the process table.
+type Process struct {
+	PID  int      `json:"pid"`
+	PPID int      `json:"ppid"`
+	SID  int      `json:"sid"`
+	Comm string   `json:"comm"`
+	Args []string `json:"args"` // from /proc/PID/cmdline; empty for kernel threads or when unreadable
+}
+
+// CommandLine returns Args joined by spaces, or Comm when Args is empty.
+func (p Process) CommandLine() string {
+	if len(p.Args) == 0 {
+		return p.Comm
+	}
+	return strings.Join(p.Args, " ")
+}
+
+// ProcTable is a snapshot of the process table.
+type ProcTable struct {
+	procs    map[int]*Process
+	children map[int][]int
+	bySID    map[int][]int
+
+	// readArgs reads one process's argv; nil when Args were filled at scan time (go-ps, tests).
+	// Reading every cmdline doubles the cost of a scan (tmux-facts §5.3), so it is done only for
+	// the processes a caller asks about, once each.
+	readArgs func(pid int) []string
+	mu       sync.Mutex
+	argsRead map[int]bool
+}
+
+// newProcTable indexes processes by pid, parent and session.
+func newProcTable(procs []*Process, readArgs func(int) []string) *ProcTable {
+	t := &ProcTable{
+		procs:    make(map[int]*Process, len(procs)),
+		children: make(map[int][]int),
+		bySID:    make(map[int][]int),
+		readArgs: readArgs,
+		argsRead: make(map[int]bool),
+	}
+	for _, p := range procs {
+		t.procs[p.PID] = p
+	}
+	// Children and session members in pid order, so every walk is deterministic.
+	pids := make([]int, 0, len(procs))
+	for pid := range t.procs {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	for _, pid := range pids {
+		p := t.procs[pid]
+		if p.PPID != pid {
+			t.children[p.PPID] = append(t.children[p.PPID], pid)
+		}
+		if p.SID > 0 {
+			t.bySID[p.SID] = append(t.bySID[p.SID], pid)
+		}
+	}
+	return t
+}
+
+// ScanProcs reads the process table once: on Linux every /proc/PID/stat (split at the last ")")
+// for ppid, sid and comm, and cmdline only lazily when a match needs it; elsewhere go-ps.
+func ScanProcs() (*ProcTable, error) {
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		return scanProcDir("/proc")
+	}
+	return scanGoPS()
+}
+
+// scanProcDir scans a /proc-like folder (a fake one in tests).
+func scanProcDir(root string) (*ProcTable, error) {
+	d, err := os.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("read the process table: %w", err)
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the process table in %s: %w", root, err)
+	}
+	procs := make([]*Process, 0, len(names))
+	buf := make([]byte, 0, 1024)
+	for _, name := range names {
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		buf, err = readInto(buf, filepath.Join(root, name, "stat"))
+		if err != nil {
+			continue // the process exited since Readdirnames: it is simply not in the snapshot
+		}
+		p, err := parseStat(buf)
+		if err != nil || p.PID != pid {
+			continue
+		}
+		procs = append(procs, p)
+	}
+	if len(procs) == 0 {
+		return nil, fmt.Errorf("read the process table: no readable process in %s", root)
+	}
+	readArgs := func(pid int) []string {
+		data, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "cmdline"))
+		if err != nil {
+			return nil
+		}
+		return splitCmdline(data)
+	}
+	return newProcTable(procs, readArgs), nil
+}
+
+// readInto reads a whole (small) file into buf, reusing its memory: a scan reads thousands of
+// stat files and allocating a buffer for each was a large share of its cost.
+func readInto(buf []byte, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil || n == 0 {
+			if len(buf) > 0 {
+				return buf, nil
+			}
+			return buf, fmt.Errorf("read %s: empty", path)
+		}
+	}
+}
+
+// parseStat parses /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION ...". comm may hold spaces,
+// parentheses and even newlines, so it runs from the first "(" to the LAST ")" (proc(5)).
+func parseStat(data []byte) (*Process, error) {
+	open := bytes.IndexByte(data, '(')
+	closing := bytes.LastIndexByte(data, ')')
+	if open < 1 || closing < open {
+		return nil, fmt.Errorf("malformed stat line %q", data)
+	}
+	pid, err := strconv.Atoi(string(bytes.TrimSpace(data[:open])))
+	if err != nil {
+		return nil, fmt.Errorf("malformed stat line %q: pid: %w", data, err)
+	}
+	// After ") ": state ppid pgrp session ...
+	rest := bytes.Fields(data[closing+1:])
+	if len(rest) < 4 {
+		return nil, fmt.Errorf("malformed stat line %q: too few fields", data)
+	}
+	ppid, err1 := strconv.Atoi(string(rest[1]))
+	sid, err2 := strconv.Atoi(string(rest[3]))
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("malformed stat line %q: ppid or session is not a number", data)
+	}
+	return &Process{PID: pid, PPID: ppid, SID: sid, Comm: string(data[open+1 : closing])}, nil
+}
+
+// splitCmdline splits /proc/PID/cmdline: NUL-terminated arguments. A process that rewrote its
+// argv into one space-separated string (setproctitle) comes back as one argument, which is fine
+// for substring matching.
+func splitCmdline(data []byte) []string {
+	data = bytes.TrimRight(data, "\x00")
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(string(data), "\x00")
+}
+
+// scanGoPS is the portable fallback: go-ps gives pid, ppid and the executable name, but no
+// session id and no arguments, so orphans are not found and matching uses the name only.
+func scanGoPS() (*ProcTable, error) {
+	list, err := ps.Processes()
+	if err != nil {
+		return nil, fmt.Errorf("read the process table: %w", err)
+	}
+	procs := make([]*Process, 0, len(list))
+	for _, p := range list {
+		procs = append(procs, &Process{PID: p.Pid(), PPID: p.PPid(), Comm: p.Executable()})
+	}
+	return newProcTable(procs, nil), nil
+}
+
+// proc returns a copy of one process with its Args loaded, and whether it exists.
+func (t *ProcTable) proc(pid int) (Process, bool) {
+	p, ok := t.procs[pid]
+	if !ok {
+		return Process{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.readArgs != nil && !t.argsRead[pid] {
+		t.argsRead[pid] = true
+		p.Args = t.readArgs(pid)
+	}
+	return *p, true
+}
+
+// descendants returns the pids below pid: a breadth-first walk over children, started from pid
+// and from every other member of pid's session. The session part finds processes whose parent
+// exited and that were reparented to init or a subreaper (a pane's first process is a session
+// leader, so its sid is the pane pid, tmux-facts §5.2); only processes that called setsid escape.
+func (t *ProcTable) descendants(pid int) []int {
+	seen := map[int]bool{pid: true}
+	queue := []int{pid}
+	for _, m := range t.bySID[pid] {
+		if !seen[m] {
+			seen[m] = true
+			queue = append(queue, m)
+		}
+	}
+	for i := 0; i < len(queue); i++ {
+		for _, c := range t.children[queue[i]] {
+			if !seen[c] {
+				seen[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	out := queue[1:]
+	slices.Sort(out)
+	return out
+}
+
+// Descendants returns every process below pid at any depth (by ppid), plus processes of the pane's
+// session (sid == pid) that were orphaned and reparented, in pid order, excluding pid itself.
+func (t *ProcTable) Descendants(pid int) []Process {
+	pids := t.descendants(pid)
+	out := make([]Process, 0, len(pids))
+	for _, d := range pids {
+		if p, ok := t.proc(d); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Ancestors returns pid and its ancestors up to pid 1.
+func (t *ProcTable) Ancestors(pid int) []int {
+	out := []int{pid}
+	seen := map[int]bool{pid: true}
+	for {
+		p, ok := t.procs[pid]
+		if !ok || p.PPID <= 0 || seen[p.PPID] {
+			return out
+		}
+		pid = p.PPID
+		seen[pid] = true
+		out = append(out, pid)
+	}
+}

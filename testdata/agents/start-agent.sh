@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# start-agent.sh AGENT DIR WORKDIR PORT
+#   AGENT   claude | codex | gemini
+#   DIR     the folder install.sh installed into (holds node_modules/)
+#   WORKDIR the folder the agent works in (made if missing)
+#   PORT    the port of mockmodel.py on 127.0.0.1
+#
+# Prepares a scratch HOME (fake keys, onboarding done, folder trusted, tools allowed
+# without prompts, no updaters, no telemetry) and execs the agent's interactive TUI in
+# the current terminal, so a test runs it as the command of a tmux window:
+#   tmux -S SOCK new-window -d -P -F '#{pane_id}' "testdata/agents/start-agent.sh claude DIR WORK PORT"
+#
+# The environment is rebuilt from nothing (env -i): no variable of the calling session,
+# least of all a real credential or API address, reaches the agent. Kept: PATH, TERM,
+# LANG, SHELL, USER, TMUX, TMUX_PANE, COLORTERM and every WCOMM_* variable.
+#
+# HOME is DIR/homes/AGENT-PID (the PID of the agent, as exec keeps it) unless AGENT_HOME
+# names one; homes of agents that no longer run are removed on the next start.
+set -euo pipefail
+
+die() {
+	echo "start-agent.sh: $*" >&2
+	exit 2
+}
+
+[ $# -eq 4 ] || die "usage: start-agent.sh claude|codex|gemini DIR WORKDIR PORT"
+agent=$1
+dir=$(cd "$2" 2>/dev/null && pwd -P) || die "install folder $2 not found; run install.sh $2 first"
+mkdir -p "$3"
+work=$(cd "$3" && pwd -P)
+port=$4
+case $port in '' | *[!0-9]*) die "port $port is not a number" ;; esac
+nm=$dir/node_modules
+
+homes=$dir/homes
+mkdir -p "$homes"
+chmod 0700 "$homes"
+# Homes of earlier agents whose process is gone: keep the folder from growing without end.
+for h in "$homes"/*-*; do
+	[ -d "$h" ] || continue
+	pid=${h##*-}
+	case $pid in '' | *[!0-9]*) continue ;; esac
+	[ -d "/proc/$pid" ] || rm -rf -- "$h"
+done
+home=${AGENT_HOME:-$homes/$agent-$$}
+mkdir -p "$home"
+chmod 0700 "$home"
+
+# write FILE: stdin to FILE, mode 0600.
+write() {
+	mkdir -p "$(dirname "$1")"
+	(umask 077 && cat >"$1")
+}
+
+base=http://127.0.0.1:$port
+# Fake credentials: well-formed enough for each client's local checks, useless anywhere else.
+fake_key=sk-ant-api03-mockmodel-fake-key-0000000000000000000000000000-AAAAAAAA
+
+envs=(
+	"PATH=$PATH"
+	"HOME=$home"
+	"TERM=${TERM:-tmux-256color}"
+	"LANG=${LANG:-C.UTF-8}"
+	"SHELL=/bin/bash"
+	"USER=${USER:-$(id -un)}"
+	"NO_PROXY=127.0.0.1,localhost"
+)
+for v in TMUX TMUX_PANE COLORTERM LC_ALL; do
+	[ -n "${!v:-}" ] && envs+=("$v=${!v}")
+done
+while IFS='=' read -r name _; do
+	case $name in WCOMM_*) envs+=("$name=${!name}") ;; esac
+done < <(env)
+
+cd "$work"
+case $agent in
+claude)
+	bin=$nm/@anthropic-ai/claude-code/bin/claude.exe
+	[ -x "$bin" ] || die "claude not installed under $dir; run install.sh $dir"
+	# The key's last 20 characters mark it approved, so no "use this API key?" dialog.
+	python3 - "$home/.claude.json" "$work" "${fake_key: -20}" <<'PY'
+import json, os, sys
+path, work, tail = sys.argv[1:]
+cfg = {"hasCompletedOnboarding": True, "numStartups": 1, "autoUpdates": False,
+       "customApiKeyResponses": {"approved": [tail], "rejected": []},
+       "projects": {work: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
+                           "allowedTools": []}}}
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+with os.fdopen(fd, "w") as f:
+    json.dump(cfg, f)
+PY
+	write "$home/.claude/settings.json" <<'EOF'
+{"permissions": {"allow": ["Bash"]}}
+EOF
+	envs+=(
+		"ANTHROPIC_API_KEY=$fake_key"
+		"ANTHROPIC_BASE_URL=$base"
+		"DISABLE_AUTOUPDATER=1"
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
+		"DISABLE_TELEMETRY=1"
+		"DISABLE_ERROR_REPORTING=1"
+	)
+	# Without acceptEdits a first start enters "auto mode", whose safety check calls the
+	# real service and blocks every tool call.
+	exec env -i "${envs[@]}" "$bin" --permission-mode acceptEdits
+	;;
+codex)
+	bin=$nm/.bin/codex
+	[ -x "$bin" ] || die "codex not installed under $dir; run install.sh $dir"
+	write "$home/.codex/config.toml" <<EOF
+model = "mock-model"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "Mock"
+base_url = "$base/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects."$work"]
+trust_level = "trusted"
+EOF
+	envs+=("MOCK_API_KEY=$fake_key")
+	# --no-daemon: otherwise an app-server and an updater outlive the TUI.
+	exec env -i "${envs[@]}" "$bin" --no-daemon --dangerously-bypass-approvals-and-sandbox
+	;;
+gemini)
+	bin=$nm/.bin/gemini
+	[ -x "$bin" ] || die "gemini not installed under $dir; run install.sh $dir"
+	# Without selectedType an authentication dialog appears even with the key set.
+	write "$home/.gemini/settings.json" <<'EOF'
+{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+ "privacy": {"usageStatisticsEnabled": false},
+ "telemetry": {"enabled": false},
+ "ui": {"hideTips": true}}
+EOF
+	envs+=(
+		"GEMINI_API_KEY=$fake_key"
+		"GOOGLE_GEMINI_BASE_URL=$base"
+		"GEMINI_SANDBOX=false"
+	)
+	exec env -i "${envs[@]}" "$bin" --yolo
+	;;
+*)
+	die "unknown agent $agent; want claude, codex or gemini"
+	;;
+esac

@@ -1,0 +1,112 @@
+package tmuxcomm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// awaitLockName is held (shared) by every await waiting on exchange n. notify tests it: when an
+// await is waiting, the await is the orchestrator's signal and no RESPONSE line is pasted.
+func awaitLockName(n int) string {
+	return "." + strings.TrimSuffix(messages.SeqFileName(n, messages.KindRequest), "-request.md") + "-await.lock"
+}
+
+// Await blocks until the response of the exchange named by ref is complete and returns the
+// exchange with both bodies. ref is an id, a request or response path, or "" for the newest
+// unanswered request sent from the caller's pane. timeout <= 0 waits until ctx ends.
+func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (*Exchange, error) {
+	x, err := e.Locate(ctx, ref, roleOrchestrator)
+	if err != nil {
+		return nil, err
+	}
+	if x.Status == StatusUndelivered {
+		return x, fmt.Errorf("request %s (%s) was never delivered (%s); send it again: %w", x.ID, x.RequestPath, x.State, ErrUndelivered)
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	unlock, err := flock(filepath.Join(x.Dir, awaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
+	if err == nil {
+		defer unlock()
+	}
+	w, werr := newDirWatcher(x.Dir)
+	if werr == nil {
+		defer w.Close()
+	}
+	name := filepath.Base(x.ResponsePath)
+	renamed := false
+	for {
+		if done, err := responseComplete(x.ResponsePath, renamed); err != nil {
+			return nil, err
+		} else if done {
+			return loadExchange(x.Dir, x.Seq, true), nil
+		}
+		if w == nil {
+			// No watcher: fall back to a short poll.
+			select {
+			case <-ctx.Done():
+				return x, e.awaitTimeout(x, timeout)
+			case <-time.After(20 * time.Millisecond):
+			}
+			continue
+		}
+		evs, err := w.Next(ctx)
+		if ctx.Err() != nil {
+			if done, _ := responseComplete(x.ResponsePath, renamed); done {
+				return loadExchange(x.Dir, x.Seq, true), nil
+			}
+			return x, e.awaitTimeout(x, timeout)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: %w", x.Dir, err)
+		}
+		for _, ev := range evs {
+			if ev.Name == name && ev.Moved {
+				renamed = true
+			}
+		}
+	}
+}
+
+func (e *Engine) awaitTimeout(x *Exchange, timeout time.Duration) error {
+	return fmt.Errorf("no response to %s after %s; it will be at %s (wcomm await %s to wait again): %w",
+		x.ID, timeout, x.ResponsePath, x.ID, ErrTimeout)
+}
+
+// responseComplete reports whether a response file is whole. wcomm's own responses appear by
+// rename, whole (renamed: a rename into the folder was seen for it). A foreign writer (a `cat > file`
+// heredoc) makes the file exist before it is written, so otherwise the file counts only when no
+// process holds it open for writing. An empty file is never complete.
+func responseComplete(path string, renamed bool) (bool, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() {
+		return false, fmt.Errorf("response %s is not a regular file; refusing it", path)
+	}
+	if st.Size() == 0 {
+		return false, nil
+	}
+	if renamed {
+		return true, nil
+	}
+	// A close event alone is not enough: a shell's `> file` opens the file, dup2s it onto the
+	// writer's stdout and closes its own descriptor, which fires close-after-write while the writer
+	// still holds the file.
+	return !paneops.OpenForWriting(path), nil
+}

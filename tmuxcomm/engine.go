@@ -1,0 +1,106 @@
+// Package tmuxcomm is the protocol engine: session folders under the root, sequenced request and
+// response files, send, await, notify, parse and history. It decides what happens; paneops does
+// the tmux calls, behind the small Tmux interface below, so the logic is tested with a fake.
+package tmuxcomm
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// Sentinel errors, mapped to exit codes by the command line.
+var (
+	ErrTimeout   = errors.New("timed out")
+	ErrNotFound  = errors.New("not found")
+	ErrAmbiguous = errors.New("ambiguous")
+	// ErrOrchestratorGone: the response was saved but the orchestrator's pane no longer exists.
+	ErrOrchestratorGone = errors.New("orchestrator pane is gone")
+	// ErrUndelivered: the request file was written but could not be delivered to the worker.
+	ErrUndelivered = errors.New("request not delivered")
+	// ErrAnswered: the exchange already has a response; the first one stands.
+	ErrAnswered = errors.New("already answered")
+)
+
+// Tmux is what the engine needs from paneops.Client.
+type Tmux interface {
+	ServerInfo(ctx context.Context) (paneops.ServerInfo, error)
+	Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error)
+	Pane(ctx context.Context, target string) (paneops.Pane, error)
+	Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
+}
+
+// Engine runs the protocol for one caller. Fields left zero get defaults from Defaults.
+type Engine struct {
+	Root string
+	Tmux Tmux
+	// Procs scans the process table (paneops.ScanProcs).
+	Procs func() (*paneops.ProcTable, error)
+	// Self is the caller's own pane ($TMUX_PANE); empty outside tmux.
+	Self messages.PaneID
+	// SelfPID is the caller's pid: it and its ancestors never match a find.
+	SelfPID int
+
+	EnterDelay  time.Duration
+	LockTimeout time.Duration
+	// PasteLimit and LineLimit bound what is pasted whole; a bigger request is delivered as a
+	// pointer line to its file. LineLimit exists because a cooked-mode reader (cat, read) silently
+	// drops a line longer than the kernel's 4096-byte canonical buffer, Enter included.
+	PasteLimit int
+	LineLimit  int
+	// Command is how instructions name this tool ("wcomm").
+	Command string
+
+	Now  func() time.Time
+	Rand io.Reader
+}
+
+// Defaults of the engine's settings.
+const (
+	DefaultEnterDelay  = 200 * time.Millisecond
+	DefaultLockTimeout = 30 * time.Second
+	DefaultPasteLimit  = 64 << 10
+	DefaultLineLimit   = 4000
+)
+
+func (e *Engine) defaults() {
+	if e.Root == "" {
+		e.Root = DefaultRoot
+	}
+	if e.Procs == nil {
+		e.Procs = paneops.ScanProcs
+	}
+	if e.SelfPID == 0 {
+		e.SelfPID = os.Getpid()
+	}
+	if e.LockTimeout == 0 {
+		e.LockTimeout = DefaultLockTimeout
+	}
+	if e.PasteLimit == 0 {
+		e.PasteLimit = DefaultPasteLimit
+	}
+	if e.LineLimit == 0 {
+		e.LineLimit = DefaultLineLimit
+	}
+	if e.Command == "" {
+		e.Command = "wcomm"
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Rand == nil {
+		e.Rand = rand.Reader
+	}
+}
+
+// root returns the checked absolute root, creating it when create is set.
+func (e *Engine) root(create bool) (string, error) {
+	e.defaults()
+	return ensureRoot(e.Root, create)
+}

@@ -1,0 +1,391 @@
+package tmuxcomm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// fakeTmux is a tmux server in memory: panes by id, and every delivery recorded.
+type fakeTmux struct {
+	mu         sync.Mutex
+	server     paneops.ServerInfo
+	panes      map[messages.PaneID]paneops.Pane
+	deliveries []paneops.Delivery
+	refuse     map[messages.PaneID]bool
+}
+
+func newFake(ids ...string) *fakeTmux {
+	f := &fakeTmux{server: paneops.ServerInfo{PID: 100, StartTime: 1700000000, Version: "3.3a", Socket: "/tmp/fake"},
+		panes: map[messages.PaneID]paneops.Pane{}, refuse: map[messages.PaneID]bool{}}
+	for i, id := range ids {
+		f.panes[messages.PaneID(id)] = paneops.Pane{ID: messages.PaneID(id), Session: "s", Index: i, PID: 1000 + i, Command: "bash"}
+	}
+	return f
+}
+
+func (f *fakeTmux) ServerInfo(ctx context.Context) (paneops.ServerInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.server, nil
+}
+
+func (f *fakeTmux) Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []paneops.Pane
+	for _, p := range f.panes {
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (f *fakeTmux) Pane(ctx context.Context, target string) (paneops.Pane, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.panes[messages.PaneID(target)]
+	if !ok {
+		return paneops.Pane{}, fmt.Errorf("can't find pane: %s: %w", target, paneops.ErrPaneNotFound)
+	}
+	return p, nil
+}
+
+func (f *fakeTmux) Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.panes[d.Pane]; !ok {
+		return paneops.DeliveryResult{}, paneops.ErrPaneNotFound
+	}
+	if f.refuse[d.Pane] {
+		return paneops.DeliveryResult{Buffer: "wcomm-x"}, paneops.ErrRefused
+	}
+	f.deliveries = append(f.deliveries, d)
+	now := time.Now()
+	return paneops.DeliveryResult{Buffer: "wcomm-x", Pasted: true, Submitted: d.Submit, PastedAt: now, EnterAt: now}, nil
+}
+
+func (f *fakeTmux) delivered() []paneops.Delivery {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]paneops.Delivery(nil), f.deliveries...)
+}
+
+func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
+	t.Helper()
+	return &Engine{Root: filepath.Join(t.TempDir(), "root"), Tmux: f, Self: messages.PaneID(self),
+		Procs: func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }}
+}
+
+func (e *Engine) as(self string) *Engine {
+	c := *e
+	c.Self = messages.PaneID(self)
+	return &c
+}
+
+func TestSendWritesRequestAndDelivers(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
+	require.NoError(t, err)
+
+	assert.Equal(t, 1, x.Seq)
+	assert.Equal(t, StatusPending, x.Status)
+	assert.Equal(t, StateSubmitted, x.State)
+	assert.Equal(t, "paste", x.Form)
+	assert.Equal(t, "ok", x.Integrity)
+	assert.Equal(t, filepath.Join(x.Dir, "002-response.md"), x.ResponsePath)
+	assert.Regexp(t, `^\d{8}-\d{6}-o1-w2$`, x.Session)
+
+	data, err := os.ReadFile(x.RequestPath)
+	require.NoError(t, err)
+	req, err := messages.ParseRequest(data)
+	require.NoError(t, err)
+	assert.Equal(t, "list the failing tests\nin ./pkg", strings.TrimRight(req.Body, "\n"))
+	assert.Equal(t, messages.ReadOnly, req.Header.Capability)
+	assert.Equal(t, x.ResponsePath, req.Instructions.ResponsePath)
+
+	for path, want := range map[string]os.FileMode{x.Dir: 0o700, x.RequestPath: 0o600, filepath.Dir(x.Dir): 0o700} {
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, st.Mode().Perm(), path)
+	}
+
+	ds := f.delivered()
+	require.Len(t, ds, 1)
+	assert.Equal(t, messages.PaneID("%2"), ds[0].Pane)
+	assert.True(t, ds[0].Submit)
+	assert.Contains(t, string(ds[0].Content), "list the failing tests")
+	assert.False(t, strings.HasSuffix(string(ds[0].Content), "\n"), "Enter must be the only submit")
+}
+
+func TestSendReusesSessionAndPairsNumbers(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
+	require.NoError(t, err)
+	b, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("two")})
+	require.NoError(t, err)
+	assert.Equal(t, a.Dir, b.Dir)
+	assert.Equal(t, 1, a.Seq)
+	assert.Equal(t, 3, b.Seq)
+	assert.Equal(t, filepath.Join(b.Dir, "004-response.md"), b.ResponsePath)
+}
+
+func TestSendAfterServerRestartMakesNewSession(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("before")})
+	require.NoError(t, err)
+	f.mu.Lock()
+	f.server.PID, f.server.StartTime = 200, 1700000999
+	f.mu.Unlock()
+	b, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("after")})
+	require.NoError(t, err)
+	assert.NotEqual(t, a.Dir, b.Dir, "a restarted server's %%2 is another pane")
+
+	// The old exchange's orchestrator %1 now names a pane of the new server: notify must not paste.
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: a.ResponsePath, Body: []byte("late")})
+	require.ErrorIs(t, err, ErrOrchestratorGone)
+	assert.FileExists(t, a.ResponsePath)
+}
+
+func TestConcurrentSendsClaimDistinctNumbers(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	const n = 50
+	var wg sync.WaitGroup
+	seqs := make(chan int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte(fmt.Sprintf("message %d", i))})
+			if assert.NoError(t, err) {
+				seqs <- x.Seq
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(seqs)
+	seen := map[int]bool{}
+	for s := range seqs {
+		assert.False(t, seen[s], "number %d claimed twice", s)
+		assert.Equal(t, 1, s%2, "requests take odd numbers here, leaving N+1 to the response")
+		seen[s] = true
+	}
+	assert.Len(t, seen, n)
+	assert.Len(t, f.delivered(), n)
+}
+
+func TestSendLongRequestAsPointer(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	body := strings.Repeat("x", 5000) // one line longer than a cooked-mode reader takes
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte(body)})
+	require.NoError(t, err)
+	assert.Equal(t, "pointer", x.Form)
+	ds := f.delivered()
+	require.Len(t, ds, 1)
+	assert.NotContains(t, string(ds[0].Content), "\n")
+	assert.Contains(t, string(ds[0].Content), x.RequestPath)
+	assert.Less(t, len(ds[0].Content), 600)
+}
+
+func TestSendRefusedIsUndeliveredButKept(t *testing.T) {
+	f := newFake("%1", "%2")
+	f.refuse["%2"] = true
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
+	require.ErrorIs(t, err, ErrUndelivered)
+	require.NotNil(t, x)
+	assert.FileExists(t, x.RequestPath)
+	assert.Equal(t, StatusUndelivered, x.Status)
+	assert.Equal(t, StateRefused, x.State)
+}
+
+func TestSendRefusesOwnPaneAndEmptyBody(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	_, err := e.Send(context.Background(), SendOptions{To: "%1", Body: []byte("x")})
+	assert.ErrorContains(t, err, "own pane")
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("  \n")})
+	assert.ErrorContains(t, err, "empty message")
+	_, err = e.Send(context.Background(), SendOptions{To: "%9", Body: []byte("x")})
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
+	require.NoError(t, err)
+
+	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
+	require.NoError(t, err)
+	assert.Equal(t, "pasted", res.Signal)
+	ds := f.delivered()
+	require.Len(t, ds, 2)
+	assert.Equal(t, messages.PaneID("%1"), ds[1].Pane)
+	n, err := messages.FindNotification(string(ds[1].Content))
+	require.NoError(t, err)
+	assert.Equal(t, x.ResponsePath, n.Path)
+
+	got, err := e.Await(context.Background(), x.ID, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, StatusAnswered, got.Status)
+	assert.Contains(t, got.ResponseBody, "the answer")
+	require.NotNil(t, got.Delta)
+	assert.Equal(t, []string{"a.go"}, got.Delta.Changes)
+
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("second")})
+	assert.ErrorIs(t, err, ErrAnswered)
+	data, _ := os.ReadFile(x.ResponsePath)
+	assert.Contains(t, string(data), "the answer")
+}
+
+func TestAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
+	require.NoError(t, err)
+
+	type result struct {
+		x   *Exchange
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		got, err := e.Await(context.Background(), "", 10*time.Second)
+		done <- result{got, err}
+	}()
+	lock := filepath.Join(x.Dir, awaitLockName(x.Seq))
+	require.Eventually(t, func() bool { return isLocked(lock) }, 5*time.Second, time.Millisecond)
+
+	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
+	require.NoError(t, err)
+	assert.Equal(t, "await", res.Signal)
+	r := <-done
+	require.NoError(t, r.err)
+	assert.Equal(t, "done\n", r.x.ResponseBody)
+	assert.Len(t, f.delivered(), 1, "no RESPONSE line when an await was waiting")
+}
+
+func TestAwaitTimeout(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
+	require.NoError(t, err)
+	_, err = e.Await(context.Background(), x.ID, 50*time.Millisecond)
+	assert.ErrorIs(t, err, ErrTimeout)
+}
+
+func TestAwaitWaitsForForeignWriterToClose(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
+	require.NoError(t, err)
+	req := x.Request()
+	header := messages.ResponseHeader{ID: req.Header.ID, StartedAt: req.Header.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
+
+	// A plain, non-atomic writer: the file exists, half written, while it is held open.
+	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	require.NoError(t, err)
+	_, err = w.WriteString(header.String() + "\npart one\n")
+	require.NoError(t, err)
+
+	done := make(chan *Exchange, 1)
+	go func() {
+		got, err := e.Await(context.Background(), x.ID, 10*time.Second)
+		assert.NoError(t, err)
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		t.Fatalf("await returned a half-written response: %q", got.ResponseBody)
+	case <-time.After(300 * time.Millisecond):
+		// Still waiting, as it should while the writer holds the file: this bound is the test's
+		// observation window, not a synchronization.
+	}
+	_, err = w.WriteString("part two\n")
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	got := <-done
+	assert.Equal(t, "part one\npart two\n", got.ResponseBody)
+}
+
+func TestHistoryNamesDamagedAndForeignFiles(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("fine")})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(x.Dir, "003-request.md"), []byte("garbage\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(x.Dir, "notes.txt"), []byte("mine"), 0o600))
+	require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(x.Dir), "not-a-session"), 0o700))
+
+	sessions, foreign, err := e.History(context.Background(), HistoryOptions{})
+	require.NoError(t, err)
+	require.Len(t, sessions, 1)
+	require.Len(t, sessions[0].Exchanges, 2)
+	assert.Equal(t, StatusPending, sessions[0].Exchanges[0].Status)
+	assert.Equal(t, StatusDamaged, sessions[0].Exchanges[1].Status)
+	assert.NotEmpty(t, sessions[0].Exchanges[1].Problems)
+	assert.Equal(t, []string{"notes.txt"}, sessions[0].Foreign)
+	assert.Equal(t, []string{"not-a-session"}, foreign)
+
+	pending, _, err := e.History(context.Background(), HistoryOptions{Pending: true})
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	assert.Len(t, pending[0].Exchanges, 1)
+}
+
+func TestParseRefusesPathsOutsideRoot(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
+	require.NoError(t, err)
+	outside := filepath.Join(t.TempDir(), x.Session)
+	require.NoError(t, os.MkdirAll(outside, 0o700))
+	for _, path := range []string{
+		filepath.Join(outside, "002-response.md"),
+		filepath.Join(x.Dir, "..", "..", filepath.Base(outside), "002-response.md"),
+	} {
+		line := fmt.Sprintf("[RESPONSE started_at=%s orchestrator=%%1 worker=%%2] %s", x.StartedAt, path)
+		_, err := e.Parse(context.Background(), line)
+		assert.Error(t, err, path)
+	}
+	// A symlinked session folder inside the root that points outside is refused too.
+	link := filepath.Join(filepath.Dir(x.Dir), "20200101-000000-o1-w2")
+	require.NoError(t, os.Symlink(outside, link))
+	line := fmt.Sprintf("[RESPONSE started_at=20200101-000000 orchestrator=%%1 worker=%%2] %s", filepath.Join(link, "002-response.md"))
+	_, err = e.Parse(context.Background(), line)
+	assert.ErrorIs(t, err, ErrOutsideRoot)
+}
+
+func TestRootRefusedWhenSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	require.NoError(t, os.Mkdir(real, 0o700))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(real, link))
+	_, err := ensureRoot(link, true)
+	assert.ErrorIs(t, err, ErrUnsafeRoot)
+
+	loose := filepath.Join(dir, "loose")
+	require.NoError(t, os.Mkdir(loose, 0o755))
+	_, err = ensureRoot(loose, true)
+	require.NoError(t, err)
+	st, err := os.Stat(loose)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+}

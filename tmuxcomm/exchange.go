@@ -1,0 +1,259 @@
+package tmuxcomm
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// Exchange states and statuses.
+const (
+	StateWritten     = "written"     // the request file exists
+	StatePasted      = "pasted"      // the paste reached the worker's pane
+	StateSubmitted   = "submitted"   // Enter followed the paste
+	StateRefused     = "refused"     // the pane refused the paste (dead, input off)
+	StateUndelivered = "undelivered" // delivery failed for another reason
+	StateAnswered    = "answered"    // the response file is complete
+	StateNotified    = "notified"    // the RESPONSE line reached the orchestrator's pane
+	StateAwaitWoken  = "await-woken" // an await was waiting, so no line was pasted
+	StateNotifyLost  = "notify-failed"
+
+	StatusPending     = "pending"
+	StatusAnswered    = "answered"
+	StatusUndelivered = "undelivered"
+	StatusDamaged     = "damaged"
+)
+
+// Event is one line of an exchange's delivery log, NNN-delivery.jsonl beside the request.
+type Event struct {
+	State  string            `json:"state"`
+	At     time.Time         `json:"at"`
+	Detail map[string]string `json:"detail,omitempty"`
+}
+
+// logName returns the delivery log's name for request number n.
+func logName(n int) string {
+	return strings.TrimSuffix(messages.SeqFileName(n, messages.KindRequest), "-request.md") + "-delivery.jsonl"
+}
+
+// isSidecar reports whether name is a delivery log of ours, which listings do not count as foreign.
+func isSidecar(name string) bool {
+	num, ok := strings.CutSuffix(name, "-delivery.jsonl")
+	if !ok || len(num) < 3 {
+		return false
+	}
+	_, err := strconv.Atoi(num)
+	return err == nil
+}
+
+func logEvent(dir string, n int, state string, detail map[string]string, at time.Time) error {
+	line, err := json.Marshal(Event{State: state, At: at.UTC(), Detail: detail})
+	if err != nil {
+		return err
+	}
+	return appendLine(filepath.Join(dir, logName(n)), line)
+}
+
+func readEvents(dir string, n int) ([]Event, []string) {
+	path := filepath.Join(dir, logName(n))
+	data, err := readFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []string{fmt.Sprintf("%s: %v", path, err)}
+	}
+	var evs []Event
+	var problems []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for i := 1; sc.Scan(); i++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var ev Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			problems = append(problems, fmt.Sprintf("%s:%d: %v", path, i, err))
+			continue
+		}
+		evs = append(evs, ev)
+	}
+	return evs, problems
+}
+
+// Exchange is the record of one request and its response, as files on disk say.
+type Exchange struct {
+	Session      string          `json:"session"`
+	Dir          string          `json:"dir"`
+	Seq          int             `json:"seq"`
+	ID           string          `json:"id"`
+	StartedAt    string          `json:"started_at"`
+	Orchestrator messages.PaneID `json:"orchestrator"`
+	Worker       messages.PaneID `json:"worker"`
+	Capability   string          `json:"capability"`
+	Status       string          `json:"status"`
+	State        string          `json:"state"`
+	Form         string          `json:"form,omitempty"` // paste or pointer
+	Summary      string          `json:"summary"`
+	RequestPath  string          `json:"request_path"`
+	ResponsePath string          `json:"response_path"`
+	SentAt       time.Time       `json:"sent_at"`
+	AnsweredAt   *time.Time      `json:"answered_at,omitempty"`
+	RequestBody  string          `json:"request_body,omitempty"`
+	ResponseBody string          `json:"response_body,omitempty"`
+	Delta        *messages.Delta `json:"delta,omitempty"`
+	// Integrity is "ok" when the request body on disk still matches the length and hash its header
+	// recorded at send time (and the response's echo, when present), "mismatch" when not, "" when
+	// the header carries none (a seed request).
+	Integrity string   `json:"integrity,omitempty"`
+	Events    []Event  `json:"events,omitempty"`
+	Problems  []string `json:"problems,omitempty"`
+
+	request  *messages.Request
+	response *messages.Response
+}
+
+// Request returns the parsed request, nil when it was damaged.
+func (x *Exchange) Request() *messages.Request { return x.request }
+
+// Response returns the parsed response, nil while pending.
+func (x *Exchange) Response() *messages.Response { return x.response }
+
+// loadExchange reads request n of a session folder and its response n+1 (when complete). With
+// bodies set, the bodies are kept in the record. It never fails on a damaged file: the problem is
+// named in Problems and the status is "damaged".
+func loadExchange(dir string, n int, bodies bool) *Exchange {
+	name := filepath.Base(dir)
+	x := &Exchange{
+		Session:      name,
+		Dir:          dir,
+		Seq:          n,
+		RequestPath:  filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)),
+		ResponsePath: filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse)),
+		Status:       StatusPending,
+	}
+	if s, err := messages.ParseSessionName(name); err == nil {
+		x.StartedAt, x.Orchestrator, x.Worker = s.StartedAt, s.Orchestrator, s.Worker
+	}
+	if st, err := os.Lstat(x.RequestPath); err == nil {
+		x.SentAt = st.ModTime().UTC()
+	}
+	data, err := readFile(x.RequestPath)
+	if err != nil {
+		x.Status = StatusDamaged
+		x.Problems = append(x.Problems, fmt.Sprintf("%s: %v", x.RequestPath, err))
+	} else if req, err := messages.ParseRequest(data); err != nil {
+		x.Status = StatusDamaged
+		x.Problems = append(x.Problems, fmt.Sprintf("%s:1: %v", x.RequestPath, err))
+		x.Summary = firstLine(string(data))
+	} else {
+		x.request = &req
+		h := req.Header
+		x.ID, x.StartedAt, x.Orchestrator, x.Worker = h.ID, h.StartedAt, h.Orchestrator, h.Worker
+		x.Capability = string(h.Capability)
+		x.Summary = firstLine(req.Body)
+		if bodies {
+			x.RequestBody = req.Body
+		}
+		if req.Instructions.ResponsePath != "" && filepath.Clean(req.Instructions.ResponsePath) != x.ResponsePath {
+			// A seed sender that counted files may name another response file; follow the request,
+			// but only inside this folder.
+			if filepath.Dir(filepath.Clean(req.Instructions.ResponsePath)) == dir {
+				x.ResponsePath = filepath.Clean(req.Instructions.ResponsePath)
+			} else {
+				x.Problems = append(x.Problems, fmt.Sprintf("%s: response file %q lies outside its session folder; ignored",
+					x.RequestPath, messages.SanitizeField(req.Instructions.ResponsePath)))
+			}
+		}
+		if h.Bytes >= 0 {
+			n, sum := messages.BodySum([]byte(req.Body))
+			if n == h.Bytes && sum == h.Sum {
+				x.Integrity = "ok"
+			} else {
+				x.Integrity = "mismatch"
+				x.Problems = append(x.Problems, fmt.Sprintf("%s: body is %d bytes sha256 %s; header says %d bytes sha256 %s (changed after sending)",
+					x.RequestPath, n, sum, h.Bytes, h.Sum))
+			}
+		}
+	}
+	evs, probs := readEvents(dir, n)
+	x.Events = evs
+	x.Problems = append(x.Problems, probs...)
+	for _, ev := range evs {
+		switch ev.State {
+		case StateWritten, StatePasted, StateSubmitted, StateRefused, StateUndelivered:
+			x.State = ev.State
+			if f := ev.Detail["form"]; f != "" {
+				x.Form = f
+			}
+		}
+	}
+	if x.State == StateRefused || x.State == StateUndelivered {
+		if x.Status == StatusPending {
+			x.Status = StatusUndelivered
+		}
+	}
+	x.loadResponse(bodies)
+	return x
+}
+
+// loadResponse fills the response part when the response file exists and is complete.
+func (x *Exchange) loadResponse(bodies bool) {
+	st, err := os.Lstat(x.ResponsePath)
+	if err != nil {
+		return
+	}
+	data, err := readFile(x.ResponsePath)
+	if err != nil {
+		x.Problems = append(x.Problems, fmt.Sprintf("%s: %v", x.ResponsePath, err))
+		return
+	}
+	resp, err := messages.ParseResponse(data)
+	if err != nil {
+		x.Problems = append(x.Problems, fmt.Sprintf("%s:1: %v", x.ResponsePath, err))
+		if x.Status != StatusDamaged {
+			x.Status = StatusDamaged
+		}
+		return
+	}
+	x.response = &resp
+	at := st.ModTime().UTC()
+	x.AnsweredAt = &at
+	if x.Status != StatusDamaged {
+		x.Status = StatusAnswered
+	}
+	x.State = StateAnswered
+	x.Delta = resp.Delta
+	if bodies {
+		x.ResponseBody = resp.Body
+	}
+	if x.ID != "" && resp.Header.ID != x.ID {
+		x.Problems = append(x.Problems, fmt.Sprintf("%s: response id %s does not match request id %s", x.ResponsePath, resp.Header.ID, x.ID))
+	}
+	if resp.Header.RequestBytes >= 0 && x.request != nil && x.request.Header.Bytes >= 0 &&
+		(resp.Header.RequestBytes != x.request.Header.Bytes || resp.Header.RequestSum != x.request.Header.Sum) {
+		x.Integrity = "mismatch"
+		x.Problems = append(x.Problems, fmt.Sprintf("%s: the worker saw a request of %d bytes sha256 %s; it was sent as %d bytes sha256 %s",
+			x.ResponsePath, resp.Header.RequestBytes, resp.Header.RequestSum, x.request.Header.Bytes, x.request.Header.Sum))
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, "\n")
+	line, _, _ := strings.Cut(s, "\n")
+	line = messages.SanitizeField(line)
+	if len(line) > 120 {
+		line = line[:117] + "..."
+	}
+	return line
+}

@@ -1,0 +1,172 @@
+package tmuxcomm
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Files are the protocol's state, so every write is whole or absent: a temp file in the same folder,
+// written, synced and closed, then renamed (replace) or linked (claim, fails if the name exists).
+
+const (
+	dirMode  = 0o700
+	fileMode = 0o600
+	// maxFile bounds what a reader loads: a response or request larger than this is damaged or hostile.
+	maxFile = 256 << 20
+)
+
+// ErrExists is returned by writeExclusive when the name is already taken.
+var ErrExists = errors.New("file exists")
+
+// writeTemp writes data to a new hidden temp file in dir and returns its path.
+func writeTemp(dir string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
+	}
+	name := f.Name()
+	fail := func(err error) (string, error) {
+		f.Close()
+		os.Remove(name)
+		return "", err
+	}
+	if err := f.Chmod(fileMode); err != nil {
+		return fail(fmt.Errorf("chmod %s: %w", name, err))
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(fmt.Errorf("write %s: %w", name, err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("sync %s: %w", name, err))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("close %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// writeAtomic replaces path with data atomically.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename into %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeExclusive creates path with data atomically, failing with ErrExists when path is taken: the
+// link(2) of a complete temp file both claims the name and publishes the content in one step.
+func writeExclusive(path string, data []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		return fmt.Errorf("link into %s: %w", path, err)
+	}
+	return nil
+}
+
+// readFile reads a regular file without following a symlink at its last component, up to maxFile.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symlink; refusing to follow it", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > maxFile {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size(), maxFile)
+	}
+	return io.ReadAll(io.LimitReader(f, maxFile+1))
+}
+
+// readFirstLine reads at most the first 4 KiB of a file and returns its first line.
+func readFirstLine(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	return line, nil
+}
+
+// appendLine appends one line to a log file (O_APPEND keeps concurrent small writes whole).
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// flock takes an flock on path (created 0600 if missing) with how (LOCK_EX or LOCK_SH), polling with
+// LOCK_NB until timeout (0: try once). The lock is released by the returned func or by process death,
+// so a killed holder never leaves it stale.
+func flock(path string, how int, timeout time.Duration) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
+			f.Close()
+			return nil, err
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// isLocked reports whether another process holds a lock on path, without waiting.
+func isLocked(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

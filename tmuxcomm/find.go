@@ -1,0 +1,152 @@
+package tmuxcomm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// FindError is a find that matched no pane or several; it carries what runs where, so the caller
+// can show it. It wraps ErrNotFound or ErrAmbiguous.
+type FindError struct {
+	Agent   string
+	Scope   paneops.Scope
+	Matches []paneops.Match
+	Panes   []PaneInfo
+	err     error
+}
+
+func (e *FindError) Error() string {
+	where := "this session"
+	if e.Scope.All {
+		where = "any session"
+	} else if e.Scope.Session != "" {
+		where = fmt.Sprintf("session %q", e.Scope.Session)
+	}
+	if len(e.Matches) == 0 {
+		return fmt.Sprintf("no pane in %s runs %q; run 'wcomm panes%s' to see what runs where",
+			where, messages.SanitizeField(e.Agent), map[bool]string{true: " --all", false: ""}[e.Scope.All])
+	}
+	ids := make([]string, len(e.Matches))
+	for i, m := range e.Matches {
+		ids[i] = fmt.Sprintf("%s (%s)", m.Pane.ID, m.Pane.Target())
+	}
+	return fmt.Sprintf("%d panes in %s run %q: %s; name the pane by its id, or pass --first",
+		len(e.Matches), where, messages.SanitizeField(e.Agent), strings.Join(ids, ", "))
+}
+
+func (e *FindError) Unwrap() error { return e.err }
+
+// PaneInfo is a pane with the notable programs running in it, for `wcomm panes`.
+type PaneInfo struct {
+	paneops.Pane
+	Programs []string `json:"programs"`
+	Self     bool     `json:"self,omitempty"`
+}
+
+// Panes lists the panes in scope with what runs in each.
+func (e *Engine) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, error) {
+	e.defaults()
+	scope.Self = e.Self
+	panes, err := e.Tmux.Panes(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.Procs()
+	if err != nil {
+		return nil, fmt.Errorf("read the process table: %w", err)
+	}
+	out := make([]PaneInfo, len(panes))
+	for i, p := range panes {
+		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != ""}
+	}
+	return out, nil
+}
+
+// Find returns the one pane in scope whose process tree runs agent. With first, the first of
+// several matches is taken; otherwise several matches are a *FindError wrapping ErrAmbiguous.
+func (e *Engine) Find(ctx context.Context, agent string, scope paneops.Scope, first bool) (paneops.Pane, error) {
+	matches, err := e.FindAll(ctx, agent, scope)
+	if err != nil {
+		return paneops.Pane{}, err
+	}
+	switch {
+	case len(matches) == 1 || (first && len(matches) > 1):
+		return matches[0].Pane, nil
+	case len(matches) == 0:
+		fe := &FindError{Agent: agent, Scope: scope, err: ErrNotFound}
+		fe.Panes, _ = e.Panes(ctx, scope)
+		return paneops.Pane{}, fe
+	default:
+		return paneops.Pane{}, &FindError{Agent: agent, Scope: scope, Matches: matches, err: ErrAmbiguous}
+	}
+}
+
+// FindAll returns every pane in scope whose process tree runs agent, never the caller's own.
+func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
+	e.defaults()
+	if strings.TrimSpace(agent) == "" {
+		return nil, fmt.Errorf("empty agent name")
+	}
+	scope.Self = e.Self
+	panes, err := e.Tmux.Panes(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.Procs()
+	if err != nil {
+		return nil, fmt.Errorf("read the process table: %w", err)
+	}
+	// Our own command line holds the agent's name, and so may our parent's (a shell running us).
+	ex := paneops.Exclude{Pane: e.Self, PIDs: t.Ancestors(e.SelfPID)}
+	return paneops.Find(panes, t, agent, ex), nil
+}
+
+// Resolve turns a send target into a pane: "%N" is a pane id; a target with ':' or '.' is a tmux
+// target; any other word is first looked up as an agent (as find does) and, when no pane runs it,
+// as a tmux target (a session or window name).
+func (e *Engine) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
+	e.defaults()
+	if target == "" {
+		return paneops.Pane{}, fmt.Errorf("no target: pass --to PANE or --to AGENT")
+	}
+	if strings.HasPrefix(target, "%") {
+		if _, err := messages.ParsePaneID(target); err != nil {
+			return paneops.Pane{}, fmt.Errorf("target %q: %w", messages.SanitizeField(target), err)
+		}
+		return e.paneOrNotFound(ctx, target)
+	}
+	if strings.ContainsAny(target, ":.") {
+		return e.paneOrNotFound(ctx, target)
+	}
+	p, err := e.Find(ctx, target, scope, first)
+	if err == nil {
+		return p, nil
+	}
+	if fe, ok := err.(*FindError); ok && len(fe.Matches) == 0 {
+		if p, err2 := e.Tmux.Pane(ctx, target); err2 == nil {
+			return p, nil
+		}
+	}
+	return paneops.Pane{}, err
+}
+
+func (e *Engine) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
+	p, err := e.Tmux.Pane(ctx, target)
+	if err != nil {
+		if isNotFound(err) {
+			return paneops.Pane{}, fmt.Errorf("no pane %q on this tmux server (%v); run 'wcomm panes --all': %w",
+				messages.SanitizeField(target), err, ErrNotFound)
+		}
+		return paneops.Pane{}, err
+	}
+	return p, nil
+}
+
+func isNotFound(err error) bool {
+	return errors.Is(err, paneops.ErrPaneNotFound) || errors.Is(err, paneops.ErrTargetNotFound)
+}

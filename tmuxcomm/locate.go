@@ -1,0 +1,201 @@
+package tmuxcomm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+type role int
+
+const (
+	roleOrchestrator role = iota
+	roleWorker
+)
+
+// sessionDirs returns the session folders of the root in name order (oldest first), and the names
+// of anything else found there.
+func sessionDirs(root string) (dirs []string, foreign []string, err error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read root %s: %w", root, err)
+	}
+	for _, ent := range entries {
+		name := ent.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if _, err := messages.ParseSessionName(name); err != nil || !ent.IsDir() || ent.Type()&os.ModeSymlink != 0 {
+			foreign = append(foreign, name)
+			continue
+		}
+		dirs = append(dirs, filepath.Join(root, name))
+	}
+	sort.Strings(dirs)
+	return dirs, foreign, nil
+}
+
+// Locate finds one exchange: by id, by the path of its request or response file (inside the
+// root), or, for "", the newest unanswered exchange of the caller's pane in the given role on the
+// current tmux server.
+func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, error) {
+	root, err := e.root(false)
+	if err != nil {
+		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, ErrNotFound)
+	}
+	switch {
+	case ref == "":
+		return e.newestOpen(ctx, root, r)
+	case strings.ContainsRune(ref, '/'):
+		return e.byPath(root, ref)
+	default:
+		if err := messages.ValidID(ref); err != nil {
+			return nil, fmt.Errorf("%q is neither an exchange id nor a path: %w", messages.SanitizeField(ref), err)
+		}
+		return e.byID(root, ref)
+	}
+}
+
+// byPath loads the exchange a request or response path belongs to.
+func (e *Engine) byPath(root, path string) (*Exchange, error) {
+	clean, err := inRoot(root, path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(clean)
+	if filepath.Dir(dir) != root {
+		return nil, fmt.Errorf("%s is not a file of a session folder directly under %s: %w", clean, root, ErrOutsideRoot)
+	}
+	if _, err := messages.ParseSessionName(filepath.Base(dir)); err != nil {
+		return nil, fmt.Errorf("%s is not in a session folder: %w", clean, err)
+	}
+	n, k, ok := messages.ParseSeqFileName(filepath.Base(clean))
+	if !ok {
+		return nil, fmt.Errorf("%s is not a request or response file (NNN-request.md, NNN-response.md)", clean)
+	}
+	if k == messages.KindResponse {
+		// The request may name another response file (a seed sender counting files); find the
+		// request that points at this one.
+		if x := findByResponse(dir, clean); x != nil {
+			return x, nil
+		}
+		n--
+	}
+	if _, err := os.Lstat(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))); err != nil {
+		return nil, fmt.Errorf("no request for %s: %w", clean, ErrNotFound)
+	}
+	return loadExchange(dir, n, false), nil
+}
+
+func findByResponse(dir, response string) *Exchange {
+	files, _, err := listSeq(dir)
+	if err != nil {
+		return nil
+	}
+	for i := len(files) - 1; i >= 0; i-- {
+		f := files[i]
+		if f.Kind != messages.KindRequest {
+			continue
+		}
+		x := loadExchange(dir, f.N, false)
+		if x.ResponsePath == response {
+			return x
+		}
+	}
+	return nil
+}
+
+// byID scans request headers for the id. Session folders are named by their start stamp and an
+// id starts with its send time, so folders started after the id's time are skipped.
+func (e *Engine) byID(root, id string) (*Exchange, error) {
+	dirs, _, err := sessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	stamp := id[:len(messages.StampLayout)]
+	for i := len(dirs) - 1; i >= 0; i-- {
+		dir := dirs[i]
+		if s, err := messages.ParseSessionName(filepath.Base(dir)); err == nil && s.StartedAt > stamp {
+			continue
+		}
+		files, _, err := listSeq(dir)
+		if err != nil {
+			continue
+		}
+		for j := len(files) - 1; j >= 0; j-- {
+			f := files[j]
+			if f.Kind != messages.KindRequest {
+				continue
+			}
+			line, err := readFirstLine(filepath.Join(dir, f.Name))
+			if err != nil || !strings.Contains(line, "id="+id+" ") && !strings.Contains(line, "id="+id+"]") {
+				continue
+			}
+			if h, err := messages.ParseRequestHeader(line); err == nil && h.ID == id {
+				return loadExchange(dir, f.N, false), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no exchange with id %s under %s; run 'wcomm history' to list them: %w", id, root, ErrNotFound)
+}
+
+// newestOpen finds the newest unanswered, delivered exchange where the caller's pane has role r,
+// on the current server when wcomm made the folder (a seed folder has no server record).
+func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
+	if e.Self == "" {
+		return nil, fmt.Errorf("not inside a tmux pane: name the exchange by id or path")
+	}
+	key := ""
+	if e.Tmux != nil {
+		if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
+			key = srv.Key()
+		}
+	}
+	dirs, _, err := sessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	var best *Exchange
+	for _, dir := range dirs {
+		s, _ := messages.ParseSessionName(filepath.Base(dir))
+		mine := s.Orchestrator == e.Self
+		if r == roleWorker {
+			mine = s.Worker == e.Self
+		}
+		if !mine {
+			continue
+		}
+		if m, err := readMeta(dir); err == nil && key != "" && m.Server != key {
+			continue
+		}
+		files, _, err := listSeq(dir)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if f.Kind != messages.KindRequest {
+				continue
+			}
+			x := loadExchange(dir, f.N, false)
+			if x.Status != StatusPending {
+				continue
+			}
+			if best == nil || x.SentAt.After(best.SentAt) || (x.SentAt.Equal(best.SentAt) && x.Seq > best.Seq) {
+				best = x
+			}
+		}
+	}
+	if best == nil {
+		what := "sent from"
+		if r == roleWorker {
+			what = "addressed to"
+		}
+		return nil, fmt.Errorf("no unanswered request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, ErrNotFound)
+	}
+	return best, nil
+}

@@ -1,0 +1,113 @@
+package tmuxcomm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// NotifyOptions are the inputs of one notify.
+type NotifyOptions struct {
+	Ref  string // response/request path or id; "" = newest unanswered request addressed to this pane
+	Body []byte
+}
+
+// NotifyResult says what notify did.
+type NotifyResult struct {
+	Exchange *Exchange `json:"exchange"`
+	// Signal is how the orchestrator learns of the response: "pasted" (the RESPONSE line went into
+	// its pane), "await" (an await was waiting and woke on the file, so no line was pasted).
+	Signal string `json:"signal"`
+	Line   string `json:"line"`
+}
+
+// Notify writes the response file atomically (the first response stands) and signals the
+// orchestrator. When an await is already waiting on the exchange, the await is the signal and no
+// line is pasted: a second signal would start a second turn in an agent that already has the
+// answer. When the orchestrator's pane is gone, the file is kept and the error wraps
+// ErrOrchestratorGone.
+func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
+	if len(o.Body) == 0 || strings.TrimSpace(string(o.Body)) == "" {
+		return nil, fmt.Errorf("empty response: give it as arguments, --file F or on stdin with -")
+	}
+	x, err := e.Locate(ctx, o.Ref, roleWorker)
+	if err != nil {
+		return nil, err
+	}
+	req := x.Request()
+	if req == nil {
+		return nil, fmt.Errorf("request %s is damaged (%s); answer cannot be matched to it", x.RequestPath, strings.Join(x.Problems, "; "))
+	}
+	if x.Status == StatusAnswered {
+		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, ErrAnswered)
+	}
+	h := req.Header
+	resp := messages.Response{Header: messages.ResponseHeader{ID: h.ID, StartedAt: h.StartedAt,
+		Orchestrator: h.Orchestrator, Worker: h.Worker, RequestBytes: -1}, Body: string(o.Body)}
+	if h.Bytes >= 0 {
+		// Echo what the worker's copy of the request holds, so a truncated or edited request shows.
+		resp.Header.RequestBytes, resp.Header.RequestSum = messages.BodySum([]byte(req.Body))
+	}
+	if err := writeExclusive(x.ResponsePath, []byte(messages.FormatResponse(resp))); err != nil {
+		if errors.Is(err, ErrExists) {
+			return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, ErrAnswered)
+		}
+		return nil, err
+	}
+	_ = logEvent(x.Dir, x.Seq, StateAnswered, map[string]string{"response": x.ResponsePath}, e.Now())
+	x = loadExchange(x.Dir, x.Seq, false)
+	line := messages.Notification{StartedAt: h.StartedAt, Orchestrator: h.Orchestrator, Worker: h.Worker, Path: x.ResponsePath}.String()
+	res := &NotifyResult{Exchange: x, Line: line}
+
+	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) {
+		res.Signal = "await"
+		_ = logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now())
+		return res, nil
+	}
+	if err := e.signal(ctx, x, line); err != nil {
+		_ = logEvent(x.Dir, x.Seq, StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
+		return res, err
+	}
+	res.Signal = "pasted"
+	_ = logEvent(x.Dir, x.Seq, StateNotified, map[string]string{"pane": string(h.Orchestrator)}, e.Now())
+	return res, nil
+}
+
+// signal pastes the RESPONSE line into the orchestrator's pane and submits it.
+func (e *Engine) signal(ctx context.Context, x *Exchange, line string) error {
+	orch := x.Orchestrator
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return fmt.Errorf("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
+	}
+	if m, err := readMeta(x.Dir); err == nil && m.Server != srv.Key() {
+		// The server restarted since the request: pane ids start again at %0, so the pane of that
+		// id now belongs to someone else.
+		return fmt.Errorf("response saved at %s, but the tmux server that held orchestrator pane %s has restarted: %w",
+			x.ResponsePath, orch, ErrOrchestratorGone)
+	}
+	p, err := e.Tmux.Pane(ctx, string(orch))
+	if err != nil || p.Dead {
+		reason := "is dead"
+		if err != nil {
+			reason = "no longer exists"
+		}
+		return fmt.Errorf("response saved at %s, but orchestrator pane %s %s: %w", x.ResponsePath, orch, reason, ErrOrchestratorGone)
+	}
+	_, err = e.Tmux.Deliver(ctx, paneops.Delivery{
+		Pane: orch, Content: []byte(messages.SanitizeField(line)), Submit: true, EnterDelay: e.EnterDelay,
+		LockDir: filepath.Join(filepath.Dir(x.Dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
+	})
+	if err != nil {
+		if errors.Is(err, paneops.ErrRefused) || isNotFound(err) {
+			return fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, ErrOrchestratorGone)
+		}
+		return fmt.Errorf("response saved at %s, but notifying pane %s failed: %w", x.ResponsePath, orch, err)
+	}
+	return nil
+}

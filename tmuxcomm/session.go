@@ -1,0 +1,174 @@
+package tmuxcomm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// metaName is the hidden file in a session folder that names the tmux server the pair lives on.
+// Pane ids restart at %0 when a server restarts, so a folder is reused only by the same server:
+// an old "o0-w1" folder must never be taken for a new pane %1. Hidden, and not *.md, so the
+// seed's file counting and a person's ls see only the exchange files.
+const metaName = ".wcomm-session.json"
+
+// rootLockName serializes the creation of session folders across processes.
+const rootLockName = ".wcomm.lock"
+
+// SessionMeta is what wcomm records about a session folder it created.
+type SessionMeta struct {
+	Server       string          `json:"server"` // paneops.ServerInfo.Key()
+	Socket       string          `json:"socket"`
+	Orchestrator messages.PaneID `json:"orchestrator"`
+	Worker       messages.PaneID `json:"worker"`
+	StartedAt    string          `json:"started_at"`
+	Created      time.Time       `json:"created"`
+}
+
+func readMeta(dir string) (*SessionMeta, error) {
+	data, err := readFile(filepath.Join(dir, metaName))
+	if err != nil {
+		return nil, err
+	}
+	var m SessionMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, metaName), err)
+	}
+	return &m, nil
+}
+
+// openSession returns the folder of the newest session of this pair on this server, or creates one.
+func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
+	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)
+	}
+	defer unlock()
+
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return "", messages.Session{}, fmt.Errorf("read root %s: %w", root, err)
+	}
+	var best string
+	var bestS messages.Session
+	for _, ent := range entries {
+		s, err := messages.ParseSessionName(ent.Name())
+		if err != nil || !ent.IsDir() || s.Orchestrator != orch || s.Worker != worker {
+			continue
+		}
+		m, err := readMeta(filepath.Join(root, ent.Name()))
+		if err != nil || m.Server != serverKey {
+			continue
+		}
+		if ent.Name() > best {
+			best, bestS = ent.Name(), s
+		}
+	}
+	if best != "" {
+		return filepath.Join(root, best), bestS, nil
+	}
+	now := e.Now()
+	for i := 0; i < 100; i++ {
+		s := messages.Session{StartedAt: now.Add(time.Duration(i) * time.Second).Format(messages.StampLayout), Orchestrator: orch, Worker: worker}
+		dir := filepath.Join(root, s.Name())
+		if err := os.Mkdir(dir, dirMode); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				// Same pair, same second, another server (or a seed folder): take the next second.
+				continue
+			}
+			return "", messages.Session{}, fmt.Errorf("create session folder %s: %w", dir, err)
+		}
+		meta, _ := json.MarshalIndent(SessionMeta{Server: serverKey, Socket: socket, Orchestrator: orch,
+			Worker: worker, StartedAt: s.StartedAt, Created: now}, "", "  ")
+		if err := writeAtomic(filepath.Join(dir, metaName), append(meta, '\n')); err != nil {
+			os.RemoveAll(dir)
+			return "", messages.Session{}, err
+		}
+		return dir, s, nil
+	}
+	return "", messages.Session{}, fmt.Errorf("no free session folder name for o%d-w%d in %s", orch.Num(), worker.Num(), root)
+}
+
+// seqFile is one numbered file of a session folder.
+type seqFile struct {
+	N    int
+	Kind messages.Kind
+	Name string
+}
+
+// listSeq returns the numbered files of a folder in number order.
+func listSeq(dir string) ([]seqFile, []string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []seqFile
+	var other []string
+	for _, ent := range entries {
+		name := ent.Name()
+		if n, k, ok := messages.ParseSeqFileName(name); ok {
+			files = append(files, seqFile{N: n, Kind: k, Name: name})
+			continue
+		}
+		if name[0] == '.' || isSidecar(name) {
+			continue
+		}
+		other = append(other, name)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if files[i].N != files[j].N {
+			return files[i].N < files[j].N
+		}
+		return files[i].Kind < files[j].Kind
+	})
+	return files, other, nil
+}
+
+// nextRequestNumber is the first number after every numbered file, leaving N+1 free for the
+// response of the newest request: a request and its response are always N and N+1.
+func nextRequestNumber(files []seqFile) int {
+	if len(files) == 0 {
+		return 1
+	}
+	max := 0
+	var maxKind messages.Kind
+	for _, f := range files {
+		if f.N > max || (f.N == max && f.Kind == messages.KindRequest) {
+			max, maxKind = f.N, f.Kind
+		}
+	}
+	if maxKind == messages.KindRequest {
+		return max + 2
+	}
+	return max + 1
+}
+
+// claimRequest writes build(n) as the next request file n of dir and returns n and the path. The
+// link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
+// content depends on n (it names the response file n+1), so it is built per attempt.
+func claimRequest(dir string, build func(n int) []byte) (int, string, error) {
+	for attempt := 0; attempt < 1000; attempt++ {
+		files, _, err := listSeq(dir)
+		if err != nil {
+			return 0, "", err
+		}
+		n := nextRequestNumber(files)
+		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
+		err = writeExclusive(path, build(n))
+		if err == nil {
+			return n, path, nil
+		}
+		if !errors.Is(err, ErrExists) {
+			return 0, "", err
+		}
+	}
+	return 0, "", fmt.Errorf("could not claim a request number in %s", dir)
+}
