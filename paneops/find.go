@@ -44,7 +44,7 @@ func Find(panes []Pane, t *ProcTable, agent string, ex Exclude) []Match {
 			if excluded[pid] {
 				continue
 			}
-			if proc, ok := t.proc(pid); ok && strings.Contains(proc.CommandLine(), agent) {
+			if proc, ok := t.proc(pid); ok && commandLineContains(proc, agent) {
 				hits = append(hits, proc)
 			}
 		}
@@ -54,6 +54,20 @@ func Find(panes []Pane, t *ProcTable, agent string, ex Exclude) []Match {
 		}
 	}
 	return out
+}
+
+// commandLineContains is strings.Contains(p.CommandLine(), agent) without building the command
+// line: an agent without a space cannot span two arguments, so each argument is checked alone.
+func commandLineContains(p Process, agent string) bool {
+	if len(p.Args) == 0 || strings.Contains(agent, " ") {
+		return strings.Contains(p.CommandLine(), agent)
+	}
+	for _, a := range p.Args {
+		if strings.Contains(a, agent) {
+			return true
+		}
+	}
+	return false
 }
 
 // shells are the programs Notable leaves out: a shell in a pane says nothing about what the pane

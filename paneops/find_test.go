@@ -1,6 +1,7 @@
 package paneops
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,10 +120,10 @@ func TestNotable(t *testing.T) {
 		pane int
 		want []string
 	}{
-		{0, []string{"deep-agent", "codex"}}, // deepest first, shells skipped, node's script named
+		{0, []string{"deep-agent", "codex"}},   // deepest first, shells skipped, node's script named
 		{1, []string{"orphan-agent", "sleep"}}, // the orphan counts as a child of the pane process
-		{3, nil}, // bash and wcomm only
-		{4, nil}, // dead
+		{3, nil},                               // bash and wcomm only
+		{4, nil},                               // dead
 		{5, []string{"claude-helper", "claude"}},
 		{6, []string{"claude"}},
 	}
@@ -154,4 +155,16 @@ func TestProgName(t *testing.T) {
 			assert.Equal(t, tt.want, progName(tt.p))
 		})
 	}
+}
+
+func TestCommandLineContains(t *testing.T) {
+	p := Process{Comm: "node", Args: []string{"node", "/bin/claude", "--resume", "a b"}}
+	for _, agent := range []string{"claude", "node /bin", "claude --res", "a b", "--resume a", "b"} {
+		assert.Equal(t, strings.Contains(p.CommandLine(), agent), commandLineContains(p, agent), agent)
+		assert.True(t, commandLineContains(p, agent), agent)
+	}
+	for _, agent := range []string{"claude  --resume", "nodex", "b "} {
+		assert.False(t, commandLineContains(p, agent), agent)
+	}
+	assert.True(t, commandLineContains(Process{Comm: "kworker"}, "work"))
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -69,7 +70,14 @@ const (
 	DefaultLineLimit   = 4000
 )
 
+// fillMu orders the one-time filling of an Engine's zero settings before any later read, so one
+// Engine can serve concurrent calls: every entry point fills first, under this lock.
+var fillMu sync.Mutex
+
+// defaults fills the zero settings in place.
 func (e *Engine) defaults() {
+	fillMu.Lock()
+	defer fillMu.Unlock()
 	if e.Root == "" {
 		e.Root = DefaultRoot
 	}

@@ -252,8 +252,8 @@ func firstLine(s string) string {
 	s = strings.TrimLeft(s, "\n")
 	line, _, _ := strings.Cut(s, "\n")
 	line = messages.SanitizeField(line)
-	if len(line) > 120 {
-		line = line[:117] + "..."
+	if r := []rune(line); len(r) > 120 {
+		line = string(r[:117]) + "..."
 	}
 	return line
 }

@@ -74,13 +74,20 @@ func (c *cli) self() messages.PaneID {
 	return messages.PaneID(p)
 }
 
-// engine builds the protocol engine for this invocation.
+// engine builds the protocol engine for this invocation. Its enter delay comes from the settings
+// file and WCOMM_ENTER_DELAY (a command's --enter-delay flag overrides it).
 func (c *cli) engine() *tmuxcomm.Engine {
+	delay := tmuxcomm.DefaultEnterDelay
+	if s, err := c.settings(); err != nil {
+		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
+	} else {
+		delay = s.EnterDelay
+	}
 	return &tmuxcomm.Engine{
 		Root:       c.rootDir(),
 		Tmux:       c.tmux(),
 		Self:       c.self(),
-		EnterDelay: tmuxcomm.DefaultEnterDelay,
+		EnterDelay: delay,
 	}
 }
 

@@ -7,26 +7,26 @@ import (
 	"runtime/debug"
 )
 
-// version and commit are set at build time: -ldflags "-X main.version=v1.2.3 -X main.commit=abc123".
+// version and commit are set at build time:
+//
+//	go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc123" ./cmd/wcomm
+//
+// Unset, they fall back to what the Go toolchain recorded: the module version of a
+// `go install ...@v1.2.3` build, and the VCS revision of a build inside a git work tree.
 var (
 	version = ""
 	commit  = ""
 )
 
-// buildVersion returns the version and commit, falling back to what the Go toolchain recorded.
+// buildVersion returns the version and commit.
 func buildVersion() (string, string) {
 	v, c := version, commit
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			v = info.Main.Version
 		}
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && c == "" {
-				c = s.Value
-			}
-			if s.Key == "vcs.modified" && s.Value == "true" && c != "" && c == commitFromInfo(info) {
-				c += "-dirty"
-			}
+		if c == "" {
+			c = vcsCommit(info)
 		}
 	}
 	if v == "" {
@@ -38,13 +38,22 @@ func buildVersion() (string, string) {
 	return v, c
 }
 
-func commitFromInfo(info *debug.BuildInfo) string {
+// vcsCommit is the recorded VCS revision, with "-dirty" when the work tree had local changes.
+func vcsCommit(info *debug.BuildInfo) string {
+	var rev string
+	var modified bool
 	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" {
-			return s.Value
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
 	}
-	return ""
+	if rev != "" && modified {
+		rev += "-dirty"
+	}
+	return rev
 }
 
 func init() {

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Record what a pane's program receives, for the delivery tests.
 
-Usage: recorder.py OUTFILE
+Usage: recorder.py OUTFILE [IDLE]
 
 Puts its tty in raw mode, enables bracketed paste (ESC[?2004h), prints "RECORDER READY" (once that
 text is on the screen, tmux has seen the mode switch), then appends one JSON line to OUTFILE per
 event:
   {"paste": TEXT, "enter": true}   a complete bracketed paste directly followed by Enter (CR)
-  {"paste": TEXT, "enter": false}  a paste followed by something else, or by nothing for IDLE s
+  {"paste": TEXT, "enter": false}  a paste followed by something else, or by nothing for IDLE
+                                   seconds (only when IDLE is given: a loaded machine can delay an
+                                   Enter by a second, so by default a paste waits for what follows)
   {"raw": TEXT}                    any bytes outside a paste (a stray Enter, keys, an unbracketed paste)
 Bytes that are not UTF-8 appear as backslash escapes.
 """
@@ -19,7 +21,6 @@ import tty
 
 START = b"\x1b[200~"
 END = b"\x1b[201~"
-IDLE = 0.5  # seconds to wait for the Enter that may follow a paste
 
 
 def text(b):
@@ -28,6 +29,7 @@ def text(b):
 
 def main():
     out = open(sys.argv[1], "a", encoding="utf-8")
+    idle = float(sys.argv[2]) if len(sys.argv) > 2 else None
 
     def emit(rec):
         out.write(json.dumps(rec) + "\n")
@@ -38,9 +40,9 @@ def main():
     os.write(sys.stdout.fileno(), b"\x1b[?2004hRECORDER READY\r\n")
     buf = b""
     while True:
-        # A complete paste with nothing after it waits IDLE seconds for its Enter.
-        pending = buf.startswith(START) and buf.find(END, len(START)) >= 0
-        ready, _, _ = select.select([fd], [], [], IDLE if pending else None)
+        # A complete paste with nothing after it waits idle seconds for its Enter.
+        pending = idle is not None and buf.startswith(START) and buf.find(END, len(START)) >= 0
+        ready, _, _ = select.select([fd], [], [], idle if pending else None)
         if not ready:
             end = buf.find(END, len(START))
             emit({"paste": text(buf[len(START):end]), "enter": False})
@@ -57,7 +59,7 @@ def main():
                     break  # the rest of the paste is still coming
                 rest = buf[end + len(END):]
                 if not rest:
-                    break  # wait for the Enter (or IDLE)
+                    break  # wait for the Enter (or idle)
                 enter = rest.startswith(b"\r")
                 emit({"paste": text(buf[len(START):end]), "enter": enter})
                 buf = rest[1:] if enter else rest

@@ -220,7 +220,13 @@ class Agent:
         self.ready_fn, self.busy_fn = PROFILES[name]
 
     def screen(self):
-        return self.tmux.capture(self.pane), self.tmux.capture(self.pane, esc=True)
+        """Returns the plain and the escaped lines of the pane, trailing blank lines cut
+        (Gemini draws inline, so a fresh screen ends in blank lines)."""
+        lines, esc = self.tmux.capture(self.pane), self.tmux.capture(self.pane, esc=True)
+        n = len(lines)
+        while n and not lines[n - 1].strip():
+            n -= 1
+        return lines[:n], esc[:n]
 
     def ready(self):
         lines, esc = self.screen()
@@ -275,9 +281,14 @@ def trial(tmux, model, agent, kind, delay_ms, label):
     token = "Z%s" % "".join(random.choice("abcdefghjkmnpqrstuvwxyz") for _ in range(10))
     text = make_text(kind, token)
     t_paste = time.time()
-    tmux.paste(agent.pane, text, "b" + token)
-    time.sleep(delay_ms / 1000.0)
-    tmux.run("send-keys", "-t", agent.pane, "Enter")
+    if delay_ms < 0:
+        # -1: paste and Enter chained in ONE tmux call (the bytes reach the app in one read).
+        tmux.run("load-buffer", "-b", "b" + token, "-", ";", "paste-buffer", "-d", "-p", "-b", "b" + token,
+                 "-t", agent.pane, ";", "send-keys", "-t", agent.pane, "Enter", input=text.encode())
+    else:
+        tmux.paste(agent.pane, text, "b" + token)
+        time.sleep(delay_ms / 1000.0)
+        tmux.run("send-keys", "-t", agent.pane, "Enter")
     got = wait_for(lambda: submissions(model, token), 15 if kind == "100k" else 8)
     time.sleep(0.5)  # a late second submission would show here
     subs = submissions(model, token)
@@ -351,15 +362,22 @@ def cmd_screens(args, tmux, model, out, root):
             tmux.paste(a.pane, make_text(kind, token), "b" + token)
             time.sleep(1.5)
             shot(a, "pasted-" + kind)
-            # Clear the box without submitting: Ctrl-U / Escape differ per agent, so use
-            # what each documents: claude and gemini clear on Escape twice / Ctrl-C once.
+            # One Ctrl-C clears a non-empty box in all three (a second one, on an empty
+            # box, would exit Claude Code and Codex), then wait out Claude's hint.
             tmux.run("send-keys", "-t", a.pane, "C-c")
-            time.sleep(0.8)
+            wait_for(a.ready, 5)
+            time.sleep(0.3)
             shot(a, "cleared-" + kind)
-        tmux.paste(a.pane, "busy please\nSLEEP: 6", "bbusy")
-        time.sleep(0.4)
+            time.sleep(3)
+        busy = "busy please %s" % name
+        tmux.paste(a.pane, busy + "\nSLEEP: 8", "bbusy")
+        time.sleep(1.0)
         tmux.run("send-keys", "-t", a.pane, "Enter")
-        time.sleep(2.5)
+        if not wait_for(lambda: submissions(model, busy), 10):
+            out({"mode": "screens", "agent": name, "note": "busy message not submitted by one Enter"})
+            tmux.run("send-keys", "-t", a.pane, "Enter")
+            wait_for(lambda: submissions(model, busy), 10)
+        time.sleep(1.5)
         shot(a, "busy")
         a.wait_idle(20)
         time.sleep(0.5)
@@ -378,7 +396,8 @@ def main():
     ap.add_argument("--shots", help="folder for screens mode")
     ap.add_argument("--agents", default=",".join(AGENTS))
     ap.add_argument("--kinds", default="short,l40,100k")
-    ap.add_argument("--delays", default="0,50,100,200,300,500")
+    ap.add_argument("--delays", default="0,50,100,200,300,500",
+                    help="ms between paste and Enter; -1 chains both in one tmux call")
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--settle", type=float, default=1.0, help="seconds between ready and the paste")
     ap.add_argument("--warm", action="store_true", help="also send a second message to the same agent")

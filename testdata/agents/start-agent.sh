@@ -52,6 +52,34 @@ write() {
 	(umask 077 && cat >"$1")
 }
 
+# reap_when_pane_dies PID: waits until the terminal on PID's stdin is gone (the pane was
+# killed: the pts node reads "(deleted)"), then TERMs PID and its descendants, KILLs them
+# 3 s later. It ignores SIGHUP, which the dying pane sends to its foreground group.
+reap_when_pane_dies() {
+	local pid=$1 tree p q i left
+	trap '' HUP
+	while [ -d "/proc/$pid" ]; do
+		if [[ $(readlink "/proc/$pid/fd/0" 2>/dev/null) == *"(deleted)" ]]; then
+			tree=$pid
+			for p in $(pgrep -P "$pid"); do
+				[ "$p" = "$BASHPID" ] && continue # this watcher is a child too
+				tree+=" $p"
+				for q in $(pgrep -P "$p"); do tree+=" $q"; done
+			done
+			kill -TERM $tree 2>/dev/null
+			for i in 1 2 3 4 5 6; do
+				sleep 0.5
+				left=
+				for p in $tree; do [ -d "/proc/$p" ] && left+=" $p"; done
+				[ -z "$left" ] && return 0
+			done
+			kill -KILL $left 2>/dev/null
+			return 0
+		fi
+		sleep 1
+	done
+}
+
 base=http://127.0.0.1:$port
 # Fake credentials: well-formed enough for each client's local checks, useless anywhere else.
 fake_key=sk-ant-api03-mockmodel-fake-key-0000000000000000000000000000-AAAAAAAA
@@ -140,6 +168,9 @@ gemini)
  "telemetry": {"enabled": false},
  "ui": {"hideTips": true}}
 EOF
+	# Gemini CLI does not exit when its pane is killed (measured: alive after 80 s, both
+	# node processes), so a watcher ends it once the pane's terminal is gone.
+	reap_when_pane_dies $$ </dev/null >/dev/null 2>&1 &
 	envs+=(
 		"GEMINI_API_KEY=$fake_key"
 		"GOOGLE_GEMINI_BASE_URL=$base"

@@ -1,0 +1,740 @@
+//go:build bench
+
+package main
+
+// `make bench`: wcomm side by side with the bash reference of the seed's procedure
+// (testdata/reference), on a private tmux server this test starts and stops. It prints one table:
+// operation, wcomm median, reference median, ratio, and the run's parameters.
+//
+//	go test -tags bench -run TestBenchTable -v -timeout 30m ./cmd/wcomm
+//
+// WCOMM_BENCH_SCALE (default 1) scales the repetitions (1,000 round trips at 1; 0.1 for a quick
+// run); the sizes (10/50/200 panes, 500/2,000/5,000 processes, 10,000 exchanges, 10 MB) are fixed.
+// WCOMM_BENCH_OUT names a file that receives the table as Markdown.
+//
+// Timing is reported, never asserted: only the results (the pane found, the answer returned) are
+// checked, so a wrong answer cannot pass for a fast one. Helpers come from stress_test.go (sx).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// bxBench is one benchmark run.
+type bxBench struct {
+	t       *testing.T
+	s       *sxServer
+	scale   float64
+	refDir  string
+	refRoot string
+	params  []string
+	rows    []bxRow
+	seq     int
+}
+
+// bxRow is one line of the table. Kind says how the figures read: "time" (lower is better,
+// ratio = reference / wcomm), "rate" (higher is better, ratio = wcomm / reference), "mem".
+type bxRow struct {
+	op     string
+	kind   string
+	wcomm  float64 // seconds, per second, or KiB; NaN: none
+	ref    float64
+	detail string
+}
+
+func TestBenchTable(t *testing.T) {
+	b := &bxBench{t: t, s: sxNew(t), scale: bxScale(t)}
+	var err error
+	b.refDir, err = filepath.Abs(referenceDir)
+	require.NoError(t, err)
+	b.refRoot = filepath.Join(b.s.work, "ref-root")
+	require.NoError(t, os.MkdirAll(b.refRoot, 0o700))
+	b.machine()
+	start := time.Now()
+
+	b.benchFind()
+	b.benchSend()
+	b.benchRoundTrip()
+	b.benchWake()
+	b.benchHistory()
+	b.benchMemory()
+
+	b.params = append(b.params, fmt.Sprintf("run time: %s", time.Since(start).Round(time.Second)))
+	b.print()
+}
+
+func bxScale(t *testing.T) float64 {
+	v := os.Getenv("WCOMM_BENCH_SCALE")
+	if v == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	require.NoError(t, err, "WCOMM_BENCH_SCALE=%q", v)
+	require.True(t, f > 0 && f <= 10, "WCOMM_BENCH_SCALE=%q: want a number in (0, 10]", v)
+	return f
+}
+
+// n scales a repetition count.
+func (b *bxBench) n(full, lo int) int { return sxN(full, b.scale, lo) }
+
+func (b *bxBench) file(name string, data []byte) string {
+	b.seq++
+	p := filepath.Join(b.s.work, fmt.Sprintf("bx-%d-%s", b.seq, name))
+	require.NoError(b.t, os.WriteFile(p, data, 0o600))
+	return p
+}
+
+// machine records what the figures were measured on.
+func (b *bxBench) machine() {
+	var u syscall.Utsname
+	kernel := "?"
+	if syscall.Uname(&u) == nil {
+		kernel = bxUtsString(u.Sysname[:]) + " " + bxUtsString(u.Release[:]) + " " + bxUtsString(u.Machine[:])
+	}
+	cpu := "?"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := "?"
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		f := strings.Fields(string(data))
+		if len(f) > 1 {
+			if kb, err := strconv.Atoi(f[1]); err == nil {
+				mem = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+			}
+		}
+	}
+	tmuxV, _ := exec.Command("tmux", "-V").Output()
+	bashV, _ := exec.Command("bash", "-c", "echo $BASH_VERSION").Output()
+	b.params = append(b.params,
+		fmt.Sprintf("machine: %d CPUs (%s), %s RAM, %s", runtime.NumCPU(), cpu, mem, kernel),
+		fmt.Sprintf("software: %s, %s, bash %s", strings.TrimSpace(string(tmuxV)), runtime.Version(), strings.TrimSpace(string(bashV))),
+		fmt.Sprintf("scale: WCOMM_BENCH_SCALE=%g", b.scale),
+		fmt.Sprintf("processes on the machine before the run: %d", bxProcs()),
+	)
+}
+
+func bxUtsString(a []int8) string {
+	var sb strings.Builder
+	for _, c := range a {
+		if c == 0 {
+			break
+		}
+		sb.WriteByte(byte(c))
+	}
+	return sb.String()
+}
+
+// bxProcs counts the processes on the machine.
+func bxProcs() int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and the table
+
+func bxMedian(ds []time.Duration) float64 { return bxPct(ds, 0.5) }
+
+// bxPct is the nearest-rank percentile, in seconds.
+func bxPct(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return math.NaN()
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)].Seconds()
+}
+
+func (b *bxBench) row(op, kind string, wc, ref float64, detail string) {
+	b.rows = append(b.rows, bxRow{op: op, kind: kind, wcomm: wc, ref: ref, detail: detail})
+	b.t.Logf("%-58s wcomm %-12s reference %-12s %s", op, bxFmt(kind, wc), bxFmt(kind, ref), detail)
+}
+
+func bxFmt(kind string, v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	switch kind {
+	case "rate":
+		return fmt.Sprintf("%.1f /s", v)
+	case "mem":
+		return fmt.Sprintf("%.1f MiB", v/1024)
+	}
+	switch {
+	case v >= 10:
+		return fmt.Sprintf("%.1f s", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f s", v)
+	case v >= 0.01:
+		return fmt.Sprintf("%.1f ms", v*1e3)
+	default:
+		return fmt.Sprintf("%.2f ms", v*1e3)
+	}
+}
+
+func bxRatio(r bxRow) string {
+	if math.IsNaN(r.wcomm) || math.IsNaN(r.ref) || r.wcomm == 0 || r.ref == 0 {
+		return "—"
+	}
+	x := r.ref / r.wcomm
+	if r.kind == "rate" {
+		x = r.wcomm / r.ref
+	}
+	if x >= 10 {
+		return fmt.Sprintf("%.0f×", x)
+	}
+	return fmt.Sprintf("%.1f×", x)
+}
+
+func (b *bxBench) print() {
+	var sb strings.Builder
+	sb.WriteString("| operation | wcomm | reference | ratio | repetitions |\n|---|---:|---:|---:|---|\n")
+	for _, r := range b.rows {
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r.op, bxFmt(r.kind, r.wcomm), bxFmt(r.kind, r.ref), bxRatio(r), r.detail)
+	}
+	sb.WriteString("\nRatio: reference / wcomm for times and memory, wcomm / reference for throughput; above 1 means wcomm is faster or smaller.\n\n")
+	for _, p := range b.params {
+		sb.WriteString("- " + p + "\n")
+	}
+	fmt.Print("\n" + sb.String())
+	if p := os.Getenv("WCOMM_BENCH_OUT"); p != "" {
+		require.NoError(b.t, os.WriteFile(p, []byte(sb.String()), 0o600))
+	}
+}
+
+// measure runs fn once to warm up, then up to reps times within budget (at least once), and
+// returns the timings.
+func measure(reps int, budget time.Duration, fn func() time.Duration) []time.Duration {
+	warm := fn()
+	if warm > 0 && budget > 0 {
+		reps = min(reps, max(1, int(budget/warm)))
+	}
+	out := make([]time.Duration, 0, reps)
+	for len(out) < reps {
+		out = append(out, fn())
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the two implementations
+
+// refEnv is the environment of the reference scripts for orchestrator pane orch.
+func (b *bxBench) refEnv(orch, delay string) []string {
+	return append(cleanEnv(), "REF_ROOT="+b.refRoot, "REF_ORCHESTRATOR="+orch,
+		"REF_TMUX_SOCKET="+b.s.sock, "REF_ENTER_DELAY="+delay)
+}
+
+func (b *bxBench) ref(env []string, stdin []byte, script string, args ...string) sxOut {
+	return sxExec(5*time.Minute, env, stdin, append([]string{"bash", filepath.Join(b.refDir, script)}, args...)...)
+}
+
+// refSession holds the session folder send.sh made for a pair, as an orchestrator following the
+// seed keeps COMM_DIR between requests.
+type refSession struct {
+	orch, worker, delay, dir string
+}
+
+// send runs send.sh and returns the response file it names.
+func (b *bxBench) refSend(rs *refSession, msg string) (string, sxOut) {
+	args := []string{rs.worker, msg}
+	if rs.dir != "" {
+		args = append([]string{"--session-dir", rs.dir}, args...)
+	}
+	out := b.ref(b.refEnv(rs.orch, rs.delay), nil, "send.sh", args...)
+	resp := ""
+	for _, l := range strings.Split(out.Stdout, "\n") {
+		if v, ok := strings.CutPrefix(l, "session_dir="); ok {
+			rs.dir = v
+		}
+		if v, ok := strings.CutPrefix(l, "response_file="); ok {
+			resp = v
+		}
+	}
+	return resp, out
+}
+
+func (b *bxBench) must(out sxOut) sxOut {
+	b.t.Helper()
+	require.Equal(b.t, 0, out.Code, "%s", out)
+	return out
+}
+
+func (b *bxBench) session(name string, argv ...string) string {
+	b.t.Helper()
+	out := b.s.tmux(append([]string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "-x", "200", "-y", "50", "--"}, argv...)...)
+	return strings.TrimSpace(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// find
+
+// benchFind locates one agent among P panes while N extra processes run. The agent sits in the
+// middle pane (the seed's loop stops at the first match; wcomm looks at every pane, to report
+// ambiguity). The extra processes are sleeps spawned in panes of another session.
+func (b *bxBench) benchFind() {
+	ps := []int{10, 50, 200}
+	ns := []int{500, 2000, 5000}
+	type target struct{ agent, pane, orch, session string }
+	targets := map[int]target{}
+	for _, p := range ps {
+		sess := fmt.Sprintf("find%d", p)
+		first := b.session(sess, "sleep", "86400")
+		tg := target{agent: fmt.Sprintf("bxagent-p%d-", p), orch: first, session: sess}
+		for i := 1; i < p; i++ {
+			if i == p/2 {
+				tg.pane = b.s.helper(sess, []string{"SX_AGENT=" + tg.agent}, "agent", filepath.Join(b.s.work, fmt.Sprintf("agentpane-%d", p)))
+				continue
+			}
+			b.s.window(sess, nil, "sleep", "86400")
+		}
+		targets[p] = tg
+	}
+	b.session("load", "sleep", "86400")
+	var spawners []int
+	defer func() {
+		for _, pid := range spawners {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}()
+	base := bxProcs()
+	spawned := 0
+	reps := b.n(20, 3)
+	for _, n := range ns {
+		log := filepath.Join(b.s.work, fmt.Sprintf("spawn-%d", n))
+		pane := b.s.helper("load", nil, "spawn", log, strconv.Itoa(n-spawned))
+		spawners = append(spawners, b.s.panePID(pane))
+		spawned = n
+		total := bxProcs()
+		for _, p := range ps {
+			tg := targets[p]
+			wc := measure(reps, b.budget(5*time.Second), func() time.Duration {
+				out := b.must(b.s.wcomm(nil, "find", "--session", tg.session, tg.agent))
+				require.Equal(b.t, tg.pane, strings.TrimSpace(out.Stdout), "wcomm find")
+				return out.Took
+			})
+			env := append(cleanEnv(), "REF_TMUX_SOCKET="+b.s.sock, "TMUX_PANE="+tg.orch, "REF_FIND_AGENT="+tg.agent)
+			script, err := filepath.Abs(filepath.Join("..", "..", "testdata", "bench", "ref-find.sh"))
+			require.NoError(b.t, err)
+			rf := measure(reps, b.budget(10*time.Second), func() time.Duration {
+				out := b.must(sxExec(5*time.Minute, env, nil, "bash", script))
+				require.Equal(b.t, tg.pane, strings.TrimSpace(out.Stdout), "the seed's find_agent_pane")
+				return out.Took
+			})
+			b.row(fmt.Sprintf("find, %d panes, %d processes", p, total), "time", bxMedian(wc), bxMedian(rf),
+				fmt.Sprintf("%d / %d", len(wc), len(rf)))
+		}
+	}
+	for _, pid := range spawners {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	spawners = nil
+	deadline := time.Now().Add(time.Minute)
+	for bxProcs() > base+50 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.params = append(b.params, fmt.Sprintf("find: the agent is a direct child of the middle pane's process; the extra processes are `sleep`s in panes of another session (%d to %d processes in all)", base, base+ns[len(ns)-1]))
+}
+
+// budget scales a per-cell time budget.
+func (b *bxBench) budget(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * max(b.scale, 0.2))
+}
+
+// ---------------------------------------------------------------------------------------------
+// send
+
+func bxBody(size int, tag string) []byte {
+	line := "the quick brown fox jumps over the lazy dog 0123456789 abcdefghij\n"
+	body := []byte(tag + "\n")
+	for len(body) < size {
+		body = append(body, line...)
+	}
+	return body[:size]
+}
+
+// benchSend delivers one request into a pane that runs cat: Enter delay 0 on both sides (the
+// transport alone), and the default delay (what a user gets).
+func (b *bxBench) benchSend() {
+	sess := "send"
+	orch := b.session(sess, "cat")
+	worker := b.s.window(sess, nil, "cat")
+	for _, c := range []struct {
+		name     string
+		size     int
+		wcDelay  string
+		refDelay string
+		reps     int
+	}{
+		{"send 1 KiB, Enter delay 0", 1 << 10, "0", "0", b.n(200, 10)},
+		{"send 60 KiB, Enter delay 0", 60 << 10, "0", "0", b.n(100, 10)},
+		{"send 1 KiB, default Enter delay (200 ms)", 1 << 10, "200ms", "0.2", b.n(50, 5)},
+	} {
+		msg := b.file("send.md", bxBody(c.size, c.name))
+		wc := measure(c.reps, 0, func() time.Duration {
+			out := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			return out.Took
+		})
+		rs := &refSession{orch: orch, worker: worker, delay: c.refDelay}
+		rf := measure(c.reps, 0, func() time.Duration {
+			_, out := b.refSend(rs, msg)
+			b.must(out)
+			return out.Took
+		})
+		b.row(c.name, "time", bxMedian(wc), bxMedian(rf), fmt.Sprintf("%d / %d", len(wc), len(rf)))
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// round trip
+
+// bxPair is an orchestrator pane (cat) and a worker pane that answers by itself.
+type bxPair struct {
+	orch, worker string
+	rs           *refSession // the reference's session folder, for reference pairs
+}
+
+func (b *bxBench) pairs(sess string, n int, mode, delay string) []bxPair {
+	b.session(sess, "sleep", "86400")
+	out := make([]bxPair, n)
+	for i := range out {
+		out[i].orch = b.s.window(sess, nil, "cat")
+		out[i].worker, _ = b.s.workerIn(sess, mode, delay)
+		out[i].rs = &refSession{orch: out[i].orch, worker: out[i].worker, delay: delay}
+	}
+	return out
+}
+
+// wcommTrip is one exchange with wcomm: send --wait, answered by the worker's wcomm notify.
+func (b *bxBench) wcommTrip(p bxPair, msg, delay string) time.Duration {
+	out := b.s.wcomm(nil, "send", "--to", p.worker, "--from", p.orch, "--enter-delay", delay, "--wait", "--timeout", "60s", "--file", msg)
+	if out.Code != 0 || !strings.HasPrefix(out.Stdout, "ack ") {
+		panic(fmt.Sprintf("wcomm round trip failed: %s", out))
+	}
+	return out.Took
+}
+
+// refTrip is one exchange with the reference: send.sh, answered by the worker's respond.sh,
+// then await.sh until the response file is there.
+func (b *bxBench) refTrip(p bxPair, msg string) time.Duration {
+	start := time.Now()
+	resp, out := b.refSend(p.rs, msg)
+	if out.Code != 0 || resp == "" {
+		panic(fmt.Sprintf("send.sh failed: %s", out))
+	}
+	out = b.ref(append(cleanEnv(), "REF_TMUX_SOCKET="+b.s.sock), nil, "await.sh", resp, "60")
+	if out.Code != 0 || !strings.Contains(out.Stdout, "\nack ") {
+		panic(fmt.Sprintf("await.sh failed: %s", out))
+	}
+	return time.Since(start)
+}
+
+// trips runs total exchanges over the pairs (one goroutine per pair) and returns each latency and
+// the wall time.
+func trips(pairs []bxPair, total int, one func(p bxPair) time.Duration) ([]time.Duration, time.Duration) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	var failure any
+	start := time.Now()
+	for i, p := range pairs {
+		n := total / len(pairs)
+		if i < total%len(pairs) {
+			n++
+		}
+		wg.Add(1)
+		go func(p bxPair, n int) {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					failure = r
+					mu.Unlock()
+				}
+			}()
+			for k := 0; k < n; k++ {
+				d := one(p)
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}
+		}(p, n)
+	}
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+	return lat, time.Since(start)
+}
+
+func (b *bxBench) benchRoundTrip() {
+	msg := b.file("trip.md", bxBody(1<<10, "round trip: answer with ack"))
+	seqN := b.n(1000, 20)
+	wc1 := b.pairs("tripw", 1, "wcomm", "0s")
+	rf1 := b.pairs("tripr", 1, "ref", "0")
+	// Warm up both (first folder, page cache).
+	b.wcommTrip(wc1[0], msg, "0")
+	b.refTrip(rf1[0], msg)
+
+	run := func(name string, pw, pr []bxPair, total int, wdelay string) {
+		wl, ww := trips(pw, total, func(p bxPair) time.Duration { return b.wcommTrip(p, msg, wdelay) })
+		rl, rw := trips(pr, total, func(p bxPair) time.Duration { return b.refTrip(p, msg) })
+		reps := fmt.Sprintf("%d / %d", len(wl), len(rl))
+		b.row(name+": median", "time", bxMedian(wl), bxMedian(rl), reps)
+		b.row(name+": p99", "time", bxPct(wl, 0.99), bxPct(rl, 0.99), reps)
+		b.row(name+": throughput", "rate", float64(len(wl))/ww.Seconds(), float64(len(rl))/rw.Seconds(), reps)
+	}
+	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0", seqN), wc1, rf1, seqN, "0")
+
+	wc8 := b.pairs("tripw8", 8, "wcomm", "0s")
+	rf8 := b.pairs("tripr8", 8, "ref", "0")
+	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0", seqN), wc8, rf8, seqN, "0")
+
+	wcd := b.pairs("tripwd", 1, "wcomm", "200ms")
+	rfd := b.pairs("triprd", 1, "ref", "0.2")
+	n := b.n(50, 5)
+	wl, _ := trips(wcd, n, func(p bxPair) time.Duration { return b.wcommTrip(p, msg, "200ms") })
+	rl, _ := trips(rfd, n, func(p bxPair) time.Duration { return b.refTrip(p, msg) })
+	b.row(fmt.Sprintf("round trip, %d sequential, default Enter delay: median", n), "time", bxMedian(wl), bxMedian(rl), fmt.Sprintf("%d / %d", len(wl), len(rl)))
+	b.params = append(b.params, "round trip: wcomm is `send --wait` (the worker runs `wcomm notify`); the reference is `send.sh` then `await.sh` (the worker runs `respond.sh`); messages of 1 KiB; the worker is a scripted program in its pane")
+}
+
+// ---------------------------------------------------------------------------------------------
+// await wake-up
+
+// benchWake measures the time from the response file's appearance to await's exit. The waiting
+// process is started first and the clock starts only once it is really waiting: for wcomm, when
+// it holds the exchange's await lock and has its inotify descriptor open; for the reference, when
+// await.sh has started its first `sleep` between polls. The file is made whole in a temp file and
+// then renamed into place (as an atomic writer does) or linked (as wcomm notify does).
+func (b *bxBench) benchWake() {
+	dir := filepath.Join(b.s.root, "20260101-000000-o900-w901")
+	require.NoError(b.t, os.MkdirAll(dir, 0o700))
+	refDir := filepath.Join(b.refRoot, "20260101-000000-o900-w901")
+	require.NoError(b.t, os.MkdirAll(refDir, 0o700))
+	sess := messages.Session{StartedAt: "20260101-000000", Orchestrator: "%900", Worker: "%901"}
+	seq := 1
+	reps := b.n(100, 10)
+
+	// newExchange writes request seq into dir and returns its id and response path.
+	newExchange := func(dir string) (string, string) {
+		id := fmt.Sprintf("20260101-000000-%04x", seq)
+		resp := filepath.Join(dir, messages.SeqFileName(seq+1, messages.KindResponse))
+		req := messages.Request{
+			Header: messages.RequestHeader{Capability: messages.ReadOnly, ID: id, StartedAt: sess.StartedAt,
+				Orchestrator: sess.Orchestrator, Worker: sess.Worker, Bytes: -1},
+			Body:         "wake me up",
+			Instructions: messages.Instructions{ResponsePath: resp, Fallback: messages.FallbackCommand(sess, resp)},
+		}
+		require.NoError(b.t, os.WriteFile(filepath.Join(dir, messages.SeqFileName(seq, messages.KindRequest)), []byte(messages.FormatRequest(req)), 0o600))
+		seq += 2
+		return id, resp
+	}
+	publish := func(id, resp string, link bool) time.Time {
+		data := messages.FormatResponse(messages.Response{Header: messages.ResponseHeader{ID: id, StartedAt: sess.StartedAt,
+			Orchestrator: sess.Orchestrator, Worker: sess.Worker, RequestBytes: -1}, Body: "awake\n"})
+		tmp := filepath.Join(filepath.Dir(resp), ".tmp-bench")
+		require.NoError(b.t, os.WriteFile(tmp, []byte(data), 0o600))
+		t0 := time.Now()
+		if link {
+			require.NoError(b.t, os.Link(tmp, resp))
+			require.NoError(b.t, os.Remove(tmp))
+		} else {
+			require.NoError(b.t, os.Rename(tmp, resp))
+		}
+		return t0
+	}
+	wake := func(argv []string, env []string, ready func(pid int) bool, id, resp string, link bool) time.Duration {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		require.NoError(b.t, cmd.Start())
+		waitFor(b.t, 20*time.Second, func() bool { return ready(cmd.Process.Pid) }, "the waiter to wait")
+		t0 := publish(id, resp, link)
+		err := cmd.Wait()
+		d := time.Since(t0)
+		require.NoError(b.t, err)
+		require.Contains(b.t, stdout.String(), "awake")
+		return d
+	}
+	for _, link := range []bool{false, true} {
+		how := "rename"
+		if link {
+			how = "link, as wcomm notify writes"
+		}
+		wc := measure(reps, 0, func() time.Duration {
+			id, resp := newExchange(dir)
+			x := &tmuxcomm.Exchange{Dir: dir, Seq: seq - 2}
+			lock := sxAwaitLock(x)
+			return wake(b.s.wcommArgv("await", resp, "--timeout", "60s"), cleanEnv(), func(pid int) bool {
+				return flocked(lock) && bxHasInotify(pid)
+			}, id, resp, link)
+		})
+		rf := measure(reps, 0, func() time.Duration {
+			id, resp := newExchange(refDir)
+			return wake([]string{"bash", filepath.Join(b.refDir, "await.sh"), resp, "60"}, append(cleanEnv(), "REF_TMUX_SOCKET="+b.s.sock),
+				bxSleeping, id, resp, link)
+		})
+		b.row("await wake-up ("+how+")", "time", bxMedian(wc), bxMedian(rf), fmt.Sprintf("%d / %d", len(wc), len(rf)))
+	}
+	b.params = append(b.params, fmt.Sprintf("await wake-up: from the rename (or link) of the response file to the waiting process's exit, as seen by its parent; %d processes on the machine", bxProcs()))
+}
+
+// bxHasInotify reports whether process pid has an inotify descriptor open.
+func bxHasInotify(pid int) bool {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err == nil && strings.Contains(l, "inotify") {
+			return true
+		}
+	}
+	return false
+}
+
+// bxSleeping reports whether process pid has a `sleep` child: await.sh between two polls (its
+// other children, command substitutions, run before the loop).
+func bxSleeping(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return false
+	}
+	for _, c := range strings.Fields(string(data)) {
+		comm, err := os.ReadFile("/proc/" + c + "/comm")
+		if err == nil && strings.TrimSpace(string(comm)) == "sleep" {
+			return true
+		}
+	}
+	return false
+}
+
+// ---------------------------------------------------------------------------------------------
+// history
+
+// benchHistory lists a root of 10,000 exchanges (100 session folders of 100 answered exchanges,
+// with their delivery logs), generated directly on disk.
+func (b *bxBench) benchHistory() {
+	root := filepath.Join(b.s.work, "history-root")
+	require.NoError(b.t, os.MkdirAll(root, 0o700))
+	const sessions, per = 100, 100
+	at := time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
+	for i := 0; i < sessions; i++ {
+		s := messages.Session{StartedAt: at.Add(time.Duration(i) * time.Minute).Format(messages.StampLayout),
+			Orchestrator: messages.PaneID(fmt.Sprintf("%%%d", i)), Worker: messages.PaneID(fmt.Sprintf("%%%d", i+1000))}
+		dir := filepath.Join(root, s.Name())
+		require.NoError(b.t, os.Mkdir(dir, 0o700))
+		meta, _ := json.Marshal(tmuxcomm.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
+		require.NoError(b.t, os.WriteFile(filepath.Join(dir, ".wcomm-session.json"), meta, 0o600))
+		for k := 0; k < per; k++ {
+			n := 2*k + 1
+			id := fmt.Sprintf("%s-%04x", s.StartedAt, k)
+			body := fmt.Sprintf("request %d of session %d: review the change in pkg/%d and list what breaks\nmore detail on a second line\n", k, i, k)
+			size, sum := messages.BodySum([]byte(body))
+			resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
+			req := messages.Request{Header: messages.RequestHeader{Capability: messages.ReadOnly, ID: id, StartedAt: s.StartedAt,
+				Orchestrator: s.Orchestrator, Worker: s.Worker, Bytes: size, Sum: sum}, Body: body,
+				Instructions: messages.Instructions{ResponsePath: resp, Notify: "wcomm notify --response " + resp + " --file ANSWER.md", Fallback: messages.FallbackCommand(s, resp)}}
+			require.NoError(b.t, os.WriteFile(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), []byte(messages.FormatRequest(req)), 0o600))
+			answer := messages.Response{Header: messages.ResponseHeader{ID: id, StartedAt: s.StartedAt, Orchestrator: s.Orchestrator,
+				Worker: s.Worker, RequestBytes: size, RequestSum: sum}, Body: fmt.Sprintf("All good for request %d.\nDELTA:\n  changes: [pkg/%d]\n  risks: []\n  alternatives: []\n  needs_consult: no\n", k, k)}
+			require.NoError(b.t, os.WriteFile(resp, []byte(messages.FormatResponse(answer)), 0o600))
+			var log bytes.Buffer
+			for j, st := range []string{tmuxcomm.StateWritten, tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken} {
+				ev, _ := json.Marshal(tmuxcomm.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
+				log.Write(append(ev, '\n'))
+			}
+			require.NoError(b.t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-delivery.jsonl", n)), log.Bytes(), 0o600))
+		}
+	}
+	var size int
+	wc := measure(b.n(10, 3), 0, func() time.Duration {
+		out := b.must(sxExec(5*time.Minute, cleanEnv(), nil, b.s.bin, "history", "--root", root, "--json"))
+		size = len(out.Stdout)
+		require.Equal(b.t, sessions*per, strings.Count(out.Stdout, `"status": "answered"`), "every exchange listed as answered")
+		return out.Took
+	})
+	b.row("history --json, 10,000 exchanges", "time", bxMedian(wc), math.NaN(), fmt.Sprintf("%d / —", len(wc)))
+	b.params = append(b.params, fmt.Sprintf("history: %d session folders × %d answered exchanges, each with its delivery log; %.1f MiB of JSON printed", sessions, per, float64(size)/(1<<20)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory
+
+// benchMemory reports the peak resident set (getrusage's ru_maxrss of the process and the
+// children it waited for) of one send, one answer and one await of a 10 MB message.
+func (b *bxBench) benchMemory() {
+	sess := "mem"
+	orch := b.session(sess, "cat")
+	sink := b.s.window(sess, nil, "cat")
+	big := bxBody(10<<20, "a 10 MB message")
+	msg := b.file("big.md", big)
+	const reps = 3
+	rss := func(outs []sxOut) float64 {
+		kib := make([]int64, len(outs))
+		for i, o := range outs {
+			kib[i] = o.RSSKiB
+		}
+		sort.Slice(kib, func(i, j int) bool { return kib[i] < kib[j] })
+		return float64(kib[(len(kib)-1)/2])
+	}
+	var wsend, wnotify, wawait, rsend, rrespond, rawait []sxOut
+	for i := 0; i < reps; i++ {
+		out := b.must(b.s.wcomm(nil, "send", "--to", sink, "--from", orch, "--enter-delay", "0", "--json", "--file", msg))
+		wsend = append(wsend, out)
+		var x tmuxcomm.Exchange
+		require.NoError(b.t, json.Unmarshal([]byte(out.Stdout), &x))
+		require.Equal(b.t, "pointer", x.Form)
+		wnotify = append(wnotify, b.must(b.s.wcomm(nil, "notify", "--response", x.ResponsePath, "--enter-delay", "0", "--file", msg)))
+		out = b.must(b.s.wcomm(nil, "await", x.ID, "--timeout", "60s"))
+		require.Equal(b.t, len(sxTrimNL(string(big))), len(sxTrimNL(out.Stdout)))
+		wawait = append(wawait, out)
+	}
+	// The reference pastes all 10 MB into the pane; one of each is enough.
+	rs := &refSession{orch: orch, worker: sink, delay: "0"}
+	resp, out := b.refSend(rs, msg)
+	rsend = append(rsend, b.must(out))
+	rrespond = append(rrespond, b.must(b.ref(b.refEnv(orch, "0"), nil, "respond.sh", sxRequestFor(resp), msg)))
+	rawait = append(rawait, b.must(b.ref(append(cleanEnv(), "REF_TMUX_SOCKET="+b.s.sock), nil, "await.sh", resp, "60")))
+	b.row("peak RSS: send 10 MB", "mem", rss(wsend), rss(rsend), fmt.Sprintf("%d / %d", len(wsend), len(rsend)))
+	b.row("peak RSS: answer 10 MB (notify / respond.sh)", "mem", rss(wnotify), rss(rrespond), fmt.Sprintf("%d / %d", len(wnotify), len(rrespond)))
+	b.row("peak RSS: await 10 MB", "mem", rss(wawait), rss(rawait), fmt.Sprintf("%d / %d", len(wawait), len(rawait)))
+	b.params = append(b.params, "memory: ru_maxrss of the command and every child it waited for (for the scripts: the largest of bash, tmux, cat, ...); wcomm delivers a 10 MB request as a one-line pointer to its file, the reference pastes it whole")
+}

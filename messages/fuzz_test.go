@@ -1,0 +1,240 @@
+package messages
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Fuzz targets for every parser. Each checks: no panic; a failure is an ErrSyntax error; when
+// parsing succeeds, formatting the value and parsing again gives the same value. Run one with
+//
+//	go test -run XXX -fuzz FuzzParseRequest -fuzztime 15s ./messages
+
+func requireSyntax(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, ErrSyntax) {
+		t.Fatalf("error %v does not wrap ErrSyntax", err)
+	}
+}
+
+func FuzzParseRequestHeader(f *testing.F) {
+	f.Add(seedRequestHeader)
+	f.Add("[WORKER capability=READONLY id=YYYYMMDD-HHMMSS-XXXX started_at=YYYYMMDD-HHMMSS orchestrator=%N worker=%M]")
+	f.Add(seedRequestHeader[:len(seedRequestHeader)-1] + " bytes=84 sha256=0123456789ab]")
+	f.Add("[WORKER worker=%7 orchestrator=%6 started_at=20260117-120000 id=20260117-120000-a1b2 capability=readonly x=]")
+	f.Fuzz(func(t *testing.T, line string) {
+		h, err := ParseRequestHeader(line)
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		again, err := ParseRequestHeader(h.String())
+		if err != nil || again != h {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", line, again, err, h)
+		}
+	})
+}
+
+func FuzzParseResponseHeader(f *testing.F) {
+	f.Add(seedResponseHeader)
+	f.Add("[WORKER RESPONSE id=... started_at=... orchestrator=%N worker=%M]")
+	f.Add(seedResponseHeader[:len(seedResponseHeader)-1] + " bytes=10 sha256=abcdefabcdef]")
+	f.Fuzz(func(t *testing.T, line string) {
+		h, err := ParseResponseHeader(line)
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		again, err := ParseResponseHeader(h.String())
+		if err != nil || again != h {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", line, again, err, h)
+		}
+	})
+}
+
+func FuzzParseRequest(f *testing.F) {
+	f.Add([]byte(seedSection7))
+	f.Add([]byte(FormatRequest(wcommRequest("body\n[RESPONSE INSTRUCTIONS]\nx\n"))))
+	f.Add([]byte(FormatRequest(wcommRequest("no newline"))))
+	f.Add([]byte(FormatRequest(wcommRequest(""))))
+	f.Add([]byte(seedRequestHeader + "\nplain"))
+	f.Add([]byte(seedRequestHeader + "\nb\n\n[RESPONSE INSTRUCTIONS]\nNotify via:\nResponse file: /a-response.md\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseRequest(data)
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		if r.Instructions != (Instructions{}) {
+			if err := ValidResponsePath(r.Instructions.ResponsePath); err != nil {
+				t.Fatalf("parsed response path %q: %v", r.Instructions.ResponsePath, err)
+			}
+		}
+		out := FormatRequest(r)
+		again, err := ParseRequest([]byte(out))
+		if err != nil {
+			t.Fatalf("parse of formatted %q: %v", out, err)
+		}
+		if again != r {
+			t.Fatalf("round trip of %q:\n got %#v\nwant %#v", data, again, r)
+		}
+	})
+}
+
+func FuzzParseResponse(f *testing.F) {
+	f.Add([]byte(seedResponseHeader + "\nAll tests pass.\n"))
+	f.Add([]byte(seedResponseHeader + "\nDone.\n\n" + seedDelta))
+	f.Add([]byte(seedResponseHeader + "\r\nDELTA:\n  changes: [a, \"b, c\"]\n  needs_consult: yes\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseResponse(data)
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		out := FormatResponse(r)
+		again, err := ParseResponse([]byte(out))
+		if err != nil {
+			t.Fatalf("parse of formatted %q: %v", out, err)
+		}
+		if again.Header != r.Header || again.Body != r.Body || !sameDelta(again.Delta, r.Delta) {
+			t.Fatalf("round trip of %q:\n got %#v\nwant %#v", data, again, r)
+		}
+	})
+}
+
+func sameDelta(a, b *Delta) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.format() == b.format()
+}
+
+func FuzzFindNotification(f *testing.F) {
+	f.Add(seedNotification)
+	f.Add("❯ " + seedNotification + "\r\n")
+	f.Add("\x1b[2m❯ \x1b[0m\x1b[1;34m" + seedNotification + "\x1b[0m")
+	f.Add("[RESPONSE started_at=YYYYMMDD-HHMMSS orchestrator=%N worker=%M] /tmp/worker-comm/...")
+	f.Add(seedNotification + "\n[RESPONSE INSTRUCTIONS]\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		n, err := FindNotification(text)
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		if err := ValidResponsePath(n.Path); err != nil {
+			t.Fatalf("found path %q: %v", n.Path, err)
+		}
+		line := n.String()
+		if msg := unsafeText(line, false); msg != "" {
+			t.Fatalf("found notification %q: %s", line, msg)
+		}
+		again, err := FindNotification(line)
+		if err != nil || again != n {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", text, again, err, n)
+		}
+	})
+}
+
+func FuzzParseDelta(f *testing.F) {
+	f.Add(seedDelta)
+	f.Add("Done.\n\nDELTA:\n  changes: [auth.go, \"a, b\"]\n  risks: []\n  alternatives: [x]\n  needs_consult: yes\n")
+	f.Add("DELTA:\n  changes:\n    - a\n    - \"b\\\"\"\n  needs_consult: no\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		d, found, err := ParseDelta(body)
+		if err != nil {
+			requireSyntax(t, err)
+			if !found {
+				t.Fatalf("error %v without a DELTA: line", err)
+			}
+			if !strings.HasPrefix(err.Error(), "line ") {
+				t.Fatalf("error %q does not start with line N:", err)
+			}
+			return
+		}
+		if !found {
+			return
+		}
+		out := d.format()
+		again, found, err := ParseDelta(out)
+		if err != nil || !found || again.format() != out {
+			t.Fatalf("round trip of %q: %#v, %v, %v; want %#v", body, again, found, err, d)
+		}
+	})
+}
+
+func FuzzParseSessionName(f *testing.F) {
+	f.Add("20260117-155000-o6-w7")
+	f.Add("20260117-120000-o6-w7")
+	f.Add("../20260117-155000-o6-w7")
+	f.Add("20260117-155000-o-1-w7")
+	f.Fuzz(func(t *testing.T, name string) {
+		s, err := ParseSessionName(name)
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		if strings.Contains(name, "/") || strings.Contains(name, "..") || strings.ContainsAny(name, "\x00\n\\") {
+			t.Fatalf("accepted unsafe folder name %q", name)
+		}
+		if s.Name() != name {
+			t.Fatalf("Name() = %q for %q", s.Name(), name)
+		}
+		again, err := ParseSessionName(s.Name())
+		if err != nil || again != s {
+			t.Fatalf("round trip of %q: %+v, %v", name, again, err)
+		}
+	})
+}
+
+func FuzzParseSeqFileName(f *testing.F) {
+	f.Add("001-request.md")
+	f.Add("002-response.md")
+	f.Add("1000-request.md")
+	f.Add("0001-request.md")
+	f.Fuzz(func(t *testing.T, name string) {
+		n, k, ok := ParseSeqFileName(name)
+		if !ok {
+			return
+		}
+		if n < 1 || SeqFileName(n, k) != name {
+			t.Fatalf("ParseSeqFileName(%q) = %d, %q", name, n, k)
+		}
+	})
+}
+
+func FuzzParsePaneID(f *testing.F) {
+	f.Add("%6")
+	f.Add("%-1")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePaneID(s)
+		if err != nil {
+			requireSyntax(t, err)
+			if PaneID(s).Num() != -1 {
+				t.Fatalf("Num of invalid %q is not -1", s)
+			}
+			return
+		}
+		if p.Num() < 0 || "%"+strconv.Itoa(p.Num()) != s {
+			t.Fatalf("ParsePaneID(%q) = %q, Num %d", s, p, p.Num())
+		}
+	})
+}
+
+func FuzzSanitize(f *testing.F) {
+	f.Add("harmless\x1b[201~\ntouch pwn\n", true)
+	f.Add("before\x03after\x04", false)
+	f.Add("x\x1b]2;X\x07y", true)
+	f.Add("\x1b[1;31mRED\x1b[0m\u009b\x7f\x1b", false)
+	f.Add("a\r\nb\rc\xff\t\u202e", true)
+	f.Fuzz(func(t *testing.T, s string, keep bool) {
+		out := Sanitize(s, keep)
+		if msg := unsafeText(out, keep); msg != "" {
+			t.Fatalf("Sanitize(%q, %v) = %q: %s", s, keep, out, msg)
+		}
+		if again := Sanitize(out, keep); again != out {
+			t.Fatalf("Sanitize is not idempotent on %q: %q then %q", s, out, again)
+		}
+	})
+}

@@ -1,0 +1,247 @@
+package messages
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
+
+// RequestHeader is the first line of a request file:
+//
+//	[WORKER capability=READONLY id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]
+//
+// wcomm appends two integrity fields after the seed's five: "bytes=N sha256=HEX12" (the body's length
+// in bytes and the first 12 hex digits of its SHA-256). A header without them (the seed's own) parses
+// with Bytes = -1 and Sum = "".
+type RequestHeader struct {
+	Capability   Capability
+	ID           string
+	StartedAt    string
+	Orchestrator PaneID
+	Worker       PaneID
+	Bytes        int    // -1 when absent
+	Sum          string // "" when absent
+}
+
+const (
+	requestPrefix  = "[WORKER "
+	responsePrefix = "[WORKER RESPONSE "
+	requestForm    = "[WORKER capability=READONLY|WRITABLE id=... started_at=... orchestrator=%N worker=%M]"
+	responseForm   = "[WORKER RESPONSE id=... started_at=... orchestrator=%N worker=%M]"
+	sumDigits      = 12
+)
+
+// String formats the header line (no newline). Integrity fields are written only when Bytes >= 0.
+func (h RequestHeader) String() string {
+	var b strings.Builder
+	b.WriteString(requestPrefix)
+	b.WriteString("capability=" + string(h.Capability))
+	b.WriteString(" id=" + h.ID)
+	b.WriteString(" started_at=" + h.StartedAt)
+	b.WriteString(" orchestrator=" + string(h.Orchestrator))
+	b.WriteString(" worker=" + string(h.Worker))
+	writeIntegrity(&b, h.Bytes, h.Sum)
+	b.WriteString("]")
+	return b.String()
+}
+
+func writeIntegrity(b *strings.Builder, n int, sum string) {
+	if n >= 0 {
+		b.WriteString(" bytes=" + strconv.Itoa(n) + " sha256=" + sum)
+	}
+}
+
+// ParseRequestHeader parses a header line. Fields are key=value separated by single spaces, in any
+// order; the five seed fields are required and validated (ValidID, ValidStamp, ParsePaneID,
+// ParseCapability); bytes and sha256 are optional; unknown keys are ignored (forward compatible).
+func ParseRequestHeader(line string) (RequestHeader, error) {
+	f, err := headerFields(line, requestPrefix, "request header", requestForm)
+	if err != nil {
+		return RequestHeader{}, err
+	}
+	h := RequestHeader{Bytes: -1}
+	capa, err := f.need("capability")
+	if err == nil {
+		h.Capability, err = ParseCapability(capa)
+	}
+	if err == nil {
+		h.ID, h.StartedAt, h.Orchestrator, h.Worker, err = f.common()
+	}
+	if err == nil {
+		h.Bytes, h.Sum, err = f.integrity()
+	}
+	if err != nil {
+		return RequestHeader{}, syntaxf("request header: %v (want %s)", err, requestForm)
+	}
+	return h, nil
+}
+
+// BodySum returns the integrity fields for a body: its length and the 12-hex-digit SHA-256 prefix.
+func BodySum(body []byte) (n int, sum string) {
+	s := sha256.Sum256(body)
+	return len(body), hex.EncodeToString(s[:])[:sumDigits]
+}
+
+// ResponseHeader is the first line of a response file:
+//
+//	[WORKER RESPONSE id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]
+//
+// wcomm may append "bytes=N sha256=HEX12" of the request body the worker saw (its integrity echo).
+type ResponseHeader struct {
+	ID           string
+	StartedAt    string
+	Orchestrator PaneID
+	Worker       PaneID
+	RequestBytes int    // -1 when absent
+	RequestSum   string // "" when absent
+}
+
+// String formats the header line (no newline).
+func (h ResponseHeader) String() string {
+	var b strings.Builder
+	b.WriteString(responsePrefix)
+	b.WriteString("id=" + h.ID)
+	b.WriteString(" started_at=" + h.StartedAt)
+	b.WriteString(" orchestrator=" + string(h.Orchestrator))
+	b.WriteString(" worker=" + string(h.Worker))
+	writeIntegrity(&b, h.RequestBytes, h.RequestSum)
+	b.WriteString("]")
+	return b.String()
+}
+
+// ParseResponseHeader parses a response header line (same field rules as ParseRequestHeader).
+func ParseResponseHeader(line string) (ResponseHeader, error) {
+	f, err := headerFields(line, responsePrefix, "response header", responseForm)
+	if err != nil {
+		return ResponseHeader{}, err
+	}
+	h := ResponseHeader{RequestBytes: -1}
+	h.ID, h.StartedAt, h.Orchestrator, h.Worker, err = f.common()
+	if err == nil {
+		h.RequestBytes, h.RequestSum, err = f.integrity()
+	}
+	if err != nil {
+		return ResponseHeader{}, syntaxf("response header: %v (want %s)", err, responseForm)
+	}
+	return h, nil
+}
+
+// fields holds a header's key=value pairs.
+type fields map[string]string
+
+// headerFields checks the frame "PREFIX k=v k=v]" of a header line and splits its fields. what and
+// form name the line in errors.
+func headerFields(line, prefix, what, form string) (fields, error) {
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c < 0x20 || c == 0x7f {
+			return nil, syntaxf("%s has control byte %#02x at column %d; a header is one line of printable text", what, c, i+1)
+		}
+	}
+	inner, ok := strings.CutPrefix(line, prefix)
+	if ok {
+		inner, ok = strings.CutSuffix(inner, "]")
+	}
+	if !ok {
+		return nil, syntaxf("%s %s does not read %s...] (want %s)", what, quote(line), prefix, form)
+	}
+	f, err := splitFields(inner, true)
+	if err != nil {
+		return nil, syntaxf("%s %s: %v (want %s)", what, quote(line), err, form)
+	}
+	return f, nil
+}
+
+// splitFields splits "k=v k=v" at single spaces (strict) or at any run of white space (screen
+// text, where a TUI may have re-spaced the line). A repeated key is an error: two values for one
+// field would let the writer and the reader of a line disagree about which one counts.
+func splitFields(s string, strict bool) (fields, error) {
+	parts := strings.Fields(s)
+	if strict {
+		parts = strings.Split(s, " ")
+	}
+	f := make(fields, len(parts))
+	for _, p := range parts {
+		if p == "" {
+			return nil, syntaxf("fields must be separated by single spaces")
+		}
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, syntaxf("field %s is not key=value", quote(p))
+		}
+		if _, dup := f[k]; dup {
+			return nil, syntaxf("field %s appears twice", k)
+		}
+		f[k] = v
+	}
+	return f, nil
+}
+
+func (f fields) need(key string) (string, error) {
+	v, ok := f[key]
+	if !ok {
+		return "", syntaxf("missing %s=", key)
+	}
+	return v, nil
+}
+
+// common parses the four fields every header and notification carries.
+func (f fields) common() (id, startedAt string, orch, worker PaneID, err error) {
+	if id, err = f.need("id"); err != nil {
+		return
+	}
+	if err = ValidID(id); err != nil {
+		return
+	}
+	startedAt, orch, worker, err = f.pair()
+	return
+}
+
+// pair parses started_at, orchestrator and worker: the fields that name a session.
+func (f fields) pair() (startedAt string, orch, worker PaneID, err error) {
+	if startedAt, err = f.need("started_at"); err != nil {
+		return
+	}
+	if err = ValidStamp(startedAt); err != nil {
+		return
+	}
+	var s string
+	if s, err = f.need("orchestrator"); err != nil {
+		return
+	}
+	if orch, err = ParsePaneID(s); err != nil {
+		return
+	}
+	if s, err = f.need("worker"); err != nil {
+		return
+	}
+	worker, err = ParsePaneID(s)
+	return
+}
+
+// maxBodyDigits bounds bytes= far below int overflow (10^15 bytes is far beyond any message).
+const maxBodyDigits = 15
+
+// integrity parses the optional bytes= and sha256= pair. They come together or not at all: one
+// without the other cannot be checked, and String writes both or neither.
+func (f fields) integrity() (n int, sum string, err error) {
+	bs, hasBytes := f["bytes"]
+	sum, hasSum := f["sha256"]
+	switch {
+	case !hasBytes && !hasSum:
+		return -1, "", nil
+	case hasBytes != hasSum:
+		return 0, "", syntaxf("bytes= and sha256= must come together")
+	}
+	if !canonicalNumber(bs, maxBodyDigits) {
+		return 0, "", syntaxf("bytes=%s is not a byte count", quote(bs))
+	}
+	if len(sum) != sumDigits || !isLowerHex(sum) {
+		return 0, "", syntaxf("sha256=%s is not %d lowercase hex digits", quote(sum), sumDigits)
+	}
+	n, err = strconv.Atoi(bs)
+	if err != nil {
+		return 0, "", syntaxf("bytes=%s: %v", quote(bs), err)
+	}
+	return n, sum, nil
+}

@@ -1,0 +1,134 @@
+package messages
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+const esc = 0x1b
+
+// Sanitize makes text safe to paste into a pane: invalid UTF-8 becomes U+FFFD; CRLF and lone CR
+// become LF; whole escape sequences (CSI, OSC/DCS/SOS/PM/APC up to BEL or ST, any other ESC pair, a
+// trailing ESC) are removed; every other C0 control except LF and TAB, DEL and C1 (U+0080-U+009F)
+// are removed; TAB becomes 4 spaces; bidi overrides U+202A-U+202E and U+2066-U+2069 are removed.
+// When keepNewlines is false, LF becomes a space as well. The request file keeps the original bytes;
+// only what reaches a pane goes through here.
+func Sanitize(s string, keepNewlines bool) string {
+	if plain(s, keepNewlines) {
+		return s
+	}
+	// tmux passes every byte through to the app (tmux-facts 2.3): "ESC[201~" ends a bracketed
+	// paste early so the rest runs as typed keys, ^C and ^D kill cooked-mode programs, OSC 2
+	// rewrites #{pane_title}. Hence everything below.
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	nl := "\n"
+	if !keepNewlines {
+		nl = " "
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\r':
+			b.WriteString(nl)
+			i++
+			if i < len(s) && s[i] == '\n' {
+				i++
+			}
+		case c == '\n':
+			b.WriteString(nl)
+			i++
+		case c == '\t':
+			b.WriteString("    ")
+			i++
+		case c == esc:
+			i = skipEscape(s, i)
+		case c < 0x20 || c == 0x7f:
+			i++
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !removedRune(r) {
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+		}
+	}
+	return b.String()
+}
+
+// plain reports whether s is printable ASCII (and LF when kept), which Sanitize returns unchanged.
+func plain(s string, keepNewlines bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 0x20 || c >= 0x7f) && !(c == '\n' && keepNewlines) {
+			return false
+		}
+	}
+	return true
+}
+
+// removedRune reports the non-ASCII runes Sanitize drops: C1 controls (U+009B is an 8-bit CSI)
+// and the bidi overrides and isolates that make a line display differently from what it says.
+func removedRune(r rune) bool {
+	return (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// skipEscape returns the index after the escape sequence that starts with the ESC at s[i]. It
+// follows the VT500 parser's states (ECMA-48): a C0 control or another ESC inside a sequence is
+// acted on by the terminal, so it ends the sequence here and is left to the caller.
+func skipEscape(s string, i int) int {
+	j := i + 1
+	if j >= len(s) {
+		return j // a trailing lone ESC
+	}
+	c := s[j]
+	switch {
+	case c == '[': // CSI: parameter and intermediate bytes, then one final byte
+		j++
+		for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
+			j++
+		}
+		if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
+			j++
+		}
+		return j
+	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_': // OSC, DCS, SOS, PM, APC
+		for j++; j < len(s); j++ {
+			switch s[j] {
+			case 0x07:
+				return j + 1
+			case esc:
+				if j+1 < len(s) && s[j+1] == '\\' {
+					return j + 2 // ST
+				}
+				return j
+			}
+		}
+		return j // unterminated: the terminal would swallow the rest too
+	case c < 0x20 || c == 0x7f:
+		return j
+	case c <= 0x2f: // intermediates (ESC ( B and the like), then a final byte
+		for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+			j++
+		}
+		if j < len(s) && s[j] >= 0x30 && s[j] <= 0x7e {
+			j++
+		}
+		return j
+	case c < utf8.RuneSelf:
+		return j + 1
+	default: // ESC and a non-ASCII character: Alt plus that key
+		_, size := utf8.DecodeRuneInString(s[j:])
+		return j + size
+	}
+}
+
+// SanitizeField is Sanitize without newlines, for single-line fields (paths, ids) put on a line
+// that is pasted, so a worker-controlled field cannot inject keys.
+func SanitizeField(s string) string {
+	return Sanitize(s, false)
+}

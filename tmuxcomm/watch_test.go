@@ -1,0 +1,460 @@
+package tmuxcomm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// watching is a Watch running in the background for a test.
+type watching struct {
+	events chan WatchEvent
+	done   chan error
+	cancel context.CancelFunc
+}
+
+// startWatch runs e.Watch until the test ends and waits until its watches are in place.
+func startWatch(t *testing.T, e *Engine, o WatchOptions) *watching {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watching{events: make(chan WatchEvent, 1000), done: make(chan error, 1), cancel: cancel}
+	ready := make(chan struct{})
+	o.started = func() { close(ready) }
+	go func() {
+		w.done <- e.Watch(ctx, o, func(ev WatchEvent) error {
+			w.events <- ev
+			return nil
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-w.done
+	})
+	select {
+	case <-ready:
+	case err := <-w.done:
+		t.Fatalf("watch ended before it started: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("watch did not start within 10s")
+	}
+	return w
+}
+
+// next returns the next n events, failing when they do not come within 10 s.
+func (w *watching) next(t *testing.T, n int) []WatchEvent {
+	t.Helper()
+	var out []WatchEvent
+	deadline := time.After(10 * time.Second)
+	for len(out) < n {
+		select {
+		case ev := <-w.events:
+			out = append(out, ev)
+		case <-deadline:
+			t.Fatalf("got %d of %d events: %v", len(out), n, eventNames(out))
+		}
+	}
+	return out
+}
+
+// quiet checks that no event comes for a while: the only way to show an absence. The wait is not
+// what makes anything pass.
+func (w *watching) quiet(t *testing.T) {
+	t.Helper()
+	select {
+	case ev := <-w.events:
+		t.Fatalf("unexpected event %s %s %s", ev.Kind, ev.Event, ev.ID)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func eventNames(evs []WatchEvent) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Kind+":"+ev.Event)
+	}
+	return out
+}
+
+func TestWatchReportsAnExchangeInOrder(t *testing.T) {
+	tests := []struct {
+		name   string
+		before bool // the exchange happens before the watch starts, which replays it
+	}{
+		{"live", false},
+		{"replayed", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake("%1", "%2")
+			e := newEngine(t, f, "%1")
+			var w *watching
+			if !tc.before {
+				w = startWatch(t, e, WatchOptions{})
+			}
+			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
+			require.NoError(t, err)
+			_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("all 14 pass\nnone fail")})
+			require.NoError(t, err)
+			if tc.before {
+				w = startWatch(t, e, WatchOptions{Since: time.Hour})
+			}
+
+			evs := w.next(t, 6)
+			assert.Equal(t, []string{"session:session", "exchange:request", "exchange:pasted", "exchange:submitted",
+				"exchange:answered", "exchange:notified"}, eventNames(evs))
+			for _, ev := range evs {
+				assert.Equal(t, x.Session, ev.Session)
+				if ev.Kind == FeedExchange {
+					assert.Equal(t, 1, ev.Seq)
+					assert.Equal(t, x.ID, ev.ID)
+				}
+			}
+			assert.Equal(t, map[string]string{"orchestrator": "%1", "worker": "%2"}, evs[0].Detail)
+			assert.Equal(t, "%2", evs[1].Detail["worker"])
+			assert.Equal(t, "READONLY", evs[1].Detail["capability"])
+			assert.Equal(t, "list the failing tests", evs[1].Detail["summary"])
+			assert.Equal(t, x.RequestPath, evs[1].Path)
+			assert.Equal(t, "paste", evs[2].Detail["form"])
+			assert.Equal(t, "all 14 pass", evs[4].Detail["summary"])
+			assert.Equal(t, x.ResponsePath, evs[4].Path)
+			assert.Equal(t, "%1", evs[5].Detail["pane"])
+			w.quiet(t)
+		})
+	}
+}
+
+func TestWatchReportsOnlyNewEventsWithoutSince(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	old, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("old one")})
+	require.NoError(t, err)
+	pending, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("still open")})
+	require.NoError(t, err)
+
+	w := startWatch(t, e, WatchOptions{})
+	w.quiet(t)
+
+	// An exchange open before the watch began is reported when it is answered, with its id.
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: pending.ResponsePath, Body: []byte("late answer")})
+	require.NoError(t, err)
+	evs := w.next(t, 2)
+	assert.Equal(t, []string{"exchange:answered", "exchange:notified"}, eventNames(evs))
+	assert.Equal(t, pending.ID, evs[0].ID)
+	assert.Equal(t, pending.Seq, evs[0].Seq)
+	assert.Equal(t, "late answer", evs[0].Detail["summary"])
+
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("new one")})
+	require.NoError(t, err)
+	evs = w.next(t, 3)
+	assert.Equal(t, []string{"exchange:request", "exchange:pasted", "exchange:submitted"}, eventNames(evs))
+	for _, ev := range evs {
+		assert.Equal(t, x.ID, ev.ID)
+		assert.NotEqual(t, old.ID, ev.ID)
+	}
+	w.quiet(t)
+}
+
+func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
+	f := newFake("%1", "%2", "%3")
+	f.refuse["%3"] = true
+	e := newEngine(t, f, "%1")
+	w := startWatch(t, e, WatchOptions{})
+
+	_, err := e.Send(context.Background(), SendOptions{To: "%3", Body: []byte("into a refusing pane")})
+	require.ErrorIs(t, err, ErrUndelivered)
+	evs := w.next(t, 3)
+	assert.Equal(t, []string{"session:session", "exchange:request", "exchange:refused"}, eventNames(evs))
+	assert.NotEmpty(t, evs[2].Detail["error"])
+
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("awaited")})
+	require.NoError(t, err)
+	w.next(t, 4) // session, request, pasted, submitted
+	awaited := make(chan error, 1)
+	go func() {
+		_, err := e.Await(context.Background(), x.ID, 10*time.Second)
+		awaited <- err
+	}()
+	lock := filepath.Join(x.Dir, awaitLockName(x.Seq))
+	deadline := time.Now().Add(10 * time.Second)
+	for !isLocked(lock) {
+		require.True(t, time.Now().Before(deadline), "await never took its lock")
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("done")})
+	require.NoError(t, err)
+	require.NoError(t, <-awaited)
+	evs = w.next(t, 2)
+	assert.Equal(t, []string{"exchange:answered", "exchange:await-woken"}, eventNames(evs))
+}
+
+// writeSeedRequest writes a request the way the seed's plain procedure does: cat > file, no log.
+func writeSeedRequest(t *testing.T, dir string, n int, id, body string) (req, resp string) {
+	t.Helper()
+	s, err := messages.ParseSessionName(filepath.Base(dir))
+	require.NoError(t, err)
+	req = filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
+	resp = filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
+	text := messages.FormatRequest(messages.Request{
+		Header: messages.RequestHeader{Capability: messages.Writable, ID: id, StartedAt: s.StartedAt,
+			Orchestrator: s.Orchestrator, Worker: s.Worker, Bytes: -1},
+		Body:         body,
+		Instructions: messages.Instructions{ResponsePath: resp, Fallback: messages.FallbackCommand(s, resp)},
+	})
+	require.NoError(t, os.WriteFile(req, []byte(text), 0o600))
+	return req, resp
+}
+
+func TestWatchReportsSeedStyleFiles(t *testing.T) {
+	e := newEngine(t, newFake(), "")
+	root, err := e.root(true)
+	require.NoError(t, err)
+	w := startWatch(t, e, WatchOptions{})
+
+	dir := filepath.Join(root, "20260117-120000-o6-w7")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	evs := w.next(t, 1)
+	assert.Equal(t, []string{"session:session"}, eventNames(evs))
+	assert.Equal(t, "%6", evs[0].Detail["orchestrator"])
+
+	id := "20260117-120000-beef"
+	_, resp := writeSeedRequest(t, dir, 1, id, "implement the auth module")
+	evs = w.next(t, 1)
+	assert.Equal(t, []string{"exchange:request"}, eventNames(evs))
+	assert.Equal(t, id, evs[0].ID)
+	assert.Equal(t, "WRITABLE", evs[0].Detail["capability"])
+
+	text := messages.FormatResponse(messages.Response{Header: messages.ResponseHeader{ID: id, StartedAt: "20260117-120000",
+		Orchestrator: "%6", Worker: "%7", RequestBytes: -1}, Body: "done: auth module in place"})
+	require.NoError(t, os.WriteFile(resp, []byte(text), 0o600))
+	evs = w.next(t, 1)
+	assert.Equal(t, []string{"exchange:answered"}, eventNames(evs))
+	assert.Equal(t, "done: auth module in place", evs[0].Detail["summary"])
+	w.quiet(t)
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.NoError(t, writeAtomic(path, data))
+}
+
+func TestWatchReportsQuestions(t *testing.T) {
+	e := newEngine(t, newFake(), "")
+	root, err := e.root(true)
+	require.NoError(t, err)
+	dir := filepath.Join(root, "20260117-120000-o6-w7")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	w := startWatch(t, e, WatchOptions{Session: "20260117-120000-o6-w7"})
+	q := filepath.Join(dir, "task-3.q1")
+
+	steps := []struct {
+		name  string
+		write func()
+		want  string
+		check func(ev WatchEvent)
+	}{
+		{"asked", func() {
+			writeJSON(t, q+".question", map[string]any{"id": "task-3.q1-a1b2", "question": "bcrypt or argon2?\nmore",
+				"urgency": "blocking", "options": []string{"bcrypt", "argon2"}})
+		}, "asked", func(ev WatchEvent) {
+			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
+			assert.Equal(t, 1, ev.Seq)
+			assert.Equal(t, map[string]string{"question": "bcrypt or argon2?", "urgency": "blocking", "options": "bcrypt | argon2", "task": "task-3"}, ev.Detail)
+		}},
+		{"invalid attempt", func() {
+			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"invalid","answer":"C","reason":"not an option"}`)))
+		}, "answer-invalid", func(ev WatchEvent) {
+			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
+			assert.Equal(t, "not an option", ev.Detail["reason"])
+		}},
+		{"accepted attempt is the answer file's", func() {
+			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"accepted","answer":"A"}`)))
+			writeJSON(t, q+".answer", map[string]any{"answer": "A", "decided_by": "auto-timeout"})
+		}, "auto-answered", func(ev WatchEvent) {
+			assert.Equal(t, "A", ev.Detail["answer"])
+			assert.Equal(t, "auto-timeout", ev.Detail["by"])
+		}},
+		{"late attempt", func() {
+			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"stale","answer":"B","by":"user"}`)))
+		}, "answer-stale", nil},
+		{"another question, stale", func() {
+			writeJSON(t, filepath.Join(dir, "task-4.q1.question"), map[string]any{"question": "which port?"})
+			writeJSON(t, filepath.Join(dir, "task-4.q1.resolved"), map[string]any{"state": "stale", "reason": "task finished"})
+		}, "asked stale", func(ev WatchEvent) {
+			assert.Equal(t, "task-4.q1", ev.ID)
+		}},
+		{"cap", func() {
+			writeJSON(t, filepath.Join(dir, "task-4.q2.question"), map[string]any{"question": "and the host?"})
+			writeJSON(t, filepath.Join(dir, "task-4.q2.answer"), map[string]any{"state": "cap-exceeded", "answer": "best judgment"})
+		}, "asked cap-exceeded", nil},
+		{"answered by the user", func() {
+			writeJSON(t, filepath.Join(dir, "task-5.q1.question"), map[string]any{"question": "go on?"})
+			writeJSON(t, filepath.Join(dir, "task-5.q1.answer"), map[string]any{"answer": "yes", "decided_by": "user"})
+		}, "asked answered", nil},
+		{"resolved", func() {
+			writeJSON(t, filepath.Join(dir, "task-6.q1.question"), map[string]any{"question": "deploy?"})
+			writeJSON(t, filepath.Join(dir, "task-6.q1.resolved"), map[string]any{"reason": "not needed"})
+		}, "asked resolved", nil},
+		{"damaged question", func() {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "task-7.q1.question"), []byte("not json"), 0o600))
+		}, "asked", func(ev WatchEvent) {
+			assert.Contains(t, ev.Detail["error"], "not a JSON object")
+		}},
+	}
+	for _, s := range steps {
+		s.write()
+		want := strings.Fields(s.want)
+		evs := w.next(t, len(want))
+		var got []string
+		for _, ev := range evs {
+			assert.Equal(t, FeedQuestion, ev.Kind, s.name)
+			got = append(got, ev.Event)
+		}
+		assert.Equal(t, want, got, s.name)
+		if s.check != nil {
+			s.check(evs[len(evs)-1])
+		}
+	}
+	w.quiet(t)
+}
+
+func TestWatchSessionFilter(t *testing.T) {
+	e := newEngine(t, newFake(), "")
+	root, err := e.root(true)
+	require.NoError(t, err)
+	w := startWatch(t, e, WatchOptions{Session: "20260117-120000-o6-w7"})
+	for _, name := range []string{"20260117-120000-o6-w8", "20260117-120000-o6-w7"} {
+		dir := filepath.Join(root, name)
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		writeSeedRequest(t, dir, 1, "20260117-120000-00"+name[len(name)-2:], "task for "+name)
+	}
+	evs := w.next(t, 2)
+	for _, ev := range evs {
+		assert.Equal(t, "20260117-120000-o6-w7", ev.Session)
+	}
+	w.quiet(t)
+
+	err = e.Watch(context.Background(), WatchOptions{Session: "../etc"}, func(WatchEvent) error { return nil })
+	require.ErrorIs(t, err, messages.ErrSyntax)
+}
+
+func TestWatchEnds(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	_, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
+	require.NoError(t, err)
+
+	t.Run("emit stops it", func(t *testing.T) {
+		n := 0
+		err := e.Watch(context.Background(), WatchOptions{Since: time.Hour}, func(WatchEvent) error {
+			n++
+			if n == 2 {
+				return ErrStopWatch
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, 2, n)
+	})
+	t.Run("emit fails it", func(t *testing.T) {
+		boom := errors.New("boom")
+		err := e.Watch(context.Background(), WatchOptions{Since: time.Hour}, func(WatchEvent) error { return boom })
+		require.ErrorIs(t, err, boom)
+	})
+	t.Run("deadline", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		err := e.Watch(ctx, WatchOptions{}, func(WatchEvent) error { return nil })
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+	t.Run("cancel wakes it at once", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- e.Watch(ctx, WatchOptions{}, func(WatchEvent) error { return nil }) }()
+		cancel()
+		select {
+		case err := <-done:
+			require.ErrorIs(t, err, context.Canceled)
+		case <-time.After(5 * time.Second):
+			t.Fatal("watch did not end after cancel")
+		}
+	})
+}
+
+func TestWatchForgetsRemovedSessionsAndRescansOnOverflow(t *testing.T) {
+	e := newEngine(t, newFake(), "")
+	root, err := e.root(true)
+	require.NoError(t, err)
+	tw, err := newTreeWatcher()
+	require.NoError(t, err)
+	defer tw.Close()
+	fd := &feed{root: root, tw: tw, sessions: map[string]*feedSession{}}
+
+	dir := filepath.Join(root, "20260117-120000-o6-w7")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	writeSeedRequest(t, dir, 1, "20260117-120000-0001", "one")
+	fd.handle([]treeEvent{{Overflow: true}})
+	assert.Equal(t, []string{"session:session", "exchange:request"}, eventNames(drain(fd)))
+	fd.handle([]treeEvent{{Overflow: true}})
+	assert.Empty(t, drain(fd), "a rescan reports nothing twice")
+
+	require.NoError(t, os.RemoveAll(dir))
+	fd.handle([]treeEvent{{Dir: dir, Name: "001-request.md"}})
+	assert.Empty(t, fd.sessions)
+}
+
+func drain(fd *feed) []WatchEvent {
+	var out []WatchEvent
+	_ = fd.flush(func(ev WatchEvent) error {
+		out = append(out, ev)
+		return nil
+	})
+	return out
+}
+
+func TestReadNewLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	var got []string
+	read := func(off int64) int64 {
+		return readNewLines(path, off, func(b []byte) { got = append(got, string(b)) })
+	}
+	tests := []struct {
+		name   string
+		append string
+		reset  bool // replace the file instead of appending
+		want   []string
+	}{
+		{"missing file", "", false, nil},
+		{"two lines", "a\nb\n", false, []string{"a", "b"}},
+		{"a partial line waits", "c", false, nil},
+		{"its end completes it", "c\n\n", false, []string{"cc"}},
+		{"an overlong line is skipped", strings.Repeat("x", 100<<10) + "\nd\n", false, []string{"d"}},
+		{"a replaced file is read again", "e\n", true, []string{"e"}},
+	}
+	var off int64
+	for _, tc := range tests {
+		if tc.reset {
+			require.NoError(t, os.WriteFile(path, []byte(tc.append), 0o600))
+		} else if tc.append != "" {
+			fl, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			require.NoError(t, err)
+			_, err = fl.WriteString(tc.append)
+			require.NoError(t, err)
+			require.NoError(t, fl.Close())
+		}
+		got = nil
+		off = read(off)
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+}
