@@ -27,23 +27,32 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	// What tmux said comes first, then what to do; the command line last and shortened, since
+	// the guarded paste's argv runs to hundreds of characters.
 	var b strings.Builder
-	b.WriteString(quoteArgv(e.Argv))
-	if e.ExitCode >= 0 {
-		b.WriteString(": exit status ")
-		b.WriteString(strconv.Itoa(e.ExitCode))
-	}
+	b.WriteString("tmux: ")
 	if s := strings.TrimSpace(e.Stderr); s != "" {
-		b.WriteString(": ")
 		b.WriteString(s)
 	} else if e.Err != nil {
-		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("failed")
 	}
 	if h := hint(e.Err); h != "" {
 		b.WriteString("; ")
 		b.WriteString(h)
 	}
+	argv := quoteArgv(e.Argv)
+	if r := []rune(argv); len(r) > 100 {
+		argv = string(r[:97]) + "..."
+	}
+	b.WriteString(" (")
+	b.WriteString(argv)
+	if e.ExitCode >= 0 {
+		b.WriteString(": exit status ")
+		b.WriteString(strconv.Itoa(e.ExitCode))
+	}
+	b.WriteString(")")
 	return b.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,12 +47,15 @@ func TestErrorMessageAndUnwrap(t *testing.T) {
 	require.ErrorIs(t, e, ErrPaneNotFound)
 	assert.Equal(t, 1, e.ExitCode)
 	assert.Equal(t,
-		`tmux -S /tmp/x/s display-message -p -t %9 "#{pane_id}": exit status 1: can't find pane: %9; `+
-			`run 'tmux list-panes -a' to see which panes exist`, e.Error())
+		`tmux: can't find pane: %9; run 'tmux list-panes -a' to see which panes exist `+
+			`(tmux -S /tmp/x/s display-message -p -t %9 "#{pane_id}": exit status 1)`, e.Error())
 
 	unknown := newError([]string{"tmux", "frob"}, 1, "unknown command: frob\n", cause)
 	assert.ErrorIs(t, unknown, cause, "an unclassified failure unwraps to the exec error")
-	assert.Equal(t, "tmux frob: exit status 1: unknown command: frob", unknown.Error())
+	assert.Equal(t, "tmux: unknown command: frob (tmux frob: exit status 1)", unknown.Error())
+
+	long := newError(append([]string{"tmux", "load-buffer"}, strings.Repeat("x", 300)), 1, "boom\n", cause)
+	assert.Less(t, len(long.Error()), 160, "the argv is shortened: what tmux said matters, not a 600-character command")
 }
 
 func TestRunWithoutTmux(t *testing.T) {

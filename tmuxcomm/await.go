@@ -21,8 +21,9 @@ func awaitLockName(n int) string {
 }
 
 // Await blocks until the response of the exchange named by ref is complete and returns the
-// exchange with both bodies. ref is an id, a request or response path, or "" for the newest
-// unanswered request sent from the caller's pane. timeout <= 0 waits until ctx ends.
+// exchange with both bodies. ref is an id, a request or response path, or "" for the newest request
+// sent from the caller's pane whose response no await has returned yet (so `send; await` works even
+// when a fast worker answered before the await started). timeout <= 0 waits until ctx ends.
 func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (*Exchange, error) {
 	x, err := e.Locate(ctx, ref, roleOrchestrator)
 	if err != nil {
@@ -50,7 +51,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		if done, err := responseComplete(x.ResponsePath, renamed); err != nil {
 			return nil, err
 		} else if done {
-			return loadExchange(x.Dir, x.Seq, true), nil
+			return e.markRead(x), nil
 		}
 		if w == nil {
 			// No watcher: fall back to a short poll.
@@ -64,7 +65,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		evs, err := w.Next(ctx)
 		if ctx.Err() != nil {
 			if done, _ := responseComplete(x.ResponsePath, renamed); done {
-				return loadExchange(x.Dir, x.Seq, true), nil
+				return e.markRead(x), nil
 			}
 			return x, e.awaitTimeout(x, timeout)
 		}
@@ -109,4 +110,11 @@ func responseComplete(path string, renamed bool) (bool, error) {
 	// writer's stdout and closes its own descriptor, which fires close-after-write while the writer
 	// still holds the file.
 	return !paneops.OpenForWriting(path), nil
+}
+
+// markRead loads the answered exchange whole and records that an await returned it, which takes it
+// out of the default choice of the next await.
+func (e *Engine) markRead(x *Exchange) *Exchange {
+	_ = logEvent(x.Dir, x.Seq, StateRead, nil, e.Now())
+	return loadExchange(x.Dir, x.Seq, true)
 }

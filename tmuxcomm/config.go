@@ -73,16 +73,19 @@ func DefaultSettings() Settings {
 
 // configFile is the YAML shape of the settings file; pointers tell "absent" from zero.
 type configFile struct {
-	QuestionRelay struct {
-		Enabled               *bool    `yaml:"enabled"`
-		TimeoutSeconds        *float64 `yaml:"timeout_seconds"`
-		PollIntervalSeconds   *float64 `yaml:"poll_interval_seconds"`
-		AutoAnswerOnTimeout   *bool    `yaml:"auto_answer_on_timeout"`
-		MaxQuestionsPerWorker *int     `yaml:"max_questions_per_worker"`
-	} `yaml:"question_relay"`
+	QuestionRelay     relayFile     `yaml:"question_relay"`
 	EnterDelay        *yamlDuration `yaml:"enter_delay"`
 	OnQuestion        *string       `yaml:"on_question"`
 	OnQuestionTimeout *yamlDuration `yaml:"on_question_timeout"`
+}
+
+// relayFile is the question_relay block (seed 000's talisman keys).
+type relayFile struct {
+	Enabled               *bool    `yaml:"enabled"`
+	TimeoutSeconds        *float64 `yaml:"timeout_seconds"`
+	PollIntervalSeconds   *float64 `yaml:"poll_interval_seconds"`
+	AutoAnswerOnTimeout   *bool    `yaml:"auto_answer_on_timeout"`
+	MaxQuestionsPerWorker *int     `yaml:"max_questions_per_worker"`
 }
 
 // yamlDuration reads "300ms", "2m" or a number of seconds.

@@ -27,6 +27,7 @@ const (
 	StateNotified    = "notified"    // the RESPONSE line reached the orchestrator's pane
 	StateAwaitWoken  = "await-woken" // an await was waiting, so no line was pasted
 	StateNotifyLost  = "notify-failed"
+	StateRead        = "read" // an await returned the response to the orchestrator
 
 	StatusPending     = "pending"
 	StatusAnswered    = "answered"
@@ -115,9 +116,11 @@ type Exchange struct {
 	// Integrity is "ok" when the request body on disk still matches the length and hash its header
 	// recorded at send time (and the response's echo, when present), "mismatch" when not, "" when
 	// the header carries none (a seed request).
-	Integrity string   `json:"integrity,omitempty"`
-	Events    []Event  `json:"events,omitempty"`
-	Problems  []string `json:"problems,omitempty"`
+	Integrity string `json:"integrity,omitempty"`
+	// Read is set once an await has returned the response to the orchestrator.
+	Read     bool     `json:"read,omitempty"`
+	Events   []Event  `json:"events,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 
 	request  *messages.Request
 	response *messages.Response
@@ -190,6 +193,9 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 	x.Events = evs
 	x.Problems = append(x.Problems, probs...)
 	for _, ev := range evs {
+		if ev.State == StateRead {
+			x.Read = true
+		}
 		switch ev.State {
 		case StateWritten, StatePasted, StateSubmitted, StateRefused, StateUndelivered:
 			x.State = ev.State

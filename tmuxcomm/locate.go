@@ -144,8 +144,9 @@ func (e *Engine) byID(root, id string) (*Exchange, error) {
 	return nil, fmt.Errorf("no exchange with id %s under %s; run 'wcomm history' to list them: %w", id, root, ErrNotFound)
 }
 
-// newestOpen finds the newest unanswered, delivered exchange where the caller's pane has role r,
-// on the current server when wcomm made the folder (a seed folder has no server record).
+// newestOpen finds the newest open exchange where the caller's pane has role r: for a worker, one
+// still waiting for its response; for an orchestrator, one whose response no await has returned.
+// Only folders of the current server count when wcomm made them (a seed folder has no record).
 func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
 	if e.Self == "" {
 		return nil, fmt.Errorf("not inside a tmux pane: name the exchange by id or path")
@@ -182,7 +183,12 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 				continue
 			}
 			x := loadExchange(dir, f.N, false)
-			if x.Status != StatusPending {
+			open := x.Status == StatusPending
+			if r == roleOrchestrator {
+				// The orchestrator's default is the newest response it has not read yet.
+				open = (x.Status == StatusPending || x.Status == StatusAnswered) && !x.Read
+			}
+			if !open {
 				continue
 			}
 			if best == nil || x.SentAt.After(best.SentAt) || (x.SentAt.Equal(best.SentAt) && x.Seq > best.Seq) {
@@ -195,7 +201,7 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 		if r == roleWorker {
 			what = "addressed to"
 		}
-		return nil, fmt.Errorf("no unanswered request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, ErrNotFound)
+		return nil, fmt.Errorf("no open request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, ErrNotFound)
 	}
 	return best, nil
 }

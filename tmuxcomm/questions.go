@@ -846,10 +846,23 @@ func (e *Engine) autoAnswer(st *QuestionStatus) error {
 	return nil
 }
 
-// settle turns the end of a wait into the ask's error. A question that timed out is looked at
-// once more after the wait locks are released: an answer that landed in between was not pasted
-// (the lock said an ask waited), so this ask must still print it.
+// settle turns the end of a wait into the ask's error. The wait locks are released under the
+// root lock, under which an answer also decides whether an ask waits for it (see Answer): so an
+// answer recorded before the release was left to this ask, which looks once more and prints it,
+// and one recorded after it is pasted into the worker's pane. None falls between the two.
 func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
+	if len(sts) > 0 {
+		root := filepath.Dir(sts[0].Dir)
+		if unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
+			locks.release()
+			for _, st := range sts {
+				if !st.decided() {
+					st.refresh()
+				}
+			}
+			unlock()
+		}
+	}
 	locks.release()
 	var timedOut, closed []*QuestionStatus
 	for _, st := range sts {
@@ -996,6 +1009,9 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 		unlock()
 		return stale(why)
 	}
+	// Whether an ask waits is decided here, under the root lock that an ask also holds to stop
+	// waiting (settle): after the answer is published, a woken ask may exit at once.
+	waiting := isLocked(st.waitLock())
 	err = writeJSONExclusive(st.file(messages.SuffixAnswer), a)
 	unlock()
 	if errors.Is(err, ErrExists) {
@@ -1012,7 +1028,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 	e.logQ(st, qAccepted, d)
 	st.refresh()
 	res := &AnswerResult{Question: st}
-	if isLocked(st.waitLock()) {
+	if waiting {
 		res.Signal = "ask"
 		e.logQ(st, qAskWoken, nil)
 		return res, nil

@@ -540,63 +540,43 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		}
 		return
 	}
-	if p.question && !q.asked {
+	asked := func() {
 		path := base + ".question"
+		if q.asked {
+			return
+		}
 		if m, at, ok := readJSONFile(path); ok {
 			q.asked = true
 			q.id = questionIDOf(m, q.id)
-			ev(EventAsked, at, pick(m, map[string][]string{
+			ev(EventAsked, jsonTime(m, at, "asked_at"), pick(m, map[string][]string{
 				"question": {"question", "text", "body"},
 				"urgency":  {"urgency"},
 				"options":  {"options"},
-				"asker":    {"worker", "asker", "from", "pane"},
+				"asker":    {"worker", "asker", "from"},
 				"error":    {"error"},
 			}), path)
 		}
 	}
-	if p.log {
-		// A line without its own time gets the log's: the time of its last append.
-		logTime := time.Now()
-		if st, err := os.Lstat(base + ".answers.jsonl"); err == nil {
-			logTime = st.ModTime()
-		}
-		q.logOff = readNewLines(base+".answers.jsonl", q.logOff, func(line []byte) {
-			var m map[string]any
-			if json.Unmarshal(line, &m) != nil {
-				return
-			}
-			status := strings.ToLower(jsonString(m, "status", "result", "outcome", "state", "verdict"))
-			name := ""
-			switch status {
-			case "accepted", "answered", "ok", "won", "":
-				return // the .answer file reports the accepted answer
-			case "invalid", "rejected", "refused":
-				name = EventAnswerInvalid
-			case "stale", "late", "closed":
-				name = EventAnswerLate
-			default:
-				name = "answer-" + status
-			}
-			ev(name, jsonTime(m, logTime, "at", "time", "answered_at"), pick(m, map[string][]string{
-				"answer": {"answer", "value", "text"},
-				"reason": {"reason", "error", "why"},
-				"by":     {"decided_by", "by", "source", "from"},
-			}), base+".answers.jsonl")
-		})
-	}
-	if p.answer && !q.decided {
+	decided := func() {
 		path := base + ".answer"
+		if q.decided {
+			return
+		}
 		if m, at, ok := readJSONFile(path); ok {
 			q.decided = true
 			ev(answerEvent(m), jsonTime(m, at, "answered_at", "at"), pick(m, map[string][]string{
 				"answer": {"answer", "value", "text"},
-				"by":     {"decided_by", "by", "source"},
+				"by":     {"decided_by", "by"},
+				"source": {"source"},
 				"error":  {"error"},
 			}), path)
 		}
 	}
-	if p.resolved && !q.closed {
+	closed := func() {
 		path := base + ".resolved"
+		if q.closed {
+			return
+		}
 		if m, at, ok := readJSONFile(path); ok {
 			q.closed = true
 			name := EventResolved
@@ -605,11 +585,82 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 			}
 			ev(name, jsonTime(m, at, "resolved_at", "at"), pick(m, map[string][]string{
 				"reason": {"reason", "why", "note"},
-				"by":     {"resolved_by", "by", "decided_by"},
+				"by":     {"resolved_by", "by", "source", "pane"},
 				"error":  {"error"},
 			}), path)
 		}
 	}
+	if p.question {
+		asked()
+	}
+	if p.log {
+		logPath := base + ".answers.jsonl"
+		// A line without its own time gets the log's: the time of its last append.
+		logTime := time.Now()
+		if st, err := os.Lstat(logPath); err == nil {
+			logTime = st.ModTime()
+		}
+		q.logOff = readNewLines(logPath, q.logOff, func(line []byte) {
+			name, at, detail, ok := questionLogLine(line, logTime)
+			if !ok {
+				return
+			}
+			// The files tell asked, answered and resolved whole; their log lines say when, so
+			// the file is reported in the log's order.
+			switch name {
+			case qAsked:
+				asked()
+			case qAccepted:
+				decided()
+			case qResolvedEvent:
+				closed()
+			default:
+				ev(name, at, detail, logPath)
+			}
+		})
+	}
+	if p.answer {
+		decided()
+	}
+	if p.resolved {
+		closed()
+	}
+}
+
+// questionLogLine reads one line of a question's log: an Event like an exchange's delivery log
+// ({"state", "at", "detail"}), or a flat object with a status. Answer attempts that were refused
+// or came too late are named answer-invalid and answer-stale; other states keep their names.
+func questionLogLine(line []byte, def time.Time) (name string, at time.Time, detail map[string]string, ok bool) {
+	var m map[string]any
+	if json.Unmarshal(line, &m) != nil {
+		return "", time.Time{}, nil, false
+	}
+	flat := m
+	if d, isMap := m["detail"].(map[string]any); isMap {
+		flat = map[string]any{}
+		for k, v := range d {
+			flat[k] = v
+		}
+	}
+	state := strings.ToLower(jsonString(m, "state", "status", "result", "outcome"))
+	switch state {
+	case "":
+		return "", time.Time{}, nil, false
+	case "invalid", "rejected", "refused":
+		state = EventAnswerInvalid
+	case "stale", "late":
+		state = EventAnswerLate
+	case "answered", "ok":
+		state = qAccepted
+	}
+	detail = pick(flat, map[string][]string{
+		"answer": {"raw", "answer", "value"},
+		"reason": {"reason", "error", "why"},
+		"by":     {"decided_by", "by"},
+		"source": {"source"},
+		"pane":   {"pane"},
+	})
+	return state, jsonTime(m, def, "at", "time"), detail, true
 }
 
 // questionIDOf returns the valid question id a question file holds, else def.

@@ -329,6 +329,54 @@ func TestWatchReportsQuestions(t *testing.T) {
 	w.quiet(t)
 }
 
+// TestWatchFollowsTheQuestionRelay drives a question through the relay's own Ask and Answer.
+func TestWatchFollowsTheQuestionRelay(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	worker := e.as("%2")
+	ctx := context.Background()
+	w := startWatch(t, e, WatchOptions{})
+
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("implement the auth module")})
+	require.NoError(t, err)
+	w.next(t, 4) // session, request, pasted, submitted
+
+	res, err := worker.Ask(ctx, AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
+		Urgency: messages.NonBlocking, Type: messages.Numbered, Options: []string{"bcrypt", "argon2"},
+		Context: "The plan names no hash."}}, MaxQuestions: 3})
+	require.NoError(t, err)
+	require.Len(t, res.Questions, 1)
+	qid := res.Questions[0].ID
+	evs := w.next(t, 2)
+	assert.Equal(t, []string{"question:asked", "question:delivered"}, eventNames(evs))
+	assert.Equal(t, qid, evs[0].ID)
+	assert.Equal(t, x.Session, evs[0].Session)
+	assert.Equal(t, "bcrypt or argon2?", evs[0].Detail["question"])
+	assert.Equal(t, "bcrypt | argon2", evs[0].Detail["options"])
+	assert.Equal(t, "%1", evs[1].Detail["pane"])
+
+	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "C"})
+	require.Error(t, err)
+	evs = w.next(t, 1)
+	assert.Equal(t, []string{"question:answer-invalid"}, eventNames(evs))
+	assert.Equal(t, "C", evs[0].Detail["answer"])
+	assert.NotEmpty(t, evs[0].Detail["reason"])
+
+	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
+	require.NoError(t, err)
+	evs = w.next(t, 2)
+	assert.Equal(t, []string{"question:answered", "question:answer-pasted"}, eventNames(evs))
+	assert.Equal(t, "argon2", evs[0].Detail["answer"])
+	assert.Equal(t, "user", evs[0].Detail["by"])
+	assert.Equal(t, "telegram", evs[0].Detail["source"])
+
+	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "A"})
+	require.ErrorIs(t, err, ErrStale)
+	evs = w.next(t, 1)
+	assert.Equal(t, []string{"question:answer-stale"}, eventNames(evs))
+	w.quiet(t)
+}
+
 func TestWatchSessionFilter(t *testing.T) {
 	e := newEngine(t, newFake(), "")
 	root, err := e.root(true)

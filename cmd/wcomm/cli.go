@@ -92,8 +92,16 @@ func (c *cli) engine() *tmuxcomm.Engine {
 }
 
 // readBody takes a message from --file, from stdin ("-" as the only argument) or from the
-// arguments joined by spaces.
+// arguments joined by spaces. A message that is empty or only white space is a usage error.
 func (c *cli) readBody(file string, args []string) ([]byte, error) {
+	body, err := c.readRawBody(file, args)
+	if err == nil && strings.TrimSpace(string(body)) == "" {
+		return nil, usagef("empty message: give the text as arguments, --file F, or - for stdin")
+	}
+	return body, err
+}
+
+func (c *cli) readRawBody(file string, args []string) ([]byte, error) {
 	switch {
 	case file != "" && len(args) > 0:
 		return nil, usagef("give the message either with --file or as arguments, not both")

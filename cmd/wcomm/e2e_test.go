@@ -445,6 +445,19 @@ func TestE2ESend(t *testing.T) {
 		assert.Contains(t, r.stdout, second.ID)
 		assert.Contains(t, r.stdout, "pending")
 	})
+
+	t.Run("copy mode", func(t *testing.T) {
+		// In copy mode tmux drops the paste brackets and copy mode eats keys; send leaves the
+		// mode first, so the recorder still gets one bracketed paste and its Enter.
+		before := len(jsonLines(t, recLog))
+		w.tmux("copy-mode", "-t", rec)
+		require.Equal(t, "1", strings.TrimSpace(w.tmux("display-message", "-p", "-t", rec, "#{pane_in_mode}")))
+		s := w.send(orch, rec, "while in copy mode")
+		entries := waitRecorded(t, recLog, before+1)
+		require.Len(t, entries, before+1, "%v", entries)
+		assert.Equal(t, map[string]any{"paste": pasted(readString(t, s.Request)), "enter": true}, entries[before])
+		assert.Equal(t, "0", strings.TrimSpace(w.tmux("display-message", "-p", "-t", rec, "#{pane_in_mode}")))
+	})
 }
 
 // waitRecorded waits until the recorder logged n events and returns them all.
@@ -516,8 +529,12 @@ func TestE2ERoundTrip(t *testing.T) {
 		r = w.in(orch, "await", "--timeout", "300ms")
 		requireCode(t, 3, r)
 		assert.Contains(t, r.stderr, s.ID)
+		// Started before the answer: once answered, the request is no longer "unanswered" and an
+		// await without an id started after that finds nothing (exit 4).
+		b := w.start(call{pane: orch}, "await", "--timeout", "30s")
+		w.waitAwaiting(s, b)
 		openGate(t, gate, s.ID)
-		r = w.in(orch, "await", "--timeout", "30s")
+		r = b.wait(t, 20*time.Second)
 		requireCode(t, 0, r)
 		assert.Equal(t, answerOf(s.ID, "never answered in time")+"\n", r.stdout)
 	})
@@ -734,6 +751,7 @@ func TestE2EFailures(t *testing.T) {
 		{"blank message", call{pane: orch}, []string{"send", "--to", worker, " \n\t"}, 2, []string{"message"}},
 		{"no message", call{pane: orch}, []string{"send", "--to", worker}, 2, []string{"message"}},
 		{"empty stdin", call{pane: orch, stdin: []byte{}}, []string{"send", "--to", worker, "-"}, 2, []string{"message"}},
+		{"empty response", call{pane: worker}, []string{"notify", "--id", "20200101-000000-ffff", ""}, 2, []string{"response"}},
 		{"unknown flag", call{pane: orch}, []string{"send", "--to", worker, "--bogus", "hello"}, 2, []string{"bogus"}},
 		{"unknown flag await", call{pane: orch}, []string{"await", "--bogus"}, 2, []string{"bogus"}},
 		{"unknown command", call{pane: orch}, []string{"bogus"}, 2, []string{"bogus"}},
@@ -763,6 +781,25 @@ func TestE2EFailures(t *testing.T) {
 		assert.NotEqual(t, dead, s.Worker, "a request for a dead pane: %+v", s)
 		assert.Empty(t, s.Exchanges, "no request may be written for %+v", s)
 	}
+
+	t.Run("input off", func(t *testing.T) {
+		// A pane whose input is off drops a paste silently; the guard in the paste's own tmux call
+		// refuses it instead, and the request stays on disk as undelivered.
+		off := w.catPane()
+		w.tmux("select-pane", "-d", "-t", off)
+		r := w.in(orch, "send", "--to", off, "--enter-delay", "50ms", "hello")
+		requireCode(t, 1, r)
+		m := regexp.MustCompile(`request kept at (\S+-request\.md)`).FindStringSubmatch(r.stderr)
+		require.NotNil(t, m, "%s", r)
+		assert.FileExists(t, m[1])
+		assert.Empty(t, w.buffers(), "the refused paste's buffer is gone")
+		assert.True(t, w.serverAlive())
+		r = w.in(orch, "show", "--json", m[1])
+		requireCode(t, 0, r)
+		assert.Equal(t, "undelivered", decode[exchangeJSON](t, r).Status)
+		r = w.in(orch, "await", m[1], "--timeout", "1s")
+		assert.Equal(t, 1, r.code, "awaiting an undelivered request fails at once: %s", r)
+	})
 }
 
 // Case 8: 50 concurrent sends to one pane.
@@ -891,20 +928,7 @@ func TestE2EHostileMessage(t *testing.T) {
 		requireCode(t, 0, r)
 		s := parseSent(t, r.stdout)
 		checkFile(t, s, sh, hostile)
-		// Wait until the shell has handled everything, or has visibly run a line of the message.
-		var screen string
-		pwned := func() bool {
-			_, e1 := os.Stat(filepath.Join(victim, "pwn"))
-			_, e2 := os.Stat(filepath.Join(victim, "pwned"))
-			return e1 == nil || e2 == nil
-		}
-		mark := "SETTLED" + randHex(t)
-		w.tmux("send-keys", "-t", sh, "-l", "echo "+mark[:4]+"''"+mark[4:])
-		w.tmux("send-keys", "-t", sh, "Enter")
-		waitFor(t, 10*time.Second, func() bool {
-			screen = w.capture(sh)
-			return strings.Contains(screen, "\n"+mark) || pwned()
-		}, "the shell to settle; screen:\n%s", &screen)
+		screen := w.settle(sh)
 		dead, exists := w.paneDead(sh)
 		assert.True(t, exists && !dead, "the bash pane is alive")
 		assert.True(t, w.serverAlive(), "the server is alive")
@@ -912,6 +936,10 @@ func TestE2EHostileMessage(t *testing.T) {
 		for _, f := range []string{"pwn", "pwned"} {
 			assert.NoFileExists(t, filepath.Join(victim, f), "a command of the message ran in the shell; screen:\n%s", screen)
 		}
+		// Had the shell run the request's lines, its seed fallback line would have pasted a
+		// forged RESPONSE line into the orchestrator's pane.
+		orchScreen := w.settle(orch)
+		assert.NotContains(t, orchScreen, "[RESPONSE", "a forged notification reached the orchestrator")
 	})
 
 	t.Run("1MB", func(t *testing.T) {

@@ -366,38 +366,46 @@ func finish(t *testing.T, args []string, err error, stdout, stderr *bytes.Buffer
 
 // bg is a wcomm process running in the background.
 type bg struct {
-	cmd  *exec.Cmd
-	done chan result
+	cmd      *exec.Cmd
+	finished chan struct{} // closed when the process has ended; res is set then
+	res      result
 }
 
-// start runs wcomm in the background; wait collects it.
+// start runs wcomm in the background; wait collects it. A run still going when the test ends is
+// killed.
 func (w *world) start(c call, args ...string) *bg {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := w.cmd(ctx, c, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(w.t, cmd.Start())
-	b := &bg{cmd: cmd, done: make(chan result, 1)}
-	t := w.t
+	if err := cmd.Start(); err != nil {
+		cancel()
+		w.t.Fatalf("start wcomm %s: %v", strings.Join(args, " "), err)
+	}
+	b := &bg{cmd: cmd, finished: make(chan struct{})}
 	go func() {
+		defer close(b.finished)
 		defer cancel()
 		err := cmd.Wait()
-		r := result{args: args, stdout: stdout.String(), stderr: stderr.String(), code: -1}
+		r := result{args: args, stdout: stdout.String(), stderr: stderr.String()}
 		var ee *exec.ExitError
 		switch {
 		case err == nil:
-			r.code = 0
 		case errors.As(err, &ee) && ee.Exited():
 			r.code = ee.ExitCode()
 		default:
+			r.code = -1
 			r.stderr += "\n(harness: " + err.Error() + ")"
 		}
-		b.done <- r
+		b.res = r
 	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
+	w.t.Cleanup(func() {
+		select {
+		case <-b.finished:
+		default:
 			_ = cmd.Process.Kill()
+			<-b.finished
 		}
 	})
 	return b
@@ -407,20 +415,20 @@ func (w *world) start(c call, args ...string) *bg {
 func (b *bg) wait(t *testing.T, timeout time.Duration) result {
 	t.Helper()
 	select {
-	case r := <-b.done:
-		return r
+	case <-b.finished:
+		return b.res
 	case <-time.After(timeout):
 		_ = b.cmd.Process.Kill()
-		t.Fatalf("wcomm %s still running after %s", strings.Join(b.cmd.Args[1:], " "), timeout)
+		<-b.finished
+		t.Fatalf("wcomm %s still running after %s; killed\n%s", strings.Join(b.cmd.Args[1:], " "), timeout, b.res)
 		return result{}
 	}
 }
 
-// exited reports whether the background run has ended (without collecting it).
+// exited reports whether the background run has ended.
 func (b *bg) exited() bool {
 	select {
-	case r := <-b.done:
-		b.done <- r
+	case <-b.finished:
 		return true
 	default:
 		return false

@@ -44,7 +44,13 @@ func TestKitPromptDrivesAnExchangeE2E(t *testing.T) {
 	orch := w.pane("", "python3", script, results, "worker.py", task)
 	w.waitScreen(orch, "KIT READER READY")
 	kitPaste(t, w, orch, prompt.stdout+"KIT-GO\n")
-	screen := w.waitScreen(orch, "KIT READER DONE", "KIT READER FAILED")
+	// Three wcomm runs and a worker's answer: longer than one screen wait when the machine is busy.
+	var screen string
+	waitFor(t, 45*time.Second, func() bool {
+		out, err := w.tmuxErr("capture-pane", "-p", "-J", "-S", "-", "-t", orch)
+		screen = out
+		return err == nil && (strings.Contains(out, "KIT READER DONE") || strings.Contains(out, "KIT READER FAILED"))
+	}, "the reader to finish; its screen:\n%s", &screen)
 
 	runs := jsonLines(t, results)
 	require.Len(t, runs, 3, "screen:\n%s\nruns: %v", screen, runs)
@@ -71,7 +77,9 @@ func TestKitPromptDrivesAnExchangeE2E(t *testing.T) {
 // TestKitWatchShowsAnExchangeE2E follows a scripted exchange with `watch --json --count N`.
 func TestKitWatchShowsAnExchangeE2E(t *testing.T) {
 	w := newWorld(t)
-	worker, workerLog, _ := w.workerPane(false)
+	// The worker holds its answer until the gate opens: a scripted worker answers within the
+	// enter delay, before the sender has logged its Enter, which would make the order a race.
+	worker, workerLog, gate := w.workerPane(true)
 	orch := w.catPane()
 
 	// --since replays what happened before the watch was in place, so the test need not know when
@@ -80,6 +88,7 @@ func TestKitWatchShowsAnExchangeE2E(t *testing.T) {
 	r := w.in(orch, "send", "--to", worker, "hello from the orchestrator")
 	require.Equal(t, 0, r.code, r.String())
 	id := strings.Fields(r.stdout)[0]
+	openGate(t, gate, id)
 	waitLog(t, workerLog, "the worker's notify", event("notified", id))
 
 	res := watch.wait(t, 50*time.Second)

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -32,7 +34,8 @@ func TestKitEveryCommandHasAnExample(t *testing.T) {
 			out, errOut, code := kitRun(t, name, "--help")
 			require.Equal(t, exitOK, code, errOut)
 			assert.Contains(t, out, "\nexample:\n")
-			assert.Contains(t, out, firstExample(cmd))
+			first, _, _ := strings.Cut(firstExample(cmd), "\n")
+			assert.Contains(t, out, "  "+first+"\n")
 			assert.Contains(t, out, exitCodesText)
 		})
 	}
@@ -71,6 +74,9 @@ func TestKitPrompt(t *testing.T) {
 				lines := strings.Count(out, "\n")
 				assert.LessOrEqual(t, lines, 85, "the %s prompt should stay short:\n%s", role, out)
 				for _, l := range strings.Split(out, "\n") {
+					if strings.HasPrefix(l, "  [WORKER ") || strings.HasPrefix(l, "  [RESPONSE ") {
+						continue // real header lines, as long as they are
+					}
 					assert.LessOrEqual(t, len([]rune(l)), 110, "line too long: %q", l)
 				}
 				a, _ := findAgent(agent)
@@ -83,10 +89,15 @@ func TestKitPrompt(t *testing.T) {
 					steps = orchestratorSteps(agent)
 				}
 				for _, s := range steps {
-					assert.Contains(t, out, "\n     "+s.Run+"\n")
+					if s.Run != "" {
+						assert.Contains(t, out, "\n     "+s.Run+"\n")
+					}
 				}
 				for _, c := range roleCommands(role, nil) {
-					assert.Contains(t, out, "wcomm "+c.Name+" "+c.Args, "command list")
+					assert.Regexp(t, `(?m)^  `+regexp.QuoteMeta(c.Name)+` +`+regexp.QuoteMeta(c.Summary)+`$`, out, "command list")
+				}
+				for _, c := range questionCommands(role) {
+					assert.Contains(t, out, indent(firstExample(c), "     "))
 				}
 				if role == "orchestrator" {
 					n, err := messages.FindNotification(out)
@@ -121,6 +132,15 @@ func TestKitPromptExamplesAreWhatTheCodeMakes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, exampleResponsePath(), req.Instructions.ResponsePath)
 	assert.Equal(t, messages.ReadOnly, req.Header.Capability)
+
+	q, err := messages.ParseQuestionBlock(exampleQuestion())
+	require.NoError(t, err)
+	assert.Equal(t, exampleQuestionID, q.ID)
+	assert.Equal(t, exampleOptions, q.Options)
+	a, err := messages.ParseAnswerBlock(messages.FormatAnswerBlock(messages.Answer{Text: exampleOptions[0], Task: "task-3",
+		DecidedBy: messages.DecidedByUser, ID: exampleQuestionID}))
+	require.NoError(t, err)
+	assert.Equal(t, exampleOptions[0], a.Text)
 
 	d, found, err := messages.ParseDelta(deltaExample)
 	require.NoError(t, err)
@@ -218,11 +238,8 @@ func TestKitLinesMatchTheFlags(t *testing.T) {
 	}
 	lines = append(lines, "wcomm parse '"+phLine+"'")
 	for _, c := range commands {
-		lines = append(lines, strings.Split(strings.TrimSpace(c.Example), "\n")...)
-	}
-	for _, role := range []string{"orchestrator", "worker"} {
-		for _, c := range questionCommands(role) {
-			lines = append(lines, firstExample(c))
+		for _, ex := range exampleLines(c.Example) {
+			lines = append(lines, strings.ReplaceAll(ex, "\\\n", " "))
 		}
 	}
 	checked := 0
@@ -270,7 +287,11 @@ func TestKitInstallSkill(t *testing.T) {
 	assert.Contains(t, out, "updated   "+agents+" (block added)")
 	assert.Contains(t, out, "created   "+gemini)
 	first := read()
-	assert.True(t, strings.HasPrefix(first[skill], "---\nname: wcomm\ndescription: "), first[skill])
+	front, _, ok := strings.Cut(strings.TrimPrefix(first[skill], "---\n"), "\n---\n")
+	require.True(t, ok && strings.HasPrefix(first[skill], "---\n"), "SKILL.md opens with front matter:\n%s", first[skill])
+	var meta map[string]string
+	require.NoError(t, yaml.Unmarshal([]byte(front), &meta))
+	assert.Equal(t, map[string]string{"name": "wcomm", "description": skillDescription}, meta)
 	assert.Contains(t, first[skill], "## Orchestrator")
 	assert.Contains(t, first[skill], "## Worker")
 	assert.True(t, strings.HasPrefix(first[agents], userText+"\n"+markBegin+"\n"), "the user's text is kept, the block appended")
@@ -446,6 +467,31 @@ func TestKitCompletionScripts(t *testing.T) {
 		out, err = exec.Command("zsh", "-f", "-c", "autoload -Uz compinit && compinit -u -D; source "+shQuote(scripts["zsh"])+"; print -r -- $_comps[wcomm]").CombinedOutput()
 		assert.NoError(t, err, "%s", out)
 		assert.Equal(t, "_wcomm", strings.TrimSpace(string(out)))
+		// zsh's completion builtins work only inside a completion widget: stand-ins print what
+		// the script asks them to offer.
+		stubs := `compadd() { print -r -- "compadd $*" }
+_describe() { print -rl -- ${(P)4} }
+_files() { print -r -- "_files $*" }
+_values() { print -r -- "_values $*" }
+compdef() { : }
+source ` + shQuote(scripts["zsh"]) + "\n"
+		zshTests := []struct {
+			words string
+			want  string
+		}{
+			{"wcomm se", "send:write the next request file"},
+			{"wcomm prompt worker --agent c", "compadd -- generic claude codex gemini"},
+			{"wcomm send --ca", "--capability[READONLY (look, change nothing) or WRITABLE]"},
+			{"wcomm send --file x", "_files"},
+			{"wcomm help e", "exit-codes"},
+		}
+		for _, tc := range zshTests {
+			words := strings.Fields(tc.words)
+			prog := stubs + "words=(" + tc.words + "); CURRENT=" + string(rune('0'+len(words))) + "; _wcomm"
+			out, err := exec.Command("zsh", "-f", "-c", prog).CombinedOutput()
+			assert.NoError(t, err, "%s", out)
+			assert.Contains(t, string(out), tc.want, tc.words)
+		}
 	}
 	if _, err := exec.LookPath("fish"); err == nil {
 		out, err := exec.Command("fish", "--no-execute", scripts["fish"]).CombinedOutput()

@@ -1564,10 +1564,10 @@ func TestStressHostile(t *testing.T) {
 		}, "refused: response"},
 		{"RESPONSE line with a NUL in the path", "line-nul.bin", func(h *sxHostile) sxOut {
 			return h.s.wcomm(h.corpus("line-nul.bin"), "parse", "-")
-		}, "refused: "},
+		}, "refused: not clean"},
 		{"RESPONSE line with a newline inside its fields", "line-newline-field.txt", func(h *sxHostile) sxOut {
 			return h.s.wcomm(h.corpus("line-newline-field.txt"), "parse", "-")
-		}, "refused: "},
+		}, "refused: no closing ]"},
 		{"RESPONSE line in colour escaping the root", "line-escapes.txt", func(h *sxHostile) sxOut {
 			return h.s.wcomm(h.corpus("line-escapes.txt"), "parse", "-")
 		}, "refused: not clean"},

@@ -276,7 +276,7 @@ def submissions(model, token):
     return [p for p in model.prompts() if token in p["prompt"]]
 
 
-def trial(tmux, model, agent, kind, delay_ms, label):
+def trial(tmux, model, agent, kind, delay_ms, label, retry=0.0):
     """Pastes one message, Enter after delay_ms in a separate call; returns a result dict."""
     token = "Z%s" % "".join(random.choice("abcdefghjkmnpqrstuvwxyz") for _ in range(10))
     text = make_text(kind, token)
@@ -289,12 +289,20 @@ def trial(tmux, model, agent, kind, delay_ms, label):
         tmux.paste(agent.pane, text, "b" + token)
         time.sleep(delay_ms / 1000.0)
         tmux.run("send-keys", "-t", agent.pane, "Enter")
-    got = wait_for(lambda: submissions(model, token), 15 if kind == "100k" else 8)
+    got = wait_for(lambda: submissions(model, token), retry if retry else (15 if kind == "100k" else 8))
+    retried = False
+    if not got and retry:
+        # What a careful sender does: look again, and press Enter once more.
+        retried = True
+        tmux.run("send-keys", "-t", agent.pane, "Enter")
+        got = wait_for(lambda: submissions(model, token), 15 if kind == "100k" else 8)
     time.sleep(0.5)  # a late second submission would show here
     subs = submissions(model, token)
     res = {"agent": agent.name, "kind": kind, "delay_ms": delay_ms, "state": label,
            "submitted": len(subs), "whole": bool(subs) and subs[0]["prompt"].strip() == text.strip(),
            "latency_ms": round((subs[0]["t"] - t_paste) * 1000) if subs else None}
+    if retry:
+        res["retried"] = retried
     if not got:
         lines, _ = agent.screen()
         res["screen_tail"] = [l.rstrip() for l in lines if l.strip()][-8:]
@@ -329,11 +337,11 @@ def cmd_delays(args, tmux, model, out, root):
                         a.stop()
                         continue
                     time.sleep(args.settle)
-                    r = trial(tmux, model, a, kind, d, "fresh")
+                    r = trial(tmux, model, a, kind, d, "fresh", args.retry)
                     r.update(mode="delays", trial=n, ready_s=round(t, 2), settle_s=args.settle)
                     out(r)
                     if args.warm and r["submitted"] and a.wait_idle(30):
-                        r = trial(tmux, model, a, kind, d, "warm")
+                        r = trial(tmux, model, a, kind, d, "warm", args.retry)
                         r.update(mode="delays", trial=n)
                         out(r)
                     a.stop()
@@ -402,6 +410,8 @@ def main():
     ap.add_argument("--settle", type=float, default=1.0, help="seconds between ready and the paste")
     ap.add_argument("--warm", action="store_true", help="also send a second message to the same agent")
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--retry", type=float, default=0,
+                    help="if not submitted after this many seconds, press Enter once more (0: never)")
     args = ap.parse_args()
     args.agents = args.agents.split(",")
     args.kinds = args.kinds.split(",")

@@ -1,0 +1,181 @@
+package tmuxcomm
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func cfgEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeCfg(t *testing.T, path, text string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+}
+
+func TestConfigSources(t *testing.T) {
+	work, xdg, home := t.TempDir(), t.TempDir(), t.TempDir()
+	local := filepath.Join(work, ConfigFileName)
+	xdgFile := filepath.Join(xdg, "wcomm", "config.yaml")
+	homeFile := filepath.Join(home, ".config", "wcomm", "config.yaml")
+	env := map[string]string{"HOME": home}
+
+	s, err := LoadSettings(work, cfgEnv(env))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultSettings(), s, "no file: the defaults")
+	assert.Equal(t, 180*time.Second, s.QuestionTimeout)
+	assert.True(t, s.AutoAnswer)
+	assert.Equal(t, 3, s.MaxQuestions)
+
+	writeCfg(t, homeFile, "question_relay:\n  max_questions_per_worker: 5\n")
+	s, err = LoadSettings(work, cfgEnv(env))
+	require.NoError(t, err)
+	assert.Equal(t, homeFile, s.Source)
+	assert.Equal(t, 5, s.MaxQuestions)
+
+	env["XDG_CONFIG_HOME"] = xdg
+	writeCfg(t, xdgFile, "question_relay:\n  max_questions_per_worker: 6\n")
+	s, err = LoadSettings(work, cfgEnv(env))
+	require.NoError(t, err)
+	assert.Equal(t, xdgFile, s.Source, "XDG_CONFIG_HOME comes before ~/.config")
+	assert.Equal(t, 6, s.MaxQuestions)
+
+	writeCfg(t, local, "enter_delay: 50ms\n")
+	s, err = LoadSettings(work, cfgEnv(env))
+	require.NoError(t, err)
+	assert.Equal(t, local, s.Source, "the working folder's file comes first, and alone")
+	assert.Equal(t, 3, s.MaxQuestions, "files are not merged")
+	assert.Equal(t, 50*time.Millisecond, s.EnterDelay)
+}
+
+func TestConfigFileAndEnv(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		env  map[string]string
+		want func(s *Settings)
+	}{
+		{"seed 000's talisman block", `question_relay:
+  enabled: true
+  timeout_seconds: 180
+  poll_interval_seconds: 15
+  auto_answer_on_timeout: true
+  max_questions_per_worker: 3
+`, nil, func(s *Settings) {}},
+		{"everything", `question_relay:
+  enabled: false
+  timeout_seconds: 0
+  auto_answer_on_timeout: false
+  max_questions_per_worker: 1
+enter_delay: 0.5
+on_question: "notify-send 'wcomm question' --urgency=low"
+on_question_timeout: 3s
+`, nil, func(s *Settings) {
+			s.RelayEnabled, s.QuestionTimeout, s.AutoAnswer, s.MaxQuestions = false, 0, false, 1
+			s.EnterDelay = 500 * time.Millisecond
+			s.OnQuestion = []string{"notify-send", "wcomm question", "--urgency=low"}
+			s.OnQuestionTimeout = 3 * time.Second
+		}},
+		{"env overrides the file", "question_relay:\n  timeout_seconds: 30\nenter_delay: 1s\non_question: a b\n", map[string]string{
+			"WCOMM_QUESTION_TIMEOUT": "2m", "WCOMM_AUTO_ANSWER": "off", "WCOMM_MAX_QUESTIONS": "7",
+			"WCOMM_ENTER_DELAY": "10ms", "WCOMM_QUESTION_RELAY": "0", "WCOMM_ON_QUESTION": `tee "/x y"`,
+		}, func(s *Settings) {
+			s.QuestionTimeout, s.AutoAnswer, s.MaxQuestions, s.EnterDelay, s.RelayEnabled = 2*time.Minute, false, 7, 10*time.Millisecond, false
+			s.OnQuestion = []string{"tee", "/x y"}
+		}},
+		{"empty file", "", nil, func(s *Settings) {}},
+		{"seconds as a fraction", "question_relay:\n  timeout_seconds: 1.5\n", nil, func(s *Settings) { s.QuestionTimeout = 1500 * time.Millisecond }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ConfigFileName)
+			writeCfg(t, path, tt.file)
+			env := map[string]string{"HOME": t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			got, err := LoadSettings(dir, cfgEnv(env))
+			require.NoError(t, err)
+			want := DefaultSettings()
+			want.Source = path
+			tt.want(&want)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		mode os.FileMode
+		env  map[string]string
+		want string
+	}{
+		{"unknown key", "question_relay:\n  enabled: true\n  timeout_secs: 10\n", 0o600, nil, ".wcomm.yaml:3: field timeout_secs not found"},
+		{"wrong type", "question_relay:\n  max_questions_per_worker: many\n", 0o600, nil, ".wcomm.yaml:2: cannot unmarshal"},
+		{"bad yaml", "question_relay: [\n", 0o600, nil, ".wcomm.yaml"},
+		{"negative timeout", "question_relay:\n  timeout_seconds: -1\n", 0o600, nil, "timeout_seconds is -1"},
+		{"zero cap", "question_relay:\n  max_questions_per_worker: 0\n", 0o600, nil, "set enabled: false to ask nothing"},
+		{"bad enter delay", "enter_delay: soon\n", 0o600, nil, ".wcomm.yaml:1: invalid duration \"soon\""},
+		{"long enter delay", "enter_delay: 1m\n", 0o600, nil, "longer than 10s"},
+		{"unbalanced quote", "on_question: \"notify-send oops\n", 0o600, nil, ".wcomm.yaml"},
+		{"writable by others", "enter_delay: 1s\n", 0o666, nil, "writable by others"},
+		{"bad env timeout", "", 0o600, map[string]string{"WCOMM_QUESTION_TIMEOUT": "-5s"}, "WCOMM_QUESTION_TIMEOUT"},
+		{"bad env bool", "", 0o600, map[string]string{"WCOMM_AUTO_ANSWER": "perhaps"}, "WCOMM_AUTO_ANSWER: \"perhaps\""},
+		{"bad env cap", "", 0o600, map[string]string{"WCOMM_MAX_QUESTIONS": "0"}, "WCOMM_MAX_QUESTIONS"},
+		{"bad env hook", "", 0o600, map[string]string{"WCOMM_ON_QUESTION": `a "b`}, "WCOMM_ON_QUESTION"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ConfigFileName)
+			writeCfg(t, path, tt.file)
+			require.NoError(t, os.Chmod(path, tt.mode))
+			env := map[string]string{"HOME": t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			got, err := LoadSettings(dir, cfgEnv(env))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), "tmuxcomm.", "errors name YAML, not Go types")
+			assert.Equal(t, DefaultSettings(), got)
+		})
+	}
+}
+
+func TestConfigParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"200ms", 200 * time.Millisecond, true},
+		{"2m", 2 * time.Minute, true},
+		{"30", 30 * time.Second, true},
+		{"0.25", 250 * time.Millisecond, true},
+		{"0", 0, true},
+		{"-1s", 0, false},
+		{"-3", 0, false},
+		{"soon", 0, false},
+		{"NaN", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseDuration(tt.in)
+		if !tt.ok {
+			assert.Error(t, err, tt.in)
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+	}
+}
