@@ -3,9 +3,9 @@ module github.com/wcomm/wcomm
 go 1.26
 
 require (
-	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
-	github.com/mitchellh/go-ps v1.0.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
+	github.com/mitchellh/go-ps v1.0.0
+	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.5
+	gopkg.in/yaml.v3 v3.0.1
 )

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/google/shlex"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // The settings file: .wcomm.yaml in the working folder, else $XDG_CONFIG_HOME/wcomm/config.yaml

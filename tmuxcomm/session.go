@@ -118,7 +118,7 @@ func listSeq(dir string) ([]seqFile, []string, error) {
 			files = append(files, seqFile{N: n, Kind: k, Name: name})
 			continue
 		}
-		if name[0] == '.' || isSidecar(name) {
+		if name[0] == '.' || isSidecar(name) || IsQuestionFile(name) {
 			continue
 		}
 		other = append(other, name)

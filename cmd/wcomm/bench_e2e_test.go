@@ -50,6 +50,7 @@ type bxBench struct {
 	params  []string
 	rows    []bxRow
 	seq     int
+	wakeSeq int
 }
 
 // bxRow is one line of the table. Kind says how the figures read: "time" (lower is better,
@@ -379,6 +380,11 @@ func (b *bxBench) benchFind() {
 			b.row(fmt.Sprintf("find, %d panes, %d processes", p, total), "time", bxMedian(wc), bxMedian(rf),
 				fmt.Sprintf("%d / %d", len(wc), len(rf)))
 		}
+		if n == ns[len(ns)-1] {
+			// await checks a response that did not arrive by rename against every process's open
+			// files, so its wake-up after notify's link grows with the process count too.
+			b.wake(fmt.Sprintf(", %d processes", total), b.n(30, 5), true)
+		}
 	}
 	for _, pid := range spawners {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
@@ -565,7 +571,8 @@ func (b *bxBench) breakdown(p bxPair) {
 	steps := []struct{ from, to, what string }{
 		{tmuxcomm.StateWritten, tmuxcomm.StatePasted, "request written → pasted"},
 		{tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, "pasted → Enter sent"},
-		{tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, "Enter → response written by the worker's notify"},
+		// The scripted worker starts on the pasted lines, so its notify overlaps the Enter.
+		{tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, "Enter → response written (the worker starts on the pasted lines)"},
 		{tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken, "response written → notify found the await waiting"},
 	}
 	spans := make([][]time.Duration, len(steps))
@@ -603,13 +610,23 @@ func (b *bxBench) breakdown(p bxPair) {
 // await.sh has started its first `sleep` between polls. The file is made whole in a temp file and
 // then renamed into place (as an atomic writer does) or linked (as wcomm notify does).
 func (b *bxBench) benchWake() {
-	dir := filepath.Join(b.s.root, "20260101-000000-o900-w901")
+	b.wake("", b.n(100, 10), false)
+	b.params = append(b.params, fmt.Sprintf("await wake-up: from the rename (or link) of the response file to the waiting process's exit, as seen by its parent; %d processes on the machine", bxProcs()))
+}
+
+// wake measures await wake-ups reps times, by rename and by link (or only by link), in a fresh
+// session folder; suffix ends the rows' names.
+func (b *bxBench) wake(suffix string, reps int, linkOnly bool) {
+	b.wakeSeq++
+	name := fmt.Sprintf("20260101-000000-o%d-w%d", 900+2*b.wakeSeq, 901+2*b.wakeSeq)
+	dir := filepath.Join(b.s.root, name)
 	require.NoError(b.t, os.MkdirAll(dir, 0o700))
-	refDir := filepath.Join(b.refRoot, "20260101-000000-o900-w901")
+	refDir := filepath.Join(b.refRoot, name)
 	require.NoError(b.t, os.MkdirAll(refDir, 0o700))
-	sess := messages.Session{StartedAt: "20260101-000000", Orchestrator: "%900", Worker: "%901"}
+	sn, err := messages.ParseSessionName(name)
+	require.NoError(b.t, err)
+	sess := sn
 	seq := 1
-	reps := b.n(100, 10)
 
 	// newExchange writes request seq into dir and returns its id and response path.
 	newExchange := func(dir string) (string, string) {
@@ -654,6 +671,9 @@ func (b *bxBench) benchWake() {
 		return d
 	}
 	for _, link := range []bool{false, true} {
+		if linkOnly && !link {
+			continue
+		}
 		how := "rename"
 		if link {
 			how = "link, as wcomm notify writes"
@@ -671,9 +691,8 @@ func (b *bxBench) benchWake() {
 			return wake([]string{"bash", filepath.Join(b.refDir, "await.sh"), resp, "60"}, append(cleanEnv(), "REF_TMUX_SOCKET="+b.s.sock),
 				bxSleeping, id, resp, link)
 		})
-		b.row("await wake-up ("+how+")", "time", bxMedian(wc), bxMedian(rf), fmt.Sprintf("%d / %d", len(wc), len(rf)))
+		b.row("await wake-up ("+how+")"+suffix, "time", bxMedian(wc), bxMedian(rf), fmt.Sprintf("%d / %d", len(wc), len(rf)))
 	}
-	b.params = append(b.params, fmt.Sprintf("await wake-up: from the rename (or link) of the response file to the waiting process's exit, as seen by its parent; %d processes on the machine", bxProcs()))
 }
 
 // bxHasInotify reports whether process pid has an inotify descriptor open.

@@ -117,7 +117,9 @@ response and prints its body. A request that could not be delivered is kept on d
 					return err
 				}
 				e := c.engine()
-				e.EnterDelay = delay
+				if flagsSet(fs)["enter-delay"] {
+					e.EnterDelay = delay
+				}
 				if *from != "" {
 					if _, err := messages.ParsePaneID(*from); err != nil {
 						return usagef("--from: %v", err)
@@ -139,7 +141,9 @@ response and prints its body. A request that could not be delivered is kept on d
 					return nil
 				}
 				fmt.Fprintf(c.stderr, "sent %s; waiting for %s\n", x.ID, x.ResponsePath)
-				done, err := e.Await(c.ctx, x.ID, timeout)
+				// By path, not by id: ids have 16 random bits per second, and another exchange with
+				// the same id would be found first (TestSendWaitIDCollision).
+				done, err := e.Await(c.ctx, x.ResponsePath, timeout)
 				if err != nil {
 					return err
 				}
@@ -200,7 +204,9 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 					return err
 				}
 				e := c.engine()
-				e.EnterDelay = delay
+				if flagsSet(fs)["enter-delay"] {
+					e.EnterDelay = delay
+				}
 				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
 				if err != nil {
 					if res != nil && res.Exchange != nil && errors.Is(err, tmuxcomm.ErrOrchestratorGone) && c.json {

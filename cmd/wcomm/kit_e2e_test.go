@@ -42,6 +42,8 @@ func TestKitPromptDrivesAnExchangeE2E(t *testing.T) {
 	require.NoError(t, err)
 	task := "count the go files in ./pkg"
 	orch := w.pane("", "python3", script, results, "worker.py", task)
+	// A reader that dies keeps its screen (a traceback) for the failure message.
+	w.tmux("set-option", "-p", "-t", orch, "remain-on-exit", "on")
 	w.waitScreen(orch, "KIT READER READY")
 	kitPaste(t, w, orch, prompt.stdout+"KIT-GO\n")
 	// Three wcomm runs and a worker's answer: longer than one screen wait when the machine is busy.
@@ -49,6 +51,9 @@ func TestKitPromptDrivesAnExchangeE2E(t *testing.T) {
 	waitFor(t, 45*time.Second, func() bool {
 		out, err := w.tmuxErr("capture-pane", "-p", "-J", "-S", "-", "-t", orch)
 		screen = out
+		if err != nil {
+			screen = err.Error()
+		}
 		return err == nil && (strings.Contains(out, "KIT READER DONE") || strings.Contains(out, "KIT READER FAILED"))
 	}, "the reader to finish; its screen:\n%s", &screen)
 

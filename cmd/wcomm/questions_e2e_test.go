@@ -20,20 +20,36 @@ import (
 )
 
 // qWorld is a world with an orchestrator pane and a worker pane, and the environment of every
-// wcomm call: no settings file from the user's home, a short enter delay.
+// wcomm call: no settings file from the user's home, a short enter delay. Both panes run the
+// recorder of bracketed pastes, so a test sees each paste whole, with the Enter that submitted it.
 type qWorld struct {
 	*world
-	orch, worker string
-	env          []string
+	orch, worker       string
+	orchLog, workerLog string
+	env                []string
 }
 
 func newQWorld(t *testing.T) *qWorld {
 	t.Helper()
 	w := newWorld(t)
 	q := &qWorld{world: w, env: []string{"XDG_CONFIG_HOME=" + t.TempDir(), "HOME=" + t.TempDir(), "WCOMM_ENTER_DELAY=20ms"}}
-	q.orch = w.catPane()
-	q.worker = w.catPane()
+	q.orch, q.orchLog = w.recorderPane()
+	q.worker, q.workerLog = w.recorderPane()
 	return q
+}
+
+// pastes waits until a recorder logged n events and returns the texts of its pastes, each of which
+// must have been submitted with Enter; the LF that paste-buffer turned into CR are LF again.
+func (q *qWorld) pastes(log string, n int) []string {
+	q.t.Helper()
+	var out []string
+	for _, e := range waitRecorded(q.t, log, n) {
+		p, ok := e["paste"].(string)
+		require.True(q.t, ok, "not a paste: %v", e)
+		assert.Equal(q.t, true, e["enter"], "a paste without its Enter: %v", e)
+		out = append(out, strings.ReplaceAll(p, "\r", "\n"))
+	}
+	return out
 }
 
 // as runs wcomm inside pane ("" = outside any pane), always naming the test's server.
@@ -170,12 +186,15 @@ func TestE2EQuestionAskAnsweredFromAnotherPane(t *testing.T) {
 	assert.Equal(t, q.worker, j.Worker)
 	assert.Equal(t, os.FileMode(0o600), mode(t, j.file("question")))
 
-	screen := q.waitScreen(q.orch, "ID: "+j.ID)
-	for _, line := range []string{"[QUESTION from worker " + q.worker + "]", "QUESTION: Should the auth module use bcrypt or argon2?",
-		"TASK: task-3", "URGENCY: blocking", "OPTIONS: [A: Use bcrypt (already in deps), B: Use argon2 (new dep)]",
-		"CONTEXT: The plan names no hash; bcrypt is already a dependency.", "To answer: wcomm answer " + j.ID + " A"} {
-		assert.Contains(t, screen, line)
-	}
+	assert.Equal(t, []string{"[QUESTION from worker " + q.worker + "]\n" +
+		"QUESTION: Should the auth module use bcrypt or argon2?\n" +
+		"TASK: task-3\n" +
+		"URGENCY: blocking\n" +
+		"OPTIONS: [A: Use bcrypt (already in deps), B: Use argon2 (new dep)]\n" +
+		"CONTEXT: The plan names no hash; bcrypt is already a dependency.\n" +
+		"ID: " + j.ID + "\n" +
+		"To answer: wcomm answer " + j.ID + " A   (accepted: a letter A-B, a number 1-2, or an option's exact text)"},
+		q.pastes(q.orchLog, 1))
 
 	// The answer is typed in another pane (a person's shell), as keys: harmless text on purpose.
 	q.tmux("send-keys", "-t", human, "-l", `"$WCOMM_BIN" answer `+j.ID+" B")
@@ -184,7 +203,6 @@ func TestE2EQuestionAskAnsweredFromAnotherPane(t *testing.T) {
 	requireCode(t, 0, r)
 	assert.Equal(t, qAnswerBlock("Use argon2 (new dep)", "task-3", "user", j.ID), r.stdout)
 	q.waitScreen(human, "the worker's waiting ask (pane "+q.worker+") woke on the answer")
-	assert.NotContains(t, q.capture(q.worker), "ANSWER:", "a waiting ask is the signal: nothing pasted")
 
 	got := q.question("task-3")
 	assert.Equal(t, "answered", got.State)
@@ -192,7 +210,9 @@ func TestE2EQuestionAskAnsweredFromAnotherPane(t *testing.T) {
 	assert.Equal(t, "B", got.Answer.Raw)
 	assert.Equal(t, "letter", got.Answer.Form)
 	assert.Equal(t, "local", got.Answer.Source)
+	// A waiting ask is the signal: nothing was pasted into the worker's pane but the request.
 	assert.Equal(t, []string{"asked", "delivered", "accepted", "ask-woken"}, qStates(qLog(t, got)))
+	assert.Len(t, jsonLines(t, q.workerLog), 1)
 }
 
 func TestE2EQuestionNumberedAnswerForms(t *testing.T) {
@@ -331,7 +351,9 @@ func TestE2EQuestionCap(t *testing.T) {
 	assert.Equal(t, "cap-exceeded", j.State)
 	assert.Equal(t, qAnswerBlock(`Question cap exceeded (at most 3 questions per worker per task). Make the decision yourself and mark it "assumed — needs review" in your report.`,
 		"task-3", "cap-exceeded", j.ID), r.stdout)
-	assert.NotContains(t, q.capture(q.orch), "ID: "+j.ID, "a capped question is not relayed")
+	for _, p := range q.pastes(q.orchLog, 3) {
+		assert.NotContains(t, p, "ID: "+j.ID, "a capped question is not relayed")
+	}
 	// The cap comes from the settings: a fifth with a higher cap is relayed.
 	r = q.as(q.worker, []string{"WCOMM_MAX_QUESTIONS=5"}, qAskArgs("task-3", "--to", q.orch, "--urgency", "non-blocking")...)
 	requireCode(t, 0, r)
@@ -348,14 +370,13 @@ func TestE2EQuestionNonBlocking(t *testing.T) {
 	id := strings.TrimSpace(r.stdout)
 	assert.Regexp(t, `^task-3\.q1-[0-9a-f]{4}$`, id)
 	assert.Contains(t, r.stderr, "wcomm ask --wait "+id)
-	q.waitScreen(q.orch, "URGENCY: non-blocking")
+	assert.Contains(t, q.pastes(q.orchLog, 1)[0], "URGENCY: non-blocking\n")
 
 	// No ask waits: the answer is pasted into the worker's pane.
 	r = q.as(q.orch, nil, "answer", id, "Use bcrypt (already in deps)")
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stderr, "the ANSWER block was pasted into worker pane "+q.worker)
-	screen := q.waitScreen(q.worker, "ID: "+id)
-	assert.Contains(t, screen, "ANSWER: Use bcrypt (already in deps)\nTASK: task-3\nDECIDED_BY: user\nID: "+id)
+	assert.Equal(t, []string{"ANSWER: Use bcrypt (already in deps)\nTASK: task-3\nDECIDED_BY: user\nID: " + id}, q.pastes(q.workerLog, 1))
 
 	// ask --wait fetches it later, at once.
 	r = q.as(q.worker, nil, "ask", "--wait", id)
@@ -387,8 +408,7 @@ func TestE2EQuestionEnvelope(t *testing.T) {
 		j := q.waitAsking(b, "env-1")
 		assert.Equal(t, "H1: Question 1?", j.Question)
 		assert.Equal(t, []string{"yes 1", "no 1"}, j.Options)
-		screen := q.waitScreen(q.orch, "ID: "+j.ID)
-		assert.Contains(t, screen, "OPTIONS: [A: yes 1 — go on, B: no 1]")
+		assert.Contains(t, q.pastes(q.orchLog, 1)[0], "OPTIONS: [A: yes 1 — go on, B: no 1]\n")
 		requireCode(t, 0, q.as("", nil, "answer", j.ID, "no 1"))
 		r := b.wait(t, 20*time.Second)
 		requireCode(t, 0, r)
@@ -396,8 +416,6 @@ func TestE2EQuestionEnvelope(t *testing.T) {
 	})
 
 	t.Run("four questions in one paste", func(t *testing.T) {
-		header := "[QUESTION from worker " + q.worker + "]"
-		before := strings.Count(q.capture(q.orch), header)
 		file := write("four.md", qEnvelope(4))
 		r := q.as(q.worker, []string{"WCOMM_MAX_QUESTIONS=4"}, "ask", "--task", "env-4", "--to", q.orch, "--envelope", file, "--urgency", "non-blocking")
 		requireCode(t, 0, r)
@@ -406,11 +424,14 @@ func TestE2EQuestionEnvelope(t *testing.T) {
 		for i, id := range ids {
 			assert.Regexp(t, fmt.Sprintf(`^env-4\.q%d-[0-9a-f]{4}$`, i+1), id)
 		}
-		screen := q.waitScreen(q.orch, "ID: "+ids[3])
-		// cat's screen shows every line twice: the tty's echo and cat's copy.
-		assert.Equal(t, 2, strings.Count(screen, header)-before, "one paste for the whole envelope:\n%s", screen)
-		for _, id := range ids {
-			assert.Equal(t, 2, strings.Count(screen, "ID: "+id+"\n"), id)
+		// One paste for the whole envelope, after the first subtest's.
+		all := q.pastes(q.orchLog, 2)
+		require.Len(t, all, 2)
+		paste := all[1]
+		assert.True(t, strings.HasPrefix(paste, "[QUESTION from worker "+q.worker+"]\nQUESTION: H1: Question 1?\n"), paste)
+		assert.Equal(t, 4, strings.Count(paste, "\nQUESTION: "))
+		for i, id := range ids {
+			assert.Contains(t, paste, fmt.Sprintf("OPTIONS: [A: yes %d — go on, B: no %d]\nCONTEXT: Question %d of 4 from the agent's openQuestions envelope.\nID: %s\n", i+1, i+1, i+1, id))
 		}
 	})
 
@@ -519,7 +540,7 @@ func TestE2EQuestionGitBinding(t *testing.T) {
 	r := q.as(q.worker, nil, qAskArgs("deploy", "--to", q.orch, "--urgency", "non-blocking", "--bind-git", "--dir", repo)...)
 	requireCode(t, 0, r)
 	id := strings.TrimSpace(r.stdout)
-	q.waitScreen(q.orch, "bound to the git state of "+repo)
+	assert.Contains(t, q.pastes(q.orchLog, 1)[0], "(bound to the git state of "+repo+": an answer after it changes is refused as stale)")
 
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main // changed\n"), 0o600))
 	r = q.as("", nil, "answer", id, "A")

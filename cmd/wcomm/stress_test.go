@@ -1390,6 +1390,46 @@ func TestStressCrashBeforeRename(t *testing.T) {
 	})
 }
 
+// TestSendWaitIDCollision guards a bug the stress run found. Request ids carry 16 random bits per
+// second (the seed's format; the full run saw one collision in 1,600 sends), and `send --wait`
+// used to await the exchange it had just sent by its id: when another exchange had drawn the same
+// id in a session folder that sorts later, the lookup by id found that one first, and send --wait
+// printed the other exchange's answer as its own. It awaits by its response path now.
+func TestSendWaitIDCollision(t *testing.T) {
+	s := sxNew(t)
+	orch, _ := s.linesPane()
+	worker, _ := s.workerPane("hold", "0s")
+	// A long Enter delay holds send --wait between writing its request and awaiting it.
+	bg := s.start([]byte("the real question"), "send", "--to", worker, "--from", orch, "--enter-delay", "1s",
+		"--wait", "--timeout", "1s", "--file", "-")
+	var reqPath string
+	waitFor(t, 10*time.Second, func() bool {
+		files := sxRequestFiles(t, s.root)
+		if len(files) == 1 {
+			reqPath = files[0]
+			return true
+		}
+		return false
+	}, "send to write its request")
+	h := sxReadRequest(t, reqPath).Header
+
+	// Another pair's exchange, in a folder that sorts after the sender's, drew the same id.
+	other := filepath.Join(s.root, h.StartedAt+"-o999-w998")
+	require.NoError(t, os.Mkdir(other, 0o700))
+	resp := filepath.Join(other, "002-response.md")
+	oreq := messages.Request{Header: messages.RequestHeader{Capability: messages.ReadOnly, ID: h.ID, StartedAt: h.StartedAt,
+		Orchestrator: "%999", Worker: "%998", Bytes: -1}, Body: "someone else's question",
+		Instructions: messages.Instructions{ResponsePath: resp}}
+	require.NoError(t, os.WriteFile(filepath.Join(other, "001-request.md"), []byte(messages.FormatRequest(oreq)), 0o600))
+	oresp := messages.Response{Header: messages.ResponseHeader{ID: h.ID, StartedAt: h.StartedAt, Orchestrator: "%999",
+		Worker: "%998", RequestBytes: -1}, Body: "SOMEONE ELSE'S ANSWER"}
+	require.NoError(t, os.WriteFile(resp, []byte(messages.FormatResponse(oresp)), 0o600))
+
+	o := bg.wait(t, 30*time.Second)
+	assert.NotContains(t, o.Stdout, "SOMEONE ELSE'S ANSWER", "send --wait printed the answer of another exchange with the same id")
+	assert.Equal(t, exitTimeout, o.Code, "nobody answered the real request, so send --wait must time out: %s", o)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile inputs
 
