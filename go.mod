@@ -7,5 +7,4 @@ require (
 	github.com/mitchellh/go-ps v1.0.0
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.5
-	gopkg.in/yaml.v3 v3.0.1
 )

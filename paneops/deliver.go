@@ -27,16 +27,42 @@ type Delivery struct {
 	LockDir     string
 	LockKey     string
 	LockTimeout time.Duration
+
+	// Profile, when set, makes the delivery read the pane's screen (see verify.go): before the
+	// paste it waits up to BusyWait for an empty input box and refuses to paste into one holding
+	// text wcomm did not put there; after the paste it waits for the paste to show; after Enter it
+	// checks the box took the message and presses Enter again, with backoff, only while the box
+	// still holds nothing but the pasted text. EnterDelay is raised to the profile's floor for the
+	// content's size. nil: paste and Enter, nothing checked.
+	Profile  *Profile
+	BusyWait time.Duration
+	// LiteralEnter sends Enter as a literal carriage return (send-keys -l), for tmux versions whose
+	// named Enter key does not submit (see KnownBugs).
+	LiteralEnter bool
 }
 
 // DeliveryResult says what happened, with the evidence.
 type DeliveryResult struct {
 	Buffer    string        `json:"buffer"`
 	Pasted    bool          `json:"pasted"`
-	Submitted bool          `json:"submitted"` // Enter was sent (issue 5 adds verification)
+	Submitted bool          `json:"submitted"` // Enter was sent and, where the screen tells, taken
 	LockWait  time.Duration `json:"lock_wait_ns"`
 	PastedAt  time.Time     `json:"pasted_at"`
 	EnterAt   time.Time     `json:"enter_at"`
+
+	// The screen checks of a delivery with a Profile.
+	Profile string `json:"profile,omitempty"`
+	// Before is what the input box held when the paste went ahead ("input box empty", ...).
+	Before string `json:"before,omitempty"`
+	// Waited is how long the box was waited for before pasting (busy agent, human text, not ready).
+	Waited time.Duration `json:"waited_ns,omitempty"`
+	// ShownAfter is the time from the paste until it showed in the box; 0 when never seen.
+	ShownAfter time.Duration `json:"shown_after_ns,omitempty"`
+	EnterDelay time.Duration `json:"enter_delay_ns,omitempty"`
+	Enters     int           `json:"enters,omitempty"`
+	// Verified says the screen confirmed the submission; Evidence says what was seen.
+	Verified bool   `json:"verified"`
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // defaultLockTimeout applies when Delivery.LockTimeout is 0, so a hung holder cannot block a
@@ -84,8 +110,12 @@ func guardArgs(pane messages.PaneID, buffer string) []string {
 	}
 }
 
-// enterArgs presses Enter in the pane, a call of its own (tmux-facts §3).
-func enterArgs(pane messages.PaneID) []string {
+// enterArgs presses Enter in the pane, a call of its own (tmux-facts §3). literal sends the
+// carriage return as a literal key instead of the named key Enter.
+func enterArgs(pane messages.PaneID, literal bool) []string {
+	if literal {
+		return []string{"send-keys", "-t", string(pane), "-l", "\r"}
+	}
 	return []string{"send-keys", "-t", string(pane), "Enter"}
 }
 
@@ -97,6 +127,11 @@ func enterArgs(pane messages.PaneID) []string {
 // a failed call deletes the buffer if it is still there. Then, if Submit, it waits EnterDelay and
 // sends "send-keys -t PANE Enter" as a separate call, still under the lock, so concurrent senders
 // never merge. The unique buffer name is "wcomm-PID-COUNTER-RANDHEX".
+//
+// With a Profile the screen is read around those steps (see Delivery.Profile): a box holding
+// someone else's text is ErrHumanInput and a box that never shows is ErrNotReady, both before
+// anything is pasted; a message pasted but not taken is ErrNotSubmitted. Escape and Ctrl-C are
+// never sent: they cancel an agent's work or quit it.
 //
 // An empty LockKey is filled in from ServerInfo (one more tmux call); a zero LockTimeout means 30s.
 func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error) {
@@ -128,6 +163,15 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	defer unlock()
 	res.LockWait = time.Since(start)
 
+	p := d.Profile
+	if p != nil {
+		res.Profile = p.Name
+		// Checked under the lock: another wcomm's paste in flight is never taken for a person's.
+		if err := c.awaitBox(ctx, d, &res); err != nil {
+			return res, err
+		}
+	}
+
 	res.Buffer = newBufferName()
 	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgs(d.Pane, res.Buffer)...)
 	if err != nil {
@@ -149,23 +193,168 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		return res, nil
 	}
 
-	// The delay is the product's behaviour, not a test sleep: some apps ignore an Enter that
-	// arrives with or right after a paste (tmux-facts §3.2).
-	if d.EnterDelay > 0 {
-		timer := time.NewTimer(d.EnterDelay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return res, fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, ctx.Err())
-		case <-timer.C:
+	delay := d.EnterDelay
+	if p != nil {
+		delay = max(delay, p.EnterDelay.For(len(d.Content)))
+	}
+	res.EnterDelay = delay
+	shown := false
+	if p.HasBox() {
+		var err error
+		if shown, err = c.awaitShown(ctx, d, &res); err != nil {
+			return res, err
 		}
 	}
-	if _, err := c.Run(ctx, nil, enterArgs(d.Pane)...); err != nil {
-		return res, fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
+	// The delay is the product's behaviour, not a test sleep: some apps ignore an Enter that
+	// arrives with or right after a paste (tmux-facts §3.2), counted from the paste.
+	if err := sleepCtx(ctx, time.Until(res.PastedAt.Add(delay))); err != nil {
+		return res, fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, err)
 	}
-	res.Submitted = true
-	res.EnterAt = time.Now()
-	return res, nil
+	return res, c.submit(ctx, d, &res, shown)
+}
+
+// pollEvery is how often the screen is read while waiting on it: a capture costs about 2.5 ms of
+// tmux time (tmux-facts §6), so 40 ms keeps waits short and the server idle.
+const pollEvery = 40 * time.Millisecond
+
+// awaitBox waits, up to d.BusyWait, until the profile's input box can take a paste, and refuses
+// with ErrHumanInput or ErrNotReady when it never can.
+func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) error {
+	p := d.Profile
+	start := time.Now()
+	deadline := start.Add(d.BusyWait)
+	for looks := 1; ; looks++ {
+		final := !time.Now().Before(deadline)
+		var dec Decision
+		if p.HasBox() {
+			s, err := c.Screen(ctx, d.Pane)
+			if err != nil {
+				return fmt.Errorf("deliver to pane %s: read its screen: %w", d.Pane, err)
+			}
+			dec = DecideBefore(p, p.Inspect(s), final)
+		} else {
+			dec = DecideBefore(p, Inspection{}, final)
+		}
+		if looks > 1 {
+			res.Waited = time.Since(start)
+		}
+		switch dec.Action {
+		case ActPaste:
+			res.Before = dec.Evidence
+			return nil
+		case ActRefuseHuman:
+			res.Before = dec.Evidence
+			return fmt.Errorf("deliver to pane %s: %w (%s, still after %s); nothing was pasted: "+
+				"let the person finish or clear the input, or raise --busy-wait", d.Pane, ErrHumanInput, dec.Evidence, d.BusyWait.Round(time.Millisecond))
+		case ActRefuseNotReady:
+			res.Before = dec.Evidence
+			return fmt.Errorf("deliver to pane %s: %w: no %s input box on screen after %s (a dialog or menu may be open); "+
+				"nothing was pasted: look at the pane, or force a profile with --agent", d.Pane, ErrNotReady, p.Name, d.BusyWait.Round(time.Millisecond))
+		}
+		if err := sleepCtx(ctx, min(pollEvery, max(time.Until(deadline), time.Millisecond))); err != nil {
+			return fmt.Errorf("deliver to pane %s: waiting for its input box: %w", d.Pane, err)
+		}
+	}
+}
+
+// awaitShown waits until the paste shows in the input box (bounded by the profile's VisibleMS,
+// longer for big pastes) and reports whether it did. Text someone else typed meanwhile stops the
+// delivery before Enter: ErrNotSubmitted.
+func (c *Client) awaitShown(ctx context.Context, d Delivery, res *DeliveryResult) (bool, error) {
+	p := d.Profile
+	bound := time.Duration(p.Verify.VisibleMS)*time.Millisecond + p.EnterDelay.For(len(d.Content))
+	deadline := res.PastedAt.Add(bound)
+	for {
+		final := !time.Now().Before(deadline)
+		s, err := c.Screen(ctx, d.Pane)
+		if err != nil {
+			return false, fmt.Errorf("pasted into pane %s but not submitted: read its screen: %w", d.Pane, err)
+		}
+		dec := DecideShown(p, p.Inspect(s), string(d.Content), final)
+		switch dec.Action {
+		case ActEnter:
+			if dec.Verified {
+				res.ShownAfter = max(time.Since(res.PastedAt), time.Microsecond)
+			}
+			return dec.Verified, nil
+		case ActGiveUp:
+			res.Evidence = dec.Evidence
+			return false, fmt.Errorf("pasted into pane %s but not submitted: %w: %s", d.Pane, ErrNotSubmitted, dec.Evidence)
+		}
+		if err := sleepCtx(ctx, pollEvery); err != nil {
+			return false, fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, err)
+		}
+	}
+}
+
+// submit presses Enter and, with a box to read, watches it take the message: Enter again, after
+// growing waits, while the box holds nothing but the pasted text.
+func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, shown bool) error {
+	p := d.Profile
+	windows := []int{0}
+	if p.HasBox() && len(p.Verify.WindowsMS) > 0 {
+		windows = p.Verify.WindowsMS
+	}
+	for i, w := range windows {
+		if _, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter)...); err != nil {
+			return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
+		}
+		res.Enters++
+		if i == 0 {
+			res.EnterAt = time.Now()
+		}
+		if p == nil {
+			res.Submitted = true
+			return nil
+		}
+		if !p.HasBox() {
+			dec := DecideAfter(p, Inspection{}, "", shown, true, true, res.Enters)
+			res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
+			return nil
+		}
+		deadline := time.Now().Add(time.Duration(w) * time.Millisecond)
+		for {
+			if err := sleepCtx(ctx, pollEvery); err != nil {
+				return fmt.Errorf("pasted into pane %s, Enter sent, not verified: %w", d.Pane, err)
+			}
+			final := !time.Now().Before(deadline)
+			s, err := c.Screen(ctx, d.Pane)
+			if err != nil {
+				// The Enter went out; the pane may have gone since. Say so, do not guess.
+				res.Submitted, res.Evidence = true, "Enter sent; the screen could not be read after it: "+err.Error()
+				return nil
+			}
+			dec := DecideAfter(p, p.Inspect(s), string(d.Content), shown, final, i == len(windows)-1, res.Enters)
+			switch dec.Action {
+			case ActSubmitted:
+				res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
+				return nil
+			case ActGiveUp:
+				res.Evidence = dec.Evidence
+				return fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
+					"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
+			}
+			if dec.Action == ActRetry {
+				break
+			}
+		}
+	}
+	return fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, ErrNotSubmitted) // not reached: the last window gives up
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // dropBuffer deletes a delivery's buffer after a failure, so no message text stays in the server

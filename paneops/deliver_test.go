@@ -53,7 +53,8 @@ func TestGuardArgs(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter"}, enterArgs("%7"))
+	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter"}, enterArgs("%7", false))
+	assert.Equal(t, []string{"send-keys", "-t", "%7", "-l", "\r"}, enterArgs("%7", true))
 }
 
 func TestNewBufferName(t *testing.T) {

@@ -15,6 +15,12 @@ var (
 	ErrNoBuffer       = errors.New("tmux buffer not found")
 	ErrRefused        = errors.New("pane refused the paste") // dead pane or input off; nothing was pasted
 	ErrLockTimeout    = errors.New("timed out waiting for the pane's send lock")
+	// ErrHumanInput: the pane's input box holds text wcomm did not put there; nothing was pasted.
+	ErrHumanInput = errors.New("input box holds someone else's text")
+	// ErrNotReady: the profile's input box is not on screen; nothing was pasted.
+	ErrNotReady = errors.New("input box not on screen")
+	// ErrNotSubmitted: the paste reached the pane but the screen shows it was not submitted.
+	ErrNotSubmitted = errors.New("pasted but not submitted")
 )
 
 // Error is a failed tmux call: the argv, exit code and tmux's stderr. Unwrap gives the sentinel that

@@ -16,11 +16,15 @@ import (
 
 // Process is one process of the process table.
 type Process struct {
-	PID  int      `json:"pid"`
-	PPID int      `json:"ppid"`
-	SID  int      `json:"sid"`
-	Comm string   `json:"comm"`
-	Args []string `json:"args"` // from /proc/PID/cmdline; empty for kernel threads or when unreadable
+	PID  int `json:"pid"`
+	PPID int `json:"ppid"`
+	SID  int `json:"sid"`
+	// PGRP is the process group; TPGID the foreground process group of its controlling terminal
+	// (-1 or 0 without one). Both are 0 where the table has no such data (go-ps).
+	PGRP  int      `json:"pgrp,omitempty"`
+	TPGID int      `json:"tpgid,omitempty"`
+	Comm  string   `json:"comm"`
+	Args  []string `json:"args"` // from /proc/PID/cmdline; empty for kernel threads or when unreadable
 }
 
 // CommandLine returns Args joined by spaces, or Comm when Args is empty.
@@ -159,8 +163,9 @@ func readInto(buf []byte, path string) ([]byte, error) {
 	}
 }
 
-// parseStat parses /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION ...". comm may hold spaces,
-// parentheses and even newlines, so it runs from the first "(" to the LAST ")" (proc(5)).
+// parseStat parses /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION TTY_NR TPGID ...". comm may
+// hold spaces, parentheses and even newlines, so it runs from the first "(" to the LAST ")"
+// (proc(5)). TPGID is read when present (-1 otherwise).
 func parseStat(data []byte) (*Process, error) {
 	open := bytes.IndexByte(data, '(')
 	closing := bytes.LastIndexByte(data, ')')
@@ -177,11 +182,18 @@ func parseStat(data []byte) (*Process, error) {
 		return nil, fmt.Errorf("malformed stat line %q: too few fields", data)
 	}
 	ppid, err1 := strconv.Atoi(string(rest[1]))
-	sid, err2 := strconv.Atoi(string(rest[3]))
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("malformed stat line %q: ppid or session is not a number", data)
+	pgrp, err2 := strconv.Atoi(string(rest[2]))
+	sid, err3 := strconv.Atoi(string(rest[3]))
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil, fmt.Errorf("malformed stat line %q: ppid, process group or session is not a number", data)
 	}
-	return &Process{PID: pid, PPID: ppid, SID: sid, Comm: string(data[open+1 : closing])}, nil
+	tpgid := -1
+	if len(rest) > 5 {
+		if n, err := strconv.Atoi(string(rest[5])); err == nil {
+			tpgid = n
+		}
+	}
+	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: string(data[open+1 : closing])}, nil
 }
 
 // splitCmdline splits /proc/PID/cmdline: NUL-terminated arguments. A process that rewrote its
@@ -276,4 +288,55 @@ func (t *ProcTable) Ancestors(pid int) []int {
 		seen[pid] = true
 		out = append(out, pid)
 	}
+}
+
+// Foreground returns the leader of the foreground process group of pid's terminal (the group
+// that reads the keyboard: what a paste and an Enter reach) and that group's processes with
+// everything below them, shallowest first. The group comes from pid's TPGID in /proc; ok is false
+// when it is unknown (go-ps, or pid has no terminal). A leader that has exited is replaced by the
+// group's lowest pid.
+func (t *ProcTable) Foreground(pid int) (leader Process, group []Process, ok bool) {
+	root, found := t.procs[pid]
+	if !found || root.TPGID <= 0 {
+		return Process{}, nil, false
+	}
+	fg := root.TPGID
+	var members []int
+	for _, m := range t.bySID[root.SID] {
+		if p := t.procs[m]; p.PGRP == fg {
+			members = append(members, m)
+		}
+	}
+	if len(members) == 0 {
+		return Process{}, nil, false
+	}
+	lead := members[0]
+	if slices.Contains(members, fg) {
+		lead = fg
+	}
+	// Breadth-first from the leader and the other members, so the shallowest match wins in Detect
+	// (an agent, not the wcomm it runs in a tool call).
+	seen := map[int]bool{}
+	queue := []int{lead}
+	seen[lead] = true
+	for _, m := range members {
+		if !seen[m] {
+			seen[m] = true
+			queue = append(queue, m)
+		}
+	}
+	for i := 0; i < len(queue); i++ {
+		for _, c := range t.children[queue[i]] {
+			if !seen[c] {
+				seen[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	for _, q := range queue {
+		if p, ok := t.proc(q); ok {
+			group = append(group, p)
+		}
+	}
+	return group[0], group, true
 }

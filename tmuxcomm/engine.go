@@ -58,6 +58,14 @@ type Engine struct {
 	// Command is how instructions name this tool ("wcomm").
 	Command string
 
+	// Profiles are the agent profiles (nil: paneops.DefaultProfiles, the embedded ones).
+	Profiles *paneops.ProfileSet
+	// TTYMode reads whether a pane's terminal is in cooked mode (nil: paneops.TTYCanonical).
+	TTYMode paneops.TTYModeFunc
+	// BusyWait bounds the wait for a target's input box to be usable: empty (no one's text in it),
+	// on screen, and the agent idle. 0 means DefaultBusyWait; see Delivery.BusyWait.
+	BusyWait time.Duration
+
 	Now  func() time.Time
 	Rand io.Reader
 }
@@ -68,6 +76,7 @@ const (
 	DefaultLockTimeout = 30 * time.Second
 	DefaultPasteLimit  = 64 << 10
 	DefaultLineLimit   = 4000
+	DefaultBusyWait    = 10 * time.Second
 )
 
 // fillMu orders the one-time filling of an Engine's zero settings before any later read, so one
@@ -98,6 +107,15 @@ func (e *Engine) defaults() {
 	}
 	if e.Command == "" {
 		e.Command = "wcomm"
+	}
+	if e.Profiles == nil {
+		e.Profiles = paneops.DefaultProfiles()
+	}
+	if e.TTYMode == nil {
+		e.TTYMode = paneops.DefaultTTYMode()
+	}
+	if e.BusyWait == 0 {
+		e.BusyWait = DefaultBusyWait
 	}
 	if e.Now == nil {
 		e.Now = time.Now

@@ -30,7 +30,7 @@ func newFake(ids ...string) *fakeTmux {
 	f := &fakeTmux{server: paneops.ServerInfo{PID: 100, StartTime: 1700000000, Version: "3.3a", Socket: "/tmp/fake"},
 		panes: map[messages.PaneID]paneops.Pane{}, refuse: map[messages.PaneID]bool{}}
 	for i, id := range ids {
-		f.panes[messages.PaneID(id)] = paneops.Pane{ID: messages.PaneID(id), Session: "s", Index: i, PID: 1000 + i, Command: "bash"}
+		f.panes[messages.PaneID(id)] = paneops.Pane{ID: messages.PaneID(id), Session: "s", Index: i, PID: 1000 + i, Command: "worker"}
 	}
 	return f
 }

@@ -20,9 +20,9 @@ import (
 const (
 	StateWritten     = "written"     // the request file exists
 	StatePasted      = "pasted"      // the paste reached the worker's pane
-	StateSubmitted   = "submitted"   // Enter followed the paste
-	StateRefused     = "refused"     // the pane refused the paste (dead, input off)
-	StateUndelivered = "undelivered" // delivery failed for another reason
+	StateSubmitted   = "submitted"   // Enter followed the paste and, where the screen tells, was taken
+	StateRefused     = "refused"     // nothing was pasted: dead pane, input off, someone's text in the box, no box
+	StateUndelivered = "undelivered" // delivery failed for another reason (pasted but not submitted, tmux failed)
 	StateAnswered    = "answered"    // the response file is complete
 	StateNotified    = "notified"    // the RESPONSE line reached the orchestrator's pane
 	StateAwaitWoken  = "await-woken" // an await was waiting, so no line was pasted
@@ -104,7 +104,13 @@ type Exchange struct {
 	Capability   string          `json:"capability"`
 	Status       string          `json:"status"`
 	State        string          `json:"state"`
-	Form         string          `json:"form,omitempty"` // paste or pointer
+	Form         string          `json:"form,omitempty"` // paste, pointer or comment
+	// Profile is the agent profile the delivery used (claude, codex, shell, reader, generic...).
+	Profile string `json:"profile,omitempty"`
+	// Verified: the screen showed the submission; Evidence says what was seen, or why delivery
+	// was refused or failed.
+	Verified bool   `json:"verified,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 	Summary      string          `json:"summary"`
 	RequestPath  string          `json:"request_path"`
 	ResponsePath string          `json:"response_path"`
@@ -201,6 +207,21 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 			x.State = ev.State
 			if f := ev.Detail["form"]; f != "" {
 				x.Form = f
+			}
+			if p := ev.Detail["profile"]; p != "" {
+				x.Profile = p
+			}
+			x.Verified = ev.Detail["verified"] == "true"
+			switch ev.State {
+			case StateSubmitted:
+				x.Evidence = ev.Detail["evidence"]
+			case StateRefused, StateUndelivered:
+				x.Evidence = ev.Detail["error"]
+				if v := ev.Detail["evidence"]; v != "" {
+					x.Evidence = v
+				}
+			default:
+				x.Evidence = ""
 			}
 		}
 	}

@@ -24,6 +24,9 @@ type NotifyResult struct {
 	// its pane), "await" (an await was waiting and woke on the file, so no line was pasted).
 	Signal string `json:"signal"`
 	Line   string `json:"line"`
+	// Warnings are problems found on the way that did not stop the notify: above all an integrity
+	// mismatch (the request file changed after it was sent, so the answer may be to other words).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Notify writes the response file atomically (the first response stands) and signals the
@@ -63,6 +66,10 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	x = loadExchange(x.Dir, x.Seq, false)
 	line := messages.Notification{StartedAt: h.StartedAt, Orchestrator: h.Orchestrator, Worker: h.Worker, Path: x.ResponsePath}.String()
 	res := &NotifyResult{Exchange: x, Line: line}
+	if x.Integrity == "mismatch" {
+		res.Warnings = append(res.Warnings, "integrity mismatch: "+x.RequestPath+" is not the request that was sent; the answer was saved, but it may answer other words")
+		res.Warnings = append(res.Warnings, x.Problems...)
+	}
 
 	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) {
 		res.Signal = "await"
@@ -99,11 +106,21 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) error {
 		}
 		return fmt.Errorf("response saved at %s, but orchestrator pane %s %s: %w", x.ResponsePath, orch, reason, ErrOrchestratorGone)
 	}
-	_, err = e.Tmux.Deliver(ctx, paneops.Delivery{
-		Pane: orch, Content: []byte(messages.SanitizeField(line)), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: filepath.Join(filepath.Dir(x.Dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
-	})
+	// The orchestrator's pane gets the same care as a worker's: an interactive shell gets the line
+	// as a comment, a person's half-typed prompt is not pasted into, and Enter is verified.
+	det, err := e.Detect(ctx, p, "")
 	if err != nil {
+		return err
+	}
+	content := messages.SanitizeField(line)
+	if det.Profile != nil && det.Profile.Kind == paneops.KindShell {
+		content = ShellLine(content)
+	}
+	_, err = e.Tmux.Deliver(ctx, e.delivery(p, content, det, x.Dir, srv))
+	if err != nil {
+		if errors.Is(err, paneops.ErrHumanInput) || errors.Is(err, paneops.ErrNotReady) || errors.Is(err, paneops.ErrNotSubmitted) {
+			return fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)
+		}
 		if errors.Is(err, paneops.ErrRefused) || isNotFound(err) {
 			return fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, ErrOrchestratorGone)
 		}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"time"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
@@ -20,6 +20,8 @@ type SendOptions struct {
 	First      bool // take the first of several agent matches
 	Capability messages.Capability
 	Body       []byte
+	// Agent names the profile to deliver with (--agent); "" detects it from the pane.
+	Agent string
 }
 
 // Send writes the next request file of the caller/worker pair and delivers it into the worker's
@@ -41,6 +43,9 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	}
 	if o.Capability == "" {
 		o.Capability = messages.ReadOnly
+	}
+	if err := e.CheckAgent(o.Agent); err != nil {
+		return nil, err
 	}
 	worker, err := e.Resolve(ctx, o.To, o.Scope, o.First)
 	if err != nil {
@@ -82,7 +87,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	}
 	_ = logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now())
 
-	derr := e.deliverRequest(ctx, dir, n, reqPath, worker, srv)
+	derr := e.deliverRequest(ctx, dir, n, reqPath, worker, srv, o.Agent)
 	x := loadExchange(dir, n, false)
 	if derr != nil {
 		return x, derr
@@ -96,56 +101,61 @@ func (e *Engine) notifyCommand(responsePath string) string {
 }
 
 // deliverRequest pastes the request (or a pointer to it) into the worker's pane and submits it,
-// logging each state with its evidence.
-func (e *Engine) deliverRequest(ctx context.Context, dir string, n int, reqPath string, worker paneops.Pane, srv paneops.ServerInfo) error {
+// logging each state with its evidence: pasted (form, profile, what the input box held), then
+// submitted (verified or not, and what showed it), or refused / undelivered with the reason.
+func (e *Engine) deliverRequest(ctx context.Context, dir string, n int, reqPath string, worker paneops.Pane, srv paneops.ServerInfo, agent string) error {
 	data, err := readFile(reqPath)
 	if err != nil {
 		return err
 	}
-	content, form := e.pasteForm(string(data), reqPath)
-	res, err := e.Tmux.Deliver(ctx, paneops.Delivery{
-		Pane: worker.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: filepath.Join(filepath.Dir(dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
-	})
-	detail := map[string]string{"pane": string(worker.ID), "target": worker.Target(), "form": form,
-		"bytes": strconv.Itoa(len(content)), "buffer": res.Buffer}
+	det, err := e.Detect(ctx, worker, agent)
 	if err != nil {
-		state := StateUndelivered
-		if errors.Is(err, paneops.ErrRefused) {
-			state = StateRefused
-		}
-		detail["error"] = err.Error()
-		_ = logEvent(dir, n, state, detail, e.Now())
-		return fmt.Errorf("deliver %s to pane %s: %w: %w", filepath.Base(reqPath), worker.ID, ErrUndelivered, err)
+		return err
+	}
+	content, form := e.pasteForm(string(data), reqPath, det.Profile)
+	res, err := e.Tmux.Deliver(ctx, e.delivery(worker, content, det, dir, srv))
+	size, sum := messages.BodySum([]byte(content))
+	detail := map[string]string{"pane": string(worker.ID), "target": worker.Target(), "form": form,
+		"bytes": strconv.Itoa(size), "sha256": sum, "buffer": res.Buffer,
+		"profile": det.Name, "detected": det.Reason, "before": res.Before}
+	if res.Waited > 0 {
+		detail["waited"] = res.Waited.Round(time.Millisecond).String()
 	}
 	if res.Pasted {
 		_ = logEvent(dir, n, StatePasted, detail, res.PastedAt)
 	}
+	if err != nil {
+		state := StateUndelivered
+		if !res.Pasted && (errors.Is(err, paneops.ErrRefused) || errors.Is(err, paneops.ErrHumanInput) || errors.Is(err, paneops.ErrNotReady)) {
+			state = StateRefused
+		}
+		d := map[string]string{"pane": string(worker.ID), "profile": det.Name, "form": form, "error": err.Error()}
+		if !res.Pasted {
+			d = detail
+			d["error"] = err.Error()
+		}
+		if res.Evidence != "" {
+			d["evidence"] = res.Evidence
+		}
+		if res.Enters > 0 {
+			d["enters"] = strconv.Itoa(res.Enters)
+		}
+		_ = logEvent(dir, n, state, d, e.Now())
+		return fmt.Errorf("deliver %s to pane %s: %w: %w", filepath.Base(reqPath), worker.ID, ErrUndelivered, err)
+	}
 	if res.Submitted {
-		d := map[string]string{"pane": string(worker.ID), "enter_delay": e.EnterDelay.String(), "form": form}
-		_ = logEvent(dir, n, StateSubmitted, d, res.EnterAt)
+		_ = logEvent(dir, n, StateSubmitted, submittedDetail(worker.ID, form, det.Name, res), res.EnterAt)
 	}
 	return nil
 }
 
-// pasteForm decides what reaches the pane: the whole request, sanitized, when it is small enough
-// to paste safely, else one pointer line to the file (the file keeps the original bytes either way).
-func (e *Engine) pasteForm(request, path string) (content, form string) {
-	clean := messages.Sanitize(request, true)
-	long := len(clean) > e.PasteLimit
-	if !long {
-		for _, line := range strings.Split(clean, "\n") {
-			if len(line) > e.LineLimit {
-				long = true
-				break
-			}
-		}
+// submittedDetail is the evidence of a submitted event.
+func submittedDetail(pane messages.PaneID, form, profile string, res paneops.DeliveryResult) map[string]string {
+	d := map[string]string{"pane": string(pane), "form": form, "profile": profile,
+		"enter_delay": res.EnterDelay.String(), "enters": strconv.Itoa(res.Enters),
+		"verified": strconv.FormatBool(res.Verified), "evidence": res.Evidence}
+	if res.ShownAfter > 0 {
+		d["shown_after"] = res.ShownAfter.Round(time.Millisecond).String()
 	}
-	if !long && utf8.ValidString(clean) && strings.TrimSpace(clean) != "" {
-		return strings.TrimRight(clean, "\n"), "paste"
-	}
-	header, _, _ := strings.Cut(request, "\n")
-	return messages.SanitizeField(header) + " The request is " + strconv.Itoa(len(request)) +
-		" bytes, too long to paste: read it whole from " + messages.SanitizeField(path) +
-		" and follow its [RESPONSE INSTRUCTIONS].", "pointer"
+	return d
 }

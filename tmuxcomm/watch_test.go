@@ -124,7 +124,7 @@ func TestWatchReportsAnExchangeInOrder(t *testing.T) {
 			assert.Equal(t, "READONLY", evs[1].Detail["capability"])
 			assert.Equal(t, "list the failing tests", evs[1].Detail["summary"])
 			assert.Equal(t, x.RequestPath, evs[1].Path)
-			assert.Equal(t, "paste", evs[2].Detail["form"])
+			assert.Equal(t, "%2", evs[2].Detail["pane"])
 			assert.Equal(t, "all 14 pass", evs[4].Detail["summary"])
 			assert.Equal(t, x.ResponsePath, evs[4].Path)
 			assert.Equal(t, "%1", evs[5].Detail["pane"])

@@ -91,7 +91,14 @@ The request goes to /tmp/worker-comm/{STARTED_AT}-o{N}-w{M}/NNN-request.md with 
 and the response instructions; then it is pasted into the worker's pane through a uniquely named tmux
 buffer and submitted with Enter after --enter-delay. A request too long to paste safely is delivered as
 one line pointing at its file. Prints "ID RESPONSE-PATH" (--json: the exchange). --wait also awaits the
-response and prints its body. A request that could not be delivered is kept on disk and send exits 1.`,
+response and prints its body. A request that could not be delivered is kept on disk and send exits 1.
+
+Delivery follows the target's profile (wcomm doctor --pane TARGET shows it; --agent NAME forces one):
+for Claude Code, Codex CLI, Gemini CLI and aider it waits up to --busy-wait for an empty input box
+(never pasting into text someone else typed), checks after Enter that the box took the message and
+presses Enter again, with backoff, only while the box still holds exactly what was pasted. Into an
+interactive shell it types only a comment line pointing at the request file, never the request.
+send exits 0 only once the message is submitted.`,
 		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			to := fs.String("to", "", "worker: pane id, tmux target or agent name")
@@ -104,6 +111,9 @@ response and prints its body. A request that could not be delivered is kept on d
 			from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
 			all := fs.Bool("all", false, "with an agent name: search every session")
+			agent := fs.String("agent", "", "deliver with this profile (claude, codex, gemini, aider, shell, reader, generic) instead of detecting it")
+			var busyWait time.Duration
+			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "how long to wait for the target's input box to be empty and idle (0: do not wait)")
 			return func(args []string) error {
 				if *to == "" {
 					return usagef("send needs --to TARGET")
@@ -120,13 +130,17 @@ response and prints its body. A request that could not be delivered is kept on d
 				if flagsSet(fs)["enter-delay"] {
 					e.EnterDelay = delay
 				}
+				e.BusyWait = busyWaitSetting(busyWait)
+				if err := e.CheckAgent(*agent); err != nil {
+					return usagef("--agent: %v", err)
+				}
 				if *from != "" {
 					if _, err := messages.ParsePaneID(*from); err != nil {
 						return usagef("--from: %v", err)
 					}
 					e.Self = messages.PaneID(*from)
 				}
-				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body})
+				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
 				if err != nil {
 					if x != nil && !c.json {
 						fmt.Fprintf(c.stderr, "wcomm send: request kept at %s\n", x.RequestPath)
@@ -193,8 +207,9 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 			response := fs.String("response", "", "the response file named in the request's instructions")
 			id := fs.String("id", "", "the request's id")
 			file := fs.String("file", "", "read the response from this file (- for stdin)")
-			var delay time.Duration
+			var delay, busyWait time.Duration
 			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
+			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "how long to wait for the orchestrator's input box to be empty and idle (0: do not wait)")
 			return func(args []string) error {
 				if *response != "" && *id != "" {
 					return usagef("give --response or --id, not both")
@@ -207,7 +222,13 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 				if flagsSet(fs)["enter-delay"] {
 					e.EnterDelay = delay
 				}
+				e.BusyWait = busyWaitSetting(busyWait)
 				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
+				if res != nil && !c.json {
+					for _, w := range res.Warnings {
+						fmt.Fprintf(c.stderr, "wcomm notify: warning: %s\n", w)
+					}
+				}
 				if err != nil {
 					if res != nil && res.Exchange != nil && errors.Is(err, tmuxcomm.ErrOrchestratorGone) && c.json {
 						c.printJSON(res)
@@ -251,6 +272,7 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 					}
 					return err
 				}
+				warnIntegrity(c, x)
 				if c.json {
 					return c.printJSON(x)
 				}
@@ -361,10 +383,7 @@ func printHistory(w io.Writer, sessions []tmuxcomm.SessionSummary, foreign []str
 			if !x.SentAt.IsZero() {
 				age = tmuxcomm.Age(now, x.SentAt)
 			}
-			state := x.State
-			if state == "" {
-				state = "-"
-			}
+			state := stateText(x, 60)
 			fmt.Fprintf(tw, "  %03d\t%s\t%s\t%s\t%s\t%s\n", x.Seq, orDash(x.ID), x.Status, state, age, x.Summary)
 		}
 		tw.Flush()
@@ -391,6 +410,50 @@ func allProblems(s tmuxcomm.SessionSummary) []string {
 	return out
 }
 
+// stateText is a delivery state with its evidence: "submitted (verified: input box empty after
+// Enter)"; width > 0 shortens the evidence for a table.
+func stateText(x *tmuxcomm.Exchange, width int) string {
+	if x.State == "" {
+		return "-"
+	}
+	ev := messages.SanitizeField(x.Evidence)
+	if ev == "" || x.State == tmuxcomm.StateAnswered {
+		return x.State
+	}
+	if width > 0 {
+		if r := []rune(ev); len(r) > width {
+			ev = string(r[:width-3]) + "..."
+		}
+	}
+	if x.State == tmuxcomm.StateSubmitted {
+		if x.Verified {
+			return x.State + " (verified: " + ev + ")"
+		}
+		return x.State + " (unverified: " + ev + ")"
+	}
+	return x.State + " (" + ev + ")"
+}
+
+// warnIntegrity says on stderr when an exchange's files differ from what was sent.
+func warnIntegrity(c *cli, x *tmuxcomm.Exchange) {
+	if x.Integrity != "mismatch" {
+		return
+	}
+	fmt.Fprintf(c.stderr, "wcomm: warning: integrity mismatch: the request file of %s changed after it was sent\n", orDash(x.ID))
+	for _, p := range x.Problems {
+		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", p)
+	}
+}
+
+// busyWaitSetting maps the --busy-wait flag to Engine.BusyWait: 0 on the command line means "do
+// not wait", which the engine spells as a negative duration (its 0 means the default).
+func busyWaitSetting(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -404,11 +467,19 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	fmt.Fprintf(w, "seq:           %03d\n", x.Seq)
 	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, x.Worker)
 	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
-	fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, orDash(x.State))
+	fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, stateText(x, 0))
 	if x.Form != "" {
-		fmt.Fprintf(w, "delivered as:  %s\n", x.Form)
+		how := x.Form
+		if x.Profile != "" {
+			how += " to a " + x.Profile + " pane"
+		}
+		fmt.Fprintf(w, "delivered as:  %s\n", how)
 	}
-	if x.Integrity != "" {
+	switch x.Integrity {
+	case "":
+	case "mismatch":
+		fmt.Fprintf(w, "integrity:     MISMATCH: the request on disk is not what was sent (see below)\n")
+	default:
 		fmt.Fprintf(w, "integrity:     %s\n", x.Integrity)
 	}
 	fmt.Fprintf(w, "request:       %s\n", x.RequestPath)
@@ -421,7 +492,7 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	}
 	for _, ev := range x.Events {
 		var kv []string
-		for _, k := range []string{"pane", "form", "bytes", "enter_delay", "buffer", "error", "signal"} {
+		for _, k := range []string{"pane", "profile", "form", "bytes", "before", "waited", "shown_after", "enter_delay", "enters", "verified", "evidence", "buffer", "error", "signal"} {
 			if v, ok := ev.Detail[k]; ok && v != "" {
 				kv = append(kv, k+"="+v)
 			}

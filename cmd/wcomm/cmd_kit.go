@@ -1024,7 +1024,10 @@ func flagKind(cmd, name string) string {
 	case "capability":
 		return "=READONLY WRITABLE"
 	case "agent":
-		return "=" + strings.Join(agentNames(), " ")
+		if cmd == "prompt" {
+			return "=" + strings.Join(agentNames(), " ")
+		}
+		return "" // the command's own list, from its usage: see usageChoices
 	case "for":
 		return "=claude codex gemini claude,codex,gemini"
 	case "id":
@@ -1061,6 +1064,19 @@ func posKind(cmd string) string {
 
 type boolFlag interface{ IsBoolFlag() bool }
 
+// choiceList is a flag usage's list of plain words in parentheses: "... (claude, codex, shell) ...".
+var choiceList = regexp.MustCompile(`\(([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)+)\)`)
+
+// usageChoices completes a flag whose usage lists its values, so a flag added to a command later
+// completes without a change here.
+func usageChoices(usage string) string {
+	m := choiceList.FindStringSubmatch(usage)
+	if m == nil {
+		return ""
+	}
+	return "=" + strings.ReplaceAll(m[1], ", ", " ")
+}
+
 // completionModel describes every visible command for the scripts.
 func completionModel() []compCommand {
 	var out []compCommand
@@ -1077,6 +1093,9 @@ func completionModel() []compCommand {
 			cf := compFlag{Name: f.Name, Value: value, Usage: f.Usage}
 			if value {
 				cf.Kind = flagKind(n, f.Name)
+				if cf.Kind == "" {
+					cf.Kind = usageChoices(f.Usage)
+				}
 			}
 			cc.Flags = append(cc.Flags, cf)
 		})

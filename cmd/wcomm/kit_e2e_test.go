@@ -158,7 +158,7 @@ func TestKitCompletionE2E(t *testing.T) {
 	got = kitBashComplete(t, script, env, "wcomm", "find", "-S", w.sock, "wor")
 	assert.Equal(t, []string{"worker.py"}, got)
 
-	if _, err := exec.LookPath("fish"); err == nil {
+	if kitHaveShell(t, "fish") {
 		fishScript := filepath.Join(w.work, "wcomm.fish")
 		r = w.run(call{}, "completion", "fish")
 		require.NoError(t, os.WriteFile(fishScript, []byte(r.stdout), 0o600))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -460,8 +460,9 @@ func TestKitCompletionScripts(t *testing.T) {
 		}
 	}
 
-	// zsh and fish check their scripts where they are installed (CI installs neither by default).
-	if _, err := exec.LookPath("zsh"); err == nil {
+	// zsh and fish check their scripts where they are installed; CI installs both, and there
+	// (REQUIRE_TMUX=1) a missing shell fails instead of passing over the check.
+	if kitHaveShell(t, "zsh") {
 		out, err := exec.Command("zsh", "-n", scripts["zsh"]).CombinedOutput()
 		assert.NoError(t, err, "zsh -n: %s", out)
 		out, err = exec.Command("zsh", "-f", "-c", "autoload -Uz compinit && compinit -u -D; source "+shQuote(scripts["zsh"])+"; print -r -- $_comps[wcomm]").CombinedOutput()
@@ -493,13 +494,25 @@ source ` + shQuote(scripts["zsh"]) + "\n"
 			assert.Contains(t, string(out), tc.want, tc.words)
 		}
 	}
-	if _, err := exec.LookPath("fish"); err == nil {
+	if kitHaveShell(t, "fish") {
 		out, err := exec.Command("fish", "--no-execute", scripts["fish"]).CombinedOutput()
 		assert.NoError(t, err, "fish --no-execute: %s", out)
 		out, err = exec.Command("fish", "--no-config", "-c", "source "+shQuote(scripts["fish"])+"; complete -C'wcomm se'; complete -C'wcomm send --capability '").CombinedOutput()
 		assert.NoError(t, err, "%s", out)
 		assert.Contains(t, string(out), "send\t")
 		assert.Contains(t, string(out), "WRITABLE")
+	}
+}
+
+func TestKitUsageChoices(t *testing.T) {
+	tests := []struct{ usage, want string }{
+		{"deliver with this profile (claude, codex, shell) instead", "=claude codex shell"},
+		{"READONLY (look, change nothing) or WRITABLE", ""},
+		{"how long to wait (0: no limit)", ""},
+		{"one word (only)", ""},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, usageChoices(tc.usage), tc.usage)
 	}
 }
 
@@ -632,4 +645,16 @@ func TestKitWatchCommand(t *testing.T) {
 		_, _, code := kitRun(t, append([]string{"watch", "--root", root}, args...)...)
 		assert.NotEqual(t, exitOK, code, args)
 	}
+}
+
+// kitHaveShell reports whether a shell is installed; where REQUIRE_TMUX=1 (CI) its absence fails.
+func kitHaveShell(t *testing.T, name string) bool {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("REQUIRE_TMUX") == "1" {
+			t.Errorf("%s is not installed; CI installs it (apt-get install %s)", name, name)
+		}
+		return false
+	}
+	return true
 }

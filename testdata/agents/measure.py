@@ -185,8 +185,9 @@ class Model:
         open(self.log, "a").close()
 
     def prompts(self):
+        # Only whole lines: a 100 KB line can be read while it is still being written.
         with open(self.log, encoding="utf-8") as f:
-            return [json.loads(l) for l in f if l.strip()]
+            return [json.loads(l) for l in f if l.endswith("\n")]
 
     def stop(self):
         self.proc.terminate()

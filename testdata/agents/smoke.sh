@@ -115,6 +115,8 @@ count_prompt() { python3 -c '
 import json, sys
 n = 0
 for line in open(sys.argv[1], encoding="utf-8"):
+    if not line.endswith("\n"):
+        break  # still being written
     p = json.loads(line)
     if p["agent"] == sys.argv[2] and sys.argv[3] in p["prompt"]:
         n += 1

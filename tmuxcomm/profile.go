@@ -1,0 +1,132 @@
+package tmuxcomm
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// Delivery forms, as the delivery log records them.
+const (
+	FormPaste   = "paste"   // the whole request, sanitized
+	FormPointer = "pointer" // one line naming the request file
+	FormComment = "comment" // the pointer line as a shell comment, for an interactive shell
+)
+
+// Detect chooses the profile of a pane: the one named agent when it is not "" (an unknown name is
+// an error naming the known ones), else what paneops' detection finds in the pane's foreground.
+// Without a process table it decides from the pane's current command alone.
+func (e *Engine) Detect(ctx context.Context, p paneops.Pane, agent string) (paneops.Detection, error) {
+	e.defaults()
+	if agent != "" {
+		return e.Profiles.Force(agent)
+	}
+	t, err := e.Procs()
+	if err != nil {
+		t = nil
+	}
+	ex := paneops.Exclude{PIDs: nil}
+	if t != nil {
+		ex.PIDs = t.Ancestors(e.SelfPID)
+	}
+	return e.Profiles.Detect(p, t, e.TTYMode, ex), nil
+}
+
+// CheckAgent refuses an --agent name no profile has, before anything is written.
+func (e *Engine) CheckAgent(agent string) error {
+	e.defaults()
+	if agent == "" {
+		return nil
+	}
+	_, err := e.Profiles.Force(agent)
+	return err
+}
+
+// busyWait is the bound of Delivery.BusyWait: a negative setting means "do not wait".
+func (e *Engine) busyWait() time.Duration {
+	if e.BusyWait < 0 {
+		return 0
+	}
+	return e.BusyWait
+}
+
+// delivery is the Delivery of content into pane p under profile det, with the engine's settings.
+func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, dir string, srv paneops.ServerInfo) paneops.Delivery {
+	return paneops.Delivery{
+		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
+		LockDir: filepath.Join(filepath.Dir(dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
+		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
+	}
+}
+
+// pasteForm decides what reaches the pane: the whole request, sanitized, when it is small enough
+// to paste safely for the pane's profile, else one pointer line to the file (the file keeps the
+// original bytes either way). An interactive shell gets the pointer as an inert comment line:
+// pasting the request with Enter would run its lines as commands.
+func (e *Engine) pasteForm(request, path string, prof *paneops.Profile) (content, form string) {
+	if prof != nil && prof.Kind == paneops.KindShell {
+		return ShellLine(pointerLine(request, path, "it is not pasted into a shell, which would run it")), FormComment
+	}
+	pasteLimit, lineLimit := e.PasteLimit, e.LineLimit
+	if prof != nil {
+		if prof.PasteLimit > 0 && prof.PasteLimit < pasteLimit {
+			pasteLimit = prof.PasteLimit
+		}
+		if prof.LineLimit > 0 && prof.LineLimit < lineLimit {
+			lineLimit = prof.LineLimit
+		}
+	}
+	clean := messages.Sanitize(request, true)
+	long := len(clean) > pasteLimit
+	if !long {
+		for _, line := range strings.Split(clean, "\n") {
+			if len(line) > lineLimit {
+				long = true
+				break
+			}
+		}
+	}
+	if !long && utf8.ValidString(clean) && strings.TrimSpace(clean) != "" {
+		return strings.TrimRight(clean, "\n"), FormPaste
+	}
+	return pointerLine(request, path, "too long to paste"), FormPointer
+}
+
+// pointerLine is the one line that stands for a request: its header, its size, why it is not
+// pasted, and where to read it. Workers (and the test fixtures) look for "read it whole from PATH
+// and follow".
+func pointerLine(request, path, why string) string {
+	header, _, _ := strings.Cut(request, "\n")
+	return messages.SanitizeField(header) + " The request is " + strconv.Itoa(len(request)) +
+		" bytes, " + why + ": read it whole from " + messages.SanitizeField(path) +
+		" and follow its [RESPONSE INSTRUCTIONS]."
+}
+
+// ShellLine turns one line of text into a line an interactive shell runs as nothing: "# " and the
+// text with every character outside [A-Za-z0-9 and  []%=/.,:_+@-] replaced by "_".
+//
+// bash (interactive_comments is on by default), sh, dash, ksh, mksh and fish take it as a comment.
+// zsh (INTERACTIVE_COMMENTS is off by default) and csh/tcsh take "#" as a command name that does
+// not exist: they print an error and run nothing, because the text holds no character that could
+// separate commands (; & | newline), substitute ($ `), redirect (< >), quote (' " \), expand history
+// (!), or open a subshell or group (( ) { }). The brackets can only make zsh report a bad glob
+// pattern. A Python REPL takes it as a comment too; node reports a syntax error.
+func ShellLine(text string) string {
+	var b strings.Builder
+	b.WriteString("# ")
+	for _, r := range text {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune(" []%=/.,:_+@-", r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
