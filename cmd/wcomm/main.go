@@ -189,7 +189,7 @@ func (c *cli) printUsage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].Summary)
+		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "global flags: -L NAME | -S PATH (tmux server), --root DIR (default /tmp/worker-comm, env WCOMM_ROOT), --json")
