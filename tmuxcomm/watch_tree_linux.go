@@ -24,6 +24,7 @@ type treeWatcher struct {
 type treeEvent struct {
 	Dir      string
 	Name     string
+	Moved    bool // renamed or linked into the folder: published whole
 	Overflow bool
 }
 
@@ -96,7 +97,7 @@ func (w *treeWatcher) Next(ctx context.Context) ([]treeEvent, error) {
 			delete(w.dirs, wd)
 		default:
 			if dir, ok := w.dirs[wd]; ok {
-				evs = append(evs, treeEvent{Dir: dir, Name: name})
+				evs = append(evs, treeEvent{Dir: dir, Name: name, Moved: mask&syscall.IN_MOVED_TO != 0})
 			}
 		}
 	}

@@ -14,6 +14,7 @@ type treeWatcher struct{}
 type treeEvent struct {
 	Dir      string
 	Name     string
+	Moved    bool
 	Overflow bool
 }
 
