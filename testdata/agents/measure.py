@@ -304,6 +304,9 @@ def trial(tmux, model, agent, kind, delay_ms, label, retry=0.0):
            "latency_ms": round((subs[0]["t"] - t_paste) * 1000) if subs else None}
     if retry:
         res["retried"] = retried
+    if subs:
+        # Exact ends of what the agent sent: does a retried Enter leave a newline behind?
+        res["ends"] = [subs[0]["prompt"][:12], subs[0]["prompt"][-12:]]
     if not got:
         lines, _ = agent.screen()
         res["screen_tail"] = [l.rstrip() for l in lines if l.strip()][-8:]

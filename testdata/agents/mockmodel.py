@@ -403,10 +403,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path.split("?")[0]
         RECORDER.request({"t": round(time.time(), 6), "method": "GET", "path": self.path})
+        eprint("GET", self.path)
         if path.rstrip("/").endswith("/models"):
             self._send_json(200, {"object": "list", "data": [], "models": []})
             return
-        eprint("GET", self.path)
         self._send_json(200 if path in ("/", "/health", "/healthz") else 404,
                         {"ok": True} if path in ("/", "/health", "/healthz") else
                         {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})

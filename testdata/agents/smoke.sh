@@ -47,10 +47,10 @@ tree() {
 
 # reap PID...: TERM the given processes, wait up to 5 s, then KILL what is left.
 reap() {
-	local left p i
+	local left p
 	[ $# -gt 0 ] || return 0
 	kill -TERM "$@" 2>/dev/null
-	for i in $(seq 1 50); do
+	for _ in $(seq 1 50); do
 		left=()
 		for p in "$@"; do [ -d "/proc/$p" ] && left+=("$p"); done
 		[ ${#left[@]} -eq 0 ] && return 0
@@ -61,7 +61,7 @@ reap() {
 
 cleanup() {
 	local all=() p
-	for p in "${pids[@]}"; do all+=($(tree "$p")); done
+	for p in "${pids[@]}"; do mapfile -t -O "${#all[@]}" all < <(tree "$p"); done
 	"${T[@]}" kill-server 2>/dev/null
 	reap "${all[@]}"
 	if [ -n "$model_pid" ]; then reap "$model_pid"; fi
@@ -73,7 +73,7 @@ trap 'exit 130' INT TERM
 python3 "$here/mockmodel.py" --port 0 --port-file "$root/port" --log "$root/prompts.jsonl" \
 	--max-seconds 900 >/dev/null 2>"$root/model.err" &
 model_pid=$!
-for i in $(seq 1 100); do
+for _ in $(seq 1 100); do
 	[ -s "$root/port" ] && break
 	sleep 0.1
 done
@@ -110,6 +110,7 @@ wait_until() {
 
 is_ready() { screen "$2" | "ready_$1"; }
 is_idle() { local s; s=$(screen "$2"); "ready_$1" <<<"$s" && ! "busy_$1" <<<"$s"; }
+ready_or_gone() { is_ready "$1" "$2" || ! pane_alive "$2"; }
 pane_alive() { [ "$("${T[@]}" display-message -p -t "$1" '#{pane_dead}' 2>/dev/null)" = 0 ]; }
 count_prompt() { python3 -c '
 import json, sys
@@ -123,27 +124,42 @@ for line in open(sys.argv[1], encoding="utf-8"):
 print(n)' "$root/prompts.jsonl" "$1" "$2"; }
 logged() { [ "$(count_prompt "$1" "$2")" -ge 1 ]; }
 
-# send PANE TEXT: paste as wcomm will (buffer from stdin, bracketed), Enter in a separate call.
+# send AGENT PANE TOKEN TEXT: paste as wcomm will (buffer from stdin, bracketed), Enter in a
+# separate call after a delay, then wait for TOKEN in the model's log. Gemini CLI turns an
+# Enter into a newline while it is busy (MEASUREMENTS.md), so one more Enter is allowed:
+# this checks the plumbing; the timing is measure.py's business.
 send() {
-	local b=smoke$RANDOM$RANDOM
-	printf '%s' "$2" | "${T[@]}" load-buffer -b "$b" - \; paste-buffer -d -p -b "$b" -t "$1" || return 1
-	sleep 0.5
-	"${T[@]}" send-keys -t "$1" Enter
+	local a=$1 pane=$2 tok=$3 b=smoke$RANDOM$RANDOM delay=0.3
+	[ "$a" = gemini ] && delay=1
+	printf '%s' "$4" | "${T[@]}" load-buffer -b "$b" - \; paste-buffer -d -p -b "$b" -t "$pane" || {
+		echo "FAIL $a: tmux paste failed"
+		return 1
+	}
+	sleep "$delay"
+	"${T[@]}" send-keys -t "$pane" Enter
+	wait_until 8 logged "$a" "$tok" && return 0
+	echo "     $a: not submitted 8 s after Enter; pressing Enter once more"
+	"${T[@]}" send-keys -t "$pane" Enter
+	wait_until 30 logged "$a" "$tok" && return 0
+	echo "FAIL $a: the pasted message never reached the model; last screen:"
+	tail_screen "$pane"
+	return 1
 }
 
 tail_screen() { screen "$1" | grep -v '^ *$' | tail -n 8 | sed 's/^/    | /'; }
 
 failed=0
 run_agent() {
-	local a=$1 work=$root/work-$a pane pid t0 tok n f
+	local a=$1
+	local work=$root/work-$a pane pid t0 tok tok2 n f t
 	mkdir -p "$work"
 	read -r pane pid < <("${T[@]}" new-window -d -P -F '#{pane_id} #{pane_pid}' -n "$a" \
 		"$here/start-agent.sh $a $dir $work $port 2>$root/start-$a.err")
 	[ -n "$pid" ] && pids+=("$pid")
 	t0=$SECONDS
-	if ! wait_until 90 is_ready "$a" "$pane"; then
+	if ! wait_until 60 ready_or_gone "$a" "$pane" || ! pane_alive "$pane"; then
 		if pane_alive "$pane"; then
-			echo "FAIL $a: not ready after 90 s; last screen:"
+			echo "FAIL $a: not ready after 60 s; last screen:"
 			tail_screen "$pane"
 		else
 			echo "FAIL $a: cannot run here: the TUI exited at start: $(cat "$root/start-$a.err")"
@@ -154,12 +170,8 @@ run_agent() {
 	sleep 1 # a freshly drawn box may not take Enter yet (MEASUREMENTS.md)
 
 	tok=smoke-$a-$RANDOM$RANDOM
-	send "$pane" "hello from smoke.sh $tok" || { echo "FAIL $a: tmux paste failed"; return 1; }
-	if ! wait_until 30 logged "$a" "$tok"; then
-		echo "FAIL $a: the pasted message never reached the model; last screen:"
-		tail_screen "$pane"
-		return 1
-	fi
+	tok2=tool-$a-$RANDOM$RANDOM # not a substring of tok: counts are by substring
+	send "$a" "$pane" "$tok" "hello from smoke.sh $tok" || return 1
 	if ! wait_until 30 is_idle "$a" "$pane"; then
 		echo "FAIL $a: no idle screen 30 s after the answer; last screen:"
 		tail_screen "$pane"
@@ -167,8 +179,8 @@ run_agent() {
 	fi
 
 	f=$work/hello-$a.txt
-	send "$pane" "please run this $tok-run
-RUN: echo hello > $f" || { echo "FAIL $a: tmux paste failed"; return 1; }
+	send "$a" "$pane" "$tok2" "please run this $tok2
+RUN: echo hello > $f" || return 1
 	if ! wait_until 45 grep -qx hello "$f" 2>/dev/null; then
 		echo "FAIL $a: the tool call did not write $f; last screen:"
 		tail_screen "$pane"
@@ -179,7 +191,7 @@ RUN: echo hello > $f" || { echo "FAIL $a: tmux paste failed"; return 1; }
 		tail_screen "$pane"
 		return 1
 	fi
-	for t in "$tok" "$tok-run"; do
+	for t in "$tok" "$tok2"; do
 		n=$(count_prompt "$a" "$t")
 		if [ "$n" != 1 ]; then
 			echo "FAIL $a: message $t reached the model $n times, want 1"

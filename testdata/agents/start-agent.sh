@@ -56,7 +56,7 @@ write() {
 # killed: the pts node reads "(deleted)"), then TERMs PID and its descendants, KILLs them
 # 3 s later. It ignores SIGHUP, which the dying pane sends to its foreground group.
 reap_when_pane_dies() {
-	local pid=$1 tree p q i left
+	local pid=$1 tree p q left
 	trap '' HUP
 	while [ -d "/proc/$pid" ]; do
 		if [[ $(readlink "/proc/$pid/fd/0" 2>/dev/null) == *"(deleted)" ]]; then
@@ -67,7 +67,7 @@ reap_when_pane_dies() {
 				for q in $(pgrep -P "$p"); do tree+=" $q"; done
 			done
 			kill -TERM $tree 2>/dev/null
-			for i in 1 2 3 4 5 6; do
+			for _ in 1 2 3 4 5 6; do
 				sleep 0.5
 				left=
 				for p in $tree; do [ -d "/proc/$p" ] && left+=" $p"; done
