@@ -5,7 +5,11 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: build install test e2e lint bench stress fuzz fuzz-short e2e-agents
+BENCH_SCALE  ?= 1
+STRESS_SCALE ?= 1
+FUZZTIME     ?= 1m
+
+.PHONY: build install test e2e lint bench stress fuzz fuzz-ci e2e-agents
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/wcomm ./cmd/wcomm
@@ -23,3 +27,29 @@ e2e:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# The side-by-side table against the reference scripts (BENCHMARKS.md), then the micro-benchmarks.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./messages ./paneops
+	WCOMM_BENCH_SCALE=$(BENCH_SCALE) $(GO) test -tags bench -run '^TestBenchTable$$' -count=1 -v -timeout 60m ./cmd/wcomm
+
+# The reliability suite at full scale (go test ./... runs it at a tenth of that).
+stress:
+	@summary=$$(mktemp); \
+	REQUIRE_TMUX=1 WCOMM_STRESS_SCALE=$(STRESS_SCALE) WCOMM_STRESS_SUMMARY=$$summary \
+		$(GO) test -race -count=1 -run 'Stress' -timeout 60m ./cmd/wcomm; rc=$$?; \
+	cat $$summary 2>/dev/null; rm -f $$summary; exit $$rc
+
+# Every fuzz target for FUZZTIME each; fuzz-ci is the short run CI does.
+fuzz:
+	@failed=; for pkg in $$($(GO) list ./...); do \
+		list=$$($(GO) test -list '^Fuzz' $$pkg) || { failed="$$failed $$pkg"; continue; }; \
+		for target in $$(printf '%s\n' "$$list" | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$target for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || failed="$$failed $$pkg.$$target"; \
+		done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed"; exit 1; fi
+
+fuzz-ci:
+	$(MAKE) fuzz FUZZTIME=5s

@@ -65,10 +65,12 @@ func TestParseStat(t *testing.T) {
 func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("4242 (bash) S 4241 4242 4242 34816\n"))
 	f.Add([]byte("77 (a) (b) c) R 1 77 70 0 -1\n"))
+	f.Add([]byte("00(0000)00 \x10\x00)0 0000 0000 000000")) // a NUL inside comm, found by fuzzing
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := parseStat(data)
 		if err == nil {
-			assert.NotContains(t, p.Comm+"\x00", "\x00\x00", "comm never runs past the stat line")
+			// comm is exactly what stands between the first '(' and the last ')', whatever it holds.
+			assert.Contains(t, string(data), "("+p.Comm+")")
 		}
 	})
 }

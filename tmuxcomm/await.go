@@ -57,7 +57,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 			// No watcher: fall back to a short poll.
 			select {
 			case <-ctx.Done():
-				return x, e.awaitTimeout(x, timeout)
+				return x, e.awaitTimeout(ctx, x, timeout)
 			case <-time.After(20 * time.Millisecond):
 			}
 			continue
@@ -67,7 +67,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 			if done, _ := responseComplete(x.ResponsePath, renamed); done {
 				return e.markRead(x), nil
 			}
-			return x, e.awaitTimeout(x, timeout)
+			return x, e.awaitTimeout(ctx, x, timeout)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("watch %s: %w", x.Dir, err)
@@ -80,7 +80,10 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 	}
 }
 
-func (e *Engine) awaitTimeout(x *Exchange, timeout time.Duration) error {
+func (e *Engine) awaitTimeout(ctx context.Context, x *Exchange, timeout time.Duration) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return fmt.Errorf("interrupted while waiting for %s; the response will be at %s: %w", x.ID, x.ResponsePath, ctx.Err())
+	}
 	return fmt.Errorf("no response to %s after %s; it will be at %s (wcomm await %s to wait again): %w",
 		x.ID, timeout, x.ResponsePath, x.ID, ErrTimeout)
 }

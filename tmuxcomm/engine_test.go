@@ -24,6 +24,8 @@ type fakeTmux struct {
 	panes      map[messages.PaneID]paneops.Pane
 	deliveries []paneops.Delivery
 	refuse     map[messages.PaneID]bool
+	// result, when set, decides what a delivery returns (after it is recorded).
+	result func(d paneops.Delivery) (paneops.DeliveryResult, error)
 }
 
 func newFake(ids ...string) *fakeTmux {
@@ -71,6 +73,9 @@ func (f *fakeTmux) Deliver(ctx context.Context, d paneops.Delivery) (paneops.Del
 		return paneops.DeliveryResult{Buffer: "wcomm-x"}, paneops.ErrRefused
 	}
 	f.deliveries = append(f.deliveries, d)
+	if f.result != nil {
+		return f.result(d)
+	}
 	now := time.Now()
 	return paneops.DeliveryResult{Buffer: "wcomm-x", Pasted: true, Submitted: d.Submit, PastedAt: now, EnterAt: now}, nil
 }
@@ -388,4 +393,32 @@ func TestRootRefusedWhenSymlink(t *testing.T) {
 	st, err := os.Stat(loose)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+}
+
+// sameRand returns the same two bytes for ever: every id it makes collides with the last.
+type sameRand struct{}
+
+func (sameRand) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 0xab
+	}
+	return len(p), nil
+}
+
+func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	fixed := time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
+	e.Now = func() time.Time { return fixed }
+	e.Rand = sameRand{}
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
+	require.NoError(t, err)
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("two")})
+	require.Error(t, err, "with one possible id per second, the second send must not reuse it")
+	assert.Contains(t, err.Error(), "no free request id")
+	assert.Equal(t, "20260117-120000-abab", a.ID)
+
+	pruneIDs(filepath.Join(filepath.Dir(a.Dir), idsDir), fixed.Add(time.Second))
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("three")})
+	assert.NoError(t, err, "a pruned claim frees its id")
 }

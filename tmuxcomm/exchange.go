@@ -109,8 +109,8 @@ type Exchange struct {
 	Profile string `json:"profile,omitempty"`
 	// Verified: the screen showed the submission; Evidence says what was seen, or why delivery
 	// was refused or failed.
-	Verified bool   `json:"verified,omitempty"`
-	Evidence string `json:"evidence,omitempty"`
+	Verified     bool            `json:"verified,omitempty"`
+	Evidence     string          `json:"evidence,omitempty"`
 	Summary      string          `json:"summary"`
 	RequestPath  string          `json:"request_path"`
 	ResponsePath string          `json:"response_path"`

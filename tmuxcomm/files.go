@@ -66,12 +66,24 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// writeExclusive creates path with data atomically, failing with ErrExists when path is taken: the
-// link(2) of a complete temp file both claims the name and publishes the content in one step.
+// writeExclusive creates path with data atomically, failing with ErrExists when path is taken:
+// one step both claims the name and publishes the whole content, by renameat2(RENAME_NOREPLACE)
+// where the kernel has it, else by link(2) of the complete temp file.
 func writeExclusive(path string, data []byte) error {
 	tmp, err := writeTemp(filepath.Dir(path), data)
 	if err != nil {
 		return err
+	}
+	ok, err := renameNoReplace(tmp, path)
+	if ok {
+		if err != nil {
+			os.Remove(tmp)
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s: %w", path, ErrExists)
+			}
+			return fmt.Errorf("rename into %s: %w", path, err)
+		}
+		return nil
 	}
 	defer os.Remove(tmp)
 	if err := os.Link(tmp, path); err != nil {

@@ -30,8 +30,8 @@ type NotifyResult struct {
 }
 
 // Notify writes the response file atomically (the first response stands) and signals the
-// orchestrator. When an await is already waiting on the exchange, the await is the signal and no
-// line is pasted: a second signal would start a second turn in an agent that already has the
+// orchestrator. When an await is already waiting on the exchange (or has already returned the
+// response), the await is the signal and no line is pasted: a second signal would start a second turn in an agent that already has the
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
 // ErrOrchestratorGone.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
@@ -71,7 +71,9 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		res.Warnings = append(res.Warnings, x.Problems...)
 	}
 
-	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) {
+	// An await that was waiting either still holds its lock, or has already returned the response,
+	// which it logs as read before letting go of the lock: look at the lock first, then the log.
+	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) || loadExchange(x.Dir, x.Seq, false).Read {
 		res.Signal = "await"
 		_ = logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now())
 		return res, nil

@@ -58,11 +58,12 @@ func (e *Engine) busyWait() time.Duration {
 
 // delivery is the Delivery of content into pane p under profile det, with the engine's settings.
 func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, dir string, srv paneops.ServerInfo) paneops.Delivery {
-	return paneops.Delivery{
+	d := paneops.Delivery{
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
 		LockDir: filepath.Join(filepath.Dir(dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
 		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
 	}
+	return d
 }
 
 // pasteForm decides what reaches the pane: the whole request, sanitized, when it is small enough
@@ -73,14 +74,13 @@ func (e *Engine) pasteForm(request, path string, prof *paneops.Profile) (content
 	if prof != nil && prof.Kind == paneops.KindShell {
 		return ShellLine(pointerLine(request, path, "it is not pasted into a shell, which would run it")), FormComment
 	}
+	// The profile's bounds, measured for its program, take the place of the engine's defaults.
 	pasteLimit, lineLimit := e.PasteLimit, e.LineLimit
-	if prof != nil {
-		if prof.PasteLimit > 0 && prof.PasteLimit < pasteLimit {
-			pasteLimit = prof.PasteLimit
-		}
-		if prof.LineLimit > 0 && prof.LineLimit < lineLimit {
-			lineLimit = prof.LineLimit
-		}
+	if prof != nil && prof.PasteLimit > 0 {
+		pasteLimit = prof.PasteLimit
+	}
+	if prof != nil && prof.LineLimit > 0 {
+		lineLimit = prof.LineLimit
 	}
 	clean := messages.Sanitize(request, true)
 	long := len(clean) > pasteLimit

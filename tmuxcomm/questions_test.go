@@ -95,8 +95,9 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 		assert.Contains(t, rec, k, "seed 000's field %s", k)
 	}
 
+	// The question file appears before its QUESTION block is pasted: wait for the paste.
+	require.Eventually(t, func() bool { return len(f.delivered()) == 2 }, 5*time.Second, time.Millisecond)
 	ds := f.delivered()
-	require.Len(t, ds, 2)
 	assert.Equal(t, messages.PaneID("%1"), ds[1].Pane)
 	q, err := messages.ParseQuestionBlock(string(ds[1].Content))
 	require.NoError(t, err)

@@ -65,7 +65,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := messages.NewID(e.Now(), e.Rand)
+	id, err := e.newID(root)
 	if err != nil {
 		return nil, err
 	}

@@ -571,8 +571,7 @@ func (b *bxBench) breakdown(p bxPair) {
 	steps := []struct{ from, to, what string }{
 		{tmuxcomm.StateWritten, tmuxcomm.StatePasted, "request written → pasted"},
 		{tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, "pasted → Enter sent"},
-		// The scripted worker starts on the pasted lines, so its notify overlaps the Enter.
-		{tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, "Enter → response written (the worker starts on the pasted lines)"},
+		{tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, "Enter → response written by the worker's notify"},
 		{tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken, "response written → notify found the await waiting"},
 	}
 	spans := make([][]time.Duration, len(steps))

@@ -91,6 +91,10 @@ func (c *cli) engine() *tmuxcomm.Engine {
 	}
 }
 
+// maxMessage bounds a message: the engine reads files up to 256 MiB, and a message that large is
+// better sent as a path anyway.
+const maxMessage = 256 << 20
+
 // readBody takes a message from --file, from stdin ("-" as the only argument) or from the
 // arguments joined by spaces. A message that is empty or only white space is a usage error.
 func (c *cli) readBody(file string, args []string) ([]byte, error) {
@@ -106,8 +110,15 @@ func (c *cli) readRawBody(file string, args []string) ([]byte, error) {
 	case file != "" && len(args) > 0:
 		return nil, usagef("give the message either with --file or as arguments, not both")
 	case file == "-" || (len(args) == 1 && args[0] == "-"):
-		return io.ReadAll(io.LimitReader(c.stdin, 256<<20))
+		data, err := io.ReadAll(io.LimitReader(c.stdin, maxMessage+1))
+		if err == nil && len(data) > maxMessage {
+			return nil, fmt.Errorf("the message on stdin is larger than %d MiB; write it to a file and send a short request naming it", maxMessage>>20)
+		}
+		return data, err
 	case file != "":
+		if st, err := os.Stat(file); err == nil && st.Size() > maxMessage {
+			return nil, fmt.Errorf("message file %s is larger than %d MiB; send a short request naming it", file, maxMessage>>20)
+		}
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("read message file: %w", err)

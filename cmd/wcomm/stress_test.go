@@ -224,7 +224,10 @@ func sxHelperRaw(log string, ready func()) int {
 const sxPointerMark = " too long to paste: read it whole from "
 
 // sxHelperWorker reads requests pasted into its pane (cooked mode, line by line) and, per its
-// config, logs them and answers each with "ack ID" and the body it received.
+// config, logs them and answers each with "ack ID" and the body it received. Like a program that
+// reads lines, it acts when the request's last line (the fallback "tmux load-buffer ..." notify
+// command, in both wcomm's and the seed's requests) is submitted: by the Enter that wcomm sends
+// after the paste, or by the newline that ends the seed's paste itself.
 func sxHelperWorker(cfgPath string, ready func()) int {
 	data, err := os.ReadFile(cfgPath)
 	if err != nil {
@@ -268,13 +271,14 @@ func sxHelperWorker(cfgPath string, ready func()) int {
 			inBody = false
 		case inBody:
 			body = append(body, line)
-		case strings.HasPrefix(line, "Response file: "):
+		case strings.HasPrefix(line, "Response file: ") && cur.Response == "":
 			// The blank line before the instructions block is not part of the body.
 			if n := len(body); n > 0 && body[n-1] == "" {
 				body = body[:n-1]
 			}
 			cur.Body = strings.Join(body, "\n")
 			cur.Response = strings.TrimPrefix(line, "Response file: ")
+		case strings.HasPrefix(line, "tmux load-buffer ") && cur.Response != "":
 			sxAnswer(cfg, logf, cur)
 			cur = nil
 		}

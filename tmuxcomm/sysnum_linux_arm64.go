@@ -1,0 +1,3 @@
+package tmuxcomm
+
+const sysRenameat2 = 276
