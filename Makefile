@@ -53,3 +53,8 @@ fuzz:
 
 fuzz-ci:
 	$(MAKE) fuzz FUZZTIME=5s
+
+# Delivery into the real Claude Code, Codex and Gemini CLI TUIs against a scripted model on loopback;
+# the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.
+e2e-agents:
+	REQUIRE_TMUX=1 $(GO) test -tags agents -race -count=1 -run Agents -timeout 40m ./cmd/wcomm

@@ -206,8 +206,15 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		}
 	}
 	// The delay is the product's behaviour, not a test sleep: some apps ignore an Enter that
-	// arrives with or right after a paste (tmux-facts §3.2), counted from the paste.
-	if err := sleepCtx(ctx, time.Until(res.PastedAt.Add(delay))); err != nil {
+	// arrives with or right after a paste (tmux-facts §3.2), counted from the paste, and from the
+	// moment the paste showed (Verify.SettleMS).
+	enterAt := res.PastedAt.Add(delay)
+	if shown && p.Verify.SettleMS > 0 {
+		if at := res.PastedAt.Add(res.ShownAfter + time.Duration(p.Verify.SettleMS)*time.Millisecond); at.After(enterAt) {
+			enterAt = at
+		}
+	}
+	if err := sleepCtx(ctx, time.Until(enterAt)); err != nil {
 		return res, fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, err)
 	}
 	return res, c.submit(ctx, d, &res, shown)

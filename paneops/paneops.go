@@ -4,6 +4,8 @@
 //
 // The code is split by job: client.go (running tmux, server identity), errors.go (Error and the
 // stderr classifier), panes.go (listing, resolving, capturing panes), procs.go (the process
-// table), find.go (matching agents to panes), deliver.go (guarded paste and Enter) and lock.go
-// (the flock per pane).
+// table), find.go (matching agents to panes), deliver.go (guarded paste and Enter), lock.go
+// (the flock per pane), profiles.go and profiles.json (what each kind of program in a pane needs,
+// and detecting it), verify.go (reading a program's input box off the screen and deciding what to
+// do next), probe.go (doctor's live measurement) and bugs.go (known tmux defects by version).
 package paneops

@@ -79,6 +79,17 @@ func newProcTable(procs []*Process, readArgs func(int) []string) *ProcTable {
 	return t
 }
 
+// NewProcTable builds a table from processes already known (with their Args): for tests, and for
+// callers with another source of the process table.
+func NewProcTable(procs []Process) *ProcTable {
+	ptrs := make([]*Process, len(procs))
+	for i := range procs {
+		p := procs[i]
+		ptrs[i] = &p
+	}
+	return newProcTable(ptrs, nil)
+}
+
 // ScanProcs reads the process table once: on Linux every /proc/PID/stat (split at the last ")")
 // for ppid, sid and comm, and cmdline only lazily when a match needs it; elsewhere go-ps.
 func ScanProcs() (*ProcTable, error) {

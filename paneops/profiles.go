@@ -36,11 +36,12 @@ type Profile struct {
 	EnterDelay DelaySpec `json:"enter_delay"`
 	// BracketedPaste: the program turns bracketed paste on, so a multi-line paste is one message.
 	BracketedPaste bool `json:"bracketed_paste,omitempty"`
-	// LineLimit bounds one line (bytes, newline excluded): a cooked-mode tty truncates longer lines
-	// to 4095 bytes plus the newline (measured on Linux 6.x: the rest of the line is lost).
+	// LineLimit bounds one line (bytes, newline excluded); a message with a longer line goes as a
+	// pointer. A cooked-mode tty truncates longer lines to 4095 bytes plus the newline (measured on
+	// Linux 6.x: the rest of the line is lost, silently). 0: the engine's default bound applies.
 	LineLimit int `json:"line_limit,omitempty"`
-	// PasteLimit bounds what is pasted whole; a bigger message goes as a pointer line to its file.
-	// 0: no bound of the profile's own (the engine's applies).
+	// PasteLimit bounds what is pasted whole (bytes); a bigger message goes as a pointer line to its
+	// file. 0: the engine's default bound applies.
 	PasteLimit int `json:"paste_limit,omitempty"`
 	// Input says where the input box is and how to read it; nil: nothing to check on screen.
 	Input *InputSpec `json:"input,omitempty"`
@@ -76,7 +77,7 @@ func (d DelaySpec) For(size int) time.Duration {
 	if d.MaxMS > 0 && ms > float64(d.MaxMS) {
 		ms = float64(d.MaxMS)
 	}
-	return time.Duration(ms * float64(time.Millisecond))
+	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond)
 }
 
 // InputSpec locates and reads a program's input box on a captured screen. Regexes are RE2 and
@@ -97,6 +98,11 @@ type InputSpec struct {
 	Pasted []string `json:"pasted,omitempty"`
 	// Busy matches anywhere on screen while the program works on a turn.
 	Busy []string `json:"busy,omitempty"`
+	// Starting: while every non-blank row above the box matches one of these, the program is
+	// still starting. Gemini CLI draws its box before it has loaded its configuration, queues what
+	// is submitted until then, and drops blank lines from a queued message (0.61.0); its header
+	// appears once it is ready.
+	Starting []string `json:"starting,omitempty"`
 	// FaintIsPlaceholder: text drawn faint (SGR 2) in the box is a hint, not input.
 	FaintIsPlaceholder bool `json:"faint_is_placeholder,omitempty"`
 	// CursorLine: the input is the line under the cursor (shells); PromptEnd matches the text
@@ -109,6 +115,9 @@ type InputSpec struct {
 type VerifySpec struct {
 	// VisibleMS bounds the wait for the paste to show in the input box before Enter.
 	VisibleMS int `json:"visible_ms,omitempty"`
+	// SettleMS is the least time between the paste showing in the box and Enter: Gemini CLI takes
+	// an Enter that follows its paste handling too closely as a newline.
+	SettleMS int `json:"settle_ms,omitempty"`
 	// WindowsMS are the checks after each Enter: after Enter number i the box is watched for
 	// WindowsMS[i] ms; while it still holds the pasted text, Enter is pressed again, at most
 	// len(WindowsMS) Enters in all.
@@ -117,8 +126,8 @@ type VerifySpec struct {
 
 // compiled holds a profile's regexes.
 type compiled struct {
-	prompt, above, promptEnd *regexp.Regexp
-	end, empty, pasted, busy []*regexp.Regexp
+	prompt, above, promptEnd           *regexp.Regexp
+	end, empty, pasted, busy, starting []*regexp.Regexp
 }
 
 // HasBox reports whether the profile can read the program's input from the screen.
@@ -136,7 +145,8 @@ func (p *Profile) compile() error {
 	default:
 		return fmt.Errorf("profile %q: kind %q is not one of agent, shell, reader, generic", p.Name, p.Kind)
 	}
-	if p.EnterDelay.FloorMS < 0 || p.EnterDelay.PerMBMS < 0 || p.EnterDelay.MaxMS < 0 || p.LineLimit < 0 || p.PasteLimit < 0 || p.Verify.VisibleMS < 0 {
+	if p.EnterDelay.FloorMS < 0 || p.EnterDelay.PerMBMS < 0 || p.EnterDelay.MaxMS < 0 || p.LineLimit < 0 || p.PasteLimit < 0 ||
+		p.Verify.VisibleMS < 0 || p.Verify.SettleMS < 0 {
 		return fmt.Errorf("profile %q: delays and limits must not be negative", p.Name)
 	}
 	for _, w := range p.Verify.WindowsMS {
@@ -173,6 +183,7 @@ func (p *Profile) compile() error {
 		p.re.empty = many("empty", in.Empty)
 		p.re.pasted = many("pasted", in.Pasted)
 		p.re.busy = many("busy", in.Busy)
+		p.re.starting = many("starting", in.Starting)
 		if in.CursorLine && in.PromptEnd == "" {
 			errs = append(errs, fmt.Errorf("profile %q: input.cursor_line needs input.prompt_end", p.Name))
 		}
@@ -298,6 +309,8 @@ type Detection struct {
 	Reason  string   `json:"reason"`
 	// Foreground is the leader of the pane's foreground process group, when known.
 	Foreground *Process `json:"foreground,omitempty"`
+	// Matched is the process the profile was chosen by, when it was a process.
+	Matched *Process `json:"matched,omitempty"`
 	// TTYMode is the pane terminal's mode when it was read: "cooked", "raw" or "".
 	TTYMode string `json:"tty_mode,omitempty"`
 	Forced  bool   `json:"forced,omitempty"`
@@ -358,6 +371,8 @@ func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclud
 		}
 		for _, prof := range s.Profiles {
 			if prof.Kind == KindAgent && prof.matches(c) {
+				c := c
+				det.Matched = &c
 				return s.found(det, prof, fmt.Sprintf("process %s (pid %d) in the pane's foreground is %s", progName(c), c.PID, prof.Title))
 			}
 		}
@@ -411,7 +426,7 @@ func (p *Profile) matches(proc Process) bool {
 		if len(proc.Args) > 0 {
 			argv0 = strings.TrimPrefix(filepath.Base(proc.Args[0]), "-")
 		}
-		return (slices.Contains(d.Names, argv0) || slices.Contains(d.Names, base)) && interactiveArgs(proc.Args)
+		return (namedIn(d.Names, argv0) || namedIn(d.Names, base)) && interactiveArgs(proc.Args)
 	}
 	if slices.Contains(d.Names, name) || slices.Contains(d.Names, base) {
 		return true
@@ -426,6 +441,12 @@ func (p *Profile) matches(proc Process) bool {
 		}
 	}
 	return false
+}
+
+// namedIn reports whether name, or name without a version suffix ("python3.11", "bash5"), is
+// one of names.
+func namedIn(names []string, name string) bool {
+	return slices.Contains(names, name) || slices.Contains(names, strings.TrimRight(name, "0123456789."))
 }
 
 // interactiveArgs reports whether a shell's or interpreter's arguments leave it reading commands

@@ -21,7 +21,9 @@ type Screen struct {
 }
 
 // ScreenLine is one row: its text without escape sequences, and for each rune whether it was drawn
-// faint (SGR 2), which is how Codex and Claude Code draw hints in an empty input box.
+// faint (SGR 2), which is how Codex and Claude Code draw hints in an empty input box. A cursor cell
+// drawn in reverse video just before faint text counts as faint: Claude Code draws its cursor over
+// the first letter of a hint ("Press up to edit queued messages").
 type ScreenLine struct {
 	Text  string
 	faint []bool
@@ -56,10 +58,19 @@ func (c *Client) Screen(ctx context.Context, pane messages.PaneID) (Screen, erro
 	if err != nil {
 		return Screen{}, err
 	}
+	s, err := parseScreenOutput(out)
+	if err != nil {
+		return Screen{}, fmt.Errorf("capture pane %s: %w", pane, err)
+	}
+	return s, nil
+}
+
+// parseScreenOutput parses what screenArgs prints: "X Y", then the captured rows.
+func parseScreenOutput(out string) (Screen, error) {
 	first, rest, _ := strings.Cut(out, "\n")
 	var x, y int
 	if _, err := fmt.Sscanf(first, "%d %d", &x, &y); err != nil {
-		return Screen{}, fmt.Errorf("capture pane %s: unexpected cursor line %q from tmux", pane, first)
+		return Screen{}, fmt.Errorf("unexpected cursor line %q from tmux", first)
 	}
 	return ParseScreen(rest, x, y), nil
 }
@@ -82,8 +93,8 @@ func ParseScreen(capture string, cursorX, cursorY int) Screen {
 // capture-pane -e resets attributes at the start of each row, so each row starts plain.
 func parseRow(raw string) ScreenLine {
 	var b strings.Builder
-	var faint []bool
-	dim := false
+	var faint, reverse []bool
+	var st sgrState
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c == 0x1b && i+1 < len(raw) {
@@ -94,7 +105,7 @@ func parseRow(raw string) ScreenLine {
 					j++
 				}
 				if j < len(raw) && raw[j] == 'm' {
-					dim = applySGR(raw[i+2:j], dim)
+					st = st.apply(raw[i+2 : j])
 				}
 				i = j + 1
 				continue
@@ -120,16 +131,25 @@ func parseRow(raw string) ScreenLine {
 			continue
 		}
 		b.WriteRune(r)
-		faint = append(faint, dim)
+		faint = append(faint, st.faint)
+		reverse = append(reverse, st.reverse)
 		i += size
+	}
+	for k := 0; k+1 < len(faint); k++ {
+		if reverse[k] && !faint[k] && faint[k+1] {
+			faint[k] = true
+		}
 	}
 	return ScreenLine{Text: b.String(), faint: faint}
 }
 
-// applySGR returns the faint state after one SGR sequence's parameters.
-func applySGR(params string, dim bool) bool {
+// sgrState is the part of the graphic rendition that tells hints from input.
+type sgrState struct{ faint, reverse bool }
+
+// apply returns the state after one SGR sequence's parameters.
+func (st sgrState) apply(params string) sgrState {
 	if params == "" {
-		return false
+		return sgrState{}
 	}
 	fields := strings.FieldsFunc(params, func(r rune) bool { return r == ';' || r == ':' })
 	for i := 0; i < len(fields); i++ {
@@ -139,11 +159,15 @@ func applySGR(params string, dim bool) bool {
 		}
 		switch n {
 		case 0:
-			dim = false
+			st = sgrState{}
 		case 2:
-			dim = true
+			st.faint = true
 		case 22:
-			dim = false
+			st.faint = false
+		case 7:
+			st.reverse = true
+		case 27:
+			st.reverse = false
 		case 38, 48, 58:
 			// Extended colour: 5;N or 2;R;G;B follow and are no attributes.
 			if i+1 < len(fields) && fields[i+1] == "5" {
@@ -153,7 +177,7 @@ func applySGR(params string, dim bool) bool {
 			}
 		}
 	}
-	return dim
+	return st
 }
 
 // Inspection is what a profile reads off a screen: whether and where its input box is, what text
@@ -166,6 +190,8 @@ type Inspection struct {
 	// Pasted: a row is the program's stand-in for a collapsed paste ("[Pasted text #1 +39 lines]").
 	Pasted bool `json:"pasted,omitempty"`
 	Busy   bool `json:"busy,omitempty"`
+	// Starting: nothing but the profile's start-up rows above the box (InputSpec.Starting).
+	Starting bool `json:"starting,omitempty"`
 	// Prompt is the text before the cursor of a cursor-line box (a shell's prompt), when empty.
 	Prompt string `json:"-"`
 }
@@ -187,12 +213,15 @@ func (in Inspection) State() string {
 	if in.Busy {
 		s += ", busy"
 	}
+	if in.Starting {
+		s += ", still starting"
+	}
 	return s
 }
 
 // busyLookAround bounds where busy markers count: the rows just above the box (spinners sit there)
 // and all rows below it. Farther up is history, which may quote a marker.
-const busyLookAround = 8
+const busyLookAround = 12
 
 // Inspect reads the profile's input box off a screen. A profile without a box reads nothing.
 func (p *Profile) Inspect(s Screen) Inspection {
@@ -233,13 +262,13 @@ func (p *Profile) Inspect(s Screen) Inspection {
 		if i == start {
 			from = cut
 		}
-		var text string
-		if p.Input.FaintIsPlaceholder {
-			text = s.Lines[i].Solid(from)
-		} else {
-			text = string([]rune(s.Lines[i].Text)[from:])
+		text := cleanRow(string([]rune(s.Lines[i].Text)[from:]))
+		if matchAny(p.re.empty, text) {
+			continue // a hint, whatever its colours
 		}
-		text = strings.TrimSpace(strings.ReplaceAll(text, "\u00a0", " "))
+		if p.Input.FaintIsPlaceholder {
+			text = cleanRow(s.Lines[i].Solid(from))
+		}
 		if text == "" || matchAny(p.re.empty, text) {
 			continue
 		}
@@ -249,7 +278,22 @@ func (p *Profile) Inspect(s Screen) Inspection {
 		in.Lines = append(in.Lines, text)
 	}
 	in.Busy = p.busyIn(s.Lines, max(0, start-busyLookAround), start) || p.busyIn(s.Lines, end, len(s.Lines))
+	in.Starting = p.starting(s.Lines[:start])
 	return in
+}
+
+// starting reports whether every non-blank row above the box is one the program draws while it
+// starts (and so no history, no header, nothing else yet).
+func (p *Profile) starting(above []ScreenLine) bool {
+	if len(p.re.starting) == 0 {
+		return false
+	}
+	for _, l := range above {
+		if strings.TrimSpace(l.Text) != "" && !matchAny(p.re.starting, l.Text) {
+			return false
+		}
+	}
+	return true
 }
 
 // inspectCursorLine reads a shell's input: the row under the cursor. It is empty when the text
@@ -277,6 +321,9 @@ func (p *Profile) inspectCursorLine(s Screen) Inspection {
 	}
 	return in
 }
+
+// cleanRow trims a box row, reading a no-break space as a space (Claude Code pads its prompt with one).
+func cleanRow(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " ")) }
 
 func (p *Profile) busyIn(lines []ScreenLine, from, to int) bool {
 	for i := from; i < to && i < len(lines); i++ {
@@ -413,6 +460,11 @@ func DecideBefore(p *Profile, in Inspection, deadline bool) Decision {
 			return Decision{Action: ActPaste, Evidence: "input box empty, agent still busy: the message queues"}
 		}
 		return Decision{Action: ActWait, Evidence: "agent busy"}
+	case in.Starting:
+		if deadline {
+			return Decision{Action: ActPaste, Evidence: "input box empty, agent seems to be still starting: the message may queue"}
+		}
+		return Decision{Action: ActWait, Evidence: "agent still starting"}
 	}
 	return Decision{Action: ActPaste, Evidence: "input box empty"}
 }

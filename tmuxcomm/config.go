@@ -2,6 +2,7 @@ package tmuxcomm
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/google/shlex"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/wcomm/wcomm/paneops"
 )
 
 // The settings file: .wcomm.yaml in the working folder, else $XDG_CONFIG_HOME/wcomm/config.yaml
@@ -55,6 +58,8 @@ type Settings struct {
 	// OnQuestion is the argv of the question hook (shlex-split, run without a shell); nil: none.
 	OnQuestion        []string      `json:"on_question,omitempty"`
 	OnQuestionTimeout time.Duration `json:"on_question_timeout"`
+	// Profiles are the agent profiles with the file's agent_profiles applied (nil: the embedded ones).
+	Profiles *paneops.ProfileSet `json:"-"`
 	// Source is the settings file read, "" when none was found.
 	Source string `json:"source,omitempty"`
 }
@@ -77,6 +82,8 @@ type configFile struct {
 	EnterDelay        *yamlDuration `yaml:"enter_delay"`
 	OnQuestion        *string       `yaml:"on_question"`
 	OnQuestionTimeout *yamlDuration `yaml:"on_question_timeout"`
+	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
+	AgentProfiles []map[string]any `yaml:"agent_profiles"`
 }
 
 // relayFile is the question_relay block (seed 000's talisman keys).
@@ -210,6 +217,17 @@ func (s *Settings) applyFile(path string) error {
 			return fmt.Errorf("%s: on_question: %w", path, err)
 		}
 		s.OnQuestion = argv
+	}
+	if c.AgentProfiles != nil {
+		overrides, err := json.Marshal(map[string]any{"profiles": c.AgentProfiles})
+		if err != nil {
+			return fmt.Errorf("%s: agent_profiles: %w", path, err)
+		}
+		set, err := paneops.LoadProfiles(overrides)
+		if err != nil {
+			return fmt.Errorf("%s: agent_profiles: %w", path, err)
+		}
+		s.Profiles = set
 	}
 	if c.OnQuestionTimeout != nil {
 		if c.OnQuestionTimeout.d <= 0 {

@@ -179,3 +179,26 @@ func TestConfigParseDuration(t *testing.T) {
 		assert.Equal(t, tt.want, got, tt.in)
 	}
 }
+
+func TestConfigAgentProfiles(t *testing.T) {
+	dir := t.TempDir()
+	env := func(string) string { return "" }
+	write := func(body string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName), []byte(body), 0o600))
+	}
+
+	write("agent_profiles:\n  - name: codex\n    enter_delay:\n      floor_ms: 750\n  - name: mytui\n    kind: agent\n    detect:\n      names: [mytui]\n")
+	s, err := LoadSettings(dir, env)
+	require.NoError(t, err)
+	require.NotNil(t, s.Profiles)
+	require.NotNil(t, s.Profiles.Lookup("codex"))
+	assert.Equal(t, 750, s.Profiles.Lookup("codex").EnterDelay.FloorMS, "an override changes the field it names")
+	assert.NotNil(t, s.Profiles.Lookup("claude"), "the other built-in profiles stay")
+	assert.NotNil(t, s.Profiles.Lookup("mytui"), "a new name adds a profile")
+
+	write("agent_profiles:\n  - name: codex\n    enter_dealy:\n      floor_ms: 750\n")
+	_, err = LoadSettings(dir, env)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "agent_profiles")
+	assert.Contains(t, err.Error(), "enter_dealy")
+}

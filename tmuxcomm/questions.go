@@ -705,11 +705,14 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 			b.WriteString("\n(bound to the git state of " + st.Git.Dir + ": an answer after it changes is refused as stale)")
 		}
 	}
-	content := strings.TrimRight(messages.Sanitize(b.String(), true), "\n")
-	_, err := e.Tmux.Deliver(ctx, paneops.Delivery{
-		Pane: p.orch, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: filepath.Join(root, ".locks"), LockKey: p.server, LockTimeout: e.LockTimeout,
-	})
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err == nil && srv.Key() != p.server {
+		err = fmt.Errorf("the tmux server changed while asking")
+	}
+	if err == nil {
+		summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions --pending", e.Self, ids(sts), e.Command)
+		err = e.pasteText(ctx, srv, p.orch, p.dir, b.String(), summary)
+	}
 	if err != nil {
 		return fmt.Errorf("could not paste the question into orchestrator pane %s: %w", p.orch, err)
 	}
@@ -1070,11 +1073,8 @@ func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) error {
 	if block == nil {
 		return fmt.Errorf("no answer to paste")
 	}
-	_, err = e.Tmux.Deliver(ctx, paneops.Delivery{
-		Pane: st.Worker, Content: []byte(messages.Sanitize(messages.FormatAnswerBlock(*block), true)), Submit: true,
-		EnterDelay: e.EnterDelay, LockDir: filepath.Join(filepath.Dir(st.Dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
-	})
-	return err
+	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, e.Command, st.ID)
+	return e.pasteText(ctx, srv, st.Worker, st.Dir, messages.FormatAnswerBlock(*block), summary)
 }
 
 // ResolveQuestion closes a question without an answer (seed 003's resolve-stale): the reason is

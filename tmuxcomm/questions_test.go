@@ -633,3 +633,25 @@ func TestQuestionFilesAreNotForeign(t *testing.T) {
 	assert.False(t, IsQuestionFile("001-request.md"))
 	assert.False(t, IsQuestionFile(".task-3.q1.wait.lock"))
 }
+
+func TestQuestionIntoShellOrchestratorIsACommentLine(t *testing.T) {
+	f, _, worker, _ := qPair(t)
+	f.mu.Lock()
+	p := f.panes["%1"]
+	p.Command = "bash" // the orchestrator's pane is at a shell prompt
+	f.panes["%1"] = p
+	f.mu.Unlock()
+
+	q := qQuestion("drop the table?; $(touch pwn)")
+	q.Urgency = messages.NonBlocking
+	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	require.NoError(t, err)
+	ds := f.delivered()
+	last := ds[len(ds)-1]
+	require.Equal(t, messages.PaneID("%1"), last.Pane)
+	line := string(last.Content)
+	assert.True(t, strings.HasPrefix(line, "# "), "a shell runs a QUESTION block's lines: only a comment goes in, got %q", line)
+	assert.NotContains(t, line, "\n")
+	assert.NotContains(t, line, "$")
+	assert.Contains(t, line, res.Questions[0].ID)
+}

@@ -78,16 +78,18 @@ func (c *cli) self() messages.PaneID {
 // file and WCOMM_ENTER_DELAY (a command's --enter-delay flag overrides it).
 func (c *cli) engine() *tmuxcomm.Engine {
 	delay := tmuxcomm.DefaultEnterDelay
+	var profiles *paneops.ProfileSet
 	if s, err := c.settings(); err != nil {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
 	} else {
-		delay = s.EnterDelay
+		delay, profiles = s.EnterDelay, s.Profiles
 	}
 	return &tmuxcomm.Engine{
 		Root:       c.rootDir(),
 		Tmux:       c.tmux(),
 		Self:       c.self(),
 		EnterDelay: delay,
+		Profiles:   profiles,
 	}
 }
 

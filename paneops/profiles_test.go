@@ -1,0 +1,256 @@
+package paneops
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestProfileDefaultsLoad(t *testing.T) {
+	set := DefaultProfiles()
+	assert.Equal(t, []string{"claude", "codex", "gemini", "aider", "shell", "reader", "generic"}, set.Names())
+	for _, p := range set.Profiles {
+		assert.NotEmpty(t, p.Title, p.Name)
+		if p.Kind == KindAgent {
+			assert.True(t, p.HasBox(), "%s reads its input box", p.Name)
+			assert.True(t, p.BracketedPaste, p.Name)
+			assert.NotEmpty(t, p.Verify.WindowsMS, p.Name)
+			assert.Positive(t, p.EnterDelay.FloorMS, p.Name)
+		}
+	}
+	assert.Equal(t, 4095, set.Lookup("reader").LineLimit, "the canonical line limit measured on Linux")
+	assert.True(t, set.Lookup("shell").HasBox())
+	assert.False(t, set.Lookup("generic").HasBox())
+}
+
+func TestProfileOverrides(t *testing.T) {
+	tests := []struct {
+		name      string
+		overrides string
+		check     func(t *testing.T, s *ProfileSet)
+		wantErr   string
+	}{
+		{"none", "", func(t *testing.T, s *ProfileSet) {
+			assert.Len(t, s.Profiles, 7)
+		}, ""},
+		{"one field of a known profile", `{"profiles": [{"name": "codex", "enter_delay": {"floor_ms": 700}}]}`,
+			func(t *testing.T, s *ProfileSet) {
+				c := s.Lookup("codex")
+				assert.Equal(t, 700, c.EnterDelay.FloorMS)
+				assert.Equal(t, 500, c.EnterDelay.PerMBMS, "fields not named keep their value")
+				assert.Equal(t, "^› ?", c.Input.Prompt, "nested objects not named keep their value")
+				assert.Equal(t, 100, DefaultProfiles().Lookup("codex").EnterDelay.FloorMS, "the shared defaults are untouched")
+			}, ""},
+		{"new agent goes before the catch-alls", `{"profiles": [{"name": "mytui", "title": "My TUI", "detect": {"names": ["mytui"]},
+			"enter_delay": {"floor_ms": 10}, "input": {"prompt": "^>> ", "blank_ends": true}}]}`,
+			func(t *testing.T, s *ProfileSet) {
+				assert.Equal(t, []string{"claude", "codex", "gemini", "aider", "mytui", "shell", "reader", "generic"}, s.Names())
+				assert.Equal(t, KindAgent, s.Lookup("mytui").Kind)
+				assert.True(t, s.Lookup("mytui").HasBox())
+			}, ""},
+		{"bad regex", `{"profiles": [{"name": "claude", "input": {"busy": ["(unclosed"]}}]}`, nil, `profile "claude": input.busy`},
+		{"misspelt field", `{"profiles": [{"name": "claude", "enter_dealy": {"floor_ms": 1}}]}`, nil, "enter_dealy"},
+		{"no name", `{"profiles": [{"kind": "agent"}]}`, nil, "entry 1 has no name"},
+		{"bad kind", `{"profiles": [{"name": "x", "kind": "robot"}]}`, nil, `kind "robot"`},
+		{"negative delay", `{"profiles": [{"name": "gemini", "enter_delay": {"floor_ms": -1}}]}`, nil, "negative"},
+		{"cursor line without prompt end", `{"profiles": [{"name": "x", "kind": "shell", "input": {"cursor_line": true}}]}`, nil, "prompt_end"},
+		{"not JSON", `profiles: []`, nil, "agent profiles"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := LoadProfiles([]byte(tt.overrides))
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, s)
+		})
+	}
+}
+
+func TestProfileDelay(t *testing.T) {
+	d := DelaySpec{FloorMS: 150, PerMBMS: 500, MaxMS: 1500}
+	for _, tt := range []struct {
+		size int
+		want time.Duration
+	}{
+		{0, 150 * time.Millisecond},
+		{1 << 20, 650 * time.Millisecond},
+		{100 << 20, 1500 * time.Millisecond},
+	} {
+		assert.Equal(t, tt.want, d.For(tt.size), "size %d", tt.size)
+	}
+	assert.Equal(t, time.Duration(0), DelaySpec{}.For(1<<30))
+}
+
+func TestProfileInteractiveArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"bash"}, true},
+		{[]string{"-bash"}, true},
+		{[]string{"bash", "-i"}, true},
+		{[]string{"bash", "--norc", "--noprofile", "-i"}, true},
+		{[]string{"bash", "-e"}, true},
+		{[]string{"bash", "-o", "vi"}, true},
+		{[]string{"bash", "--rcfile", "my.rc"}, true},
+		{[]string{"sh", "-s", "a", "b"}, true},
+		{[]string{"zsh", "-f"}, true},
+		{[]string{"fish"}, true},
+		{[]string{"dash", "-"}, true},
+		{[]string{"bash", "worker.sh"}, false},
+		{[]string{"/bin/bash", "./worker.sh", "--flag"}, false},
+		{[]string{"bash", "-c", "read x"}, false},
+		{[]string{"bash", "-lc", "x"}, false},
+		{[]string{"dash", "--", "script"}, false},
+		{[]string{"fish", "--command=ls"}, false},
+		{[]string{"python3"}, true},
+		{[]string{"/opt/py/bin/python3.11", "-q"}, true},
+		{[]string{"python3", "-u"}, true},
+		{[]string{"python3", "-W", "ignore"}, true},
+		{[]string{"python3", "recorder.py", "log"}, false},
+		{[]string{"python3", "-c", "pass"}, false},
+		{[]string{"python3", "-m", "http.server"}, false},
+		{[]string{"node"}, true},
+		{[]string{"node", "-e", "1"}, false},
+		{[]string{"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, interactiveArgs(tt.args), "%q", tt.args)
+	}
+}
+
+// proc is a process of a detection fixture: pid, parent, process group, session, foreground group
+// of its terminal, comm and argv.
+func proc(pid, ppid, pgrp, sid, tpgid int, comm string, args ...string) Process {
+	return Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: comm, Args: args}
+}
+
+func TestProfileDetect(t *testing.T) {
+	procs := table(
+		proc(1, 0, 1, 1, -1, "init", "/sbin/init"),
+		// %1: an interactive bash at its prompt (it is the foreground group).
+		proc(100, 1, 100, 100, 100, "bash", "bash", "--norc", "-i"),
+		// %2: Claude Code started from an interactive bash: it leads its own foreground group, and
+		// runs wcomm in a tool call, whose argv names another agent.
+		proc(200, 1, 200, 200, 201, "bash", "-bash"),
+		proc(201, 200, 201, 200, 201, "claude.exe", "claude.exe", "--permission-mode", "acceptEdits"),
+		proc(202, 201, 202, 200, 201, "bash", "/bin/bash", "-c", "wcomm send --to codex hi"),
+		proc(203, 202, 202, 200, 201, "wcomm", "wcomm", "send", "--to", "codex", "hi"),
+		// %3: Claude Code in the background; the shell reads the keyboard.
+		proc(300, 1, 300, 300, 300, "bash", "bash"),
+		proc(301, 300, 301, 300, 300, "claude", "claude"),
+		// %4: Codex as node running its launcher, under bash -c (one foreground group).
+		proc(400, 1, 400, 400, 400, "bash", "bash", "-c", "node /x/node_modules/@openai/codex/bin/codex.js"),
+		proc(401, 400, 400, 400, 400, "node", "node", "/x/node_modules/@openai/codex/bin/codex.js"),
+		// %5: a shell script reading lines.
+		proc(500, 1, 500, 500, 500, "bash", "bash", "worker.sh"),
+		// %6: a raw-mode python program.
+		proc(600, 1, 600, 600, 600, "python3", "python3", "recorder.py", "log"),
+		// %7: aider as a python script; %8: Gemini CLI whose first process exec'd env.
+		proc(700, 1, 700, 700, 700, "python3", "/usr/bin/python3", "/home/u/.local/bin/aider"),
+		proc(800, 1, 800, 800, 800, "node", "node", "/x/node_modules/.bin/gemini", "--yolo"),
+		// %9: Codex orchestrator whose tool call names claude.
+		proc(900, 1, 900, 900, 900, "codex", "codex", "--no-daemon"),
+		proc(901, 900, 900, 900, 900, "wcomm", "wcomm", "send", "--to", "claude", "x"),
+		// %10: a Python REPL under a versioned name: Enter runs the line too.
+		proc(1000, 1, 1000, 1000, 1000, "python3.11", "/opt/py/bin/python3.11"),
+	)
+	canonical := func(tty string) (bool, error) {
+		switch tty {
+		case "/dev/pts/cooked":
+			return true, nil
+		case "/dev/pts/raw":
+			return false, nil
+		}
+		return false, errors.New("no such terminal")
+	}
+	set := DefaultProfiles()
+	tests := []struct {
+		name       string
+		pane       Pane
+		tab        *ProcTable
+		ex         Exclude
+		want       string
+		wantReason string
+		wantTTY    string
+	}{
+		{"interactive bash", Pane{PID: 100, TTY: "/dev/pts/raw"}, procs, Exclude{}, "shell", "Enter would run the line", ""},
+		{"claude in the foreground, wcomm below it", Pane{PID: 200}, procs, Exclude{}, "claude", "claude.exe (pid 201)", ""},
+		{"claude in the background of a shell", Pane{PID: 300}, procs, Exclude{}, "shell", "interactive shell", ""},
+		{"codex through node", Pane{PID: 400}, procs, Exclude{}, "codex", "Codex CLI", ""},
+		{"script reading a cooked terminal", Pane{PID: 500, TTY: "/dev/pts/cooked"}, procs, Exclude{}, "reader", "canonical", "cooked"},
+		{"raw python program", Pane{PID: 600, TTY: "/dev/pts/raw"}, procs, Exclude{}, "generic", `"recorder.py"`, "raw"},
+		{"unreadable terminal", Pane{PID: 600, TTY: "/dev/pts/gone"}, procs, Exclude{}, "generic", "no profile", ""},
+		{"aider", Pane{PID: 700}, procs, Exclude{}, "aider", "aider", ""},
+		{"gemini", Pane{PID: 800}, procs, Exclude{}, "gemini", "Gemini CLI", ""},
+		{"codex orchestrator sending to claude", Pane{PID: 900}, procs, Exclude{}, "codex", "pid 900", ""},
+		{"python REPL", Pane{PID: 1000}, procs, Exclude{}, "shell", "python3.11 (pid 1000) is an interactive shell", ""},
+		{"excluded process", Pane{PID: 900}, procs, Exclude{PIDs: []int{900}}, "generic", "no profile", ""},
+		{"no table: shell command", Pane{PID: 5, Command: "zsh"}, nil, Exclude{}, "shell", "pane_current_command", ""},
+		{"no table: agent command", Pane{PID: 5, Command: "codex"}, nil, Exclude{}, "codex", "codex", ""},
+		{"no table: cooked cat", Pane{PID: 5, Command: "cat", TTY: "/dev/pts/cooked"}, nil, Exclude{}, "reader", "canonical", "cooked"},
+		{"no table: unknown", Pane{PID: 5, Command: "htop", TTY: "/dev/pts/raw"}, nil, Exclude{}, "generic", `"htop"`, "raw"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := set.Detect(tt.pane, tt.tab, canonical, tt.ex)
+			require.NotNil(t, d.Profile)
+			assert.Equal(t, tt.want, d.Name)
+			assert.Equal(t, tt.want, d.Profile.Name)
+			assert.Contains(t, d.Reason, tt.wantReason)
+			assert.Equal(t, tt.wantTTY, d.TTYMode)
+		})
+	}
+
+	d, err := set.Force("gemini")
+	require.NoError(t, err)
+	assert.True(t, d.Forced)
+	assert.Equal(t, "gemini", d.Profile.Name)
+	_, err = set.Force("nope")
+	assert.ErrorContains(t, err, "claude, codex, gemini, aider, shell, reader, generic")
+}
+
+func TestProfileForeground(t *testing.T) {
+	procs := table(
+		proc(10, 1, 10, 10, 12, "bash", "bash"),
+		// The foreground group's leader exited; its member is still there.
+		proc(13, 10, 12, 10, 12, "sleep", "sleep", "9"),
+		proc(14, 13, 12, 10, 12, "cat", "cat"),
+		proc(20, 1, 20, 20, -1, "daemon", "daemon"),
+	)
+	leader, group, ok := procs.Foreground(10)
+	require.True(t, ok)
+	assert.Equal(t, 13, leader.PID)
+	assert.Equal(t, []int{13, 14}, pids(group))
+	_, _, ok = procs.Foreground(20)
+	assert.False(t, ok, "no terminal, no foreground")
+	_, _, ok = procs.Foreground(99)
+	assert.False(t, ok)
+}
+
+func TestProfileKnownBugs(t *testing.T) {
+	applies := func(ver string) map[string]bool {
+		m := map[string]bool{}
+		for _, b := range KnownBugs(ver) {
+			m[b.ID] = b.Applies
+		}
+		return m
+	}
+	assert.True(t, applies("3.3a")["dead-pane-paste-crash"])
+	assert.True(t, applies("tmux 3.2")["dead-pane-paste-crash"])
+	assert.False(t, applies("3.4")["dead-pane-paste-crash"])
+	assert.False(t, applies("next-3.6")["dead-pane-paste-crash"])
+	assert.True(t, applies("3.7b")["named-enter-3.7b"])
+	assert.False(t, applies("3.7a")["named-enter-3.7b"])
+	assert.True(t, applies("master")["trailing-semicolon"])
+	assert.False(t, applies("master")["dead-pane-paste-crash"], "an unknown version is not assumed old")
+	assert.True(t, NeedsLiteralEnter("3.7b"))
+	assert.False(t, NeedsLiteralEnter("3.3a"))
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""A stand-in agent TUI for the delivery tests: an input box drawn the way Claude Code draws it.
+
+Usage: fakeagent.py LOG [--swallow N] [--never] [--busy SECONDS] [--nobox SECONDS]
+
+Puts its tty in raw mode, enables bracketed paste and redraws after every input:
+
+    (history: one "> message" row per submitted message)
+    ────────────
+    ❯\u00a0<input>            (a multi-line paste shows as "[Pasted text #N +M lines]")
+    ────────────
+
+Keys: a bracketed paste or typed text goes into the input; Enter (CR) submits it, appending
+{"submitted": TEXT} to LOG, and clears it, except that
+  --swallow N  ignores the first N Enters (as a freshly started Claude Code does),
+  --never      ignores every Enter (a stuck TUI),
+  --busy S     shows "✻ Working… (esc to interrupt)" for S seconds after start,
+  --nobox S    draws no input box for S seconds after start (still starting).
+Every paste is logged too: {"pasted": TEXT}. Escape and Ctrl-C are logged as {"key": NAME}: the
+tests check wcomm never sends them.
+"""
+import json
+import os
+import select
+import sys
+import time
+import tty
+
+START, END = b"\x1b[200~", b"\x1b[201~"
+
+
+def main():
+    args = sys.argv[1:]
+    log = open(args[0], "a", encoding="utf-8")
+    swallow, never, busy, nobox = 0, False, 0.0, 0.0
+    i = 1
+    while i < len(args):
+        if args[i] == "--swallow":
+            swallow = int(args[i + 1]); i += 2
+        elif args[i] == "--never":
+            never = True; i += 1
+        elif args[i] == "--busy":
+            busy = float(args[i + 1]); i += 2
+        elif args[i] == "--nobox":
+            nobox = float(args[i + 1]); i += 2
+        else:
+            raise SystemExit("unknown argument " + args[i])
+    started = time.monotonic()
+
+    def emit(rec):
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+
+    fd = sys.stdin.fileno()
+    tty.setraw(fd)
+    history, text, pastes = [], "", 0
+    collapsed = None
+
+    def draw():
+        now = time.monotonic() - started
+        out = ["\x1b[2J\x1b[H"]
+        for h in history[-10:]:
+            out.append("> " + h + "\r\n")
+        if now < busy:
+            out.append("\u273b Working\u2026 (esc to interrupt)\r\n")
+        if now >= nobox:
+            shown = collapsed if collapsed else text.replace("\n", " ")
+            out.append("\u2500" * 40 + "\r\n")
+            out.append("\u276f\u00a0" + shown + "\r\n")
+            out.append("\u2500" * 40 + "\r\n")
+        else:
+            out.append("starting...\r\n")
+        os.write(sys.stdout.fileno(), "".join(out).encode())
+
+    os.write(sys.stdout.fileno(), b"\x1b[?2004h")
+    draw()
+    buf = b""
+    while True:
+        timeout = None
+        now = time.monotonic() - started
+        for t in (busy, nobox):
+            if now < t:
+                timeout = t - now if timeout is None else min(timeout, t - now)
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            draw()
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return
+        buf += chunk
+        while buf:
+            if buf.startswith(START):
+                end = buf.find(END)
+                if end < 0:
+                    break
+                p = buf[len(START):end].decode("utf-8", "replace").replace("\r", "\n")
+                buf = buf[end + len(END):]
+                emit({"pasted": p})
+                text += p
+                if "\n" in text:
+                    pastes += 1
+                    collapsed = "[Pasted text #%d +%d lines]" % (pastes, text.count("\n"))
+                continue
+            c = buf[:1]
+            buf = buf[1:]
+            if c == b"\r":
+                if never:
+                    continue
+                if swallow > 0:
+                    swallow -= 1
+                    continue
+                if text:
+                    emit({"submitted": text})
+                    history.append(text.split("\n")[0])
+                text, collapsed = "", None
+            elif c == b"\x1b":
+                emit({"key": "Escape"})
+            elif c == b"\x03":
+                emit({"key": "C-c"})
+            elif c == b"\x7f":
+                text = text[:-1]
+            else:
+                text += c.decode("utf-8", "replace")
+        draw()
+
+
+if __name__ == "__main__":
+    main()
