@@ -9,7 +9,11 @@ BENCH_SCALE  ?= 1
 STRESS_SCALE ?= 1
 FUZZTIME     ?= 1m
 
-.PHONY: build install test e2e lint bench stress fuzz fuzz-ci e2e-agents
+.PHONY: build install deps deps-agents test e2e lint bench stress fuzz fuzz-ci e2e-agents
+
+# apt-get installs what a recipe needs from the system when it is missing (as root, or with sudo).
+APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missing"; \
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/wcomm ./cmd/wcomm
@@ -17,11 +21,22 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/wcomm
 
+# What the tests need: tmux and real programs for its panes (python3), and the shells the
+# completion scripts are loaded in.
+deps:
+	@missing=; for c in tmux python3 zsh fish; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
+
+# The real agent TUIs are npm packages: Node.js 20 or newer with npm.
+deps-agents:
+	@missing=; command -v npm >/dev/null 2>&1 || missing="nodejs npm"; \
+	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
+
 # Every test, end-to-end ones included; a missing tmux fails the run.
-test:
+test: deps
 	REQUIRE_TMUX=1 $(GO) test -race -count=1 ./...
 
-e2e:
+e2e: deps
 	REQUIRE_TMUX=1 $(GO) test -race -count=1 -run 'E2E|Real' ./...
 
 lint:
@@ -56,5 +71,5 @@ fuzz-ci:
 
 # Delivery into the real Claude Code, Codex and Gemini CLI TUIs against a scripted model on loopback;
 # the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.
-e2e-agents:
+e2e-agents: deps deps-agents
 	REQUIRE_TMUX=1 $(GO) test -tags agents -race -count=1 -run Agents -timeout 40m ./cmd/wcomm

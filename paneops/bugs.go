@@ -78,10 +78,10 @@ func KnownBugs(ver string) []Bug {
 			Summary:    "a pane in copy mode pastes without bracketed-paste markers (newlines become Enter) and swallows keys",
 			Mitigation: "the paste's own tmux call leaves copy mode first (copy-mode -q)"},
 		{ID: "named-enter-3.7b", Versions: "3.7b", Applies: v.is(3, 7, 'b'),
-			Summary:    "the named key Enter (and C-m, KPEnter) was reported not to submit to Claude Code (gastown#4666; not reproduced here)",
+			Summary:    "the named key Enter (and C-m, KPEnter) does not submit to Claude Code, as users of other tools report (not reproduced here)",
 			Mitigation: "Enter is sent as a literal carriage return (send-keys -l) on this version"},
 		{ID: "equals-pane-target-3.7b", Versions: "3.7b", Applies: v.is(3, 7, 'b'),
-			Summary:    "'=name' is refused as a pane target (mixpeek/amux#61)",
+			Summary:    "'=name' is refused as a pane target (reported by users of other tools)",
 			Mitigation: "wcomm targets panes by %N id"},
 	}
 }
