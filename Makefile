@@ -22,9 +22,9 @@ install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/wcomm
 
 # What the tests need: tmux and real programs for its panes (python3), and the shells the
-# completion scripts are loaded in.
+# completion scripts are loaded in and the shell profile is checked against.
 deps:
-	@missing=; for c in tmux python3 zsh fish; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	@missing=; for c in tmux python3 zsh fish dash; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
 	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
 
 # The real agent TUIs are npm packages: Node.js 20 or newer with npm.

@@ -17,7 +17,7 @@ func Sanitize(s string, keepNewlines bool) string {
 	if plain(s, keepNewlines) {
 		return s
 	}
-	// tmux passes every byte through to the app (tmux-facts 2.3): "ESC[201~" ends a bracketed
+	// tmux passes every byte through to the app (measured on tmux 3.3a): "ESC[201~" ends a bracketed
 	// paste early so the rest runs as typed keys, ^C and ^D kill cooked-mode programs, OSC 2
 	// rewrites #{pane_title}. Hence everything below.
 	s = strings.ToValidUTF8(s, "\uFFFD")

@@ -57,8 +57,8 @@ func (v version) is(major, minor int, letter byte) bool {
 }
 
 // KnownBugs lists the tmux defects wcomm knows of and works around, each marked with whether
-// version (as tmux reports it: "3.3a") has it. Sources: tmux-facts (measured on 3.3a) and the
-// peer reports cited there.
+// version (as tmux reports it: "3.3a") has it. Sources: measurements on 3.3a and
+// reports from users of other tools.
 func KnownBugs(ver string) []Bug {
 	v := parseVersion(ver)
 	return []Bug{

@@ -74,13 +74,13 @@ const defaultLockTimeout = 30 * time.Second
 const cleanupTimeout = 5 * time.Second
 
 // guardCondition is true for the panes a paste must never reach: a dead pane (paste-buffer into it
-// crashes tmux 3.3a, tmux-facts §0.1) and one whose input is off (the paste would be dropped
+// crashes tmux 3.3a, as measured) and one whose input is off (the paste would be dropped
 // silently). tmux evaluates it server-side, in the same call as the paste.
 const guardCondition = "#{||:#{pane_dead},#{pane_input_off}}"
 
 // bufferSeq makes buffer names unique within the process; the pid and random part make them
 // unique across processes. Sharing a name between senders sent messages to the wrong pane
-// (tmux-facts §1.5).
+// (measured on tmux 3.3a).
 var bufferSeq atomic.Uint64
 
 // newBufferName returns "wcomm-PID-COUNTER-RANDHEX"; only [A-Za-z0-9-], because the name is also
@@ -105,12 +105,12 @@ func guardArgs(pane messages.PaneID, buffer string) []string {
 		"if-shell", "-F", "-t", p, guardCondition,
 		"delete-buffer -b " + buffer + " ; display -p " + refusedMark(buffer),
 		// copy-mode -q leaves copy mode first: a pane in a mode drops the paste brackets and
-		// swallows keys (tmux-facts §5.4).
+		// swallows keys (measured on tmux 3.3a).
 		"copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p,
 	}
 }
 
-// enterArgs presses Enter in the pane, a call of its own (tmux-facts §3). literal sends the
+// enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a). literal sends the
 // carriage return as a literal key instead of the named key Enter.
 func enterArgs(pane messages.PaneID, literal bool) []string {
 	if literal {
@@ -140,7 +140,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		return res, fmt.Errorf("deliver: %w", err)
 	}
 	if len(d.Content) == 0 {
-		// tmux would create no buffer for empty input and then fail the paste (tmux-facts §1.1).
+		// tmux would create no buffer for empty input and then fail the paste (measured on tmux 3.3a).
 		return res, fmt.Errorf("deliver to pane %s: the content is empty: pass some text", d.Pane)
 	}
 	key := d.LockKey
@@ -206,7 +206,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		}
 	}
 	// The delay is the product's behaviour, not a test sleep: some apps ignore an Enter that
-	// arrives with or right after a paste (tmux-facts §3.2), counted from the paste, and from the
+	// arrives with or right after a paste (measured on tmux 3.3a), counted from the paste, and from the
 	// moment the paste showed (Verify.SettleMS).
 	enterAt := res.PastedAt.Add(delay)
 	if shown && p.Verify.SettleMS > 0 {
@@ -221,7 +221,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 }
 
 // pollEvery is how often the screen is read while waiting on it: a capture costs about 2.5 ms of
-// tmux time (tmux-facts §6), so 40 ms keeps waits short and the server idle.
+// tmux time (measured on tmux 3.3a), so 40 ms keeps waits short and the server idle.
 const pollEvery = 40 * time.Millisecond
 
 // awaitBox waits, up to d.BusyWait, until the profile's input box can take a paste, and refuses
@@ -365,8 +365,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // dropBuffer deletes a delivery's buffer after a failure, so no message text stays in the server
-// (named buffers are never evicted, and a bare paste-buffer pastes the newest one, tmux-facts
-// §1.1). A missing buffer or server is fine; another failure is added to cause.
+// (named buffers are never evicted, and a bare paste-buffer pastes the newest one; measured
+// on tmux 3.3a). A missing buffer or server is fine; another failure is added to cause.
 func (c *Client) dropBuffer(ctx context.Context, buffer string, cause error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()

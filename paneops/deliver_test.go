@@ -22,7 +22,7 @@ func TestGuardArgs(t *testing.T) {
 		want   []string
 	}{
 		{
-			name: "the guarded call of tmux-facts §2.6", pane: "%7", buffer: "wcomm-42-1-0a1b2c3d",
+			name: "the guarded call", pane: "%7", buffer: "wcomm-42-1-0a1b2c3d",
 			want: []string{
 				"load-buffer", "-b", "wcomm-42-1-0a1b2c3d", "-", ";",
 				"if-shell", "-F", "-t", "%7", "#{||:#{pane_dead},#{pane_input_off}}",
@@ -45,7 +45,7 @@ func TestGuardArgs(t *testing.T) {
 			got := guardArgs(messages.PaneID(tt.pane), tt.buffer)
 			assert.Equal(t, tt.want, got)
 			// Only the lone ";" separates commands: no other argument may end in one, or tmux
-			// would split it too (tmux-facts §2.1).
+			// would split it too (measured on tmux 3.3a).
 			for i, a := range got {
 				if a != ";" {
 					assert.False(t, strings.HasSuffix(a, ";"), "argument %d %q ends in ';'", i, a)

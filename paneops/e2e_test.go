@@ -329,7 +329,7 @@ func TestRealNoServer(t *testing.T) {
 	assert.Contains(t, err.Error(), "error connecting to")
 	assert.Contains(t, err.Error(), "start tmux first")
 
-	// kill-server leaves the socket file behind (tmux-facts §7): "no server running on".
+	// kill-server leaves the socket file behind (measured on tmux 3.3a): "no server running on".
 	s := startServer(t)
 	s.tmux("kill-server")
 	_, err = s.c.ServerInfo(ctx)

@@ -25,7 +25,7 @@ const maxKeyLen = 64
 // DIR 0700), polling with LOCK_NB to the deadline of ctx or timeout. The lock dies with the process.
 //
 // flock, not tmux's wait-for -L: a wait-for lock has no owner, so a killed holder or waiter leaves
-// it locked for good (tmux-facts §4). Each call opens its own file description, so goroutines of
+// it locked for good (measured on tmux 3.3a). Each call opens its own file description, so goroutines of
 // one process exclude each other too. A timeout <= 0 waits for ctx alone. The lock file is never
 // removed: unlinking a file another process is about to lock would give two holders.
 func LockPane(ctx context.Context, dir, key string, pane messages.PaneID, timeout time.Duration) (unlock func(), err error) {

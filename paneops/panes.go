@@ -147,7 +147,7 @@ func panesArgs(scope Scope) ([]string, error) {
 		args = append(args, "-s", "-t", scope.Session)
 	case scope.Self != "":
 		// -s with a pane target lists that pane's whole session, which is what "my session" means
-		// inside a pane; without -t tmux would pick its "best" session instead (tmux-facts §5.1).
+		// inside a pane; without -t tmux would pick its "best" session instead (measured on tmux 3.3a).
 		if _, err := paneNum(scope.Self); err != nil {
 			return nil, err
 		}
@@ -241,7 +241,7 @@ func paneNum(id messages.PaneID) (int, error) {
 }
 
 // checkTarget refuses targets that tmux's argv parser would split or that cannot name anything:
-// an argument ending in ";" ends the command (tmux-facts §2.1), and control characters never occur
+// an argument ending in ";" ends the command (measured on tmux 3.3a), and control characters never occur
 // in names tmux hands out.
 func checkTarget(target string) error {
 	if target == "" {

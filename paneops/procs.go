@@ -42,7 +42,7 @@ type ProcTable struct {
 	bySID    map[int][]int
 
 	// readArgs reads one process's argv; nil when Args were filled at scan time (go-ps, tests).
-	// Reading every cmdline doubles the cost of a scan (tmux-facts §5.3), so it is done only for
+	// Reading every cmdline doubles the cost of a scan (measured), so it is done only for
 	// the processes a caller asks about, once each.
 	readArgs func(pid int) []string
 	mu       sync.Mutex
@@ -250,7 +250,7 @@ func (t *ProcTable) proc(pid int) (Process, bool) {
 // descendants returns the pids below pid: a breadth-first walk over children, started from pid
 // and from every other member of pid's session. The session part finds processes whose parent
 // exited and that were reparented to init or a subreaper (a pane's first process is a session
-// leader, so its sid is the pane pid, tmux-facts §5.2); only processes that called setsid escape.
+// leader, so its sid is the pane pid, as measured); only processes that called setsid escape.
 func (t *ProcTable) descendants(pid int) []int {
 	seen := map[int]bool{pid: true}
 	queue := []int{pid}

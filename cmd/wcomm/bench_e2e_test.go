@@ -675,7 +675,7 @@ func (b *bxBench) wake(suffix string, reps int, linkOnly bool) {
 		}
 		how := "rename"
 		if link {
-			how = "link, as wcomm notify writes"
+			how = "link(2), the publish fallback without renameat2"
 		}
 		wc := measure(reps, 0, func() time.Duration {
 			id, resp := newExchange(dir)

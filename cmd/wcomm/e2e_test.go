@@ -166,7 +166,7 @@ func wantRequest(s sent, capability, orch, worker, body string) string {
 }
 
 // pasted is what a pane receives for a request file pasted whole: the sanitized text without its
-// final newline, every LF turned into CR by paste-buffer (tmux-facts §1.2).
+// final newline, every LF turned into CR by paste-buffer (measured on tmux 3.3a).
 func pasted(file string) string {
 	return strings.ReplaceAll(strings.TrimRight(messages.Sanitize(file, true), "\n"), "\n", "\r")
 }
