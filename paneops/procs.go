@@ -252,12 +252,20 @@ func (t *ProcTable) proc(pid int) (Process, bool) {
 // exited and that were reparented to init or a subreaper (a pane's first process is a session
 // leader, so its sid is the pane pid, as measured); only processes that called setsid escape.
 func (t *ProcTable) descendants(pid int) []int {
-	seen := map[int]bool{pid: true}
-	queue := []int{pid}
-	for _, m := range t.bySID[pid] {
-		if !seen[m] {
-			seen[m] = true
-			queue = append(queue, m)
+	out := t.walk(append([]int{pid}, t.bySID[pid]...))[1:]
+	slices.Sort(out)
+	return out
+}
+
+// walk returns the seeds (first one first, duplicates dropped) and then, breadth-first, every
+// process below them, each once.
+func (t *ProcTable) walk(seeds []int) []int {
+	seen := map[int]bool{}
+	var queue []int
+	for _, s := range seeds {
+		if !seen[s] {
+			seen[s] = true
+			queue = append(queue, s)
 		}
 	}
 	for i := 0; i < len(queue); i++ {
@@ -268,9 +276,7 @@ func (t *ProcTable) descendants(pid int) []int {
 			}
 		}
 	}
-	out := queue[1:]
-	slices.Sort(out)
-	return out
+	return queue
 }
 
 // Descendants returns every process below pid at any depth (by ppid), plus processes of the pane's
@@ -327,24 +333,7 @@ func (t *ProcTable) Foreground(pid int) (leader Process, group []Process, ok boo
 	}
 	// Breadth-first from the leader and the other members, so the shallowest match wins in Detect
 	// (an agent, not the wcomm it runs in a tool call).
-	seen := map[int]bool{}
-	queue := []int{lead}
-	seen[lead] = true
-	for _, m := range members {
-		if !seen[m] {
-			seen[m] = true
-			queue = append(queue, m)
-		}
-	}
-	for i := 0; i < len(queue); i++ {
-		for _, c := range t.children[queue[i]] {
-			if !seen[c] {
-				seen[c] = true
-				queue = append(queue, c)
-			}
-		}
-	}
-	for _, q := range queue {
+	for _, q := range t.walk(append([]int{lead}, members...)) {
 		if p, ok := t.proc(q); ok {
 			group = append(group, p)
 		}

@@ -50,15 +50,9 @@ type PaneInfo struct {
 
 // Panes lists the panes in scope with what runs in each.
 func (e *Engine) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, error) {
-	e.defaults()
-	scope.Self = e.Self
-	panes, err := e.Tmux.Panes(ctx, scope)
+	panes, t, err := e.panesAndProcs(ctx, scope)
 	if err != nil {
 		return nil, err
-	}
-	t, err := e.Procs()
-	if err != nil {
-		return nil, fmt.Errorf("read the process table: %w", err)
 	}
 	out := make([]PaneInfo, len(panes))
 	for i, p := range panes {
@@ -92,14 +86,9 @@ func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope)
 	if strings.TrimSpace(agent) == "" {
 		return nil, fmt.Errorf("empty agent name")
 	}
-	scope.Self = e.Self
-	panes, err := e.Tmux.Panes(ctx, scope)
+	panes, t, err := e.panesAndProcs(ctx, scope)
 	if err != nil {
 		return nil, err
-	}
-	t, err := e.Procs()
-	if err != nil {
-		return nil, fmt.Errorf("read the process table: %w", err)
 	}
 	// Our own command line holds the agent's name, and so may our parent's (a shell running us).
 	ex := paneops.Exclude{Pane: e.Self, PIDs: t.Ancestors(e.SelfPID)}
@@ -149,4 +138,19 @@ func (e *Engine) paneOrNotFound(ctx context.Context, target string) (paneops.Pan
 
 func isNotFound(err error) bool {
 	return errors.Is(err, paneops.ErrPaneNotFound) || errors.Is(err, paneops.ErrTargetNotFound)
+}
+
+// panesAndProcs lists the panes in scope and reads the process table once.
+func (e *Engine) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
+	e.defaults()
+	scope.Self = e.Self
+	panes, err := e.Tmux.Panes(ctx, scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := e.Procs()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the process table: %w", err)
+	}
+	return panes, t, nil
 }
