@@ -169,9 +169,9 @@ send exits 0 only once the message is submitted.`,
 		Name: "await", Args: "[ID | RESPONSE-PATH] [--timeout D]", Role: "orchestrator",
 		Summary: "wait for a response and print its body",
 		Help: `Blocks until the response of the exchange is complete, then prints its body (--json: the whole
-exchange). Without an argument: the newest unanswered request sent from this pane. Returns at once if
-the response is already there; wakes within milliseconds of the worker's notify (file events, not a
-sleep loop). A response written by a plain 'cat > file' is read only once its writer has closed it.
+exchange). Without an argument: the newest request sent from this pane whose response no await has
+returned yet. Returns at once if the response is already there; wakes within milliseconds of the
+worker's notify (file events, not a sleep loop). A response written by a plain 'cat > file' is read only once its writer has closed it.
 Exit 3 on timeout.`,
 		Example: "wcomm await 20260117-120000-a1b2 --timeout 5m\nwcomm await --json",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
