@@ -99,16 +99,7 @@ func bxLoad() string {
 	return strings.Fields(string(data))[0]
 }
 
-func bxScale(t *testing.T) float64 {
-	v := os.Getenv("WCOMM_BENCH_SCALE")
-	if v == "" {
-		return 1
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	require.NoError(t, err, "WCOMM_BENCH_SCALE=%q", v)
-	require.True(t, f > 0 && f <= 10, "WCOMM_BENCH_SCALE=%q: want a number in (0, 10]", v)
-	return f
-}
+func bxScale(t *testing.T) float64 { return envScale(t, "WCOMM_BENCH_SCALE", 1, 10) }
 
 // n scales a repetition count.
 func (b *bxBench) n(full, lo int) int { return sxN(full, b.scale, lo) }
@@ -392,7 +383,7 @@ func (b *bxBench) benchFind() {
 	spawners = nil
 	deadline := time.Now().Add(time.Minute)
 	for bxProcs() > base+50 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // the polling interval while the killed processes go
 	}
 	b.params = append(b.params, fmt.Sprintf("find: the agent is a direct child of the middle pane's process; the extra processes are `sleep`s in panes of another session (%d to %d processes in all)", base, base+ns[len(ns)-1]))
 }

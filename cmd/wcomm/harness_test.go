@@ -270,8 +270,14 @@ func (w *world) settle(pane string) string {
 }
 
 // paneDead reports whether the pane exists and is dead; exists is false once it is gone.
-func (w *world) paneDead(pane string) (dead, exists bool) {
-	out, err := w.tmuxErr("list-panes", "-a", "-F", "#{pane_id} #{pane_dead}")
+func (w *world) paneDead(pane string) (dead, exists bool) { return paneDeadVia(w.tmuxErr, pane) }
+
+// serverAlive reports whether the world's server still answers.
+func (w *world) serverAlive() bool { return serverAliveVia(w.tmuxErr, w.pid) }
+
+// paneDeadVia asks a server, through its tmux call, whether pane exists and is dead.
+func paneDeadVia(tmuxErr func(...string) (string, error), pane string) (dead, exists bool) {
+	out, err := tmuxErr("list-panes", "-a", "-F", "#{pane_id} #{pane_dead}")
 	if err != nil {
 		return false, false
 	}
@@ -284,10 +290,11 @@ func (w *world) paneDead(pane string) (dead, exists bool) {
 	return false, false
 }
 
-// serverAlive reports whether the world's server still answers.
-func (w *world) serverAlive() bool {
-	out, err := w.tmuxErr("display-message", "-p", "#{pid}")
-	return err == nil && strings.TrimSpace(out) == strconv.Itoa(w.pid)
+// serverAliveVia reports whether the server with this pid still answers (a restarted one has
+// another pid).
+func serverAliveVia(tmuxErr func(...string) (string, error), pid int) bool {
+	out, err := tmuxErr("display-message", "-p", "#{pid}")
+	return err == nil && strings.TrimSpace(out) == strconv.Itoa(pid)
 }
 
 // buffers lists the server's paste buffers.

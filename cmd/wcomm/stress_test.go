@@ -25,6 +25,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -44,15 +45,26 @@ import (
 // ---------------------------------------------------------------------------------------------
 // Scale and totals
 
+// sxBlock keeps a pane program alive until it is signalled (the test kills its pane). Waiting on
+// a signal channel, not a bare select, keeps the runtime from calling it a deadlock.
+func sxBlock() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	<-sig
+}
+
 // sxScale reads WCOMM_STRESS_SCALE (default 0.1, the CI size).
-func sxScale(t testing.TB) float64 {
-	v := os.Getenv("WCOMM_STRESS_SCALE")
+func sxScale(t testing.TB) float64 { return envScale(t, "WCOMM_STRESS_SCALE", 0.1, 100) }
+
+// envScale reads a positive scale factor from the environment variable name, at most max.
+func envScale(t testing.TB, name string, def, max float64) float64 {
+	v := os.Getenv(name)
 	if v == "" {
-		return 0.1
+		return def
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	require.NoError(t, err, "WCOMM_STRESS_SCALE=%q: want a number such as 0.1 or 1", v)
-	require.True(t, f > 0 && f <= 100, "WCOMM_STRESS_SCALE=%q: want a number in (0, 100]", v)
+	require.NoError(t, err, "%s=%q: want a number such as 0.1 or 1", name, v)
+	require.True(t, f > 0 && f <= max, "%s=%q: want a number in (0, %g]", name, v, max)
 	return f
 }
 
@@ -158,7 +170,7 @@ func sxHelperMain(args []string) int {
 			}
 		}
 		ready()
-		time.Sleep(24 * time.Hour)
+		sxBlock()
 	case "agent":
 		// The agent's name comes from the environment, so it shows in the child's command line
 		// only, where the seed's find_agent_pane looks (a direct child of the pane's process).
@@ -171,7 +183,7 @@ func sxHelperMain(args []string) int {
 			return 1
 		}
 		ready()
-		time.Sleep(24 * time.Hour)
+		sxBlock()
 	}
 	return 2
 }
@@ -544,24 +556,9 @@ func (s *sxServer) panePID(pane string) int {
 	return pid
 }
 
-func (s *sxServer) paneDead(pane string) (dead, exists bool) {
-	out, err := s.tmuxErr("list-panes", "-a", "-F", "#{pane_id} #{pane_dead}")
-	if err != nil {
-		return false, false
-	}
-	for _, line := range strings.Split(out, "\n") {
-		id, d, _ := strings.Cut(line, " ")
-		if id == pane {
-			return d == "1", true
-		}
-	}
-	return false, false
-}
+func (s *sxServer) paneDead(pane string) (dead, exists bool) { return paneDeadVia(s.tmuxErr, pane) }
 
-func (s *sxServer) alive() bool {
-	out, err := s.tmuxErr("display-message", "-p", "#{pid}")
-	return err == nil && strings.TrimSpace(out) == strconv.Itoa(s.pid)
-}
+func (s *sxServer) alive() bool { return serverAliveVia(s.tmuxErr, s.pid) }
 
 // ---------------------------------------------------------------------------------------------
 // Running wcomm
