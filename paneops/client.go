@@ -44,7 +44,10 @@ func (c *Client) argv(args []string) []string {
 	if bin == "" {
 		bin = "tmux"
 	}
-	argv := append([]string{bin}, c.Server.flags()...)
+	// -u: a tmux client that does not find UTF-8 in LC_ALL, LC_CTYPE or LANG (cron, env -i,
+	// a service) prints every tab and non-ASCII byte of -F and -p output as "_", which would
+	// garble every format wcomm parses and every pane title and command line it reports.
+	argv := append([]string{bin, "-u"}, c.Server.flags()...)
 	return append(argv, args...)
 }
 

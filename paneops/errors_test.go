@@ -64,7 +64,7 @@ func TestRunWithoutTmux(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoTmux)
 	var te *Error
 	require.ErrorAs(t, err, &te)
-	assert.Equal(t, []string{"/nonexistent/wcomm-test/tmux", "list-panes"}, te.Argv)
+	assert.Equal(t, []string{"/nonexistent/wcomm-test/tmux", "-u", "list-panes"}, te.Argv)
 	assert.Contains(t, err.Error(), "install tmux")
 
 	c = &Client{Bin: "wcomm-test-no-such-tmux-binary"}
@@ -79,11 +79,11 @@ func TestClientArgv(t *testing.T) {
 		client Client
 		want   []string
 	}{
-		{"default server", Client{}, []string{"tmux", "list-panes"}},
-		{"socket path", Client{Server: Server{Socket: "/tmp/wc1/s"}}, []string{"tmux", "-S", "/tmp/wc1/s", "list-panes"}},
-		{"socket name", Client{Server: Server{Name: "work"}}, []string{"tmux", "-L", "work", "list-panes"}},
+		{"default server", Client{}, []string{"tmux", "-u", "list-panes"}},
+		{"socket path", Client{Server: Server{Socket: "/tmp/wc1/s"}}, []string{"tmux", "-u", "-S", "/tmp/wc1/s", "list-panes"}},
+		{"socket name", Client{Server: Server{Name: "work"}}, []string{"tmux", "-u", "-L", "work", "list-panes"}},
 		{"both and a binary", Client{Bin: "/opt/tmux", Server: Server{Socket: "/s", Name: "n"}},
-			[]string{"/opt/tmux", "-L", "n", "-S", "/s", "list-panes"}},
+			[]string{"/opt/tmux", "-u", "-L", "n", "-S", "/s", "list-panes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

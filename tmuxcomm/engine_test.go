@@ -165,6 +165,31 @@ func TestSendAfterServerRestartMakesNewSession(t *testing.T) {
 	assert.FileExists(t, a.ResponsePath)
 }
 
+// A restart within the second: the new server's folder for the same pair is dated a second later
+// than the ids of its requests, and looking an exchange up by id must still find it.
+func TestLocateByIDInAFolderDatedLater(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	now := time.Date(2026, 11, 22, 2, 18, 9, 0, time.Local)
+	e.Now = func() time.Time { return now }
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("before")})
+	require.NoError(t, err)
+	f.mu.Lock()
+	f.server.PID, f.server.StartTime = 200, 1700000999
+	f.mu.Unlock()
+	b, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("after")})
+	require.NoError(t, err)
+	require.Equal(t, "20261122-021809-o1-w2", a.Session)
+	require.Equal(t, "20261122-021810-o1-w2", b.Session, "the second's name was taken: the next second")
+	require.True(t, strings.HasPrefix(b.ID, "20261122-021809-"))
+
+	for _, x := range []*Exchange{a, b} {
+		got, err := e.Locate(context.Background(), x.ID, roleOrchestrator)
+		require.NoError(t, err, x.ID)
+		assert.Equal(t, x.RequestPath, got.RequestPath)
+	}
+}
+
 func TestConcurrentSendsClaimDistinctNumbers(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")

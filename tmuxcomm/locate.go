@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/wcomm/wcomm/messages"
 )
@@ -111,16 +112,20 @@ func findByResponse(dir, response string) *Exchange {
 }
 
 // byID scans request headers for the id. Session folders are named by their start stamp and an
-// id starts with its send time, so folders started after the id's time are skipped.
+// id starts with its send time, so folders named more than maxSessionBump seconds after the id's
+// time are skipped (a folder's name may be dated up to that much after its creation).
 func (e *Engine) byID(root, id string) (*Exchange, error) {
 	dirs, _, err := sessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
-	stamp := id[:len(messages.StampLayout)]
+	latest := ""
+	if t, err := time.Parse(messages.StampLayout, id[:len(messages.StampLayout)]); err == nil {
+		latest = t.Add(maxSessionBump * time.Second).Format(messages.StampLayout)
+	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		dir := dirs[i]
-		if s, err := messages.ParseSessionName(filepath.Base(dir)); err == nil && s.StartedAt > stamp {
+		if s, err := messages.ParseSessionName(filepath.Base(dir)); err == nil && latest != "" && s.StartedAt > latest {
 			continue
 		}
 		files, _, err := listSeq(dir)

@@ -45,6 +45,11 @@ func readMeta(dir string) (*SessionMeta, error) {
 	return &m, nil
 }
 
+// maxSessionBump bounds how many seconds past its creation a session folder's name may be dated:
+// when the pair's folder name for this second is taken (another server, a seed folder), the next
+// second is tried. A folder can hence be named up to this much later than the ids of its requests.
+const maxSessionBump = 100
+
 // openSession returns the folder of the newest session of this pair on this server, or creates one.
 func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
 	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
@@ -76,7 +81,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 		return filepath.Join(root, best), bestS, nil
 	}
 	now := e.Now()
-	for i := 0; i < 100; i++ {
+	for i := 0; i < maxSessionBump; i++ {
 		s := messages.Session{StartedAt: now.Add(time.Duration(i) * time.Second).Format(messages.StampLayout), Orchestrator: orch, Worker: worker}
 		dir := filepath.Join(root, s.Name())
 		if err := os.Mkdir(dir, dirMode); err != nil {

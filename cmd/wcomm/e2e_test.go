@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -221,14 +222,34 @@ func procArgv0(name string) []int {
 // procStat returns a process's parent and session ids.
 func procStat(t *testing.T, pid int) (ppid, sid int) {
 	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	require.NoError(t, err)
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	ppid, err = strconv.Atoi(f[1])
-	require.NoError(t, err)
-	sid, err = strconv.Atoi(f[3])
+	ppid, sid, err := readProcStat(pid)
 	require.NoError(t, err)
 	return ppid, sid
+}
+
+// readProcStat reads a process's parent and session; an error when it has gone.
+func readProcStat(pid int) (ppid, sid int, err error) {
+	f, err := procStatFields(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	sid, err2 := strconv.Atoi(f[3])
+	return ppid, sid, errors.Join(err1, err2)
+}
+
+// procStatFields returns the fields of /proc/PID/stat after the command name: state, ppid,
+// pgrp, session, ...
+func procStatFields(pid int) ([]string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 4 {
+		return nil, fmt.Errorf("short /proc/%d/stat: %q", pid, data)
+	}
+	return f, nil
 }
 
 func (w *world) panePID(pane string) int {
@@ -273,9 +294,12 @@ func TestE2EFindAndPanes(t *testing.T) {
 	p3, _ := procStat(t, p2)
 	require.Equal(t, w.panePID(nested), p3, "the agent must sit 3 levels below the pane's shell")
 	orphanPID := waitAgent(t, orphan)
+	// The agent's first parent is the helper, itself in the pane's session: wait until the
+	// helper has exited and the agent's parent lies outside the session.
 	waitFor(t, 10*time.Second, func() bool {
 		ppid, _ := procStat(t, orphanPID)
-		return ppid != w.panePID(orph)
+		_, parentSID, err := readProcStat(ppid)
+		return err == nil && parentSID != w.panePID(orph) // an error: the helper is exiting as we look
 	}, "the orphan's helper to exit")
 	ppid, sid := procStat(t, orphanPID)
 	require.Equal(t, w.panePID(orph), sid, "the orphan stays in the pane's session")
@@ -353,6 +377,24 @@ func TestE2EFindAndPanes(t *testing.T) {
 
 		r = w.in(caller, "find", twin, "--json")
 		assert.Equal(t, 4, r.code, "%s", r)
+	})
+	t.Run("C locale outside a pane", func(t *testing.T) {
+		// cron, env -i or a service: no UTF-8 in the locale and no $TMUX. A plain tmux client
+		// prints every tab of a format as "_" then, and every exchange would fail.
+		c := call{env: []string{"LC_ALL=C", "LC_CTYPE=C", "LANG=C"}}
+		r := w.run(c, "find", "-S", w.sock, deep)
+		requireCode(t, 0, r)
+		assert.Equal(t, nested+"\n", r.stdout)
+		r = w.run(c, "panes", "-S", w.sock, "--json")
+		requireCode(t, 0, r)
+		panes := decode[[]paneJSON](t, r)
+		require.Len(t, panes, 7, "%s", r.stdout)
+		for _, p := range panes {
+			if p.ID == nested {
+				assert.Equal(t, session, p.Session)
+				assert.Contains(t, p.Programs, deep)
+			}
+		}
 	})
 	t.Run("text", func(t *testing.T) {
 		r := w.in(caller, "panes")

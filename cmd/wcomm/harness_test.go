@@ -143,7 +143,7 @@ func newWorld(t *testing.T) *world {
 
 // tmuxErr runs tmux on the world's socket and returns stdout, or the error with tmux's stderr.
 func (w *world) tmuxErr(args ...string) (string, error) {
-	cmd := exec.Command("tmux", append([]string{"-S", w.sock}, args...)...)
+	cmd := exec.Command("tmux", append([]string{"-u", "-S", w.sock}, args...)...)
 	cmd.Env = cleanEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

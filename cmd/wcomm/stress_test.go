@@ -430,18 +430,25 @@ func (s *sxServer) killServer(crash bool) {
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
 	}
 	if s.pid > 0 {
-		// Wait for the process to be gone, so a restart cannot race its exit.
+		// Wait for the process to have exited, so a restart cannot race its exit. A zombie has:
+		// the daemonised server's parent is pid 1, which may take seconds to reap it.
 		deadline := time.Now().Add(10 * time.Second)
-		for syscall.Kill(s.pid, 0) == nil && time.Now().Before(deadline) {
+		for !sxExited(s.pid) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
 }
 
+// sxExited reports whether pid has exited: no such process, or a zombie not yet reaped.
+func sxExited(pid int) bool {
+	f, err := procStatFields(pid)
+	return err != nil || f[0] == "Z" || f[0] == "X"
+}
+
 func (s *sxServer) tmuxErr(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-S", s.sock}, args...)...)
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-S", s.sock}, args...)...)
 	cmd.Env = cleanEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
