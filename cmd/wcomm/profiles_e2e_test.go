@@ -51,6 +51,9 @@ func TestE2EShellProfiles(t *testing.T) {
 	// no shell still writes its history into them.
 	home := filepath.Join(w.work, "home") // no start-up files of the user's
 	require.NoError(t, os.Mkdir(home, 0o700))
+	// fish's first start spawns a detached man-page scan that writes completions into this folder
+	// unless it exists, and would still be writing when the test's folders are removed.
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "fish", "generated_completions"), 0o700))
 	victimDir := func(t *testing.T) string {
 		d, err := os.MkdirTemp(w.work, "victim")
 		require.NoError(t, err)
