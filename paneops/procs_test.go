@@ -162,8 +162,7 @@ func TestScanProcsSelf(t *testing.T) {
 	sid, _, errno := syscall.RawSyscall(syscall.SYS_GETSID, 0, 0, 0)
 	require.Zero(t, errno)
 	assert.Equal(t, int(sid), me.SID)
-	pgrp := syscall.Getpgrp()
-	assert.Equal(t, pgrp, me.PGRP)
+	assert.Equal(t, syscall.Getpgrp(), me.PGRP)
 	assert.Contains(t, tb.Ancestors(os.Getpid()), os.Getppid())
 }
 

@@ -43,6 +43,11 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 command -v npm >/dev/null || { echo "install.sh: npm not found; install node and npm first" >&2; exit 1; }
+# Node trusts only the CA list it was built with. Where the registry is reached through a CA of
+# the system's store (a TLS proxy) and nothing tells npm so, the install fails on the chain.
+if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
+	export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+fi
 mkdir -p "$dir"
 chmod 0700 "$dir"
 # A package.json keeps npm from walking up to an unrelated project's one.
