@@ -141,9 +141,12 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// tmuxErr runs tmux on the world's socket and returns stdout, or the error with tmux's stderr.
-func (w *world) tmuxErr(args ...string) (string, error) {
-	cmd := exec.Command("tmux", append([]string{"-u", "-S", w.sock}, args...)...)
+// tmuxOn runs tmux (-u: its formats keep their tabs whatever the locale) on the server at sock
+// and returns stdout, or the error with tmux's stderr. A hung server fails the call in 30 s.
+func tmuxOn(sock string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-S", sock}, args...)...)
 	cmd.Env = cleanEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -152,6 +155,9 @@ func (w *world) tmuxErr(args ...string) (string, error) {
 	}
 	return stdout.String(), nil
 }
+
+// tmuxErr runs tmux on the world's socket.
+func (w *world) tmuxErr(args ...string) (string, error) { return tmuxOn(w.sock, args...) }
 
 func (w *world) tmux(args ...string) string {
 	w.t.Helper()

@@ -445,18 +445,7 @@ func sxExited(pid int) bool {
 	return err != nil || f[0] == "Z" || f[0] == "X"
 }
 
-func (s *sxServer) tmuxErr(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-u", "-S", s.sock}, args...)...)
-	cmd.Env = cleanEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
-}
+func (s *sxServer) tmuxErr(args ...string) (string, error) { return tmuxOn(s.sock, args...) }
 
 func (s *sxServer) tmux(args ...string) string {
 	s.t.Helper()
