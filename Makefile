@@ -8,6 +8,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BENCH_SCALE  ?= 1
 STRESS_SCALE ?= 1
 FUZZTIME     ?= 1m
+FUZZCOUNT    ?= 100000x
 
 .PHONY: build install deps deps-agents test e2e lint bench stress fuzz fuzz-ci e2e-agents
 
@@ -55,19 +56,13 @@ stress:
 		$(GO) test -race -count=1 -run 'Stress' -timeout 60m ./cmd/wcomm; rc=$$?; \
 	cat $$summary 2>/dev/null; rm -f $$summary; exit $$rc
 
-# Every fuzz target for FUZZTIME each; fuzz-ci is the short run CI does.
+# Every fuzz target for FUZZTIME each (a duration, or a count of calls such as 100000x). fuzz-ci is
+# the short run CI does; it is bounded by a count, which Go 1.26's deadline race cannot hit (see the script).
 fuzz:
-	@failed=; for pkg in $$($(GO) list ./...); do \
-		list=$$($(GO) test -list '^Fuzz' $$pkg) || { failed="$$failed $$pkg"; continue; }; \
-		for target in $$(printf '%s\n' "$$list" | grep '^Fuzz'); do \
-			echo "fuzz $$pkg $$target for $(FUZZTIME)"; \
-			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || failed="$$failed $$pkg.$$target"; \
-		done; \
-	done; \
-	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed"; exit 1; fi
+	GO=$(GO) testdata/fuzz.sh $(FUZZTIME)
 
 fuzz-ci:
-	$(MAKE) fuzz FUZZTIME=5s
+	GO=$(GO) testdata/fuzz.sh $(FUZZCOUNT)
 
 # Delivery into the real Claude Code, Codex and Gemini CLI TUIs against a scripted model on loopback;
 # the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.
