@@ -223,6 +223,11 @@ func TestRealPanes(t *testing.T) {
 	w1 := s.newWindow("sleep", "300")
 	split := messages.PaneID(strings.TrimSpace(s.tmux("split-window", "-d", "-t", string(w1), "-P", "-F", "#{pane_id}", "sleep", "301")))
 	other := messages.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "other", "-P", "-F", "#{pane_id}", "sleep", "302")))
+	// A new pane shows "tmux" as its command until its child has exec'd sleep; the snapshots below
+	// are compared whole, so they are taken once every pane runs sleep.
+	waitFor(t, 20*time.Second, func() bool {
+		return strings.TrimSpace(s.tmux("list-panes", "-a", "-F", "#{pane_current_command}")) == "sleep\nsleep\nsleep\nsleep"
+	})
 
 	main, err := s.c.Panes(ctx, Scope{Session: "main"})
 	require.NoError(t, err)

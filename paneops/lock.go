@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -14,20 +15,23 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// lockPoll is how often LockPane retries a held lock. A delivery holds the lock for a few
-// milliseconds plus the Enter delay, so a short poll keeps waiters close behind.
-const lockPoll = 2 * time.Millisecond
-
 // maxKeyLen bounds the server key in a lock file name; ServerInfo.Key() is two decimal numbers.
 const maxKeyLen = 64
 
 // LockPane takes the cross-process lock for (key, pane): flock on DIR/pane-KEY-N.lock (created 0600,
-// DIR 0700), polling with LOCK_NB to the deadline of ctx or timeout. The lock dies with the process.
+// DIR 0700), waiting in the kernel (see Flock) until it is free or ctx ends. The lock dies with the
+// process.
+//
+// timeout bounds a stall, not the wait: it is how long one holder may keep the lock before a waiter
+// gives up on it as hung. Each holder writes its pid and the time it took the lock into the lock
+// file, so a waiter sees the lock change hands; sixteen senders queued behind one pane on a loaded
+// machine all get through however long the queue takes, while a hung holder is reported after
+// timeout with its pid. A timeout <= 0 waits for ctx alone.
 //
 // flock, not tmux's wait-for -L: a wait-for lock has no owner, so a killed holder or waiter leaves
 // it locked for good (measured on tmux 3.3a). Each call opens its own file description, so goroutines of
-// one process exclude each other too. A timeout <= 0 waits for ctx alone. The lock file is never
-// removed: unlinking a file another process is about to lock would give two holders.
+// one process exclude each other too. The lock file is never removed: unlinking a file another
+// process is about to lock would give two holders.
 func LockPane(ctx context.Context, dir, key string, pane messages.PaneID, timeout time.Duration) (unlock func(), err error) {
 	n, err := paneNum(pane)
 	if err != nil {
@@ -45,55 +49,76 @@ func LockPane(ctx context.Context, dir, key string, pane messages.PaneID, timeou
 	if err != nil {
 		return nil, fmt.Errorf("open the send lock of pane %s: %w", pane, err)
 	}
-	deadline, hasDeadline := ctx.Deadline()
-	if timeout > 0 {
-		if d := time.Now().Add(timeout); !hasDeadline || d.Before(deadline) {
-			deadline, hasDeadline = d, true
+	holder := readHolder(f)
+	stallStart := time.Now()
+	stalled := func() error {
+		if timeout <= 0 {
+			return nil
 		}
+		if h := readHolder(f); h != holder {
+			holder, stallStart = h, time.Now()
+			return nil
+		}
+		if time.Since(stallStart) < timeout {
+			return nil
+		}
+		return lockTimeout(ctx, pane, path, holder, timeout)
 	}
-	fd := int(f.Fd())
-	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			var once sync.Once
-			return func() {
-				once.Do(func() {
-					_ = syscall.Flock(fd, syscall.LOCK_UN)
-					f.Close()
-				})
-			}, nil
+	if err := Flock(ctx, f, syscall.LOCK_EX, stalled); err != nil {
+		switch {
+		case errors.Is(err, ErrLockTimeout):
+			return nil, err
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, lockTimeout(ctx, pane, path, holder, 0)
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("waiting for the send lock of pane %s: %w", pane, err)
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		return nil, fmt.Errorf("lock %s for pane %s: %w", path, pane, err)
+	}
+	writeHolder(f)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 			f.Close()
-			return nil, fmt.Errorf("lock %s for pane %s: %w", path, pane, err)
-		}
-		wait := lockPoll
-		if hasDeadline {
-			left := time.Until(deadline)
-			if left <= 0 {
-				f.Close()
-				return nil, lockTimeout(ctx, pane, path)
-			}
-			wait = min(wait, left)
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			f.Close()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, lockTimeout(ctx, pane, path)
-			}
-			return nil, fmt.Errorf("waiting for the send lock of pane %s: %w", pane, ctx.Err())
-		case <-timer.C:
-		}
+		})
+	}, nil
+}
+
+// maxHolderLen bounds what is read of a lock file: "PID UNIXNANO\n" fits many times over.
+const maxHolderLen = 64
+
+// writeHolder records who holds the lock. Best effort: a lock file that cannot be written still
+// excludes, and waiters then measure the stall from when they began to wait.
+func writeHolder(f *os.File) {
+	line := strconv.Itoa(os.Getpid()) + " " + strconv.FormatInt(time.Now().UnixNano(), 10) + "\n"
+	if f.Truncate(0) == nil {
+		_, _ = f.WriteAt([]byte(line), 0)
 	}
 }
 
-// lockTimeout is the error for a lock still held at the deadline.
-func lockTimeout(ctx context.Context, pane messages.PaneID, path string) error {
-	err := fmt.Errorf("%w: pane %s (%s); another sender is still delivering to it: retry later, or look for a hung wcomm process",
-		ErrLockTimeout, pane, path)
+// readHolder returns the lock file's holder line, "" when there is none or it cannot be read.
+func readHolder(f *os.File) string {
+	var b [maxHolderLen]byte
+	n, _ := f.ReadAt(b[:], 0)
+	return strings.TrimSpace(string(b[:n]))
+}
+
+// lockTimeout is the error for a lock still held at the deadline; held is how long its holder has
+// kept it, when that is what ran out.
+func lockTimeout(ctx context.Context, pane messages.PaneID, path, holder string, held time.Duration) error {
+	who := "another sender"
+	// The pid is shown only when it is one: the file is ours (0600 in a 0700 folder), but an error
+	// message is no place for bytes read from disk.
+	if pid, _, _ := strings.Cut(holder, " "); pid != "" && strings.Trim(pid, "0123456789") == "" {
+		who = "wcomm process " + pid
+	}
+	still := "is still delivering to it"
+	if held > 0 {
+		still = "has held it for " + held.String() + " without letting go"
+	}
+	err := fmt.Errorf("%w: pane %s (%s); %s %s: retry later, or look for a hung wcomm process",
+		ErrLockTimeout, pane, path, who, still)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %w", err, ctx.Err())
 	}

@@ -3,6 +3,7 @@ package paneops
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +38,7 @@ func TestLockPaneExcludesAndReleases(t *testing.T) {
 	_, err = LockPane(ctx, dir, "123-456", "%7", 20*time.Millisecond)
 	require.ErrorIs(t, err, ErrLockTimeout)
 	assert.Contains(t, err.Error(), "pane %7")
+	assert.Contains(t, err.Error(), fmt.Sprintf("wcomm process %d has held it for 20ms", os.Getpid()), "the holder is named")
 
 	// Other panes and other servers are independent locks.
 	u2, err := LockPane(ctx, dir, "123-456", "%8", 20*time.Millisecond)
@@ -71,6 +74,48 @@ func TestLockPaneWaitsForTheHolder(t *testing.T) {
 	released.Store(true)
 	unlock()
 	require.NoError(t, <-done)
+}
+
+// TestLockPaneWaitsWhileTheQueueMoves: the timeout is for one holder that never lets go, not for
+// the whole wait, so a sender at the back of a long queue is not failed while the queue moves.
+func TestLockPaneWaitsWhileTheQueueMoves(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	unlock, err := LockPane(ctx, dir, "k", "%1", time.Second)
+	require.NoError(t, err)
+	// A second file description on the lock file stands in for the senders that take the lock in
+	// turn: each of them writes itself into the file, as writeHolder does here.
+	f, err := os.OpenFile(filepath.Join(dir, "pane-k-1.lock"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+
+	const stall = 400 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		u, err := LockPane(ctx, dir, "k", "%1", stall)
+		if err == nil {
+			u()
+		}
+		done <- err
+	}()
+	handOffs := 0
+	for end := time.Now().Add(4 * stall); time.Now().Before(end); handOffs++ {
+		select {
+		case err := <-done:
+			t.Fatalf("the waiter gave up after %d hand-offs while the queue moved: %v", handOffs, err)
+		case <-time.After(stall / 20): // the next sender's turn
+		}
+		writeHolder(f)
+	}
+	unlock()
+	require.NoError(t, <-done, "the lock is taken once it is free")
+
+	// A holder that stops handing over is a stall again.
+	unlock, err = LockPane(ctx, dir, "k", "%1", time.Second)
+	require.NoError(t, err)
+	defer unlock()
+	_, err = LockPane(ctx, dir, "k", "%1", stall/4)
+	require.ErrorIs(t, err, ErrLockTimeout)
 }
 
 func TestLockPaneMutualExclusion(t *testing.T) {
@@ -208,4 +253,70 @@ func TestLockHelperProcess(t *testing.T) {
 	fmt.Println("locked")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin or kills us
 	os.Exit(0)
+}
+
+// TestFlockAbandonedWaitLetsGo: a wait given up on (by check or by ctx) must not keep the lock when
+// the kernel hands it over later, or the next sender would wait on a process that is not sending.
+func TestFlockAbandonedWaitLetsGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l")
+	open := func() *os.File {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		require.NoError(t, err)
+		return f
+	}
+	holder := open()
+	require.NoError(t, Flock(context.Background(), holder, syscall.LOCK_EX, nil))
+
+	errStop := errors.New("stop waiting")
+	checks := 0
+	err := Flock(context.Background(), open(), syscall.LOCK_EX, func() error {
+		if checks++; checks == 2 {
+			return errStop
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, errStop, "check ends the wait with its error")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, Flock(ctx, open(), syscall.LOCK_SH, nil), context.Canceled)
+
+	require.NoError(t, syscall.Flock(int(holder.Fd()), syscall.LOCK_UN))
+	holder.Close()
+	// Both abandoned waiters now get the lock in turn and must let go of it at once.
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	next := open()
+	require.NoError(t, Flock(ctx, next, syscall.LOCK_EX, nil), "the lock is free again")
+	next.Close()
+}
+
+// TestFlockWakesOnRelease: a waiter blocked in the kernel takes the lock once it is released, and
+// a shared lock admits other shared holders at once.
+func TestFlockWakesOnRelease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l")
+	open := func() *os.File {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		require.NoError(t, err)
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	a, b := open(), open()
+	require.NoError(t, Flock(context.Background(), a, syscall.LOCK_SH, nil))
+	require.NoError(t, Flock(context.Background(), b, syscall.LOCK_SH, nil), "shared with shared")
+
+	var released atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		err := Flock(context.Background(), open(), syscall.LOCK_EX, nil)
+		if err == nil && released.Load() != 2 {
+			err = fmt.Errorf("exclusive lock taken while %d shared holders remained", 2-released.Load())
+		}
+		done <- err
+	}()
+	released.Add(1)
+	require.NoError(t, syscall.Flock(int(a.Fd()), syscall.LOCK_UN))
+	released.Add(1)
+	require.NoError(t, syscall.Flock(int(b.Fd()), syscall.LOCK_UN))
+	require.NoError(t, <-done)
 }

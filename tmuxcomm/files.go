@@ -1,6 +1,7 @@
 package tmuxcomm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wcomm/wcomm/paneops"
 )
 
 // Files are the protocol's state, so every write is whole or absent: a temp file in the same folder,
@@ -147,26 +150,32 @@ func appendLine(path string, line []byte) error {
 	return f.Close()
 }
 
-// flock takes an flock on path (created 0600 if missing) with how (LOCK_EX or LOCK_SH), polling with
-// LOCK_NB until timeout (0: try once). The lock is released by the returned func or by process death,
-// so a killed holder never leaves it stale.
+// flock takes an flock on path (created 0600 if missing) with how (LOCK_EX or LOCK_SH), waiting in
+// the kernel up to timeout (0: try once; see paneops.Flock). The lock is released by the returned
+// func or by process death, so a killed holder never leaves it stale. A lock still held at the
+// deadline is an error wrapping EWOULDBLOCK.
 func flock(path string, how int, timeout time.Duration) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
+	unlock := func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+	if timeout <= 0 {
+		if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 			f.Close()
 			return nil, err
 		}
-		time.Sleep(2 * time.Millisecond)
+		return unlock, nil
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := paneops.Flock(ctx, f, how, nil); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("still held after %s: %w", timeout, syscall.EWOULDBLOCK)
+		}
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // isLocked reports whether another process holds a lock on path, without waiting.
