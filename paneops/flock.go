@@ -34,6 +34,10 @@ func Flock(ctx context.Context, f *os.File, how int, check func() error) error {
 		f.Close()
 		return err
 	}
+	if err := ctx.Err(); err != nil { // no time left to wait: that was the one try
+		f.Close()
+		return err
+	}
 
 	var (
 		mu        sync.Mutex

@@ -159,14 +159,6 @@ func flock(path string, how int, timeout time.Duration) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock := func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
-	if timeout <= 0 {
-		if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return unlock, nil
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := paneops.Flock(ctx, f, how, nil); err != nil {
@@ -175,7 +167,7 @@ func flock(path string, how int, timeout time.Duration) (func(), error) {
 		}
 		return nil, err
 	}
-	return unlock, nil
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // isLocked reports whether another process holds a lock on path, without waiting.
