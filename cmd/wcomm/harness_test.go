@@ -463,7 +463,7 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool, format strin
 			}
 			t.Fatalf("timed out after %s waiting for "+format, append([]any{timeout}, args...)...)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // the polling interval
 	}
 }
 

@@ -434,7 +434,7 @@ func (s *sxServer) killServer(crash bool) {
 		// the daemonised server's parent is pid 1, which may take seconds to reap it.
 		deadline := time.Now().Add(10 * time.Second)
 		for !sxExited(s.pid) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // the polling interval, to the deadline above
 		}
 	}
 }
