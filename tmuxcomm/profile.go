@@ -2,7 +2,6 @@ package tmuxcomm
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -130,28 +129,4 @@ func ShellLine(text string) string {
 		}
 	}
 	return b.String()
-}
-
-// pasteText delivers text (a QUESTION or ANSWER block) into a pane the way its profile wants, under
-// the same guards as a request: an interactive shell gets only summary, as an inert comment line,
-// since the block's lines would run as commands; a person's half-typed input is not pasted into.
-// dir is the session folder the text belongs to.
-func (e *Engine) pasteText(ctx context.Context, srv paneops.ServerInfo, pane messages.PaneID, dir, text, summary string) error {
-	p, err := e.Tmux.Pane(ctx, string(pane))
-	if err != nil {
-		return err
-	}
-	if p.Dead {
-		return fmt.Errorf("pane %s is dead: %w", pane, paneops.ErrRefused)
-	}
-	det, err := e.Detect(ctx, p, "")
-	if err != nil {
-		return err
-	}
-	content := strings.TrimRight(messages.Sanitize(text, true), "\n")
-	if det.Profile != nil && det.Profile.Kind == paneops.KindShell {
-		content = ShellLine(messages.SanitizeField(summary))
-	}
-	_, err = e.Tmux.Deliver(ctx, e.delivery(p, content, det, dir, srv))
-	return err
 }

@@ -694,32 +694,6 @@ func countAsked(root string, worker messages.PaneID, server, task string) int {
 	return n
 }
 
-// relayQuestions pastes the QUESTION blocks, each with how to answer it, into the orchestrator's
-// pane and submits them.
-func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[QUESTION from worker %s]", e.Self)
-	for _, st := range sts {
-		b.WriteString("\n" + messages.FormatQuestionBlock(st.Question) + "\n" + messages.AnswerHint(st.Question, e.Command))
-		if st.Git != nil {
-			b.WriteString("\n(bound to the git state of " + st.Git.Dir + ": an answer after it changes is refused as stale)")
-		}
-	}
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err == nil && srv.Key() != p.server {
-		err = fmt.Errorf("the tmux server changed while asking")
-	}
-	if err == nil {
-		summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions --pending", e.Self, ids(sts), e.Command)
-		err = e.pasteText(ctx, srv, p.orch, p.dir, b.String(), summary)
-	}
-	if err != nil {
-		return fmt.Errorf("could not paste the question into orchestrator pane %s: %w", p.orch, err)
-	}
-	return nil
-}
-
-// waitAnswers waits until every question is decided or its deadline passes. At a deadline a
 // question with auto-answer and options gets its first option (DECIDED_BY auto-timeout); one
 // without is marked timed out. autoOverride, when set, replaces each question's own auto-answer
 // setting. It wakes on file events in the questions' folders, with a safety tick.
@@ -1059,26 +1033,6 @@ func decidedReason(st *QuestionStatus) string {
 	return ""
 }
 
-// pasteAnswer pastes the ANSWER block into the worker's pane and submits it, when the pane still
-// belongs to the server the question came through.
-func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) error {
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err != nil {
-		return err
-	}
-	if st.Server != "" && st.Server != srv.Key() {
-		return fmt.Errorf("the tmux server the question came through has restarted")
-	}
-	block := st.AnswerBlock()
-	if block == nil {
-		return fmt.Errorf("no answer to paste")
-	}
-	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, e.Command, st.ID)
-	return e.pasteText(ctx, srv, st.Worker, st.Dir, messages.FormatAnswerBlock(*block), summary)
-}
-
-// ResolveQuestion closes a question without an answer (seed 003's resolve-stale): the reason is
-// recorded and a waiting ask ends with it. A question already answered cannot be resolved.
 func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
