@@ -39,6 +39,16 @@ type Delivery struct {
 	// LiteralEnter sends Enter as a literal carriage return (send-keys -l), for tmux versions whose
 	// named Enter key does not submit (see KnownBugs).
 	LiteralEnter bool
+	// Strict makes a delivery that would have to wait give up instead: a busy or starting agent is
+	// ErrBusy at BusyWait's end rather than pasted into (its own queue would hold the message), and
+	// a pane in copy mode is ErrBusy rather than taken out of it (a person is reading there).
+	// The mailbox delivers strictly: what is not ready now waits in the outbox.
+	Strict bool
+	// Mark, when set, is recorded in the pane itself, in the same tmux call as each step: the pane
+	// option @wcomm-pasted takes it with the paste, @wcomm-entered with the first Enter. A
+	// deliverer killed mid-way leaves the server's own record of how far it got (see Marks).
+	// Only [a-z0-9-], since it is spliced into a tmux command string.
+	Mark string
 }
 
 // DeliveryResult says what happened, with the evidence.
@@ -98,25 +108,67 @@ func refusedMark(buffer string) string { return "wcomm-refused-" + buffer }
 
 // guardArgs is the one tmux call of a delivery (see Deliver). pane and buffer must be generated
 // ids (%N, newBufferName): the two command strings go through tmux's command parser.
-func guardArgs(pane messages.PaneID, buffer string) []string {
+func guardArgs(pane messages.PaneID, buffer, mark string) []string {
 	p := string(pane)
+	paste := "copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p
+	if mark != "" {
+		paste += " ; set-option -p -t " + p + " " + markPasted + " " + mark
+	}
 	return []string{
 		"load-buffer", "-b", buffer, "-", ";",
 		"if-shell", "-F", "-t", p, guardCondition,
 		"delete-buffer -b " + buffer + " ; display -p " + refusedMark(buffer),
 		// copy-mode -q leaves copy mode first: a pane in a mode drops the paste brackets and
 		// swallows keys (measured on tmux 3.3a).
-		"copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p,
+		paste,
 	}
 }
 
 // enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a). literal sends the
-// carriage return as a literal key instead of the named key Enter.
-func enterArgs(pane messages.PaneID, literal bool) []string {
+// carriage return as a literal key instead of the named key Enter. A mark is recorded in the same
+// call.
+func enterArgs(pane messages.PaneID, literal bool, mark string) []string {
+	args := []string{"send-keys", "-t", string(pane), "Enter"}
 	if literal {
-		return []string{"send-keys", "-t", string(pane), "-l", "\r"}
+		args = []string{"send-keys", "-t", string(pane), "-l", "\r"}
 	}
-	return []string{"send-keys", "-t", string(pane), "Enter"}
+	if mark != "" {
+		args = append(args, ";", "set-option", "-p", "-t", string(pane), markEntered, mark)
+	}
+	return args
+}
+
+// The pane options that hold a delivery's Mark.
+const (
+	markPasted  = "@wcomm-pasted"
+	markEntered = "@wcomm-entered"
+)
+
+// validMark reports whether a mark can be spliced into a tmux command string.
+func validMark(m string) bool {
+	if len(m) == 0 || len(m) > 64 {
+		return false
+	}
+	for _, r := range m {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Marks reads the marks of the last marked delivery into a pane: the mark of the last paste and
+// of the last Enter ("" when none).
+func (c *Client) Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error) {
+	if _, err := paneNum(pane); err != nil {
+		return "", "", err
+	}
+	out, err := c.Run(ctx, nil, "display-message", "-p", "-t", string(pane), "#{"+markPasted+"} #{"+markEntered+"}")
+	if err != nil {
+		return "", "", err
+	}
+	pasted, entered, _ = strings.Cut(strings.TrimRight(out, "\n"), " ")
+	return pasted, entered, nil
 }
 
 // Deliver pastes Content into the pane and optionally submits it. Under the pane's lock it runs ONE
@@ -138,6 +190,9 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	var res DeliveryResult
 	if _, err := paneNum(d.Pane); err != nil {
 		return res, fmt.Errorf("deliver: %w", err)
+	}
+	if d.Mark != "" && !validMark(d.Mark) {
+		return res, fmt.Errorf("deliver to pane %s: mark %q is not [a-z0-9-]", d.Pane, d.Mark)
 	}
 	if len(d.Content) == 0 {
 		// tmux would create no buffer for empty input and then fail the paste (measured on tmux 3.3a).
@@ -163,6 +218,15 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	defer unlock()
 	res.LockWait = time.Since(start)
 
+	if d.Strict {
+		// Read under the lock, like the box: copy mode means a person is reading the pane.
+		if mode, err := c.inMode(ctx, d.Pane); err != nil {
+			return res, fmt.Errorf("deliver to pane %s: %w", d.Pane, err)
+		} else if mode {
+			res.Before = "pane in copy mode"
+			return res, fmt.Errorf("deliver to pane %s: %w: it is in copy mode (someone is reading it)", d.Pane, ErrBusy)
+		}
+	}
 	p := d.Profile
 	if p != nil {
 		res.Profile = p.Name
@@ -173,7 +237,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	}
 
 	res.Buffer = newBufferName()
-	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgs(d.Pane, res.Buffer)...)
+	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgs(d.Pane, res.Buffer, d.Mark)...)
 	if err != nil {
 		return res, c.dropBuffer(ctx, res.Buffer, fmt.Errorf("deliver to pane %s: %w", d.Pane, err))
 	}
@@ -220,6 +284,53 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	return res, c.submit(ctx, d, &res, shown)
 }
 
+// Resume finishes a delivery that an earlier process pasted (its mark is the pane's @wcomm-pasted)
+// but did not submit, because it died between paste and Enter: under the pane's lock it presses
+// Enter, with the same checks as Deliver's, only when the pane shows nothing but that paste. A
+// box that is empty means the text went on without us (submitted, or cleared by someone): nothing
+// is pressed and Submitted stays false. A box holding other text is ErrHumanInput.
+func (c *Client) Resume(ctx context.Context, d Delivery) (DeliveryResult, error) {
+	res := DeliveryResult{Pasted: true}
+	if _, err := paneNum(d.Pane); err != nil {
+		return res, fmt.Errorf("resume delivery: %w", err)
+	}
+	if d.Mark != "" && !validMark(d.Mark) {
+		return res, fmt.Errorf("resume delivery to pane %s: mark %q is not [a-z0-9-]", d.Pane, d.Mark)
+	}
+	timeout := d.LockTimeout
+	if timeout == 0 {
+		timeout = defaultLockTimeout
+	}
+	unlock, err := LockPane(ctx, d.LockDir, d.LockKey, d.Pane, timeout)
+	if err != nil {
+		return res, fmt.Errorf("resume delivery to pane %s: %w", d.Pane, err)
+	}
+	defer unlock()
+	p := d.Profile
+	shown := false
+	if p.HasBox() {
+		s, err := c.Screen(ctx, d.Pane)
+		if err != nil {
+			return res, fmt.Errorf("resume delivery to pane %s: read its screen: %w", d.Pane, err)
+		}
+		in := p.Inspect(s)
+		a := p.Attribute(in, string(d.Content))
+		switch {
+		case in.Found && len(in.Lines) == 0:
+			res.Evidence = "input box empty: the paste was submitted or cleared without wcomm"
+			return res, nil
+		case a.Foreign > 0 || !in.Found:
+			res.Before = in.State()
+			return res, fmt.Errorf("resume delivery to pane %s: %w (%s); not pressing Enter", d.Pane, ErrHumanInput, in.State())
+		}
+		shown = true
+	}
+	if p != nil {
+		res.Profile = p.Name
+	}
+	return res, c.submit(ctx, d, &res, shown)
+}
+
 // pollEvery is how often the screen is read while waiting on it: a capture costs about 2.5 ms of
 // tmux time (measured on tmux 3.3a), so 40 ms keeps waits short and the server idle.
 const pollEvery = 40 * time.Millisecond
@@ -248,6 +359,9 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 		switch dec.Action {
 		case ActPaste:
 			res.Before = dec.Evidence
+			if d.Strict && dec.Busy {
+				return fmt.Errorf("deliver to pane %s: %w: %s; nothing was pasted", d.Pane, ErrBusy, dec.Evidence)
+			}
 			return nil
 		case ActRefuseHuman:
 			res.Before = dec.Evidence
@@ -303,7 +417,7 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 		windows = p.Verify.WindowsMS
 	}
 	for i, w := range windows {
-		if _, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter)...); err != nil {
+		if _, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, i))...); err != nil {
 			return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
 		}
 		res.Enters++
@@ -347,6 +461,23 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 		}
 	}
 	return fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, ErrNotSubmitted) // not reached: the last window gives up
+}
+
+// markFor is the mark of the i-th Enter: only the first records it, so a retry never moves it.
+func markFor(mark string, i int) string {
+	if i == 0 {
+		return mark
+	}
+	return ""
+}
+
+// inMode reports whether the pane is in a mode (copy mode, a chooser).
+func (c *Client) inMode(ctx context.Context, pane messages.PaneID) (bool, error) {
+	out, err := c.Run(ctx, nil, "display-message", "-p", "-t", string(pane), "#{pane_in_mode}")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(out) == "1", nil
 }
 
 // sleepCtx waits d or until ctx ends.

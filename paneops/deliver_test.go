@@ -19,8 +19,18 @@ func TestGuardArgs(t *testing.T) {
 		name   string
 		pane   string
 		buffer string
+		mark   string
 		want   []string
 	}{
+		{
+			name: "marked: the pane records the paste in the same call", pane: "%3", buffer: "wcomm-7-2-00ff00ff", mark: "m-1a2b",
+			want: []string{
+				"load-buffer", "-b", "wcomm-7-2-00ff00ff", "-", ";",
+				"if-shell", "-F", "-t", "%3", "#{||:#{pane_dead},#{pane_input_off}}",
+				"delete-buffer -b wcomm-7-2-00ff00ff ; display -p wcomm-refused-wcomm-7-2-00ff00ff",
+				"copy-mode -q -t %3 ; paste-buffer -d -p -b wcomm-7-2-00ff00ff -t %3 ; set-option -p -t %3 @wcomm-pasted m-1a2b",
+			},
+		},
 		{
 			name: "the guarded call", pane: "%7", buffer: "wcomm-42-1-0a1b2c3d",
 			want: []string{
@@ -42,7 +52,7 @@ func TestGuardArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := guardArgs(messages.PaneID(tt.pane), tt.buffer)
+			got := guardArgs(messages.PaneID(tt.pane), tt.buffer, tt.mark)
 			assert.Equal(t, tt.want, got)
 			// Only the lone ";" separates commands: no other argument may end in one, or tmux
 			// would split it too (measured on tmux 3.3a).
@@ -53,8 +63,14 @@ func TestGuardArgs(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter"}, enterArgs("%7", false))
-	assert.Equal(t, []string{"send-keys", "-t", "%7", "-l", "\r"}, enterArgs("%7", true))
+	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter"}, enterArgs("%7", false, ""))
+	assert.Equal(t, []string{"send-keys", "-t", "%7", "-l", "\r"}, enterArgs("%7", true, ""))
+	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter", ";", "set-option", "-p", "-t", "%7", "@wcomm-entered", "m-1"},
+		enterArgs("%7", false, "m-1"))
+	for _, bad := range []string{"", "M-1", "a;b", "a b", "a\nb", strings.Repeat("a", 65)} {
+		assert.False(t, validMark(bad), "%q", bad)
+	}
+	assert.True(t, validMark("1732512000123456789-0a1b"))
 }
 
 func TestNewBufferName(t *testing.T) {

@@ -21,6 +21,9 @@ var (
 	ErrNotReady = errors.New("input box not on screen")
 	// ErrNotSubmitted: the paste reached the pane but the screen shows it was not submitted.
 	ErrNotSubmitted = errors.New("pasted but not submitted")
+	// ErrBusy: a strict delivery found the pane not ready to take a message now (an agent mid-turn
+	// or starting, a shell running a job, copy mode); nothing was pasted.
+	ErrBusy = errors.New("pane is busy")
 )
 
 // Error is a failed tmux call: the argv, exit code and tmux's stderr. Unwrap gives the sentinel that

@@ -313,6 +313,10 @@ type Detection struct {
 	Matched *Process `json:"matched,omitempty"`
 	// TTYMode is the pane terminal's mode when it was read: "cooked", "raw" or "".
 	TTYMode string `json:"tty_mode,omitempty"`
+	// Job, when set, says that the pane's own interactive shell runs a foreground job that is not
+	// reading the terminal ("bash (pid 12) runs sleep (pid 40)"): a line typed now would wait in the
+	// terminal and be RUN by the shell when the job ends, so nothing is typed until it does.
+	Job string `json:"job,omitempty"`
 	Forced  bool   `json:"forced,omitempty"`
 }
 
@@ -377,6 +381,9 @@ func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclud
 			}
 		}
 	}
+	if fg != nil && fg.PID != p.PID {
+		det.Job = s.shellJob(t, p.PID, candidates)
+	}
 	if ttyMode != nil && p.TTY != "" {
 		canon, err := ttyMode(p.TTY)
 		switch {
@@ -396,6 +403,27 @@ func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclud
 		name = progName(*fg)
 	}
 	return s.found(det, s.Lookup("generic"), fmt.Sprintf("no profile knows %q", name))
+}
+
+// shellJob describes the foreground job of the pane's own interactive shell when none of the job's
+// processes reads the terminal, and returns "" otherwise (no shell, or a line reader at the
+// keyboard, which is a real recipient).
+func (s *ProfileSet) shellJob(t *ProcTable, panePID int, group []Process) string {
+	root, ok := t.proc(panePID)
+	sh := s.firstOfKind(KindShell)
+	if !ok || sh == nil || !sh.matches(root) {
+		return ""
+	}
+	const most = 16 // a pipeline's first processes are the ones at the keyboard
+	for i, q := range group {
+		if i == most {
+			break
+		}
+		if readsTerminal(q.PID) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s (pid %d) runs %s (pid %d) in the foreground", progName(root), root.PID, progName(group[0]), group[0].PID)
 }
 
 func (s *ProfileSet) found(det Detection, p *Profile, reason string) Detection {

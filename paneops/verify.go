@@ -434,6 +434,8 @@ type Decision struct {
 	Action   Action
 	Verified bool
 	Evidence string
+	// Busy: a paste decided at the deadline although the agent is busy or still starting.
+	Busy bool
 }
 
 // DecideBefore decides, from the box before any paste, whether to paste now. deadline says the
@@ -457,12 +459,12 @@ func DecideBefore(p *Profile, in Inspection, deadline bool) Decision {
 		return Decision{Action: ActWait, Evidence: "input box holds text"}
 	case in.Busy:
 		if deadline {
-			return Decision{Action: ActPaste, Evidence: "input box empty, agent still busy: the message queues"}
+			return Decision{Action: ActPaste, Busy: true, Evidence: "input box empty, agent still busy: the message queues"}
 		}
 		return Decision{Action: ActWait, Evidence: "agent busy"}
 	case in.Starting:
 		if deadline {
-			return Decision{Action: ActPaste, Evidence: "input box empty, agent seems to be still starting: the message may queue"}
+			return Decision{Action: ActPaste, Busy: true, Evidence: "input box empty, agent seems to be still starting: the message may queue"}
 		}
 		return Decision{Action: ActWait, Evidence: "agent still starting"}
 	}

@@ -35,6 +35,9 @@ type Tmux interface {
 	Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error)
 	Pane(ctx context.Context, target string) (paneops.Pane, error)
 	Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
+	// Resume and Marks finish a delivery that a stopped process left between paste and Enter.
+	Resume(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
+	Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error)
 }
 
 // Engine runs the protocol for one caller. Fields left zero get defaults from Defaults.
@@ -65,6 +68,16 @@ type Engine struct {
 	// BusyWait bounds the wait for a target's input box to be usable: empty (no one's text in it),
 	// on screen, and the agent idle. 0 means DefaultBusyWait; see Delivery.BusyWait.
 	BusyWait time.Duration
+
+	// NoQueue makes every delivery fail fast as it did before the mailbox: it waits up to BusyWait
+	// and is refused when the pane is still not ready, instead of waiting in the pane's outbox.
+	NoQueue bool
+	// MailTTL bounds how long a message waits in an outbox (0: DefaultMailTTL).
+	MailTTL time.Duration
+	// SpawnDeliverer starts a detached process that runs RunDeliverer for the pane's outbox (the
+	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
+	// an inbox or a hook of that pane, or a deliverer run by the library's user.
+	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
 
 	Now  func() time.Time
 	Rand io.Reader

@@ -80,6 +80,17 @@ func (f *fakeTmux) Deliver(ctx context.Context, d paneops.Delivery) (paneops.Del
 	return paneops.DeliveryResult{Buffer: "wcomm-x", Pasted: true, Submitted: d.Submit, PastedAt: now, EnterAt: now}, nil
 }
 
+func (f *fakeTmux) Resume(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deliveries = append(f.deliveries, d)
+	return paneops.DeliveryResult{Pasted: true, Submitted: true}, nil
+}
+
+func (f *fakeTmux) Marks(ctx context.Context, pane messages.PaneID) (string, string, error) {
+	return "", "", nil
+}
+
 func (f *fakeTmux) delivered() []paneops.Delivery {
 	f.mu.Lock()
 	defer f.mu.Unlock()

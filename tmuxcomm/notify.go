@@ -21,8 +21,11 @@ type NotifyOptions struct {
 type NotifyResult struct {
 	Exchange *Exchange `json:"exchange"`
 	// Signal is how the orchestrator learns of the response: "pasted" (the RESPONSE line went into
-	// its pane), "await" (an await was waiting and woke on the file, so no line was pasted).
+	// its pane), "await" (an await was waiting and woke on the file, so no line was pasted),
+	// "queued" (the orchestrator's pane was not ready: the line waits in its outbox and is delivered
+	// at its next idle moment or turn boundary; Reason says what it waits for).
 	Signal string `json:"signal"`
+	Reason string `json:"reason,omitempty"`
 	Line   string `json:"line"`
 	// Warnings are problems found on the way that did not stop the notify: above all an integrity
 	// mismatch (the request file changed after it was sent, so the answer may be to other words).
@@ -78,26 +81,38 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		_ = logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now())
 		return res, nil
 	}
-	if err := e.signal(ctx, x, line); err != nil {
-		_ = logEvent(x.Dir, x.Seq, StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
+	posted, err := e.signal(ctx, x, line)
+	if err != nil {
 		return res, err
 	}
-	res.Signal = "pasted"
-	_ = logEvent(x.Dir, x.Seq, StateNotified, map[string]string{"pane": string(h.Orchestrator)}, e.Now())
+	switch {
+	case posted.Queued:
+		res.Signal, res.Reason = "queued", posted.Reason
+	case posted.Outcome == messages.MailSuperseded:
+		res.Signal = "await"
+	default:
+		res.Signal = "pasted"
+	}
 	return res, nil
 }
 
-// signal pastes the RESPONSE line into the orchestrator's pane and submits it.
-func (e *Engine) signal(ctx context.Context, x *Exchange, line string) error {
+// signal hands the RESPONSE line to the orchestrator's pane through its outbox: pasted and
+// submitted now when the pane is ready, else queued.
+func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted, error) {
 	orch := x.Orchestrator
+	gone := func(format string, a ...any) (*Posted, error) {
+		err := fmt.Errorf(format, a...)
+		_ = logEvent(x.Dir, x.Seq, StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
+		return nil, err
+	}
 	srv, err := e.Tmux.ServerInfo(ctx)
 	if err != nil {
-		return fmt.Errorf("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
+		return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
 	}
 	if m, err := readMeta(x.Dir); err == nil && m.Server != srv.Key() {
 		// The server restarted since the request: pane ids start again at %0, so the pane of that
 		// id now belongs to someone else.
-		return fmt.Errorf("response saved at %s, but the tmux server that held orchestrator pane %s has restarted: %w",
+		return gone("response saved at %s, but the tmux server that held orchestrator pane %s has restarted: %w",
 			x.ResponsePath, orch, ErrOrchestratorGone)
 	}
 	p, err := e.Tmux.Pane(ctx, string(orch))
@@ -106,27 +121,17 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) error {
 		if err != nil {
 			reason = "no longer exists"
 		}
-		return fmt.Errorf("response saved at %s, but orchestrator pane %s %s: %w", x.ResponsePath, orch, reason, ErrOrchestratorGone)
+		return gone("response saved at %s, but orchestrator pane %s %s: %w", x.ResponsePath, orch, reason, ErrOrchestratorGone)
 	}
-	// The orchestrator's pane gets the same care as a worker's: an interactive shell gets the line
-	// as a comment, a person's half-typed prompt is not pasted into, and Enter is verified.
-	det, err := e.Detect(ctx, p, "")
+	root := filepath.Dir(x.Dir)
+	m := messages.Mail{Kind: messages.MailResponse, Pane: orch, Server: srv.Key(), Socket: srv.Socket, From: x.Worker,
+		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}
+	posted, err := e.post(ctx, root, m, p, srv)
 	if err != nil {
-		return err
-	}
-	content := messages.SanitizeField(line)
-	if det.Profile != nil && det.Profile.Kind == paneops.KindShell {
-		content = ShellLine(content)
-	}
-	_, err = e.Tmux.Deliver(ctx, e.delivery(p, content, det, x.Dir, srv))
-	if err != nil {
-		if errors.Is(err, paneops.ErrHumanInput) || errors.Is(err, paneops.ErrNotReady) || errors.Is(err, paneops.ErrNotSubmitted) {
-			return fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)
-		}
 		if errors.Is(err, paneops.ErrRefused) || isNotFound(err) {
-			return fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, ErrOrchestratorGone)
+			return posted, fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, ErrOrchestratorGone)
 		}
-		return fmt.Errorf("response saved at %s, but notifying pane %s failed: %w", x.ResponsePath, orch, err)
+		return posted, fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)
 	}
-	return nil
+	return posted, nil
 }

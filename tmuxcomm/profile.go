@@ -57,10 +57,11 @@ func (e *Engine) busyWait() time.Duration {
 }
 
 // delivery is the Delivery of content into pane p under profile det, with the engine's settings.
-func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, dir string, srv paneops.ServerInfo) paneops.Delivery {
+// The pane locks live in the root's .locks folder.
+func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: filepath.Join(filepath.Dir(dir), ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
+		LockDir: filepath.Join(root, ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
 		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
 	}
 	return d

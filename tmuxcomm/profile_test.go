@@ -74,7 +74,7 @@ func TestProfileShellLine(t *testing.T) {
 }
 
 // TestVerifyDeliveryStates checks what the delivery log and the exchange say for each outcome of
-// a delivery: the states, their evidence, and send's error.
+// a fail-fast delivery (NoQueue): the states, their evidence, and send's error.
 func TestVerifyDeliveryStates(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -107,7 +107,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 				return r, tt.err
 			}
 			e := newEngine(t, f, "%1")
-			e.BusyWait = 3 * time.Second
+			e.BusyWait, e.NoQueue = 3*time.Second, true
 			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
 			require.NotNil(t, x)
 			if tt.err != nil {

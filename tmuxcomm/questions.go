@@ -362,8 +362,10 @@ type AskOptions struct {
 type AskResult struct {
 	Questions []*QuestionStatus `json:"questions"`
 	// Delivered is true when the QUESTION blocks reached the orchestrator's pane.
-	Delivered bool     `json:"delivered"`
-	Warnings  []string `json:"warnings,omitempty"`
+	Delivered bool `json:"delivered"`
+	// Queued is true when they wait in the orchestrator's outbox for its pane to be ready.
+	Queued   bool     `json:"queued,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // place is where a question lives and whom it goes to.
@@ -510,16 +512,8 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	if len(relayed) == 0 {
 		return res, nil
 	}
-	derr := e.relayQuestions(ctx, root, p, relayed)
-	res.Delivered = derr == nil
+	derr := e.relayQuestions(ctx, root, p, relayed, res)
 	reached := derr == nil
-	for _, st := range relayed {
-		if derr != nil {
-			e.logQ(st, qUndelivered, map[string]string{"pane": string(p.orch), "error": derr.Error()})
-		} else {
-			e.logQ(st, qDelivered, map[string]string{"pane": string(p.orch)})
-		}
-	}
 	if derr != nil {
 		res.Warnings = append(res.Warnings, derr.Error())
 	}
@@ -843,6 +837,10 @@ func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error
 	locks.release()
 	var timedOut, closed []*QuestionStatus
 	for _, st := range sts {
+		if st.Answer != nil && werr == nil && answerQueued(st) {
+			// The worker has it now: the ANSWER block still waiting for its pane is not typed.
+			e.logQ(st, qAnswerRead, nil)
+		}
 		if st.timedOut {
 			if st.refresh(); st.decided() {
 				st.timedOut = false
@@ -925,7 +923,8 @@ type AnswerOptions struct {
 type AnswerResult struct {
 	Question *QuestionStatus `json:"question"`
 	// Signal is how the worker learns the answer: "ask" (its waiting ask woke on the file) or
-	// "pasted" (no ask waited: the ANSWER block went into its pane); "" when neither worked.
+	// "pasted" (no ask waited: the ANSWER block went into its pane), "queued" (its pane was not
+	// ready: the block waits in its outbox); "" when none of these worked.
 	Signal  string `json:"signal"`
 	Warning string `json:"warning,omitempty"`
 }
@@ -1010,13 +1009,10 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 		e.logQ(st, qAskWoken, nil)
 		return res, nil
 	}
-	if err := e.pasteAnswer(ctx, st); err != nil {
+	if res.Signal, err = e.pasteAnswer(ctx, st); err != nil {
 		res.Warning = fmt.Sprintf("the answer is recorded, but no ask was waiting and pasting it into worker pane %s failed: %v; the worker gets it with 'wcomm ask --wait %s'", st.Worker, err, st.ID)
-		e.logQ(st, qAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
 		return res, nil
 	}
-	res.Signal = "pasted"
-	e.logQ(st, qAnswerPasted, map[string]string{"pane": string(st.Worker)})
 	return res, nil
 }
 

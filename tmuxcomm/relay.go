@@ -1,20 +1,23 @@
 package tmuxcomm
 
 // How questions and answers reach a pane: the QUESTION block to the orchestrator, the ANSWER
-// block to a worker whose ask no longer waits.
+// block to a worker whose ask no longer waits. Both go through the pane's outbox (mailbox.go), so
+// a busy pane or a person's half-typed text delays them and loses nothing.
 
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
 
-// relayQuestions pastes the QUESTION blocks, each with how to answer it, into the orchestrator's
-// pane and submits them.
-func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus) error {
+// relayQuestions hands the QUESTION blocks, each with how to answer it, to the orchestrator's
+// pane, and says in res whether they were delivered now or queued. The question log records each
+// step.
+func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus, res *AskResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[QUESTION from worker %s]", e.Self)
 	for _, st := range sts {
@@ -23,60 +26,69 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 			b.WriteString("\n(bound to the git state of " + st.Git.Dir + ": an answer after it changes is refused as stale)")
 		}
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err == nil && srv.Key() != p.server {
-		err = fmt.Errorf("the tmux server changed while asking")
+	qids := make([]string, len(sts))
+	for i, st := range sts {
+		qids[i] = st.ID
 	}
-	if err == nil {
-		summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions --pending", e.Self, ids(sts), e.Command)
-		err = e.pasteText(ctx, srv, p.orch, p.dir, b.String(), summary)
-	}
+	summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions --pending", e.Self, ids(sts), e.Command)
+	m := messages.Mail{Kind: messages.MailQuestion, Pane: p.orch, Server: p.server, Socket: p.socket, From: e.Self,
+		Session: filepath.Base(p.dir), Question: qids, Text: b.String(), Summary: summary}
+	posted, err := e.postTo(ctx, root, m)
 	if err != nil {
+		if posted == nil {
+			for _, st := range sts {
+				e.logQ(st, qUndelivered, map[string]string{"pane": string(p.orch), "error": err.Error()})
+			}
+		}
 		return fmt.Errorf("could not paste the question into orchestrator pane %s: %w", p.orch, err)
 	}
+	res.Queued = posted.Queued
+	res.Delivered = !posted.Queued
 	return nil
 }
 
-// pasteAnswer pastes the ANSWER block into the worker's pane and submits it, when the pane still
-// belongs to the server the question came through.
-func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) error {
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err != nil {
-		return err
-	}
-	if st.Server != "" && st.Server != srv.Key() {
-		return fmt.Errorf("the tmux server the question came through has restarted")
-	}
+// pasteAnswer hands the ANSWER block to the worker's pane, when the pane still belongs to the
+// server the question came through, and returns "pasted" or "queued".
+func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (string, error) {
 	block := st.AnswerBlock()
 	if block == nil {
-		return fmt.Errorf("no answer to paste")
+		return "", fmt.Errorf("no answer to paste")
 	}
 	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, e.Command, st.ID)
-	return e.pasteText(ctx, srv, st.Worker, st.Dir, messages.FormatAnswerBlock(*block), summary)
+	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
+		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: messages.FormatAnswerBlock(*block), Summary: summary}
+	posted, err := e.postTo(ctx, filepath.Dir(st.Dir), m)
+	if err != nil {
+		if posted == nil {
+			e.logQ(st, qAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
+		}
+		return "", err
+	}
+	if posted.Queued {
+		return "queued", nil
+	}
+	return "pasted", nil
 }
 
-// ResolveQuestion closes a question without an answer (seed 003's resolve-stale): the reason is
-
-// pasteText delivers text (a QUESTION or ANSWER block) into a pane the way its profile wants, under
-// the same guards as a request: an interactive shell gets only summary, as an inert comment line,
-// since the block's lines would run as commands; a person's half-typed input is not pasted into.
-// dir is the session folder the text belongs to.
-func (e *Engine) pasteText(ctx context.Context, srv paneops.ServerInfo, pane messages.PaneID, dir, text, summary string) error {
-	p, err := e.Tmux.Pane(ctx, string(pane))
+// postTo posts m to its pane after checking that the pane's server is still the one m names and
+// the pane is alive. A nil Posted with the error means nothing was queued.
+func (e *Engine) postTo(ctx context.Context, root string, m messages.Mail) (*Posted, error) {
+	srv, err := e.Tmux.ServerInfo(ctx)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if m.Server == "" {
+		m.Server, m.Socket = srv.Key(), srv.Socket
+	}
+	if m.Server != srv.Key() {
+		return nil, fmt.Errorf("the tmux server of pane %s has restarted", m.Pane)
+	}
+	p, err := e.Tmux.Pane(ctx, string(m.Pane))
+	if err != nil {
+		return nil, err
 	}
 	if p.Dead {
-		return fmt.Errorf("pane %s is dead: %w", pane, paneops.ErrRefused)
+		return nil, fmt.Errorf("pane %s is dead: %w", m.Pane, paneops.ErrRefused)
 	}
-	det, err := e.Detect(ctx, p, "")
-	if err != nil {
-		return err
-	}
-	content := strings.TrimRight(messages.Sanitize(text, true), "\n")
-	if det.Profile != nil && det.Profile.Kind == paneops.KindShell {
-		content = ShellLine(messages.SanitizeField(summary))
-	}
-	_, err = e.Tmux.Deliver(ctx, e.delivery(p, content, det, dir, srv))
-	return err
+	return e.post(ctx, root, m, p, srv)
 }

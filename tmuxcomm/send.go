@@ -2,7 +2,6 @@ package tmuxcomm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -87,10 +86,12 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	}
 	_ = logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now())
 
-	derr := e.deliverRequest(ctx, dir, n, reqPath, worker, srv, o.Agent)
+	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
+		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent}
+	_, derr := e.post(ctx, root, m, worker, srv)
 	x := loadExchange(dir, n, false)
 	if derr != nil {
-		return x, derr
+		return x, fmt.Errorf("deliver %s to pane %s: %w: %w", filepath.Base(reqPath), worker.ID, ErrUndelivered, derr)
 	}
 	return x, nil
 }
@@ -98,55 +99,6 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 // notifyCommand is the line the instructions give a worker that has wcomm.
 func (e *Engine) notifyCommand(responsePath string) string {
 	return e.Command + " notify --response " + responsePath + " --file ANSWER.md"
-}
-
-// deliverRequest pastes the request (or a pointer to it) into the worker's pane and submits it,
-// logging each state with its evidence: pasted (form, profile, what the input box held), then
-// submitted (verified or not, and what showed it), or refused / undelivered with the reason.
-func (e *Engine) deliverRequest(ctx context.Context, dir string, n int, reqPath string, worker paneops.Pane, srv paneops.ServerInfo, agent string) error {
-	data, err := readFile(reqPath)
-	if err != nil {
-		return err
-	}
-	det, err := e.Detect(ctx, worker, agent)
-	if err != nil {
-		return err
-	}
-	content, form := e.pasteForm(string(data), reqPath, det.Profile)
-	res, err := e.Tmux.Deliver(ctx, e.delivery(worker, content, det, dir, srv))
-	size, sum := messages.BodySum([]byte(content))
-	detail := map[string]string{"pane": string(worker.ID), "target": worker.Target(), "form": form,
-		"bytes": strconv.Itoa(size), "sha256": sum, "buffer": res.Buffer,
-		"profile": det.Name, "detected": det.Reason, "before": res.Before}
-	if res.Waited > 0 {
-		detail["waited"] = res.Waited.Round(time.Millisecond).String()
-	}
-	if res.Pasted {
-		_ = logEvent(dir, n, StatePasted, detail, res.PastedAt)
-	}
-	if err != nil {
-		state := StateUndelivered
-		if !res.Pasted && (errors.Is(err, paneops.ErrRefused) || errors.Is(err, paneops.ErrHumanInput) || errors.Is(err, paneops.ErrNotReady)) {
-			state = StateRefused
-		}
-		d := map[string]string{"pane": string(worker.ID), "profile": det.Name, "form": form, "error": err.Error()}
-		if !res.Pasted {
-			d = detail
-			d["error"] = err.Error()
-		}
-		if res.Evidence != "" {
-			d["evidence"] = res.Evidence
-		}
-		if res.Enters > 0 {
-			d["enters"] = strconv.Itoa(res.Enters)
-		}
-		_ = logEvent(dir, n, state, d, e.Now())
-		return fmt.Errorf("deliver %s to pane %s: %w: %w", filepath.Base(reqPath), worker.ID, ErrUndelivered, err)
-	}
-	if res.Submitted {
-		_ = logEvent(dir, n, StateSubmitted, submittedDetail(worker.ID, form, det.Name, res), res.EnterAt)
-	}
-	return nil
 }
 
 // submittedDetail is the evidence of a submitted event.

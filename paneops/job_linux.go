@@ -1,0 +1,30 @@
+package paneops
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// readsTerminal reports whether process pid is blocked reading its standard input (a line reader
+// waiting at the keyboard: cat, a script's read, input()), from the system call it sleeps in
+// (/proc/PID/syscall: the number, then the arguments; the first is the file descriptor). A process
+// whose call cannot be read counts as reading: the caller then delivers as it did before it could
+// tell.
+func readsTerminal(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		// "running" or "-1 ...": on a CPU, or in no call: not waiting for the keyboard.
+		return false
+	}
+	nr, err := strconv.Atoi(f[0])
+	if err != nil {
+		return false
+	}
+	return (nr == syscall.SYS_READ || nr == syscall.SYS_READV) && f[1] == "0x0"
+}

@@ -1,0 +1,185 @@
+package tmuxcomm
+
+// The deliverer of one pane's outbox: started detached by the command that queued (Engine's
+// SpawnDeliverer), it looks at the pane a few times a second, delivers what waits as soon as the
+// pane is ready, ends what expired or can no longer be delivered, and exits when the outbox is
+// empty. No daemon: at most one per pane (deliverer.lock), none when nothing waits.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// Polling intervals of a deliverer: quick at first (a person clearing the box, an agent ending
+// its turn), slower once a message has waited a while. A look costs two tmux calls and a scan of
+// the process table.
+const (
+	delivererPoll     = 200 * time.Millisecond
+	delivererSlowPoll = time.Second
+	delivererSlowAt   = time.Minute
+)
+
+// RunDeliverer drains the outbox of pane on the tmux server whose key is server, and returns when
+// the outbox is empty or ctx ends. It returns at once when another deliverer holds the outbox.
+func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.PaneID) error {
+	root, err := e.root(false)
+	if err != nil {
+		return err
+	}
+	ob, err := openOutbox(root, server, pane, false)
+	if err != nil {
+		return err
+	}
+	for {
+		unlock, err := flock(ob.path(outboxDelivLock), syscall.LOCK_EX, 0)
+		if err != nil {
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil // another deliverer has it
+			}
+			return err
+		}
+		derr := e.drain(ctx, root, ob)
+		unlock()
+		if derr != nil {
+			return derr
+		}
+		// Mail queued after the last look, by a sender whose own deliverer found this one still
+		// holding the lock, would wait for nobody: look once more after letting go.
+		if pend, _ := ob.pending(); len(pend) == 0 {
+			return nil
+		}
+	}
+}
+
+// drain delivers until the outbox is empty.
+func (e *Engine) drain(ctx context.Context, root string, ob *outbox) error {
+	start := time.Now()
+	for {
+		wait, err := e.drainOnce(ctx, root, ob)
+		if err != nil || wait < 0 {
+			return err
+		}
+		if wait == 0 {
+			continue
+		}
+		if time.Since(start) > delivererSlowAt {
+			wait = delivererSlowPoll
+		}
+		if err := sleepFor(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// drainOnce makes one pass under the drain lock: it ends expired mail, and delivers the head of
+// the queue (with the RESPONSE lines right behind it) if the pane is ready. It returns how long to
+// wait before the next pass: -1 when the outbox is empty, 0 to go on at once.
+func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.Duration, error) {
+	unlock, err := ob.lockDrain(e.LockTimeout)
+	if err != nil {
+		return delivererPoll, nil
+	}
+	defer unlock()
+	pend, _ := ob.pending()
+	if len(pend) == 0 {
+		return -1, nil
+	}
+	now := e.Now()
+	var live []messages.Mail
+	for _, m := range pend {
+		if !m.Expires.IsZero() && now.After(m.Expires) {
+			why := fmt.Sprintf("waited %s, its time to live, for pane %s to be ready", m.Expires.Sub(m.QueuedAt).Round(time.Second), m.Pane)
+			e.recordMail(root, []messages.Mail{m}, evExpired, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": why}, now)
+			e.endMail(root, ob, m, messages.MailExpired, "", why, nil)
+			continue
+		}
+		live = append(live, m)
+	}
+	if len(live) == 0 {
+		return -1, nil
+	}
+	srv, pane, gone := e.lookPane(ctx, ob)
+	if gone != nil {
+		for _, m := range live {
+			e.recordMail(root, []messages.Mail{m}, evUndeliverable, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": gone.Error()}, now)
+			e.endMail(root, ob, m, messages.MailUndeliverable, "", gone.Error(), nil)
+		}
+		return -1, nil
+	}
+	if pane == nil {
+		return delivererPoll, nil // tmux did not answer this time
+	}
+	e.recoverInflight(ctx, root, ob, *pane, srv)
+	if live, _ = ob.pending(); len(live) == 0 {
+		return -1, nil
+	}
+	_, err = e.deliverGroup(ctx, root, ob, headGroup(live), *pane, srv, true)
+	if err != nil && notReady(err) {
+		return delivererPoll, nil
+	}
+	return 0, nil
+}
+
+// lookPane finds the outbox's pane on its server. gone is set when it can never be delivered to
+// (the server restarted or stopped, the pane closed); pane is nil when tmux could not tell now.
+func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		if errors.Is(err, paneops.ErrNoServer) {
+			return srv, nil, fmt.Errorf("the tmux server of pane %s has stopped", ob.pane)
+		}
+		return srv, nil, nil
+	}
+	if srv.Key() != ob.server {
+		return srv, nil, fmt.Errorf("the tmux server of pane %s has restarted (pane ids start again at %%0)", ob.pane)
+	}
+	p, err := e.Tmux.Pane(ctx, string(ob.pane))
+	if err != nil {
+		if isNotFound(err) {
+			return srv, nil, fmt.Errorf("pane %s no longer exists", ob.pane)
+		}
+		return srv, nil, nil
+	}
+	if p.Dead {
+		return srv, nil, fmt.Errorf("pane %s is dead", ob.pane)
+	}
+	return srv, &p, nil
+}
+
+// sleepFor waits d or until ctx ends.
+func sleepFor(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// KickDeliverers starts a deliverer for every outbox that holds mail and has none, so mail whose
+// deliverer was killed moves again; it returns how many it started.
+func (e *Engine) KickDeliverers() int {
+	root, err := e.root(false)
+	if err != nil || e.SpawnDeliverer == nil {
+		return 0
+	}
+	n := 0
+	for _, ob := range allOutboxes(root) {
+		pend, _ := ob.pending()
+		if len(pend) == 0 || ob.delivererRunning() {
+			continue
+		}
+		if e.ensureDeliverer(ob, pend[0].Socket) == nil {
+			n++
+		}
+	}
+	return n
+}

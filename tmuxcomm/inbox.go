@@ -1,0 +1,152 @@
+package tmuxcomm
+
+// The inbox: the other side of a pane's outbox. 'wcomm inbox' and an agent's turn-boundary hook
+// take what waits for their pane without anything being typed into it, and that counts as its
+// delivery: the mail ends as delivered (via "inbox" or "hook") before it is shown, so a deliverer
+// never types it afterwards.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// InboxItem is one message for a pane.
+type InboxItem struct {
+	ID        string            `json:"id"`
+	Kind      messages.MailKind `json:"kind"`
+	From      messages.PaneID   `json:"from,omitempty"`
+	Exchange  string            `json:"exchange,omitempty"`
+	Questions []string          `json:"questions,omitempty"`
+	// State is "waiting" while it is in the outbox, else its outcome: delivered, superseded,
+	// expired, undeliverable. Via says how a delivered one was delivered (paste, hook, inbox).
+	State    string     `json:"state"`
+	Via      string     `json:"via,omitempty"`
+	QueuedAt time.Time  `json:"queued_at"`
+	Expires  time.Time  `json:"expires"`
+	EndedAt  *time.Time `json:"ended_at,omitempty"`
+	Detail   string     `json:"detail,omitempty"`
+	// Text is what the pane's reader is to read: the RESPONSE line, the QUESTION or ANSWER block,
+	// or the line pointing at a request's file.
+	Text string `json:"text"`
+}
+
+// InboxOptions select what Inbox does.
+type InboxOptions struct {
+	// Pane is whose inbox; "" is the caller's own pane.
+	Pane messages.PaneID
+	// Take hands over what waits: it ends as delivered via Via ("inbox", "hook").
+	Take bool
+	Via  string
+	// All adds what has ended (outcomes are kept for a week), oldest first.
+	All bool
+}
+
+// InboxResult is the inbox of one pane.
+type InboxResult struct {
+	Pane     messages.PaneID `json:"pane"`
+	Items    []InboxItem     `json:"items"`
+	Problems []string        `json:"problems,omitempty"`
+	// Taken counts the items this call handed over.
+	Taken int `json:"taken"`
+}
+
+// Inbox lists (and with Take, hands over) the mail waiting for a pane, oldest first.
+func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error) {
+	pane := o.Pane
+	if pane == "" {
+		pane = e.Self
+	}
+	if pane == "" {
+		return nil, fmt.Errorf("not inside a tmux pane: run inbox in the pane whose mail it is, or pass --pane %%N")
+	}
+	if _, err := messages.ParsePaneID(string(pane)); err != nil {
+		return nil, err
+	}
+	res := &InboxResult{Pane: pane, Items: []InboxItem{}}
+	root, err := e.root(false)
+	if err != nil {
+		return res, nil // no root yet: nothing was ever sent
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ob, err := openOutbox(root, srv.Key(), pane, false)
+	if err != nil {
+		return res, nil // no outbox: nothing was ever queued for this pane
+	}
+	var taken []InboxItem
+	if o.Take {
+		unlock, err := ob.lockDrain(e.LockTimeout)
+		if err != nil {
+			return nil, err
+		}
+		taken, res.Problems = e.take(root, ob, o.Via)
+		unlock()
+		res.Taken = len(taken)
+	}
+	if o.All {
+		outs, probs := ob.outcomes(e.Now())
+		res.Problems = append(res.Problems, probs...)
+		for _, out := range outs {
+			it := inboxItem(root, out.Mail)
+			at := out.At
+			it.State, it.Via, it.EndedAt, it.Detail = out.State, out.Via, &at, out.Detail
+			res.Items = append(res.Items, it)
+		}
+	} else {
+		res.Items = append(res.Items, taken...)
+	}
+	if !o.Take {
+		pend, probs := ob.pending()
+		res.Problems = append(res.Problems, probs...)
+		for _, m := range pend {
+			res.Items = append(res.Items, inboxItem(root, m))
+		}
+		if len(pend) > 0 {
+			_ = e.ensureDeliverer(ob, pend[0].Socket)
+		}
+	}
+	return res, nil
+}
+
+// take ends every waiting piece of mail as delivered via via (or superseded, when it is no longer
+// wanted), under the drain lock held by the caller, and returns the delivered ones. Mail that a
+// stopped deliverer may have half typed is left to the deliverer, which knows from the pane's
+// marks how far it got.
+func (e *Engine) take(root string, ob *outbox, via string) ([]InboxItem, []string) {
+	pend, problems := ob.pending()
+	inFlight := map[string]bool{}
+	if f, err := ob.readInflight(); err == nil && f != nil {
+		for _, id := range f.IDs {
+			inFlight[id] = true
+		}
+	}
+	var out []InboxItem
+	for _, m := range pend {
+		if inFlight[m.ID] {
+			continue
+		}
+		if why := e.unwanted(root, m); why != "" {
+			e.endMail(root, ob, m, messages.MailSuperseded, "", why, nil)
+			continue
+		}
+		now := e.Now().UTC()
+		if err := ob.finish(messages.MailOutcome{Mail: m, State: messages.MailDelivered, At: now, Via: via}); err != nil {
+			continue // ended meanwhile by someone else: not ours to show
+		}
+		e.recordMail(root, []messages.Mail{m}, evTaken, map[string]string{"pane": string(m.Pane), "mail": m.ID, "via": via}, now)
+		it := inboxItem(root, m)
+		it.State, it.Via, it.EndedAt = messages.MailDelivered, via, &now
+		out = append(out, it)
+	}
+	return out, problems
+}
+
+func inboxItem(root string, m messages.Mail) InboxItem {
+	return InboxItem{ID: m.ID, Kind: m.Kind, From: m.From, Exchange: m.Exchange, Questions: m.Question,
+		State: "waiting", QueuedAt: m.QueuedAt, Expires: m.Expires, Text: mailText(root, m)}
+}

@@ -1,0 +1,360 @@
+package tmuxcomm
+
+// The mailbox: every message wcomm types into a pane (a request, a RESPONSE line, QUESTION and
+// ANSWER blocks) is first written to the pane's outbox (outbox.go), then delivered at once when
+// the pane is ready, else later by the pane's deliverer (deliverer.go), by the agent's own hooks
+// at a turn boundary, or by the pane's reader running 'wcomm inbox' (inbox.go). "Ready" is
+// strict: an agent's input box on screen, empty and idle; a shell at its prompt with no
+// foreground job; no copy mode. What is not ready never blocks the sender: the message waits.
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// Posted says what became of a message handed to the mailbox.
+type Posted struct {
+	Mail messages.Mail
+	// Queued: the message waits in the outbox; Reason says why (what made the pane not ready).
+	Queued bool
+	Reason string
+	// Outcome is how it ended when it ended now: delivered, superseded or undeliverable.
+	Outcome string
+}
+
+// errNotReady marks a delivery that found the pane not ready now; nothing was typed.
+var errNotReady = errors.New("pane not ready")
+
+// notReady reports whether err means "not now" rather than "never".
+func notReady(err error) bool {
+	return errors.Is(err, errNotReady) || errors.Is(err, paneops.ErrBusy) || errors.Is(err, paneops.ErrHumanInput) ||
+		errors.Is(err, paneops.ErrNotReady) || errors.Is(err, paneops.ErrLockTimeout)
+}
+
+// mailTTL is how long a message may wait for its pane.
+func (e *Engine) mailTTL() time.Duration {
+	if e.MailTTL > 0 {
+		return e.MailTTL
+	}
+	return DefaultMailTTL
+}
+
+// post writes m to the outbox of its pane and delivers it now when it is first in line and the
+// pane is ready; else it leaves it queued and makes sure a deliverer runs. With e.NoQueue, the
+// message is delivered now as before the mailbox existed (waiting up to BusyWait) or ends
+// undeliverable with the error: it never waits in the outbox.
+func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*Posted, error) {
+	now := e.Now()
+	// Not e.Rand: tests fix it to replay ids, and mail ids must differ within a nanosecond.
+	id, err := messages.NewMailID(now, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	m.ID, m.QueuedAt, m.Expires = id, now.UTC(), now.UTC().Add(e.mailTTL())
+	ob, err := openOutbox(root, m.Server, m.Pane, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := ob.put(m); err != nil {
+		return nil, err
+	}
+	queued := func(reason string) (*Posted, error) {
+		e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
+		p := &Posted{Mail: m, Queued: true, Reason: reason}
+		if err := e.ensureDeliverer(ob, m.Socket); err != nil {
+			p.Reason += "; " + err.Error()
+		}
+		return p, nil
+	}
+	unlock, err := ob.lockDrain(e.LockTimeout)
+	if err != nil {
+		return queued("the pane's outbox is busy: " + err.Error())
+	}
+	defer unlock()
+	if e.NoQueue {
+		return e.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
+	}
+	// Order is kept: what waits ahead of m goes first, delivered by this process while the pane
+	// is ready, so concurrent senders to a ready pane need no deliverer.
+	e.recoverInflight(ctx, root, ob, pane, srv)
+	for {
+		pend, _ := ob.pending()
+		if !slices.ContainsFunc(pend, func(p messages.Mail) bool { return p.ID == m.ID }) {
+			break
+		}
+		group := headGroup(pend)
+		p, err := e.deliverGroup(ctx, root, ob, group, pane, srv, true)
+		if err != nil && notReady(err) {
+			return queued(reasonOf(err))
+		}
+		if slices.ContainsFunc(group, func(g messages.Mail) bool { return g.ID == m.ID }) {
+			return p, err
+		}
+	}
+	// Ended by another process meanwhile (a deliverer, a hook): report what it recorded.
+	o, err := ob.outcome(m.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := &Posted{Mail: m, Outcome: o.State}
+	if o.State == messages.MailUndeliverable || o.State == messages.MailExpired {
+		return p, fmt.Errorf("%s: %s", o.State, o.Detail)
+	}
+	return p, nil
+}
+
+// headGroup is what the next delivery types: the oldest message, and when it is a RESPONSE line,
+// the RESPONSE lines right behind it, coalesced into one paste.
+func headGroup(pend []messages.Mail) []messages.Mail {
+	group := pend[:1]
+	if pend[0].Kind == messages.MailResponse {
+		for _, m := range pend[1:] {
+			if m.Kind != messages.MailResponse {
+				break
+			}
+			group = append(group, m)
+		}
+	}
+	return group
+}
+
+// reasonOf is the short reason of a not-ready error, for the log and the sender.
+func reasonOf(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "deliver to pane") {
+		s = s[i+2:]
+	}
+	return s
+}
+
+// deliverGroup delivers one message, or several RESPONSE lines coalesced into one paste, into
+// pane, under the outbox's drain lock (held by the caller). strict: a pane that is not ready
+// is errNotReady-class and the mail stays queued. Any other failure ends the mail as
+// undeliverable and is returned.
+func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*Posted, error) {
+	m := group[0]
+	p := &Posted{Mail: m}
+	// Mail no longer wanted ends without typing anything.
+	var keep []messages.Mail
+	for _, g := range group {
+		if why := e.unwanted(root, g); why != "" {
+			e.endMail(root, ob, g, messages.MailSuperseded, "", why, nil)
+			continue
+		}
+		keep = append(keep, g)
+	}
+	if len(keep) == 0 {
+		p.Outcome = messages.MailSuperseded
+		return p, nil
+	}
+	group = keep
+	fail := func(err error) (*Posted, error) {
+		for _, g := range group {
+			e.endMail(root, ob, g, messages.MailUndeliverable, "", err.Error(), nil)
+		}
+		e.recordMail(root, group, evUndeliverable, map[string]string{"pane": string(m.Pane), "error": err.Error()}, e.Now())
+		p.Outcome = messages.MailUndeliverable
+		return p, err
+	}
+	if pane.Dead {
+		return fail(fmt.Errorf("pane %s is dead: %w", m.Pane, paneops.ErrRefused))
+	}
+	det, err := e.Detect(ctx, pane, m.Agent)
+	if err != nil {
+		return fail(err)
+	}
+	if strict && det.Job != "" {
+		return p, fmt.Errorf("%w: %s (a line typed now would run when it ends)", errNotReady, det.Job)
+	}
+	content, form, err := e.mailContent(root, group, det)
+	if err != nil {
+		return fail(err)
+	}
+	d := e.delivery(pane, content, det, root, srv)
+	d.Strict, d.Mark = strict, m.ID
+	if strict {
+		d.BusyWait = 0
+	}
+	ids := make([]string, len(group))
+	for i, g := range group {
+		ids[i] = g.ID
+	}
+	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
+		return fail(err)
+	}
+	res, derr := e.Tmux.Deliver(ctx, d)
+	size, sum := messages.BodySum([]byte(content))
+	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form,
+		"bytes": strconv.Itoa(size), "sha256": sum, "buffer": res.Buffer, "mail": m.ID,
+		"profile": det.Name, "detected": det.Reason, "before": res.Before}
+	if len(group) > 1 {
+		detail["coalesced"] = strconv.Itoa(len(group))
+	}
+	if res.Waited > 0 {
+		detail["waited"] = res.Waited.Round(time.Millisecond).String()
+	}
+	if !res.Pasted {
+		ob.clearInflight()
+		if derr == nil {
+			derr = fmt.Errorf("deliver to pane %s: nothing was pasted", pane.ID)
+		}
+		if strict && notReady(derr) {
+			return p, derr
+		}
+		detail["error"] = derr.Error()
+		state := evUndelivered
+		if errors.Is(derr, paneops.ErrRefused) || notReady(derr) {
+			state = evRefused
+		}
+		e.recordMail(root, group, state, detail, e.Now())
+		for _, g := range group {
+			e.endMail(root, ob, g, messages.MailUndeliverable, "", derr.Error(), nil)
+		}
+		p.Outcome = messages.MailUndeliverable
+		return p, derr
+	}
+	e.recordMail(root, group, evPasted, detail, res.PastedAt)
+	if derr != nil {
+		d := map[string]string{"pane": string(pane.ID), "profile": det.Name, "form": form, "error": derr.Error(), "mail": m.ID}
+		if res.Evidence != "" {
+			d["evidence"] = res.Evidence
+		}
+		if res.Enters > 0 {
+			d["enters"] = strconv.Itoa(res.Enters)
+		}
+		e.recordMail(root, group, evUndelivered, d, e.Now())
+		for _, g := range group {
+			e.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids)
+		}
+		ob.clearInflight()
+		p.Outcome = messages.MailUndeliverable
+		return p, derr
+	}
+	sd := submittedDetail(pane.ID, form, det.Name, res)
+	sd["mail"] = m.ID
+	if len(group) > 1 {
+		sd["coalesced"] = strconv.Itoa(len(group))
+	}
+	e.recordMail(root, group, evSubmitted, sd, res.EnterAt)
+	for _, g := range group {
+		e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids)
+	}
+	ob.clearInflight()
+	p.Outcome = messages.MailDelivered
+	return p, nil
+}
+
+// endMail records how a piece of mail ended; an outcome already there stands.
+func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) {
+	var others []string
+	for _, id := range with {
+		if id != m.ID {
+			others = append(others, id)
+		}
+	}
+	_ = ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
+}
+
+// recoverInflight finishes a delivery that a process killed mid-way left behind: the pane's own
+// marks say whether the paste and the Enter happened, so nothing is typed twice. Called with the
+// drain lock held; it changes nothing when the pane cannot be read now.
+func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) {
+	f, err := ob.readInflight()
+	if err != nil {
+		ob.clearInflight() // unreadable: a torn record of a paste that then never happened
+		return
+	}
+	if f == nil {
+		return
+	}
+	pend, _ := ob.pending()
+	var group []messages.Mail
+	for _, m := range pend {
+		for _, id := range f.IDs {
+			if m.ID == id {
+				group = append(group, m)
+			}
+		}
+	}
+	if len(group) == 0 {
+		ob.clearInflight()
+		return
+	}
+	pasted, entered, err := e.Tmux.Marks(ctx, ob.pane)
+	if err != nil {
+		if isNotFound(err) {
+			ob.clearInflight() // the pane is gone: the next delivery says so
+		}
+		return
+	}
+	ids := f.IDs
+	switch {
+	case pasted != f.Mark:
+		// The paste never happened: deliver as usual.
+		ob.clearInflight()
+		return
+	case entered == f.Mark:
+		ev := "recovered: the pane recorded the paste and the Enter of a deliverer that stopped before recording them"
+		e.recordMail(root, group, evSubmitted, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "evidence": ev}, e.Now())
+		for _, g := range group {
+			e.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids)
+		}
+		ob.clearInflight()
+		return
+	}
+	// Pasted, not submitted: press Enter only while the pane shows nothing but that paste.
+	det, err := e.Detect(ctx, pane, group[0].Agent)
+	if err != nil {
+		return
+	}
+	content, form, err := e.mailContent(root, group, det)
+	if err != nil {
+		return
+	}
+	d := e.delivery(pane, content, det, root, srv)
+	d.Mark = f.Mark
+	res, rerr := e.Tmux.Resume(ctx, d)
+	switch {
+	case rerr != nil:
+		detail := map[string]string{"pane": string(ob.pane), "mail": f.Mark, "form": form,
+			"error": "a deliverer stopped between paste and Enter, and the pane now holds other text: " + rerr.Error()}
+		e.recordMail(root, group, evUndelivered, detail, e.Now())
+		for _, g := range group {
+			e.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids)
+		}
+	default:
+		sd := submittedDetail(ob.pane, form, det.Name, res)
+		sd["mail"] = f.Mark
+		if !res.Submitted {
+			sd["evidence"] = "recovered: " + res.Evidence
+		} else {
+			sd["evidence"] = "recovered, Enter pressed for a paste a stopped deliverer left: " + res.Evidence
+		}
+		e.recordMail(root, group, evSubmitted, sd, e.Now())
+		for _, g := range group {
+			e.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids)
+		}
+	}
+	ob.clearInflight()
+}
+
+// ensureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
+func (e *Engine) ensureDeliverer(ob *outbox, socket string) error {
+	if e.SpawnDeliverer == nil || ob.delivererRunning() {
+		return nil
+	}
+	if err := e.SpawnDeliverer(ob.server, socket, ob.pane); err != nil {
+		return fmt.Errorf("start the deliverer of pane %s: %w; the message waits until the next send, 'wcomm inbox' or 'wcomm deliver --pane %s'", ob.pane, err, ob.pane)
+	}
+	return nil
+}

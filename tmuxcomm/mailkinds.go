@@ -1,0 +1,231 @@
+package tmuxcomm
+
+// What differs between the kinds of mail: what is typed, when it is no longer wanted, and where
+// its delivery is recorded (a request's and a response's in the exchange's delivery log, a
+// question's and an answer's in the question's log).
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// mailEvent is a step of a mail's delivery, recorded in the log of what it carries.
+type mailEvent int
+
+const (
+	evQueued        mailEvent = iota // waits in the outbox
+	evPasted                         // typed into the pane
+	evSubmitted                      // and submitted
+	evRefused                        // nothing typed: the pane refused or was not ready (fail-fast)
+	evUndelivered                    // typed but not submitted, or tmux failed
+	evUndeliverable                  // ended without delivery: the pane or server is gone
+	evExpired                        // ended without delivery: its time to live passed
+	evTaken                          // handed over without typing: an agent's hook, or wcomm inbox
+)
+
+// Exchange log states of the mailbox (beside those of exchange.go).
+const (
+	StateQueued        = "queued"        // waits in the pane's outbox
+	StateDelivered     = "delivered"     // handed to the worker's agent by its hook or its inbox
+	StateExpired       = "expired"       // its time to live passed before the pane was ready
+	StateUndeliverable = "undeliverable" // the pane or its server went away first
+)
+
+// Question log events of the mailbox.
+const (
+	qQueued             = "queued"
+	qExpired            = "expired"
+	qUndeliverable      = "undeliverable"
+	qAnswerQueued       = "answer-queued"
+	qAnswerDelivered    = "answer-delivered"
+	qAnswerExpired      = "answer-expired"
+	qAnswerUndelivrable = "answer-undeliverable"
+	qAnswerRead         = "answer-read" // an ask returned the answer to the worker
+)
+
+// exchangeStates and questionStates name each event per kind; "" records nothing.
+var (
+	requestStates  = [...]string{StateQueued, StatePasted, StateSubmitted, StateRefused, StateUndelivered, StateUndeliverable, StateExpired, StateDelivered}
+	responseStates = [...]string{StateQueued, "", StateNotified, StateNotifyLost, StateNotifyLost, StateUndeliverable, StateExpired, StateNotified}
+	questionStates = [...]string{qQueued, "", qDelivered, qUndelivered, qUndelivered, qUndeliverable, qExpired, qDelivered}
+	answerStates   = [...]string{qAnswerQueued, "", qAnswerPasted, qAnswerLost, qAnswerLost, qAnswerUndelivrable, qAnswerExpired, qAnswerDelivered}
+)
+
+// sessionDir is the session folder a piece of mail names, checked to be a session folder name.
+func sessionDir(root string, m messages.Mail) (string, error) {
+	if _, err := messages.ParseSessionName(m.Session); err != nil {
+		return "", fmt.Errorf("mail %s names session %q: %w", m.ID, messages.SanitizeField(m.Session), err)
+	}
+	return filepath.Join(root, m.Session), nil
+}
+
+// mailQuestions loads the questions a piece of mail names.
+func mailQuestions(root string, m messages.Mail) []*QuestionStatus {
+	dir, err := sessionDir(root, m)
+	if err != nil {
+		return nil
+	}
+	var sts []*QuestionStatus
+	for _, id := range m.Question {
+		q, err := messages.ParseQuestionID(id)
+		if err != nil {
+			continue
+		}
+		if st, err := loadQuestion(dir, q.Task, q.Seq); err == nil {
+			sts = append(sts, st)
+		}
+	}
+	return sts
+}
+
+// recordMail records one event of a group of mail in the logs of what each carries.
+func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) {
+	for _, m := range group {
+		switch m.Kind {
+		case messages.MailRequest, messages.MailResponse:
+			states := requestStates
+			if m.Kind == messages.MailResponse {
+				states = responseStates
+			}
+			dir, err := sessionDir(root, m)
+			if err == nil && states[ev] != "" {
+				_ = logEvent(dir, m.Seq, states[ev], detail, at)
+			}
+		case messages.MailQuestion, messages.MailAnswer:
+			states := questionStates
+			if m.Kind == messages.MailAnswer {
+				states = answerStates
+			}
+			if states[ev] == "" {
+				continue
+			}
+			for _, st := range mailQuestions(root, m) {
+				e.logQ(st, states[ev], detail)
+			}
+		}
+	}
+}
+
+// unwanted says why a piece of mail need not be delivered any more ("" when it still is): its
+// exchange was answered, an await already has the response, its questions were decided, or the
+// asking worker already took the answer.
+func (e *Engine) unwanted(root string, m messages.Mail) string {
+	switch m.Kind {
+	case messages.MailRequest, messages.MailResponse:
+		dir, err := sessionDir(root, m)
+		if err != nil {
+			return ""
+		}
+		x := loadExchange(dir, m.Seq, false)
+		if m.Kind == messages.MailRequest {
+			if x.Status == StatusAnswered {
+				return "the exchange was answered before the request reached the pane"
+			}
+			return ""
+		}
+		if x.Read {
+			return "an await returned the response"
+		}
+		if isLocked(filepath.Join(dir, awaitLockName(m.Seq))) {
+			return "an await is waiting on the exchange and wakes on the file"
+		}
+	case messages.MailQuestion:
+		sts := mailQuestions(root, m)
+		for _, st := range sts {
+			if !st.decided() {
+				return ""
+			}
+		}
+		if len(sts) > 0 {
+			return "the questions were answered or resolved"
+		}
+	case messages.MailAnswer:
+		for _, st := range mailQuestions(root, m) {
+			if isLocked(st.waitLock()) {
+				return "an ask is waiting for the answer and takes it from the file"
+			}
+			if slices.ContainsFunc(QuestionEvents(st), func(ev Event) bool { return ev.State == qAnswerRead || ev.State == qAskWoken }) {
+				return "the asking worker already has the answer"
+			}
+		}
+	}
+	return ""
+}
+
+// answerQueued reports whether an ANSWER block of st was queued and not yet read by an ask.
+func answerQueued(st *QuestionStatus) bool {
+	queued := false
+	for _, ev := range QuestionEvents(st) {
+		switch ev.State {
+		case qAnswerQueued:
+			queued = true
+		case qAnswerRead:
+			queued = false
+		}
+	}
+	return queued
+}
+
+// mailContent is what is typed for a group of mail into a pane of profile det, and its form.
+// Only RESPONSE lines come in groups: one line each.
+func (e *Engine) mailContent(root string, group []messages.Mail, det paneops.Detection) (content, form string, err error) {
+	shell := det.Profile != nil && det.Profile.Kind == paneops.KindShell
+	m := group[0]
+	switch m.Kind {
+	case messages.MailRequest:
+		dir, err := sessionDir(root, m)
+		if err != nil {
+			return "", "", err
+		}
+		path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
+		data, err := readFile(path)
+		if err != nil {
+			return "", "", err
+		}
+		content, form = e.pasteForm(string(data), path, det.Profile)
+		return content, form, nil
+	case messages.MailResponse:
+		lines := make([]string, len(group))
+		for i, g := range group {
+			lines[i] = messages.SanitizeField(g.Text)
+			if shell {
+				lines[i] = ShellLine(lines[i])
+			}
+		}
+		form = "line"
+		if shell {
+			form = FormComment
+		}
+		return strings.Join(lines, "\n"), form, nil
+	default:
+		if shell {
+			return ShellLine(messages.SanitizeField(m.Summary)), FormComment, nil
+		}
+		return strings.TrimRight(messages.Sanitize(m.Text, true), "\n"), "block", nil
+	}
+}
+
+// mailText is what a reader that is handed the mail without typing (a hook, wcomm inbox) gets:
+// the RESPONSE line, the QUESTION or ANSWER block, or for a request the line that points at its
+// file.
+func mailText(root string, m messages.Mail) string {
+	if m.Kind != messages.MailRequest {
+		return messages.Sanitize(m.Text, true)
+	}
+	dir, err := sessionDir(root, m)
+	if err != nil {
+		return messages.Sanitize(m.Text, true)
+	}
+	path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
+	data, err := readFile(path)
+	if err != nil {
+		return messages.Sanitize(m.Text, true)
+	}
+	return pointerLine(string(data), path, "it waited in your inbox")
+}

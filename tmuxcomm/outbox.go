@@ -1,0 +1,298 @@
+package tmuxcomm
+
+// The outbox of one pane: the durable queue of everything wcomm is to type into that pane. A
+// message is a file queue/ID.json, written once (ids sort by time, so name order is arrival
+// order); what became of it is a file done/ID.json, claimed with writeExclusive, so however many
+// processes race, a message ends once. Delivering takes drain.lock, so one process at a time
+// types from an outbox, and writes inflight.json before it pastes: a deliverer killed mid-way
+// leaves that file, and the pane's own marks (paneops.Delivery.Mark) say how far it got. The
+// deliverer holds deliverer.lock for its whole life, so at most one runs per pane.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+const (
+	outboxFolder     = ".outbox"
+	outboxQueue      = "queue"
+	outboxDone       = "done"
+	outboxInflight   = "inflight.json"
+	outboxDrainLock  = "drain.lock"
+	outboxDelivLock  = "deliverer.lock"
+	outboxDelivLog   = "deliverer.log"
+	mailSuffix       = ".json"
+	outcomeKeepFor   = 7 * 24 * time.Hour
+	DefaultMailTTL   = 6 * time.Hour
+	defaultInboxKeep = 50
+)
+
+// outbox is one pane's outbox folder: ROOT/.outbox/SERVERKEY-pN.
+type outbox struct {
+	dir    string
+	server string
+	pane   messages.PaneID
+}
+
+// outboxName is the folder name of a pane's outbox on a server.
+func outboxName(server string, pane messages.PaneID) (string, error) {
+	n, err := messages.ParsePaneID(string(pane))
+	if err != nil {
+		return "", err
+	}
+	for _, r := range server {
+		if !(r >= '0' && r <= '9' || r == '-') {
+			return "", fmt.Errorf("server key %q is not PID-STARTTIME", messages.SanitizeField(server))
+		}
+	}
+	if server == "" {
+		return "", fmt.Errorf("empty server key")
+	}
+	return server + "-p" + fmt.Sprint(n.Num()), nil
+}
+
+// openOutbox returns the outbox of pane on server, creating its folders (0700, never through a
+// symlink) when create is set.
+func openOutbox(root, server string, pane messages.PaneID, create bool) (*outbox, error) {
+	name, err := outboxName(server, pane)
+	if err != nil {
+		return nil, err
+	}
+	ob := &outbox{dir: filepath.Join(root, outboxFolder, name), server: server, pane: pane}
+	for _, d := range []string{filepath.Join(root, outboxFolder), ob.dir, ob.path(outboxQueue), ob.path(outboxDone)} {
+		if err := ensureDir(d, create); err != nil {
+			return nil, err
+		}
+	}
+	return ob, nil
+}
+
+// ensureDir checks that d is a real folder (not a symlink) and creates it 0700 when missing and
+// create is set.
+func ensureDir(d string, create bool) error {
+	st, err := os.Lstat(d)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err := os.Mkdir(d, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		st, err = os.Lstat(d)
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() || st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is not a folder: %w", d, ErrUnsafeRoot)
+	}
+	return nil
+}
+
+func (ob *outbox) path(parts ...string) string {
+	return filepath.Join(append([]string{ob.dir}, parts...)...)
+}
+
+// put queues m.
+func (ob *outbox) put(m messages.Mail) error {
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("queue mail: %w", err)
+	}
+	return writeExclusive(ob.path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
+}
+
+// pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
+// left alone.
+func (ob *outbox) pending() (mail []messages.Mail, problems []string) {
+	names, err := mailNames(ob.path(outboxQueue))
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	for _, id := range names {
+		if ob.ended(id) {
+			// Ended by a process that died before removing it: finish the clean-up.
+			os.Remove(ob.path(outboxQueue, id+mailSuffix))
+			continue
+		}
+		path := ob.path(outboxQueue, id+mailSuffix)
+		data, err := readFile(path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, fmt.Sprintf("%s: %v", path, err))
+			}
+			continue
+		}
+		m, err := messages.ParseMail(data)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s:1: %v", path, err))
+			continue
+		}
+		if m.ID != id || m.Pane != ob.pane || m.Server != ob.server {
+			problems = append(problems, fmt.Sprintf("%s: it is mail %s for pane %s of server %s, not of this outbox", path, m.ID, m.Pane, m.Server))
+			continue
+		}
+		mail = append(mail, m)
+	}
+	return mail, problems
+}
+
+// mailNames lists the ids of the mail files in a folder, in name (time) order.
+func mailNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, ent := range entries {
+		id, ok := strings.CutSuffix(ent.Name(), mailSuffix)
+		if ok && ent.Type().IsRegular() && messages.ValidMailID(id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// ended reports whether mail id has an outcome.
+func (ob *outbox) ended(id string) bool {
+	_, err := os.Lstat(ob.path(outboxDone, id+mailSuffix))
+	return err == nil
+}
+
+// finish records the outcome of one piece of mail and removes it from the queue. It fails with
+// ErrExists when the mail had already ended: the first outcome stands.
+func (ob *outbox) finish(o messages.MailOutcome) error {
+	if err := writeExclusive(ob.path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
+		return err
+	}
+	if err := os.Remove(ob.path(outboxQueue, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// outcome reads the outcome of mail id.
+func (ob *outbox) outcome(id string) (messages.MailOutcome, error) {
+	path := ob.path(outboxDone, id+mailSuffix)
+	data, err := readFile(path)
+	if err != nil {
+		return messages.MailOutcome{}, err
+	}
+	o, err := messages.ParseMailOutcome(data)
+	if err != nil {
+		return o, fmt.Errorf("%s:1: %w", path, err)
+	}
+	return o, nil
+}
+
+// outcomes lists the outcomes kept, oldest first, and prunes those older than outcomeKeepFor.
+func (ob *outbox) outcomes(now time.Time) ([]messages.MailOutcome, []string) {
+	names, err := mailNames(ob.path(outboxDone))
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	var out []messages.MailOutcome
+	var problems []string
+	for _, id := range names {
+		path := ob.path(outboxDone, id+mailSuffix)
+		data, err := readFile(path)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
+			continue
+		}
+		o, err := messages.ParseMailOutcome(data)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s:1: %v", path, err))
+			continue
+		}
+		if now.Sub(o.At) > outcomeKeepFor && !o.At.IsZero() {
+			os.Remove(path)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, problems
+}
+
+// inflight is what a deliverer is about to type: the mark it records in the pane and the mail.
+type inflight struct {
+	Mark string    `json:"mark"`
+	IDs  []string  `json:"ids"`
+	PID  int       `json:"pid"`
+	At   time.Time `json:"at"`
+}
+
+// setInflight records a delivery about to start; clearInflight removes the record.
+func (ob *outbox) setInflight(f inflight) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(ob.path(outboxInflight), append(data, '\n'))
+}
+
+func (ob *outbox) clearInflight() {
+	os.Remove(ob.path(outboxInflight))
+}
+
+// readInflight returns the record of an interrupted delivery, if any.
+func (ob *outbox) readInflight() (*inflight, error) {
+	data, err := readFile(ob.path(outboxInflight))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f inflight
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", ob.path(outboxInflight), err)
+	}
+	return &f, nil
+}
+
+// lockDrain takes the outbox's drain lock, waiting up to timeout.
+func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
+	unlock, err := flock(ob.path(outboxDrainLock), syscall.LOCK_EX, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("lock the outbox of pane %s: %w", ob.pane, err)
+	}
+	return unlock, nil
+}
+
+// delivererRunning reports whether a deliverer holds this outbox.
+func (ob *outbox) delivererRunning() bool {
+	return isLocked(ob.path(outboxDelivLock))
+}
+
+// allOutboxes lists every outbox folder under root.
+func allOutboxes(root string) []*outbox {
+	entries, err := os.ReadDir(filepath.Join(root, outboxFolder))
+	if err != nil {
+		return nil
+	}
+	var out []*outbox
+	for _, ent := range entries {
+		name := ent.Name()
+		i := strings.LastIndex(name, "-p")
+		if i < 0 || !ent.IsDir() {
+			continue
+		}
+		pane := messages.PaneID("%" + name[i+2:])
+		if _, err := messages.ParsePaneID(string(pane)); err != nil {
+			continue
+		}
+		if want, err := outboxName(name[:i], pane); err != nil || want != name {
+			continue
+		}
+		out = append(out, &outbox{dir: filepath.Join(root, outboxFolder, name), server: name[:i], pane: pane})
+	}
+	return out
+}
