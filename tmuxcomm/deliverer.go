@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 
@@ -150,6 +151,20 @@ func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, 
 		return srv, nil, fmt.Errorf("pane %s is dead", ob.pane)
 	}
 	return srv, &p, nil
+}
+
+// OpenDelivererLog opens (creates, 0600, appending) the diagnostics file of a pane's deliverer in
+// its outbox folder.
+func OpenDelivererLog(root, server string, pane messages.PaneID) (*os.File, error) {
+	root, err := ensureRoot(root, true)
+	if err != nil {
+		return nil, err
+	}
+	ob, err := openOutbox(root, server, pane, true)
+	if err != nil {
+		return nil, err
+	}
+	return os.OpenFile(ob.path(outboxDelivLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
 }
 
 // sleepFor waits d or until ctx ends.

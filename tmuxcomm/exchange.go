@@ -203,7 +203,8 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 			x.Read = true
 		}
 		switch ev.State {
-		case StateWritten, StatePasted, StateSubmitted, StateRefused, StateUndelivered:
+		case StateWritten, StatePasted, StateSubmitted, StateRefused, StateUndelivered,
+			StateQueued, StateDelivered, StateExpired, StateUndeliverable:
 			x.State = ev.State
 			if f := ev.Detail["form"]; f != "" {
 				x.Form = f
@@ -215,17 +216,21 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 			switch ev.State {
 			case StateSubmitted:
 				x.Evidence = ev.Detail["evidence"]
-			case StateRefused, StateUndelivered:
+			case StateRefused, StateUndelivered, StateUndeliverable:
 				x.Evidence = ev.Detail["error"]
 				if v := ev.Detail["evidence"]; v != "" {
 					x.Evidence = v
 				}
+			case StateQueued, StateExpired:
+				x.Evidence = ev.Detail["reason"]
+			case StateDelivered:
+				x.Evidence = "handed to the agent by its " + ev.Detail["via"]
 			default:
 				x.Evidence = ""
 			}
 		}
 	}
-	if x.State == StateRefused || x.State == StateUndelivered {
+	if x.State == StateRefused || x.State == StateUndelivered || x.State == StateExpired || x.State == StateUndeliverable {
 		if x.Status == StatusPending {
 			x.Status = StatusUndelivered
 		}

@@ -64,7 +64,7 @@ type SessionSummary struct {
 // HistoryOptions filter History.
 type HistoryOptions struct {
 	Session string // a session folder name; "" = all
-	Pending bool   // only exchanges still waiting for a response
+	Pending bool   // only exchanges without a response (delivered or not)
 }
 
 // History lists the sessions under the root with their exchanges, oldest first. Damaged and
@@ -122,7 +122,9 @@ func (e *Engine) summarize(dir string, pending bool) SessionSummary {
 		}
 		x := loadExchange(dir, f.N, false)
 		claimed[filepath.Base(x.ResponsePath)] = true
-		if pending && x.Status != StatusPending {
+		// Pending: everything without a response, refused, undelivered, queued and expired
+		// requests included (they can be sent again with send --resend).
+		if pending && x.Status != StatusPending && x.Status != StatusUndelivered {
 			continue
 		}
 		s.Exchanges = append(s.Exchanges, x)

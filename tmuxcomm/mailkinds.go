@@ -35,6 +35,11 @@ const (
 	StateDelivered     = "delivered"     // handed to the worker's agent by its hook or its inbox
 	StateExpired       = "expired"       // its time to live passed before the pane was ready
 	StateUndeliverable = "undeliverable" // the pane or its server went away first
+
+	// The RESPONSE line's own: it waits for the orchestrator's pane, or ended without reaching it.
+	StateNotifyQueued        = "notify-queued"
+	StateNotifyExpired       = "notify-expired"
+	StateNotifyUndeliverable = "notify-undeliverable"
 )
 
 // Question log events of the mailbox.
@@ -52,7 +57,7 @@ const (
 // exchangeStates and questionStates name each event per kind; "" records nothing.
 var (
 	requestStates  = [...]string{StateQueued, StatePasted, StateSubmitted, StateRefused, StateUndelivered, StateUndeliverable, StateExpired, StateDelivered}
-	responseStates = [...]string{StateQueued, "", StateNotified, StateNotifyLost, StateNotifyLost, StateUndeliverable, StateExpired, StateNotified}
+	responseStates = [...]string{StateNotifyQueued, "", StateNotified, StateNotifyLost, StateNotifyLost, StateNotifyUndeliverable, StateNotifyExpired, StateNotified}
 	questionStates = [...]string{qQueued, "", qDelivered, qUndelivered, qUndelivered, qUndeliverable, qExpired, qDelivered}
 	answerStates   = [...]string{qAnswerQueued, "", qAnswerPasted, qAnswerLost, qAnswerLost, qAnswerUndelivrable, qAnswerExpired, qAnswerDelivered}
 )

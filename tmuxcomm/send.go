@@ -111,3 +111,56 @@ func submittedDetail(pane messages.PaneID, form, profile string, res paneops.Del
 	}
 	return d
 }
+
+// Resend delivers a kept request again, under its own id and sequence number, so its response
+// still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
+// request already waiting in the worker's outbox, or already answered, is not sent twice.
+func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, error) {
+	root, err := e.root(false)
+	if err != nil {
+		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, ErrNotFound)
+	}
+	if err := e.CheckAgent(agent); err != nil {
+		return nil, err
+	}
+	x, err := e.Locate(ctx, ref, roleOrchestrator)
+	if err != nil {
+		return nil, err
+	}
+	if x.Request() == nil {
+		return x, fmt.Errorf("request %s is damaged (%s); send it anew", x.RequestPath, strings.Join(x.Problems, "; "))
+	}
+	if x.Status == StatusAnswered {
+		return x, fmt.Errorf("%s is already answered (%s); nothing to send again: %w", x.ID, x.ResponsePath, ErrAnswered)
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return x, err
+	}
+	if m, err := readMeta(x.Dir); err == nil && m.Server != srv.Key() {
+		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
+	}
+	if ob, err := openOutbox(root, srv.Key(), x.Worker, false); err == nil {
+		pend, _ := ob.pending()
+		for _, m := range pend {
+			if m.Kind == messages.MailRequest && m.Session == x.Session && m.Seq == x.Seq {
+				return x, fmt.Errorf("%s already waits in the outbox of pane %s (queued %s); it is delivered when the pane is ready", x.ID, x.Worker, m.QueuedAt.Local().Format(time.TimeOnly))
+			}
+		}
+	}
+	worker, err := e.Tmux.Pane(ctx, string(x.Worker))
+	if err != nil {
+		return x, fmt.Errorf("worker pane %s of %s: %w", x.Worker, x.ID, err)
+	}
+	if worker.Dead {
+		return x, fmt.Errorf("worker pane %s of %s is dead; nothing was sent: %w", x.Worker, x.ID, ErrUndelivered)
+	}
+	m := messages.Mail{Kind: messages.MailRequest, Pane: x.Worker, Server: srv.Key(), Socket: srv.Socket,
+		From: x.Orchestrator, Session: x.Session, Seq: x.Seq, Exchange: x.ID, Agent: agent}
+	_, derr := e.post(ctx, root, m, worker, srv)
+	x = loadExchange(x.Dir, x.Seq, false)
+	if derr != nil {
+		return x, fmt.Errorf("deliver %s to pane %s again: %w: %w", filepath.Base(x.RequestPath), x.Worker, ErrUndelivered, derr)
+	}
+	return x, nil
+}

@@ -84,13 +84,25 @@ func (c *cli) engine() *tmuxcomm.Engine {
 	} else {
 		delay, profiles = s.EnterDelay, s.Profiles
 	}
-	return &tmuxcomm.Engine{
+	e := &tmuxcomm.Engine{
 		Root:       c.rootDir(),
 		Tmux:       c.tmux(),
 		Self:       c.self(),
 		EnterDelay: delay,
 		Profiles:   profiles,
 	}
+	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
+	if v := c.getenv("WCOMM_NO_QUEUE"); v == "1" || v == "true" {
+		e.NoQueue = true
+	}
+	if v := c.getenv("WCOMM_MAIL_TTL"); v != "" {
+		if d, err := tmuxcomm.ParseDuration(v); err == nil && d > 0 {
+			e.MailTTL = d
+		} else {
+			fmt.Fprintf(c.stderr, "wcomm: warning: WCOMM_MAIL_TTL=%q is not a duration such as 6h; using %s\n", messages.SanitizeField(v), tmuxcomm.DefaultMailTTL)
+		}
+	}
+	return e
 }
 
 // maxMessage bounds a message: the engine reads files up to 256 MiB, and a message that large is

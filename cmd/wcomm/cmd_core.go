@@ -84,22 +84,29 @@ func init() {
 		},
 	})
 	register(&command{
-		Name: "send", Args: "--to TARGET [--capability READONLY|WRITABLE] [--file F | -] [MESSAGE...]", Role: "orchestrator",
+		Name: "send", Args: "--to TARGET [--capability READONLY|WRITABLE] [--file F | -] [MESSAGE...] | --resend ID", Role: "orchestrator",
 		Summary: "write the next request file for a worker and deliver it into the worker's pane",
 		Help: `TARGET is a pane id (%7), a tmux target (work:1.0) or an agent name found as 'wcomm find' does.
 The request goes to /tmp/worker-comm/{STARTED_AT}-o{N}-w{M}/NNN-request.md with the header, your message
 and the response instructions; then it is pasted into the worker's pane through a uniquely named tmux
 buffer and submitted with Enter after --enter-delay. A request too long to paste safely is delivered as
 one line pointing at its file. Prints "ID RESPONSE-PATH" (--json: the exchange). --wait also awaits the
-response and prints its body. A request that could not be delivered is kept on disk and send exits 1.
+response and prints its body.
+
+When the worker's pane is not ready (an agent mid-turn, someone's text in its input box, a shell
+running a job, copy mode), send does not wait: the request waits in the pane's outbox, send says
+"queued" on stderr and exits 0, and a background deliverer types it in at the pane's next idle moment
+(or the agent's hook hands it over at its next turn boundary). --no-queue restores fail-fast: wait
+up to --busy-wait, then exit 1 with the request kept on disk. --resend ID delivers a kept request
+(refused, undelivered, expired, or lost by its worker) again under the same id and sequence number.
 
 Delivery follows the target's profile (wcomm doctor --pane TARGET shows it; --agent NAME forces one):
 for Claude Code, Codex CLI, Gemini CLI and aider it waits up to --busy-wait for an empty input box
 (never pasting into text someone else typed), checks after Enter that the box took the message and
 presses Enter again, with backoff, only while the box still holds exactly what was pasted. Into an
 interactive shell it types only a comment line pointing at the request file, never the request.
-send exits 0 only once the message is submitted.`,
-		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m",
+send exits 0 once the message is submitted or queued.`,
+		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m\nwcomm send --resend 20260117-120000-a1b2",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			to := fs.String("to", "", "worker: pane id, tmux target or agent name")
 			capability := fs.String("capability", "READONLY", "READONLY (look, change nothing) or WRITABLE")
@@ -113,8 +120,22 @@ send exits 0 only once the message is submitted.`,
 			all := fs.Bool("all", false, "with an agent name: search every session")
 			agent := fs.String("agent", "", "deliver with this profile (claude, codex, gemini, aider, shell, reader, generic) instead of detecting it")
 			var busyWait time.Duration
-			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "how long to wait for the target's input box to be empty and idle (0: do not wait)")
+			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the target's input box to be empty and idle (0: do not wait)")
+			mq := mailFlags(fs)
+			resend := fs.String("resend", "", "deliver the kept request ID again (same id and sequence number)")
 			return func(args []string) error {
+				if *resend != "" {
+					if *to != "" || len(args) > 0 || *file != "" {
+						return usagef("--resend ID takes no --to, --file or message: it sends the kept request again")
+					}
+					if err := messages.ValidID(*resend); err != nil {
+						return usagef("--resend: %v", err)
+					}
+					e := c.engine()
+					mq.apply(e)
+					x, err := e.Resend(c.ctx, *resend, *agent)
+					return c.reportSent(x, err, *wait, timeout, e)
+				}
 				if *to == "" {
 					return usagef("send needs --to TARGET")
 				}
@@ -140,28 +161,9 @@ send exits 0 only once the message is submitted.`,
 					}
 					e.Self = messages.PaneID(*from)
 				}
+				mq.apply(e)
 				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
-				if err != nil {
-					if x != nil && !c.json {
-						fmt.Fprintf(c.stderr, "wcomm send: request kept at %s\n", x.RequestPath)
-					}
-					return err
-				}
-				if !*wait {
-					if c.json {
-						return c.printJSON(x)
-					}
-					fmt.Fprintf(c.stdout, "%s %s\n", x.ID, x.ResponsePath)
-					return nil
-				}
-				fmt.Fprintf(c.stderr, "sent %s; waiting for %s\n", x.ID, x.ResponsePath)
-				// By path, not by id: ids have 16 random bits per second, and another exchange with
-				// the same id would be found first (TestSendWaitIDCollision).
-				done, err := e.Await(c.ctx, x.ResponsePath, timeout)
-				if err != nil {
-					return err
-				}
-				return c.printResponse(done)
+				return c.reportSent(x, err, *wait, timeout, e)
 			}
 		},
 	})
@@ -201,7 +203,10 @@ line "[RESPONSE started_at=... orchestrator=%N worker=%M] PATH" into the orchest
 --response/--id: the newest unanswered request addressed to this pane. When the orchestrator is already
 running 'wcomm await' on the exchange, the await wakes on the file and no line is pasted (one signal,
 not two). The first response stands: a second notify for the same request exits 1. When the
-orchestrator's pane is gone, the response file is kept and notify exits 1 saying so.`,
+orchestrator's pane is gone, the response file is kept and notify exits 1 saying so. When the
+orchestrator's pane is not ready (busy, someone typing, a shell running a job), notify returns at once
+and the line waits in that pane's outbox ("queued"); RESPONSE lines waiting together are delivered as
+one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never gets ready.`,
 		Example: "wcomm notify --response /tmp/worker-comm/20260117-120000-o6-w7/002-response.md 'All 14 tests pass.'\nwcomm notify --file answer.md\nprintf '%s\\n' \"$ANSWER\" | wcomm notify --id 20260117-120000-a1b2 -",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			response := fs.String("response", "", "the response file named in the request's instructions")
@@ -209,7 +214,8 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 			file := fs.String("file", "", "read the response from this file (- for stdin)")
 			var delay, busyWait time.Duration
 			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
-			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "how long to wait for the orchestrator's input box to be empty and idle (0: do not wait)")
+			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the orchestrator's input box to be empty and idle (0: do not wait)")
+			mq := mailFlags(fs)
 			return func(args []string) error {
 				if *response != "" && *id != "" {
 					return usagef("give --response or --id, not both")
@@ -223,6 +229,7 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 					e.EnterDelay = delay
 				}
 				e.BusyWait = busyWaitSetting(busyWait)
+				mq.apply(e)
 				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
 				if res != nil && !c.json {
 					for _, w := range res.Warnings {
@@ -239,8 +246,12 @@ orchestrator's pane is gone, the response file is kept and notify exits 1 saying
 					return c.printJSON(res)
 				}
 				how := "the RESPONSE line was pasted into pane " + string(res.Exchange.Orchestrator)
-				if res.Signal == "await" {
+				switch res.Signal {
+				case "await":
 					how = "the orchestrator's await was waiting and woke on the file; no line pasted"
+				case "queued":
+					how = "queued: pane " + string(res.Exchange.Orchestrator) + " is not ready (" + messages.SanitizeField(res.Reason) +
+						"); the RESPONSE line is delivered at its next idle moment or turn boundary"
 				}
 				fmt.Fprintf(c.stdout, "%s\n", res.Exchange.ResponsePath)
 				fmt.Fprintf(c.stderr, "response saved; %s\n", how)

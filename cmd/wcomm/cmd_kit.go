@@ -52,13 +52,21 @@ between <!-- wcomm:begin --> and <!-- wcomm:end --> in DIR/AGENTS.md (Codex) and
 kept. --user writes the per-user places instead: ~/.claude/skills/wcomm/SKILL.md,
 ~/.codex/AGENTS.md and ~/.gemini/GEMINI.md. Running it again changes nothing ("unchanged") unless
 this wcomm writes different text ("updated"). Each file or block carries the hash of what wcomm
-wrote: one edited since is kept (exit 1) unless --force.`,
+wrote: one edited since is kept (exit 1) unless --force.
+
+It also installs the agents' own turn-boundary hooks (unless --no-hooks), so that a message that
+arrives while an agent is busy reaches its model when the turn ends, without typing into its pane:
+'wcomm hook' on UserPromptSubmit and Stop in .claude/settings.json (Claude Code) and .codex/hooks.json
+(Codex, which asks you to trust new hooks once), and on BeforeAgent and AfterAgent in
+.gemini/settings.json (Gemini CLI); with --user, the same files under your home folder. Everything
+else in those files is kept.`,
 		Example: "wcomm install-skill\nwcomm install-skill --dir ~/src/project --for claude,codex\nwcomm install-skill --user --force",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			dir := fs.String("dir", "", "the project folder (default: the current folder)")
 			user := fs.Bool("user", false, "install for your user instead of one project")
 			forAgents := fs.String("for", "claude,codex,gemini", "which agents' files to write")
 			force := fs.Bool("force", false, "overwrite files and blocks edited since wcomm wrote them")
+			noHooks := fs.Bool("no-hooks", false, "do not install the agents' turn-boundary hooks")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("install-skill takes no arguments")
@@ -70,7 +78,15 @@ wrote: one edited since is kept (exit 1) unless --force.`,
 				if err != nil {
 					return err
 				}
-				return c.installSkill(targets, *force)
+				var hooks []hookTarget
+				if !*noHooks {
+					home := ""
+					if *user {
+						home = userHome(c.getenv)
+					}
+					hooks = hookTargets(orDot(*dir), home, agentsOf(targets))
+				}
+				return c.installSkill(targets, hooks, *force)
 			}
 		},
 	})

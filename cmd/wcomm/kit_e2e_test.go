@@ -193,11 +193,12 @@ func TestKitInstallSkillTwiceE2E(t *testing.T) {
 		return m
 	}
 	out := runBin()
-	assert.Equal(t, 3, strings.Count(out, "created "), out)
+	// The skill, the AGENTS.md and GEMINI.md blocks, and the three agents' hook settings.
+	assert.Equal(t, 6, strings.Count(out, "created "), out)
 	first := snapshot()
-	require.Len(t, first, 3)
+	require.Len(t, first, 6)
 	out = runBin()
-	assert.Equal(t, 3, strings.Count(out, "unchanged "), out)
+	assert.Equal(t, 6, strings.Count(out, "unchanged "), out)
 	assert.Equal(t, first, snapshot())
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
@@ -48,13 +49,9 @@ func installTargets(dir string, user bool, forAgents string, getenv func(string)
 	}
 	var skill, agents, gemini string
 	if user {
-		home := getenv("HOME")
+		home := userHome(getenv)
 		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return nil, fmt.Errorf("no home folder for --user (%v); pass --dir", err)
-			}
-			home = h
+			return nil, fmt.Errorf("no home folder for --user; pass --dir")
 		}
 		skill = filepath.Join(home, ".claude", "skills", "wcomm", "SKILL.md")
 		agents = filepath.Join(home, ".codex", "AGENTS.md")
@@ -86,6 +83,33 @@ func installTargets(dir string, user bool, forAgents string, getenv func(string)
 		}
 	}
 	return out, nil
+}
+
+// userHome is $HOME, else the system's idea of it ("" when there is none).
+func userHome(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// agentsOf lists the agents of the targets, once each.
+func agentsOf(targets []installTarget) []string {
+	var out []string
+	for _, t := range targets {
+		if !slices.Contains(out, t.Agent) {
+			out = append(out, t.Agent)
+		}
+	}
+	return out
 }
 
 // skillDescription tells Claude Code when to load the skill.
@@ -158,7 +182,7 @@ type installResult struct {
 	Note   string `json:"note,omitempty"`
 }
 
-func (c *cli) installSkill(targets []installTarget, force bool) error {
+func (c *cli) installSkill(targets []installTarget, hooks []hookTarget, force bool) error {
 	skill, err := skillText()
 	if err != nil {
 		return err
@@ -177,6 +201,16 @@ func (c *cli) installSkill(targets []installTarget, force bool) error {
 			return err
 		}
 		r.Agent = t.Agent
+		if r.Status == stKept {
+			kept++
+		}
+		results = append(results, r)
+	}
+	for _, h := range hooks {
+		r, err := installHooks(h)
+		if err != nil {
+			return err
+		}
 		if r.Status == stKept {
 			kept++
 		}

@@ -307,7 +307,7 @@ func TestKitInstallSkill(t *testing.T) {
 
 	out, code = install()
 	require.Equal(t, exitOK, code, out)
-	assert.Equal(t, 3, strings.Count(out, "unchanged "), out)
+	assert.Equal(t, 6, strings.Count(out, "unchanged "), out, "three instruction files and three hook settings")
 	assert.Equal(t, first, read(), "a second run changes no byte")
 
 	// The user edits the skill and writes below the block: the skill is kept, the text below too.
@@ -339,7 +339,7 @@ func TestKitInstallSkill(t *testing.T) {
 
 	out, code = install()
 	require.Equal(t, exitOK, code, out)
-	assert.Equal(t, 3, strings.Count(out, "unchanged "), out)
+	assert.Equal(t, 6, strings.Count(out, "unchanged "), out)
 
 	t.Run("--for one agent", func(t *testing.T) {
 		d := t.TempDir()
@@ -347,9 +347,61 @@ func TestKitInstallSkill(t *testing.T) {
 		require.Equal(t, exitOK, code, errOut)
 		var res []installResult
 		require.NoError(t, json.Unmarshal([]byte(out), &res))
-		require.Len(t, res, 1)
+		require.Len(t, res, 2)
 		assert.Equal(t, installResult{Path: filepath.Join(d, "AGENTS.md"), Agent: "codex", Status: stCreated}, res[0])
+		assert.Equal(t, filepath.Join(d, ".codex", "hooks.json"), res[1].Path)
+		assert.Contains(t, res[1].Note, "trust")
 		assert.NoFileExists(t, filepath.Join(d, "GEMINI.md"))
+		assert.NoFileExists(t, filepath.Join(d, ".gemini", "settings.json"))
+		_, errOut, code = kitRun(t, "install-skill", "--dir", t.TempDir(), "--for", "codex", "--no-hooks")
+		require.Equal(t, exitOK, code, errOut)
+	})
+	t.Run("hooks join the agent's own settings", func(t *testing.T) {
+		d := t.TempDir()
+		claude := filepath.Join(d, ".claude", "settings.json")
+		require.NoError(t, os.MkdirAll(filepath.Dir(claude), 0o700))
+		mine := `{"permissions": {"allow": ["Bash"]}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-stop.sh"}]}]}}`
+		require.NoError(t, os.WriteFile(claude, []byte(mine), 0o600))
+		_, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "claude,gemini")
+		require.Equal(t, exitOK, code, errOut)
+		var got struct {
+			Permissions map[string][]string `json:"permissions"`
+			Hooks       map[string][]struct {
+				Hooks []struct{ Type, Command string } `json:"hooks"`
+			} `json:"hooks"`
+		}
+		data, err := os.ReadFile(claude)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &got))
+		assert.Equal(t, []string{"Bash"}, got.Permissions["allow"], "the person's settings stay")
+		var stop []string
+		for _, g := range got.Hooks["Stop"] {
+			for _, h := range g.Hooks {
+				stop = append(stop, h.Command)
+			}
+		}
+		assert.Equal(t, []string{"my-stop.sh", "wcomm hook --agent claude"}, stop)
+		require.Len(t, got.Hooks["UserPromptSubmit"], 1)
+		gem, err := os.ReadFile(filepath.Join(d, ".gemini", "settings.json"))
+		require.NoError(t, err)
+		assert.Contains(t, string(gem), `"AfterAgent"`)
+		assert.Contains(t, string(gem), "wcomm hook --agent gemini")
+		out, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "claude,gemini")
+		require.Equal(t, exitOK, code, errOut)
+		assert.Equal(t, 4, strings.Count(out, "unchanged "), out)
+		again, err := os.ReadFile(claude)
+		require.NoError(t, err)
+		assert.Equal(t, string(data), string(again), "idempotent")
+
+		bad := filepath.Join(t.TempDir(), ".claude", "settings.json")
+		require.NoError(t, os.MkdirAll(filepath.Dir(bad), 0o700))
+		require.NoError(t, os.WriteFile(bad, []byte("{not json"), 0o600))
+		out, _, code = kitRun(t, "install-skill", "--dir", filepath.Dir(filepath.Dir(bad)), "--for", "claude")
+		assert.Equal(t, exitFailure, code, out)
+		assert.Contains(t, out, "not a JSON object")
+		left, err := os.ReadFile(bad)
+		require.NoError(t, err)
+		assert.Equal(t, "{not json", string(left), "a broken file is never rewritten")
 	})
 	t.Run("--user", func(t *testing.T) {
 		home := t.TempDir()
