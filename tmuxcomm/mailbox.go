@@ -134,7 +134,7 @@ func reasonOf(err error) string {
 	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "deliver to pane") {
 		s = s[i+2:]
 	}
-	return s
+	return strings.TrimPrefix(s, errNotReady.Error()+": ")
 }
 
 // deliverGroup delivers one message, or several RESPONSE lines coalesced into one paste, into

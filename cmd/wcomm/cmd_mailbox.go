@@ -121,11 +121,10 @@ func (c *cli) spawnDeliverer(root string) func(server, socket string, pane messa
 		if err != nil {
 			return err
 		}
-		args := []string{"--root", abs}
+		args := []string{"__deliver", "--root", abs, "--server", server, "--pane", string(pane)}
 		if socket != "" {
 			args = append(args, "-S", socket)
 		}
-		args = append(args, "__deliver", "--server", server, "--pane", string(pane))
 		cmd := exec.Command(exe, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if log, err := tmuxcomm.OpenDelivererLog(abs, server, pane); err == nil {

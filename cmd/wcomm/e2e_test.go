@@ -488,13 +488,14 @@ func TestE2ESend(t *testing.T) {
 		assert.Contains(t, r.stdout, "pending")
 	})
 
-	t.Run("copy mode", func(t *testing.T) {
-		// In copy mode tmux drops the paste brackets and copy mode eats keys; send leaves the
-		// mode first, so the recorder still gets one bracketed paste and its Enter.
+	t.Run("copy mode, fail-fast", func(t *testing.T) {
+		// In copy mode tmux drops the paste brackets and copy mode eats keys; send --no-queue leaves
+		// the mode first, so the recorder still gets one bracketed paste and its Enter. (Without
+		// --no-queue the request waits for copy mode to end: see the mailbox tests.)
 		before := len(jsonLines(t, recLog))
 		w.tmux("copy-mode", "-t", rec)
 		require.Equal(t, "1", strings.TrimSpace(w.tmux("display-message", "-p", "-t", rec, "#{pane_in_mode}")))
-		s := w.send(orch, rec, "while in copy mode")
+		s := w.send(orch, rec, "while in copy mode", "--no-queue")
 		entries := waitRecorded(t, recLog, before+1)
 		require.Len(t, entries, before+1, "%v", entries)
 		assert.Equal(t, map[string]any{"paste": pasted(readString(t, s.Request)), "enter": true}, entries[before])

@@ -127,6 +127,9 @@ func newWorld(t *testing.T) *world {
 		// kill-server only with our own -S: other tests' servers run at the same time.
 		_ = exec.Command("tmux", "-S", w.sock, "kill-server").Run()
 		os.RemoveAll(dir)
+		// Deliverers started by the test's sends end once they find the server gone; wait for
+		// them before the root is removed under them.
+		waitNoDeliverer(t, w.root)
 	})
 	env := append(cleanEnv(), "WCOMM_ROOT="+w.root, "WCOMM_BIN="+w.bin, "WCOMM_ENTER_DELAY=50ms")
 	cmd := exec.Command("tmux", "-S", w.sock, "-f", "/dev/null", "new-session", "-d", "-s", session,
@@ -139,6 +142,29 @@ func newWorld(t *testing.T) *world {
 	// A big scrollback keeps whole requests in capture-pane's reach.
 	w.tmux("set-option", "-g", "history-limit", "10000")
 	return w
+}
+
+// waitNoDeliverer waits until no deliverer holds an outbox under root.
+func waitNoDeliverer(t *testing.T, root string) {
+	t.Helper()
+	locks, _ := filepath.Glob(filepath.Join(root, ".outbox", "*", "deliverer.lock"))
+	for _, l := range locks {
+		waitFor(t, 20*time.Second, func() bool { return !flockHeld(l) }, "the deliverer holding %s to exit", l)
+	}
+}
+
+// flockHeld reports whether some process holds an flock on path.
+func flockHeld(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
 }
 
 // tmuxOn runs tmux (-u: its formats keep their tabs whatever the locale) on the server at sock

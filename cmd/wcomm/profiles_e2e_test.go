@@ -101,12 +101,12 @@ func TestE2EShellProfiles(t *testing.T) {
 		})
 	}
 
-	t.Run("half-typed command is not run", func(t *testing.T) {
+	t.Run("half-typed command is not run (fail-fast)", func(t *testing.T) {
 		victim := victimDir(t)
 		p := w.promptPane(victim, nil, "bash", "--norc", "--noprofile", "-i")
 		w.tmux("send-keys", "-t", p, "-l", "touch typed-by-a-person")
 		before := w.waitScreen(p, "touch typed-by-a-person")
-		r := w.in(orch, "send", "--to", p, "--busy-wait", "500ms", "--", "a request")
+		r := w.in(orch, "send", "--to", p, "--no-queue", "--busy-wait", "500ms", "--", "a request")
 		requireCode(t, 1, r)
 		assert.Contains(t, r.stderr, "someone else's text")
 		assert.Contains(t, r.stderr, "touch typed-by-a-person")
