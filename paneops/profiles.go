@@ -316,8 +316,8 @@ type Detection struct {
 	// Job, when set, says that the pane's own interactive shell runs a foreground job that is not
 	// reading the terminal ("bash (pid 12) runs sleep (pid 40)"): a line typed now would wait in the
 	// terminal and be RUN by the shell when the job ends, so nothing is typed until it does.
-	Job string `json:"job,omitempty"`
-	Forced  bool   `json:"forced,omitempty"`
+	Job    string `json:"job,omitempty"`
+	Forced bool   `json:"forced,omitempty"`
 }
 
 // TTYModeFunc reads whether a terminal is in canonical mode (nil error) or says why it cannot.
