@@ -315,18 +315,25 @@ func runAgent(t *testing.T, agent, installed string) {
 		runs = append(runs, time.Since(t0))
 		res.sent++
 		require.Equal(t, 0, r.code, "%s send %d:\n%s\nscreen:\n%s", agent, i, r, w.capture(pane))
-		x := decode[exchangeJSON](t, r)
-		d := readDelivery(t, x)
+		xs = append(xs, decode[exchangeJSON](t, r))
+	}
+	// A send to an agent still busy with the previous message queues it in the agent's outbox;
+	// its deliverer types it in, in order, as soon as the agent is idle again.
+	for i, x := range xs {
+		var d delivered
+		waitFor(t, 3*time.Minute, func() bool {
+			d = readDelivery(t, x)
+			return !d.submitted.IsZero()
+		}, "%s send %d (%s) to be submitted", agent, i, x.ID)
 		assert.Equal(t, agent, d.profile, "send %d detected the agent", i)
-		assert.Equal(t, "paste", d.form, "send %d: %d KB are pasted whole", i, len(body)>>10)
+		assert.Equal(t, "paste", d.form, "send %d: %d KB are pasted whole", i, len(agentBody(agent, i))>>10)
 		assert.True(t, d.verified, "send %d: the screen showed the submission: %s", i, d.evidence)
 		if d.enters > 1 {
 			res.retried++
-			t.Logf("%s send %d (%d bytes) needed %d Enters: %s", agent, i, len(body), d.enters, d.evidence)
+			t.Logf("%s send %d (%d bytes) needed %d Enters: %s", agent, i, len(agentBody(agent, i)), d.enters, d.evidence)
 		}
 		times = append(times, d.submitted.Sub(d.written))
 		sums = append(sums, d.sum)
-		xs = append(xs, x)
 	}
 
 	// Every message reached the model once, whole, in order.
@@ -354,7 +361,7 @@ func runAgent(t *testing.T, agent, installed string) {
 	}
 	assert.Equal(t, sums, gotSums, "%s: the model's prompts, in order, are the pasted messages", agent)
 
-	// A person's half-typed prompt: the send is refused and nothing is touched.
+	// A person's half-typed prompt: the fail-fast send is refused and nothing is touched.
 	human := "half typed by a human, not to be sent"
 	w.tmux("send-keys", "-t", pane, "-l", human)
 	screen := w.waitScreen(pane, human)
@@ -370,7 +377,7 @@ func runAgent(t *testing.T, agent, installed string) {
 	}
 	before := box()
 	require.Equal(t, []string{human}, before, "the person's text is in the box; screen:\n%s", screen)
-	r := w.in(orch, "send", "--to", pane, "--busy-wait", "2s", "--", "this message must not reach the agent")
+	r := w.in(orch, "send", "--to", pane, "--no-queue", "--busy-wait", "2s", "--", "this message must not reach the agent")
 	requireCode(t, 1, r)
 	assert.Contains(t, r.stderr, "someone else's text", "%s", r)
 	assert.Contains(t, r.stderr, "nothing was pasted")
@@ -392,7 +399,11 @@ func runAgent(t *testing.T, agent, installed string) {
 	w.tmux("send-keys", "-t", pane, "-N", fmt.Sprint(len(human)), "BSpace")
 	final := w.in(orch, "send", "--to", pane, "--json", "--", agent+" final message after the refusal")
 	requireCode(t, 0, final)
-	fd := readDelivery(t, decode[exchangeJSON](t, final))
+	var fd delivered
+	waitFor(t, time.Minute, func() bool {
+		fd = readDelivery(t, decode[exchangeJSON](t, final))
+		return !fd.submitted.IsZero()
+	}, "the final message of %s to be submitted", agent)
 	waitFor(t, time.Minute, func() bool { return len(m.prompts(t, agent)) > agentSends }, "the final prompt of %s", agent)
 	after := m.prompts(t, agent)
 	require.Len(t, after, agentSends+1, "one more prompt, and only one")

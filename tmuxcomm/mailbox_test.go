@@ -1,0 +1,292 @@
+package tmuxcomm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// busyPanes makes the fake refuse strict deliveries to the panes marked busy, as a busy agent
+// does, and deliver everything else.
+type busyPanes struct {
+	mu   sync.Mutex
+	busy map[messages.PaneID]bool
+}
+
+func (b *busyPanes) set(p string, busy bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.busy[messages.PaneID(p)] = busy
+}
+
+func (b *busyPanes) result(d paneops.Delivery) (paneops.DeliveryResult, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d.Strict && b.busy[d.Pane] {
+		return paneops.DeliveryResult{}, paneops.ErrBusy
+	}
+	now := time.Now()
+	return paneops.DeliveryResult{Buffer: "wcomm-x", Pasted: true, Submitted: true, PastedAt: now, EnterAt: now}, nil
+}
+
+// mailboxWorld is a fake server with panes %1 (orchestrator) and %2..%4 (workers), %1 busy.
+func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.PaneID) {
+	f := newFake("%1", "%2", "%3", "%4")
+	b := &busyPanes{busy: map[messages.PaneID]bool{"%1": true}}
+	f.result = b.result
+	e := newEngine(t, f, "%1")
+	var spawned []messages.PaneID
+	var mu sync.Mutex
+	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error {
+		mu.Lock()
+		defer mu.Unlock()
+		spawned = append(spawned, pane)
+		return nil
+	}
+	return f, b, e, &spawned
+}
+
+// contents lists what each delivery typed.
+func contents(f *fakeTmux) []string {
+	var out []string
+	for _, d := range f.delivered() {
+		out = append(out, string(d.Content))
+	}
+	return out
+}
+
+func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
+	f, b, e, spawned := mailboxWorld(t)
+	ctx := context.Background()
+	b.set("%2", true)
+	var xs []*Exchange
+	for i := range 3 {
+		x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task " + string(rune('a'+i)))})
+		require.NoError(t, err, "a busy pane never fails a send")
+		assert.Equal(t, StateQueued, x.State)
+		assert.Equal(t, StatusPending, x.Status)
+		assert.Contains(t, x.Evidence, "busy")
+		xs = append(xs, x)
+	}
+	assert.Equal(t, []messages.PaneID{"%2", "%2", "%2"}, *spawned, "each queuing asks for a deliverer (it runs once: its lock)")
+	for _, d := range f.delivered() {
+		assert.True(t, d.Strict, "queued deliveries are strict")
+	}
+	before := len(f.delivered())
+
+	b.set("%2", false)
+	srv, _ := f.ServerInfo(ctx)
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+	typed := contents(f)[before:]
+	require.Len(t, typed, 3)
+	for i, c := range typed {
+		assert.Contains(t, c, "task "+string(rune('a'+i)), "in the order sent")
+	}
+	for _, x := range xs {
+		got := loadExchange(x.Dir, x.Seq, false)
+		assert.Equal(t, StateSubmitted, got.State)
+	}
+	// Nothing is delivered twice, whoever runs next.
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+	assert.Len(t, f.delivered(), before+3)
+}
+
+func TestMailboxReadyPaneIsDeliveredAtOnce(t *testing.T) {
+	f, _, e, spawned := mailboxWorld(t)
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("now")})
+	require.NoError(t, err)
+	assert.Equal(t, StateSubmitted, x.State)
+	assert.Empty(t, *spawned, "no deliverer for a pane that was ready")
+	require.Len(t, f.delivered(), 1)
+	assert.NotEmpty(t, f.delivered()[0].Mark, "the paste is marked in the pane")
+}
+
+func TestMailboxCoalescesResponses(t *testing.T) {
+	f, b, e, _ := mailboxWorld(t)
+	ctx := context.Background()
+	var paths []string
+	for _, w := range []string{"%2", "%3", "%4"} {
+		x, err := e.Send(ctx, SendOptions{To: w, Body: []byte("task for " + w)})
+		require.NoError(t, err)
+		res, err := e.as(w).Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
+		require.NoError(t, err)
+		assert.Equal(t, "queued", res.Signal, "the orchestrator is busy")
+		paths = append(paths, x.ResponsePath)
+	}
+	before := len(f.delivered())
+	b.set("%1", false)
+	srv, _ := f.ServerInfo(ctx)
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%1"))
+	typed := contents(f)[before:]
+	require.Len(t, typed, 1, "three RESPONSE lines, one paste")
+	lines := strings.Split(typed[0], "\n")
+	require.Len(t, lines, 3)
+	for i, p := range paths {
+		assert.True(t, strings.HasPrefix(lines[i], "[RESPONSE "), lines[i])
+		assert.True(t, strings.HasSuffix(lines[i], p), lines[i])
+	}
+}
+
+func TestMailboxSupersededAndExpired(t *testing.T) {
+	f, b, e, _ := mailboxWorld(t)
+	ctx := context.Background()
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
+	require.NoError(t, err)
+	// The orchestrator's await returns the response while the line still waits: it is not typed.
+	got, err := e.Await(ctx, x.ID, time.Second)
+	require.NoError(t, err)
+	assert.True(t, got.Read)
+
+	// A request to a pane that stays busy past its time to live expires.
+	b.set("%3", true)
+	e.MailTTL = time.Minute
+	y, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("never ready")})
+	require.NoError(t, err)
+	later := time.Now().Add(2 * time.Minute)
+	e.Now = func() time.Time { return later }
+
+	before := len(f.delivered())
+	srv, _ := f.ServerInfo(ctx)
+	b.set("%1", false)
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%1"))
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%3"))
+	assert.Len(t, f.delivered(), before, "nothing typed: one superseded, one expired")
+
+	yx := loadExchange(y.Dir, y.Seq, false)
+	assert.Equal(t, StateExpired, yx.State)
+	assert.Equal(t, StatusUndelivered, yx.Status)
+	res, err := e.as("%1").Inbox(ctx, InboxOptions{All: true})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 1)
+	assert.Equal(t, messages.MailSuperseded, res.Items[0].State)
+	assert.Contains(t, res.Items[0].Detail, "await")
+}
+
+func TestMailboxInboxTakesOnce(t *testing.T) {
+	f, _, e, _ := mailboxWorld(t)
+	ctx := context.Background()
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
+	require.NoError(t, err)
+
+	peek, err := e.Inbox(ctx, InboxOptions{})
+	require.NoError(t, err)
+	require.Len(t, peek.Items, 1)
+	assert.Equal(t, "waiting", peek.Items[0].State)
+
+	// Two takers at once: one gets it.
+	var wg sync.WaitGroup
+	taken := make([]int, 2)
+	for i := range taken {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.Inbox(ctx, InboxOptions{Take: true, Via: "hook"})
+			assert.NoError(t, err)
+			taken[i] = res.Taken
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 1, taken[0]+taken[1])
+	before := len(f.delivered())
+	srv, _ := f.ServerInfo(ctx)
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%1"))
+	assert.Len(t, f.delivered(), before, "taken by a hook: never typed")
+	evs := loadExchange(x.Dir, x.Seq, false).Events
+	assert.Equal(t, StateNotified, evs[len(evs)-1].State)
+	assert.Equal(t, "hook", evs[len(evs)-1].Detail["via"])
+}
+
+// markingFake records marks like the pane options of a real server.
+type markingFake struct {
+	*fakeTmux
+	pasted, entered string
+	resumed         int
+}
+
+func (m *markingFake) Marks(ctx context.Context, pane messages.PaneID) (string, string, error) {
+	return m.pasted, m.entered, nil
+}
+
+func (m *markingFake) Resume(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error) {
+	m.resumed++
+	return paneops.DeliveryResult{Pasted: true, Submitted: true, Enters: 1, Evidence: "Enter sent"}, nil
+}
+
+func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		pasted, entered bool
+		wantDeliveries  int
+		wantResumed     int
+	}{
+		{"stopped before the paste: pasted now", false, false, 1, 0},
+		{"stopped between paste and Enter: Enter now", true, false, 0, 1},
+		{"stopped after the Enter: nothing typed", true, true, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, b, e, _ := mailboxWorld(t)
+			mf := &markingFake{fakeTmux: f}
+			e.Tmux = mf
+			ctx := context.Background()
+			b.set("%2", true)
+			_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+			require.NoError(t, err)
+			root, err := e.root(false)
+			require.NoError(t, err)
+			srv, _ := f.ServerInfo(ctx)
+			ob, err := openOutbox(root, srv.Key(), "%2", false)
+			require.NoError(t, err)
+			pend, _ := ob.pending()
+			require.Len(t, pend, 1)
+			// What a deliverer killed mid-way leaves: its inflight record, and the pane's marks.
+			require.NoError(t, ob.setInflight(inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1}))
+			if tt.pasted {
+				mf.pasted = pend[0].ID
+			}
+			if tt.entered {
+				mf.entered = pend[0].ID
+			}
+			before := len(f.delivered())
+			b.set("%2", false)
+			require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+			assert.Len(t, f.delivered(), before+tt.wantDeliveries)
+			assert.Equal(t, tt.wantResumed, mf.resumed)
+			out, err := ob.outcome(pend[0].ID)
+			require.NoError(t, err)
+			assert.Equal(t, messages.MailDelivered, out.State)
+			_, err = os.Stat(filepath.Join(ob.dir, outboxInflight))
+			assert.True(t, os.IsNotExist(err), "the inflight record is cleared")
+		})
+	}
+}
+
+func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
+	f, b, e, _ := mailboxWorld(t)
+	ctx := context.Background()
+	b.set("%2", true)
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	f.mu.Lock()
+	delete(f.panes, "%2")
+	f.mu.Unlock()
+	srv, _ := f.ServerInfo(ctx)
+	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+	got := loadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, StateUndeliverable, got.State)
+	assert.Equal(t, StatusUndelivered, got.Status)
+	assert.Contains(t, got.Evidence, "no longer exists")
+}
