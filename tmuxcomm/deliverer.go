@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -45,6 +46,8 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 			}
 			return err
 		}
+		// Who holds it, for a person (or a test) that looks: the lock file holds the pid.
+		_ = os.WriteFile(ob.path(outboxDelivLock), []byte(strconv.Itoa(os.Getpid())+"\n"), fileMode)
 		derr := e.drain(ctx, root, ob)
 		unlock()
 		if derr != nil {
