@@ -10,6 +10,8 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 )
 
+require github.com/BurntSushi/toml v1.6.0 // indirect
+
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/segmentio/asm v1.1.3 // indirect
