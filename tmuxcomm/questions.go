@@ -41,6 +41,13 @@ const (
 // optimization, never a blocker (seed 001).
 const BestJudgment = `continue on your best judgment and mark the choice "assumed — needs review"`
 
+// RelayOffAnswer is the ANSWER a worker gets for a question on task when the question relay is
+// off: nothing is asked, and the worker decides alone.
+func RelayOffAnswer(task string) messages.Answer {
+	return messages.Answer{Task: task, DecidedBy: messages.DecidedByDisabled,
+		Text: "The question relay is off. Make the decision yourself and mark it \"assumed — needs review\" in your report."}
+}
+
 var (
 	// ErrStale: the answer came too late (already answered, resolved, or the question no longer
 	// applies); it was recorded as stale and changed nothing.

@@ -1,7 +1,8 @@
 package main
 
 // The command registry (help, prompts and completion are generated from it) and the agent
-// integration kit's commands; prompt, install-skill, __complete and completion each have a file.
+// integration kit's commands; prompt, install-skill, install-mcp, __complete and completion each
+// have a file.
 
 import (
 	"context"
@@ -87,6 +88,48 @@ else in those files is kept.`,
 					hooks = hookTargets(orDot(*dir), home, agentsOf(targets))
 				}
 				return c.installSkill(targets, hooks, *force)
+			}
+		},
+	})
+	register(&command{
+		Name: "install-mcp", Args: "[--agent claude|codex|gemini|all] [--user | --dir DIR] [--dry-run]", Role: "admin",
+		Summary: "register 'wcomm mcp' as an MCP server with Claude Code, Codex and Gemini CLI",
+		Help: `Adds a "wcomm" server that runs 'wcomm mcp' to each agent's configuration, in its own format:
+Claude Code: DIR/.mcp.json (project scope; --user: ~/.claude.json), "mcpServers".
+Codex: DIR/.codex/config.toml (read in trusted projects; --user: ~/.codex/config.toml, or
+$CODEX_HOME/config.toml), a [mcp_servers.wcomm] table that forwards $TMUX and $TMUX_PANE
+(env_vars) and allows 660 s per tool call (tool_timeout_sec).
+Gemini CLI: DIR/.gemini/settings.json (--user: ~/.gemini/settings.json), "mcpServers", 660 s timeout.
+Only wcomm's entry changes: other servers and settings, comments, key order and indentation stay;
+keys you added to wcomm's entry stay too. Running it again changes nothing ("unchanged"). A file
+that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what would be written.
+--command sets what the agents run (default: wcomm when that is this binary on $PATH, else its path).`,
+		Example: "wcomm install-mcp\nwcomm install-mcp --agent codex --user\nwcomm install-mcp --dir ~/src/project --dry-run",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			agent := fs.String("agent", "all", "which agents (claude, codex, gemini, all)")
+			dir := fs.String("dir", "", "the project folder (default: the current folder)")
+			user := fs.Bool("user", false, "register for your user instead of one project")
+			dryRun := fs.Bool("dry-run", false, "print what would change, write nothing")
+			command := fs.String("command", "", "the command agents run (default: wcomm, or this binary's path)")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("install-mcp takes no arguments")
+				}
+				if *user && *dir != "" {
+					return usagef("give --dir or --user, not both")
+				}
+				cmdPath := *command
+				if cmdPath == "" {
+					var err error
+					if cmdPath, err = mcpCommand(); err != nil {
+						return err
+					}
+				}
+				targets, err := mcpTargets(*agent, *dir, *user, cmdPath, c.getenv)
+				if err != nil {
+					return err
+				}
+				return c.installMCP(targets, *dryRun)
 			}
 		},
 	})

@@ -230,8 +230,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 				if i > 0 {
 					fmt.Fprintln(c.stdout)
 				}
-				fmt.Fprintln(c.stdout, messages.FormatAnswerBlock(messages.Answer{Task: q.Task, DecidedBy: messages.DecidedByDisabled,
-					Text: "The question relay is off. Make the decision yourself and mark it \"assumed — needs review\" in your report."}))
+				fmt.Fprintln(c.stdout, messages.FormatAnswerBlock(tmuxcomm.RelayOffAnswer(q.Task)))
 			}
 			return nil
 		}

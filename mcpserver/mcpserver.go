@@ -1,0 +1,92 @@
+// Package mcpserver offers wcomm's protocol to agents as MCP tools over one stream (stdio, as
+// agents launch local servers): find, panes, send, await, notify, ask, answer, questions, history
+// and show. It owns the tool list, each tool's description and schemas, and the mapping of an
+// engine's result or error to a tool result; it owns no protocol step. Every call runs on an engine
+// built by Config.Engine, the same function the command line builds its engine with, so a tool and
+// the matching command do the same thing and fail with the same words and exit-code class. A call
+// that fails or panics is a tool error and the server goes on; it logs to Config.Log, never to the
+// stream, whose output is the protocol.
+package mcpserver
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// Config is what the server needs from the command that starts it.
+type Config struct {
+	// Engine builds the engine for one call, exactly as the command line builds it: from its flags
+	// (-L, -S, --root), the environment ($TMUX, $TMUX_PANE, WCOMM_*) and the settings file. Built
+	// per call, so an edited settings file applies to the next call as it does to the next command.
+	Engine func() *tmuxcomm.Engine
+	// Settings loads the settings that apply (the question relay's timeout, auto-answer and cap).
+	Settings func() (tmuxcomm.Settings, error)
+	// ExitCode is the command line's mapping of an error to its exit code.
+	ExitCode func(error) int
+	// Log takes the server's diagnostics (nil: discarded). Never stdout: stdout is the protocol.
+	Log *slog.Logger
+	// Version is reported to the client in the handshake.
+	Version string
+}
+
+type server struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New returns the MCP server with every tool registered.
+func New(cfg Config) *mcp.Server {
+	s := &server{cfg: cfg, log: cfg.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "devel"
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "wcomm", Title: "wcomm: requests, responses and questions between agents in tmux panes", Version: version},
+		&mcp.ServerOptions{Logger: s.log, Instructions: instructions})
+	for _, t := range s.tools() {
+		srv.AddTool(t.def, t.handler)
+	}
+	return srv
+}
+
+// tools is the tool list, in the order clients show it. A tool is one constructor in this list
+// and its function in a tools_*.go file.
+func (s *server) tools() []tool {
+	return []tool{
+		s.findTool(),
+		s.panesTool(),
+		s.sendTool(),
+		s.awaitTool(),
+		s.notifyTool(),
+		s.askTool(),
+		s.answerTool(),
+		s.questionsTool(),
+		s.historyTool(),
+		s.showTool(),
+		// The inbox tool goes here, beside the others, once the per-pane mailbox it reads exists:
+		// one constructor such as s.inboxTool() in a tools_inbox.go of its own.
+	}
+}
+
+// Serve runs the server on in and out (a client's stdio) until the client closes the stream or ctx
+// ends.
+func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser) error {
+	return New(cfg).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+}
+
+// instructions tell the client's model what the tools are for and how they fit together.
+const instructions = `wcomm lets agents in tmux panes work together: this server runs as the pane it was started
+from. As an orchestrator: find or panes to see who runs where, send a request to a worker's pane,
+then await its response (await is bounded: when it returns status "waiting", call await again with
+the same id). As a worker: notify answers the request you were sent; ask puts a question to your
+orchestrator and returns its answer. answer and questions handle workers' questions; history and
+show read every exchange on disk. A failed call returns {"error", "class", "exit_code"}: class
+usage (fix the arguments), failure, timed_out or not_found (check the pane or id).`

@@ -1,0 +1,233 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// Await's bounds. A tool call must end before the client gives up on it: Codex allows 60 s unless
+// its tool_timeout_sec says more, and many clients' requests time out at 60 s, so the default stays
+// under that; install-mcp raises Codex's and Gemini CLI's limits above the maximum.
+const (
+	DefaultAwaitTimeout = 50 * time.Second
+	MaxAwaitTimeout     = 10 * time.Minute
+)
+
+type sendIn struct {
+	To         string  `json:"to" jsonschema:"the worker: a pane id (%7), a tmux target (work:1.0) or an agent name found as the find tool does"`
+	Message    string  `json:"message" jsonschema:"the request's text (markdown); it is written to the request file and pasted into the worker's pane"`
+	Capability string  `json:"capability,omitempty" jsonschema:"READONLY (default: look, change nothing) or WRITABLE"`
+	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile (claude, codex, gemini, aider, shell, reader, generic) instead of detecting it"`
+	First      bool    `json:"first,omitempty" jsonschema:"with an agent name: take the first of several matches"`
+	All        bool    `json:"all,omitempty" jsonschema:"with an agent name: search every session"`
+	BusyWait   float64 `json:"busy_wait_seconds,omitempty" jsonschema:"how long to wait for the worker's input box to be empty and idle (default 10)"`
+}
+
+func (s *server) sendTool() tool {
+	return typed(s, mcp.Tool{
+		Name:  "send",
+		Title: "Send a request to a worker's pane",
+		Description: `Writes the next request file of this pane and the worker's pane (under /tmp/worker-comm) with
+the header, your message and the response instructions, then delivers it into the worker's pane
+(pasted through a uniquely named tmux buffer and submitted; a long one as a line pointing at its
+file; never into text someone else typed). Returns the exchange: id, request_path, response_path and
+the delivery state. Then call await with the id. A request that could not be delivered is kept on
+disk and the call fails (class failure).`,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*tmuxcomm.Exchange, string, error) {
+		if in.To == "" {
+			return nil, "", usagef("send needs to: a pane id, a tmux target or an agent name")
+		}
+		if strings.TrimSpace(in.Message) == "" {
+			return nil, "", usagef("empty message: give the request's text in message")
+		}
+		if in.Capability == "" {
+			in.Capability = "READONLY"
+		}
+		capab, err := messages.ParseCapability(in.Capability)
+		if err != nil {
+			return nil, "", usagef("%v", err)
+		}
+		e := s.cfg.Engine()
+		if err := e.CheckAgent(in.Agent); err != nil {
+			return nil, "", usagef("agent: %v", err)
+		}
+		if in.BusyWait < 0 || in.BusyWait > MaxAwaitTimeout.Seconds() {
+			return nil, "", usagef("busy_wait_seconds must be between 0 and %d", int(MaxAwaitTimeout.Seconds()))
+		}
+		if in.BusyWait > 0 {
+			e.BusyWait = seconds(in.BusyWait)
+		}
+		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
+		if err != nil {
+			var fe *tmuxcomm.FindError
+			errors.As(err, &fe)
+			kept := ""
+			if x != nil {
+				kept = x.RequestPath
+			}
+			return nil, "", &detailedError{err: err, detail: func(te *ToolError) {
+				if fe != nil {
+					te.Panes = fe.Panes
+				}
+				te.RequestPath = kept
+			}}
+		}
+		return x, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
+	})
+}
+
+type awaitIn struct {
+	ID      string  `json:"id,omitempty" jsonschema:"the exchange's id (or its response path) as send returned it; empty: the newest request sent from this pane whose response no await has returned yet"`
+	Timeout float64 `json:"timeout_seconds,omitempty" jsonschema:"how long this call waits, in seconds (default 50, at most 600); when it passes the result is status waiting, not an error"`
+}
+
+type awaitOut struct {
+	Status       string             `json:"status" jsonschema:"answered: response holds the worker's answer; waiting: no answer yet, call await again with id"`
+	ID           string             `json:"id" jsonschema:"the exchange's id"`
+	ResponsePath string             `json:"response_path" jsonschema:"where the response is, or will be"`
+	Response     string             `json:"response,omitempty" jsonschema:"the response's body, when answered"`
+	Exchange     *tmuxcomm.Exchange `json:"exchange,omitempty" jsonschema:"the whole exchange, when answered"`
+	Next         string             `json:"next,omitempty" jsonschema:"what to do next, when waiting"`
+}
+
+func (s *server) awaitTool() tool {
+	return typed(s, mcp.Tool{
+		Name:  "await",
+		Title: "Wait for a worker's response",
+		Description: `Waits until the worker's response to a request is complete and returns its body (status
+"answered"), waking the moment the worker notifies. The wait is bounded by timeout_seconds (default
+50, at most 600) so it ends before your client gives up on the call: when it passes, the result is
+status "waiting" with the id, not an error; call await again with that id to go on waiting. Returns
+at once when the response is already there.`,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in awaitIn) (awaitOut, string, error) {
+		timeout := DefaultAwaitTimeout
+		switch {
+		case in.Timeout < 0 || math.IsNaN(in.Timeout):
+			return awaitOut{}, "", usagef("timeout_seconds must be positive")
+		case in.Timeout > MaxAwaitTimeout.Seconds():
+			return awaitOut{}, "", usagef("timeout_seconds is at most %d: a tool call must end before the client gives up on it; call await again to wait longer", int(MaxAwaitTimeout.Seconds()))
+		case in.Timeout > 0:
+			timeout = seconds(in.Timeout)
+		}
+		x, err := s.cfg.Engine().Await(ctx, in.ID, timeout)
+		if err != nil {
+			if x != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
+				next := fmt.Sprintf("no response yet after %s; call await again with id %q", timeout, x.ID)
+				return awaitOut{Status: "waiting", ID: x.ID, ResponsePath: x.ResponsePath, Next: next}, next, nil
+			}
+			return awaitOut{}, "", err
+		}
+		text := x.ResponseBody
+		for _, p := range x.Problems {
+			text += "\nwarning: " + p
+		}
+		return awaitOut{Status: "answered", ID: x.ID, ResponsePath: x.ResponsePath, Response: x.ResponseBody, Exchange: x}, text, nil
+	})
+}
+
+type notifyIn struct {
+	Response string `json:"response,omitempty" jsonschema:"the response file named in the request's instructions"`
+	ID       string `json:"id,omitempty" jsonschema:"the request's id (instead of response)"`
+	Message  string `json:"message" jsonschema:"your response's text (markdown)"`
+}
+
+func (s *server) notifyTool() tool {
+	return typed(s, mcp.Tool{
+		Name:  "notify",
+		Title: "Answer a request (worker)",
+		Description: `As a worker: writes your response to the request you were sent (atomically, with its header)
+and signals the orchestrator: its waiting await wakes, or a RESPONSE line is pasted into its pane.
+Name the request by response (the path in the request's instructions) or id; with neither, the
+newest unanswered request addressed to this pane. The first response stands: a second one fails.`,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in notifyIn) (*tmuxcomm.NotifyResult, string, error) {
+		if in.Response != "" && in.ID != "" {
+			return nil, "", usagef("give response or id, not both")
+		}
+		if strings.TrimSpace(in.Message) == "" {
+			return nil, "", usagef("empty message: give your response's text in message")
+		}
+		res, err := s.cfg.Engine().Notify(ctx, tmuxcomm.NotifyOptions{Ref: in.Response + in.ID, Body: []byte(in.Message)})
+		if err != nil {
+			return nil, "", err
+		}
+		how := "the RESPONSE line was pasted into pane " + string(res.Exchange.Orchestrator)
+		if res.Signal == "await" {
+			how = "the orchestrator's await was waiting and woke on the file; no line pasted"
+		}
+		text := "response saved at " + res.Exchange.ResponsePath + "; " + how
+		for _, w := range res.Warnings {
+			text += "\nwarning: " + w
+		}
+		return res, text, nil
+	})
+}
+
+type historyIn struct {
+	Session string `json:"session,omitempty" jsonschema:"only this session folder"`
+	Pending bool   `json:"pending,omitempty" jsonschema:"only exchanges still waiting for a response"`
+}
+
+type historyOut struct {
+	Sessions []tmuxcomm.SessionSummary `json:"sessions" jsonschema:"each session folder with its exchanges: seq, id, status, delivery state, first line"`
+	Foreign  []string                  `json:"foreign,omitempty" jsonschema:"entries of the root that are not session folders"`
+}
+
+func (s *server) historyTool() tool {
+	return typed(s, mcp.Tool{
+		Name:  "history",
+		Title: "List exchanges on disk",
+		Description: `Lists every session folder under the root and its exchanges: seq, id, status (pending,
+answered, undelivered, damaged), delivery state, age and the request's first line. The files are
+the history; damaged or foreign files are named, not fatal.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in historyIn) (historyOut, string, error) {
+		sessions, foreign, err := s.cfg.Engine().History(ctx, tmuxcomm.HistoryOptions{Session: in.Session, Pending: in.Pending})
+		if err != nil {
+			return historyOut{}, "", err
+		}
+		if sessions == nil {
+			sessions = []tmuxcomm.SessionSummary{}
+		}
+		n := 0
+		for _, ss := range sessions {
+			n += len(ss.Exchanges)
+		}
+		return historyOut{Sessions: sessions, Foreign: foreign}, fmt.Sprintf("%d sessions, %d exchanges", len(sessions), n), nil
+	})
+}
+
+type showIn struct {
+	Ref string `json:"ref" jsonschema:"an exchange's id, or its request or response path"`
+}
+
+func (s *server) showTool() tool {
+	return typed(s, mcp.Tool{
+		Name:        "show",
+		Title:       "Show one exchange",
+		Description: `Returns one exchange whole: ids, panes, status, delivery log with its evidence, the request's and the response's bodies.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*tmuxcomm.Exchange, string, error) {
+		if in.Ref == "" {
+			return nil, "", usagef("show takes one ID or PATH")
+		}
+		x, err := s.cfg.Engine().Show(ctx, in.Ref)
+		if err != nil {
+			return nil, "", err
+		}
+		return x, fmt.Sprintf("%s: %s (%s)", x.ID, x.Status, x.State), nil
+	})
+}
+
+// seconds converts a tool's seconds argument to a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
