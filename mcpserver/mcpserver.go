@@ -71,8 +71,7 @@ func (s *server) tools() []tool {
 		s.questionsTool(),
 		s.historyTool(),
 		s.showTool(),
-		// The inbox tool goes here, beside the others, once the per-pane mailbox it reads exists:
-		// one constructor such as s.inboxTool() in a tools_inbox.go of its own.
+		s.inboxTool(),
 	}
 }
 
@@ -86,7 +85,8 @@ func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser
 const instructions = `wcomm lets agents in tmux panes work together: this server runs as the pane it was started
 from. As an orchestrator: find or panes to see who runs where, send a request to a worker's pane,
 then await its response (await is bounded: when it returns status "waiting", call await again with
-the same id). As a worker: notify answers the request you were sent; ask puts a question to your
+the same id). A pane that is busy gets its messages later, exactly once (state "queued"); inbox
+takes what waits for your own pane. As a worker: notify answers the request you were sent; ask puts a question to your
 orchestrator and returns its answer. answer and questions handle workers' questions; history and
 show read every exchange on disk. A failed call returns {"error", "class", "exit_code"}: class
 usage (fix the arguments), failure, timed_out or not_found (check the pane or id).`

@@ -30,7 +30,8 @@ type sendIn struct {
 	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile (claude, codex, gemini, aider, shell, reader, generic) instead of detecting it"`
 	First      bool    `json:"first,omitempty" jsonschema:"with an agent name: take the first of several matches"`
 	All        bool    `json:"all,omitempty" jsonschema:"with an agent name: search every session"`
-	BusyWait   float64 `json:"busy_wait_seconds,omitempty" jsonschema:"how long to wait for the worker's input box to be empty and idle (default 10)"`
+	BusyWait   float64 `json:"busy_wait_seconds,omitempty" jsonschema:"with no_queue: how long to wait for the worker's input box to be empty and idle (default 10)"`
+	NoQueue    bool    `json:"no_queue,omitempty" jsonschema:"fail instead of queuing when the worker's pane is not ready"`
 }
 
 func (s *server) sendTool() tool {
@@ -40,9 +41,12 @@ func (s *server) sendTool() tool {
 		Description: `Writes the next request file of this pane and the worker's pane (under /tmp/worker-comm) with
 the header, your message and the response instructions, then delivers it into the worker's pane
 (pasted through a uniquely named tmux buffer and submitted; a long one as a line pointing at its
-file; never into text someone else typed). Returns the exchange: id, request_path, response_path and
-the delivery state. Then call await with the id. A request that could not be delivered is kept on
-disk and the call fails (class failure).`,
+file; never into text someone else typed). When the worker's pane is not ready (busy, someone's
+text in its input, a shell running a job) the request waits in its outbox and is delivered at its
+next idle moment: the state is then "queued", and the call still succeeds. Returns the exchange:
+id, request_path, response_path and the delivery state. Then call await with the id. With no_queue,
+a pane that stays not ready for busy_wait_seconds fails the call (class failure); the request is
+kept on disk.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*tmuxcomm.Exchange, string, error) {
 		if in.To == "" {
 			return nil, "", usagef("send needs to: a pane id, a tmux target or an agent name")
@@ -67,6 +71,7 @@ disk and the call fails (class failure).`,
 		if in.BusyWait > 0 {
 			e.BusyWait = seconds(in.BusyWait)
 		}
+		e.NoQueue = e.NoQueue || in.NoQueue
 		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
 			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
 		if err != nil {
@@ -147,8 +152,9 @@ func (s *server) notifyTool() tool {
 		Name:  "notify",
 		Title: "Answer a request (worker)",
 		Description: `As a worker: writes your response to the request you were sent (atomically, with its header)
-and signals the orchestrator: its waiting await wakes, or a RESPONSE line is pasted into its pane.
-Name the request by response (the path in the request's instructions) or id; with neither, the
+and signals the orchestrator: its waiting await wakes, or a RESPONSE line is pasted into its pane,
+or, when that pane is busy, the line waits in its outbox (signal "queued") and is delivered at its
+next idle moment or turn boundary; the call returns at once either way. Name the request by response (the path in the request's instructions) or id; with neither, the
 newest unanswered request addressed to this pane. The first response stands: a second one fails.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in notifyIn) (*tmuxcomm.NotifyResult, string, error) {
 		if in.Response != "" && in.ID != "" {

@@ -128,7 +128,7 @@ func TestE2EMCP(t *testing.T) {
 		require.NoError(t, err, "tool %s output schema", tl.Name)
 		c.outputs[tl.Name] = resolved
 	}
-	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show"}, names)
+	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox"}, names)
 	var send *mcp.Tool
 	for _, tl := range list.Tools {
 		if tl.Name == "send" {
@@ -208,6 +208,25 @@ func TestE2EMCP(t *testing.T) {
 	res, out = c.call("history", map[string]any{})
 	require.False(t, res.IsError, "%s", text(res))
 	assert.Len(t, out["sessions"], 1)
+
+	// inbox: a RESPONSE line that waits because the orchestrator's pane is in copy mode is taken
+	// through MCP, and then never typed into the pane.
+	res, out = c.call("send", map[string]any{"to": worker, "message": "one more"})
+	require.False(t, res.IsError, "%s", text(res))
+	second := out["id"].(string)
+	w.tmux("copy-mode", "-t", orch)
+	r = w.in(worker, "notify", "--id", second, "Done.")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "queued")
+	res, out = c.call("inbox", map[string]any{})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, float64(1), out["taken"])
+	items := out["items"].([]any)
+	require.Len(t, items, 1)
+	assert.Contains(t, items[0].(map[string]any)["text"], "[RESPONSE ")
+	w.tmux("send-keys", "-t", orch, "-X", "cancel")
+	waitNoDeliverer(t, w.root)
+	assert.NotContains(t, w.capture(orch), "[RESPONSE ", "taken through MCP: never typed in")
 
 	// The log went to stderr; stdout carried only the protocol, or the client would have failed.
 	assert.Contains(t, c.stderr.String(), "wcomm mcp serving on stdio")
