@@ -94,6 +94,7 @@ func orchestratorSteps(agent string) []kitStep {
 				phPane + " is the id from step 1. " + phTask + ": what to do, which files to read, what to report.",
 				`It prints "` + phID + ` RESPONSE-PATH". A long task: write it to a file and pass --file FILE instead.`,
 				"The worker gets READONLY (look, change nothing) unless you add --capability WRITABLE (it may edit).",
+				"\"queued\" on stderr: the worker is busy; the request waits and reaches it when it is idle. Go on.",
 			}},
 		{Cmd: "await", Say: "Wait for the answer", Run: "wcomm await " + phID + " --timeout " + timeout,
 			Then: []string{
@@ -112,6 +113,7 @@ func workerSteps() []kitStep {
 				"First write your answer to ANSWER.md (or pipe it in: ... | wcomm notify --response " + phResponse + " -).",
 				phResponse + ` is the "Response file:" of the request; the request's own Notify line is this line.`,
 				"After notify you are done with that request; wait for the next one.",
+				"\"queued\": the orchestrator is busy; your answer is saved and reaches it later. You are still done.",
 			}},
 	}
 }
