@@ -294,6 +294,9 @@ func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.stderr, "wcomm ask: warning: %s\n", w)
 	}
+	if res.Queued && !c.json {
+		fmt.Fprintln(c.stderr, "wcomm ask: the orchestrator's pane is busy: the question is queued and reaches it when it is idle")
+	}
 	if c.json {
 		if perr := c.printJSON(res); perr != nil {
 			return perr
@@ -376,6 +379,8 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 			fmt.Fprintf(c.stderr, "the worker's waiting ask (pane %s) woke on the answer\n", st.Worker)
 		case "pasted":
 			fmt.Fprintf(c.stderr, "no ask was waiting: the ANSWER block was pasted into worker pane %s\n", st.Worker)
+		case "queued":
+			fmt.Fprintf(c.stderr, "no ask was waiting and worker pane %s is busy: the ANSWER block is queued and reaches it when it is idle ('wcomm ask --wait %s' there takes it at once)\n", st.Worker, st.ID)
 		}
 		return nil
 	}
