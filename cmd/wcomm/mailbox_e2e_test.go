@@ -332,3 +332,32 @@ func TestE2EMailboxResend(t *testing.T) {
 	assert.Contains(t, r.stderr, "already waits in the outbox")
 	w.tmux("send-keys", "-t", target, "C-u")
 }
+
+// TestE2EMailboxQuestionAndAnswer: a QUESTION for a busy orchestrator and an ANSWER for a busy
+// worker wait in their outboxes and arrive, inert, once each shell's job has ended.
+func TestE2EMailboxQuestionAndAnswer(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.bashPane("")
+	worker := w.bashPane("")
+	w.send(orch, worker, "a task")
+
+	w.startJob(orch, "sleep 3; echo orch-job-done", "sleep")
+	r := w.in(worker, "ask", "--task", "t1", "--urgency", "non-blocking", "--context", "Both work.", "--option", "yes", "--option", "no", "--", "May I?")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "queued")
+	id := strings.TrimSpace(r.stdout)
+	require.Regexp(t, `^t1\.q1-[0-9a-f]+$`, id)
+	assert.Equal(t, "sleep", w.paneCommand(orch), "ask returned while the orchestrator was busy")
+	screen := w.waitScreen(orch, "# [QUESTION from worker")
+	assert.Less(t, strings.Index(screen, "\norch-job-done"), strings.Index(screen, "# [QUESTION from worker"))
+
+	w.startJob(worker, "sleep 3; echo worker-job-done", "sleep")
+	r = w.in(orch, "answer", id, "B")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "queued")
+	screen = w.waitScreen(worker, "# [ANSWER "+id)
+	assert.Less(t, strings.Index(screen, "\nworker-job-done"), strings.Index(screen, "# [ANSWER "+id))
+	assert.NotContains(t, screen, "command not found")
+	assert.Equal(t, 1, strings.Count(screen, "# [ANSWER "+id))
+}
