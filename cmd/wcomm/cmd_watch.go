@@ -112,8 +112,11 @@ func eventColor(ev tmuxcomm.WatchEvent) string {
 		return ansiCyan
 	case tmuxcomm.StatePasted, tmuxcomm.StateSubmitted:
 		return ansiBlue
-	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered, tmuxcomm.StateNotifyLost, tmuxcomm.EventAnswerInvalid:
+	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered, tmuxcomm.StateNotifyLost, tmuxcomm.EventAnswerInvalid,
+		tmuxcomm.StateExpired, tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyExpired, tmuxcomm.StateNotifyUndeliverable:
 		return ansiRed
+	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued:
+		return ansiYellow
 	case tmuxcomm.EventAsked:
 		return ansiYellow
 	case tmuxcomm.EventAutoAnswered, tmuxcomm.EventCapExceeded, tmuxcomm.EventStale, tmuxcomm.EventAnswerLate:
@@ -176,6 +179,20 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 		s = fmt.Sprintf("pane %s: %s", orDash(d["pane"]), d["error"])
 	case tmuxcomm.StateNotified:
 		s = "RESPONSE line pasted into " + d["pane"]
+		if d["via"] != "" {
+			s = "RESPONSE line handed to " + d["pane"] + " by its " + d["via"]
+		}
+		if d["coalesced"] != "" {
+			s += " (one paste with " + d["coalesced"] + " lines)"
+		}
+	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued:
+		s = "waits for pane " + d["pane"] + ": " + d["reason"]
+	case tmuxcomm.StateExpired, tmuxcomm.StateNotifyExpired:
+		s = d["reason"]
+	case tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyUndeliverable:
+		s = "pane " + orDash(d["pane"]) + ": " + d["error"]
+	case tmuxcomm.StateDelivered:
+		s = "handed to " + d["pane"] + " by its " + d["via"]
 	case tmuxcomm.StateAwaitWoken:
 		s = "a waiting await took the response; no line pasted"
 	case tmuxcomm.EventAsked:
