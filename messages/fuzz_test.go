@@ -238,3 +238,31 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseMail: a mail or outcome file either parses into a record that validates and survives
+// a format/parse round trip, or is refused as malformed; nothing else.
+func FuzzParseMail(f *testing.F) {
+	m := Mail{ID: "01795573754248449989-1532", Kind: MailResponse, Pane: "%6", Server: "1-2", Session: "20260101-000000-o6-w7",
+		Seq: 1, Text: "[RESPONSE x] /p"}
+	f.Add(FormatMail(m))
+	f.Add(FormatMailOutcome(MailOutcome{Mail: m, State: MailDelivered, Via: "hook"}))
+	f.Add([]byte(`{"id":"x","kind":"request"}`))
+	f.Add([]byte("{}{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if m, err := ParseMail(data); err == nil {
+			back, err := ParseMail(FormatMail(m))
+			if err != nil || back.ID != m.ID || back.Kind != m.Kind || back.Pane != m.Pane {
+				t.Fatalf("round trip of %q: %v %+v", data, err, back)
+			}
+		} else if !errors.Is(err, ErrSyntax) {
+			t.Fatalf("error not ErrSyntax: %v", err)
+		}
+		if o, err := ParseMailOutcome(data); err == nil {
+			if _, err := ParseMailOutcome(FormatMailOutcome(o)); err != nil {
+				t.Fatalf("round trip of outcome %q: %v", data, err)
+			}
+		} else if !errors.Is(err, ErrSyntax) {
+			t.Fatalf("outcome error not ErrSyntax: %v", err)
+		}
+	})
+}
