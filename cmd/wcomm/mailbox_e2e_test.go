@@ -361,3 +361,60 @@ func TestE2EMailboxQuestionAndAnswer(t *testing.T) {
 	assert.NotContains(t, screen, "command not found")
 	assert.Equal(t, 1, strings.Count(screen, "# [ANSWER "+id))
 }
+
+// TestE2EMailboxHook: an agent's hook takes what waits for its pane and prints it in the form the
+// agent hands to its model; nothing waiting, it prints nothing; it never fails the agent's turn.
+func TestE2EMailboxHook(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.bashPane("")
+	worker := w.catPane()
+	hook := func(agent, input string) result {
+		return w.run(call{pane: orch, stdin: []byte(input)}, "hook", "--agent", agent)
+	}
+	queue := func() sent {
+		s := w.send(orch, worker, "a task")
+		w.tmux("copy-mode", "-t", orch) // someone reads the pane: the line waits
+		requireCode(t, 0, w.in(worker, "notify", "--response", s.Response, "--", "answer"))
+		return s
+	}
+
+	s := queue()
+	r := hook("claude", `{"hook_event_name":"Stop","stop_hook_active":false}`)
+	requireCode(t, 0, r)
+	var stop struct{ Decision, Reason string }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &stop), "%s", r)
+	assert.Equal(t, "block", stop.Decision)
+	assert.Contains(t, stop.Reason, "[RESPONSE ")
+	assert.Contains(t, stop.Reason, s.Response)
+	r = hook("claude", `{"hook_event_name":"Stop","stop_hook_active":true}`)
+	requireCode(t, 0, r)
+	assert.Empty(t, r.stdout, "taken once: the next stop goes ahead")
+
+	s = queue()
+	r = hook("gemini", `{"hook_event_name":"BeforeAgent","prompt":"hi"}`)
+	requireCode(t, 0, r)
+	var ctx struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string } `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ctx), "%s", r)
+	assert.Equal(t, "BeforeAgent", ctx.HookSpecificOutput.HookEventName)
+	assert.Contains(t, ctx.HookSpecificOutput.AdditionalContext, s.Response)
+
+	// Bad input or an event wcomm does not handle: a word on stderr, exit 0, nothing taken.
+	s = queue()
+	for _, in := range []string{"not json", `{"hook_event_name":"PreToolUse"}`} {
+		r = hook("codex", in)
+		requireCode(t, 0, r)
+		assert.Empty(t, r.stdout)
+		assert.NotEmpty(t, r.stderr)
+	}
+	assert.Len(t, w.inboxItems(orch, "--peek"), 1, "still waiting")
+	r = hook("codex", `{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, s.Response)
+	requireCode(t, 2, hook("vim", `{}`))
+	w.tmux("send-keys", "-t", orch, "-X", "cancel")
+	waitNoDeliverer(t, w.root)
+	assert.NotContains(t, w.capture(orch), "# [RESPONSE", "what the hooks took is never typed in")
+}
