@@ -35,20 +35,29 @@ func (w *world) startJob(p, line, prog string) {
 	waitFor(w.t, 10*time.Second, func() bool { return w.paneCommand(p) == prog }, "%s to run in pane %s", prog, p)
 }
 
-// exchangeEvents returns the states of an exchange's delivery log, in order.
-func (w *world) exchangeEvents(id string) []string {
+// loggedEvent is one event of an exchange's delivery log, as show --json gives it.
+type loggedEvent struct {
+	State  string            `json:"state"`
+	Detail map[string]string `json:"detail"`
+}
+
+// exchangeLog returns an exchange's delivery log, in order.
+func (w *world) exchangeLog(id string) []loggedEvent {
 	w.t.Helper()
 	r := w.run(call{}, "show", "--json", id)
 	requireCode(w.t, 0, r)
 	var x struct {
-		Events []struct {
-			State  string            `json:"state"`
-			Detail map[string]string `json:"detail"`
-		} `json:"events"`
+		Events []loggedEvent `json:"events"`
 	}
 	require.NoError(w.t, json.Unmarshal([]byte(r.stdout), &x))
+	return x.Events
+}
+
+// exchangeEvents returns the states of an exchange's delivery log, in order.
+func (w *world) exchangeEvents(id string) []string {
+	w.t.Helper()
 	var out []string
-	for _, ev := range x.Events {
+	for _, ev := range w.exchangeLog(id) {
 		out = append(out, ev.State)
 	}
 	return out
@@ -214,16 +223,7 @@ func TestE2EMailboxCoalesced(t *testing.T) {
 	// How many pastes carried them: the distinct mail that each notified event names.
 	pastes := map[string]bool{}
 	for _, x := range exchanges {
-		r := w.run(call{}, "show", "--json", x.ID)
-		requireCode(t, 0, r)
-		var ex struct {
-			Events []struct {
-				State  string            `json:"state"`
-				Detail map[string]string `json:"detail"`
-			} `json:"events"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex))
-		for _, ev := range ex.Events {
+		for _, ev := range w.exchangeLog(x.ID) {
 			if ev.State == "notified" {
 				pastes[ev.Detail["mail"]] = true
 			}
