@@ -32,6 +32,9 @@ type AskOptions struct {
 	Dir          string // the worker's working folder (git binding, hook)
 	Hook         []string
 	HookTimeout  time.Duration
+	// Intent, when set, makes the one yes-no question an approval of a registered action: the
+	// intent is stored beside the question before anyone can answer it (see PrepareIntent).
+	Intent *messages.Intent
 }
 
 // AskResult is what an ask did.
@@ -139,6 +142,9 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	if o.MaxQuestions <= 0 {
 		o.MaxQuestions = DefaultMaxQuestions
 	}
+	if o.Intent != nil && (len(qs) != 1 || qs[0].Type != messages.YesNo) {
+		return nil, fmt.Errorf("an action is approved by one yes-no question")
+	}
 	var git *GitBinding
 	if o.BindGit {
 		dir := o.Dir
@@ -161,11 +167,20 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	if p.x != nil {
 		base.Exchange, base.ExchangeSeq = p.x.ID, p.x.Seq
 	}
+	if o.Intent != nil {
+		// No timeout may approve an action on the person's behalf.
+		base.Action, base.AutoAnswer = o.Intent.Action, false
+	}
 	// The wait locks are taken as each question is created, before anyone can learn its id, so
 	// an answer that comes at once wakes this ask instead of being pasted into the pane.
 	locks := &lockSet{}
 	defer locks.release()
 	sts, err := e.createQuestions(root, p.dir, base, qs, func(st *QuestionStatus) error {
+		if o.Intent != nil {
+			if err := writeIntent(st, *o.Intent); err != nil {
+				return err
+			}
+		}
 		if !o.Wait {
 			return nil
 		}

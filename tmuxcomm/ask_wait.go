@@ -78,7 +78,8 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 				if autoOverride != nil {
 					auto = *autoOverride
 				}
-				if auto && len(st.Options) > 0 {
+				// A timeout never approves an action, whatever --auto-answer says.
+				if auto && len(st.Options) > 0 && st.Action == "" {
 					if err := e.autoAnswer(st); err != nil {
 						return err
 					}

@@ -41,9 +41,20 @@ func gitChange(then, now GitBinding) string {
 
 // gitFingerprint reads HEAD and `git status --porcelain` in dir (argv, no shell) and hashes them.
 func gitFingerprint(ctx context.Context, dir string) (GitBinding, error) {
-	abs, err := filepath.Abs(dir)
+	abs, head, status, err := gitRead(ctx, dir)
 	if err != nil {
 		return GitBinding{}, err
+	}
+	sum := sha256.Sum256([]byte(head + "\x00\x00" + status))
+	return GitBinding{Dir: abs, Head: head, Changed: statusPaths(status), Fingerprint: hex.EncodeToString(sum[:16])}, nil
+}
+
+// gitRead returns dir made absolute, its HEAD ("" before the first commit) and its
+// `git status --porcelain=v1 -z --untracked-files=all`, read with argv and no shell.
+func gitRead(ctx context.Context, dir string) (abs, head, status string, err error) {
+	abs, err = filepath.Abs(dir)
+	if err != nil {
+		return "", "", "", err
 	}
 	run := func(args ...string) (string, int, error) {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -59,23 +70,26 @@ func gitFingerprint(ctx context.Context, dir string) (GitBinding, error) {
 		return out.String(), 0, err
 	}
 	if _, _, err := run("rev-parse", "--show-toplevel"); err != nil {
-		return GitBinding{}, fmt.Errorf("%s is not inside a git work tree: %w", abs, err)
+		return "", "", "", fmt.Errorf("%s is not inside a git work tree: %w", abs, err)
 	}
 	head, code, err := run("rev-parse", "--verify", "-q", "HEAD")
 	if err != nil && code != 1 {
-		return GitBinding{}, err
+		return "", "", "", err
 	}
-	status, _, err := run("status", "--porcelain=v1", "-z", "--untracked-files=all")
+	status, _, err = run("status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
-		return GitBinding{}, err
+		return "", "", "", err
 	}
-	head = strings.TrimSpace(head)
-	sum := sha256.Sum256([]byte(head + "\x00\x00" + status))
+	return abs, strings.TrimSpace(head), status, nil
+}
+
+// statusPaths counts the changed paths of a `git status --porcelain=v1 -z` output.
+func statusPaths(status string) int {
 	changed := 0
 	for _, rec := range strings.Split(status, "\x00") {
 		if len(rec) > 3 && rec[2] == ' ' {
 			changed++
 		}
 	}
-	return GitBinding{Dir: abs, Head: head, Changed: changed, Fingerprint: hex.EncodeToString(sum[:16])}, nil
+	return changed
 }

@@ -32,6 +32,8 @@ type QuestionRecord struct {
 	AutoAnswer     bool        `json:"auto_answer_on_timeout"`
 	MaxQuestions   int         `json:"max_questions_per_worker"`
 	Git            *GitBinding `json:"git,omitempty"`
+	// Action names the registered action a yes approves; its intent is the .intent file beside.
+	Action string `json:"action,omitempty"`
 }
 
 // deadline is when an ask of this question gives up; zero for none.

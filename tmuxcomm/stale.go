@@ -69,6 +69,11 @@ func (e *Engine) judgeStale(ctx context.Context, st *QuestionStatus, live *liven
 	mark := func(reason string) {
 		st.State, st.Reason = QuestionStale, reason
 	}
+	// An approval outlives its asker: a yes given after the worker gave up is recorded, and the
+	// intent's own fingerprint, not the worker's pane or request, decides whether it still holds.
+	if st.Action != "" {
+		return
+	}
 	if st.ExchangeSeq > 0 {
 		if x := loadExchange(st.Dir, st.ExchangeSeq, false); x.Status == StatusAnswered {
 			mark(fmt.Sprintf("request %s was answered after the question was asked", orUnknown(st.Exchange)))
