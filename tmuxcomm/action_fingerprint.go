@@ -76,7 +76,7 @@ func registeredNote(s Settings) string {
 	var b strings.Builder
 	if names := sortedKeys(s.Actions); len(names) > 0 {
 		fmt.Fprintf(&b, "; registered: %s", strings.Join(names, ", "))
-	} else if s.Source != "" {
+	} else if s.Source != "" && len(s.Ignored) == 0 {
 		fmt.Fprintf(&b, "; %s registers none", s.Source)
 	} else {
 		b.WriteString("; no settings file registers any (add an actions: block to .wcomm.yaml)")
@@ -192,7 +192,7 @@ func (e *Engine) changes(ctx context.Context, in messages.Intent, cache map[stri
 	case !ok:
 		out = append(out, fmt.Sprintf("action %s is no longer registered in %s", in.Action, in.Config))
 	case def.Hash() != in.DefinitionHash:
-		out = append(out, fmt.Sprintf("the action's definition changed in %s (run %q, then %q)", in.Config, strings.Join(def.Run, " "), strings.Join(in.Definition.Run, " ")))
+		out = append(out, fmt.Sprintf("the action's definition changed in %s (run %q then, %q now)", in.Config, strings.Join(in.Definition.Run, " "), strings.Join(def.Run, " ")))
 		if def.Dir != in.Definition.Dir || strings.Join(def.Targets, "\x00") != strings.Join(in.Definition.Targets, "\x00") {
 			out[len(out)-1] += "; its folder or targets differ too"
 		}

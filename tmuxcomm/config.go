@@ -87,8 +87,8 @@ func (s Settings) IgnoredNote() string {
 	if len(s.Ignored) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s is not trusted, so its %s %s ignored; review it and run 'wcomm trust %s' to trust its exact content (any change needs a new trust)",
-		s.Source, strings.Join(s.Ignored, " and "), map[bool]string{true: "is", false: "are"}[len(s.Ignored) == 1], s.Source)
+	return fmt.Sprintf("%s is not trusted: wcomm ignores its %s; review it and run 'wcomm trust %s' to trust its exact content (any change needs a new trust)",
+		s.Source, strings.Join(s.Ignored, " and its "), s.Source)
 }
 
 // DefaultSettings are the settings without a file or environment.
