@@ -106,22 +106,53 @@ func newBufferName() string {
 // other commands of the call print nothing.
 func refusedMark(buffer string) string { return "wcomm-refused-" + buffer }
 
+// strictGuardCondition adds a pane in a mode (copy mode: a person is reading it) to what a
+// strict delivery never pastes into. Checked by the server in the paste's own call, it costs no
+// extra tmux call and no moment passes between the look and the paste.
+const strictGuardCondition = "#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in_mode}}}"
+
 // guardArgs is the one tmux call of a delivery (see Deliver). pane and buffer must be generated
-// ids (%N, newBufferName): the two command strings go through tmux's command parser.
-func guardArgs(pane messages.PaneID, buffer, mark string) []string {
+// ids (%N, newBufferName): the two command strings go through tmux's command parser. strict
+// refuses a pane in a mode too, and the refusal then names the pane's state (see refusal).
+func guardArgs(pane messages.PaneID, buffer, mark string, strict bool) []string {
 	p := string(pane)
 	paste := "copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p
 	if mark != "" {
 		paste += " ; set-option -p -t " + p + " " + markPasted + " " + mark
 	}
+	cond, refuse := guardCondition, "delete-buffer -b "+buffer+" ; display -p "+refusedMark(buffer)
+	if strict {
+		cond = strictGuardCondition
+		refuse = "delete-buffer -b " + buffer + " ; display -p -t " + p + " '" + refusedMark(buffer) + "-#{pane_dead}#{pane_input_off}#{pane_in_mode}'"
+	}
 	return []string{
 		"load-buffer", "-b", buffer, "-", ";",
-		"if-shell", "-F", "-t", p, guardCondition,
-		"delete-buffer -b " + buffer + " ; display -p " + refusedMark(buffer),
+		"if-shell", "-F", "-t", p, cond, refuse,
 		// copy-mode -q leaves copy mode first: a pane in a mode drops the paste brackets and
 		// swallows keys (measured on tmux 3.3a).
 		paste,
 	}
+}
+
+// refusal reads what the guarded call printed: "" when it pasted; refused when the guard
+// refused; inMode when a strict guard refused only because the pane is in a mode.
+func refusal(out, buffer string) (refused, inMode, ok bool) {
+	out = strings.TrimSpace(out)
+	mark := refusedMark(buffer)
+	switch {
+	case out == "":
+		return false, false, true
+	case out == mark:
+		return true, false, true
+	}
+	bits, found := strings.CutPrefix(out, mark+"-")
+	if !found || len(bits) != 3 {
+		return false, false, false
+	}
+	if bits[0] == '1' || bits[1] == '1' {
+		return true, false, true
+	}
+	return true, bits[2] == '1', true
 }
 
 // enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a). literal sends the
@@ -218,16 +249,17 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	defer unlock()
 	res.LockWait = time.Since(start)
 
-	if d.Strict {
-		// Read under the lock, like the box: copy mode means a person is reading the pane.
+	// A strict delivery refuses a pane in copy mode (a person is reading it): the guarded paste
+	// checks that itself, but a profile with a box reads the screen first, which copy mode shows
+	// instead of the program's, so that check comes before the screen is read.
+	p := d.Profile
+	if d.Strict && p.HasBox() {
 		if mode, err := c.inMode(ctx, d.Pane); err != nil {
 			return res, fmt.Errorf("deliver to pane %s: %w", d.Pane, err)
 		} else if mode {
-			res.Before = "pane in copy mode"
-			return res, fmt.Errorf("deliver to pane %s: %w: it is in copy mode (someone is reading it)", d.Pane, ErrBusy)
+			return res, copyModeBusy(d.Pane, &res)
 		}
 	}
-	p := d.Profile
 	if p != nil {
 		res.Profile = p.Name
 		// Checked under the lock: another wcomm's paste in flight is never taken for a person's.
@@ -237,19 +269,21 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	}
 
 	res.Buffer = newBufferName()
-	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgs(d.Pane, res.Buffer, d.Mark)...)
+	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgs(d.Pane, res.Buffer, d.Mark, d.Strict)...)
 	if err != nil {
 		return res, c.dropBuffer(ctx, res.Buffer, fmt.Errorf("deliver to pane %s: %w", d.Pane, err))
 	}
-	switch strings.TrimSpace(out) {
-	case "":
-	case refusedMark(res.Buffer):
-		// The refusing branch deleted the buffer itself, in the same call.
-		return res, fmt.Errorf("deliver to pane %s: %w: the pane is dead or its input is off "+
-			"(respawn the pane, or turn input on with 'tmux select-pane -e -t %s')", d.Pane, ErrRefused, d.Pane)
-	default:
+	refused, inMode, ok := refusal(out, res.Buffer)
+	switch {
+	case !ok:
 		return res, c.dropBuffer(ctx, res.Buffer,
 			fmt.Errorf("deliver to pane %s: unexpected output %q from tmux; check the pane before retrying", d.Pane, out))
+	case inMode:
+		// The refusing branch deleted the buffer itself, in the same call.
+		return res, copyModeBusy(d.Pane, &res)
+	case refused:
+		return res, fmt.Errorf("deliver to pane %s: %w: the pane is dead or its input is off "+
+			"(respawn the pane, or turn input on with 'tmux select-pane -e -t %s')", d.Pane, ErrRefused, d.Pane)
 	}
 	res.Pasted = true
 	res.PastedAt = time.Now()
@@ -469,6 +503,12 @@ func markFor(mark string, i int) string {
 		return mark
 	}
 	return ""
+}
+
+// copyModeBusy is the refusal of a strict delivery into a pane in copy mode.
+func copyModeBusy(pane messages.PaneID, res *DeliveryResult) error {
+	res.Before = "pane in copy mode"
+	return fmt.Errorf("deliver to pane %s: %w: it is in copy mode (someone is reading it)", pane, ErrBusy)
 }
 
 // inMode reports whether the pane is in a mode (copy mode, a chooser).

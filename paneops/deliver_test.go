@@ -52,7 +52,7 @@ func TestGuardArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := guardArgs(messages.PaneID(tt.pane), tt.buffer, tt.mark)
+			got := guardArgs(messages.PaneID(tt.pane), tt.buffer, tt.mark, false)
 			assert.Equal(t, tt.want, got)
 			// Only the lone ";" separates commands: no other argument may end in one, or tmux
 			// would split it too (measured on tmux 3.3a).
@@ -71,6 +71,34 @@ func TestGuardArgs(t *testing.T) {
 		assert.False(t, validMark(bad), "%q", bad)
 	}
 	assert.True(t, validMark("1732512000123456789-0a1b"))
+}
+
+func TestStrictGuardRefusesCopyModeInTheSameCall(t *testing.T) {
+	got := guardArgs("%4", "wcomm-9-1-0a0b0c0d", "m-1", true)
+	assert.Equal(t, []string{
+		"load-buffer", "-b", "wcomm-9-1-0a0b0c0d", "-", ";",
+		"if-shell", "-F", "-t", "%4", "#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in_mode}}}",
+		"delete-buffer -b wcomm-9-1-0a0b0c0d ; display -p -t %4 'wcomm-refused-wcomm-9-1-0a0b0c0d-#{pane_dead}#{pane_input_off}#{pane_in_mode}'",
+		"copy-mode -q -t %4 ; paste-buffer -d -p -b wcomm-9-1-0a0b0c0d -t %4 ; set-option -p -t %4 @wcomm-pasted m-1",
+	}, got)
+	const buf = "wcomm-9-1-0a0b0c0d"
+	for _, tt := range []struct {
+		out                   string
+		refused, inMode, okay bool
+	}{
+		{"", false, false, true},
+		{"\n", false, false, true},
+		{"wcomm-refused-" + buf + "\n", true, false, true},
+		{"wcomm-refused-" + buf + "-001\n", true, true, true},
+		{"wcomm-refused-" + buf + "-101\n", true, false, true}, // dead wins over copy mode
+		{"wcomm-refused-" + buf + "-010\n", true, false, true},
+		{"wcomm-refused-" + buf + "-01\n", false, false, false},
+		{"wcomm-refused-wcomm-9-1-ffffffff-001\n", false, false, false}, // another buffer's
+		{"hello\n", false, false, false},
+	} {
+		refused, inMode, ok := refusal(tt.out, buf)
+		assert.Equal(t, []bool{tt.refused, tt.inMode, tt.okay}, []bool{refused, inMode, ok}, "%q", tt.out)
+	}
 }
 
 func TestNewBufferName(t *testing.T) {

@@ -192,6 +192,37 @@ func (c *Client) Pane(ctx context.Context, target string) (Pane, error) {
 	return parsePane(lines[len(lines)-1])
 }
 
+// PaneServer is Pane and ServerInfo in one tmux call: a send needs both, and every client call
+// costs a process start and a round trip to the server. Both come from the same moment, so the
+// pane id is named by the server that answered.
+func (c *Client) PaneServer(ctx context.Context, target string) (Pane, ServerInfo, error) {
+	if err := checkTarget(target); err != nil {
+		return Pane{}, ServerInfo{}, err
+	}
+	out, err := c.Run(ctx, nil,
+		"list-panes", "-t", target, "-F", "#{pane_id}", ";",
+		"display-message", "-p", "-t", target, paneFormat, ";",
+		"display-message", "-p", serverFormat)
+	if err != nil {
+		return Pane{}, ServerInfo{}, err
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) >= 2 {
+		si, err1 := parseServerInfo(lines[len(lines)-1])
+		p, err2 := parsePane(lines[len(lines)-2])
+		if err1 == nil && err2 == nil {
+			return p, si, nil
+		}
+	}
+	// A socket path holding a newline splits the server's line: ask in two calls instead.
+	p, err := c.Pane(ctx, target)
+	if err != nil {
+		return Pane{}, ServerInfo{}, err
+	}
+	si, err := c.ServerInfo(ctx)
+	return p, si, err
+}
+
 // Capture returns the visible screen of a pane (capture-pane -p -J, plus the last `history` lines of
 // scrollback when history > 0), with trailing blank lines removed.
 func (c *Client) Capture(ctx context.Context, pane messages.PaneID, history int) (string, error) {

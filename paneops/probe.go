@@ -55,7 +55,7 @@ func (c *Client) Probe(ctx context.Context, d Delivery) (ProbeResult, error) {
 		return res, err
 	}
 	buffer := newBufferName()
-	out, err := c.Run(ctx, bytes.NewReader([]byte(res.Marker)), guardArgs(d.Pane, buffer, "")...)
+	out, err := c.Run(ctx, bytes.NewReader([]byte(res.Marker)), guardArgs(d.Pane, buffer, "", false)...)
 	if err != nil {
 		return res, c.dropBuffer(ctx, buffer, fmt.Errorf("probe pane %s: %w", d.Pane, err))
 	}

@@ -46,6 +46,10 @@ type Engine struct {
 	Tmux Tmux
 	// Procs scans the process table (paneops.ScanProcs).
 	Procs func() (*paneops.ProcTable, error)
+	// PaneProcs reads only what detection needs about one pane (paneops.ScanPane): the pane's
+	// tree, its foreground group and the ancestors of also. nil: Detect uses Procs. It is set by
+	// default only together with Procs, so a fake process table stays the only one a test sees.
+	PaneProcs func(panePID int, also ...int) (*paneops.ProcTable, error)
 	// Self is the caller's own pane ($TMUX_PANE); empty outside tmux.
 	Self messages.PaneID
 	// SelfPID is the caller's pid: it and its ancestors never match a find.
@@ -105,6 +109,9 @@ func (e *Engine) defaults() {
 	}
 	if e.Procs == nil {
 		e.Procs = paneops.ScanProcs
+		if e.PaneProcs == nil {
+			e.PaneProcs = paneops.ScanPane
+		}
 	}
 	if e.SelfPID == 0 {
 		e.SelfPID = os.Getpid()

@@ -124,14 +124,49 @@ func (e *Engine) Resolve(ctx context.Context, target string, scope paneops.Scope
 	return paneops.Pane{}, err
 }
 
+// paneServer is a Tmux that looks up a pane and identifies its server in one call
+// (paneops.Client.PaneServer): each tmux call is a process start and a round trip.
+type paneServer interface {
+	PaneServer(ctx context.Context, target string) (paneops.Pane, paneops.ServerInfo, error)
+}
+
+// resolveWithServer is Resolve followed by ServerInfo, in one tmux call when the target names a
+// pane or a tmux target and the Tmux can do both at once.
+func (e *Engine) resolveWithServer(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, paneops.ServerInfo, error) {
+	if ps, ok := e.Tmux.(paneServer); ok && (strings.HasPrefix(target, "%") || strings.ContainsAny(target, ":.")) {
+		e.defaults()
+		if strings.HasPrefix(target, "%") {
+			if _, err := messages.ParsePaneID(target); err != nil {
+				return paneops.Pane{}, paneops.ServerInfo{}, fmt.Errorf("target %q: %w", messages.SanitizeField(target), err)
+			}
+		}
+		p, srv, err := ps.PaneServer(ctx, target)
+		if err != nil {
+			return paneops.Pane{}, paneops.ServerInfo{}, e.notFound(target, err)
+		}
+		return p, srv, nil
+	}
+	p, err := e.Resolve(ctx, target, scope, first)
+	if err != nil {
+		return p, paneops.ServerInfo{}, err
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	return p, srv, err
+}
+
+// notFound words a failed pane lookup: an unknown target is ErrNotFound.
+func (e *Engine) notFound(target string, err error) error {
+	if isNotFound(err) {
+		return fmt.Errorf("no pane %q on this tmux server (%v); run 'wcomm panes --all': %w",
+			messages.SanitizeField(target), err, ErrNotFound)
+	}
+	return err
+}
+
 func (e *Engine) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
 	p, err := e.Tmux.Pane(ctx, target)
 	if err != nil {
-		if isNotFound(err) {
-			return paneops.Pane{}, fmt.Errorf("no pane %q on this tmux server (%v); run 'wcomm panes --all': %w",
-				messages.SanitizeField(target), err, ErrNotFound)
-		}
-		return paneops.Pane{}, err
+		return paneops.Pane{}, e.notFound(target, err)
 	}
 	return p, nil
 }

@@ -2,8 +2,6 @@ package tmuxcomm
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -268,8 +266,9 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			out, err := ob.outcome(pend[0].ID)
 			require.NoError(t, err)
 			assert.Equal(t, messages.MailDelivered, out.State)
-			_, err = os.Stat(filepath.Join(ob.dir, outboxInflight))
-			assert.True(t, os.IsNotExist(err), "the inflight record is cleared")
+			rec, err := ob.readInflight()
+			require.NoError(t, err)
+			assert.Nil(t, rec, "the inflight record is cleared")
 		})
 	}
 }

@@ -105,9 +105,25 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 		_ = logEvent(x.Dir, x.Seq, StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
 		return nil, err
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err != nil {
-		return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
+	var p paneops.Pane
+	var srv paneops.ServerInfo
+	var perr error
+	if ps, ok := e.Tmux.(paneServer); ok {
+		// One tmux call for both: the pane and the server that names it.
+		p, srv, perr = ps.PaneServer(ctx, string(orch))
+		if perr != nil && !isNotFound(perr) {
+			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, perr, ErrOrchestratorGone)
+		}
+		if perr != nil {
+			// The pane is gone; a restarted server is the likelier story when the key changed.
+			srv, _ = e.Tmux.ServerInfo(ctx)
+		}
+	} else {
+		var err error
+		if srv, err = e.Tmux.ServerInfo(ctx); err != nil {
+			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
+		}
+		p, perr = e.Tmux.Pane(ctx, string(orch))
 	}
 	if m, err := readMeta(x.Dir); err == nil && m.Server != srv.Key() {
 		// The server restarted since the request: pane ids start again at %0, so the pane of that
@@ -115,8 +131,7 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 		return gone("response saved at %s, but the tmux server that held orchestrator pane %s has restarted: %w",
 			x.ResponsePath, orch, ErrOrchestratorGone)
 	}
-	p, err := e.Tmux.Pane(ctx, string(orch))
-	if err != nil || p.Dead {
+	if err := perr; err != nil || p.Dead {
 		reason := "is dead"
 		if err != nil {
 			reason = "no longer exists"

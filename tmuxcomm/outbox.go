@@ -105,7 +105,7 @@ func (ob *outbox) put(m messages.Mail) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
 	}
-	return writeExclusive(ob.path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
+	return writeExclusiveNoSync(ob.path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
 }
 
 // pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
@@ -169,7 +169,7 @@ func (ob *outbox) ended(id string) bool {
 // finish records the outcome of one piece of mail and removes it from the queue. It fails with
 // ErrExists when the mail had already ended: the first outcome stands.
 func (ob *outbox) finish(o messages.MailOutcome) error {
-	if err := writeExclusive(ob.path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
+	if err := writeExclusiveNoSync(ob.path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
 		return err
 	}
 	if err := os.Remove(ob.path(outboxQueue, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -229,23 +229,54 @@ type inflight struct {
 	At   time.Time `json:"at"`
 }
 
-// setInflight records a delivery about to start; clearInflight removes the record.
+// setInflight records a delivery about to start; clearInflight removes the record. The record is
+// one file rewritten in place, not a new file renamed over it: only the drain lock's holder
+// writes it, and creating a file is the dear part of a write here (a new inode). A process killed
+// while writing leaves an empty or unparsable record, and that can only be one of a paste that
+// had not started yet, which is what readInflight takes it for.
 func (ob *outbox) setInflight(f inflight) error {
 	data, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ob.path(outboxInflight), append(data, '\n'))
+	return ob.rewriteInflight(append(data, '\n'))
 }
 
 func (ob *outbox) clearInflight() {
-	os.Remove(ob.path(outboxInflight))
+	_ = ob.rewriteInflight(nil)
+}
+
+// rewriteInflight makes the record hold exactly data ("" means none): data is written over the
+// start of the file first, then the file is cut to its length, so a record is never followed by
+// the tail of an older one once this returns.
+func (ob *outbox) rewriteInflight(data []byte) error {
+	flags := os.O_WRONLY | syscall.O_NOFOLLOW
+	if len(data) > 0 {
+		flags |= os.O_CREATE
+	}
+	fd, err := os.OpenFile(ob.path(outboxInflight), flags, fileMode)
+	if errors.Is(err, fs.ErrNotExist) && len(data) == 0 {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("record the delivery under way in %s: %w", ob.path(outboxInflight), err)
+	}
+	defer fd.Close()
+	if len(data) > 0 {
+		if _, err := fd.WriteAt(data, 0); err != nil {
+			return fmt.Errorf("record the delivery under way in %s: %w", ob.path(outboxInflight), err)
+		}
+	}
+	if err := fd.Truncate(int64(len(data))); err != nil {
+		return fmt.Errorf("record the delivery under way in %s: %w", ob.path(outboxInflight), err)
+	}
+	return nil
 }
 
 // readInflight returns the record of an interrupted delivery, if any.
 func (ob *outbox) readInflight() (*inflight, error) {
 	data, err := readFile(ob.path(outboxInflight))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(data) == 0 {
 		return nil, nil
 	}
 	if err != nil {

@@ -27,7 +27,13 @@ func (e *Engine) Detect(ctx context.Context, p paneops.Pane, agent string) (pane
 	if agent != "" {
 		return e.Profiles.Force(agent)
 	}
-	t, err := e.Procs()
+	var t *paneops.ProcTable
+	var err error
+	if e.PaneProcs != nil && p.PID > 0 {
+		t, err = e.PaneProcs(p.PID, e.SelfPID)
+	} else {
+		t, err = e.Procs()
+	}
 	if err != nil {
 		t = nil
 	}

@@ -46,7 +46,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err := e.CheckAgent(o.Agent); err != nil {
 		return nil, err
 	}
-	worker, err := e.Resolve(ctx, o.To, o.Scope, o.First)
+	worker, srv, err := e.resolveWithServer(ctx, o.To, o.Scope, o.First)
 	if err != nil {
 		return nil, err
 	}
@@ -55,10 +55,6 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	}
 	if worker.Dead {
 		return nil, fmt.Errorf("pane %s (%s) is dead; nothing was written: %w", worker.ID, worker.Target(), ErrUndelivered)
-	}
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err != nil {
-		return nil, err
 	}
 	dir, sess, err := e.openSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
