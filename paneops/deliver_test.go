@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,6 +99,31 @@ func TestStrictGuardRefusesCopyModeInTheSameCall(t *testing.T) {
 	} {
 		refused, inMode, ok := refusal(tt.out, buf)
 		assert.Equal(t, []bool{tt.refused, tt.inMode, tt.okay}, []bool{refused, inMode, ok}, "%q", tt.out)
+	}
+}
+
+func TestEnterGoesWithThePasteOnlyForACookedReaderWithoutDelay(t *testing.T) {
+	got := guardArgsEnter("%4", "wcomm-9-1-0a0b0c0d", "m-1", true, true)
+	assert.Equal(t, "copy-mode -q -t %4 ; paste-buffer -d -p -b wcomm-9-1-0a0b0c0d -t %4 ; set-option -p -t %4 @wcomm-pasted m-1"+
+		" ; send-keys -t %4 Enter ; set-option -p -t %4 @wcomm-entered m-1", got[len(got)-1])
+	set := DefaultProfiles()
+	reader, shell, generic := set.Lookup("reader"), set.Lookup("shell"), set.Lookup("generic")
+	require.NotNil(t, reader)
+	require.NotNil(t, generic)
+	require.NotNil(t, shell)
+	d := Delivery{Submit: true, Profile: reader}
+	assert.True(t, enterWithPaste(d, 0))
+	assert.False(t, enterWithPaste(d, time.Millisecond), "a delay asked for keeps its own call")
+	noSubmit := d
+	noSubmit.Submit = false
+	assert.False(t, enterWithPaste(noSubmit, 0))
+	literal := d
+	literal.LiteralEnter = true
+	assert.False(t, enterWithPaste(literal, 0))
+	for _, p := range []*Profile{shell, generic, set.Lookup("claude"), nil} {
+		o := d
+		o.Profile = p
+		assert.False(t, enterWithPaste(o, 0), "%v reads raw keys or is unknown", p)
 	}
 }
 

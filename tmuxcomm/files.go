@@ -62,8 +62,14 @@ func writeTempSync(dir string, data []byte, durable bool) (string, error) {
 }
 
 // writeAtomic replaces path with data atomically.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := writeTemp(filepath.Dir(path), data)
+func writeAtomic(path string, data []byte) error { return writeAtomicSync(path, data, true) }
+
+// writeAtomicNoSync is writeAtomic without the fsync, for the outbox's own state (see
+// writeExclusiveNoSync).
+func writeAtomicNoSync(path string, data []byte) error { return writeAtomicSync(path, data, false) }
+
+func writeAtomicSync(path string, data []byte, durable bool) error {
+	tmp, err := writeTempSync(filepath.Dir(path), data, durable)
 	if err != nil {
 		return err
 	}

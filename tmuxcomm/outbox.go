@@ -229,54 +229,24 @@ type inflight struct {
 	At   time.Time `json:"at"`
 }
 
-// setInflight records a delivery about to start; clearInflight removes the record. The record is
-// one file rewritten in place, not a new file renamed over it: only the drain lock's holder
-// writes it, and creating a file is the dear part of a write here (a new inode). A process killed
-// while writing leaves an empty or unparsable record, and that can only be one of a paste that
-// had not started yet, which is what readInflight takes it for.
+// setInflight records a delivery about to start; clearInflight removes the record. Like the
+// rest of the outbox it is written whole but not synced (see writeExclusiveNoSync).
 func (ob *outbox) setInflight(f inflight) error {
 	data, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
-	return ob.rewriteInflight(append(data, '\n'))
+	return writeAtomicNoSync(ob.path(outboxInflight), append(data, '\n'))
 }
 
 func (ob *outbox) clearInflight() {
-	_ = ob.rewriteInflight(nil)
-}
-
-// rewriteInflight makes the record hold exactly data ("" means none): data is written over the
-// start of the file first, then the file is cut to its length, so a record is never followed by
-// the tail of an older one once this returns.
-func (ob *outbox) rewriteInflight(data []byte) error {
-	flags := os.O_WRONLY | syscall.O_NOFOLLOW
-	if len(data) > 0 {
-		flags |= os.O_CREATE
-	}
-	fd, err := os.OpenFile(ob.path(outboxInflight), flags, fileMode)
-	if errors.Is(err, fs.ErrNotExist) && len(data) == 0 {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("record the delivery under way in %s: %w", ob.path(outboxInflight), err)
-	}
-	defer fd.Close()
-	if len(data) > 0 {
-		if _, err := fd.WriteAt(data, 0); err != nil {
-			return fmt.Errorf("record the delivery under way in %s: %w", ob.path(outboxInflight), err)
-		}
-	}
-	if err := fd.Truncate(int64(len(data))); err != nil {
-		return fmt.Errorf("record the delivery under way in %s: %w", ob.path(outboxInflight), err)
-	}
-	return nil
+	os.Remove(ob.path(outboxInflight))
 }
 
 // readInflight returns the record of an interrupted delivery, if any.
 func (ob *outbox) readInflight() (*inflight, error) {
 	data, err := readFile(ob.path(outboxInflight))
-	if errors.Is(err, fs.ErrNotExist) || err == nil && len(data) == 0 {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {

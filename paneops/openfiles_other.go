@@ -1,0 +1,6 @@
+//go:build !linux
+
+package paneops
+
+// leaseBusy has no kernel answer here: OpenForWriting reads /proc where there is one.
+func leaseBusy(path string) (busy, ok bool) { return false, false }
