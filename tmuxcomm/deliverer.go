@@ -19,8 +19,9 @@ import (
 )
 
 // Polling intervals of a deliverer: quick at first (a person clearing the box, an agent ending
-// its turn), slower once a message has waited a while. A look costs two tmux calls and a scan of
-// the process table.
+// its turn), slower once a message has waited a while. A look costs one tmux call and a read of
+// the pane's own process tree (paneops.ScanPane), plus what the pane's profile reads of its
+// screen; not a scan of the whole process table.
 const (
 	delivererPoll     = 200 * time.Millisecond
 	delivererSlowPoll = time.Second
@@ -133,6 +134,12 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 // lookPane finds the outbox's pane on its server. gone is set when it can never be delivered to
 // (the server restarted or stopped, the pane closed); pane is nil when tmux could not tell now.
 func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
+	if ps, ok := e.Tmux.(paneServer); ok {
+		// The common case in one tmux call; the rare ones (an error) are told apart below.
+		if p, srv, err := ps.PaneServer(ctx, string(ob.pane)); err == nil && srv.Key() == ob.server && !p.Dead {
+			return srv, &p, nil
+		}
+	}
 	srv, err := e.Tmux.ServerInfo(ctx)
 	if err != nil {
 		if errors.Is(err, paneops.ErrNoServer) {
