@@ -123,25 +123,66 @@ func writeExclusiveSync(path string, data []byte, durable bool) error {
 
 // readFile reads a regular file without following a symlink at its last component, up to maxFile.
 func readFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	data, _, err := readFileStat(path)
+	return data, err
+}
+
+// readFileStat is readFile that also returns the file's modification time, from the same open
+// file. It uses plain system calls: a history reads tens of thousands of small files, and an
+// os.File adds a failed poller registration to each open, and a growing buffer extra reads.
+func readFileStat(path string) ([]byte, time.Time, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s is a symlink; refusing to follow it", path)
+			return nil, time.Time{}, fmt.Errorf("%s is a symlink; refusing to follow it", path)
 		}
-		return nil, err
+		return nil, time.Time{}, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, time.Time{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+	mtime := time.Unix(st.Mtim.Unix())
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, mtime, fmt.Errorf("%s is not a regular file", path)
 	}
-	if st.Size() > maxFile {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size(), maxFile)
+	if st.Size > maxFile {
+		return nil, mtime, fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size, maxFile)
 	}
-	return io.ReadAll(io.LimitReader(f, maxFile+1))
+	// Sized from the stat, one byte more to see that the file grew meanwhile; read to the end.
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > maxFile {
+				return nil, mtime, fmt.Errorf("%s grew past the %d bytes this tool reads", path, maxFile)
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR || err == syscall.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return nil, mtime, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, mtime, nil
+		}
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) == st.Size {
+			// Exactly the size the file had, and not the byte more a grown file would have
+			// given: the whole file, without one more read to be told so.
+			return buf, mtime, nil
+		}
+	}
 }
 
 // readFirstLine reads at most the first 4 KiB of a file and returns its first line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -70,34 +71,98 @@ type HistoryOptions struct {
 // History lists the sessions under the root with their exchanges, oldest first. Damaged and
 // foreign files are named, never fatal.
 func (e *Engine) History(ctx context.Context, o HistoryOptions) ([]SessionSummary, []string, error) {
+	var out []SessionSummary
+	foreign, err := e.HistoryEach(ctx, o, nil, func(s SessionSummary) error {
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, foreign, nil
+}
+
+// HistoryEach is History one session at a time, in the same order, so a caller can print each as
+// it comes instead of holding thousands of exchanges: start is called first with the foreign
+// names (nil start: not called), then each with every session. Sessions are read by as many
+// goroutines as there are CPUs, a few ahead of the one being handed over; reading 30,000 small
+// files is mostly system-call time, which the CPUs share.
+func (e *Engine) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
 	root, err := e.root(false)
 	if err != nil {
-		return nil, nil, nil
+		// No root yet: no exchanges, which is a listing like any other.
+		if start != nil {
+			return nil, start(nil)
+		}
+		return nil, nil
 	}
 	var dirs, foreign []string
 	if o.Session != "" {
 		if _, err := messages.ParseSessionName(o.Session); err != nil {
-			return nil, nil, fmt.Errorf("session %q: %w", messages.SanitizeField(o.Session), err)
+			return nil, fmt.Errorf("session %q: %w", messages.SanitizeField(o.Session), err)
 		}
 		dirs = []string{filepath.Join(root, o.Session)}
 	} else {
 		dirs, foreign, err = sessionDirs(root)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	var out []SessionSummary
-	for _, dir := range dirs {
-		s := e.summarize(dir, o.Pending)
-		if o.Session != "" && len(s.Problems) > 0 && len(s.Exchanges) == 0 {
-			return nil, nil, fmt.Errorf("session %s: %s: %w", o.Session, s.Problems[0], ErrNotFound)
+	if o.Session != "" {
+		// One named session: its problems decide whether it exists, before anything is printed.
+		s := e.summarize(dirs[0], o.Pending)
+		if len(s.Problems) > 0 && len(s.Exchanges) == 0 {
+			return nil, fmt.Errorf("session %s: %s: %w", o.Session, s.Problems[0], ErrNotFound)
 		}
+		if start != nil {
+			if err := start(foreign); err != nil {
+				return nil, err
+			}
+		}
+		if o.Pending && len(s.Exchanges) == 0 {
+			return foreign, nil
+		}
+		return foreign, each(s)
+	}
+	if start != nil {
+		if err := start(foreign); err != nil {
+			return nil, err
+		}
+	}
+	ahead := 2 * runtime.GOMAXPROCS(0)
+	results := make([]chan SessionSummary, len(dirs))
+	for i := range results {
+		results[i] = make(chan SessionSummary, 1)
+	}
+	slots := make(chan struct{}, ahead)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i, dir := range dirs {
+			select {
+			case slots <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() { results[i] <- e.summarize(dir, o.Pending) }()
+		}
+	}()
+	for i := range dirs {
+		var s SessionSummary
+		select {
+		case s = <-results[i]:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		<-slots
 		if o.Pending && len(s.Exchanges) == 0 {
 			continue
 		}
-		out = append(out, s)
+		if err := each(s); err != nil {
+			return nil, err
+		}
 	}
-	return out, foreign, nil
+	return foreign, nil
 }
 
 func (e *Engine) summarize(dir string, pending bool) SessionSummary {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -307,18 +309,50 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				if len(args) == 1 {
 					o.Session = args[0]
 				}
-				sessions, foreign, err := c.engine().History(c.ctx, o)
+				// Each session is printed as it is read, not gathered first: 10,000 exchanges
+				// are about 20 MiB of JSON. The bytes are those of printJSON of the whole.
+				w := bufio.NewWriterSize(c.stdout, 64<<10)
+				n, now := 0, time.Now()
+				start := func(foreign []string) error {
+					if !c.json {
+						return nil
+					}
+					f, err := json.MarshalIndent(foreign, "  ", "  ")
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprintf(w, "{\n  \"foreign\": %s,\n  \"sessions\": [", f)
+					return err
+				}
+				foreign, err := c.engine().HistoryEach(c.ctx, o, start, func(s tmuxcomm.SessionSummary) error {
+					n++
+					if !c.json {
+						printHistorySession(w, n-1, s, now)
+						return nil
+					}
+					data, err := json.MarshalIndent(s, "    ", "  ")
+					if err != nil {
+						return err
+					}
+					if n > 1 {
+						w.WriteByte(',')
+					}
+					w.WriteString("\n    ")
+					_, err = w.Write(data)
+					return err
+				})
 				if err != nil {
 					return err
 				}
-				if c.json {
-					if sessions == nil {
-						sessions = []tmuxcomm.SessionSummary{}
-					}
-					return c.printJSON(map[string]any{"sessions": sessions, "foreign": foreign})
+				switch {
+				case c.json && n == 0:
+					w.WriteString("]\n}\n")
+				case c.json:
+					w.WriteString("\n  ]\n}\n")
+				default:
+					printHistoryEnd(w, n, foreign)
 				}
-				printHistory(c.stdout, sessions, foreign)
-				return nil
+				return w.Flush()
 			}
 		},
 	})
@@ -378,29 +412,32 @@ func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
 	tw.Flush()
 }
 
-func printHistory(w io.Writer, sessions []tmuxcomm.SessionSummary, foreign []string) {
-	now := time.Now()
-	if len(sessions) == 0 {
-		fmt.Fprintln(w, "no exchanges")
+// printHistorySession prints the i-th session of a history listing.
+func printHistorySession(w io.Writer, i int, s tmuxcomm.SessionSummary, now time.Time) {
+	if i > 0 {
+		fmt.Fprintln(w)
 	}
-	for i, s := range sessions {
-		if i > 0 {
-			fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s  (orchestrator %s, worker %s)\n", s.Name, s.Orchestrator, s.Worker)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, x := range s.Exchanges {
+		age := ""
+		if !x.SentAt.IsZero() {
+			age = tmuxcomm.Age(now, x.SentAt)
 		}
-		fmt.Fprintf(w, "%s  (orchestrator %s, worker %s)\n", s.Name, s.Orchestrator, s.Worker)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, x := range s.Exchanges {
-			age := ""
-			if !x.SentAt.IsZero() {
-				age = tmuxcomm.Age(now, x.SentAt)
-			}
-			state := stateText(x, 60)
-			fmt.Fprintf(tw, "  %03d\t%s\t%s\t%s\t%s\t%s\n", x.Seq, orDash(x.ID), x.Status, state, age, x.Summary)
-		}
-		tw.Flush()
-		for _, p := range allProblems(s) {
-			fmt.Fprintf(w, "  ! %s\n", p)
-		}
+		state := stateText(x, 60)
+		fmt.Fprintf(tw, "  %03d\t%s\t%s\t%s\t%s\t%s\n", x.Seq, orDash(x.ID), x.Status, state, age, x.Summary)
+	}
+	tw.Flush()
+	for _, p := range allProblems(s) {
+		fmt.Fprintf(w, "  ! %s\n", p)
+	}
+}
+
+// printHistoryEnd ends a history listing of n sessions: "no exchanges" when there were none
+// (first in the output, as it has always been: nothing came before it), then the foreign names.
+func printHistoryEnd(w io.Writer, n int, foreign []string) {
+	if n == 0 {
+		fmt.Fprintln(w, "no exchanges")
 	}
 	for _, f := range foreign {
 		fmt.Fprintf(w, "! not a session folder: %s\n", messages.SanitizeField(f))
