@@ -462,3 +462,36 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("three")})
 	assert.NoError(t, err, "a pruned claim frees its id")
 }
+
+func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
+	f := newFake("%1", "%2", "%3")
+	e := newEngine(t, f, "%1")
+	ctx := context.Background()
+	a, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("first")})
+	require.NoError(t, err)
+	b, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("second")})
+	require.NoError(t, err)
+	root := filepath.Dir(a.Dir)
+	claim := filepath.Join(root, whereDir, a.ID)
+	hint, err := os.ReadFile(claim)
+	require.NoError(t, err)
+	assert.Equal(t, a.Session+" 1\n", string(hint), "send records where its request is")
+
+	got, err := e.Locate(ctx, a.ID, roleOrchestrator)
+	require.NoError(t, err)
+	assert.Equal(t, a.RequestPath, got.RequestPath)
+
+	// A hint is checked against the request's own header, and a wrong one costs a scan, never
+	// a wrong answer: another exchange's place, a place outside the root, garbage, nothing.
+	for _, hint := range []string{b.Session + " 1\n", "../elsewhere 1\n", "garbage", ""} {
+		require.NoError(t, os.WriteFile(claim, []byte(hint), 0o600))
+		got, err := e.Locate(ctx, a.ID, roleOrchestrator)
+		require.NoError(t, err, "%q", hint)
+		assert.Equal(t, a.RequestPath, got.RequestPath, "%q", hint)
+	}
+	require.NoError(t, os.Remove(claim))
+	got, err = e.Locate(ctx, a.ID, roleOrchestrator)
+	require.NoError(t, err)
+	assert.Equal(t, a.RequestPath, got.RequestPath, "no claim at all: the scan")
+
+}

@@ -111,10 +111,14 @@ func findByResponse(dir, response string) *Exchange {
 	return nil
 }
 
-// byID scans request headers for the id. Session folders are named by their start stamp and an
+// byID finds an exchange by id: through the id's claim, which says where its request is (so the
+// number of other sessions does not matter), else by scanning request headers. Session folders are named by their start stamp and an
 // id starts with its send time, so folders named more than maxSessionBump seconds after the id's
 // time are skipped (a folder's name may be dated up to that much after its creation).
 func (e *Engine) byID(root, id string) (*Exchange, error) {
+	if x := idWhere(root, id); x != nil {
+		return x, nil
+	}
 	dirs, _, err := sessionDirs(root)
 	if err != nil {
 		return nil, err

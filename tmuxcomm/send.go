@@ -81,6 +81,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, err
 	}
 	_ = logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now())
+	_ = RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
 		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent}
