@@ -83,6 +83,18 @@ func BodySum(body []byte) (n int, sum string) {
 	return len(body), hex.EncodeToString(s[:])[:sumDigits]
 }
 
+// BodySumText is BodySum of a string, without a copy of it: a body may be megabytes.
+func BodySumText(body string) (n int, sum string) {
+	h := sha256.New()
+	const chunk = 64 << 10
+	var buf [chunk]byte
+	for i := 0; i < len(body); i += chunk {
+		k := copy(buf[:], body[i:min(i+chunk, len(body))])
+		h.Write(buf[:k])
+	}
+	return len(body), hex.EncodeToString(h.Sum(nil))[:sumDigits]
+}
+
 // ResponseHeader is the first line of a response file:
 //
 //	[WORKER RESPONSE id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]

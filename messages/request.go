@@ -47,17 +47,23 @@ const (
 // When Notify is empty, "Notify via:" is followed directly by FALLBACK (the seed's exact form).
 // The body is written as given (a trailing newline is not doubled).
 func FormatRequest(r Request) string {
+	head, tail := FormatRequestAround(r, r.Body != "" && !strings.HasSuffix(r.Body, "\n"))
+	return head + r.Body + tail
+}
+
+// FormatRequestAround is FormatRequest without the body: what goes before it and after it, so a
+// large body can be written from where it is, never copied into one string. r.Body is not read;
+// openEnd says the body is not empty and does not end in a newline.
+func FormatRequestAround(r Request, openEnd bool) (head, tail string) {
 	var b strings.Builder
 	in := r.Instructions
-	b.Grow(len(r.Body) + len(in.ResponsePath) + len(in.Notify) + len(in.Fallback) + 512)
-	b.WriteString(r.Header.String())
-	b.WriteByte('\n')
-	b.WriteString(r.Body)
+	head = r.Header.String() + "\n"
 	// Without instructions there is no block, so that ParseRequest's "no block" case round-trips.
 	if in == (Instructions{}) {
-		return b.String()
+		return head, ""
 	}
-	if r.Body != "" && !strings.HasSuffix(r.Body, "\n") {
+	b.Grow(len(in.ResponsePath) + len(in.Notify) + len(in.Fallback) + 512)
+	if openEnd {
 		b.WriteByte('\n')
 	}
 	b.WriteString("\n" + instructionsLine + "\n")
@@ -77,15 +83,18 @@ func FormatRequest(r Request) string {
 		b.WriteString(andNotifyLine + "\n")
 	}
 	b.WriteString(in.Fallback + "\n")
-	return b.String()
+	return head, b.String()
 }
 
 // ParseRequest parses a request file written by FormatRequest or by the seed's plain procedure:
 // the header is the first line; the body runs up to the last "\n[RESPONSE INSTRUCTIONS]\n" line
 // (one blank line before it is not part of the body); "Response file: PATH" is read from the block.
 // A file without the block parses with an empty Instructions and the whole rest as body.
-func ParseRequest(data []byte) (Request, error) {
-	s := string(data)
+func ParseRequest(data []byte) (Request, error) { return ParseRequestText(string(data)) }
+
+// ParseRequestText is ParseRequest of a file already held as a string: the body is a part of s,
+// not a copy.
+func ParseRequestText(s string) (Request, error) {
 	first, rest, hasRest := strings.Cut(s, "\n")
 	// A header written by an editor with CRLF line ends is still the same header.
 	h, err := ParseRequestHeader(strings.TrimSuffix(first, "\r"))
@@ -142,7 +151,7 @@ func bodyBefore(pre string, h RequestHeader) string {
 		body = pre[:len(pre)-1]
 	}
 	if h.Bytes >= 0 && len(body) == h.Bytes+1 && strings.HasSuffix(body, "\n") {
-		if n, sum := BodySum([]byte(body[:h.Bytes])); n == h.Bytes && sum == h.Sum {
+		if n, sum := BodySumText(body[:h.Bytes]); n == h.Bytes && sum == h.Sum {
 			return body[:h.Bytes]
 		}
 	}

@@ -20,17 +20,25 @@ func FormatResponse(r Response) string {
 
 // ParseResponse parses a response file: header line, then the body. Delta is filled when the body
 // holds a DELTA block; a malformed DELTA block is not an error for the response (Delta stays nil).
-func ParseResponse(data []byte) (Response, error) {
-	first, rest, _ := strings.Cut(string(data), "\n")
+func ParseResponse(data []byte) (Response, error) { return ParseResponseText(string(data)) }
+
+// ParseResponseText is ParseResponse of a file already held as a string: the body is a part of
+// s, not a copy, unless a newline has to be added at its end.
+func ParseResponseText(s string) (Response, error) {
+	first, rest, _ := strings.Cut(s, "\n")
 	h, err := ParseResponseHeader(strings.TrimSuffix(first, "\r"))
 	if err != nil {
 		return Response{}, atLine(1, err)
 	}
 	// The body is kept as text lines: it ends with one newline however many the file has, which
 	// is what FormatResponse writes.
-	r := Response{Header: h, Body: strings.TrimRight(rest, "\n")}
-	if r.Body != "" {
-		r.Body += "\n"
+	r := Response{Header: h}
+	switch trimmed := strings.TrimRight(rest, "\n"); {
+	case trimmed == "":
+	case len(trimmed) < len(rest):
+		r.Body = rest[:len(trimmed)+1]
+	default:
+		r.Body = trimmed + "\n"
 	}
 	if d, found, err := ParseDelta(r.Body); found && err == nil {
 		r.Delta = &d

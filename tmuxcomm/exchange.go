@@ -92,6 +92,54 @@ func readEvents(dir string, n int) ([]Event, []string) {
 	return evs, problems
 }
 
+// detach replaces every string of x that points into a request file's text by a copy of its
+// own, so the text itself can be collected: its header, instructions, summary and paths.
+func (x *Exchange) detach() {
+	small := messages.FormatRequest(messages.Request{Header: x.request.Header, Instructions: x.request.Instructions})
+	if r, err := messages.ParseRequestText(strings.Clone(small)); err == nil {
+		x.request = &r
+	}
+	h := x.request.Header
+	x.ID, x.StartedAt, x.Orchestrator, x.Worker = h.ID, h.StartedAt, h.Orchestrator, h.Worker
+	x.Summary, x.ResponsePath, x.Capability = strings.Clone(x.Summary), strings.Clone(x.ResponsePath), strings.Clone(x.Capability)
+	for i := range x.Problems {
+		x.Problems[i] = strings.Clone(x.Problems[i])
+	}
+}
+
+// detachResponse is detach for the response's text: its header and DELTA block are copied.
+func (x *Exchange) detachResponse() {
+	r := x.response
+	r.Body = ""
+	r.Header.ID, r.Header.StartedAt, r.Header.RequestSum = strings.Clone(r.Header.ID), strings.Clone(r.Header.StartedAt), strings.Clone(r.Header.RequestSum)
+	r.Header.Orchestrator = messages.PaneID(strings.Clone(string(r.Header.Orchestrator)))
+	r.Header.Worker = messages.PaneID(strings.Clone(string(r.Header.Worker)))
+	if r.Delta != nil {
+		d := *r.Delta
+		for _, l := range []*[]string{&d.Changes, &d.Risks, &d.Alternatives} {
+			c := make([]string, len(*l))
+			for i, v := range *l {
+				c[i] = strings.Clone(v)
+			}
+			*l = c
+		}
+		r.Delta = &d
+		x.Delta = &d
+	}
+}
+
+// wasRead reports whether an await has returned the response of request n: its log says so.
+// It reads the log alone, not the request and response, which may be megabytes.
+func wasRead(dir string, n int) bool {
+	evs, _ := readEvents(dir, n)
+	for _, ev := range evs {
+		if ev.State == StateRead {
+			return true
+		}
+	}
+	return false
+}
+
 // Exchange is the record of one request and its response, as files on disk say.
 type Exchange struct {
 	Session      string          `json:"session"`
@@ -130,9 +178,14 @@ type Exchange struct {
 
 	request  *messages.Request
 	response *messages.Response
+	// bodyBytes and bodySum are the request body's size and hash as the file holds it now, when
+	// its header records them (what a response echoes).
+	bodyBytes int
+	bodySum   string
 }
 
-// Request returns the parsed request, nil when it was damaged.
+// Request returns the parsed request, nil when it was damaged. Its Body is empty unless the
+// exchange was loaded with its bodies.
 func (x *Exchange) Request() *messages.Request { return x.request }
 
 // Response returns the parsed response, nil while pending.
@@ -154,17 +207,17 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 	if s, err := messages.ParseSessionName(name); err == nil {
 		x.StartedAt, x.Orchestrator, x.Worker = s.StartedAt, s.Orchestrator, s.Worker
 	}
-	data, mtime, err := readFileStat(x.RequestPath)
+	data, mtime, err := readFileText(x.RequestPath)
 	if !mtime.IsZero() {
 		x.SentAt = mtime.UTC()
 	}
 	if err != nil {
 		x.Status = StatusDamaged
 		x.Problems = append(x.Problems, fmt.Sprintf("%s: %v", x.RequestPath, err))
-	} else if req, err := messages.ParseRequest(data); err != nil {
+	} else if req, err := messages.ParseRequestText(data); err != nil {
 		x.Status = StatusDamaged
 		x.Problems = append(x.Problems, fmt.Sprintf("%s:1: %v", x.RequestPath, err))
-		x.Summary = firstLine(string(data))
+		x.Summary = firstLine(data)
 	} else {
 		x.request = &req
 		h := req.Header
@@ -185,7 +238,8 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 			}
 		}
 		if h.Bytes >= 0 {
-			n, sum := messages.BodySum([]byte(req.Body))
+			n, sum := messages.BodySumText(req.Body)
+			x.bodyBytes, x.bodySum = n, sum
 			if n == h.Bytes && sum == h.Sum {
 				x.Integrity = "ok"
 			} else {
@@ -193,6 +247,14 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 				x.Problems = append(x.Problems, fmt.Sprintf("%s: body is %d bytes sha256 %s; header says %d bytes sha256 %s (changed after sending)",
 					x.RequestPath, n, sum, h.Bytes, h.Sum))
 			}
+		}
+	}
+	if x.request != nil && !bodies {
+		// Without bodies, a request of megabytes is not held: what is needed of its body (first
+		// line, size and hash) is taken above, and nothing kept may point into the file's text.
+		x.request.Body = ""
+		if len(data) >= bigFile {
+			x.detach()
 		}
 	}
 	evs, probs := readEvents(dir, n)
@@ -241,7 +303,7 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 
 // loadResponse fills the response part when the response file exists and is complete.
 func (x *Exchange) loadResponse(bodies bool) {
-	data, mtime, err := readFileStat(x.ResponsePath)
+	data, mtime, err := readFileText(x.ResponsePath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
@@ -249,7 +311,7 @@ func (x *Exchange) loadResponse(bodies bool) {
 		x.Problems = append(x.Problems, fmt.Sprintf("%s: %v", x.ResponsePath, err))
 		return
 	}
-	resp, err := messages.ParseResponse(data)
+	resp, err := messages.ParseResponseText(data)
 	if err != nil {
 		x.Problems = append(x.Problems, fmt.Sprintf("%s:1: %v", x.ResponsePath, err))
 		if x.Status != StatusDamaged {
@@ -267,6 +329,8 @@ func (x *Exchange) loadResponse(bodies bool) {
 	x.Delta = resp.Delta
 	if bodies {
 		x.ResponseBody = resp.Body
+	} else if len(data) >= bigFile {
+		x.detachResponse()
 	}
 	if x.ID != "" && resp.Header.ID != x.ID {
 		x.Problems = append(x.Problems, fmt.Sprintf("%s: response id %s does not match request id %s", x.ResponsePath, resp.Header.ID, x.ID))

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -29,10 +30,12 @@ const (
 var ErrExists = errors.New("file exists")
 
 // writeTemp writes data to a new hidden temp file in dir, synced, and returns its path.
-func writeTemp(dir string, data []byte) (string, error) { return writeTempSync(dir, data, true) }
+func writeTemp(dir string, data []byte) (string, error) { return writeTempSync(dir, true, data) }
 
-// writeTempSync is writeTemp with the fsync optional (see writeExclusiveNoSync).
-func writeTempSync(dir string, data []byte, durable bool) (string, error) {
+// writeTempSync is writeTemp of the parts one after the other, with the fsync optional (see
+// writeExclusiveNoSync). Parts let a large body be written from where it is, never copied into
+// one buffer with its header.
+func writeTempSync(dir string, durable bool, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
@@ -46,8 +49,10 @@ func writeTempSync(dir string, data []byte, durable bool) (string, error) {
 	if err := f.Chmod(fileMode); err != nil {
 		return fail(fmt.Errorf("chmod %s: %w", name, err))
 	}
-	if _, err := f.Write(data); err != nil {
-		return fail(fmt.Errorf("write %s: %w", name, err))
+	for _, data := range parts {
+		if _, err := f.Write(data); err != nil {
+			return fail(fmt.Errorf("write %s: %w", name, err))
+		}
 	}
 	if durable {
 		if err := f.Sync(); err != nil {
@@ -69,7 +74,7 @@ func writeAtomic(path string, data []byte) error { return writeAtomicSync(path, 
 func writeAtomicNoSync(path string, data []byte) error { return writeAtomicSync(path, data, false) }
 
 func writeAtomicSync(path string, data []byte, durable bool) error {
-	tmp, err := writeTempSync(filepath.Dir(path), data, durable)
+	tmp, err := writeTempSync(filepath.Dir(path), durable, data)
 	if err != nil {
 		return err
 	}
@@ -96,7 +101,12 @@ func writeExclusiveNoSync(path string, data []byte) error {
 }
 
 func writeExclusiveSync(path string, data []byte, durable bool) error {
-	tmp, err := writeTempSync(filepath.Dir(path), data, durable)
+	return writeExclusiveParts(path, durable, data)
+}
+
+// writeExclusiveParts is writeExclusive of the parts written one after the other.
+func writeExclusiveParts(path string, durable bool, parts ...[]byte) error {
+	tmp, err := writeTempSync(filepath.Dir(path), durable, parts...)
 	if err != nil {
 		return err
 	}
@@ -131,32 +141,11 @@ func readFile(path string) ([]byte, error) {
 // file. It uses plain system calls: a history reads tens of thousands of small files, and an
 // os.File adds a failed poller registration to each open, and a growing buffer extra reads.
 func readFileStat(path string) ([]byte, time.Time, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	fd, st, mtime, err := openRegular(path)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, time.Time{}, fmt.Errorf("%s is a symlink; refusing to follow it", path)
-		}
-		return nil, time.Time{}, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, mtime, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, time.Time{}, &fs.PathError{Op: "stat", Path: path, Err: err}
-	}
-	mtime := time.Unix(st.Mtim.Unix())
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, mtime, fmt.Errorf("%s is not a regular file", path)
-	}
-	if st.Size > maxFile {
-		return nil, mtime, fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size, maxFile)
-	}
 	// Sized from the stat, one byte more to see that the file grew meanwhile; read to the end.
 	buf := make([]byte, 0, st.Size+1)
 	for {
@@ -183,6 +172,80 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 			return buf, mtime, nil
 		}
 	}
+}
+
+// bigFile is the size from which a file is worth a garbage collection before it is read.
+const bigFile = 1 << 20
+
+// readFileText is readFileStat into a string, read in pieces into the string's own memory: a
+// message of megabytes is held once, not as bytes and then again as their string.
+func readFileText(path string) (string, time.Time, error) {
+	fd, st, mtime, err := openRegular(path)
+	if err != nil {
+		return "", mtime, err
+	}
+	defer syscall.Close(fd)
+	if st.Size >= bigFile {
+		// Collect first: what earlier reads of this size left behind is then reused for this
+		// one instead of adding to the resident memory (a message of 10 MB read three times
+		// would otherwise hold 30 MB of pages).
+		runtime.GC()
+	}
+	var b strings.Builder
+	b.Grow(int(st.Size))
+	chunk := make([]byte, min(max(st.Size, 512), 64<<10))
+	for {
+		n, err := syscall.Read(fd, chunk)
+		if err == syscall.EINTR || err == syscall.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return "", mtime, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return b.String(), mtime, nil
+		}
+		b.Write(chunk[:n])
+		if b.Len() > maxFile {
+			return "", mtime, fmt.Errorf("%s grew past the %d bytes this tool reads", path, maxFile)
+		}
+	}
+}
+
+// openRegular opens a regular file for reading without following a symlink at its last
+// component, and checks its size against maxFile.
+func openRegular(path string) (int, syscall.Stat_t, time.Time, error) {
+	var st syscall.Stat_t
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return -1, st, time.Time{}, fmt.Errorf("%s is a symlink; refusing to follow it", path)
+		}
+		return -1, st, time.Time{}, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return -1, st, time.Time{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	mtime := time.Unix(st.Mtim.Unix())
+	fail := func(err error) (int, syscall.Stat_t, time.Time, error) {
+		syscall.Close(fd)
+		return -1, st, mtime, err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return fail(fmt.Errorf("%s is not a regular file", path))
+	}
+	if st.Size > maxFile {
+		return fail(fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size, maxFile))
+	}
+	return fd, st, mtime, nil
 }
 
 // readFirstLine reads at most the first 4 KiB of a file and returns its first line.

@@ -189,12 +189,7 @@ func (e *Engine) mailContent(root string, group []messages.Mail, det paneops.Det
 			return "", "", err
 		}
 		path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
-		data, err := readFile(path)
-		if err != nil {
-			return "", "", err
-		}
-		content, form = e.pasteForm(string(data), path, det.Profile)
-		return content, form, nil
+		return e.pasteFormOfFile(path, det.Profile)
 	case messages.MailResponse:
 		lines := make([]string, len(group))
 		for i, g := range group {

@@ -1,6 +1,7 @@
 package tmuxcomm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ type NotifyResult struct {
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
 // ErrOrchestratorGone.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
-	if len(o.Body) == 0 || strings.TrimSpace(string(o.Body)) == "" {
+	if len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, fmt.Errorf("empty response: give it as arguments, --file F or on stdin with -")
 	}
 	x, err := e.Locate(ctx, o.Ref, roleWorker)
@@ -54,19 +55,30 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	}
 	h := req.Header
 	resp := messages.Response{Header: messages.ResponseHeader{ID: h.ID, StartedAt: h.StartedAt,
-		Orchestrator: h.Orchestrator, Worker: h.Worker, RequestBytes: -1}, Body: string(o.Body)}
+		Orchestrator: h.Orchestrator, Worker: h.Worker, RequestBytes: -1}}
 	if h.Bytes >= 0 {
 		// Echo what the worker's copy of the request holds, so a truncated or edited request shows.
-		resp.Header.RequestBytes, resp.Header.RequestSum = messages.BodySum([]byte(req.Body))
+		resp.Header.RequestBytes, resp.Header.RequestSum = x.bodyBytes, x.bodySum
 	}
-	if err := writeExclusive(x.ResponsePath, []byte(messages.FormatResponse(resp))); err != nil {
+	// FormatResponse's text, written from the caller's bytes rather than copied into one string:
+	// the header line, the body without its trailing newlines, one newline.
+	body := bytes.TrimRight(o.Body, "\n")
+	parts := [][]byte{[]byte(resp.Header.String() + "\n")}
+	if len(body) > 0 {
+		parts = append(parts, body, []byte("\n"))
+	}
+	o.Body = nil
+	// A request of megabytes is read again below, not held twice meanwhile.
+	dir, seq, responsePath := x.Dir, x.Seq, x.ResponsePath
+	x, req = nil, nil
+	if err := writeExclusiveParts(responsePath, true, parts...); err != nil {
 		if errors.Is(err, ErrExists) {
-			return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, ErrAnswered)
+			return &NotifyResult{Exchange: loadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, ErrAnswered)
 		}
 		return nil, err
 	}
-	_ = logEvent(x.Dir, x.Seq, StateAnswered, map[string]string{"response": x.ResponsePath}, e.Now())
-	x = loadExchange(x.Dir, x.Seq, false)
+	_ = logEvent(dir, seq, StateAnswered, map[string]string{"response": responsePath}, e.Now())
+	x = loadExchange(dir, seq, false)
 	line := messages.Notification{StartedAt: h.StartedAt, Orchestrator: h.Orchestrator, Worker: h.Worker, Path: x.ResponsePath}.String()
 	res := &NotifyResult{Exchange: x, Line: line}
 	if x.Integrity == "mismatch" {
@@ -76,7 +88,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
-	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) || loadExchange(x.Dir, x.Seq, false).Read {
+	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {
 		res.Signal = "await"
 		_ = logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now())
 		return res, nil

@@ -2,6 +2,7 @@ package tmuxcomm
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -110,9 +111,40 @@ func (e *Engine) pasteForm(request, path string, prof *paneops.Profile) (content
 // and follow".
 func pointerLine(request, path, why string) string {
 	header, _, _ := strings.Cut(request, "\n")
-	return messages.SanitizeField(header) + " The request is " + strconv.Itoa(len(request)) +
+	return pointerLineOf(header, len(request), path, why)
+}
+
+// pointerLineOf is pointerLine from the request's header line and size alone.
+func pointerLineOf(header string, size int, path, why string) string {
+	return messages.SanitizeField(header) + " The request is " + strconv.Itoa(size) +
 		" bytes, " + why + ": read it whole from " + messages.SanitizeField(path) +
 		" and follow its [RESPONSE INSTRUCTIONS]."
+}
+
+// neverPasted is a request size beyond every profile's paste bound (128 KiB at most) by far:
+// such a request is delivered as its pointer line without being read and sanitized whole.
+// Sanitizing never shrinks text by that much unless most of it is control sequences, and the
+// pointer line is the safe form for those too.
+const neverPasted = 1 << 20
+
+// pasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
+func (e *Engine) pasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {
+		header, err := readFirstLine(path)
+		if err != nil {
+			return "", "", err
+		}
+		if prof != nil && prof.Kind == paneops.KindShell {
+			return ShellLine(pointerLineOf(header, int(st.Size()), path, "it is not pasted into a shell, which would run it")), FormComment, nil
+		}
+		return pointerLineOf(header, int(st.Size()), path, "too long to paste"), FormPointer, nil
+	}
+	data, _, err := readFileText(path)
+	if err != nil {
+		return "", "", err
+	}
+	content, form = e.pasteForm(data, path, prof)
+	return content, form, nil
 }
 
 // ShellLine turns one line of text into a line an interactive shell runs as nothing: "# " and the

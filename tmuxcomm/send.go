@@ -1,6 +1,7 @@
 package tmuxcomm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -37,7 +38,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
 	}
-	if len(o.Body) == 0 || strings.TrimSpace(string(o.Body)) == "" {
+	if len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, fmt.Errorf("empty message: give the request as arguments, --file F or on stdin with -")
 	}
 	if o.Capability == "" {
@@ -64,22 +65,26 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := string(o.Body)
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum}
-	n, reqPath, err := claimRequest(dir, func(n int) []byte {
+	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
+	n, reqPath, err := claimRequest(dir, func(n int) [][]byte {
 		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
-		return []byte(messages.FormatRequest(messages.Request{Header: header, Body: body,
+		// The body is written from the caller's bytes, between its header and its instructions:
+		// a message of megabytes is never copied into the file's text.
+		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
 			Instructions: messages.Instructions{
 				ResponsePath: resp,
 				Notify:       e.notifyCommand(resp),
 				Fallback:     messages.FallbackCommand(sess, resp),
-			}}))
+			}}, openEnd)
+		return [][]byte{[]byte(head), o.Body, []byte(tail)}
 	})
 	if err != nil {
 		return nil, err
 	}
+	o.Body = nil // the file holds it now; let a large one go before it is read back
 	_ = logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now())
 	_ = RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 

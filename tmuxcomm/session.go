@@ -159,7 +159,7 @@ func nextRequestNumber(files []seqFile) int {
 // claimRequest writes build(n) as the next request file n of dir and returns n and the path. The
 // link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
 // content depends on n (it names the response file n+1), so it is built per attempt.
-func claimRequest(dir string, build func(n int) []byte) (int, string, error) {
+func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 	for attempt := 0; attempt < 1000; attempt++ {
 		files, _, err := listSeq(dir)
 		if err != nil {
@@ -167,7 +167,7 @@ func claimRequest(dir string, build func(n int) []byte) (int, string, error) {
 		}
 		n := nextRequestNumber(files)
 		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-		err = writeExclusive(path, build(n))
+		err = writeExclusiveParts(path, true, build(n)...)
 		if err == nil {
 			return n, path, nil
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,7 +114,7 @@ const maxMessage = 256 << 20
 // arguments joined by spaces. A message that is empty or only white space is a usage error.
 func (c *cli) readBody(file string, args []string) ([]byte, error) {
 	body, err := c.readRawBody(file, args)
-	if err == nil && strings.TrimSpace(string(body)) == "" {
+	if err == nil && len(bytes.TrimSpace(body)) == 0 {
 		return nil, usagef("empty message: give the text as arguments, --file F, or - for stdin")
 	}
 	return body, err
