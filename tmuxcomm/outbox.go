@@ -271,28 +271,3 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 func (ob *outbox) delivererRunning() bool {
 	return isLocked(ob.path(outboxDelivLock))
 }
-
-// allOutboxes lists every outbox folder under root.
-func allOutboxes(root string) []*outbox {
-	entries, err := os.ReadDir(filepath.Join(root, outboxFolder))
-	if err != nil {
-		return nil
-	}
-	var out []*outbox
-	for _, ent := range entries {
-		name := ent.Name()
-		i := strings.LastIndex(name, "-p")
-		if i < 0 || !ent.IsDir() {
-			continue
-		}
-		pane := messages.PaneID("%" + name[i+2:])
-		if _, err := messages.ParsePaneID(string(pane)); err != nil {
-			continue
-		}
-		if want, err := outboxName(name[:i], pane); err != nil || want != name {
-			continue
-		}
-		out = append(out, &outbox{dir: filepath.Join(root, outboxFolder, name), server: name[:i], pane: pane})
-	}
-	return out
-}
