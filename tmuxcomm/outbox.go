@@ -23,19 +23,24 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
+// The names in an outbox folder.
 const (
-	outboxFolder     = ".outbox"
-	outboxQueue      = "queue"
-	outboxDone       = "done"
-	outboxInflight   = "inflight.json"
-	outboxDrainLock  = "drain.lock"
-	outboxDelivLock  = "deliverer.lock"
-	outboxDelivLog   = "deliverer.log"
-	mailSuffix       = ".json"
-	outcomeKeepFor   = 7 * 24 * time.Hour
-	DefaultMailTTL   = 6 * time.Hour
-	defaultInboxKeep = 50
+	outboxFolder    = ".outbox"
+	outboxQueue     = "queue"
+	outboxDone      = "done"
+	outboxInflight  = "inflight.json"
+	outboxDrainLock = "drain.lock"
+	outboxDelivLock = "deliverer.lock"
+	outboxDelivLog  = "deliverer.log"
+	mailSuffix      = ".json"
 )
+
+// DefaultMailTTL is how long a message waits for its pane by default: long enough for an agent's
+// longest turns and a person's lunch, short enough that a stale message does not surface days later.
+const DefaultMailTTL = 6 * time.Hour
+
+// outcomeKeepFor is how long an ended message's record is kept (for inbox --all).
+const outcomeKeepFor = 7 * 24 * time.Hour
 
 // outbox is one pane's outbox folder: ROOT/.outbox/SERVERKEY-pN.
 type outbox struct {
