@@ -89,6 +89,11 @@ func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent
 			return fmt.Errorf("session %q is not a session folder name such as 20260117-120000-o6-w7: %w",
 				messages.SanitizeField(o.Session), err)
 		}
+		// A session folder is made by the first send between two panes, never later under the
+		// same name (its stamp is that send's time): one that is not there will not come.
+		if _, err := os.Lstat(filepath.Join(root, o.Session)); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("no session folder %s under %s; run 'wcomm history' to list them: %w", o.Session, root, ErrNotFound)
+		}
 	}
 	tw, err := newTreeWatcher()
 	if err != nil {

@@ -220,6 +220,11 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				if *response != "" && *id != "" {
 					return usagef("give --response or --id, not both")
 				}
+				if *id != "" {
+					if err := messages.ValidID(*id); err != nil {
+						return usagef("--id: %v", err)
+					}
+				}
 				body, err := c.readBody(*file, args)
 				if err != nil {
 					return err
@@ -279,7 +284,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				x, err := c.engine().Parse(c.ctx, text)
 				if err != nil {
 					if errors.Is(err, messages.ErrSyntax) {
-						return &exitErr{code: exitFailure, err: err}
+						return &exitErr{code: exitUsage, err: err}
 					}
 					return err
 				}

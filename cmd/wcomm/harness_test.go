@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,8 +41,12 @@ var (
 	binDir  string
 )
 
+// TestMain also makes this test binary the wcomm command of the testscript scripts
+// (script_test.go): run as "wcomm" by a script, it is the real program's run().
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testscript.RunMain(m, map[string]func() int{
+		"wcomm": func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	})
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
