@@ -316,8 +316,8 @@ type Detection struct {
 	// Job, when set, says that the pane's own interactive shell runs a foreground job that is not
 	// reading the terminal ("bash (pid 12) runs sleep (pid 40)"): a line typed now would wait in the
 	// terminal and be RUN by the shell when the job ends, so nothing is typed until it does.
-	Job string `json:"job,omitempty"`
-	Forced  bool   `json:"forced,omitempty"`
+	Job    string `json:"job,omitempty"`
+	Forced bool   `json:"forced,omitempty"`
 }
 
 // TTYModeFunc reads whether a terminal is in canonical mode (nil error) or says why it cannot.
@@ -456,7 +456,12 @@ func (p *Profile) matches(proc Process) bool {
 		}
 		return (namedIn(d.Names, argv0) || namedIn(d.Names, base)) && interactiveArgs(proc.Args)
 	}
-	if slices.Contains(d.Names, name) || slices.Contains(d.Names, base) {
+	if len(proc.Args) > 0 && shells[strings.TrimPrefix(filepath.Base(proc.Args[0]), "-")] {
+		// A shell script named like an agent ("codex" with a #!/bin/bash line runs as "bash
+		// ./codex", comm "codex") is not that agent: it has no input box to wait for.
+		name, base = "", ""
+	}
+	if name != "" && (slices.Contains(d.Names, name) || slices.Contains(d.Names, base)) {
 		return true
 	}
 	if len(proc.Args) > 1 {
