@@ -52,6 +52,11 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	if x.Status == StatusAnswered {
 		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, ErrAnswered)
 	}
+	if e.Self != "" && e.Self != x.Worker {
+		// The first response stands: one from the wrong pane would shut out the worker's own.
+		return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; notify from the worker's pane (or from outside any pane, to answer for it)",
+			x.ID, x.Worker, e.Self)
+	}
 	h := req.Header
 	resp := messages.Response{Header: messages.ResponseHeader{ID: h.ID, StartedAt: h.StartedAt,
 		Orchestrator: h.Orchestrator, Worker: h.Worker, RequestBytes: -1}, Body: string(o.Body)}

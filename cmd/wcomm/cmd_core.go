@@ -328,13 +328,25 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 		},
 	})
 	register(&command{
-		Name: "show", Args: "ID | PATH", Role: "both",
-		Summary: "show one exchange whole: header, delivery log, request and response",
+		Name: "show", Args: "ID | PATH | QUESTION-ID", Role: "both",
+		Summary: "show one exchange whole: header, delivery log, request and response (or one question whole)",
 		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {
 				if len(args) != 1 {
 					return usagef("show takes one ID or PATH")
+				}
+				if _, err := messages.ParseQuestionID(args[0]); err == nil && !strings.ContainsRune(args[0], '/') {
+					// A question's id (task-3.q1-a1b2): show the question, options and all.
+					st, err := c.engine().Question(c.ctx, args[0])
+					if err != nil {
+						return err
+					}
+					if c.json {
+						return c.printJSON(st)
+					}
+					printQuestion(c.stdout, st, time.Now())
+					return nil
 				}
 				x, err := c.engine().Show(c.ctx, args[0])
 				if err != nil {
@@ -433,7 +445,7 @@ func stateText(x *tmuxcomm.Exchange, width int) string {
 		return "-"
 	}
 	ev := messages.SanitizeField(x.Evidence)
-	if ev == "" || x.State == tmuxcomm.StateAnswered {
+	if ev == "" || x.State == tmuxcomm.StateAnswered || x.State == tmuxcomm.StateRead {
 		return x.State
 	}
 	if width > 0 {

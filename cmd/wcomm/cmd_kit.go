@@ -52,7 +52,8 @@ between <!-- wcomm:begin --> and <!-- wcomm:end --> in DIR/AGENTS.md (Codex) and
 kept. --user writes the per-user places instead: ~/.claude/skills/wcomm/SKILL.md,
 ~/.codex/AGENTS.md and ~/.gemini/GEMINI.md. Running it again changes nothing ("unchanged") unless
 this wcomm writes different text ("updated"). Each file or block carries the hash of what wcomm
-wrote: one edited since is kept (exit 1) unless --force.
+wrote: one edited since is kept (exit 0, with a note on stderr) unless --force. New files are 0644:
+they are the project's, read by everyone who works in it.
 
 It also installs the agents' own turn-boundary hooks (unless --no-hooks), so that a message that
 arrives while an agent is busy reaches its model when the turn ends, without typing into its pane:

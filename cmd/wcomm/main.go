@@ -162,7 +162,22 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 		}
 		return usagef("%v", err)
 	}
+	if readsSettings(cmd) {
+		// One rule for every command that works with exchanges: a settings file with a misspelt
+		// key is an error, never a warning that silently drops the rest of the file.
+		if _, err := c.settings(); err != nil {
+			return fmt.Errorf("%w; fix the settings file and run the command again", err)
+		}
+	}
 	return runFn(pos)
+}
+
+// readsSettings reports whether cmd works with exchanges or questions, and so must refuse a broken
+// settings file before it acts. Admin commands (doctor reports the file, help and completion need
+// none) and the background ones (the deliverer, agents' hooks) are spared; ask checks the file
+// itself, so that its error ends with the instruction to go on.
+func readsSettings(cmd *command) bool {
+	return !cmd.Hidden && cmd.Role != "admin" && cmd.Name != "ask"
 }
 
 // parseInterleaved lets flags stand before or after positional arguments (`wcomm await ID
