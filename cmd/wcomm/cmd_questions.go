@@ -66,7 +66,7 @@ git binding changed) is refused with the reason.`,
 	register(&command{
 		Name: "questions", Role: "orchestrator",
 		Args:    "[--pending] | ID... | resolve ID --reason TEXT",
-		Summary: "list workers' questions with their state; resolve an abandoned one",
+		Summary: "list workers' questions, show one whole with its options, resolve an abandoned one",
 		Help: `Lists every question under the root: id, state (pending, answered, auto-answered, cap-exceeded,
 stale, resolved), task, worker pane, the request it is about, age, and the question; stale and
 resolved ones say why. --pending shows only questions still waiting for an answer (stale ones are
@@ -74,7 +74,7 @@ not surfaced). 'questions ID' shows questions whole: the QUESTION block with its
 state, and how to answer. Questions survive any crash or restart: a pending one can always be answered.
 'questions resolve ID --reason TEXT' closes a question without inventing an answer; a waiting ask
 ends and tells its worker to continue on its best judgment.`,
-		Example: "wcomm questions --pending\nwcomm questions task-3.q1-a1b2\nwcomm questions --json\nwcomm questions resolve task-3.q1-a1b2 --reason 'task was cancelled'",
+		Example: "wcomm questions task-3.q1-a1b2\nwcomm questions --pending\nwcomm questions --json\nwcomm questions resolve task-3.q1-a1b2 --reason 'task was cancelled'",
 		Setup:   setupQuestions,
 	})
 }
