@@ -112,7 +112,7 @@ func NewID(now time.Time, r io.Reader) (string, error) {
 // Capability is what a worker may do for a request.
 type Capability string
 
-// The two capabilities of seed 004.
+// The two capabilities a request grants its worker.
 const (
 	ReadOnly Capability = "READONLY"
 	Writable Capability = "WRITABLE"
