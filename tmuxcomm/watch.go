@@ -517,7 +517,9 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		q = &feedQuestion{id: key, last: s.born}
 		s.qs[key] = q
 	}
-	file := func(suffix string) string { return filepath.Join(s.dir, messages.QuestionFileName(p.task, p.seq, suffix)) }
+	file := func(suffix string) string {
+		return filepath.Join(s.dir, messages.QuestionFileName(p.task, p.seq, suffix))
+	}
 	ev := func(name string, at time.Time, detail map[string]string, path string) {
 		if detail == nil {
 			detail = map[string]string{}
