@@ -310,7 +310,7 @@ func TestAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 		got, err := e.Await(context.Background(), "", 10*time.Second)
 		done <- result{got, err}
 	}()
-	lock := filepath.Join(x.Dir, awaitLockName(x.Seq))
+	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	require.Eventually(t, func() bool { return isLocked(lock) }, 5*time.Second, time.Millisecond)
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})

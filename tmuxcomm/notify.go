@@ -81,7 +81,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
-	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) || loadExchange(x.Dir, x.Seq, false).Read {
+	if isLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || loadExchange(x.Dir, x.Seq, false).Read {
 		res.Signal = "await"
 		_ = logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now())
 		return res, nil

@@ -185,7 +185,7 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 		_, err := e.Await(context.Background(), x.ID, 10*time.Second)
 		awaited <- err
 	}()
-	lock := filepath.Join(x.Dir, awaitLockName(x.Seq))
+	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	deadline := time.Now().Add(10 * time.Second)
 	for !isLocked(lock) {
 		require.True(t, time.Now().Before(deadline), "await never took its lock")

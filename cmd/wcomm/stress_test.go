@@ -653,7 +653,7 @@ func (s *sxServer) notify(response string, body []byte, delay string) (*tmuxcomm
 
 // awaitLock is the lock a waiting await holds on exchange x.
 func sxAwaitLock(x *tmuxcomm.Exchange) string {
-	return filepath.Join(x.Dir, fmt.Sprintf(".%03d-await.lock", x.Seq))
+	return filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 }
 
 // sxBackground is a process running in the background.
