@@ -13,7 +13,6 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 )
 
-
 // Await blocks until the response of the exchange named by ref is complete and returns the
 // exchange with both bodies. ref is an id, a request or response path, or "" for the newest request
 // sent from the caller's pane whose response no await has returned yet (so `send; await` works even

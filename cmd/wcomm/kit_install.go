@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // The markers of wcomm's block in AGENTS.md and GEMINI.md, and of its hash.
@@ -372,39 +373,11 @@ func readTarget(path string) (real string, old []byte, mode fs.FileMode, err err
 	return real, data, st.Mode().Perm(), nil
 }
 
-// writeTarget replaces path atomically (temp file, sync, rename), creating its folders 0755 as a
-// project's folders are.
+// writeTarget replaces path atomically, creating its folders 0755 as a project's folders are.
 func writeTarget(path string, data []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".wcomm-*")
-	if err != nil {
-		return fmt.Errorf("write into %s: %w", dir, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return tmuxcomm.WriteFile(path, data, mode)
 }
