@@ -112,15 +112,12 @@ send exits 0 once the message is submitted or queued.`,
 			capability := fs.String("capability", "READONLY", "READONLY (look, change nothing) or WRITABLE")
 			file := fs.String("file", "", "read the message from this file (- for stdin)")
 			wait := fs.Bool("wait", false, "await the response and print it")
-			var timeout, delay time.Duration
+			var timeout time.Duration
 			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit)")
-			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
-			from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
 			all := fs.Bool("all", false, "with an agent name: search every session")
-			agent := fs.String("agent", "", "deliver with this profile (claude, codex, gemini, aider, shell, reader, generic) instead of detecting it")
-			var busyWait time.Duration
-			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the target's input box to be empty and idle (0: do not wait)")
+			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait, flagFrom, flagAgent)
+			agent := &dv.agent
 			mq := mailFlags(fs)
 			resend := fs.String("resend", "", "deliver the kept request ID again (same id and sequence number)")
 			return func(args []string) error {
@@ -148,18 +145,8 @@ send exits 0 once the message is submitted or queued.`,
 					return err
 				}
 				e := c.engine()
-				if flagsSet(fs)["enter-delay"] {
-					e.EnterDelay = delay
-				}
-				e.BusyWait = busyWaitSetting(busyWait)
-				if err := e.CheckAgent(*agent); err != nil {
-					return usagef("--agent: %v", err)
-				}
-				if *from != "" {
-					if _, err := messages.ParsePaneID(*from); err != nil {
-						return usagef("--from: %v", err)
-					}
-					e.Self = messages.PaneID(*from)
+				if err := dv.apply(e); err != nil {
+					return err
 				}
 				mq.apply(e)
 				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
@@ -212,9 +199,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 			response := fs.String("response", "", "the response file named in the request's instructions")
 			id := fs.String("id", "", "the request's id")
 			file := fs.String("file", "", "read the response from this file (- for stdin)")
-			var delay, busyWait time.Duration
-			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
-			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the orchestrator's input box to be empty and idle (0: do not wait)")
+			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait)
 			mq := mailFlags(fs)
 			return func(args []string) error {
 				if *response != "" && *id != "" {
@@ -230,10 +215,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					return err
 				}
 				e := c.engine()
-				if flagsSet(fs)["enter-delay"] {
-					e.EnterDelay = delay
+				if err := dv.apply(e); err != nil {
+					return err
 				}
-				e.BusyWait = busyWaitSetting(busyWait)
 				mq.apply(e)
 				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
 				if res != nil && !c.json {

@@ -33,9 +33,8 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			pane := fs.String("pane", "", "a pane to inspect: pane id (%7) or tmux target")
 			probe := fs.Bool("probe", false, "with --pane: measure live how long a paste takes to show (pastes and erases a marker; never presses Enter)")
-			agent := fs.String("agent", "", "with --pane: inspect as this profile instead of the detected one")
-			var busyWait time.Duration
-			durationVar(fs, &busyWait, "busy-wait", 2*time.Second, "with --probe: how long to wait for an empty, idle input box")
+			dv := declareDelivery(fs, flagAgent, flagBusyWait)
+			agent, busyWait := &dv.agent, &dv.busyWait
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("doctor takes no arguments; use --pane TARGET")
@@ -43,7 +42,7 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 				if (*probe || *agent != "") && *pane == "" {
 					return usagef("--probe and --agent need --pane TARGET")
 				}
-				r := c.doctor(*pane, *agent, *probe, busyWait)
+				r := c.doctor(*pane, *agent, *probe, *busyWait)
 				if c.json {
 					if err := c.printJSON(r); err != nil {
 						return err

@@ -129,13 +129,12 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 	context := fs.String("context", "", "one or two sentences: what you found and why it blocks")
 	typ := fs.String("type", "numbered", "numbered, yes-no, fixed or freeform")
 	pattern := fs.String("pattern", "", "freeform only: a regular expression the whole answer must match")
-	var timeout, delay time.Duration
+	var timeout time.Duration
 	durationVar(fs, &timeout, "timeout", 0, "how long to wait (default from settings, 180s; 0 = no limit)")
-	durationVar(fs, &delay, "enter-delay", 0, "pause between paste and Enter (default from settings, 200ms)")
 	auto := fs.Bool("auto-answer", true, "on timeout take the first option (default from settings; --auto-answer=false exits 3)")
 	exchange := fs.String("exchange", "", "the request (id or path) the question is about (default: the newest one addressed to you)")
 	to := fs.String("to", "", "the orchestrator's pane, when no request ties the question to one")
-	from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
+	dv := declareDelivery(fs, flagEnterDelay, flagFrom)
 	bindGit := fs.Bool("bind-git", false, "refuse answers given after HEAD or 'git status' of --dir changes")
 	dir := fs.String("dir", "", "the working folder for --bind-git and on_question (default: the current one)")
 	envelope := fs.String("envelope", "", "ask the openQuestions of an agent's final message in FILE (- for stdin)")
@@ -157,14 +156,8 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			workdir, _ = os.Getwd()
 		}
 		e := c.engine()
-		if set["enter-delay"] {
-			e.EnterDelay = delay
-		}
-		if *from != "" {
-			if _, err := messages.ParsePaneID(*from); err != nil {
-				return judged(usagef("--from: %v", err))
-			}
-			e.Self = messages.PaneID(*from)
+		if err := dv.apply(e); err != nil {
+			return judged(err)
 		}
 
 		if len(waits) > 0 {
@@ -347,8 +340,7 @@ func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
 
 func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 	source := fs.String("source", "local", "who or which channel answers (local, telegram, a name)")
-	var delay time.Duration
-	durationVar(fs, &delay, "enter-delay", 0, "pause between paste and Enter (default from settings, 200ms)")
+	dv := declareDelivery(fs, flagEnterDelay)
 	return func(args []string) error {
 		if len(args) < 2 {
 			return usagef("answer takes the question ID and the ANSWER")
@@ -369,8 +361,8 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 			return err
 		}
 		e := c.engine()
-		if flagsSet(fs)["enter-delay"] {
-			e.EnterDelay = delay
+		if err := dv.apply(e); err != nil {
+			return err
 		}
 		res, err := e.Answer(c.ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: *source})
 		if err != nil {

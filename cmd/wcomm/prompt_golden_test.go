@@ -42,3 +42,31 @@ func TestPromptGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliveryFlagsAgree checks that every command taking --enter-delay, --busy-wait, --from or
+// --agent (as a delivery profile) declares it the same way: one meaning, one default.
+func TestDeliveryFlagsAgree(t *testing.T) {
+	// prompt and hook take --agent as the kind of agent they write for, not as a profile.
+	other := map[string]bool{"prompt": true, "hook": true}
+	seen := map[string]string{}
+	users := map[string][]string{}
+	for name, cmd := range commands {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		cmd.Setup(fs, &cli{})
+		for _, f := range []string{flagEnterDelay, flagBusyWait, flagFrom, flagAgent} {
+			fl := fs.Lookup(f)
+			if fl == nil || (f == flagAgent && other[name]) {
+				continue
+			}
+			got := fl.Usage + " (default " + fl.DefValue + ")"
+			if want, ok := seen[f]; ok {
+				assert.Equal(t, want, got, "--%s of %s differs from %v's", f, name, users[f])
+			}
+			seen[f] = got
+			users[f] = append(users[f], name)
+		}
+	}
+	for _, f := range []string{flagEnterDelay, flagBusyWait, flagFrom, flagAgent} {
+		assert.GreaterOrEqual(t, len(users[f]), 2, "--%s is shared", f)
+	}
+}
