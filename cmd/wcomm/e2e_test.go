@@ -186,7 +186,7 @@ func answerOf(id, body string) string {
 // awaitLock is the lock an await holds while it waits on request seq (tmuxcomm/await.go); notify
 // tests it to decide whether to paste the RESPONSE line.
 func awaitLock(s sent) string {
-	return filepath.Join(s.Dir, messages.AwaitLockName(s.Seq))
+	return awaitLockIn(s.Dir, s.Seq)
 }
 
 // waitAwaiting waits until an await is waiting on the exchange.
