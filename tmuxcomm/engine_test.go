@@ -99,8 +99,10 @@ func (f *fakeTmux) delivered() []paneops.Delivery {
 
 func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	t.Helper()
-	return &Engine{Root: filepath.Join(t.TempDir(), "root"), Tmux: f, Self: messages.PaneID(self),
-		Procs: func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }}
+	e := New(filepath.Join(t.TempDir(), "root"), f)
+	e.Self = messages.PaneID(self)
+	e.Procs = func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }
+	return e
 }
 
 func (e *Engine) as(self string) *Engine {

@@ -84,12 +84,10 @@ func (c *cli) engine() *tmuxcomm.Engine {
 	} else {
 		delay, profiles = s.EnterDelay, s.Profiles
 	}
-	e := &tmuxcomm.Engine{
-		Root:       c.rootDir(),
-		Tmux:       c.tmux(),
-		Self:       c.self(),
-		EnterDelay: delay,
-		Profiles:   profiles,
+	e := tmuxcomm.New(c.rootDir(), c.tmux())
+	e.Self, e.EnterDelay = c.self(), delay
+	if profiles != nil {
+		e.Profiles = profiles
 	}
 	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
 	if v := c.getenv("WCOMM_NO_QUEUE"); v == "1" || v == "true" {
