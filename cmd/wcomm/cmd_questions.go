@@ -122,7 +122,7 @@ func judged(err error) error {
 }
 
 func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
-	task := fs.String("task", "", "task id, ^[a-zA-Z0-9_-]+$ (default $WCOMM_TASK)")
+	task := fs.String("task", "", "task id, ^[a-zA-Z0-9_-]+$ (default $WCOMM_TASK, else the id of the request you work on)")
 	urgency := fs.String("urgency", "blocking", "blocking (wait for the answer) or non-blocking (print the id and return)")
 	var options, waits []string
 	fs.Var(stringsFlag{&options}, "option", "an option (repeat: --option A --option B); numbered and fixed need 2 or more")
