@@ -82,14 +82,10 @@ func (c *cli) engine() *tmuxcomm.Engine {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
 		s = tmuxcomm.DefaultSettings()
 	}
-	e := &tmuxcomm.Engine{
-		Root:       c.rootDir(),
-		Tmux:       c.tmux(),
-		Self:       c.self(),
-		EnterDelay: s.EnterDelay,
-		Profiles:   s.Profiles,
-		MailTTL:    s.MailTTL,
-		NoQueue:    s.NoQueue,
+	e := tmuxcomm.New(c.rootDir(), c.tmux())
+	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = c.self(), s.EnterDelay, s.MailTTL, s.NoQueue
+	if s.Profiles != nil {
+		e.Profiles = s.Profiles
 	}
 	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
 	return e
