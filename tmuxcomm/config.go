@@ -35,6 +35,9 @@ import (
 //	  max_questions_per_worker: 3    # per worker pane per task; more get DECIDED_BY cap-exceeded
 //	  poll_interval_seconds: 15      # accepted for seed compatibility; unused (waits use file events)
 //	enter_delay: 200ms               # pause between a paste and its Enter
+//	mailbox:
+//	  ttl: 6h                        # how long a message waits for a pane that is not ready
+//	  no_queue: false                # true: fail fast instead of queuing (scripts)
 //	on_question: notify-send wcomm   # run for every new question, the question's JSON on stdin
 //	on_question_timeout: 10s         # bound of one on_question run
 //	actions:                         # what an approval may run (see actions.go)
@@ -51,7 +54,8 @@ import (
 // ConfigFileName is the settings file looked for in the working folder.
 const ConfigFileName = ".wcomm.yaml"
 
-// Defaults of the question relay (seed 000's, see the README on the timeout).
+// Defaults of the question relay: a blocking ask waits 180 s so an agent's turn never hangs (the
+// README says why), and a worker asks at most 3 questions per task.
 const (
 	DefaultQuestionTimeout   = 180 * time.Second
 	DefaultMaxQuestions      = 3
@@ -68,6 +72,10 @@ type Settings struct {
 	AutoAnswer      bool          `json:"auto_answer_on_timeout"`
 	MaxQuestions    int           `json:"max_questions_per_worker"`
 	EnterDelay      time.Duration `json:"enter_delay"`
+	// MailTTL bounds how long a message waits in a pane's outbox; NoQueue makes deliveries fail
+	// fast instead of queuing.
+	MailTTL time.Duration `json:"mail_ttl"`
+	NoQueue bool          `json:"no_queue"`
 	// OnQuestion is the argv of the question hook (shlex-split, run without a shell); nil: none.
 	OnQuestion        []string      `json:"on_question,omitempty"`
 	OnQuestionTimeout time.Duration `json:"on_question_timeout"`
@@ -99,6 +107,7 @@ func DefaultSettings() Settings {
 		AutoAnswer:        true,
 		MaxQuestions:      DefaultMaxQuestions,
 		EnterDelay:        DefaultEnterDelay,
+		MailTTL:           DefaultMailTTL,
 		OnQuestionTimeout: DefaultOnQuestionTimeout,
 	}
 }
@@ -107,11 +116,18 @@ func DefaultSettings() Settings {
 type configFile struct {
 	QuestionRelay     relayFile     `yaml:"question_relay"`
 	EnterDelay        *yamlDuration `yaml:"enter_delay"`
+	Mailbox           mailboxFile   `yaml:"mailbox"`
 	OnQuestion        *string       `yaml:"on_question"`
 	OnQuestionTimeout *yamlDuration `yaml:"on_question_timeout"`
 	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
 	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
 	Actions       map[string]actionFile `yaml:"actions"`
+}
+
+// mailboxFile is the mailbox block.
+type mailboxFile struct {
+	TTL     *yamlDuration `yaml:"ttl"`
+	NoQueue *bool         `yaml:"no_queue"`
 }
 
 // actionFile is one entry of the actions block.
@@ -136,7 +152,7 @@ func (a *argvList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// relayFile is the question_relay block (seed 000's talisman keys).
+// relayFile is the question_relay block, with the key names other tools' settings files use for it.
 type relayFile struct {
 	Enabled               *bool    `yaml:"enabled"`
 	TimeoutSeconds        *float64 `yaml:"timeout_seconds"`
@@ -197,7 +213,8 @@ func FindConfig(dir string, getenv func(string) string) string {
 
 // LoadSettings returns the defaults, overridden by the settings file that applies in dir (see
 // FindConfig), overridden by the environment: WCOMM_QUESTION_RELAY (on/off), WCOMM_QUESTION_TIMEOUT,
-// WCOMM_AUTO_ANSWER (true/false), WCOMM_MAX_QUESTIONS, WCOMM_ENTER_DELAY, WCOMM_ON_QUESTION. A file
+// WCOMM_AUTO_ANSWER (true/false), WCOMM_MAX_QUESTIONS, WCOMM_ENTER_DELAY, WCOMM_MAIL_TTL,
+// WCOMM_NO_QUEUE (true/false), WCOMM_ON_QUESTION. A file
 // or variable that does not parse is an error naming it (file:line for the file).
 func LoadSettings(dir string, getenv func(string) string) (Settings, error) {
 	s := DefaultSettings()
@@ -282,6 +299,15 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			return fmt.Errorf("%s: enter_delay: %w", path, err)
 		}
 		s.EnterDelay = c.EnterDelay.d
+	}
+	if c.Mailbox.TTL != nil {
+		if c.Mailbox.TTL.d <= 0 {
+			return fmt.Errorf("%s: mailbox.ttl must be more than 0 (such as 6h)", path)
+		}
+		s.MailTTL = c.Mailbox.TTL.d
+	}
+	if c.Mailbox.NoQueue != nil {
+		s.NoQueue = *c.Mailbox.NoQueue
 	}
 	if c.OnQuestion != nil {
 		argv, err := splitCommand(*c.OnQuestion)
@@ -572,6 +598,20 @@ func (s *Settings) applyEnv(getenv func(string) string) error {
 			return fmt.Errorf("WCOMM_ENTER_DELAY: %w", err)
 		}
 		s.EnterDelay = d
+	}
+	if v := getenv("WCOMM_MAIL_TTL"); v != "" {
+		d, err := ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("WCOMM_MAIL_TTL: %q is not a duration of more than 0, such as 6h", v)
+		}
+		s.MailTTL = d
+	}
+	if v := getenv("WCOMM_NO_QUEUE"); v != "" {
+		b, err := parseBool(v)
+		if err != nil {
+			return fmt.Errorf("WCOMM_NO_QUEUE: %w", err)
+		}
+		s.NoQueue = b
 	}
 	if v := getenv("WCOMM_ON_QUESTION"); v != "" {
 		argv, err := splitCommand(v)

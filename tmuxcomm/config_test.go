@@ -62,7 +62,7 @@ func TestConfigFileAndEnv(t *testing.T) {
 		env  map[string]string
 		want func(s *Settings)
 	}{
-		{"seed 000's talisman block", `question_relay:
+		{"the question_relay block other tools write", `question_relay:
   enabled: true
   timeout_seconds: 180
   poll_interval_seconds: 15
@@ -91,6 +91,9 @@ on_question_timeout: 3s
 			s.OnQuestion = []string{"tee", "/x y"}
 		}},
 		{"empty file", "", nil, func(s *Settings) {}},
+		{"mailbox", "mailbox:\n  ttl: 90m\n  no_queue: true\n", nil, func(s *Settings) { s.MailTTL, s.NoQueue = 90*time.Minute, true }},
+		{"mailbox from the environment", "mailbox:\n  ttl: 90m\n", map[string]string{"WCOMM_MAIL_TTL": "2h", "WCOMM_NO_QUEUE": "1"},
+			func(s *Settings) { s.MailTTL, s.NoQueue = 2*time.Hour, true }},
 		{"seconds as a fraction", "question_relay:\n  timeout_seconds: 1.5\n", nil, func(s *Settings) { s.QuestionTimeout = 1500 * time.Millisecond }},
 	}
 	for _, tt := range tests {
@@ -136,6 +139,9 @@ func TestConfigErrors(t *testing.T) {
 		{"bad env bool", "", 0o600, map[string]string{"WCOMM_AUTO_ANSWER": "perhaps"}, "WCOMM_AUTO_ANSWER: \"perhaps\""},
 		{"bad env cap", "", 0o600, map[string]string{"WCOMM_MAX_QUESTIONS": "0"}, "WCOMM_MAX_QUESTIONS"},
 		{"bad env hook", "", 0o600, map[string]string{"WCOMM_ON_QUESTION": `a "b`}, "WCOMM_ON_QUESTION"},
+		{"zero ttl", "mailbox:\n  ttl: 0s\n", 0o600, nil, "mailbox.ttl must be more than 0"},
+		{"bad env ttl", "", 0o600, map[string]string{"WCOMM_MAIL_TTL": "forever"}, "WCOMM_MAIL_TTL"},
+		{"bad env no-queue", "", 0o600, map[string]string{"WCOMM_NO_QUEUE": "maybe"}, "WCOMM_NO_QUEUE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,12 +30,14 @@ const (
 var ErrExists = errors.New("file exists")
 
 // writeTemp writes data to a new hidden temp file in dir, synced, and returns its path.
-func writeTemp(dir string, data []byte) (string, error) { return writeTempSync(dir, true, data) }
+func writeTemp(dir string, data []byte) (string, error) {
+	return writeTempSync(dir, true, fileMode, data)
+}
 
-// writeTempSync is writeTemp of the parts one after the other, with the fsync optional (see
-// writeExclusiveNoSync). Parts let a large body be written from where it is, never copied into
-// one buffer with its header.
-func writeTempSync(dir string, durable bool, parts ...[]byte) (string, error) {
+// writeTempSync is writeTemp of the parts one after the other, with permissions perm and the
+// fsync optional (see writeExclusiveNoSync). Parts let a large body be written from where it is,
+// never copied into one buffer with its header.
+func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
@@ -46,7 +48,7 @@ func writeTempSync(dir string, durable bool, parts ...[]byte) (string, error) {
 		os.Remove(name)
 		return "", err
 	}
-	if err := f.Chmod(fileMode); err != nil {
+	if err := f.Chmod(perm); err != nil {
 		return fail(fmt.Errorf("chmod %s: %w", name, err))
 	}
 	for _, data := range parts {
@@ -66,15 +68,24 @@ func writeTempSync(dir string, durable bool, parts ...[]byte) (string, error) {
 	return name, nil
 }
 
-// writeAtomic replaces path with data atomically.
-func writeAtomic(path string, data []byte) error { return writeAtomicSync(path, data, true) }
+// writeAtomic replaces path with data atomically, as a file of the protocol's state (0600).
+func writeAtomic(path string, data []byte) error { return WriteFile(path, data, fileMode) }
 
 // writeAtomicNoSync is writeAtomic without the fsync, for the outbox's own state (see
 // writeExclusiveNoSync).
-func writeAtomicNoSync(path string, data []byte) error { return writeAtomicSync(path, data, false) }
+func writeAtomicNoSync(path string, data []byte) error {
+	return writeAtomicSync(path, data, fileMode, false)
+}
 
-func writeAtomicSync(path string, data []byte, durable bool) error {
-	tmp, err := writeTempSync(filepath.Dir(path), durable, data)
+// WriteFile replaces path with data atomically, with permissions perm: a temp file in the same
+// folder, written, synced and closed, then renamed over path. A reader sees the old file or the
+// new one whole, never a part; a crash leaves at worst a hidden temp file.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomicSync(path, data, perm, true)
+}
+
+func writeAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) error {
+	tmp, err := writeTempSync(filepath.Dir(path), durable, perm, data)
 	if err != nil {
 		return err
 	}
@@ -106,7 +117,7 @@ func writeExclusiveSync(path string, data []byte, durable bool) error {
 
 // writeExclusiveParts is writeExclusive of the parts written one after the other.
 func writeExclusiveParts(path string, durable bool, parts ...[]byte) error {
-	tmp, err := writeTempSync(filepath.Dir(path), durable, parts...)
+	tmp, err := writeTempSync(filepath.Dir(path), durable, fileMode, parts...)
 	if err != nil {
 		return err
 	}

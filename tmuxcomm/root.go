@@ -87,6 +87,9 @@ func inRoot(root, path string) (string, error) {
 		if !strings.HasPrefix(clean, root+string(filepath.Separator)) {
 			return "", fmt.Errorf("%s is not inside %s: %w", clean, root, ErrOutsideRoot)
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("no folder %s under %s; run 'wcomm history' to list the sessions: %w", filepath.Dir(clean), root, ErrNotFound)
+		}
 		return "", fmt.Errorf("%s: %w", clean, err)
 	}
 	if !strings.HasPrefix(dir+string(filepath.Separator), realRoot+string(filepath.Separator)) {
