@@ -257,3 +257,15 @@ func TestProfileKnownBugs(t *testing.T) {
 	assert.True(t, NeedsLiteralEnter("3.7b"))
 	assert.False(t, NeedsLiteralEnter("3.3a"))
 }
+
+func TestBuiltinProfilePatternsCompile(t *testing.T) {
+	// Built-in patterns are compiled on first use, not at load: this is where a bad one is caught.
+	set, err := LoadProfiles(nil)
+	require.NoError(t, err)
+	for _, p := range set.Profiles {
+		assert.NoError(t, (&Profile{Name: p.Name, Kind: p.Kind, Input: p.Input}).compilePatterns(), p.Name)
+	}
+	// A settings file's pattern is compiled when it is loaded, so a bad one is reported at once.
+	_, err = LoadProfiles([]byte(`{"profiles": [{"name": "claude", "input": {"prompt": "("}}]}`))
+	assert.ErrorContains(t, err, "input.prompt")
+}

@@ -235,11 +235,11 @@ func (p *Profile) Inspect(s Screen) Inspection {
 	start := -1
 	var cut int
 	for i := len(s.Lines) - 1; i >= 0; i-- {
-		loc := p.re.prompt.FindStringIndex(s.Lines[i].Text)
+		loc := p.rx().prompt.FindStringIndex(s.Lines[i].Text)
 		if loc == nil {
 			continue
 		}
-		if p.re.above != nil && (i == 0 || !p.re.above.MatchString(s.Lines[i-1].Text)) {
+		if p.rx().above != nil && (i == 0 || !p.rx().above.MatchString(s.Lines[i-1].Text)) {
 			continue
 		}
 		start, cut = i, utf8.RuneCountInString(s.Lines[i].Text[:loc[1]])
@@ -253,7 +253,7 @@ func (p *Profile) Inspect(s Screen) Inspection {
 	end := start + 1
 	for ; end < len(s.Lines); end++ {
 		t := s.Lines[end].Text
-		if (p.Input.BlankEnds && strings.TrimSpace(t) == "") || matchAny(p.re.end, t) {
+		if (p.Input.BlankEnds && strings.TrimSpace(t) == "") || matchAny(p.rx().end, t) {
 			break
 		}
 	}
@@ -263,16 +263,16 @@ func (p *Profile) Inspect(s Screen) Inspection {
 			from = cut
 		}
 		text := cleanRow(string([]rune(s.Lines[i].Text)[from:]))
-		if matchAny(p.re.empty, text) {
+		if matchAny(p.rx().empty, text) {
 			continue // a hint, whatever its colours
 		}
 		if p.Input.FaintIsPlaceholder {
 			text = cleanRow(s.Lines[i].Solid(from))
 		}
-		if text == "" || matchAny(p.re.empty, text) {
+		if text == "" || matchAny(p.rx().empty, text) {
 			continue
 		}
-		if matchAny(p.re.pasted, text) {
+		if matchAny(p.rx().pasted, text) {
 			in.Pasted = true
 		}
 		in.Lines = append(in.Lines, text)
@@ -285,11 +285,11 @@ func (p *Profile) Inspect(s Screen) Inspection {
 // starting reports whether every non-blank row above the box is one the program draws while it
 // starts (and so no history, no header, nothing else yet).
 func (p *Profile) starting(above []ScreenLine) bool {
-	if len(p.re.starting) == 0 {
+	if len(p.rx().starting) == 0 {
 		return false
 	}
 	for _, l := range above {
-		if strings.TrimSpace(l.Text) != "" && !matchAny(p.re.starting, l.Text) {
+		if strings.TrimSpace(l.Text) != "" && !matchAny(p.rx().starting, l.Text) {
 			return false
 		}
 	}
@@ -312,7 +312,7 @@ func (p *Profile) inspectCursorLine(s Screen) Inspection {
 	row := []rune(s.Lines[s.CursorY].Text)
 	x := min(max(s.CursorX, 0), len(row))
 	before, after := string(row[:x]), strings.TrimSpace(string(row[x:]))
-	if after == "" && (strings.TrimSpace(before) == "" || p.re.promptEnd.MatchString(before)) {
+	if after == "" && (strings.TrimSpace(before) == "" || p.rx().promptEnd.MatchString(before)) {
 		in.Prompt = before
 		return in
 	}
@@ -327,7 +327,7 @@ func cleanRow(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, 
 
 func (p *Profile) busyIn(lines []ScreenLine, from, to int) bool {
 	for i := from; i < to && i < len(lines); i++ {
-		if matchAny(p.re.busy, lines[i].Text) {
+		if matchAny(p.rx().busy, lines[i].Text) {
 			return true
 		}
 	}
@@ -357,7 +357,7 @@ func (p *Profile) Attribute(in Inspection, content string) Attribution {
 	var a Attribution
 	norm := collapse(content)
 	for _, line := range in.Lines {
-		if matchAny(p.re.pasted, line) {
+		if matchAny(p.rx().pasted, line) {
 			a.Ours++
 			continue
 		}
@@ -375,7 +375,7 @@ func (p *Profile) Attribute(in Inspection, content string) Attribution {
 func (p *Profile) afterPrompt(line, norm string) bool {
 	runes := []rune(line)
 	for k := 1; k < len(runes); k++ {
-		if p.re.promptEnd.MatchString(string(runes[:k])) && fragmentOf(string(runes[k:]), norm) {
+		if p.rx().promptEnd.MatchString(string(runes[:k])) && fragmentOf(string(runes[k:]), norm) {
 			return true
 		}
 	}

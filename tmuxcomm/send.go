@@ -47,7 +47,20 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err := e.CheckAgent(o.Agent); err != nil {
 		return nil, err
 	}
+	// The id is claimed while tmux answers the pane lookup: a file creation and a process start
+	// overlap instead of adding up. A claim left unused when the lookup fails names nothing and is
+	// pruned with the others.
+	type claimed struct {
+		id  string
+		err error
+	}
+	idc := make(chan claimed, 1)
+	go func() {
+		id, err := e.newID(root)
+		idc <- claimed{id, err}
+	}()
 	worker, srv, err := e.resolveWithServer(ctx, o.To, o.Scope, o.First)
+	c := <-idc
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +74,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := e.newID(root)
+	id, err := c.id, c.err
 	if err != nil {
 		return nil, err
 	}
