@@ -10,7 +10,8 @@ package main
 //
 // WCOMM_BENCH_SCALE (default 1) scales the repetitions (1,000 round trips at 1; 0.1 for a quick
 // run); the sizes (10/50/200 panes, 500/2,000/5,000 processes, 10,000 exchanges, 10 MB) are fixed.
-// WCOMM_BENCH_OUT names a file that receives the table as Markdown. WCOMM_BENCH_ONLY runs some
+// WCOMM_BENCH_OUT names a file that receives the table as Markdown (between its markers, when it
+// has them: see bxSplice). WCOMM_BENCH_ONLY runs some
 // sections only (comma-separated: find, send, trip, wake, history, memory).
 //
 // Timing is reported, never asserted: only the results (the pane found, the answer returned) are
@@ -270,8 +271,29 @@ func (b *bxBench) print() {
 	}
 	fmt.Print("\n" + sb.String())
 	if p := os.Getenv("WCOMM_BENCH_OUT"); p != "" {
-		require.NoError(b.t, os.WriteFile(p, []byte(sb.String()), 0o600))
+		require.NoError(b.t, os.WriteFile(p, bxSplice(p, sb.String()), 0o644))
 	}
+}
+
+// The markers between which WCOMM_BENCH_OUT receives the table when the file has them
+// (BENCHMARKS.md: `make bench` rewrites its table, the prose around it stays).
+const (
+	bxBegin = "<!-- bench table: written by make bench -->\n"
+	bxEnd   = "<!-- end of bench table -->\n"
+)
+
+// bxSplice returns the file at path with the table between its markers, or the table alone.
+func bxSplice(path, table string) []byte {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return []byte(table)
+	}
+	before, rest, ok := strings.Cut(string(old), bxBegin)
+	_, after, ok2 := strings.Cut(rest, bxEnd)
+	if !ok || !ok2 {
+		return []byte(table)
+	}
+	return []byte(before + bxBegin + "\n" + table + "\n" + bxEnd + after)
 }
 
 // measure runs fn once to warm up, then up to reps times within budget (at least once), and
