@@ -3,6 +3,8 @@ package paneops
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/wcomm/wcomm/messages"
@@ -21,6 +23,30 @@ func BenchmarkScanProcs(b *testing.B) {
 
 // BenchmarkScanAndFind is what `wcomm send --to AGENT` pays on this machine's real process table:
 // one scan plus the cmdlines of every process in every pane.
+// BenchmarkScanPane is what a delivery (and a deliverer's every look) reads of the process table:
+// one pane's tree, here this process's parent's, against BenchmarkScanProcs's whole table.
+func BenchmarkScanPane(b *testing.B) {
+	for b.Loop() {
+		if _, err := ScanPane(os.Getppid(), os.Getpid()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenForWriting is await's check that a foreign writer has let go of a response: one
+// lease call, whatever the number of processes.
+func BenchmarkOpenForWriting(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "002-response.md")
+	if err := os.WriteFile(path, []byte("x\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if OpenForWriting(path) {
+			b.Fatal("nobody writes it")
+		}
+	}
+}
+
 func BenchmarkScanAndFind(b *testing.B) {
 	tb, err := ScanProcs()
 	if err != nil {
