@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,14 +41,14 @@ const (
 const MaxActionNameLen = 64
 
 var (
-	actionNameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
-	sha256HexRe  = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	gitHeadRe    = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})?$`)
+	actionNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
+	sha256HexRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
+	gitHeadRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})?$`) })
 )
 
 // ValidActionName checks an action's name: letters, digits, '_' and '-', at most 64.
 func ValidActionName(s string) error {
-	if s == "" || len(s) > MaxActionNameLen || !actionNameRe.MatchString(s) {
+	if s == "" || len(s) > MaxActionNameLen || !actionNameRe().MatchString(s) {
 		return syntaxf("action name %s: use 1 to %d letters, digits, '_' or '-'", quote(s), MaxActionNameLen)
 	}
 	return nil
@@ -164,15 +165,15 @@ func ParseIntent(data []byte) (Intent, error) {
 	if err := in.Definition.check(); err != nil {
 		return Intent{}, err
 	}
-	if !sha256HexRe.MatchString(in.DefinitionHash) {
+	if !sha256HexRe().MatchString(in.DefinitionHash) {
 		return Intent{}, syntaxf("intent: definition_hash %s is not a sha256", quote(in.DefinitionHash))
 	}
 	for i, t := range in.Targets {
-		if t.Path == "" || strings.ContainsRune(t.Path, 0) || (t.Kind != TargetFile && t.Kind != TargetDir) || !sha256HexRe.MatchString(t.SHA256) {
+		if t.Path == "" || strings.ContainsRune(t.Path, 0) || (t.Kind != TargetFile && t.Kind != TargetDir) || !sha256HexRe().MatchString(t.SHA256) {
 			return Intent{}, syntaxf("intent: targets[%d] needs a path, kind file or dir and a sha256", i)
 		}
 	}
-	if in.Git.Dir == "" || !gitHeadRe.MatchString(in.Git.Head) || !sha256HexRe.MatchString(in.Git.StatusSHA256) || in.Git.Changed < 0 {
+	if in.Git.Dir == "" || !gitHeadRe().MatchString(in.Git.Head) || !sha256HexRe().MatchString(in.Git.StatusSHA256) || in.Git.Changed < 0 {
 		return Intent{}, syntaxf("intent: git needs a dir, a commit id or none, and a status sha256")
 	}
 	if in.CreatedAt.IsZero() {
@@ -262,7 +263,7 @@ func ParseTrustList(data []byte) (TrustList, error) {
 		return TrustList{}, err
 	}
 	for i, e := range l.Trusted {
-		if e.Path == "" || e.Path[0] != '/' || strings.ContainsRune(e.Path, 0) || !sha256HexRe.MatchString(e.SHA256) {
+		if e.Path == "" || e.Path[0] != '/' || strings.ContainsRune(e.Path, 0) || !sha256HexRe().MatchString(e.SHA256) {
 			return TrustList{}, syntaxf("trust list: trusted[%d] needs an absolute path and a sha256", i)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -32,7 +33,7 @@ const (
 	MaxPatternLen  = 500
 )
 
-var taskIDRe = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+var taskIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
 
 // ValidTaskID checks a task id against ^[a-zA-Z0-9_-]+$ (at most 64 characters): it becomes part
 // of file names, so it is checked before the id is put into any path.
@@ -42,7 +43,7 @@ func ValidTaskID(s string) error {
 		return fmt.Errorf("empty task id: %w", ErrSyntax)
 	case len(s) > MaxTaskIDLen:
 		return fmt.Errorf("task id %q is longer than %d characters: %w", SanitizeTaskID(s), MaxTaskIDLen, ErrSyntax)
-	case !taskIDRe.MatchString(s):
+	case !taskIDRe().MatchString(s):
 		return fmt.Errorf("task id %q may hold only letters, digits, '_' and '-': %w", SanitizeTaskID(s), ErrSyntax)
 	}
 	return nil
@@ -77,7 +78,9 @@ type QuestionID struct {
 // MaxQuestionSeq bounds the per-task sequence number (6 digits).
 const MaxQuestionSeq = 999999
 
-var questionIDRe = regexp.MustCompile(`^([a-zA-Z0-9_-]{1,64})\.q([1-9][0-9]{0,5})-([0-9a-f]{4})$`)
+var questionIDRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-zA-Z0-9_-]{1,64})\.q([1-9][0-9]{0,5})-([0-9a-f]{4})$`)
+})
 
 // String formats the id.
 func (q QuestionID) String() string {
@@ -90,7 +93,7 @@ func (q QuestionID) Stem() string { return QuestionStem(q.Task, q.Seq) }
 // ParseQuestionID parses an id made by QuestionID.String. Nothing else passes, so a parsed id is
 // safe to build file names from.
 func ParseQuestionID(s string) (QuestionID, error) {
-	m := questionIDRe.FindStringSubmatch(s)
+	m := questionIDRe().FindStringSubmatch(s)
 	if m == nil {
 		return QuestionID{}, fmt.Errorf("question id %q is not of the form TASK.qN-xxxx (e.g. task-3.q1-a1b2): %w", SanitizeTaskID(s), ErrSyntax)
 	}
@@ -126,11 +129,13 @@ func QuestionFileName(task string, seq int, suffix string) string {
 // WaitLockName returns ".{task}.q{seq}.wait.lock", held by a waiting ask.
 func WaitLockName(task string, seq int) string { return "." + QuestionStem(task, seq) + ".wait.lock" }
 
-var questionFileRe = regexp.MustCompile(`^([a-zA-Z0-9_-]{1,64})\.q([1-9][0-9]{0,5})\.(question|answer|answers\.jsonl|resolved|intent|dispatch|result|output)$`)
+var questionFileRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-zA-Z0-9_-]{1,64})\.q([1-9][0-9]{0,5})\.(question|answer|answers\.jsonl|resolved|intent|dispatch|result|output)$`)
+})
 
 // ParseQuestionFileName parses a name made by QuestionFileName; ok is false for any other name.
 func ParseQuestionFileName(name string) (task string, seq int, suffix string, ok bool) {
-	m := questionFileRe.FindStringSubmatch(name)
+	m := questionFileRe().FindStringSubmatch(name)
 	if m == nil {
 		return "", 0, "", false
 	}
@@ -234,7 +239,7 @@ func (q Question) Normalized() Question {
 }
 
 // optionSepRe finds what would split an option in the OPTIONS list: ", X: ".
-var optionSepRe = regexp.MustCompile(`, [A-Z]: `)
+var optionSepRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`, [A-Z]: `) })
 
 // Validate checks a (normalized) question: task id, text, urgency, type, options for the type,
 // pattern and context. The error names the field and what to do.
@@ -298,8 +303,8 @@ func (q Question) Validate() error {
 		if err := checkText(name, o, MaxOptionLen); err != nil {
 			return err
 		}
-		if optionSepRe.MatchString(o) {
-			return fmt.Errorf("%s holds %q, which would split the OPTIONS list; reword it: %w", name, optionSepRe.FindString(o), ErrSyntax)
+		if optionSepRe().MatchString(o) {
+			return fmt.Errorf("%s holds %q, which would split the OPTIONS list; reword it: %w", name, optionSepRe().FindString(o), ErrSyntax)
 		}
 		if j, dup := seen[strings.ToLower(o)]; dup {
 			return fmt.Errorf("options %s and %s are the same text %q; each option must differ: %w", letter(j), letter(i), o, ErrSyntax)
@@ -531,7 +536,7 @@ type Answer struct {
 	ID        string // question id; "" when the question was never stored
 }
 
-var decidedByRe = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+var decidedByRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`) })
 
 // FormatAnswerBlock renders:
 //
@@ -567,7 +572,7 @@ func ParseAnswerBlock(text string) (Answer, error) {
 	if err := ValidTaskID(a.Task); err != nil {
 		return Answer{}, fmt.Errorf("line %d: TASK: %w", line, err)
 	}
-	if !decidedByRe.MatchString(a.DecidedBy) {
+	if !decidedByRe().MatchString(a.DecidedBy) {
 		return Answer{}, fmt.Errorf("line %d: DECIDED_BY %q: want a word such as user, auto-timeout or cap-exceeded: %w",
 			line, SanitizeTaskID(a.DecidedBy), ErrSyntax)
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -384,11 +385,11 @@ func (p *Profile) afterPrompt(line, norm string) bool {
 
 // decoGap is a run of spaces that separates a row's text from a right-aligned decoration
 // (Codex's scroll mark "↑").
-var decoGap = regexp.MustCompile(` {3,}\S*$`)
+var decoGap = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` {3,}\S*$`) })
 
 // fragmentOf reports whether a screen row could be part of the normalized content.
 func fragmentOf(line, norm string) bool {
-	line = decoGap.ReplaceAllString(line, "")
+	line = decoGap().ReplaceAllString(line, "")
 	line = strings.TrimSpace(line)
 	for _, ell := range []string{"…", "..."} {
 		line = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, ell), ell))

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -232,8 +233,8 @@ func LoadSettings(dir string, getenv func(string) string) (Settings, error) {
 
 // yamlLineRe finds yaml.v3's "line N: message" parts.
 var (
-	yamlLineRe = regexp.MustCompile(`line (\d+): (.*)`)
-	yamlTypeRe = regexp.MustCompile(` in type [\w.]+`)
+	yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): (.*)`) })
+	yamlTypeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` in type [\w.]+`) })
 )
 
 // LoadSettingsFile returns the defaults overridden by the settings file at path (as LoadSettings,
@@ -526,9 +527,9 @@ func configError(path string, err error) error {
 			continue
 		}
 		// yaml.v3 names Go types; the user wrote YAML.
-		l = yamlTypeRe.ReplaceAllString(l, "")
+		l = yamlTypeRe().ReplaceAllString(l, "")
 		l = strings.ReplaceAll(l, "!!", "")
-		if m := yamlLineRe.FindStringSubmatch(l); m != nil {
+		if m := yamlLineRe().FindStringSubmatch(l); m != nil {
 			parts = append(parts, path+":"+m[1]+": "+strings.TrimPrefix(m[2], "line "+m[1]+": "))
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/wcomm/wcomm/messages"
 )
@@ -91,12 +92,12 @@ func posKind(cmd string) string {
 type boolFlag interface{ IsBoolFlag() bool }
 
 // choiceList is a flag usage's list of plain words in parentheses: "... (claude, codex, shell) ...".
-var choiceList = regexp.MustCompile(`\(([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)+)\)`)
+var choiceList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)+)\)`) })
 
 // usageChoices completes a flag whose usage lists its values, so a flag added to a command later
 // completes without a change here.
 func usageChoices(usage string) string {
-	m := choiceList.FindStringSubmatch(usage)
+	m := choiceList().FindStringSubmatch(usage)
 	if m == nil {
 		return ""
 	}

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -166,7 +167,7 @@ func hashLine(body string) string {
 	return markHash + hashOf(body) + " written by wcomm install-skill; edit freely: an edited text is kept unless --force -->"
 }
 
-var hashRe = regexp.MustCompile(`^<!-- wcomm:sha256=([0-9a-f]{64})\b.*-->$`)
+var hashRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<!-- wcomm:sha256=([0-9a-f]{64})\b.*-->$`) })
 
 // install statuses.
 const (
@@ -272,7 +273,7 @@ func wholeUnedited(text string) bool {
 	if i < 0 {
 		return false
 	}
-	m := hashRe.FindStringSubmatch(text[i+1:])
+	m := hashRe().FindStringSubmatch(text[i+1:])
 	return m != nil && m[1] == hashOf(text[:i])
 }
 
@@ -337,7 +338,7 @@ func blockUnedited(block string) bool {
 	if len(lines) < 3 {
 		return false
 	}
-	m := hashRe.FindStringSubmatch(strings.TrimSuffix(lines[1], "\n"))
+	m := hashRe().FindStringSubmatch(strings.TrimSuffix(lines[1], "\n"))
 	if m == nil {
 		return false
 	}

@@ -9,15 +9,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
 
 // tomlHeader matches a table header line and captures its key.
-var tomlHeader = regexp.MustCompile(`^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$`)
+var tomlHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$`) })
 
 // tomlKeyLine matches a "key = value" line and captures the key.
-var tomlKeyLine = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
+var tomlKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`) })
 
 // tomlValue writes a value of wcomm's entry as TOML.
 func tomlValue(v any) string {
@@ -63,7 +64,7 @@ func setTOMLEntry(old []byte, name string, entry []mcpKey) ([]byte, bool, error)
 	lines := strings.Split(text, "\n")
 	header := -1
 	for i, l := range lines {
-		if m := tomlHeader.FindStringSubmatch(l); m != nil {
+		if m := tomlHeader().FindStringSubmatch(l); m != nil {
 			key := strings.ReplaceAll(strings.ReplaceAll(m[1], " ", ""), `"`, "")
 			if key == "mcp_servers."+name {
 				header = i
@@ -107,7 +108,7 @@ func setTOMLEntry(old []byte, name string, entry []mcpKey) ([]byte, bool, error)
 			line := kv.Name + " = " + tomlValue(kv.Value)
 			found := false
 			for i, l := range body {
-				if m := tomlKeyLine.FindStringSubmatch(l); m != nil && m[1] == kv.Name {
+				if m := tomlKeyLine().FindStringSubmatch(l); m != nil && m[1] == kv.Name {
 					body[i] = line
 					found = true
 				}

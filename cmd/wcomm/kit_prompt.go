@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -142,14 +143,14 @@ var exitActions = map[string]map[int]string{
 	},
 }
 
-var exitLine = regexp.MustCompile(`^\s+(\d+)\s+(.*)$`)
+var exitLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(\d+)\s+(.*)$`) })
 
 // exitCodesFor renders exitCodesText with the role's action under each code.
 func exitCodesFor(role string) string {
 	var b strings.Builder
 	b.WriteString("Exit codes, and what to do:\n")
 	for _, line := range strings.Split(strings.TrimRight(exitCodesText, "\n"), "\n") {
-		m := exitLine.FindStringSubmatch(line)
+		m := exitLine().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
