@@ -112,5 +112,8 @@ func responseComplete(path string, renamed bool) (bool, error) {
 // out of the default choice of the next await.
 func (e *Engine) markRead(x *Exchange) *Exchange {
 	_ = logEvent(x.Dir, x.Seq, StateRead, nil, e.Now())
+	if e.LeanAwait {
+		return loadExchangeBodies(x.Dir, x.Seq, false, true)
+	}
 	return loadExchange(x.Dir, x.Seq, true)
 }

@@ -76,6 +76,9 @@ type Engine struct {
 	// NoQueue makes every delivery fail fast as it did before the mailbox: it waits up to BusyWait
 	// and is refused when the pane is still not ready, instead of waiting in the pane's outbox.
 	NoQueue bool
+	// LeanAwait leaves the request's body out of the exchange Await returns, for a caller that
+	// prints only the response: a request of megabytes is then not held beside the response.
+	LeanAwait bool
 	// MailTTL bounds how long a message waits in an outbox (0: DefaultMailTTL).
 	MailTTL time.Duration
 	// SpawnDeliverer starts a detached process that runs RunDeliverer for the pane's outbox (the

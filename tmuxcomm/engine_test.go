@@ -498,3 +498,39 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	assert.Equal(t, a.RequestPath, got.RequestPath, "no claim at all: the scan")
 
 }
+
+func TestLargeMessagesAreWrittenWholeAndLeanAwaitLeavesTheRequestOut(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	ctx := context.Background()
+	// Larger than bigFile, so loading without bodies detaches from the file's text, and larger
+	// than neverPasted, so the request goes as its pointer line without being read whole.
+	big := []byte(strings.Repeat("a line of a large request\n", 2<<20/26) + "the end, without a newline")
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: big})
+	require.NoError(t, err)
+	assert.Equal(t, "ok", x.Integrity, "the body written between header and instructions is the body sent")
+	assert.Equal(t, FormPointer, x.Form)
+	assert.Empty(t, x.Request().Body, "an exchange loaded without bodies holds no body")
+	assert.Equal(t, "a line of a large request", x.Summary)
+
+	answer := []byte(strings.Repeat("a line of a large answer\n", 2<<20/25) + "\n\n")
+	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ID, Body: answer})
+	require.NoError(t, err)
+	data, err := os.ReadFile(x.ResponsePath)
+	require.NoError(t, err)
+	want := strings.TrimRight(string(answer), "\n") + "\n"
+	assert.True(t, strings.HasSuffix(string(data), "]\n"+want), "header, the answer without its extra newlines, one newline")
+
+	lean := e.as("%1")
+	lean.LeanAwait = true
+	got, err := lean.Await(ctx, x.ID, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, want, got.ResponseBody)
+	assert.Empty(t, got.RequestBody)
+	assert.Equal(t, "ok", got.Integrity)
+
+	whole, err := e.as("%1").Await(ctx, x.ID, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, string(big), whole.RequestBody)
+	assert.Equal(t, want, whole.ResponseBody)
+}

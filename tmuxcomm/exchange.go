@@ -195,6 +195,12 @@ func (x *Exchange) Response() *messages.Response { return x.response }
 // bodies set, the bodies are kept in the record. It never fails on a damaged file: the problem is
 // named in Problems and the status is "damaged".
 func loadExchange(dir string, n int, bodies bool) *Exchange {
+	return loadExchangeBodies(dir, n, bodies, bodies)
+}
+
+// loadExchangeBodies is loadExchange keeping the request's body and the response's body apart.
+func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exchange {
+	bodies := requestBody
 	name := filepath.Base(dir)
 	x := &Exchange{
 		Session:      name,
@@ -306,7 +312,7 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 			x.Status = StatusUndelivered
 		}
 	}
-	x.loadResponse(bodies)
+	x.loadResponse(responseBody)
 	return x
 }
 

@@ -176,7 +176,9 @@ Exit 3 on timeout.`,
 				if len(args) == 1 {
 					ref = args[0]
 				}
-				x, err := c.engine().Await(c.ctx, ref, timeout)
+				e := c.engine()
+				e.LeanAwait = !c.json // only the response is printed
+				x, err := e.Await(c.ctx, ref, timeout)
 				if err != nil {
 					return err
 				}

@@ -284,6 +284,7 @@ func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout tim
 	fmt.Fprintf(c.stderr, "sent %s; waiting for %s\n", x.ID, x.ResponsePath)
 	// By path, not by id: ids have 16 random bits per second, and another exchange with
 	// the same id would be found first (TestSendWaitIDCollision).
+	e.LeanAwait = !c.json // only the response is printed
 	done, err := e.Await(c.ctx, x.ResponsePath, timeout)
 	if err != nil {
 		// The request went out: stdout says which, as a send without --wait does, so a script
