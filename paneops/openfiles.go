@@ -23,6 +23,10 @@ func OpenForWriting(path string) bool {
 	return scanOpenForWriting(path)
 }
 
+// WriterState is OpenForWriting's kernel answer alone: busy says whether path is open for
+// writing, and known whether the kernel could tell (see leaseBusy); it never reads /proc.
+func WriterState(path string) (busy, known bool) { return leaseBusy(path) }
+
 // scanOpenForWriting is OpenForWriting by reading every process's open files: its cost grows
 // with the number of processes (about 220 ms at 5,400, measured).
 func scanOpenForWriting(path string) bool {

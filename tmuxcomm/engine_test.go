@@ -303,6 +303,19 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 }
 
 func TestAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		quick time.Duration
+	}{{"polling first", awaitQuickWait}, {"watching at once", 0}} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func(old time.Duration) { awaitQuickWait = old }(awaitQuickWait)
+			awaitQuickWait = tt.quick
+			testAwaitWakesOnNotifyWithoutPaste(t)
+		})
+	}
+}
+
+func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})

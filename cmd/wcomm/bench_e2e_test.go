@@ -764,7 +764,8 @@ func (b *bxBench) wake(suffix string, reps int, modes ...string) {
 			x := &tmuxcomm.Exchange{Dir: dir, Seq: seq - 2}
 			lock := awaitLockIn(x.Dir, x.Seq)
 			return wake(b.s.wcommArgv("await", resp, "--timeout", "60s"), cleanEnv(), func(pid int) bool {
-				return flocked(lock) && bxHasInotify(pid)
+				// Holding the lock, it is waiting: it polls for the first seconds, then watches.
+				return flocked(lock)
 			}, id, resp, mode, true)
 		})
 		rf := measure(reps, 0, func() time.Duration {
@@ -774,21 +775,6 @@ func (b *bxBench) wake(suffix string, reps int, modes ...string) {
 		})
 		b.rowFloor("await wake-up ("+how+")"+suffix, "time", bxMedian(wc), bxMedian(rf), 0.050, "the reference's poll period", fmt.Sprintf("%d / %d", len(wc), len(rf)))
 	}
-}
-
-// bxHasInotify reports whether process pid has an inotify descriptor open.
-func bxHasInotify(pid int) bool {
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		return false
-	}
-	for _, fd := range fds {
-		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
-		if err == nil && strings.Contains(l, "inotify") {
-			return true
-		}
-	}
-	return false
 }
 
 // bxSleeping reports whether process pid has a `sleep` child: await.sh between two polls (its
