@@ -118,7 +118,7 @@ func readFile(path string) ([]byte, error) {
 	if st.Size() > maxFile {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size(), maxFile)
 	}
-	return io.ReadAll(io.LimitReader(f, maxFile+1))
+	return readAllBounded(f, maxFile, path)
 }
 
 // readFirstLine reads at most the first 4 KiB of a file and returns its first line.

@@ -14,6 +14,9 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
+// maxParseInput bounds what parse reads: a screen capture with a RESPONSE line in it.
+const maxParseInput = 16 << 20
+
 // DefaultAwaitTimeout bounds an await without --timeout, so a forgotten worker never hangs an
 // orchestrator for ever; --timeout 0 waits without limit.
 const DefaultAwaitTimeout = 30 * time.Minute
@@ -114,7 +117,7 @@ send exits 0 once the message is submitted or queued.`,
 			wait := fs.Bool("wait", false, "await the response and print it")
 			var timeout, delay time.Duration
 			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit)")
-			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
+			enterDelayVar(fs, &delay, tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
 			from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
 			all := fs.Bool("all", false, "with an agent name: search every session")
@@ -213,7 +216,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 			id := fs.String("id", "", "the request's id")
 			file := fs.String("file", "", "read the response from this file (- for stdin)")
 			var delay, busyWait time.Duration
-			durationVar(fs, &delay, "enter-delay", tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
+			enterDelayVar(fs, &delay, tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
 			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the orchestrator's input box to be empty and idle (0: do not wait)")
 			mq := mailFlags(fs)
 			return func(args []string) error {
@@ -268,7 +271,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 			return func(args []string) error {
 				var text string
 				if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
-					data, err := io.ReadAll(io.LimitReader(c.stdin, 16<<20))
+					data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, maxParseInput, "the text on stdin")
 					if err != nil {
 						return err
 					}

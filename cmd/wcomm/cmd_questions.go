@@ -130,7 +130,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 	pattern := fs.String("pattern", "", "freeform only: a regular expression the whole answer must match")
 	var timeout, delay time.Duration
 	durationVar(fs, &timeout, "timeout", 0, "how long to wait (default from settings, 180s; 0 = no limit)")
-	durationVar(fs, &delay, "enter-delay", 0, "pause between paste and Enter (default from settings, 200ms)")
+	enterDelayVar(fs, &delay, 0, "pause between paste and Enter (default from settings, 200ms)")
 	auto := fs.Bool("auto-answer", true, "on timeout take the first option (default from settings; --auto-answer=false exits 3)")
 	exchange := fs.String("exchange", "", "the request (id or path) the question is about (default: the newest one addressed to you)")
 	to := fs.String("to", "", "the orchestrator's pane, when no request ties the question to one")
@@ -250,6 +250,9 @@ func sourceName(file string) string {
 	return file
 }
 
+// maxEnvelope bounds an agent's message holding an openQuestions envelope.
+const maxEnvelope = 16 << 20
+
 // envelopeQuestions reads an agent's message and returns the questions of its envelope, nil
 // when it has none. A malformed envelope is reported as FILE:LINE: PATH: what is wrong, the text
 // to hand back to the agent.
@@ -257,9 +260,9 @@ func (c *cli) envelopeQuestions(file, task string, u messages.Urgency, context s
 	var data []byte
 	var err error
 	if file == "-" {
-		data, err = io.ReadAll(io.LimitReader(c.stdin, 16<<20))
+		data, err = tmuxcomm.ReadBounded(c.ctx, c.stdin, maxEnvelope, "the envelope on stdin")
 	} else {
-		data, err = os.ReadFile(file)
+		data, err = tmuxcomm.ReadFileBounded(c.ctx, file, maxEnvelope)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the envelope: %w", err)
@@ -335,7 +338,7 @@ func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
 func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 	source := fs.String("source", "local", "who or which channel answers (local, telegram, a name)")
 	var delay time.Duration
-	durationVar(fs, &delay, "enter-delay", 0, "pause between paste and Enter (default from settings, 200ms)")
+	enterDelayVar(fs, &delay, 0, "pause between paste and Enter (default from settings, 200ms)")
 	return func(args []string) error {
 		if len(args) < 2 {
 			return usagef("answer takes the question ID and the ANSWER")
@@ -343,7 +346,7 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		id := args[0]
 		raw := strings.Join(args[1:], " ")
 		if len(args) == 2 && args[1] == "-" {
-			data, err := io.ReadAll(io.LimitReader(c.stdin, 64<<10))
+			data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, 64<<10, "the answer on stdin")
 			if err != nil {
 				return err
 			}
