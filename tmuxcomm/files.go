@@ -115,6 +115,9 @@ func readFile(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
+	if err := checkOwned(path, st); err != nil {
+		return nil, err
+	}
 	if st.Size() > maxFile {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size(), maxFile)
 	}
@@ -128,6 +131,16 @@ func readFirstLine(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	if err := checkOwned(path, st); err != nil {
+		return "", err
+	}
 	buf := make([]byte, 4096)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

@@ -2,6 +2,8 @@ package tmuxcomm
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -71,8 +73,11 @@ type HistoryOptions struct {
 // foreign files are named, never fatal.
 func (e *Engine) History(ctx context.Context, o HistoryOptions) ([]SessionSummary, []string, error) {
 	root, err := e.root(false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil // no root yet: no exchanges, truly
+	}
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, err
 	}
 	var dirs, foreign []string
 	if o.Session != "" {

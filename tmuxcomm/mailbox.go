@@ -69,10 +69,13 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 		return nil, err
 	}
 	queued := func(reason string) (*Posted, error) {
-		e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
+		rerr := e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
 		p := &Posted{Mail: m, Queued: true, Reason: reason}
 		if err := e.ensureDeliverer(ob, m.Socket); err != nil {
 			p.Reason += "; " + err.Error()
+		}
+		if rerr != nil {
+			return p, fmt.Errorf("queued in the outbox of pane %s, but %w", m.Pane, rerr)
 		}
 		return p, nil
 	}
@@ -81,12 +84,14 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 		return queued("the pane's outbox is busy: " + err.Error())
 	}
 	defer unlock()
+	// A delivery a killed process left between paste and Enter is finished first, fail-fast or
+	// not: typed after it, this message would join that text on one line.
+	e.recoverInflight(ctx, root, ob, pane, srv)
 	if e.NoQueue {
 		return e.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
 	}
 	// Order is kept: what waits ahead of m goes first, delivered by this process while the pane
 	// is ready, so concurrent senders to a ready pane need no deliverer.
-	e.recoverInflight(ctx, root, ob, pane, srv)
 	for {
 		pend, _ := ob.pending()
 		if !slices.ContainsFunc(pend, func(p messages.Mail) bool { return p.ID == m.ID }) {
@@ -223,7 +228,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		p.Outcome = messages.MailUndeliverable
 		return p, derr
 	}
-	e.recordMail(root, group, evPasted, detail, res.PastedAt)
+	recErr := e.recordMail(root, group, evPasted, detail, res.PastedAt)
 	if derr != nil {
 		d := map[string]string{"pane": string(pane.ID), "profile": det.Name, "form": form, "error": derr.Error(), "mail": m.ID}
 		if res.Evidence != "" {
@@ -245,24 +250,38 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if len(group) > 1 {
 		sd["coalesced"] = strconv.Itoa(len(group))
 	}
-	e.recordMail(root, group, evSubmitted, sd, res.EnterAt)
+	recErr = errors.Join(recErr, e.recordMail(root, group, evSubmitted, sd, res.EnterAt))
+	var endErr error
 	for _, g := range group {
-		e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids)
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
+	}
+	p.Outcome = messages.MailDelivered
+	if endErr != nil {
+		// inflight.json stays: with the pane's marks it lets the next delivery record the outcome
+		// without typing the message again.
+		return p, fmt.Errorf("typed into pane %s and submitted, but %w: %w", pane.ID, ErrNotRecorded, endErr)
 	}
 	ob.clearInflight()
-	p.Outcome = messages.MailDelivered
+	if recErr != nil {
+		return p, fmt.Errorf("typed into pane %s and submitted, but %w", pane.ID, recErr)
+	}
 	return p, nil
 }
 
-// endMail records how a piece of mail ended; an outcome already there stands.
-func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) {
+// endMail records how a piece of mail ended; an outcome already there stands. Any other failure
+// to write it is returned.
+func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
 	var others []string
 	for _, id := range with {
 		if id != m.ID {
 			others = append(others, id)
 		}
 	}
-	_ = ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
+	err := ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
+	if errors.Is(err, ErrExists) {
+		return nil
+	}
+	return err
 }
 
 // recoverInflight finishes a delivery that a process killed mid-way left behind: the pane's own

@@ -2,7 +2,9 @@ package tmuxcomm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,16 +86,30 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now())
+	if err := logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now()); err != nil {
+		// A request without its log would be delivered with no record of it: take it back, so
+		// what is on disk is what happened (nothing was sent).
+		os.Remove(reqPath)
+		return nil, fmt.Errorf("record request %s in %s: %w; nothing was sent (free space on the root's disk and send again)", id, dir, err)
+	}
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
 		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent}
 	_, derr := e.post(ctx, root, m, worker, srv)
 	x := loadExchange(dir, n, false)
 	if derr != nil {
-		return x, fmt.Errorf("deliver %s to pane %s: %w: %w", filepath.Base(reqPath), worker.ID, ErrUndelivered, derr)
+		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
 	}
 	return x, nil
+}
+
+// deliveryError names a failed delivery: undelivered, or, when the message did reach the pane but
+// its record could not be written, that (the command still fails: its state is not on disk).
+func deliveryError(name string, pane messages.PaneID, again string, err error) error {
+	if errors.Is(err, ErrNotRecorded) {
+		return fmt.Errorf("%s for pane %s: %w", name, pane, err)
+	}
+	return fmt.Errorf("deliver %s to pane %s%s: %w: %w", name, pane, again, ErrUndelivered, err)
 }
 
 // notifyCommand is the line the instructions give a worker that has wcomm.
@@ -160,7 +176,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 	_, derr := e.post(ctx, root, m, worker, srv)
 	x = loadExchange(x.Dir, x.Seq, false)
 	if derr != nil {
-		return x, fmt.Errorf("deliver %s to pane %s again: %w: %w", filepath.Base(x.RequestPath), x.Worker, ErrUndelivered, derr)
+		return x, deliveryError(filepath.Base(x.RequestPath), x.Worker, " again", derr)
 	}
 	return x, nil
 }

@@ -286,7 +286,14 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					}
 					return err
 				}
-				warnIntegrity(c, x)
+				if x.Integrity == "mismatch" {
+					warnIntegrity(c, x)
+				} else {
+					// A forged or mismatched field is said, not only listed in the output.
+					for _, p := range x.Problems {
+						fmt.Fprintf(c.stderr, "wcomm parse: warning: %s\n", p)
+					}
+				}
 				if c.json {
 					return c.printJSON(x)
 				}
