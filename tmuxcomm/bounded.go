@@ -64,7 +64,7 @@ func interruptible(ctx context.Context, what string, read func() ([]byte, error)
 	case r := <-ch:
 		return r.data, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("interrupted while reading %s; nothing was sent: %w", what, ctx.Err())
+		return nil, fmt.Errorf("interrupted while reading %s: %w", what, ctx.Err())
 	}
 }
 

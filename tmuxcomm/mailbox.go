@@ -92,12 +92,19 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 	}
 	// Order is kept: what waits ahead of m goes first, delivered by this process while the pane
 	// is ready, so concurrent senders to a ready pane need no deliverer.
+	prev := ""
 	for {
 		pend, _ := ob.pending()
 		if !slices.ContainsFunc(pend, func(p messages.Mail) bool { return p.ID == m.ID }) {
 			break
 		}
 		group := headGroup(pend)
+		if group[0].ID == prev {
+			// The message ahead was handled but its outcome could not be written (a full disk):
+			// typing it again would deliver it twice. It waits, with m behind it, for recovery.
+			return queued("the message ahead of it in the outbox could not be recorded as delivered")
+		}
+		prev = group[0].ID
 		p, err := e.deliverGroup(ctx, root, ob, group, pane, srv, true)
 		if err != nil && notReady(err) {
 			return queued(reasonOf(err))
@@ -194,6 +201,11 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	for i, g := range group {
 		ids[i] = g.ID
 	}
+	if f, err := ob.readInflight(); err == nil && f != nil {
+		// Only a delivery whose outcome could not be written leaves this behind once recovery
+		// has run: nothing is typed until it is recorded, or that message would be typed twice.
+		return p, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", errNotReady, f.Mark, pane.ID)
+	}
 	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
 		return fail(err)
 	}
@@ -238,10 +250,14 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 			d["enters"] = strconv.Itoa(res.Enters)
 		}
 		e.recordMail(root, group, evUndelivered, d, e.Now())
+		var endErr error
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids))
 		}
-		ob.clearInflight()
+		if endErr == nil {
+			// Kept otherwise: the pasted text must not be typed again by the next delivery.
+			ob.clearInflight()
+		}
 		p.Outcome = messages.MailUndeliverable
 		return p, derr
 	}
@@ -325,10 +341,14 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	case entered == f.Mark:
 		ev := "recovered: the pane recorded the paste and the Enter of a deliverer that stopped before recording them"
 		e.recordMail(root, group, evSubmitted, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "evidence": ev}, e.Now())
+		var endErr error
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids))
 		}
-		ob.clearInflight()
+		if endErr == nil {
+			// Kept otherwise (a full disk): the record is what stops the message being typed again.
+			ob.clearInflight()
+		}
 		return
 	}
 	// Pasted, not submitted: press Enter only while the pane shows nothing but that paste.
@@ -343,13 +363,14 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	d := e.delivery(pane, content, det, root, srv)
 	d.Mark = f.Mark
 	res, rerr := e.Tmux.Resume(ctx, d)
+	var endErr error
 	switch {
 	case rerr != nil:
 		detail := map[string]string{"pane": string(ob.pane), "mail": f.Mark, "form": form,
 			"error": "a deliverer stopped between paste and Enter, and the pane now holds other text: " + rerr.Error()}
 		e.recordMail(root, group, evUndelivered, detail, e.Now())
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids))
 		}
 	default:
 		sd := submittedDetail(ob.pane, form, det.Name, res)
@@ -361,10 +382,12 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		}
 		e.recordMail(root, group, evSubmitted, sd, e.Now())
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids))
 		}
 	}
-	ob.clearInflight()
+	if endErr == nil {
+		ob.clearInflight()
+	}
 }
 
 // ensureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
