@@ -3,8 +3,8 @@ package tmuxcomm
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
