@@ -126,7 +126,7 @@ func QuestionFileName(task string, seq int, suffix string) string {
 // WaitLockName returns ".{task}.q{seq}.wait.lock", held by a waiting ask.
 func WaitLockName(task string, seq int) string { return "." + QuestionStem(task, seq) + ".wait.lock" }
 
-var questionFileRe = regexp.MustCompile(`^([a-zA-Z0-9_-]{1,64})\.q([1-9][0-9]{0,5})\.(question|answer|answers\.jsonl|resolved)$`)
+var questionFileRe = regexp.MustCompile(`^([a-zA-Z0-9_-]{1,64})\.q([1-9][0-9]{0,5})\.(question|answer|answers\.jsonl|resolved|intent|dispatch|result|output)$`)
 
 // ParseQuestionFileName parses a name made by QuestionFileName; ok is false for any other name.
 func ParseQuestionFileName(name string) (task string, seq int, suffix string, ok bool) {

@@ -61,6 +61,7 @@ func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (stri
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// The tmux client forks nothing, but if ctx kills it we must not wait on pipes forever.
 	cmd.WaitDelay = time.Second
+	cmd.SysProcAttr = dieWithParent()
 	err := cmd.Run()
 	if err == nil {
 		return stdout.String(), nil

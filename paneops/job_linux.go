@@ -28,3 +28,10 @@ func readsTerminal(pid int) bool {
 	}
 	return (nr == syscall.SYS_READ || nr == syscall.SYS_READV) && f[1] == "0x0"
 }
+
+// dieWithParent makes a tmux client die with the wcomm that started it. A wcomm killed mid-way
+// (kill -9 of a deliverer) must not leave its client to paste after it is gone: the next
+// deliverer reads the pane's marks to learn what was typed, and a late paste would go unseen.
+func dieWithParent() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

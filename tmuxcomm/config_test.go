@@ -91,6 +91,9 @@ on_question_timeout: 3s
 			s.OnQuestion = []string{"tee", "/x y"}
 		}},
 		{"empty file", "", nil, func(s *Settings) {}},
+		{"mailbox", "mailbox:\n  ttl: 90m\n  no_queue: true\n", nil, func(s *Settings) { s.MailTTL, s.NoQueue = 90*time.Minute, true }},
+		{"mailbox from the environment", "mailbox:\n  ttl: 90m\n", map[string]string{"WCOMM_MAIL_TTL": "2h", "WCOMM_NO_QUEUE": "1"},
+			func(s *Settings) { s.MailTTL, s.NoQueue = 2*time.Hour, true }},
 		{"seconds as a fraction", "question_relay:\n  timeout_seconds: 1.5\n", nil, func(s *Settings) { s.QuestionTimeout = 1500 * time.Millisecond }},
 	}
 	for _, tt := range tests {
@@ -102,6 +105,9 @@ on_question_timeout: 3s
 			for k, v := range tt.env {
 				env[k] = v
 			}
+			// Trusted, so that its on_question applies (TestConfigTrust tests the rule).
+			_, _, err := TrustConfig(path, cfgEnv(env), time.Now())
+			require.NoError(t, err)
 			got, err := LoadSettings(dir, cfgEnv(env))
 			require.NoError(t, err)
 			want := DefaultSettings()
@@ -133,6 +139,9 @@ func TestConfigErrors(t *testing.T) {
 		{"bad env bool", "", 0o600, map[string]string{"WCOMM_AUTO_ANSWER": "perhaps"}, "WCOMM_AUTO_ANSWER: \"perhaps\""},
 		{"bad env cap", "", 0o600, map[string]string{"WCOMM_MAX_QUESTIONS": "0"}, "WCOMM_MAX_QUESTIONS"},
 		{"bad env hook", "", 0o600, map[string]string{"WCOMM_ON_QUESTION": `a "b`}, "WCOMM_ON_QUESTION"},
+		{"zero ttl", "mailbox:\n  ttl: 0s\n", 0o600, nil, "mailbox.ttl must be more than 0"},
+		{"bad env ttl", "", 0o600, map[string]string{"WCOMM_MAIL_TTL": "forever"}, "WCOMM_MAIL_TTL"},
+		{"bad env no-queue", "", 0o600, map[string]string{"WCOMM_NO_QUEUE": "maybe"}, "WCOMM_NO_QUEUE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,4 +210,58 @@ func TestConfigAgentProfiles(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "agent_profiles")
 	assert.Contains(t, err.Error(), "enter_dealy")
+}
+
+func TestConfigTrust(t *testing.T) {
+	work, xdg := t.TempDir(), t.TempDir()
+	env := cfgEnv(map[string]string{"XDG_CONFIG_HOME": xdg})
+	local := filepath.Join(work, ConfigFileName)
+	body := "on_question: notify-send q\nactions:\n  publish:\n    run: [make, docs]\n    targets: [docs]\n  lint:\n    run: [make, lint]\n    dir: sub\n"
+	writeCfg(t, local, body)
+
+	s, err := LoadSettings(work, env)
+	require.NoError(t, err)
+	assert.Nil(t, s.OnQuestion, "an untrusted project file's hook does not apply")
+	assert.Nil(t, s.Actions, "nor its actions")
+	assert.Equal(t, []string{"on_question", "actions lint, publish"}, s.Ignored)
+	assert.Contains(t, s.IgnoredNote(), "run 'wcomm trust "+local+"'")
+
+	abs, sum, err := TrustConfig(local, env, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, local, abs)
+	assert.Len(t, sum, 64)
+	info, err := os.Stat(TrustListPath(env))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	s, err = LoadSettings(work, env)
+	require.NoError(t, err)
+	assert.Empty(t, s.Ignored)
+	assert.Equal(t, []string{"notify-send", "q"}, s.OnQuestion)
+	require.Contains(t, s.Actions, "publish")
+	assert.Equal(t, []string{"make", "docs"}, s.Actions["publish"].Run)
+	assert.Equal(t, work, s.Actions["publish"].Dir, "an action runs in the settings file's folder")
+	assert.Equal(t, filepath.Join(work, "sub"), s.Actions["lint"].Dir, "dir is relative to the settings file")
+
+	writeCfg(t, local, body+"# one more line\n")
+	s, err = LoadSettings(work, env)
+	require.NoError(t, err)
+	assert.Nil(t, s.Actions, "any change needs a new trust")
+	assert.Len(t, s.Ignored, 2)
+
+	// The user's own file is trusted as it is.
+	require.NoError(t, os.Remove(local))
+	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"), body)
+	s, err = LoadSettings(work, env)
+	require.NoError(t, err)
+	assert.Empty(t, s.Ignored)
+	assert.Contains(t, s.Actions, "publish")
+
+	// A file that does not load is not trusted; a shell string is not an argv.
+	writeCfg(t, local, "actions:\n  publish:\n    run: make docs && rm -rf /\n")
+	_, _, err = TrustConfig(local, env, time.Now())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ".wcomm.yaml:3: run is a list of words such as [make, docs], never a shell string")
+	writeCfg(t, local, "actions:\n  pub lish:\n    run: [x]\n")
+	_, err = LoadSettings(work, env)
+	assert.ErrorContains(t, err, "action name")
 }

@@ -181,23 +181,3 @@ func sleepFor(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
-
-// KickDeliverers starts a deliverer for every outbox that holds mail and has none, so mail whose
-// deliverer was killed moves again; it returns how many it started.
-func (e *Engine) KickDeliverers() int {
-	root, err := e.root(false)
-	if err != nil || e.SpawnDeliverer == nil {
-		return 0
-	}
-	n := 0
-	for _, ob := range allOutboxes(root) {
-		pend, _ := ob.pending()
-		if len(pend) == 0 || ob.delivererRunning() {
-			continue
-		}
-		if e.ensureDeliverer(ob, pend[0].Socket) == nil {
-			n++
-		}
-	}
-	return n
-}

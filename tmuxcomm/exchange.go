@@ -198,9 +198,18 @@ func loadExchange(dir string, n int, bodies bool) *Exchange {
 	evs, probs := readEvents(dir, n)
 	x.Events = evs
 	x.Problems = append(x.Problems, probs...)
+	handled := map[string]bool{}
 	for _, ev := range evs {
 		if ev.State == StateRead {
 			x.Read = true
+		}
+		if ev.State == StateQueued && handled[ev.Detail["mail"]] {
+			// A sender that gave up waiting for another process's delivery logs "queued" after
+			// it looked; that process may have delivered this same message first.
+			continue
+		}
+		if m := ev.Detail["mail"]; m != "" && ev.State != StateQueued {
+			handled[m] = true
 		}
 		switch ev.State {
 		case StateWritten, StatePasted, StateSubmitted, StateRefused, StateUndelivered,

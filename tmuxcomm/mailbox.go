@@ -32,6 +32,11 @@ type Posted struct {
 	Outcome string
 }
 
+// postLockWait bounds how long a sender waits for another process's delivery to the same pane
+// before it leaves its message queued: a sender never waits on a pane, and that pane is about to
+// be busy with what the other process typed anyway.
+const postLockWait = 250 * time.Millisecond
+
 // errNotReady marks a delivery that found the pane not ready now; nothing was typed.
 var errNotReady = errors.New("pane not ready")
 
@@ -79,9 +84,13 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 		}
 		return p, nil
 	}
-	unlock, err := ob.lockDrain(e.LockTimeout)
+	wait := min(e.LockTimeout, postLockWait)
+	if e.NoQueue {
+		wait = e.LockTimeout
+	}
+	unlock, err := ob.lockDrain(wait)
 	if err != nil {
-		return queued("the pane's outbox is busy: " + err.Error())
+		return queued("another delivery to this pane is under way")
 	}
 	defer unlock()
 	// A delivery a killed process left between paste and Enter is finished first, fail-fast or

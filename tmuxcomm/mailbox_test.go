@@ -290,3 +290,18 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 	assert.Equal(t, StatusUndelivered, got.Status)
 	assert.Contains(t, got.Evidence, "no longer exists")
 }
+
+func TestMailboxLateQueuedEvent(t *testing.T) {
+	_, _, e, _ := mailboxWorld(t)
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	require.Equal(t, StateSubmitted, x.State)
+	mail := x.Events[len(x.Events)-1].Detail["mail"]
+	require.NotEmpty(t, mail)
+	// A sender that gave up waiting for the lock logs "queued" after the delivery it lost to.
+	require.NoError(t, logEvent(x.Dir, x.Seq, StateQueued, map[string]string{"mail": mail, "reason": "another delivery"}, time.Now()))
+	assert.Equal(t, StateSubmitted, loadExchange(x.Dir, x.Seq, false).State, "still delivered")
+	// A new message for it (a resend) is queued indeed.
+	require.NoError(t, logEvent(x.Dir, x.Seq, StateQueued, map[string]string{"mail": "01795573754248449989-0000", "reason": "busy"}, time.Now()))
+	assert.Equal(t, StateQueued, loadExchange(x.Dir, x.Seq, false).State)
+}

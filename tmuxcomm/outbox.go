@@ -23,19 +23,24 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
+// The names in an outbox folder.
 const (
-	outboxFolder     = ".outbox"
-	outboxQueue      = "queue"
-	outboxDone       = "done"
-	outboxInflight   = "inflight.json"
-	outboxDrainLock  = "drain.lock"
-	outboxDelivLock  = "deliverer.lock"
-	outboxDelivLog   = "deliverer.log"
-	mailSuffix       = ".json"
-	outcomeKeepFor   = 7 * 24 * time.Hour
-	DefaultMailTTL   = 6 * time.Hour
-	defaultInboxKeep = 50
+	outboxFolder    = ".outbox"
+	outboxQueue     = "queue"
+	outboxDone      = "done"
+	outboxInflight  = "inflight.json"
+	outboxDrainLock = "drain.lock"
+	outboxDelivLock = "deliverer.lock"
+	outboxDelivLog  = "deliverer.log"
+	mailSuffix      = ".json"
 )
+
+// DefaultMailTTL is how long a message waits for its pane by default: long enough for an agent's
+// longest turns and a person's lunch, short enough that a stale message does not surface days later.
+const DefaultMailTTL = 6 * time.Hour
+
+// outcomeKeepFor is how long an ended message's record is kept (for inbox --all).
+const outcomeKeepFor = 7 * 24 * time.Hour
 
 // outbox is one pane's outbox folder: ROOT/.outbox/SERVERKEY-pN.
 type outbox struct {
@@ -270,29 +275,4 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 // delivererRunning reports whether a deliverer holds this outbox.
 func (ob *outbox) delivererRunning() bool {
 	return isLocked(ob.path(outboxDelivLock))
-}
-
-// allOutboxes lists every outbox folder under root.
-func allOutboxes(root string) []*outbox {
-	entries, err := os.ReadDir(filepath.Join(root, outboxFolder))
-	if err != nil {
-		return nil
-	}
-	var out []*outbox
-	for _, ent := range entries {
-		name := ent.Name()
-		i := strings.LastIndex(name, "-p")
-		if i < 0 || !ent.IsDir() {
-			continue
-		}
-		pane := messages.PaneID("%" + name[i+2:])
-		if _, err := messages.ParsePaneID(string(pane)); err != nil {
-			continue
-		}
-		if want, err := outboxName(name[:i], pane); err != nil || want != name {
-			continue
-		}
-		out = append(out, &outbox{dir: filepath.Join(root, outboxFolder, name), server: name[:i], pane: pane})
-	}
-	return out
 }

@@ -77,31 +77,21 @@ func (c *cli) self() messages.PaneID {
 // engine builds the protocol engine for this invocation. Its enter delay comes from the settings
 // file and WCOMM_ENTER_DELAY (a command's --enter-delay flag overrides it).
 func (c *cli) engine() *tmuxcomm.Engine {
-	delay := tmuxcomm.DefaultEnterDelay
-	var profiles *paneops.ProfileSet
-	if s, err := c.settings(); err != nil {
+	s, err := c.settings()
+	if err != nil {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
-	} else {
-		delay, profiles = s.EnterDelay, s.Profiles
+		s = tmuxcomm.DefaultSettings()
 	}
 	e := &tmuxcomm.Engine{
 		Root:       c.rootDir(),
 		Tmux:       c.tmux(),
 		Self:       c.self(),
-		EnterDelay: delay,
-		Profiles:   profiles,
+		EnterDelay: s.EnterDelay,
+		Profiles:   s.Profiles,
+		MailTTL:    s.MailTTL,
+		NoQueue:    s.NoQueue,
 	}
 	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
-	if v := c.getenv("WCOMM_NO_QUEUE"); v == "1" || v == "true" {
-		e.NoQueue = true
-	}
-	if v := c.getenv("WCOMM_MAIL_TTL"); v != "" {
-		if d, err := tmuxcomm.ParseDuration(v); err == nil && d > 0 {
-			e.MailTTL = d
-		} else {
-			fmt.Fprintf(c.stderr, "wcomm: warning: WCOMM_MAIL_TTL=%q is not a duration such as 6h; using %s\n", messages.SanitizeField(v), tmuxcomm.DefaultMailTTL)
-		}
-	}
 	return e
 }
 

@@ -65,11 +65,13 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 
 // doctorReport is what doctor found; --json prints it.
 type doctorReport struct {
-	Tmux     tmuxReport    `json:"tmux"`
-	Bugs     []paneops.Bug `json:"known_bugs"`
-	Root     rootReport    `json:"root"`
-	Pane     *paneReport   `json:"pane,omitempty"`
-	Problems []string      `json:"problems"`
+	Tmux tmuxReport    `json:"tmux"`
+	Bugs []paneops.Bug `json:"known_bugs"`
+	Root rootReport    `json:"root"`
+	Pane *paneReport   `json:"pane,omitempty"`
+	// Actions sums up approved actions that wait for the dispatcher or were blocked.
+	Actions  string   `json:"actions,omitempty"`
+	Problems []string `json:"problems"`
 	notFound bool
 }
 
@@ -158,6 +160,14 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	r.Root = checkRoot(c.rootDir())
 	if !r.Root.OK {
 		r.Problems = append(r.Problems, r.Root.Note)
+	}
+	if s, err := c.settings(); err != nil {
+		r.Problems = append(r.Problems, err.Error())
+	} else if note := s.IgnoredNote(); note != "" {
+		r.Problems = append(r.Problems, note)
+	}
+	if list, _, err := c.engine().Actions(ctx, tmuxcomm.ActionsOptions{Getenv: c.getenv}); err == nil {
+		r.Actions = actionsSummary(list)
 	}
 	if target == "" || !r.Tmux.Running {
 		return r
@@ -323,6 +333,9 @@ func printDoctor(w io.Writer, r *doctorReport) {
 		if p.Suggested != "" {
 			fmt.Fprintf(w, "suggested:    --enter-delay %s for this pane\n", p.Suggested)
 		}
+	}
+	if r.Actions != "" {
+		fmt.Fprintf(w, "actions:      %s\n", r.Actions)
 	}
 	if len(r.Problems) == 0 {
 		fmt.Fprintln(w, "problems:     none")

@@ -206,7 +206,7 @@ func (c *cli) runHook(agent string) error {
 	for _, it := range res.Items {
 		b.WriteString("\n" + messages.Sanitize(it.Text, true))
 	}
-	out, err := hookOutput(agent, ev.Event, kind, b.String())
+	out, err := hookOutput(ev.Event, kind, b.String())
 	if err != nil {
 		return err
 	}
@@ -226,12 +226,11 @@ func hookKind(agent, event string) string {
 }
 
 // hookOutput is the JSON an agent's hook prints to hand text to the model.
-func hookOutput(agent, event, kind, text string) ([]byte, error) {
+func hookOutput(event, kind, text string) ([]byte, error) {
+	// The three agents take the same shapes (measured with their pinned versions): context at a
+	// prompt, and a blocked stop whose reason goes to the model as the next message.
 	if kind == "prompt" {
 		return json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
-	}
-	if agent == "gemini" {
-		return json.Marshal(map[string]string{"decision": "block", "reason": text})
 	}
 	return json.Marshal(map[string]string{"decision": "block", "reason": text})
 }

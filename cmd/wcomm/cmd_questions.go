@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		Name: "ask", Role: "worker",
-		Args:    "--task ID --context TEXT --option A --option B ... [--type T] [--urgency U] [--timeout D] QUESTION... | --envelope FILE|- | --wait ID",
+		Args:    "--task ID --context TEXT --option A --option B ... [--type T] [--urgency U] [--timeout D] QUESTION... | --action NAME [--target PATH ...] [QUESTION...] | --envelope FILE|- | --wait ID",
 		Summary: "(worker) ask your orchestrator a structured question and print the ANSWER block",
 		Help: `Stores the question in the session folder of the request you are working on (the newest
 unanswered request addressed to your pane; --exchange ID names another; with no request, --to
@@ -35,6 +35,10 @@ Timeout (default 180s, settings file or WCOMM_QUESTION_TIMEOUT; 0 = no limit): w
 (default) the first option is taken, DECIDED_BY auto-timeout; with it off, ask exits 3. At most 3
 questions per worker per task (settings): the next gets DECIDED_BY cap-exceeded at once.
 --bind-git records HEAD and 'git status' of your folder: an answer after they change is refused.
+--action NAME asks a yes-no approval of an action registered in the settings file (actions:), bound
+to a fingerprint of its definition, its targets (and each --target) and HEAD and 'git status' of its
+folder. A yes authorizes it; 'wcomm actions run' executes it once, only while that state holds. No
+timeout ever approves it. An unregistered NAME is a usage error naming the registered ones.
 --envelope reads your final message and asks the questions of its first fenced json block with an
 "openQuestions" array (1 to 4). No envelope: nothing to ask, exit 0.
 A question is never a blocker: whenever ask ends without an answer, it says so and you continue on
@@ -44,7 +48,8 @@ your best judgment, marking the choice "assumed — needs review".`,
   'Should the auth module use bcrypt or argon2 for password hashing?'
 wcomm ask --task task-3 --type yes-no --urgency non-blocking --context 'Tests pass either way.' 'May I rename Login to SignIn?'
 wcomm ask --wait task-3.q2-a1b2 --timeout 5m
-wcomm ask --task task-3 --envelope final-message.md`,
+wcomm ask --task task-3 --envelope final-message.md
+wcomm ask --task task-3 --action publish --target docs/index.md --urgency non-blocking 'Publish the docs?'`,
 		Setup: setupAsk,
 	})
 	register(&command{
@@ -139,6 +144,9 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 	dir := fs.String("dir", "", "the working folder for --bind-git and on_question (default: the current one)")
 	envelope := fs.String("envelope", "", "ask the openQuestions of an agent's final message in FILE (- for stdin)")
 	fs.Var(stringsFlag{&waits}, "wait", "wait for the answer of a question asked before (repeatable)")
+	action := fs.String("action", "", "ask a yes-no approval of this registered action (see 'wcomm actions')")
+	var targets []string
+	fs.Var(stringsFlag{&targets}, "target", "with --action: one more file or folder whose content the approval is bound to (repeatable)")
 	return func(args []string) error {
 		set := flagsSet(fs)
 		s, err := c.settings()
@@ -167,7 +175,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 		}
 
 		if len(waits) > 0 {
-			for _, n := range []string{"task", "option", "context", "type", "pattern", "envelope", "exchange", "to", "bind-git", "urgency"} {
+			for _, n := range []string{"task", "option", "context", "type", "pattern", "envelope", "exchange", "to", "bind-git", "urgency", "action", "target"} {
 				if set[n] {
 					return judged(usagef("--wait picks up questions asked before; it takes no --%s", n))
 				}
@@ -194,6 +202,21 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			return judged(usagef("--urgency: %v", err))
 		}
 		var qs []messages.Question
+		if len(targets) > 0 && *action == "" {
+			return judged(usagef("--target goes with --action NAME"))
+		}
+		if *action != "" {
+			if *envelope != "" || len(options) > 0 || set["pattern"] || *bindGit || (set["type"] && *typ != string(messages.YesNo)) {
+				return judged(usagef("--action asks one yes-no question bound to its own fingerprint; give no --envelope, --option, --pattern, --bind-git or other --type"))
+			}
+			*typ = string(messages.YesNo)
+			if len(args) == 0 {
+				args = []string{fmt.Sprintf("May the dispatcher run action %s?", *action)}
+			}
+			if *context == "" {
+				*context = "A yes lets 'wcomm actions run' run it once, only while its targets, HEAD and git status stay as they are now."
+			}
+		}
 		if *envelope != "" {
 			if len(args) > 0 || len(options) > 0 || set["type"] || set["pattern"] {
 				return judged(usagef("--envelope takes its questions and options from the file; give no question text, --option, --type or --pattern"))
@@ -234,11 +257,30 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return nil
 		}
+		if note := s.IgnoredNote(); note != "" {
+			fmt.Fprintf(c.stderr, "wcomm ask: %s\n", note)
+		}
+		var intent *messages.Intent
+		if *action != "" {
+			intent, err = e.PrepareIntent(c.ctx, tmuxcomm.IntentOptions{Action: *action, Settings: s, Targets: targets,
+				Dir: workdir, RunID: c.getenv("WCOMM_RUN_ID")})
+			if errors.Is(err, tmuxcomm.ErrUnregistered) {
+				return judged(&exitErr{code: exitUsage, err: err})
+			}
+			if err != nil {
+				return judged(err)
+			}
+		}
 		res, err := e.Ask(c.ctx, tmuxcomm.AskOptions{
 			Questions: qs, Exchange: *exchange, To: *to, Wait: u == messages.Blocking, Timeout: timeout,
 			AutoAnswer: *auto, MaxQuestions: s.MaxQuestions, BindGit: *bindGit, Dir: workdir,
-			Hook: s.OnQuestion, HookTimeout: s.OnQuestionTimeout,
+			Hook: s.OnQuestion, HookTimeout: s.OnQuestionTimeout, Intent: intent,
 		})
+		if intent != nil && res != nil && len(res.Questions) == 1 {
+			if b := res.Questions[0].AnswerBlock(); b != nil && b.Text == "yes" && res.Questions[0].State == tmuxcomm.QuestionAnswered {
+				fmt.Fprintf(c.stderr, "wcomm ask: approved; the dispatcher runs it: 'wcomm actions run --id %s' (do not run it yourself)\n", res.Questions[0].ID)
+			}
+		}
 		return c.askOutput(res, err)
 	}
 }
@@ -433,9 +475,12 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			if problems == nil {
 				problems = []string{}
 			}
-			return c.printJSON(map[string]any{"questions": list, "problems": problems})
+			return c.printJSON(map[string]any{"questions": list, "problems": problems, "actions": c.actionsNote()})
 		}
 		printQuestions(c.stdout, list, problems, time.Now())
+		if note := c.actionsNote(); note != "" {
+			fmt.Fprintln(c.stdout, note)
+		}
 		return nil
 	}
 }

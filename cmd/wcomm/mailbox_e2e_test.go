@@ -35,20 +35,29 @@ func (w *world) startJob(p, line, prog string) {
 	waitFor(w.t, 10*time.Second, func() bool { return w.paneCommand(p) == prog }, "%s to run in pane %s", prog, p)
 }
 
-// exchangeEvents returns the states of an exchange's delivery log, in order.
-func (w *world) exchangeEvents(id string) []string {
+// loggedEvent is one event of an exchange's delivery log, as show --json gives it.
+type loggedEvent struct {
+	State  string            `json:"state"`
+	Detail map[string]string `json:"detail"`
+}
+
+// exchangeLog returns an exchange's delivery log, in order.
+func (w *world) exchangeLog(id string) []loggedEvent {
 	w.t.Helper()
 	r := w.run(call{}, "show", "--json", id)
 	requireCode(w.t, 0, r)
 	var x struct {
-		Events []struct {
-			State  string            `json:"state"`
-			Detail map[string]string `json:"detail"`
-		} `json:"events"`
+		Events []loggedEvent `json:"events"`
 	}
 	require.NoError(w.t, json.Unmarshal([]byte(r.stdout), &x))
+	return x.Events
+}
+
+// exchangeEvents returns the states of an exchange's delivery log, in order.
+func (w *world) exchangeEvents(id string) []string {
+	w.t.Helper()
 	var out []string
-	for _, ev := range x.Events {
+	for _, ev := range w.exchangeLog(id) {
 		out = append(out, ev.State)
 	}
 	return out
@@ -214,16 +223,7 @@ func TestE2EMailboxCoalesced(t *testing.T) {
 	// How many pastes carried them: the distinct mail that each notified event names.
 	pastes := map[string]bool{}
 	for _, x := range exchanges {
-		r := w.run(call{}, "show", "--json", x.ID)
-		requireCode(t, 0, r)
-		var ex struct {
-			Events []struct {
-				State  string            `json:"state"`
-				Detail map[string]string `json:"detail"`
-			} `json:"events"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &ex))
-		for _, ev := range ex.Events {
+		for _, ev := range w.exchangeLog(x.ID) {
 			if ev.State == "notified" {
 				pastes[ev.Detail["mail"]] = true
 			}
@@ -360,4 +360,61 @@ func TestE2EMailboxQuestionAndAnswer(t *testing.T) {
 	assert.Less(t, strings.Index(screen, "\nworker-job-done"), strings.Index(screen, "# [ANSWER "+id))
 	assert.NotContains(t, screen, "command not found")
 	assert.Equal(t, 1, strings.Count(screen, "# [ANSWER "+id))
+}
+
+// TestE2EMailboxHook: an agent's hook takes what waits for its pane and prints it in the form the
+// agent hands to its model; nothing waiting, it prints nothing; it never fails the agent's turn.
+func TestE2EMailboxHook(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.bashPane("")
+	worker := w.catPane()
+	hook := func(agent, input string) result {
+		return w.run(call{pane: orch, stdin: []byte(input)}, "hook", "--agent", agent)
+	}
+	queue := func() sent {
+		s := w.send(orch, worker, "a task")
+		w.tmux("copy-mode", "-t", orch) // someone reads the pane: the line waits
+		requireCode(t, 0, w.in(worker, "notify", "--response", s.Response, "--", "answer"))
+		return s
+	}
+
+	s := queue()
+	r := hook("claude", `{"hook_event_name":"Stop","stop_hook_active":false}`)
+	requireCode(t, 0, r)
+	var stop struct{ Decision, Reason string }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &stop), "%s", r)
+	assert.Equal(t, "block", stop.Decision)
+	assert.Contains(t, stop.Reason, "[RESPONSE ")
+	assert.Contains(t, stop.Reason, s.Response)
+	r = hook("claude", `{"hook_event_name":"Stop","stop_hook_active":true}`)
+	requireCode(t, 0, r)
+	assert.Empty(t, r.stdout, "taken once: the next stop goes ahead")
+
+	s = queue()
+	r = hook("gemini", `{"hook_event_name":"BeforeAgent","prompt":"hi"}`)
+	requireCode(t, 0, r)
+	var ctx struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string } `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ctx), "%s", r)
+	assert.Equal(t, "BeforeAgent", ctx.HookSpecificOutput.HookEventName)
+	assert.Contains(t, ctx.HookSpecificOutput.AdditionalContext, s.Response)
+
+	// Bad input or an event wcomm does not handle: a word on stderr, exit 0, nothing taken.
+	s = queue()
+	for _, in := range []string{"not json", `{"hook_event_name":"PreToolUse"}`} {
+		r = hook("codex", in)
+		requireCode(t, 0, r)
+		assert.Empty(t, r.stdout)
+		assert.NotEmpty(t, r.stderr)
+	}
+	assert.Len(t, w.inboxItems(orch, "--peek"), 1, "still waiting")
+	r = hook("codex", `{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, s.Response)
+	requireCode(t, 2, hook("vim", `{}`))
+	w.tmux("send-keys", "-t", orch, "-X", "cancel")
+	waitNoDeliverer(t, w.root)
+	assert.NotContains(t, w.capture(orch), "# [RESPONSE", "what the hooks took is never typed in")
 }

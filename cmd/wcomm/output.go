@@ -15,7 +15,7 @@ import (
 var foreignText = map[string]bool{
 	"panes": true, "find": true, "send": true, "await": true, "notify": true, "parse": true,
 	"history": true, "show": true, "doctor": true, "inbox": true, "ask": true, "answer": true,
-	"questions": true, "watch": true,
+	"questions": true, "watch": true, "actions": true,
 }
 
 // outputFlags declares --raw on the commands that print foreign text.

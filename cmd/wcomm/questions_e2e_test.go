@@ -566,8 +566,14 @@ func TestE2EQuestionOnQuestionHook(t *testing.T) {
 	out := filepath.Join(q.work, "hook-out.json")
 	cfg := "question_relay:\n  max_questions_per_worker: 2\non_question: tee '" + out + "'\non_question_timeout: 5s\n"
 	require.NoError(t, os.WriteFile(filepath.Join(q.work, ".wcomm.yaml"), []byte(cfg), 0o600))
+	// Untrusted, the project file's hook is ignored, and ask says so.
+	r := q.as(q.worker, nil, qAskArgs("task-2", "--to", q.orch, "--urgency", "non-blocking")...)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "is not trusted: wcomm ignores its on_question;")
+	assert.NoFileExists(t, out)
+	requireCode(t, 0, q.as("", nil, "trust"))
 
-	r := q.as(q.worker, nil, qAskArgs("task-3", "--to", q.orch, "--urgency", "non-blocking")...)
+	r = q.as(q.worker, nil, qAskArgs("task-3", "--to", q.orch, "--urgency", "non-blocking")...)
 	requireCode(t, 0, r)
 	id := strings.TrimSpace(r.stdout)
 	data, err := os.ReadFile(out)
@@ -583,6 +589,7 @@ func TestE2EQuestionOnQuestionHook(t *testing.T) {
 
 	// A failing hook is logged, not fatal; the settings file's cap applies.
 	require.NoError(t, os.WriteFile(filepath.Join(q.work, ".wcomm.yaml"), []byte("question_relay:\n  max_questions_per_worker: 2\non_question: 'false'\n"), 0o600))
+	requireCode(t, 0, q.as("", nil, "trust", ".wcomm.yaml"))
 	r = q.as(q.worker, nil, qAskArgs("task-3", "--to", q.orch, "--urgency", "non-blocking")...)
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stderr, "warning: on_question for task-3.q2-")

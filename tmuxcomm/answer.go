@@ -1,0 +1,169 @@
+package tmuxcomm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// AnswerOptions are the inputs of one answer.
+type AnswerOptions struct {
+	ID     string
+	Raw    string
+	Source string // who answers: "local" (default), "telegram", a name
+}
+
+// AnswerResult says what an answer did.
+type AnswerResult struct {
+	Question *QuestionStatus `json:"question"`
+	// Signal is how the worker learns the answer: "ask" (its waiting ask woke on the file) or
+	// "pasted" (no ask waited: the ANSWER block went into its pane), "queued" (its pane was not
+	// ready: the block waits in its outbox); "" when none of these worked.
+	Signal  string `json:"signal"`
+	Warning string `json:"warning,omitempty"`
+}
+
+// Answer validates raw against the question's type and records it when it is the first valid
+// answer. An invalid answer wraps messages.ErrInvalidAnswer and leaves the question open; an
+// answer to a question that is decided or no longer applies wraps ErrStale. Every attempt is
+// logged. The accepted answer wakes a waiting ask, or else is pasted into the worker's pane.
+func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
+	root, err := e.root(false)
+	if err != nil {
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+	}
+	st, err := findQuestion(root, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	source := strings.TrimSpace(o.Source)
+	if source == "" {
+		source = "local"
+	}
+	attempt := map[string]string{"raw": o.Raw, "source": source}
+	if e.Self != "" {
+		attempt["pane"] = string(e.Self)
+	}
+	stale := func(reason string) (*AnswerResult, error) {
+		d := map[string]string{"reason": reason}
+		for k, v := range attempt {
+			d[k] = v
+		}
+		e.logQ(st, qStale, d)
+		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %s; your answer was recorded as stale and changed nothing: %w", st.ID, reason, ErrStale)
+	}
+	if why := decidedReason(st); why != "" {
+		return stale(why)
+	}
+	e.judgeStale(ctx, st, e.liveness(ctx))
+	if st.State == QuestionStale {
+		return stale(st.Reason)
+	}
+	m, err := messages.MatchAnswer(st.Question, o.Raw)
+	if err != nil {
+		d := map[string]string{"error": err.Error()}
+		for k, v := range attempt {
+			d[k] = v
+		}
+		e.logQ(st, qInvalid, d)
+		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
+	}
+	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
+		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: e.Self, At: e.Now().UTC()}
+	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("lock root %s: %w", root, err)
+	}
+	st.refresh()
+	if why := decidedReason(st); why != "" {
+		unlock()
+		return stale(why)
+	}
+	// Whether an ask waits is decided here, under the root lock that an ask also holds to stop
+	// waiting (settle): after the answer is published, a woken ask may exit at once.
+	waiting := isLocked(st.waitLock())
+	err = writeJSONExclusive(st.file(messages.SuffixAnswer), a)
+	unlock()
+	if errors.Is(err, ErrExists) {
+		st.refresh()
+		return stale(decidedReason(st))
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := map[string]string{"answer": a.Answer, "form": a.Form}
+	for k, v := range attempt {
+		d[k] = v
+	}
+	e.logQ(st, qAccepted, d)
+	st.refresh()
+	res := &AnswerResult{Question: st}
+	if waiting {
+		res.Signal = "ask"
+		e.logQ(st, qAskWoken, nil)
+		return res, nil
+	}
+	if res.Signal, err = e.pasteAnswer(ctx, st); err != nil {
+		res.Warning = fmt.Sprintf("the answer is recorded, but no ask was waiting and pasting it into worker pane %s failed: %v; the worker gets it with 'wcomm ask --wait %s'", st.Worker, err, st.ID)
+		return res, nil
+	}
+	return res, nil
+}
+
+// decidedReason says why a question takes no more answers, "" when it does.
+func decidedReason(st *QuestionStatus) string {
+	switch {
+	case st.Answer != nil:
+		a := st.Answer
+		return fmt.Sprintf("already answered %q (decided by %s, source %s, at %s); the first answer stands",
+			a.Answer, a.DecidedBy, a.Source, a.At.Local().Format(time.RFC3339))
+	case st.Resolved != nil:
+		return fmt.Sprintf("it was resolved without an answer at %s (%s)", st.Resolved.At.Local().Format(time.RFC3339), st.Resolved.Reason)
+	}
+	return ""
+}
+
+// ResolveQuestion closes a pending question without an answer, for the reason given; a decided
+// question wraps ErrAnswered.
+func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return nil, fmt.Errorf("resolve needs --reason TEXT: say why the question is closed without an answer")
+	}
+	if len(reason) > 1000 {
+		return nil, fmt.Errorf("--reason is %d bytes; keep it under 1000", len(reason))
+	}
+	root, err := e.root(false)
+	if err != nil {
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+	}
+	st, err := findQuestion(root, id)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("lock root %s: %w", root, err)
+	}
+	defer unlock()
+	if st.refresh(); st.decided() {
+		return st, fmt.Errorf("question %s: %s; nothing to resolve: %w", st.ID, decidedReason(st), ErrAnswered)
+	}
+	r := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
+	if err := writeJSONExclusive(st.file(messages.SuffixResolved), r); err != nil {
+		if errors.Is(err, ErrExists) {
+			st.refresh()
+			return st, fmt.Errorf("question %s is already resolved: %w", st.ID, ErrAnswered)
+		}
+		return nil, err
+	}
+	e.logQ(st, qResolvedEvent, map[string]string{"reason": reason})
+	st.refresh()
+	return st, nil
+}

@@ -1,0 +1,238 @@
+package tmuxcomm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// waitAnswers waits until every question is decided or its deadline passes; at its deadline a
+// question with auto-answer and options gets its first option (DECIDED_BY auto-timeout); one
+// without is marked timed out. autoOverride, when set, replaces each question's own auto-answer
+// setting. It wakes on file events in the questions' folders, with a safety tick.
+func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverride *bool) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	dirs := map[string]bool{}
+	for _, st := range sts {
+		dirs[st.Dir] = true
+	}
+	for dir := range dirs {
+		w, err := newDirWatcher(dir)
+		if err != nil {
+			// No watcher: a short poll still wakes within tens of milliseconds.
+			go func() {
+				t := time.NewTicker(20 * time.Millisecond)
+				defer t.Stop()
+				for {
+					select {
+					case <-wctx.Done():
+						return
+					case <-t.C:
+						poke()
+					}
+				}
+			}()
+			continue
+		}
+		go func() {
+			defer w.Close()
+			for {
+				_, err := w.Next(wctx)
+				if wctx.Err() != nil {
+					return
+				}
+				if err != nil {
+					time.Sleep(20 * time.Millisecond)
+				}
+				poke()
+			}
+		}()
+	}
+	for {
+		now := e.Now()
+		var next time.Time
+		open := 0
+		for _, st := range sts {
+			if st.decided() || st.timedOut {
+				continue
+			}
+			st.refresh()
+			if st.decided() {
+				continue
+			}
+			if !st.deadline.IsZero() && !now.Before(st.deadline) {
+				auto := st.AutoAnswer
+				if autoOverride != nil {
+					auto = *autoOverride
+				}
+				// A timeout never approves an action, whatever --auto-answer says.
+				if auto && len(st.Options) > 0 && st.Action == "" {
+					if err := e.autoAnswer(st); err != nil {
+						return err
+					}
+				} else {
+					st.timedOut = true
+					e.logQ(st, qTimedOut, nil)
+				}
+				continue
+			}
+			open++
+			if !st.deadline.IsZero() && (next.IsZero() || st.deadline.Before(next)) {
+				next = st.deadline
+			}
+		}
+		if open == 0 {
+			return nil
+		}
+		var timer <-chan time.Time
+		var t *time.Timer
+		if !next.IsZero() {
+			t = time.NewTimer(next.Sub(now))
+			timer = t.C
+		}
+		stop := func() {
+			if t != nil {
+				t.Stop()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			stop()
+			return judgedf(ctx.Err(), "interrupted while waiting for %s; the question stays pending (%s ask --wait %s picks it up again)",
+				ids(sts), e.Command, sts[0].ID)
+		case <-wake:
+		case <-timer:
+		}
+		stop()
+	}
+}
+
+// autoAnswer records the first option as the answer, unless an answer or a resolution got there
+// first, under the root lock that also orders answer and resolve.
+func (e *Engine) autoAnswer(st *QuestionStatus) error {
+	root := filepath.Dir(st.Dir)
+	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return fmt.Errorf("lock root %s: %w", root, err)
+	}
+	defer unlock()
+	if st.refresh(); st.decided() {
+		return nil
+	}
+	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: st.Options[0], DecidedBy: messages.DecidedByTimeout,
+		Source: "timeout", Type: st.Type, Form: "auto", Option: 1, At: e.Now().UTC()}
+	if err := writeJSONExclusive(st.file(messages.SuffixAnswer), a); err != nil && !errors.Is(err, ErrExists) {
+		return err
+	}
+	e.logQ(st, qAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": a.Answer})
+	st.refresh()
+	return nil
+}
+
+// settle turns the end of a wait into the ask's error. The wait locks are released under the
+// root lock, under which an answer also decides whether an ask waits for it (see Answer): so an
+// answer recorded before the release was left to this ask, which looks once more and prints it,
+// and one recorded after it is pasted into the worker's pane. None falls between the two.
+func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
+	if len(sts) > 0 {
+		root := filepath.Dir(sts[0].Dir)
+		if unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
+			locks.release()
+			for _, st := range sts {
+				if !st.decided() {
+					st.refresh()
+				}
+			}
+			unlock()
+		}
+	}
+	locks.release()
+	var timedOut, closed []*QuestionStatus
+	for _, st := range sts {
+		if st.Answer != nil && werr == nil && answerQueued(st) {
+			// The worker has it now: the ANSWER block still waiting for its pane is not typed.
+			e.logQ(st, qAnswerRead, nil)
+		}
+		if st.timedOut {
+			if st.refresh(); st.decided() {
+				st.timedOut = false
+			}
+		}
+		switch {
+		case st.timedOut || st.State == QuestionPending:
+			timedOut = append(timedOut, st)
+		case st.State == QuestionResolved || st.State == QuestionStale:
+			closed = append(closed, st)
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	if len(timedOut) > 0 {
+		st := timedOut[0]
+		return judgedf(ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
+			ids(timedOut), st.limit.Round(time.Millisecond), e.Command, st.ID)
+	}
+	if len(closed) > 0 {
+		st := closed[0]
+		return judgedf(ErrNoAnswer, "question %s was closed without an answer (%s)", st.ID, st.Reason)
+	}
+	return nil
+}
+
+// WaitOptions are the inputs of `ask --wait`.
+type WaitOptions struct {
+	IDs []string
+	// Timeout, when TimeoutSet, replaces the questions' own deadlines (asked_at + timeout);
+	// 0 then waits without limit.
+	Timeout    time.Duration
+	TimeoutSet bool
+	// AutoAnswer, when set, replaces the questions' own auto-answer settings.
+	AutoAnswer *bool
+}
+
+// WaitQuestions picks up questions asked earlier (by a non-blocking ask, or an ask that was
+// killed) and waits for their answers as Ask does.
+func (e *Engine) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
+	root, err := e.root(false)
+	if err != nil {
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+	}
+	if len(o.IDs) == 0 {
+		return nil, fmt.Errorf("no question id to wait for")
+	}
+	res := &AskResult{}
+	locks := &lockSet{}
+	defer locks.release()
+	for _, id := range o.IDs {
+		st, err := findQuestion(root, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := locks.take(st.waitLock(), e.LockTimeout); err != nil {
+			return nil, err
+		}
+		if o.TimeoutSet {
+			st.deadline, st.limit = time.Time{}, o.Timeout
+			if o.Timeout > 0 {
+				st.deadline = e.Now().Add(o.Timeout)
+			}
+		}
+		res.Questions = append(res.Questions, st)
+	}
+	err = e.waitAnswers(ctx, res.Questions, o.AutoAnswer)
+	return res, e.settle(res.Questions, locks, err)
+}

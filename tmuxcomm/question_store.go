@@ -1,0 +1,388 @@
+package tmuxcomm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// QuestionRecord is the {task}.q{seq}.question file. Its question fields keep seed 000's names
+// (task_id, question, urgency, options, context, seq).
+type QuestionRecord struct {
+	messages.Question
+	Seq          int             `json:"seq"`
+	Worker       messages.PaneID `json:"worker"`
+	Orchestrator messages.PaneID `json:"orchestrator"`
+	Session      string          `json:"session"`
+	Server       string          `json:"server,omitempty"`
+	Socket       string          `json:"socket,omitempty"`
+	Exchange     string          `json:"exchange,omitempty"` // id of the request the question is about
+	ExchangeSeq  int             `json:"exchange_seq,omitempty"`
+	AskedAt      time.Time       `json:"asked_at"`
+	// TimeoutSeconds is how long the asker meant to wait; 0 = no limit.
+	TimeoutSeconds float64     `json:"timeout_seconds"`
+	AutoAnswer     bool        `json:"auto_answer_on_timeout"`
+	MaxQuestions   int         `json:"max_questions_per_worker"`
+	Git            *GitBinding `json:"git,omitempty"`
+	// Action names the registered action a yes approves; its intent is the .intent file beside.
+	Action string `json:"action,omitempty"`
+}
+
+// deadline is when an ask of this question gives up; zero for none.
+func (r *QuestionRecord) deadline() time.Time {
+	if r.TimeoutSeconds <= 0 {
+		return time.Time{}
+	}
+	return r.AskedAt.Add(time.Duration(r.TimeoutSeconds * float64(time.Second)))
+}
+
+// AnswerRecord is the {task}.q{seq}.answer file: the accepted answer (seed 003's fields).
+type AnswerRecord struct {
+	ID        string                `json:"id"`
+	TaskID    string                `json:"task_id"`
+	Seq       int                   `json:"seq"`
+	Answer    string                `json:"answer"`
+	Raw       string                `json:"raw"`
+	DecidedBy string                `json:"decided_by"`
+	Source    string                `json:"source"`
+	Type      messages.QuestionType `json:"type"`
+	Form      string                `json:"form"`
+	Option    int                   `json:"option,omitempty"`
+	Pane      messages.PaneID       `json:"pane,omitempty"` // where the answer was given, if in a pane
+	At        time.Time             `json:"at"`
+}
+
+// ResolvedRecord is the {task}.q{seq}.resolved file.
+type ResolvedRecord struct {
+	ID     string          `json:"id"`
+	Reason string          `json:"reason"`
+	Pane   messages.PaneID `json:"pane,omitempty"`
+	At     time.Time       `json:"at"`
+}
+
+// QuestionStatus is a question with its state, as the files and the world say.
+type QuestionStatus struct {
+	QuestionRecord
+	State    string          `json:"state"`
+	Reason   string          `json:"reason,omitempty"` // why stale or resolved
+	Answer   *AnswerRecord   `json:"answer,omitempty"`
+	Resolved *ResolvedRecord `json:"resolved,omitempty"`
+	Dir      string          `json:"dir"`
+	Path     string          `json:"path"`
+
+	// deadline is when this ask stops waiting (zero: never), limit how long it meant to wait.
+	deadline time.Time
+	limit    time.Duration
+	timedOut bool
+}
+
+// AnswerBlock is what the worker reads for a decided question, nil while it has no answer.
+func (st *QuestionStatus) AnswerBlock() *messages.Answer {
+	if st.Answer == nil {
+		return nil
+	}
+	return &messages.Answer{Text: st.Answer.Answer, Task: st.Task, DecidedBy: st.Answer.DecidedBy, ID: st.ID}
+}
+
+// TimedOut reports whether the ask that returned this status gave up waiting for it.
+func (st *QuestionStatus) TimedOut() bool { return st.timedOut }
+
+func (st *QuestionStatus) file(suffix string) string {
+	return filepath.Join(st.Dir, messages.QuestionFileName(st.Task, st.Seq, suffix))
+}
+
+func (st *QuestionStatus) waitLock() string {
+	return filepath.Join(st.Dir, messages.WaitLockName(st.Task, st.Seq))
+}
+
+// logQ appends one event to the question's log; a failed log write never fails the operation.
+func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string) error {
+	line, err := json.Marshal(Event{State: state, At: e.Now().UTC(), Detail: detail})
+	if err != nil {
+		return err
+	}
+	return appendLine(st.file(messages.SuffixLog), line)
+}
+
+// QuestionEvents reads a question's log.
+func QuestionEvents(st *QuestionStatus) []Event {
+	data, err := readFile(st.file(messages.SuffixLog))
+	if err != nil {
+		return nil
+	}
+	var evs []Event
+	for _, l := range strings.Split(string(data), "\n") {
+		var ev Event
+		if strings.TrimSpace(l) != "" && json.Unmarshal([]byte(l), &ev) == nil {
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
+// IsQuestionFile reports whether name is one of the question relay's files in a session folder,
+// so exchange listings need not count it as foreign.
+func IsQuestionFile(name string) bool {
+	_, _, _, ok := messages.ParseQuestionFileName(name)
+	return ok
+}
+
+// loadQuestion reads a question's files and derives its state from them alone (pending,
+// answered, auto-answered, cap-exceeded, resolved); staleness is judged separately.
+func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
+	path := filepath.Join(dir, messages.QuestionFileName(task, seq, messages.SuffixQuestion))
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	st := &QuestionStatus{Dir: dir, Path: path}
+	if err := json.Unmarshal(data, &st.QuestionRecord); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// The file name is the truth for task and seq (seed 000: validate before building paths).
+	if st.Task != task || st.Seq != seq {
+		return nil, fmt.Errorf("%s: it says task %q seq %d", path, messages.SanitizeTaskID(st.Task), st.Seq)
+	}
+	id, err := messages.ParseQuestionID(st.ID)
+	if err != nil || id.Task != task || id.Seq != seq {
+		return nil, fmt.Errorf("%s: id %q does not match its file name", path, messages.SanitizeTaskID(st.ID))
+	}
+	st.deadline = st.QuestionRecord.deadline()
+	st.limit = time.Duration(st.TimeoutSeconds * float64(time.Second))
+	st.refresh()
+	return st, nil
+}
+
+// refresh re-reads the answer and resolved files.
+func (st *QuestionStatus) refresh() {
+	st.State = QuestionPending
+	if data, err := readFile(st.file(messages.SuffixAnswer)); err == nil {
+		var a AnswerRecord
+		if json.Unmarshal(data, &a) == nil {
+			st.Answer = &a
+			switch a.DecidedBy {
+			case messages.DecidedByTimeout:
+				st.State = QuestionAutoAnswered
+			case messages.DecidedByCap:
+				st.State = QuestionCapExceeded
+			default:
+				st.State = QuestionAnswered
+			}
+			return
+		}
+	}
+	if data, err := readFile(st.file(messages.SuffixResolved)); err == nil {
+		var r ResolvedRecord
+		if json.Unmarshal(data, &r) == nil {
+			st.Resolved = &r
+			st.State = QuestionResolved
+			st.Reason = r.Reason
+		}
+	}
+}
+
+// decided reports whether the question needs nothing more: answered in any way, or resolved.
+func (st *QuestionStatus) decided() bool { return st.State != QuestionPending }
+
+// qref names one question file.
+type qref struct {
+	dir  string
+	task string
+	seq  int
+}
+
+// questionRefs lists every question file under root, in folder and name order.
+func questionRefs(root string) ([]qref, error) {
+	dirs, _, err := sessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []qref
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, ent := range entries {
+			task, seq, suffix, ok := messages.ParseQuestionFileName(ent.Name())
+			if ok && suffix == messages.SuffixQuestion {
+				out = append(out, qref{dir: dir, task: task, seq: seq})
+			}
+		}
+	}
+	return out, nil
+}
+
+// findQuestion loads the question with id from anywhere under root.
+func findQuestion(root, id string) (*QuestionStatus, error) {
+	qid, err := messages.ParseQuestionID(strings.TrimSpace(id))
+	if err != nil {
+		return nil, err
+	}
+	dirs, _, err := sessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	name := messages.QuestionFileName(qid.Task, qid.Seq, messages.SuffixQuestion)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if _, err := os.Lstat(filepath.Join(dirs[i], name)); err != nil {
+			continue
+		}
+		st, err := loadQuestion(dirs[i], qid.Task, qid.Seq)
+		if err == nil && st.ID == qid.String() {
+			return st, nil
+		}
+	}
+	return nil, fmt.Errorf("no question %s under %s; run 'wcomm questions' to list them: %w", qid, root, ErrNotFound)
+}
+
+// nextQuestionSeq is one more than the highest sequence number of task's files in dir.
+func nextQuestionSeq(dir, task string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	max := 0
+	for _, ent := range entries {
+		if t, seq, _, ok := messages.ParseQuestionFileName(ent.Name()); ok && t == task && seq > max {
+			max = seq
+		}
+	}
+	if max >= messages.MaxQuestionSeq {
+		return 0, fmt.Errorf("task %s has used every question number in %s", task, dir)
+	}
+	return max + 1, nil
+}
+
+// claimQuestion writes the next question file of rec's task in dir with link(2), so two askers
+// never share a number, and gives it an id whose tag no other folder's question of that
+// number uses.
+func (e *Engine) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionStatus, error) {
+	for attempt := 0; attempt < 100; attempt++ {
+		seq, err := nextQuestionSeq(dir, rec.Task)
+		if err != nil {
+			return nil, err
+		}
+		taken := tagsInUse(root, rec.Task, seq)
+		var tag string
+		for i := 0; i < 64; i++ {
+			if tag, err = messages.NewQuestionTag(e.Rand); err != nil {
+				return nil, err
+			}
+			if !taken[tag] {
+				break
+			}
+		}
+		rec.Seq = seq
+		rec.ID = messages.QuestionID{Task: rec.Task, Seq: seq, Tag: tag}.String()
+		path := filepath.Join(dir, messages.QuestionFileName(rec.Task, seq, messages.SuffixQuestion))
+		err = writeJSONExclusive(path, rec)
+		if errors.Is(err, ErrExists) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &QuestionStatus{QuestionRecord: rec, State: QuestionPending, Dir: dir, Path: path}, nil
+	}
+	return nil, fmt.Errorf("could not claim a question number for task %s in %s", rec.Task, dir)
+}
+
+func writeJSONExclusive(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeExclusive(path, append(data, '\n'))
+}
+
+// tagsInUse returns the tags of the questions numbered seq of task anywhere under root.
+func tagsInUse(root, task string, seq int) map[string]bool {
+	taken := map[string]bool{}
+	dirs, _, _ := sessionDirs(root)
+	name := messages.QuestionFileName(task, seq, messages.SuffixQuestion)
+	for _, dir := range dirs {
+		data, err := readFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var r QuestionRecord
+		if json.Unmarshal(data, &r) == nil {
+			if id, err := messages.ParseQuestionID(r.ID); err == nil {
+				taken[id.Tag] = true
+			}
+		}
+	}
+	return taken
+}
+
+// countAsked counts the questions a worker pane of a server has asked for a task anywhere under
+// root, not counting those refused by the cap.
+func countAsked(root string, worker messages.PaneID, server, task string) int {
+	refs, _ := questionRefs(root)
+	n := 0
+	for _, r := range refs {
+		if r.task != task {
+			continue
+		}
+		st, err := loadQuestion(r.dir, r.task, r.seq)
+		if err != nil || st.Worker != worker || st.Server != server || st.State == QuestionCapExceeded {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// QuestionsOptions filter Questions.
+type QuestionsOptions struct {
+	Pending bool // only questions still waiting for an answer (stale ones are not surfaced)
+}
+
+// Questions lists every question under the root with its state, oldest first, and names the
+// question files it could not read.
+func (e *Engine) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
+	root, err := e.root(false)
+	if err != nil {
+		return nil, nil, nil
+	}
+	refs, err := questionRefs(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []*QuestionStatus
+	var problems []string
+	var live *liveness
+	for _, r := range refs {
+		st, err := loadQuestion(r.dir, r.task, r.seq)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if st.State == QuestionPending {
+			if live == nil {
+				live = e.liveness(ctx)
+			}
+			e.judgeStale(ctx, st, live)
+		}
+		if o.Pending && st.State != QuestionPending {
+			continue
+		}
+		out = append(out, st)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].AskedAt.Equal(out[j].AskedAt) {
+			return out[i].AskedAt.Before(out[j].AskedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, problems, nil
+}
