@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -90,7 +91,11 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
 		os.Remove(reqPath)
-		return nil, fmt.Errorf("record request %s in %s: %w; nothing was sent (free space on the root's disk and send again)", id, dir, err)
+		hint := "look at that folder and send again"
+		if errors.Is(err, syscall.ENOSPC) {
+			hint = "free space on the root's disk and send again"
+		}
+		return nil, fmt.Errorf("record request %s in %s: %w; nothing was sent: %s", id, dir, err, hint)
 	}
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,

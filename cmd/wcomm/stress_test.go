@@ -1654,8 +1654,10 @@ func TestStressHostile(t *testing.T) {
 			p := filepath.Join(h.x.Dir, fmt.Sprintf("%03d-delivery.jsonl", h.x.Seq+2))
 			require.NoError(h.t, os.Symlink(filepath.Join(h.outside, "secret.txt"), p))
 			_, out := h.s.send(h.orch, string(h.x.Worker), []byte("a request whose log is a planted symlink"))
+			_, err := os.Lstat(filepath.Join(h.x.Dir, fmt.Sprintf("%03d-request.md", h.x.Seq+2)))
+			assert.True(h.t, errors.Is(err, os.ErrNotExist), "a request that cannot be recorded is taken back")
 			return out
-		}, harmless},
+		}, "refused: nothing was sent"},
 		{"root that is a symlink", "generated: --root LINK -> OUTSIDE", func(h *sxHostile) sxOut {
 			link := filepath.Join(h.s.work, "root-link")
 			require.NoError(h.t, os.Symlink(h.outside, link))
