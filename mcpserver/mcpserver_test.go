@@ -117,7 +117,7 @@ func TestServerErrorClasses(t *testing.T) {
 
 func testConfig(root string, log *strings.Builder) Config {
 	cfg := Config{
-		Engine:   func() *tmuxcomm.Engine { return &tmuxcomm.Engine{Root: root} },
+		Engine:   func() *tmuxcomm.Engine { return tmuxcomm.New(root, nil) },
 		Settings: func() (tmuxcomm.Settings, error) { return tmuxcomm.DefaultSettings(), nil },
 		ExitCode: func(err error) int {
 			if errors.Is(err, tmuxcomm.ErrNotFound) {

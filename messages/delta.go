@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// Delta is the change report of seed 004 section 8:
+// Delta is the change report a worker ends a WRITABLE answer with:
 //
 //	DELTA:
 //	  changes: [a, b]

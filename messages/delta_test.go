@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// seedDelta is seed 004 section 8 verbatim: a template, whose "yes|no" is not an answer.
+// seedDelta is the protocol's DELTA template verbatim: a template, whose "yes|no" is not an answer.
 const seedDelta = `DELTA:
   changes: [...]
   risks: [...]

@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// The openQuestions envelope (seed 002): an agent ends its final message with a fenced json
+// The openQuestions envelope: an agent ends its final message with a fenced json
 // block whose top-level object holds an "openQuestions" array of 1 to 4 questions, each with
 // options that carry a label and, optionally, a description. The first fenced json block whose
 // top-level object has that key is the envelope; other blocks (a summary) are ignored.
 
-// MaxEnvelopeQuestions is how many questions one envelope may hold (seed 002: 1 to 4).
+// MaxEnvelopeQuestions is how many questions one envelope may hold: more than 4 at once is more
+// than a person answers well between two turns.
 const MaxEnvelopeQuestions = 4
 
 // OpenOption is one option of an envelope question.

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// seedEnvelope is seed 002's example, as an agent's final message would carry it.
+// seedEnvelope is the openQuestions envelope as an agent's final message carries it.
 const seedEnvelope = "I need two decisions before I write the design.\n\n```json\n" + `{
 "openQuestions": [
 {

@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Example lines quoted verbatim from seed 004.
+// Example lines quoted verbatim from the protocol's documentation: peers that speak it with plain
+// tmux write exactly these, so wcomm must read and write them byte for byte.
 const (
 	seedRequestHeader  = "[WORKER capability=WRITABLE id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]"
 	seedResponseHeader = "[WORKER RESPONSE id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]"

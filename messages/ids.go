@@ -112,7 +112,7 @@ func NewID(now time.Time, r io.Reader) (string, error) {
 // Capability is what a worker may do for a request.
 type Capability string
 
-// The two capabilities of seed 004.
+// The two capabilities a request grants its worker.
 const (
 	ReadOnly Capability = "READONLY"
 	Writable Capability = "WRITABLE"
@@ -189,6 +189,11 @@ const (
 func SeqFileName(n int, k Kind) string {
 	return fmt.Sprintf("%03d-%s.md", n, k)
 }
+
+// AwaitLockName returns ".NNN-await.lock", the lock every await waiting on exchange n holds
+// (shared), beside the exchange's files. notify tests it: when an await is waiting, the await is
+// the orchestrator's signal and no RESPONSE line is pasted.
+func AwaitLockName(n int) string { return fmt.Sprintf(".%03d-await.lock", n) }
 
 // maxSeqDigits bounds sequence numbers far below int overflow.
 const maxSeqDigits = 9

@@ -12,8 +12,8 @@ import (
 )
 
 // The question relay's pure parts: task and question ids, the file names of a question's records,
-// the QUESTION and ANSWER blocks (seed 000's message shapes, plus an ID line) and answer
-// validation by question type (seed 003's answer types).
+// the QUESTION and ANSWER blocks (the shapes other relays paste, plus an ID line) and answer
+// validation by question type.
 
 // ErrInvalidAnswer is wrapped by MatchAnswer's errors: the answer does not fit the question's type.
 var ErrInvalidAnswer = errors.New("invalid answer")
@@ -21,7 +21,7 @@ var ErrInvalidAnswer = errors.New("invalid answer")
 // MaxTaskIDLen bounds a task id: it becomes part of file names.
 const MaxTaskIDLen = 64
 
-// Limits of a question's fields. Seed 000 asks for a context of one or two sentences; counting
+// Limits of a question's fields. A context should be one or two sentences; counting
 // sentences misfires on "requirements.txt" or "e.g.", so the rule is enforced as a length.
 const (
 	MaxQuestionLen = 2000
@@ -34,8 +34,8 @@ const (
 
 var taskIDRe = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
-// ValidTaskID checks a task id against seed 000's ^[a-zA-Z0-9_-]+$ (at most 64 characters). It is
-// checked before the id is put into any path.
+// ValidTaskID checks a task id against ^[a-zA-Z0-9_-]+$ (at most 64 characters): it becomes part
+// of file names, so it is checked before the id is put into any path.
 func ValidTaskID(s string) error {
 	switch {
 	case s == "":
@@ -138,7 +138,7 @@ func ParseQuestionFileName(name string) (task string, seq int, suffix string, ok
 	return m[1], n, m[3], true
 }
 
-// QuestionType says which answers a question accepts (seed 003).
+// QuestionType says which answers a question accepts.
 type QuestionType string
 
 // The answer types.
@@ -164,7 +164,7 @@ func ParseQuestionType(s string) (QuestionType, error) {
 	return "", fmt.Errorf("question type %q: want numbered, yes-no, fixed or freeform: %w", SanitizeTaskID(s), ErrSyntax)
 }
 
-// Urgency says whether the asker waits (seed 000).
+// Urgency says whether the asker waits.
 type Urgency string
 
 // The urgencies.
@@ -363,7 +363,8 @@ func (q Question) optionDisplay(i int) string {
 	return o
 }
 
-// FormatOptions renders seed 000's option list: "[A: first, B: second]" ("[]" for none).
+// FormatOptions renders the option list as other relays paste it: "[A: first, B: second]" ("[]"
+// for none).
 func (q Question) FormatOptions() string {
 	parts := make([]string, len(q.Options))
 	for i := range q.Options {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// seedQuestion is seed 000's example question.
+// seedQuestion is the protocol's example question, the one its documentation shows.
 func seedQuestion() Question {
 	return Question{
 		Text:    "Should the auth module use bcrypt or argon2 for password hashing?",

@@ -26,8 +26,9 @@ func golden(t *testing.T, name, got string) {
 	assert.Equal(t, string(want), got)
 }
 
-// seedSection7 is seed 004's section 7 example request. Its header, instructions block and
-// fallback command are verbatim; the body's reference path is made neutral.
+// seedSection7 is the protocol's example request, as peers that speak it with plain tmux write it.
+// Its header, instructions block and fallback command are verbatim; the body's reference path is
+// made neutral.
 const seedSection7 = seedRequestHeader + `
 Implement the authentication module as specified in plan.
 Reference: plans/auth-plan.md

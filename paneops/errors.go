@@ -36,12 +36,18 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	// What tmux said comes first, then what to do; the command line last and shortened, since
-	// the guarded paste's argv runs to hundreds of characters.
+	// What tmux said comes first, then what to do. The command line stays in Argv for a caller
+	// that wants it: in a message it is noise (the guarded paste's runs to hundreds of characters,
+	// with format strings a reader takes for the problem); the subcommand says which call failed.
 	var b strings.Builder
-	b.WriteString("tmux: ")
+	b.WriteString("tmux")
+	if sub := subcommand(e.Argv); sub != "" {
+		b.WriteString(" ")
+		b.WriteString(sub)
+	}
+	b.WriteString(": ")
 	if s := strings.TrimSpace(e.Stderr); s != "" {
-		b.WriteString(s)
+		b.WriteString(strings.Join(strings.Fields(s), " "))
 	} else if e.Err != nil {
 		b.WriteString(e.Err.Error())
 	} else {
@@ -50,19 +56,27 @@ func (e *Error) Error() string {
 	if h := hint(e.Err); h != "" {
 		b.WriteString("; ")
 		b.WriteString(h)
-	}
-	argv := quoteArgv(e.Argv)
-	if r := []rune(argv); len(r) > 100 {
-		argv = string(r[:97]) + "..."
-	}
-	b.WriteString(" (")
-	b.WriteString(argv)
-	if e.ExitCode >= 0 {
-		b.WriteString(": exit status ")
+	} else if e.ExitCode > 0 {
+		b.WriteString(" (exit status ")
 		b.WriteString(strconv.Itoa(e.ExitCode))
+		b.WriteString(")")
 	}
-	b.WriteString(")")
 	return b.String()
+}
+
+// subcommand is the tmux command of argv: the first word after tmux's own options (-u, -S PATH,
+// -L NAME, -f FILE), or "" when there is none.
+func subcommand(argv []string) string {
+	for i := 1; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "-S" || a == "-L" || a == "-f" || a == "-c" || a == "-T":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
 }
 
 // Unwrap returns the classified sentinel or underlying error.
@@ -110,20 +124,6 @@ func hint(err error) string {
 		return "run 'tmux list-panes -a' to see which panes exist"
 	}
 	return ""
-}
-
-// quoteArgv renders argv for an error message, quoting only the elements that need it so that a
-// copied command line reads the same as what ran.
-func quoteArgv(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\#{}$;|&<>()*?`") {
-			parts[i] = strconv.Quote(a)
-		} else {
-			parts[i] = a
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // newError builds the *Error for a failed call, classifying stderr first.

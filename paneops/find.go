@@ -85,6 +85,33 @@ var interpreters = map[string]bool{
 	"bun": true, "deno": true,
 }
 
+// shellScript returns the script operand of a shell's argv, "" when the shell reads commands from
+// the terminal, stdin or -c.
+func shellScript(args []string) string {
+	if interactiveArgs(args) {
+		return ""
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
+			i++
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			if strings.Contains(a[1:], "c") && !strings.HasPrefix(a, "--") {
+				return ""
+			}
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
 // progName is the name a person would give a process: argv0's base name (so "exec -a NAME" and
 // symlinked launchers show their chosen name), the script of an interpreter, or comm.
 func progName(p Process) string {
@@ -99,6 +126,14 @@ func progName(p Process) string {
 		}
 	}
 	name := strings.TrimPrefix(filepath.Base(args[0]), "-")
+	if shells[name] && name != "wcomm" {
+		// A shell running a script ("bash worker.sh", or a script started by its #! line) is that
+		// script; a shell at its prompt or running -c code is the shell.
+		if script := shellScript(args); script != "" {
+			return filepath.Base(script)
+		}
+		return name
+	}
 	if interpreters[name] || strings.HasPrefix(name, "python3.") {
 		for _, a := range args[1:] {
 			if a != "" && !strings.HasPrefix(a, "-") {

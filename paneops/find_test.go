@@ -149,6 +149,11 @@ func TestProgName(t *testing.T) {
 		{"python3.11 script", Process{Comm: "python3.11", Args: []string{"python3.11", "rec.py", "out"}}, "rec.py"},
 		{"setproctitle", Process{Comm: "node", Args: []string{"claude --resume"}}, "claude"},
 		{"blank title", Process{Comm: "x", Args: []string{" "}}, "x"},
+		{"shell script", Process{Comm: "bash", Args: []string{"bash", "worker.sh"}}, "worker.sh"},
+		{"script by its #! line", Process{Comm: "codex", Args: []string{"/bin/bash", "./codex", "x"}}, "codex"},
+		{"shell with options and a script", Process{Comm: "bash", Args: []string{"bash", "-o", "pipefail", "-e", "/w/run.sh"}}, "run.sh"},
+		{"shell -c", Process{Comm: "bash", Args: []string{"bash", "-c", "sleep 1"}}, "bash"},
+		{"interactive shell", Process{Comm: "bash", Args: []string{"bash", "--norc", "-i"}}, "bash"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -456,7 +456,12 @@ func (p *Profile) matches(proc Process) bool {
 		}
 		return (namedIn(d.Names, argv0) || namedIn(d.Names, base)) && interactiveArgs(proc.Args)
 	}
-	if slices.Contains(d.Names, name) || slices.Contains(d.Names, base) {
+	if len(proc.Args) > 0 && shells[strings.TrimPrefix(filepath.Base(proc.Args[0]), "-")] {
+		// A shell script named like an agent ("codex" with a #!/bin/bash line runs as "bash
+		// ./codex", comm "codex") is not that agent: it has no input box to wait for.
+		name, base = "", ""
+	}
+	if name != "" && (slices.Contains(d.Names, name) || slices.Contains(d.Names, base)) {
 		return true
 	}
 	if len(proc.Args) > 1 {

@@ -159,6 +159,8 @@ func TestProfileDetect(t *testing.T) {
 		// %9: Codex orchestrator whose tool call names claude.
 		proc(900, 1, 900, 900, 900, "codex", "codex", "--no-daemon"),
 		proc(901, 900, 900, 900, 900, "wcomm", "wcomm", "send", "--to", "claude", "x"),
+		// %11: a bash script named codex, started by its #! line: not the Codex CLI.
+		proc(1100, 1, 1100, 1100, 1100, "codex", "/bin/bash", "./codex"),
 		// %10: a Python REPL under a versioned name: Enter runs the line too.
 		proc(1000, 1, 1000, 1000, 1000, "python3.11", "/opt/py/bin/python3.11"),
 	)
@@ -192,6 +194,7 @@ func TestProfileDetect(t *testing.T) {
 		{"gemini", Pane{PID: 800}, procs, Exclude{}, "gemini", "Gemini CLI", ""},
 		{"codex orchestrator sending to claude", Pane{PID: 900}, procs, Exclude{}, "codex", "pid 900", ""},
 		{"python REPL", Pane{PID: 1000}, procs, Exclude{}, "shell", "python3.11 (pid 1000) is an interactive shell", ""},
+		{"shell script named like an agent", Pane{PID: 1100, TTY: "/dev/pts/raw"}, procs, Exclude{}, "generic", "no profile", "raw"},
 		{"excluded process", Pane{PID: 900}, procs, Exclude{PIDs: []int{900}}, "generic", "no profile", ""},
 		{"no table: shell command", Pane{PID: 5, Command: "zsh"}, nil, Exclude{}, "shell", "pane_current_command", ""},
 		{"no table: agent command", Pane{PID: 5, Command: "codex"}, nil, Exclude{}, "codex", "codex", ""},

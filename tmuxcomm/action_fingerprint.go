@@ -34,7 +34,6 @@ var ErrUnregistered = errors.New("action not registered")
 // PrepareIntent fingerprints what approving the action would authorize: its definition, its
 // targets' content, HEAD and `git status` of its folder. The question id is filled in by Ask.
 func (e *Engine) PrepareIntent(ctx context.Context, o IntentOptions) (*messages.Intent, error) {
-	e.defaults()
 	def, ok := o.Settings.Actions[o.Action]
 	if !ok {
 		return nil, fmt.Errorf("no action %q is registered%s: %w", messages.SanitizeField(o.Action), registeredNote(o.Settings), ErrUnregistered)

@@ -6,19 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
-
-// awaitLockName is held (shared) by every await waiting on exchange n. notify tests it: when an
-// await is waiting, the await is the orchestrator's signal and no RESPONSE line is pasted.
-func awaitLockName(n int) string {
-	return "." + strings.TrimSuffix(messages.SeqFileName(n, messages.KindRequest), "-request.md") + "-await.lock"
-}
 
 // Await blocks until the response of the exchange named by ref is complete and returns the
 // exchange with both bodies. ref is an id, a request or response path, or "" for the newest request
@@ -37,7 +30,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	unlock, err := flock(filepath.Join(x.Dir, awaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
+	unlock, err := flock(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
 	if err == nil {
 		defer unlock()
 	}

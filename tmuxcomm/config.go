@@ -54,7 +54,8 @@ import (
 // ConfigFileName is the settings file looked for in the working folder.
 const ConfigFileName = ".wcomm.yaml"
 
-// Defaults of the question relay (seed 000's, see the README on the timeout).
+// Defaults of the question relay: a blocking ask waits 180 s so an agent's turn never hangs (the
+// README says why), and a worker asks at most 3 questions per task.
 const (
 	DefaultQuestionTimeout   = 180 * time.Second
 	DefaultMaxQuestions      = 3
@@ -151,7 +152,7 @@ func (a *argvList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// relayFile is the question_relay block (seed 000's talisman keys).
+// relayFile is the question_relay block, with the key names other tools' settings files use for it.
 type relayFile struct {
 	Enabled               *bool    `yaml:"enabled"`
 	TimeoutSeconds        *float64 `yaml:"timeout_seconds"`

@@ -62,7 +62,7 @@ func TestConfigFileAndEnv(t *testing.T) {
 		env  map[string]string
 		want func(s *Settings)
 	}{
-		{"seed 000's talisman block", `question_relay:
+		{"the question_relay block other tools write", `question_relay:
   enabled: true
   timeout_seconds: 180
   poll_interval_seconds: 15

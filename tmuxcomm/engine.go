@@ -9,7 +9,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -45,7 +44,7 @@ type Tmux interface {
 	Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error)
 }
 
-// Engine runs the protocol for one caller. Fields left zero get defaults from Defaults.
+// Engine runs the protocol for one caller. Build it with New, which sets every field to its default.
 type Engine struct {
 	Root string
 	Tmux Tmux
@@ -97,54 +96,33 @@ const (
 	DefaultBusyWait    = 10 * time.Second
 )
 
-// fillMu orders the one-time filling of an Engine's zero settings before any later read, so one
-// Engine can serve concurrent calls: every entry point fills first, under this lock.
-var fillMu sync.Mutex
-
-// defaults fills the zero settings in place.
-func (e *Engine) defaults() {
-	fillMu.Lock()
-	defer fillMu.Unlock()
-	if e.Root == "" {
-		e.Root = DefaultRoot
+// New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
+// through t, with every other setting at its default (EnterDelay 0: the pause the target's profile
+// asks for, nothing more; the command line sets DefaultEnterDelay or the settings'): change a field
+// after New to set it. Built
+// whole here, an Engine is never filled in later, so one Engine serves concurrent calls.
+func New(root string, t Tmux) *Engine {
+	if root == "" {
+		root = DefaultRoot
 	}
-	if e.Procs == nil {
-		e.Procs = paneops.ScanProcs
-	}
-	if e.SelfPID == 0 {
-		e.SelfPID = os.Getpid()
-	}
-	if e.LockTimeout == 0 {
-		e.LockTimeout = DefaultLockTimeout
-	}
-	if e.PasteLimit == 0 {
-		e.PasteLimit = DefaultPasteLimit
-	}
-	if e.LineLimit == 0 {
-		e.LineLimit = DefaultLineLimit
-	}
-	if e.Command == "" {
-		e.Command = "wcomm"
-	}
-	if e.Profiles == nil {
-		e.Profiles = paneops.DefaultProfiles()
-	}
-	if e.TTYMode == nil {
-		e.TTYMode = paneops.DefaultTTYMode()
-	}
-	if e.BusyWait == 0 {
-		e.BusyWait = DefaultBusyWait
-	}
-	if e.Now == nil {
-		e.Now = time.Now
-	}
-	if e.Rand == nil {
-		e.Rand = rand.Reader
+	return &Engine{
+		Root:        root,
+		Tmux:        t,
+		Procs:       paneops.ScanProcs,
+		SelfPID:     os.Getpid(),
+		LockTimeout: DefaultLockTimeout,
+		PasteLimit:  DefaultPasteLimit,
+		LineLimit:   DefaultLineLimit,
+		Command:     "wcomm",
+		Profiles:    paneops.DefaultProfiles(),
+		TTYMode:     paneops.DefaultTTYMode(),
+		BusyWait:    DefaultBusyWait,
+		Now:         time.Now,
+		Rand:        rand.Reader,
 	}
 }
 
 // root returns the checked absolute root, creating it when create is set.
 func (e *Engine) root(create bool) (string, error) {
-	e.defaults()
 	return ensureRoot(e.Root, create)
 }

@@ -99,8 +99,10 @@ func (f *fakeTmux) delivered() []paneops.Delivery {
 
 func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	t.Helper()
-	return &Engine{Root: filepath.Join(t.TempDir(), "root"), Tmux: f, Self: messages.PaneID(self),
-		Procs: func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }}
+	e := New(filepath.Join(t.TempDir(), "root"), f)
+	e.Self = messages.PaneID(self)
+	e.Procs = func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }
+	return e
 }
 
 func (e *Engine) as(self string) *Engine {
@@ -314,7 +316,7 @@ func TestAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 		got, err := e.Await(context.Background(), "", 10*time.Second)
 		done <- result{got, err}
 	}()
-	lock := filepath.Join(x.Dir, awaitLockName(x.Seq))
+	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	require.Eventually(t, func() bool { return isLocked(lock) }, 5*time.Second, time.Millisecond)
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})

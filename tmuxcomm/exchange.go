@@ -274,6 +274,10 @@ func (x *Exchange) loadResponse(bodies bool) {
 		x.Status = StatusAnswered
 	}
 	x.State = StateAnswered
+	if x.Read {
+		// The step after answered: the orchestrator has the response, nobody waits on it.
+		x.State = StateRead
+	}
 	x.Delta = resp.Delta
 	if bodies {
 		x.ResponseBody = resp.Body

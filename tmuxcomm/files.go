@@ -29,7 +29,9 @@ const (
 var ErrExists = errors.New("file exists")
 
 // writeTemp writes data to a new hidden temp file in dir and returns its path.
-func writeTemp(dir string, data []byte) (string, error) {
+func writeTemp(dir string, data []byte) (string, error) { return writeTempMode(dir, data, fileMode) }
+
+func writeTempMode(dir string, data []byte, perm fs.FileMode) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
@@ -40,7 +42,7 @@ func writeTemp(dir string, data []byte) (string, error) {
 		os.Remove(name)
 		return "", err
 	}
-	if err := f.Chmod(fileMode); err != nil {
+	if err := f.Chmod(perm); err != nil {
 		return fail(fmt.Errorf("chmod %s: %w", name, err))
 	}
 	if _, err := f.Write(data); err != nil {
@@ -56,9 +58,14 @@ func writeTemp(dir string, data []byte) (string, error) {
 	return name, nil
 }
 
-// writeAtomic replaces path with data atomically.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := writeTemp(filepath.Dir(path), data)
+// writeAtomic replaces path with data atomically, as a file of the protocol's state (0600).
+func writeAtomic(path string, data []byte) error { return WriteFile(path, data, fileMode) }
+
+// WriteFile replaces path with data atomically, with permissions perm: a temp file in the same
+// folder, written, synced and closed, then renamed over path. A reader sees the old file or the
+// new one whole, never a part; a crash leaves at worst a hidden temp file.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := writeTempMode(filepath.Dir(path), data, perm)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,6 @@ func (e *Engine) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 
 // FindAll returns every pane in scope whose process tree runs agent, never the caller's own.
 func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
-	e.defaults()
 	if strings.TrimSpace(agent) == "" {
 		return nil, fmt.Errorf("empty agent name")
 	}
@@ -99,7 +98,6 @@ func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope)
 // target; any other word is first looked up as an agent (as find does) and, when no pane runs it,
 // as a tmux target (a session or window name).
 func (e *Engine) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
-	e.defaults()
 	if target == "" {
 		return paneops.Pane{}, fmt.Errorf("no target: pass --to PANE or --to AGENT")
 	}
@@ -142,7 +140,6 @@ func isNotFound(err error) bool {
 
 // panesAndProcs lists the panes in scope and reads the process table once.
 func (e *Engine) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
-	e.defaults()
 	scope.Self = e.Self
 	panes, err := e.Tmux.Panes(ctx, scope)
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// GitBinding ties a question to the state of a git work tree (seed 003): an answer given after
-// the state changed is stale.
+// GitBinding ties a question to the state of a git work tree: an answer given after the state
+// changed answers a question about code that is no longer there, so it is stale.
 type GitBinding struct {
 	Dir         string `json:"dir"`
 	Head        string `json:"head"`          // commit id, "" before the first commit

@@ -46,6 +46,12 @@ func sessionDirs(root string) (dirs []string, foreign []string, err error) {
 	return dirs, foreign, nil
 }
 
+// WorkingOn returns the request a worker's pane works on: ref (an id or a path) or, for "", the
+// newest unanswered request addressed to the caller's pane.
+func (e *Engine) WorkingOn(ctx context.Context, ref string) (*Exchange, error) {
+	return e.Locate(ctx, ref, roleWorker)
+}
+
 // Locate finds one exchange: by id, by the path of its request or response file (inside the
 // root), or, for "", the newest unanswered exchange of the caller's pane in the given role on the
 // current tmux server.

@@ -149,7 +149,7 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 		if x.Read {
 			return "an await returned the response"
 		}
-		if isLocked(filepath.Join(dir, awaitLockName(m.Seq))) {
+		if isLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
 			return "an await is waiting on the exchange and wakes on the file"
 		}
 	case messages.MailQuestion:

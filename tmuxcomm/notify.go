@@ -54,6 +54,11 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	if x.Status == StatusAnswered {
 		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, ErrAnswered)
 	}
+	if e.Self != "" && e.Self != x.Worker {
+		// The first response stands: one from the wrong pane would shut out the worker's own.
+		return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; notify from the worker's pane (or from outside any pane, to answer for it)",
+			x.ID, x.Worker, e.Self)
+	}
 	h := req.Header
 	resp := messages.Response{Header: messages.ResponseHeader{ID: h.ID, StartedAt: h.StartedAt,
 		Orchestrator: h.Orchestrator, Worker: h.Worker, RequestBytes: -1}, Body: string(o.Body)}
@@ -86,7 +91,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
-	if isLocked(filepath.Join(x.Dir, awaitLockName(x.Seq))) || loadExchange(x.Dir, x.Seq, false).Read {
+	if isLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || loadExchange(x.Dir, x.Seq, false).Read {
 		res.Signal = "await"
 		if err := logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)

@@ -23,7 +23,6 @@ const (
 // an error naming the known ones), else what paneops' detection finds in the pane's foreground.
 // Without a process table it decides from the pane's current command alone.
 func (e *Engine) Detect(ctx context.Context, p paneops.Pane, agent string) (paneops.Detection, error) {
-	e.defaults()
 	if agent != "" {
 		return e.Profiles.Force(agent)
 	}
@@ -40,7 +39,6 @@ func (e *Engine) Detect(ctx context.Context, p paneops.Pane, agent string) (pane
 
 // CheckAgent refuses an --agent name no profile has, before anything is written.
 func (e *Engine) CheckAgent(agent string) error {
-	e.defaults()
 	if agent == "" {
 		return nil
 	}

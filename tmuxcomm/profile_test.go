@@ -16,8 +16,7 @@ import (
 )
 
 func TestProfilePasteForm(t *testing.T) {
-	e := &Engine{}
-	e.defaults()
+	e := New("", nil)
 	set := paneops.DefaultProfiles()
 	header := "[WORKER capability=READONLY id=20260101-000000-abcd started_at=20260101-000000 orchestrator=%1 worker=%2 bytes=3 sha256=abc]\n"
 	line := func(n int) string { return strings.Repeat("x", n) + "\n" }

@@ -14,8 +14,8 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// QuestionRecord is the {task}.q{seq}.question file. Its question fields keep seed 000's names
-// (task_id, question, urgency, options, context, seq).
+// QuestionRecord is the {task}.q{seq}.question file. Its question fields keep the names the plain
+// question relay uses (task_id, question, urgency, options, context, seq), so its tools read ours.
 type QuestionRecord struct {
 	messages.Question
 	Seq          int             `json:"seq"`
@@ -44,7 +44,8 @@ func (r *QuestionRecord) deadline() time.Time {
 	return r.AskedAt.Add(time.Duration(r.TimeoutSeconds * float64(time.Second)))
 }
 
-// AnswerRecord is the {task}.q{seq}.answer file: the accepted answer (seed 003's fields).
+// AnswerRecord is the {task}.q{seq}.answer file: the accepted answer, with who decided it, from
+// where and when, so a late or disputed answer can be told from the one that stood.
 type AnswerRecord struct {
 	ID        string                `json:"id"`
 	TaskID    string                `json:"task_id"`
@@ -147,7 +148,8 @@ func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	if err := json.Unmarshal(data, &st.QuestionRecord); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// The file name is the truth for task and seq (seed 000: validate before building paths).
+	// The file name is the truth for task and seq: a record that names others could lead a path
+	// built from it outside this folder.
 	if st.Task != task || st.Seq != seq {
 		return nil, fmt.Errorf("%s: it says task %q seq %d", path, messages.SanitizeTaskID(st.Task), st.Seq)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// The question relay (seeds 000-003). A worker's question lives as files in the session folder of
+// The question relay. A worker's question lives as files in the session folder of
 // the pair it belongs to: {task}.q{seq}.question (the question, JSON), {task}.q{seq}.answer (the
 // first valid answer, claimed with link(2)), {task}.q{seq}.resolved (closed without an answer),
 // {task}.q{seq}.answers.jsonl (every answer attempt and delivery event) and
@@ -25,7 +25,7 @@ const (
 )
 
 // BestJudgment ends every message of an ask that ends without an answer: a question is an
-// optimization, never a blocker (seed 001).
+// optimization, never a blocker: a worker that waits for ever on a person helps nobody.
 const BestJudgment = `continue on your best judgment and mark the choice "assumed — needs review"`
 
 // RelayOffAnswer is the ANSWER a worker gets for a question on task when the question relay is

@@ -92,7 +92,7 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	var rec map[string]any
 	require.NoError(t, json.Unmarshal(raw, &rec))
 	for _, k := range []string{"task_id", "question", "urgency", "options", "context", "seq", "id"} {
-		assert.Contains(t, rec, k, "seed 000's field %s", k)
+		assert.Contains(t, rec, k, "a field other tools read: %s", k)
 	}
 
 	// The question file appears before its QUESTION block is pasted: wait for the paste.

@@ -30,7 +30,7 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 	for i, st := range sts {
 		qids[i] = st.ID
 	}
-	summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions --pending", e.Self, ids(sts), e.Command)
+	summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions %s", e.Self, ids(sts), e.Command, strings.Join(qids, " "))
 	m := messages.Mail{Kind: messages.MailQuestion, Pane: p.orch, Server: p.server, Socket: p.socket, From: e.Self,
 		Session: filepath.Base(p.dir), Question: qids, Text: b.String(), Summary: summary}
 	posted, err := e.postTo(ctx, root, m)

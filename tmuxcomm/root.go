@@ -121,6 +121,9 @@ func inRoot(root, path string) (string, error) {
 			if last && errors.Is(err, fs.ErrNotExist) {
 				break
 			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("no folder %s under %s; run 'wcomm history' to list the sessions: %w", cur, root, ErrNotFound)
+			}
 			return "", fmt.Errorf("%s: %w", cur, err)
 		}
 		if last {

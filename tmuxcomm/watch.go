@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +87,11 @@ func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent
 		if _, err := messages.ParseSessionName(o.Session); err != nil {
 			return fmt.Errorf("session %q is not a session folder name such as 20260117-120000-o6-w7: %w",
 				messages.SanitizeField(o.Session), err)
+		}
+		// A session folder is made by the first send between two panes, never later under the
+		// same name (its stamp is that send's time): one that is not there will not come.
+		if _, err := os.Lstat(filepath.Join(root, o.Session)); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("no session folder %s under %s; run 'wcomm history' to list them: %w", o.Session, root, ErrNotFound)
 		}
 	}
 	tw, err := newTreeWatcher()
@@ -296,9 +300,6 @@ func (f *feed) newEntry(name string) {
 	}
 }
 
-// questionFile matches the question files of layout issue 3: {task}.q{seq}.{part}.
-var questionFile = regexp.MustCompile(`^([A-Za-z0-9_-]+)\.q([0-9]+)\.(question|answer|answers\.jsonl|resolved)$`)
-
 // exchangeParts and questionParts say which files of one exchange or question a folder holds.
 type exchangeParts struct {
 	request, log bool
@@ -350,22 +351,21 @@ func (f *feed) scanSession(s *feedSession) {
 			part(n).log = true
 			continue
 		}
-		if m := questionFile.FindStringSubmatch(name); m != nil {
-			key := m[1] + ".q" + m[2]
+		if task, seq, suffix, ok := messages.ParseQuestionFileName(name); ok {
+			key := messages.QuestionStem(task, seq)
 			q := questions[key]
 			if q == nil {
-				seq, _ := strconv.Atoi(m[2])
-				q = &questionParts{task: m[1], seq: seq}
+				q = &questionParts{task: task, seq: seq}
 				questions[key] = q
 			}
-			switch m[3] {
-			case "question":
+			switch suffix {
+			case messages.SuffixQuestion:
 				q.question = true
-			case "answer":
+			case messages.SuffixAnswer:
 				q.answer = true
-			case "answers.jsonl":
+			case messages.SuffixLog:
 				q.log = true
-			case "resolved":
+			case messages.SuffixResolved:
 				q.resolved = true
 			}
 		}
@@ -517,7 +517,9 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		q = &feedQuestion{id: key, last: s.born}
 		s.qs[key] = q
 	}
-	base := filepath.Join(s.dir, key)
+	file := func(suffix string) string {
+		return filepath.Join(s.dir, messages.QuestionFileName(p.task, p.seq, suffix))
+	}
 	ev := func(name string, at time.Time, detail map[string]string, path string) {
 		if detail == nil {
 			detail = map[string]string{}
@@ -529,85 +531,85 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		q.asked, q.decided, q.closed = p.question, p.answer, p.resolved
 		if p.question && !p.answer && !p.resolved {
 			// Still open: its later events should carry its id.
-			if m, _, ok := readJSONFile(base + ".question"); ok {
-				q.id = questionIDOf(m, q.id)
+			if rec, _, _, ok := readRecord[QuestionRecord](file(messages.SuffixQuestion)); ok {
+				q.id = questionID(rec, q.id)
 			}
 		}
 		if p.log {
-			if st, err := os.Stat(base + ".answers.jsonl"); err == nil {
+			if st, err := os.Stat(file(messages.SuffixLog)); err == nil {
 				q.logOff = st.Size()
 			}
 		}
 		return
 	}
 	asked := func() {
-		path := base + ".question"
+		path := file(messages.SuffixQuestion)
 		if q.asked {
 			return
 		}
-		if m, at, ok := readJSONFile(path); ok {
+		if rec, at, bad, ok := readRecord[QuestionRecord](path); ok {
 			q.asked = true
-			q.id = questionIDOf(m, q.id)
-			ev(EventAsked, jsonTime(m, at, "asked_at"), pick(m, map[string][]string{
-				"question": {"question", "text", "body"},
-				"urgency":  {"urgency"},
-				"options":  {"options"},
-				"asker":    {"worker", "asker", "from"},
-				"error":    {"error"},
-			}), path)
+			q.id = questionID(rec, q.id)
+			ev(EventAsked, timeOr(rec.AskedAt, at), details(
+				"question", rec.Text,
+				"urgency", string(rec.Urgency),
+				"options", strings.Join(rec.Options, " | "),
+				"asker", string(rec.Worker),
+				"error", bad), path)
 		}
 	}
 	decided := func() {
-		path := base + ".answer"
+		path := file(messages.SuffixAnswer)
 		if q.decided {
 			return
 		}
-		if m, at, ok := readJSONFile(path); ok {
+		if rec, at, bad, ok := readRecord[AnswerRecord](path); ok {
 			q.decided = true
-			ev(answerEvent(m), jsonTime(m, at, "answered_at", "at"), pick(m, map[string][]string{
-				"answer": {"answer", "value", "text"},
-				"by":     {"decided_by", "by"},
-				"source": {"source"},
-				"error":  {"error"},
-			}), path)
+			name := EventAnswered
+			switch rec.DecidedBy {
+			case messages.DecidedByCap:
+				name = EventCapExceeded
+			case messages.DecidedByTimeout:
+				name = EventAutoAnswered
+			}
+			ev(name, timeOr(rec.At, at), details(
+				"answer", rec.Answer,
+				"by", rec.DecidedBy,
+				"source", rec.Source,
+				"error", bad), path)
 		}
 	}
 	closed := func() {
-		path := base + ".resolved"
+		path := file(messages.SuffixResolved)
 		if q.closed {
 			return
 		}
-		if m, at, ok := readJSONFile(path); ok {
+		if rec, at, bad, ok := readRecord[ResolvedRecord](path); ok {
 			q.closed = true
-			name := EventResolved
-			if st := strings.ToLower(jsonString(m, "state", "status")); st == EventStale || st == EventCapExceeded {
-				name = st
-			}
-			ev(name, jsonTime(m, at, "resolved_at", "at"), pick(m, map[string][]string{
-				"reason": {"reason", "why", "note"},
-				"by":     {"resolved_by", "by", "source", "pane"},
-				"error":  {"error"},
-			}), path)
+			ev(EventResolved, timeOr(rec.At, at), details(
+				"reason", rec.Reason,
+				"by", string(rec.Pane),
+				"error", bad), path)
 		}
 	}
 	if p.question {
 		asked()
 	}
 	if p.log {
-		logPath := base + ".answers.jsonl"
+		logPath := file(messages.SuffixLog)
 		// A line without its own time gets the log's: the time of its last append.
 		logTime := time.Now()
 		if st, err := os.Lstat(logPath); err == nil {
 			logTime = st.ModTime()
 		}
 		q.logOff = readNewLines(logPath, q.logOff, func(line []byte) {
-			name, at, detail, ok := questionLogLine(line, logTime)
-			if !ok {
+			var le Event
+			if json.Unmarshal(line, &le) != nil || le.State == "" {
 				return
 			}
 			// The files tell asked, answered and resolved whole; their log lines say when, so
 			// the file is reported in the log's order.
-			switch name {
+			switch le.State {
 			case qAsked:
 				asked()
 			case qAccepted:
@@ -615,7 +617,7 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 			case qResolvedEvent:
 				closed()
 			default:
-				ev(name, at, detail, logPath)
+				ev(logEventName(le.State), timeOr(le.At, logTime), logDetail(le.Detail), logPath)
 			}
 		})
 	}
@@ -627,149 +629,78 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 	}
 }
 
-// questionLogLine reads one line of a question's log: an Event like an exchange's delivery log
-// ({"state", "at", "detail"}), or a flat object with a status. Answer attempts that were refused
-// or came too late are named answer-invalid and answer-stale; other states keep their names.
-func questionLogLine(line []byte, def time.Time) (name string, at time.Time, detail map[string]string, ok bool) {
-	var m map[string]any
-	if json.Unmarshal(line, &m) != nil {
-		return "", time.Time{}, nil, false
-	}
-	flat := m
-	if d, isMap := m["detail"].(map[string]any); isMap {
-		flat = map[string]any{}
-		for k, v := range d {
-			flat[k] = v
-		}
-	}
-	state := strings.ToLower(jsonString(m, "state", "status", "result", "outcome"))
+// logEventName is the watch's name for a question log's state: refused and late answer attempts
+// are named for what they were; other states keep the names the log gives them.
+func logEventName(state string) string {
 	switch state {
-	case "":
-		return "", time.Time{}, nil, false
-	case "invalid", "rejected", "refused":
-		state = EventAnswerInvalid
-	case "stale", "late":
-		state = EventAnswerLate
-	case "answered", "ok":
-		state = qAccepted
+	case qInvalid:
+		return EventAnswerInvalid
+	case qStale:
+		return EventAnswerLate
 	}
-	detail = pick(flat, map[string][]string{
-		"answer": {"raw", "answer", "value"},
-		"reason": {"reason", "error", "why"},
-		"by":     {"decided_by", "by"},
-		"source": {"source"},
-		"pane":   {"pane"},
-	})
-	return state, jsonTime(m, def, "at", "time"), detail, true
+	return state
 }
 
-// questionIDOf returns the valid question id a question file holds, else def.
-func questionIDOf(m map[string]any, def string) string {
-	if id, ok := m["id"].(string); ok {
-		if _, err := messages.ParseQuestionID(id); err == nil {
-			return id
-		}
+// logDetail is an event's detail from a question log line's: the attempt's text as typed, why it
+// was refused, who gave it and where.
+func logDetail(d map[string]string) map[string]string {
+	answer := d["raw"]
+	if answer == "" {
+		answer = d["answer"]
 	}
-	return def
+	reason := d["reason"]
+	if reason == "" {
+		reason = d["error"]
+	}
+	return details("answer", answer, "reason", reason, "by", d["decided_by"], "source", d["source"], "pane", d["pane"])
 }
 
-// answerEvent names a question's answer by its state, or else by who decided it.
-func answerEvent(m map[string]any) string {
-	switch st := strings.ToLower(jsonString(m, "state", "status")); st {
-	case EventAnswered, EventAutoAnswered, EventCapExceeded, EventStale, EventResolved:
-		return st
-	}
-	by := strings.ToLower(jsonString(m, "decided_by", "by", "source"))
-	switch {
-	case strings.Contains(by, "cap"):
-		return EventCapExceeded
-	case strings.HasPrefix(by, "auto") || strings.Contains(by, "timeout"):
-		return EventAutoAnswered
-	}
-	return EventAnswered
-}
-
-// readJSONFile reads a question file (written atomically, so a file that exists is whole). A file
-// that is not a JSON object is still reported, with the error, rather than silently skipped.
-func readJSONFile(path string) (map[string]any, time.Time, bool) {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return nil, time.Time{}, false
-	}
-	data, err := readFile(path)
-	if err != nil {
-		return map[string]any{"error": err.Error()}, st.ModTime(), true
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return nil, time.Time{}, false
-		}
-		return map[string]any{"error": fmt.Sprintf("not a JSON object: %v", err)}, st.ModTime(), true
-	}
-	return m, st.ModTime(), true
-}
-
-// pick builds an event's detail from the first present key of each list, values made one short line.
-func pick(m map[string]any, keys map[string][]string) map[string]string {
+// details builds an event's detail from name, value pairs, each value made one short, sanitized
+// line; empty values are left out.
+func details(kv ...string) map[string]string {
 	out := map[string]string{}
-	for name, ks := range keys {
-		if v := jsonString(m, ks...); v != "" {
-			out[name] = v
+	for i := 0; i+1 < len(kv); i += 2 {
+		if v := firstLine(kv[i+1]); v != "" {
+			out[kv[i]] = v
 		}
 	}
 	return out
 }
 
-// jsonString returns the first of keys that holds a value, as one sanitized line: strings as they
-// are, numbers and booleans formatted, a list of strings (or of objects with a label) joined.
-func jsonString(m map[string]any, keys ...string) string {
-	for _, k := range keys {
-		v, ok := m[k]
-		if !ok || v == nil {
-			continue
-		}
-		var s string
-		switch t := v.(type) {
-		case string:
-			s = t
-		case float64:
-			s = strconv.FormatFloat(t, 'f', -1, 64)
-		case bool:
-			s = strconv.FormatBool(t)
-		case []any:
-			var parts []string
-			for _, it := range t {
-				switch it := it.(type) {
-				case string:
-					parts = append(parts, it)
-				case map[string]any:
-					if l := jsonString(it, "label", "text", "id"); l != "" {
-						parts = append(parts, l)
-					}
-				}
-			}
-			s = strings.Join(parts, " | ")
-		case map[string]any:
-			s = jsonString(t, "label", "text", "value")
-		}
-		if s = firstLine(s); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// jsonTime returns the first of keys that holds an RFC 3339 time, else def.
-func jsonTime(m map[string]any, def time.Time, keys ...string) time.Time {
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok {
-			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-				return t
-			}
-		}
+// questionID returns the valid question id a question record holds, else def.
+func questionID(rec QuestionRecord, def string) string {
+	if _, err := messages.ParseQuestionID(rec.ID); err == nil {
+		return rec.ID
 	}
 	return def
+}
+
+func timeOr(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}
+
+// readRecord decodes a question file into the record type its writer wrote (files are written
+// atomically, so one that exists is whole). A file that does not decode is still reported, with
+// bad saying why, rather than silently skipped; ok is false only when there is no file to report.
+func readRecord[T any](path string) (rec T, mtime time.Time, bad string, ok bool) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return rec, time.Time{}, "", false
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return rec, st.ModTime(), err.Error(), true
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return rec, time.Time{}, "", false
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, st.ModTime(), fmt.Sprintf("not a valid %s file: %v", filepath.Ext(path)[1:], err), true
+	}
+	return rec, st.ModTime(), "", true
 }
 
 // readNewLines calls fn with each complete line of path from off on and returns the offset after

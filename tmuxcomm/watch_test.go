@@ -43,6 +43,7 @@ func startWatch(t *testing.T, e *Engine, o WatchOptions) *watching {
 	select {
 	case <-ready:
 	case err := <-w.done:
+		w.done <- err // for the cleanup, which waits for the watch's end
 		t.Fatalf("watch ended before it started: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("watch did not start within 10s")
@@ -184,7 +185,7 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 		_, err := e.Await(context.Background(), x.ID, 10*time.Second)
 		awaited <- err
 	}()
-	lock := filepath.Join(x.Dir, awaitLockName(x.Seq))
+	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	deadline := time.Now().Add(10 * time.Second)
 	for !isLocked(lock) {
 		require.True(t, time.Now().Before(deadline), "await never took its lock")
@@ -251,6 +252,16 @@ func writeJSON(t *testing.T, path string, v any) {
 	require.NoError(t, writeAtomic(path, data))
 }
 
+// logLine appends an event to a question's log as the relay writes it.
+func logLine(t *testing.T, stem, state string, detail map[string]string) {
+	t.Helper()
+	line, err := json.Marshal(Event{State: state, At: time.Now().UTC(), Detail: detail})
+	require.NoError(t, err)
+	require.NoError(t, appendLine(stem+".answers.jsonl", line))
+}
+
+// TestWatchReportsQuestions writes a question's files as the relay's writer does, in the record
+// types it writes, and reads the events.
 func TestWatchReportsQuestions(t *testing.T) {
 	e := newEngine(t, newFake(), "")
 	root, err := e.root(true)
@@ -267,51 +278,62 @@ func TestWatchReportsQuestions(t *testing.T) {
 		check func(ev WatchEvent)
 	}{
 		{"asked", func() {
-			writeJSON(t, q+".question", map[string]any{"id": "task-3.q1-a1b2", "question": "bcrypt or argon2?\nmore",
-				"urgency": "blocking", "options": []string{"bcrypt", "argon2"}})
+			writeJSON(t, q+".question", QuestionRecord{Seq: 1, Worker: "%7", Question: messages.Question{ID: "task-3.q1-a1b2",
+				Text: "bcrypt or argon2?\nmore", Task: "task-3", Urgency: messages.Blocking, Options: []string{"bcrypt", "argon2"}}})
 		}, "asked", func(ev WatchEvent) {
 			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
 			assert.Equal(t, 1, ev.Seq)
-			assert.Equal(t, map[string]string{"question": "bcrypt or argon2?", "urgency": "blocking", "options": "bcrypt | argon2", "task": "task-3"}, ev.Detail)
+			assert.Equal(t, map[string]string{"question": "bcrypt or argon2?", "urgency": "blocking", "options": "bcrypt | argon2",
+				"asker": "%7", "task": "task-3"}, ev.Detail)
 		}},
 		{"invalid attempt", func() {
-			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"invalid","answer":"C","reason":"not an option"}`)))
+			logLine(t, q, qInvalid, map[string]string{"raw": "C", "error": "not an option", "source": "local"})
 		}, "answer-invalid", func(ev WatchEvent) {
 			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
-			assert.Equal(t, "not an option", ev.Detail["reason"])
+			assert.Equal(t, map[string]string{"answer": "C", "reason": "not an option", "source": "local", "task": "task-3"}, ev.Detail)
 		}},
 		{"accepted attempt is the answer file's", func() {
-			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"accepted","answer":"A"}`)))
-			writeJSON(t, q+".answer", map[string]any{"answer": "A", "decided_by": "auto-timeout"})
+			logLine(t, q, qAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": "bcrypt"})
+			writeJSON(t, q+".answer", AnswerRecord{Answer: "bcrypt", DecidedBy: messages.DecidedByTimeout})
 		}, "auto-answered", func(ev WatchEvent) {
-			assert.Equal(t, "A", ev.Detail["answer"])
+			assert.Equal(t, "bcrypt", ev.Detail["answer"])
 			assert.Equal(t, "auto-timeout", ev.Detail["by"])
 		}},
 		{"late attempt", func() {
-			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"stale","answer":"B","by":"user"}`)))
-		}, "answer-stale", nil},
-		{"another question, stale", func() {
-			writeJSON(t, filepath.Join(dir, "task-4.q1.question"), map[string]any{"question": "which port?"})
-			writeJSON(t, filepath.Join(dir, "task-4.q1.resolved"), map[string]any{"state": "stale", "reason": "task finished"})
-		}, "asked stale", func(ev WatchEvent) {
-			assert.Equal(t, "task-4.q1", ev.ID)
+			logLine(t, q, qStale, map[string]string{"raw": "B", "reason": "already answered", "source": "user"})
+		}, "answer-stale", func(ev WatchEvent) {
+			assert.Equal(t, "already answered", ev.Detail["reason"])
 		}},
+		{"a log line of no state is no event", func() {
+			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"invalid","answer":"C"}`)))
+			logLine(t, q, qAnswerPasted, nil)
+		}, "answer-pasted", nil},
 		{"cap", func() {
-			writeJSON(t, filepath.Join(dir, "task-4.q2.question"), map[string]any{"question": "and the host?"})
-			writeJSON(t, filepath.Join(dir, "task-4.q2.answer"), map[string]any{"state": "cap-exceeded", "answer": "best judgment"})
-		}, "asked cap-exceeded", nil},
+			writeJSON(t, filepath.Join(dir, "task-4.q2.question"), QuestionRecord{Question: messages.Question{Text: "and the host?"}})
+			writeJSON(t, filepath.Join(dir, "task-4.q2.answer"), AnswerRecord{Answer: "best judgment", DecidedBy: messages.DecidedByCap})
+		}, "asked cap-exceeded", func(ev WatchEvent) {
+			assert.Equal(t, "task-4.q2", ev.ID)
+		}},
 		{"answered by the user", func() {
-			writeJSON(t, filepath.Join(dir, "task-5.q1.question"), map[string]any{"question": "go on?"})
-			writeJSON(t, filepath.Join(dir, "task-5.q1.answer"), map[string]any{"answer": "yes", "decided_by": "user"})
+			writeJSON(t, filepath.Join(dir, "task-5.q1.question"), QuestionRecord{Question: messages.Question{Text: "go on?"}})
+			writeJSON(t, filepath.Join(dir, "task-5.q1.answer"), AnswerRecord{Answer: "yes", DecidedBy: messages.DecidedByUser})
 		}, "asked answered", nil},
 		{"resolved", func() {
-			writeJSON(t, filepath.Join(dir, "task-6.q1.question"), map[string]any{"question": "deploy?"})
-			writeJSON(t, filepath.Join(dir, "task-6.q1.resolved"), map[string]any{"reason": "not needed"})
-		}, "asked resolved", nil},
+			writeJSON(t, filepath.Join(dir, "task-6.q1.question"), QuestionRecord{Question: messages.Question{Text: "deploy?"}})
+			writeJSON(t, filepath.Join(dir, "task-6.q1.resolved"), ResolvedRecord{Reason: "not needed", Pane: "%6"})
+		}, "asked resolved", func(ev WatchEvent) {
+			assert.Equal(t, map[string]string{"reason": "not needed", "by": "%6", "task": "task-6"}, ev.Detail)
+		}},
+		{"names the writer never makes are not questions", func() {
+			writeJSON(t, filepath.Join(dir, "task-8.q0.question"), QuestionRecord{Question: messages.Question{Text: "q0?"}})
+			writeJSON(t, filepath.Join(dir, "task-9.q1.question"), QuestionRecord{Question: messages.Question{Text: "real?"}})
+		}, "asked", func(ev WatchEvent) {
+			assert.Equal(t, "task-9.q1", ev.ID)
+		}},
 		{"damaged question", func() {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "task-7.q1.question"), []byte("not json"), 0o600))
 		}, "asked", func(ev WatchEvent) {
-			assert.Contains(t, ev.Detail["error"], "not a JSON object")
+			assert.Contains(t, ev.Detail["error"], "not a valid question file")
 		}},
 	}
 	for _, s := range steps {
@@ -383,13 +405,21 @@ func TestWatchSessionFilter(t *testing.T) {
 	e := newEngine(t, newFake(), "")
 	root, err := e.root(true)
 	require.NoError(t, err)
+	// A session folder is named by the stamp of its first send: one that is not there is an
+	// unknown session, not one to wait for.
+	err = e.Watch(context.Background(), WatchOptions{Session: "20260117-120000-o6-w7"}, func(WatchEvent) error { return nil })
+	require.ErrorIs(t, err, ErrNotFound)
+
+	require.NoError(t, os.Mkdir(filepath.Join(root, "20260117-120000-o6-w7"), 0o700))
 	w := startWatch(t, e, WatchOptions{Session: "20260117-120000-o6-w7"})
 	for _, name := range []string{"20260117-120000-o6-w8", "20260117-120000-o6-w7"} {
 		dir := filepath.Join(root, name)
-		require.NoError(t, os.Mkdir(dir, 0o700))
+		if _, err := os.Stat(dir); err != nil {
+			require.NoError(t, os.Mkdir(dir, 0o700))
+		}
 		writeSeedRequest(t, dir, 1, "20260117-120000-00"+name[len(name)-2:], "task for "+name)
 	}
-	evs := w.next(t, 2)
+	evs := w.next(t, 1)
 	for _, ev := range evs {
 		assert.Equal(t, "20260117-120000-o6-w7", ev.Session)
 	}

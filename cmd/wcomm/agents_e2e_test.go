@@ -2,7 +2,7 @@
 
 package main
 
-// Delivery into the real agent TUIs (issue 5): Claude Code, Codex CLI and Gemini CLI, installed
+// Delivery into the real agent TUIs: Claude Code, Codex CLI and Gemini CLI, installed
 // from npm by testdata/agents/install.sh into a cache folder, each talking only to
 // testdata/agents/mockmodel.py on 127.0.0.1. The model's prompt log is the ground truth: a message
 // was submitted once, whole and in order when the log holds exactly its text, once, in send order.

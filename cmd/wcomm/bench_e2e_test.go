@@ -671,7 +671,7 @@ func (b *bxBench) wake(suffix string, reps int, linkOnly bool) {
 		wc := measure(reps, 0, func() time.Duration {
 			id, resp := newExchange(dir)
 			x := &tmuxcomm.Exchange{Dir: dir, Seq: seq - 2}
-			lock := sxAwaitLock(x)
+			lock := awaitLockIn(x.Dir, x.Seq)
 			return wake(b.s.wcommArgv("await", resp, "--timeout", "60s"), cleanEnv(), func(pid int) bool {
 				return flocked(lock) && bxHasInotify(pid)
 			}, id, resp, link)

@@ -82,14 +82,10 @@ func (c *cli) engine() *tmuxcomm.Engine {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
 		s = tmuxcomm.DefaultSettings()
 	}
-	e := &tmuxcomm.Engine{
-		Root:       c.rootDir(),
-		Tmux:       c.tmux(),
-		Self:       c.self(),
-		EnterDelay: s.EnterDelay,
-		Profiles:   s.Profiles,
-		MailTTL:    s.MailTTL,
-		NoQueue:    s.NoQueue,
+	e := tmuxcomm.New(c.rootDir(), c.tmux())
+	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = c.self(), s.EnterDelay, s.MailTTL, s.NoQueue
+	if s.Profiles != nil {
+		e.Profiles = s.Profiles
 	}
 	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
 	return e
@@ -180,13 +176,6 @@ func (f cappedDuration) Set(s string) error {
 	}
 	*f.d = d
 	return nil
-}
-
-// enterDelayVar declares --enter-delay, bounded like the settings file's enter_delay: the pane's
-// lock is held for the whole delay, so an hour would stop every other sender to that pane.
-func enterDelayVar(fs *flag.FlagSet, p *time.Duration, def time.Duration, usage string) {
-	*p = def
-	fs.Var(cappedDuration{durationFlag{p}, tmuxcomm.MaxEnterDelay}, "enter-delay", usage+" (at most "+tmuxcomm.MaxEnterDelay.String()+")")
 }
 
 func isTimeout(err error) bool {

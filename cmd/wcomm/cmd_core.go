@@ -115,15 +115,12 @@ send exits 0 once the message is submitted or queued.`,
 			capability := fs.String("capability", "READONLY", "READONLY (look, change nothing) or WRITABLE")
 			file := fs.String("file", "", "read the message from this file (- for stdin)")
 			wait := fs.Bool("wait", false, "await the response and print it")
-			var timeout, delay time.Duration
+			var timeout time.Duration
 			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit)")
-			enterDelayVar(fs, &delay, tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
-			from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
 			all := fs.Bool("all", false, "with an agent name: search every session")
-			agent := fs.String("agent", "", "deliver with this profile (claude, codex, gemini, aider, shell, reader, generic) instead of detecting it")
-			var busyWait time.Duration
-			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the target's input box to be empty and idle (0: do not wait)")
+			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait, flagFrom, flagAgent)
+			agent := &dv.agent
 			mq := mailFlags(fs)
 			resend := fs.String("resend", "", "deliver the kept request ID again (same id and sequence number)")
 			return func(args []string) error {
@@ -151,18 +148,8 @@ send exits 0 once the message is submitted or queued.`,
 					return err
 				}
 				e := c.engine()
-				if flagsSet(fs)["enter-delay"] {
-					e.EnterDelay = delay
-				}
-				e.BusyWait = busyWaitSetting(busyWait)
-				if err := e.CheckAgent(*agent); err != nil {
-					return usagef("--agent: %v", err)
-				}
-				if *from != "" {
-					if _, err := messages.ParsePaneID(*from); err != nil {
-						return usagef("--from: %v", err)
-					}
-					e.Self = messages.PaneID(*from)
+				if err := dv.apply(e); err != nil {
+					return err
 				}
 				mq.apply(e)
 				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
@@ -215,23 +202,25 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 			response := fs.String("response", "", "the response file named in the request's instructions")
 			id := fs.String("id", "", "the request's id")
 			file := fs.String("file", "", "read the response from this file (- for stdin)")
-			var delay, busyWait time.Duration
-			enterDelayVar(fs, &delay, tmuxcomm.DefaultEnterDelay, "pause between paste and Enter")
-			durationVar(fs, &busyWait, "busy-wait", tmuxcomm.DefaultBusyWait, "with --no-queue: how long to wait for the orchestrator's input box to be empty and idle (0: do not wait)")
+			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait)
 			mq := mailFlags(fs)
 			return func(args []string) error {
 				if *response != "" && *id != "" {
 					return usagef("give --response or --id, not both")
+				}
+				if *id != "" {
+					if err := messages.ValidID(*id); err != nil {
+						return usagef("--id: %v", err)
+					}
 				}
 				body, err := c.readBody(*file, args)
 				if err != nil {
 					return err
 				}
 				e := c.engine()
-				if flagsSet(fs)["enter-delay"] {
-					e.EnterDelay = delay
+				if err := dv.apply(e); err != nil {
+					return err
 				}
-				e.BusyWait = busyWaitSetting(busyWait)
 				mq.apply(e)
 				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
 				if res != nil && !c.json {
@@ -282,7 +271,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				x, err := c.engine().Parse(c.ctx, text)
 				if err != nil {
 					if errors.Is(err, messages.ErrSyntax) {
-						return &exitErr{code: exitFailure, err: err}
+						return &exitErr{code: exitUsage, err: err}
 					}
 					return err
 				}
@@ -333,13 +322,25 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 		},
 	})
 	register(&command{
-		Name: "show", Args: "ID | PATH", Role: "both",
-		Summary: "show one exchange whole: header, delivery log, request and response",
+		Name: "show", Args: "ID | PATH | QUESTION-ID", Role: "both",
+		Summary: "show one exchange whole: header, delivery log, request and response (or one question whole)",
 		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {
 				if len(args) != 1 {
 					return usagef("show takes one ID or PATH")
+				}
+				if _, err := messages.ParseQuestionID(args[0]); err == nil && !strings.ContainsRune(args[0], '/') {
+					// A question's id (task-3.q1-a1b2): show the question, options and all.
+					st, err := c.engine().Question(c.ctx, args[0])
+					if err != nil {
+						return err
+					}
+					if c.json {
+						return c.printJSON(st)
+					}
+					printQuestion(c.stdout, st, time.Now())
+					return nil
 				}
 				x, err := c.engine().Show(c.ctx, args[0])
 				if err != nil {
@@ -438,7 +439,7 @@ func stateText(x *tmuxcomm.Exchange, width int) string {
 		return "-"
 	}
 	ev := messages.SanitizeField(x.Evidence)
-	if ev == "" || x.State == tmuxcomm.StateAnswered {
+	if ev == "" || x.State == tmuxcomm.StateAnswered || x.State == tmuxcomm.StateRead {
 		return x.State
 	}
 	if width > 0 {

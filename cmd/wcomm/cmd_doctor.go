@@ -33,9 +33,8 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			pane := fs.String("pane", "", "a pane to inspect: pane id (%7) or tmux target")
 			probe := fs.Bool("probe", false, "with --pane: measure live how long a paste takes to show (pastes and erases a marker; never presses Enter)")
-			agent := fs.String("agent", "", "with --pane: inspect as this profile instead of the detected one")
-			var busyWait time.Duration
-			durationVar(fs, &busyWait, "busy-wait", 2*time.Second, "with --probe: how long to wait for an empty, idle input box")
+			dv := declareDelivery(fs, flagAgent, flagBusyWait)
+			agent, busyWait := &dv.agent, &dv.busyWait
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("doctor takes no arguments; use --pane TARGET")
@@ -43,7 +42,7 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 				if (*probe || *agent != "") && *pane == "" {
 					return usagef("--probe and --agent need --pane TARGET")
 				}
-				r := c.doctor(*pane, *agent, *probe, busyWait)
+				r := c.doctor(*pane, *agent, *probe, *busyWait)
 				if c.json {
 					if err := c.printJSON(r); err != nil {
 						return err
@@ -148,9 +147,8 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 					r.Problems = append(r.Problems, fmt.Sprintf("socket %s belongs to uid %d, not to you", srv.Socket, sys.Uid))
 				}
 			}
-			if st.Mode().Perm()&0o077 != 0 {
-				// tmux's own check: other users may attach to a socket they can write.
-				r.Problems = append(r.Problems, fmt.Sprintf("socket %s is accessible to others (%s): chmod 700 it", srv.Socket, st.Mode().Perm()))
+			if p := socketExposure(srv.Socket, st); p != "" {
+				r.Problems = append(r.Problems, p)
 			}
 		}
 	} else if r.Tmux.Binary != "" {
@@ -174,7 +172,8 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	}
 
 	e := c.engine()
-	p, err := client.Pane(ctx, target)
+	// The same targets as send --to: a pane id, a tmux target, or an agent name.
+	p, err := e.Resolve(ctx, target, paneops.Scope{}, false)
 	if err != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("pane %s: %v", messages.SanitizeField(target), err))
 		r.notFound = isNotFound(err)
@@ -240,6 +239,23 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		pr.Suggested = max(floor, (3 * worst).Round(10*time.Millisecond)).String()
 	}
 	return r
+}
+
+// socketExposure says how others could reach the tmux socket, or "" when they cannot. Other users
+// may attach to a socket they can write, but only through its folder: tmux makes its sockets
+// group-writable (0660) inside a 0700 folder of its own (/tmp/tmux-UID), and that is private.
+func socketExposure(socket string, st os.FileInfo) string {
+	if st.Mode().Perm()&0o066 == 0 {
+		return ""
+	}
+	dir := filepath.Dir(socket)
+	if ds, err := os.Stat(dir); err == nil && ds.Mode().Perm()&0o011 == 0 {
+		if sys, ok := ds.Sys().(*syscall.Stat_t); ok && int(sys.Uid) == os.Getuid() {
+			return ""
+		}
+	}
+	return fmt.Sprintf("socket %s is accessible to others (%s, in folder %s that others can enter): chmod 700 the folder or the socket",
+		socket, st.Mode().Perm(), dir)
 }
 
 // checkRoot reads the root's state without changing it (send creates or tightens it).

@@ -53,7 +53,8 @@ between <!-- wcomm:begin --> and <!-- wcomm:end --> in DIR/AGENTS.md (Codex) and
 kept. --user writes the per-user places instead: ~/.claude/skills/wcomm/SKILL.md,
 ~/.codex/AGENTS.md and ~/.gemini/GEMINI.md. Running it again changes nothing ("unchanged") unless
 this wcomm writes different text ("updated"). Each file or block carries the hash of what wcomm
-wrote: one edited since is kept (exit 1) unless --force.
+wrote: one edited since is kept (exit 0, with a note on stderr) unless --force. New files are 0644:
+they are the project's, read by everyone who works in it.
 
 It also installs the agents' own turn-boundary hooks (unless --no-hooks), so that a message that
 arrives while an agent is busy reaches its model when the turn ends, without typing into its pane:
@@ -92,7 +93,7 @@ else in those files is kept.`,
 		},
 	})
 	register(&command{
-		Name: "install-mcp", Args: "[--agent claude|codex|gemini|all] [--user | --dir DIR] [--dry-run]", Role: "admin",
+		Name: "install-mcp", Args: "[--for claude,codex,gemini] [--user | --dir DIR] [--dry-run]", Role: "admin",
 		Summary: "register 'wcomm mcp' as an MCP server with Claude Code, Codex and Gemini CLI",
 		Help: `Adds a "wcomm" server that runs 'wcomm mcp' to each agent's configuration, in its own format:
 Claude Code: DIR/.mcp.json (project scope; --user: ~/.claude.json), "mcpServers".
@@ -104,9 +105,10 @@ Only wcomm's entry changes: other servers and settings, comments, key order and 
 keys you added to wcomm's entry stay too. Running it again changes nothing ("unchanged"). A file
 that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what would be written.
 --command sets what the agents run (default: wcomm when that is this binary on $PATH, else its path).`,
-		Example: "wcomm install-mcp\nwcomm install-mcp --agent codex --user\nwcomm install-mcp --dir ~/src/project --dry-run",
+		Example: "wcomm install-mcp\nwcomm install-mcp --for codex --user\nwcomm install-mcp --dir ~/src/project --dry-run",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
-			agent := fs.String("agent", "all", "which agents (claude, codex, gemini, all)")
+			// --for, as install-skill takes it: --agent means a delivery profile everywhere else.
+			agent := fs.String("for", "all", "which agents' files to write (claude, codex, gemini, all)")
 			dir := fs.String("dir", "", "the project folder (default: the current folder)")
 			user := fs.Bool("user", false, "register for your user instead of one project")
 			dryRun := fs.Bool("dry-run", false, "print what would change, write nothing")

@@ -286,6 +286,13 @@ func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout tim
 	// the same id would be found first (TestSendWaitIDCollision).
 	done, err := e.Await(c.ctx, x.ResponsePath, timeout)
 	if err != nil {
+		// The request went out: stdout says which, as a send without --wait does, so a script
+		// can await it again.
+		if c.json {
+			_ = c.printJSON(x)
+		} else {
+			fmt.Fprintf(c.stdout, "%s %s\n", x.ID, x.ResponsePath)
+		}
 		return err
 	}
 	return c.printResponse(done)

@@ -22,7 +22,7 @@ call is a tool error with the command's words and exit-code class ({"error", "cl
 50, at most 600): when it passes the result says "waiting" with the id, to call await again.
 stdout carries only the protocol; diagnostics go to stderr. 'wcomm install-mcp' registers it with
 Claude Code, Codex and Gemini CLI.`,
-		Example: "wcomm mcp\nclaude mcp add wcomm -- wcomm mcp\nwcomm install-mcp --agent all",
+		Example: "wcomm mcp\nclaude mcp add wcomm -- wcomm mcp\nwcomm install-mcp --for claude,codex,gemini",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			level := fs.String("log-level", "info", "what the server logs on stderr (debug, info, warn, error)")
 			return func(args []string) error {

@@ -70,15 +70,16 @@ git binding changed) is refused with the reason.`,
 	})
 	register(&command{
 		Name: "questions", Role: "orchestrator",
-		Args:    "[--pending] | resolve ID --reason TEXT",
-		Summary: "list workers' questions with their state; resolve an abandoned one",
+		Args:    "[--pending] | ID... | resolve ID --reason TEXT",
+		Summary: "list workers' questions, show one whole with its options, resolve an abandoned one",
 		Help: `Lists every question under the root: id, state (pending, answered, auto-answered, cap-exceeded,
 stale, resolved), task, worker pane, the request it is about, age, and the question; stale and
 resolved ones say why. --pending shows only questions still waiting for an answer (stale ones are
-not surfaced). Questions survive any crash or restart: a pending one can always be answered.
+not surfaced). 'questions ID' shows questions whole: the QUESTION block with its options, the
+state, and how to answer. Questions survive any crash or restart: a pending one can always be answered.
 'questions resolve ID --reason TEXT' closes a question without inventing an answer; a waiting ask
 ends and tells its worker to continue on its best judgment.`,
-		Example: "wcomm questions --pending\nwcomm questions --json\nwcomm questions resolve task-3.q1-a1b2 --reason 'task was cancelled'",
+		Example: "wcomm questions task-3.q1-a1b2\nwcomm questions --pending\nwcomm questions --json\nwcomm questions resolve task-3.q1-a1b2 --reason 'task was cancelled'",
 		Setup:   setupQuestions,
 	})
 }
@@ -126,20 +127,19 @@ func judged(err error) error {
 }
 
 func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
-	task := fs.String("task", "", "task id, ^[a-zA-Z0-9_-]+$ (default $WCOMM_TASK)")
+	task := fs.String("task", "", "task id, ^[a-zA-Z0-9_-]+$ (default $WCOMM_TASK, else the id of the request you work on)")
 	urgency := fs.String("urgency", "blocking", "blocking (wait for the answer) or non-blocking (print the id and return)")
 	var options, waits []string
 	fs.Var(stringsFlag{&options}, "option", "an option (repeat: --option A --option B); numbered and fixed need 2 or more")
 	context := fs.String("context", "", "one or two sentences: what you found and why it blocks")
 	typ := fs.String("type", "numbered", "numbered, yes-no, fixed or freeform")
 	pattern := fs.String("pattern", "", "freeform only: a regular expression the whole answer must match")
-	var timeout, delay time.Duration
+	var timeout time.Duration
 	durationVar(fs, &timeout, "timeout", 0, "how long to wait (default from settings, 180s; 0 = no limit)")
-	enterDelayVar(fs, &delay, 0, "pause between paste and Enter (default from settings, 200ms)")
 	auto := fs.Bool("auto-answer", true, "on timeout take the first option (default from settings; --auto-answer=false exits 3)")
 	exchange := fs.String("exchange", "", "the request (id or path) the question is about (default: the newest one addressed to you)")
 	to := fs.String("to", "", "the orchestrator's pane, when no request ties the question to one")
-	from := fs.String("from", "", "your own pane id, when not run inside it ($TMUX_PANE)")
+	dv := declareDelivery(fs, flagEnterDelay, flagFrom)
 	bindGit := fs.Bool("bind-git", false, "refuse answers given after HEAD or 'git status' of --dir changes")
 	dir := fs.String("dir", "", "the working folder for --bind-git and on_question (default: the current one)")
 	envelope := fs.String("envelope", "", "ask the openQuestions of an agent's final message in FILE (- for stdin)")
@@ -164,14 +164,8 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			workdir, _ = os.Getwd()
 		}
 		e := c.engine()
-		if set["enter-delay"] {
-			e.EnterDelay = delay
-		}
-		if *from != "" {
-			if _, err := messages.ParsePaneID(*from); err != nil {
-				return judged(usagef("--from: %v", err))
-			}
-			e.Self = messages.PaneID(*from)
+		if err := dv.apply(e); err != nil {
+			return judged(err)
 		}
 
 		if len(waits) > 0 {
@@ -183,19 +177,26 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 0 {
 				return judged(usagef("--wait takes no question text"))
 			}
-			var autoP *bool
-			if set["auto-answer"] {
-				autoP = auto
-			}
-			res, err := e.WaitQuestions(c.ctx, tmuxcomm.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: set["timeout"], AutoAnswer: autoP})
+			// The wait is bounded as a blocking ask is (flag, else environment, else settings),
+			// from now: a question asked non-blocking never expires by its age.
+			res, err := e.WaitQuestions(c.ctx, tmuxcomm.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
 			return c.askOutput(res, err)
 		}
 
 		if *task == "" {
 			*task = c.getenv("WCOMM_TASK")
 		}
-		if *task == "" {
-			return judged(usagef("ask needs --task ID (the task the question is about)"))
+		// Without --task the request the question is about names it: its id is the task.
+		taskID := func() (string, error) {
+			if *task != "" {
+				return *task, nil
+			}
+			x, err := e.WorkingOn(c.ctx, *exchange)
+			if err != nil {
+				return "", usagef("ask needs --task ID: no request addressed to your pane names the task (%v)", err)
+			}
+			*task = x.ID
+			return x.ID, nil
 		}
 		u, err := messages.ParseUrgency(*urgency)
 		if err != nil {
@@ -221,7 +222,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 0 || len(options) > 0 || set["type"] || set["pattern"] {
 				return judged(usagef("--envelope takes its questions and options from the file; give no question text, --option, --type or --pattern"))
 			}
-			qs, err = c.envelopeQuestions(*envelope, *task, u, *context)
+			qs, err = c.envelopeQuestions(*envelope, taskID, u, *context)
 			if err != nil {
 				return judged(err)
 			}
@@ -232,6 +233,9 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 		} else {
 			if len(args) == 0 {
 				return judged(usagef("ask needs the QUESTION text"))
+			}
+			if _, err := taskID(); err != nil {
+				return judged(err)
 			}
 			t, err := messages.ParseQuestionType(*typ)
 			if err != nil {
@@ -296,9 +300,9 @@ func sourceName(file string) string {
 const maxEnvelope = 16 << 20
 
 // envelopeQuestions reads an agent's message and returns the questions of its envelope, nil
-// when it has none. A malformed envelope is reported as FILE:LINE: PATH: what is wrong, the text
+// when it has none (then no task is needed: there is nothing to ask). A malformed envelope is reported as FILE:LINE: PATH: what is wrong, the text
 // to hand back to the agent.
-func (c *cli) envelopeQuestions(file, task string, u messages.Urgency, context string) ([]messages.Question, error) {
+func (c *cli) envelopeQuestions(file string, task func() (string, error), u messages.Urgency, context string) ([]messages.Question, error) {
 	var data []byte
 	var err error
 	if file == "-" {
@@ -311,8 +315,12 @@ func (c *cli) envelopeQuestions(file, task string, u messages.Urgency, context s
 	}
 	env, err := messages.ParseEnvelope(string(data))
 	if err == nil && env != nil {
+		id, terr := task()
+		if terr != nil {
+			return nil, terr
+		}
 		var qs []messages.Question
-		if qs, err = env.ToQuestions(task, u, context); err == nil {
+		if qs, err = env.ToQuestions(id, u, context); err == nil {
 			return qs, nil
 		}
 	}
@@ -379,8 +387,7 @@ func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
 
 func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 	source := fs.String("source", "local", "who or which channel answers (local, telegram, a name)")
-	var delay time.Duration
-	enterDelayVar(fs, &delay, 0, "pause between paste and Enter (default from settings, 200ms)")
+	dv := declareDelivery(fs, flagEnterDelay)
 	return func(args []string) error {
 		if len(args) < 2 {
 			return usagef("answer takes the question ID and the ANSWER")
@@ -401,8 +408,8 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 			return err
 		}
 		e := c.engine()
-		if flagsSet(fs)["enter-delay"] {
-			e.EnterDelay = delay
+		if err := dv.apply(e); err != nil {
+			return err
 		}
 		res, err := e.Answer(c.ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: *source})
 		if err != nil {
@@ -458,11 +465,34 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			fmt.Fprintf(c.stdout, "%s resolved: %s\n", st.ID, messages.SanitizeField(st.Reason))
 			return nil
 		}
-		if len(args) > 0 {
-			return usagef("questions takes no arguments except 'resolve ID --reason TEXT'")
-		}
 		if *reason != "" {
 			return usagef("--reason goes with 'questions resolve ID'")
+		}
+		if len(args) > 0 {
+			if *pending {
+				return usagef("--pending lists questions; give it no question ID")
+			}
+			var sts []*tmuxcomm.QuestionStatus
+			for _, id := range args {
+				if _, err := messages.ParseQuestionID(id); err != nil {
+					return usagef("%v (or 'questions resolve ID --reason TEXT')", err)
+				}
+				st, err := c.engine().Question(c.ctx, id)
+				if err != nil {
+					return err
+				}
+				sts = append(sts, st)
+			}
+			if c.json {
+				return c.printJSON(map[string]any{"questions": sts})
+			}
+			for i, st := range sts {
+				if i > 0 {
+					fmt.Fprintln(c.stdout)
+				}
+				printQuestion(c.stdout, st, time.Now())
+			}
+			return nil
 		}
 		list, problems, err := c.engine().Questions(c.ctx, tmuxcomm.QuestionsOptions{Pending: *pending})
 		if err != nil {
@@ -482,6 +512,26 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			fmt.Fprintln(c.stdout, note)
 		}
 		return nil
+	}
+}
+
+// printQuestion shows one question whole: its QUESTION block, options and all, where it stands,
+// and how to answer it while it is pending.
+func printQuestion(w io.Writer, st *tmuxcomm.QuestionStatus, now time.Time) {
+	q := st.Question
+	q.ID = st.ID
+	for _, line := range strings.Split(messages.FormatQuestionBlock(q), "\n") {
+		fmt.Fprintln(w, messages.SanitizeField(line))
+	}
+	fmt.Fprintf(w, "STATE: %s (worker %s, request %s, asked %s ago)\n", st.State, st.Worker, orDash(st.Exchange), tmuxcomm.Age(now, st.AskedAt))
+	switch {
+	case st.Answer != nil:
+		fmt.Fprintf(w, "ANSWER: %s (decided by %s, source %s)\n", messages.SanitizeField(st.Answer.Answer), st.Answer.DecidedBy, messages.SanitizeField(st.Answer.Source))
+	case st.Reason != "":
+		fmt.Fprintf(w, "REASON: %s\n", messages.SanitizeField(st.Reason))
+	}
+	if st.State == tmuxcomm.QuestionPending {
+		fmt.Fprintln(w, messages.SanitizeField(messages.AnswerHint(q, "wcomm")))
 	}
 }
 

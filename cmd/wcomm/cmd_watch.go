@@ -42,6 +42,11 @@ per line instead. Runs until interrupted; --count N stops after N events, --time
 				if *count < 0 {
 					return usagef("--count must be 0 or more")
 				}
+				if *session != "" {
+					if _, err := messages.ParseSessionName(*session); err != nil {
+						return usagef("--session: %v", err)
+					}
+				}
 				ctx := c.ctx
 				if timeout > 0 {
 					var cancel context.CancelFunc

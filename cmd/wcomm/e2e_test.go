@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of the core commands (issue 2): the built binary against a private tmux server
+// End-to-end tests of the core commands: the built binary against a private tmux server
 // with real programs in real panes. The harness is in harness_test.go, the fixtures in
 // testdata/fixtures. Exit codes are part of the contract: 0 ok, 1 failure, 2 usage, 3 timeout,
 // 4 not found or ambiguous.
@@ -143,8 +143,9 @@ func sum12(body string) string {
 	return hex.EncodeToString(s[:])[:12]
 }
 
-// wantRequest is the request file wcomm must write, spelled out here from the contract (seed 004
-// section 4.1 plus wcomm's integrity fields and notify line), not from the formatter under test.
+// wantRequest is the request file wcomm must write, spelled out here from the protocol's request
+// format (plus wcomm's integrity fields and notify line), not from the formatter under test, so a
+// formatter that drifted from what plain-tmux peers parse fails here.
 func wantRequest(s sent, capability, orch, worker, body string) string {
 	o, wk := strings.TrimPrefix(orch, "%"), strings.TrimPrefix(worker, "%")
 	var b strings.Builder
@@ -185,7 +186,7 @@ func answerOf(id, body string) string {
 // awaitLock is the lock an await holds while it waits on request seq (tmuxcomm/await.go); notify
 // tests it to decide whether to paste the RESPONSE line.
 func awaitLock(s sent) string {
-	return filepath.Join(s.Dir, fmt.Sprintf(".%03d-await.lock", s.Seq))
+	return awaitLockIn(s.Dir, s.Seq)
 }
 
 // waitAwaiting waits until an await is waiting on the exchange.

@@ -21,7 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
 )
 
 // fixtures is the folder of the python3 fixtures, relative to this package.
@@ -40,8 +43,12 @@ var (
 	binDir  string
 )
 
+// TestMain also makes this test binary the wcomm command of the testscript scripts
+// (script_test.go): run as "wcomm" by a script, it is the real program's run().
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testscript.RunMain(m, map[string]func() int{
+		"wcomm": func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	})
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
@@ -123,6 +130,7 @@ func newWorld(t *testing.T) *world {
 	require.NoError(t, err)
 	w.dir = dir
 	w.sock = filepath.Join(dir, "s")
+	require.Less(t, len(w.sock), 100, "socket path too long for tmux: set TMPDIR to a short folder")
 	t.Cleanup(func() {
 		// kill-server only with our own -S: other tests' servers run at the same time.
 		_ = exec.Command("tmux", "-S", w.sock, "kill-server").Run()
@@ -131,17 +139,48 @@ func newWorld(t *testing.T) *world {
 		// them before the root is removed under them.
 		waitNoDeliverer(t, w.root)
 	})
+	w.startServer()
+	return w
+}
+
+// startServer starts the world's server on its socket (again, after killServer), its first
+// window idling in session.
+func (w *world) startServer() {
+	w.t.Helper()
 	env := append(cleanEnv(), "WCOMM_ROOT="+w.root, "WCOMM_BIN="+w.bin, "WCOMM_ENTER_DELAY=50ms")
 	cmd := exec.Command("tmux", "-S", w.sock, "-f", "/dev/null", "new-session", "-d", "-s", session,
 		"-x", "250", "-y", "50", "-n", "keeper", "--", "sleep", "86400")
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "start tmux: %s", out)
+	require.NoError(w.t, err, "start tmux: %s", out)
 	w.pid, err = strconv.Atoi(strings.TrimSpace(w.tmux("display-message", "-p", "#{pid}")))
-	require.NoError(t, err)
+	require.NoError(w.t, err)
 	// A big scrollback keeps whole requests in capture-pane's reach.
 	w.tmux("set-option", "-g", "history-limit", "10000")
-	return w
+}
+
+// killServer ends the world's server: kill-server, or with crash a SIGKILL of its process. It
+// returns once the process has exited, so a restart cannot race its exit.
+func (w *world) killServer(crash bool) {
+	if crash && w.pid > 0 {
+		_ = syscall.Kill(w.pid, syscall.SIGKILL)
+	} else {
+		_ = exec.Command("tmux", "-S", w.sock, "kill-server").Run()
+	}
+	if w.pid > 0 {
+		// A zombie has exited: the daemonised server's parent is pid 1, which may take seconds to
+		// reap it.
+		deadline := time.Now().Add(10 * time.Second)
+		for !exited(w.pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond) // the polling interval, to the deadline above
+		}
+	}
+}
+
+// exited reports whether pid has exited: no such process, or a zombie not yet reaped.
+func exited(pid int) bool {
+	f, err := procStatFields(pid)
+	return err != nil || f[0] == "Z" || f[0] == "X"
 }
 
 // waitNoDeliverer waits until no deliverer holds an outbox under root.
@@ -202,10 +241,22 @@ func (w *world) pane(cwd string, argv ...string) string {
 // paneEnv is pane with extra environment variables (KEY=VALUE) for the pane's program.
 func (w *world) paneEnv(cwd string, env []string, argv ...string) string {
 	w.t.Helper()
+	return w.newWindow(session, cwd, env, argv...)
+}
+
+// window opens a new window of session sess running argv (no shell) in the work folder, with extra
+// environment variables, and returns its pane id.
+func (w *world) window(sess string, env []string, argv ...string) string {
+	w.t.Helper()
+	return w.newWindow(sess, "", env, argv...)
+}
+
+func (w *world) newWindow(sess, cwd string, env []string, argv ...string) string {
+	w.t.Helper()
 	if cwd == "" {
 		cwd = w.work
 	}
-	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", session + ":", "-c", cwd}
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", sess + ":", "-c", cwd}
 	for _, kv := range env {
 		args = append(args, "-e", kv)
 	}
@@ -214,6 +265,9 @@ func (w *world) paneEnv(cwd string, env []string, argv ...string) string {
 	require.Regexp(w.t, `^%\d+$`, id)
 	return id
 }
+
+// awaitLockIn is the lock a waiting await holds on exchange seq of session folder dir.
+func awaitLockIn(dir string, seq int) string { return filepath.Join(dir, messages.AwaitLockName(seq)) }
 
 // bashPane opens an interactive bash without start-up files and waits for its prompt.
 func (w *world) bashPane(cwd string) string {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // The markers of wcomm's block in AGENTS.md and GEMINI.md, and of its hash.
@@ -206,13 +207,14 @@ func (c *cli) installSkill(targets []installTarget, hooks []hookTarget, force bo
 		}
 		results = append(results, r)
 	}
+	broken := 0
 	for _, h := range hooks {
 		r, err := installHooks(h)
 		if err != nil {
 			return err
 		}
 		if r.Status == stKept {
-			kept++
+			broken++ // a settings file wcomm cannot read: the hooks are not installed
 		}
 		results = append(results, r)
 	}
@@ -230,7 +232,11 @@ func (c *cli) installSkill(targets []installTarget, hooks []hookTarget, force bo
 		}
 	}
 	if kept > 0 {
-		return &exitErr{code: exitFailure, err: fmt.Errorf("%d file(s) edited since wcomm wrote them were kept; compare them with 'wcomm prompt', then run again with --force to overwrite", kept)}
+		// Keeping someone's edit is the intended outcome, not a failure: say so and exit 0.
+		fmt.Fprintf(c.stderr, "wcomm install-skill: %d file(s) edited since wcomm wrote them were kept; compare them with 'wcomm prompt', then run again with --force to overwrite\n", kept)
+	}
+	if broken > 0 {
+		return &exitErr{code: exitFailure, err: fmt.Errorf("%d settings file(s) could not be read, so their hooks are not installed; fix them and run again", broken)}
 	}
 	return nil
 }
@@ -352,7 +358,9 @@ func readTarget(path string) (real string, old []byte, mode fs.FileMode, err err
 	st, err := os.Stat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return real, nil, 0o600, nil
+		// Instruction files are the project's, read by everyone who works in it (and committed):
+		// 0644, unlike wcomm's own state.
+		return real, nil, 0o644, nil
 	case err != nil:
 		return "", nil, 0, err
 	case !st.Mode().IsRegular():
@@ -365,38 +373,11 @@ func readTarget(path string) (real string, old []byte, mode fs.FileMode, err err
 	return real, data, st.Mode().Perm(), nil
 }
 
-// writeTarget replaces path atomically (temp file, sync, rename), creating its folders 0700.
+// writeTarget replaces path atomically, creating its folders 0755 as a project's folders are.
 func writeTarget(path string, data []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".wcomm-*")
-	if err != nil {
-		return fmt.Errorf("write into %s: %w", dir, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return tmuxcomm.WriteFile(path, data, mode)
 }

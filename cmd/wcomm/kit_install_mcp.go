@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,13 +48,21 @@ type mcpTarget struct {
 
 func mcpTargets(agent, dir string, user bool, command string, getenv func(string) string) ([]mcpTarget, error) {
 	var want []string
-	switch strings.ToLower(agent) {
-	case "all", "":
-		want = []string{"claude", "codex", "gemini"}
-	case "claude", "codex", "gemini":
-		want = []string{strings.ToLower(agent)}
-	default:
-		return nil, usagef("--agent: unknown agent %q; use claude, codex, gemini or all", messages.SanitizeField(agent))
+	for _, a := range strings.Split(agent, ",") {
+		switch a = strings.ToLower(strings.TrimSpace(a)); a {
+		case "all":
+			want = []string{"claude", "codex", "gemini"}
+		case "claude", "codex", "gemini":
+			if !slices.Contains(want, a) {
+				want = append(want, a)
+			}
+		case "":
+		default:
+			return nil, usagef("--for: unknown agent %q; use claude, codex, gemini (or all)", messages.SanitizeField(a))
+		}
+	}
+	if len(want) == 0 {
+		return nil, usagef("--for names no agent; use claude, codex, gemini (or all)")
 	}
 	var home string
 	if user {

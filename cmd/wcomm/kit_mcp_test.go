@@ -269,7 +269,7 @@ func TestKitInstallMCPCommand(t *testing.T) {
 		assert.Contains(t, string(data), "/opt/bin/wcomm")
 		st, err := os.Stat(p)
 		require.NoError(t, err)
-		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "a project's files are shared")
 	}
 	out, errOut, code = kitRun(t, "install-mcp", "--command", "/opt/bin/wcomm", "--dir", dir)
 	require.Equal(t, exitOK, code, errOut)
@@ -277,7 +277,7 @@ func TestKitInstallMCPCommand(t *testing.T) {
 
 	broken := "{\"mcpServers\": {\n"
 	require.NoError(t, os.WriteFile(files["gemini"], []byte(broken), 0o600))
-	_, errOut, code = kitRun(t, "install-mcp", "--dir", dir, "--agent", "gemini", "--command", "/opt/bin/other")
+	_, errOut, code = kitRun(t, "install-mcp", "--dir", dir, "--for", "gemini", "--command", "/opt/bin/other")
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, errOut, files["gemini"]+": not valid JSON")
 	assert.Contains(t, errOut, "nothing was changed")
@@ -285,7 +285,7 @@ func TestKitInstallMCPCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, broken, string(data))
 
-	_, errOut, code = kitRun(t, "install-mcp", "--agent", "cursor", "--dir", dir)
+	_, errOut, code = kitRun(t, "install-mcp", "--for", "cursor", "--dir", dir)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, `unknown agent "cursor"`)
 	_, _, code = kitRun(t, "install-mcp", "--user", "--dir", dir)

@@ -118,8 +118,8 @@ func workerSteps() []kitStep {
 	}
 }
 
-// deltaExample is the change report a worker ends a WRITABLE answer with (seed 004 section 8);
-// a test parses it with messages.ParseDelta.
+// deltaExample is the change report a worker ends a WRITABLE answer with, in the protocol's DELTA
+// form; a test parses it with messages.ParseDelta.
 const deltaExample = `DELTA:
   changes: [what you changed, file by file]
   risks: [what could break]

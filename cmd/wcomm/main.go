@@ -75,6 +75,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	global, args, err := leadingGlobals(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "wcomm: %v\n", err)
+		return exitUsage
+	}
 	if len(args) == 0 {
 		c.printUsage(stderr)
 		return exitUsage
@@ -92,7 +97,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wcomm: unknown command %q; run 'wcomm help' for the list\n", name)
 		return exitUsage
 	}
-	err := c.runCommand(cmd, args[1:])
+	err = c.runCommand(cmd, append(global, args[1:]...))
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
@@ -102,6 +107,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// leadingGlobals takes the global flags standing before the command (`wcomm -L work send ...`, as
+// tmux takes its own) and returns them apart, to be parsed with the command's flags.
+func leadingGlobals(args []string) (global, rest []string, err error) {
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' || a == "--" {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !isGlobalFlag(name) || name == "help" {
+			break
+		}
+		if name == "json" || hasValue {
+			global, args = append(global, a), args[1:]
+			continue
+		}
+		if len(args) < 2 {
+			return nil, nil, fmt.Errorf("flag %s needs a value; usage: wcomm [-L NAME | -S PATH] [--root DIR] [--json] COMMAND ...", a)
+		}
+		global, args = append(global, a, args[1]), args[2:]
+	}
+	return global, args, nil
 }
 
 // errSilent carries an exit code whose message was already printed.
@@ -136,7 +165,22 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 		}
 		return usagef("%v", err)
 	}
+	if readsSettings(cmd) {
+		// One rule for every command that works with exchanges: a settings file with a misspelt
+		// key is an error, never a warning that silently drops the rest of the file.
+		if _, err := c.settings(); err != nil {
+			return fmt.Errorf("%w; fix the settings file and run the command again", err)
+		}
+	}
 	return runFn(pos)
+}
+
+// readsSettings reports whether cmd works with exchanges or questions, and so must refuse a broken
+// settings file before it acts. Admin commands (doctor reports the file, help and completion need
+// none) and the background ones (the deliverer, agents' hooks) are spared; ask checks the file
+// itself, so that its error ends with the instruction to go on.
+func readsSettings(cmd *command) bool {
+	return !cmd.Hidden && cmd.Role != "admin" && cmd.Name != "ask"
 }
 
 // parseInterleaved lets flags stand before or after positional arguments (`wcomm await ID
@@ -188,7 +232,7 @@ func exitCode(err error) int {
 func (c *cli) printUsage(w io.Writer) {
 	fmt.Fprintln(w, "wcomm: requests, responses and questions between agents in tmux panes")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage: wcomm COMMAND [flags] [args]   (flags may stand before or after args)")
+	fmt.Fprintln(w, "usage: wcomm [global flags] COMMAND [flags] [args]   (flags may stand before or after args)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, n := range commandNames() {

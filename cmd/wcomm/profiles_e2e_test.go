@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of delivery by profile (issue 5) and of `wcomm doctor`, against real shells,
+// End-to-end tests of delivery by profile and of `wcomm doctor`, against real shells,
 // cat and python3 in a private tmux server. The real agent TUIs are in agents_e2e_test.go.
 
 import (

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of the question relay (issue 3): ask, answer and questions, the built binary
+// End-to-end tests of the question relay: ask, answer and questions, the built binary
 // against a private tmux server (harness_test.go). The orchestrator and the worker are cat panes,
 // so every paste shows on their screens; the asks run "inside" the worker's pane.
 

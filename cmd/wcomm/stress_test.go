@@ -377,94 +377,33 @@ func sxRequestFor(response string) string {
 // ---------------------------------------------------------------------------------------------
 // A private tmux server with helper panes
 
+// sxServer is a world (harness_test.go) whose dead panes stay, with the helper programs of the
+// reliability suite.
 type sxServer struct {
-	t    *testing.T
-	bin  string // the wcomm binary
-	dir  string // short temp folder holding the socket
-	sock string
-	root string // the wcomm root of every call
-	work string // scratch files: logs, configs, messages
-	pid  int
-	seq  int
+	*world
+	seq int
 }
 
-const sxSession = "sx"
+const sxSession = session
 
 // sxNew starts a private server whose first window idles, so the server lives until cleanup.
 func sxNew(t *testing.T) *sxServer {
 	t.Helper()
-	requireTmux(t)
-	s := &sxServer{t: t, bin: wcommBin(t), work: t.TempDir()}
-	s.root = filepath.Join(s.work, "root")
-	dir, err := os.MkdirTemp("", "wcx")
-	require.NoError(t, err)
-	s.dir, s.sock = dir, filepath.Join(dir, "s")
-	require.Less(t, len(s.sock), 100, "socket path too long for tmux: set TMPDIR to a short folder")
-	t.Cleanup(func() {
-		s.killServer(false)
-		os.RemoveAll(dir)
-	})
-	s.startServer()
+	s := &sxServer{world: newWorld(t)}
+	s.keepDeadPanes()
 	return s
 }
 
-// startServer starts the server on s.sock (again, after killServer).
+// startServer starts the server again after killServer, as sxNew made it.
 func (s *sxServer) startServer() {
 	s.t.Helper()
-	cmd := exec.Command("tmux", "-S", s.sock, "-f", "/dev/null", "new-session", "-d", "-s", sxSession,
-		"-x", "200", "-y", "50", "-n", "keeper", "--", "sleep", "86400")
-	cmd.Env = cleanEnv()
-	out, err := cmd.CombinedOutput()
-	require.NoError(s.t, err, "start tmux: %s", out)
-	s.pid, err = strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "#{pid}")))
-	require.NoError(s.t, err)
-	// Dead panes stay, so a test can see them dead (and wcomm must refuse to paste into them).
-	s.tmux("set-option", "-g", "remain-on-exit", "on")
+	s.world.startServer()
+	s.keepDeadPanes()
 }
 
-// killServer ends the server: kill-server, or with crash set a SIGKILL of its process.
-func (s *sxServer) killServer(crash bool) {
-	if crash && s.pid > 0 {
-		_ = syscall.Kill(s.pid, syscall.SIGKILL)
-	} else {
-		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
-	}
-	if s.pid > 0 {
-		// Wait for the process to have exited, so a restart cannot race its exit. A zombie has:
-		// the daemonised server's parent is pid 1, which may take seconds to reap it.
-		deadline := time.Now().Add(10 * time.Second)
-		for !sxExited(s.pid) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond) // the polling interval, to the deadline above
-		}
-	}
-}
-
-// sxExited reports whether pid has exited: no such process, or a zombie not yet reaped.
-func sxExited(pid int) bool {
-	f, err := procStatFields(pid)
-	return err != nil || f[0] == "Z" || f[0] == "X"
-}
-
-func (s *sxServer) tmuxErr(args ...string) (string, error) { return tmuxOn(s.sock, args...) }
-
-func (s *sxServer) tmux(args ...string) string {
-	s.t.Helper()
-	out, err := s.tmuxErr(args...)
-	require.NoError(s.t, err)
-	return out
-}
-
-// window opens a window running argv (no shell) in session sess and returns its pane id.
-func (s *sxServer) window(sess string, env []string, argv ...string) string {
-	s.t.Helper()
-	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", sess + ":", "-c", s.work}
-	for _, kv := range env {
-		args = append(args, "-e", kv)
-	}
-	id := strings.TrimSpace(s.tmux(append(append(args, "--"), argv...)...))
-	require.Regexp(s.t, `^%\d+$`, id)
-	return id
-}
+// keepDeadPanes makes dead panes stay, so a test can see them dead (and wcomm must refuse to
+// paste into them).
+func (s *sxServer) keepDeadPanes() { s.tmux("set-option", "-g", "remain-on-exit", "on") }
 
 // helperArgv is the command line of a helper process.
 func sxHelperArgv(t testing.TB, mode string, args ...string) []string {
@@ -545,16 +484,7 @@ func (s *sxServer) respawnWorker(pane, mode, delay string) string {
 	return log
 }
 
-func (s *sxServer) panePID(pane string) int {
-	s.t.Helper()
-	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")))
-	require.NoError(s.t, err)
-	return pid
-}
-
-func (s *sxServer) paneDead(pane string) (dead, exists bool) { return paneDeadVia(s.tmuxErr, pane) }
-
-func (s *sxServer) alive() bool { return serverAliveVia(s.tmuxErr, s.pid) }
+func (s *sxServer) alive() bool { return s.serverAlive() }
 
 // ---------------------------------------------------------------------------------------------
 // Running wcomm
@@ -651,15 +581,11 @@ func (s *sxServer) notify(response string, body []byte, delay string) (*tmuxcomm
 	return &res, out
 }
 
-// awaitLock is the lock a waiting await holds on exchange x.
-func sxAwaitLock(x *tmuxcomm.Exchange) string {
-	return filepath.Join(x.Dir, fmt.Sprintf(".%03d-await.lock", x.Seq))
-}
-
 // sxBackground is a process running in the background.
 type sxBackground struct {
 	cmd    *exec.Cmd
 	done   chan sxOut
+	ended  chan struct{} // closed once Wait has returned
 	stdout *bytes.Buffer
 	stderr *bytes.Buffer
 }
@@ -672,10 +598,11 @@ func (s *sxServer) start(stdin []byte, cmd string, args ...string) *sxBackground
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
-	b := &sxBackground{cmd: c, done: make(chan sxOut, 1), stdout: new(bytes.Buffer), stderr: new(bytes.Buffer)}
+	b := &sxBackground{cmd: c, done: make(chan sxOut, 1), ended: make(chan struct{}), stdout: new(bytes.Buffer), stderr: new(bytes.Buffer)}
 	c.Stdout, c.Stderr = b.stdout, b.stderr
 	require.NoError(s.t, c.Start())
 	go func() {
+		defer close(b.ended)
 		err := c.Wait()
 		o := sxOut{Args: argv, Stdout: b.stdout.String(), Stderr: b.stderr.String(), Code: c.ProcessState.ExitCode()}
 		if err != nil && o.Code == 0 {
@@ -684,8 +611,13 @@ func (s *sxServer) start(stdin []byte, cmd string, args ...string) *sxBackground
 		b.done <- o
 	}()
 	s.t.Cleanup(func() {
-		if c.ProcessState == nil {
+		// Whether it still runs is what the waiting goroutine says: ProcessState is written by
+		// Wait in that goroutine, and reading it here would race.
+		select {
+		case <-b.ended:
+		default:
 			_ = c.Process.Kill()
+			<-b.ended
 		}
 	})
 	return b
@@ -1269,7 +1201,7 @@ func TestStressAwaitRestart(t *testing.T) {
 		x := s.mustSend(orch, worker, []byte(fmt.Sprintf("await round %d %s", r, sxNonce())))
 		sxWaitReceipt(t, wlog, x.ResponsePath)
 		answer := fmt.Sprintf("answer %d %s", r, sxNonce())
-		lock := sxAwaitLock(x)
+		lock := awaitLockIn(x.Dir, x.Seq)
 		sxFault(t, func() {
 			a1 := s.start(nil, "await", x.ID, "--timeout", "60s")
 			waitFor(t, 10*time.Second, func() bool { return flocked(lock) }, "await to hold %s", lock)
@@ -1362,7 +1294,7 @@ func TestStressCrashBeforeRename(t *testing.T) {
 		sxWaitReceipt(t, wlog, x.ResponsePath)
 		sxFault(t, func() {
 			a := s.start(nil, "await", x.ID, "--timeout", "60s")
-			lock := sxAwaitLock(x)
+			lock := awaitLockIn(x.Dir, x.Seq)
 			waitFor(t, 10*time.Second, func() bool { return flocked(lock) }, "await to hold %s", lock)
 			// The seed's `cat > file`: the file exists, half written, its writer still running.
 			head := messages.ResponseHeader{ID: x.ID, StartedAt: x.StartedAt, Orchestrator: x.Orchestrator, Worker: x.Worker, RequestBytes: -1}
@@ -1581,7 +1513,7 @@ func TestStressHostile(t *testing.T) {
 		{"id with ../", "../../etc/passwd", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", "../../etc/passwd", "--timeout", "1s") }, "refused: not absolute"},
 		{"id that is ..", "..", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "show", "..") }, "refused: neither an exchange id nor a path"},
 		{"id with a newline", "ID\\nrm -rf", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", h.x.ID+"\nrm -rf ~", "--timeout", "1s") }, "refused: neither an exchange id nor a path"},
-		{"id with a tmux separator", "ID;kill-server", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "notify", "--id", h.x.ID+";kill-server", "x") }, "refused: neither an exchange id nor a path"},
+		{"id with a tmux separator", "ID;kill-server", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "notify", "--id", h.x.ID+";kill-server", "x") }, "refused: is not YYYYMMDD-HHMMSS-xxxx"},
 		{"absolute path outside the root as id", "OUTSIDE/002-response.md", func(h *sxHostile) sxOut {
 			return h.s.wcomm(nil, "await", filepath.Join(h.outside, "002-response.md"), "--timeout", "1s")
 		}, "refused: not inside"},

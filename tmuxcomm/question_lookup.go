@@ -1,0 +1,34 @@
+package tmuxcomm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// Question returns the question with id, wherever it is under the root, in the state the listing
+// of Questions gives it (stale ones say why).
+func (e *Engine) Question(ctx context.Context, id string) (*QuestionStatus, error) {
+	if _, err := messages.ParseQuestionID(id); err != nil {
+		return nil, err
+	}
+	root, err := e.root(false)
+	if err != nil {
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+	}
+	list, _, err := e.Questions(ctx, QuestionsOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range list {
+		if st.ID == id {
+			return st, nil
+		}
+	}
+	_, err = findQuestion(root, id)
+	if err == nil {
+		err = fmt.Errorf("question %s is unreadable; run 'wcomm questions' to see the problem: %w", id, ErrNotFound)
+	}
+	return nil, err
+}
