@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -176,6 +177,9 @@ Exit 3 on timeout.`,
 				ref := ""
 				if len(args) == 1 {
 					ref = args[0]
+					if err := checkExchangeRef(ref); err != nil {
+						return err
+					}
 				}
 				x, err := c.engine().Await(c.ctx, ref, timeout)
 				if err != nil {
@@ -341,6 +345,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					}
 					printQuestion(c.stdout, st, time.Now())
 					return nil
+				}
+				if err := checkExchangeRef(args[0]); err != nil {
+					return err
 				}
 				x, err := c.engine().Show(c.ctx, args[0])
 				if err != nil {
@@ -539,4 +546,14 @@ func ensureNL(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// checkExchangeRef refuses, as a usage error, an argument that can name no exchange: neither an
+// exchange id nor an absolute path. A well-formed one that names nothing is "not found" (exit 4),
+// and a path outside the root a refusal (exit 1), both decided later.
+func checkExchangeRef(ref string) error {
+	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil {
+		return nil
+	}
+	return usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
 }

@@ -177,6 +177,11 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 0 {
 				return judged(usagef("--wait takes no question text"))
 			}
+			for _, id := range waits {
+				if _, err := messages.ParseQuestionID(id); err != nil {
+					return judged(usagef("--wait: %v", err))
+				}
+			}
 			// The wait is bounded as a blocking ask is (flag, else environment, else settings),
 			// from now: a question asked non-blocking never expires by its age.
 			res, err := e.WaitQuestions(c.ctx, tmuxcomm.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
