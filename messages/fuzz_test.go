@@ -1,10 +1,12 @@
 package messages
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Fuzz targets for every parser. Each checks: no panic; a failure is an ErrSyntax error; when
@@ -263,6 +265,55 @@ func FuzzParseMail(f *testing.F) {
 			}
 		} else if !errors.Is(err, ErrSyntax) {
 			t.Fatalf("outcome error not ErrSyntax: %v", err)
+		}
+	})
+}
+
+// FuzzSanitizeTerminal: what wcomm prints of another process's text holds no control byte a
+// terminal acts on (only LF and TAB), whatever the input, and sanitising again changes nothing.
+func FuzzSanitizeTerminal(f *testing.F) {
+	f.Add("answer\x1b]2;HACKED\x07 done\n")
+	f.Add("\x1b[2J\x1b[H\u009b\x7f\t\r\n\u202e\xff\x1b")
+	f.Add("\x1bP\x1b\\\x1b_x\x1b")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := SanitizeTerminal(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("SanitizeTerminal(%q) = %q: invalid UTF-8", s, out)
+		}
+		for _, r := range out {
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || removedRune(r) {
+				t.Fatalf("SanitizeTerminal(%q) = %q: holds %U", s, out, r)
+			}
+		}
+		if again := SanitizeTerminal(out); again != out {
+			t.Fatalf("not idempotent on %q: %q then %q", s, out, again)
+		}
+	})
+}
+
+// FuzzEscapeJSON: escaping encoded JSON for a terminal leaves it valid JSON that decodes to the
+// same value, with no raw DEL, C1 control or bidi override left.
+func FuzzEscapeJSON(f *testing.F) {
+	f.Add("x\x7fy\u009b2J\u202e")
+	f.Add("\x1b]2;t\x07")
+	f.Fuzz(func(t *testing.T, s string) {
+		enc, err := json.Marshal(map[string]string{"s": s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := EscapeJSON(enc)
+		var back, want map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("EscapeJSON(%q) = %q: not JSON: %v", enc, out, err)
+		}
+		_ = json.Unmarshal(enc, &want)
+		if back["s"] != want["s"] {
+			t.Fatalf("EscapeJSON changed the value: %q, want %q", back["s"], want["s"])
+		}
+		for _, r := range string(out) {
+			if r < 0x20 && r != '\n' || r == 0x7f || removedRune(r) {
+				t.Fatalf("EscapeJSON(%q) = %q: holds %U", enc, out, r)
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,7 +15,21 @@ const esc = 0x1b
 // When keepNewlines is false, LF becomes a space as well. The request file keeps the original bytes;
 // only what reaches a pane goes through here.
 func Sanitize(s string, keepNewlines bool) string {
-	if plain(s, keepNewlines) {
+	return sanitize(s, keepNewlines, false)
+}
+
+// SanitizeTerminal makes text from another process safe to print on a terminal: what Sanitize
+// removes for a pane is removed here too (an OSC sequence in a worker's answer would retitle the
+// reader's window, a CSI would move its cursor or clear its screen), but newlines and TAB are kept,
+// since no terminal acts on them beyond layout. The result holds no byte below 0x20 other than LF
+// and TAB, no DEL, no C1 control and no bidi override, so no concatenation of results can form an
+// escape sequence either.
+func SanitizeTerminal(s string) string {
+	return sanitize(s, true, true)
+}
+
+func sanitize(s string, keepNewlines, keepTabs bool) string {
+	if plain(s, keepNewlines, keepTabs) {
 		return s
 	}
 	// tmux passes every byte through to the app (measured on tmux 3.3a): "ESC[201~" ends a bracketed
@@ -40,7 +55,11 @@ func Sanitize(s string, keepNewlines bool) string {
 			b.WriteString(nl)
 			i++
 		case c == '\t':
-			b.WriteString("    ")
+			if keepTabs {
+				b.WriteByte('\t')
+			} else {
+				b.WriteString("    ")
+			}
 			i++
 		case c == esc:
 			i = skipEscape(s, i)
@@ -60,11 +79,12 @@ func Sanitize(s string, keepNewlines bool) string {
 	return b.String()
 }
 
-// plain reports whether s is printable ASCII (and LF when kept), which Sanitize returns unchanged.
-func plain(s string, keepNewlines bool) bool {
+// plain reports whether s is printable ASCII (and LF and TAB when kept), which sanitize returns
+// unchanged.
+func plain(s string, keepNewlines, keepTabs bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if (c < 0x20 || c >= 0x7f) && !(c == '\n' && keepNewlines) {
+		if (c < 0x20 || c >= 0x7f) && !(c == '\n' && keepNewlines) && !(c == '\t' && keepTabs) {
 			return false
 		}
 	}
@@ -131,4 +151,35 @@ func skipEscape(s string, i int) int {
 // that is pasted, so a worker-controlled field cannot inject keys.
 func SanitizeField(s string) string {
 	return Sanitize(s, false)
+}
+
+// EscapeJSON makes encoded JSON safe to print on a terminal without changing what it decodes to:
+// encoding/json already escapes C0 controls, but passes DEL, the C1 controls (U+009B is an 8-bit
+// CSI) and the bidi overrides through as raw characters. Those only occur inside JSON strings,
+// where a \uXXXX escape stands for the same character, so the bytes are carried, escaped.
+func EscapeJSON(data []byte) []byte {
+	clean := true
+	for _, c := range data {
+		if c == 0x7f || c >= utf8.RuneSelf {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == 0x7f || removedRune(r):
+			out = append(out, fmt.Sprintf("\\u%04x", r)...)
+		case r == utf8.RuneError && size == 1:
+			out = append(out, "\\ufffd"...)
+		default:
+			out = append(out, data[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }

@@ -116,3 +116,35 @@ func TestSanitizeProperty(t *testing.T) {
 	assertSafe(t, Sanitize(all.String(), true), true)
 	assertSafe(t, Sanitize(all.String(), false), false)
 }
+
+func TestSanitizeTerminal(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain with tab and newline", "a\tb\nc", "a\tb\nc"},
+		{"OSC title", "answer\x1b]2;HACKED\x07 done\n", "answer done\n"},
+		{"CSI clear screen", "\x1b[2J\x1b[Hx", "x"},
+		{"C1 CSI", "a\u009b2Jb", "a2Jb"},
+		{"CR becomes LF", "a\r\nb\rc", "a\nb\nc"},
+		{"bidi override", "a\u202eb", "ab"},
+		{"invalid UTF-8", "a\xffb", "a\uFFFDb"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, SanitizeTerminal(tc.in))
+		})
+	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"ASCII unchanged", `{"a":"b"}`, `{"a":"b"}`},
+		{"DEL", "{\"a\":\"x\x7fy\"}", `{"a":"x\u007fy"}`},
+		{"C1 CSI", "{\"a\":\"x\u009b2J\"}", `{"a":"x\u009b2J"}`},
+		{"bidi", "{\"a\":\"\u202e\"}", `{"a":"\u202e"}`},
+		{"other non-ASCII kept", `{"a":"é—✓"}`, `{"a":"é—✓"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, string(EscapeJSON([]byte(tc.in))))
+		})
+	}
+}

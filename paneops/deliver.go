@@ -177,19 +177,26 @@ func refusal(out, buffer string) (refused, inMode, ok bool) {
 	return true, bits[2] == '1', true
 }
 
-// enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a). literal sends the
-// carriage return as a literal key instead of the named key Enter. A mark is recorded in the same
-// call.
+// enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a), guarded like
+// the paste: tmux checks in the same call that the pane is still alive and takes input, so a pane
+// that died between paste and Enter is reported (enterRefused) instead of logged as submitted.
+// literal sends the carriage return as a literal key instead of the named key Enter. A mark is
+// recorded in the same command. pane and mark must be generated ids: the branch goes through
+// tmux's command parser.
 func enterArgs(pane messages.PaneID, literal bool, mark string) []string {
-	args := []string{"send-keys", "-t", string(pane), "Enter"}
+	p := string(pane)
+	enter := "send-keys -t " + p + " Enter"
 	if literal {
-		args = []string{"send-keys", "-t", string(pane), "-l", "\r"}
+		enter = "send-keys -t " + p + ` -l "\r"`
 	}
 	if mark != "" {
-		args = append(args, ";", "set-option", "-p", "-t", string(pane), markEntered, mark)
+		enter += " ; set-option -p -t " + p + " " + markEntered + " " + mark
 	}
-	return args
+	return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, enter}
 }
+
+// enterRefused is what the guarded Enter prints when the pane can no longer take it.
+const enterRefused = "wcomm-enter-refused"
 
 // The pane options that hold a delivery's Mark.
 const (
@@ -479,8 +486,13 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 		windows = p.Verify.WindowsMS
 	}
 	for i, w := range windows {
-		if _, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, i))...); err != nil {
+		out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, i))...)
+		if err != nil {
 			return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
+		}
+		if strings.TrimSpace(out) == enterRefused {
+			res.Evidence = "the pane died or its input went off between paste and Enter"
+			return fmt.Errorf("pasted into pane %s but not submitted: %w: it died or its input went off after the paste", d.Pane, ErrNotSubmitted)
 		}
 		res.Enters++
 		if i == 0 {

@@ -64,10 +64,10 @@ func TestGuardArgs(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter"}, enterArgs("%7", false, ""))
-	assert.Equal(t, []string{"send-keys", "-t", "%7", "-l", "\r"}, enterArgs("%7", true, ""))
-	assert.Equal(t, []string{"send-keys", "-t", "%7", "Enter", ";", "set-option", "-p", "-t", "%7", "@wcomm-entered", "m-1"},
-		enterArgs("%7", false, "m-1"))
+	guard := []string{"if-shell", "-F", "-t", "%7", "#{||:#{pane_dead},#{pane_input_off}}", "display -p wcomm-enter-refused"}
+	assert.Equal(t, append(guard, "send-keys -t %7 Enter"), enterArgs("%7", false, ""))
+	assert.Equal(t, append(guard, `send-keys -t %7 -l "\r"`), enterArgs("%7", true, ""))
+	assert.Equal(t, append(guard, "send-keys -t %7 Enter ; set-option -p -t %7 @wcomm-entered m-1"), enterArgs("%7", false, "m-1"))
 	for _, bad := range []string{"", "M-1", "a;b", "a b", "a\nb", strings.Repeat("a", 65)} {
 		assert.False(t, validMark(bad), "%q", bad)
 	}

@@ -41,11 +41,11 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 	if done, err := e.pollResponse(ctx, x.ResponsePath, awaitQuickWait); err != nil {
 		return nil, err
 	} else if done {
-		return e.markRead(x), nil
+		return e.markRead(x)
 	}
 	if ctx.Err() != nil {
 		if done, _ := responseComplete(x.ResponsePath, false); done {
-			return e.markRead(x), nil
+			return e.markRead(x)
 		}
 		return x, e.awaitTimeout(ctx, x, timeout)
 	}
@@ -59,7 +59,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		if done, err := responseComplete(x.ResponsePath, renamed); err != nil {
 			return nil, err
 		} else if done {
-			return e.markRead(x), nil
+			return e.markRead(x)
 		}
 		if w == nil {
 			// No watcher: fall back to a short poll.
@@ -73,7 +73,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		evs, err := w.Next(ctx)
 		if ctx.Err() != nil {
 			if done, _ := responseComplete(x.ResponsePath, renamed); done {
-				return e.markRead(x), nil
+				return e.markRead(x)
 			}
 			return x, e.awaitTimeout(ctx, x, timeout)
 		}
@@ -166,11 +166,30 @@ func responseComplete(path string, renamed bool) (bool, error) {
 }
 
 // markRead loads the answered exchange whole and records that an await returned it, which takes it
-// out of the default choice of the next await.
-func (e *Engine) markRead(x *Exchange) *Exchange {
-	_ = logEvent(x.Dir, x.Seq, StateRead, nil, e.Now())
-	if e.LeanAwait {
-		return loadExchangeBodies(x.Dir, x.Seq, false, true)
+// out of the default choice of the next await. A response file that does not parse (no header, a
+// header of another form) is not an answer: it is reported, and not marked read, so the exchange
+// stays open for a worker's real notify once the file is removed. The read is recorded before the
+// body is handed back, and a record that cannot be written (a full disk) fails the await.
+func (e *Engine) markRead(x *Exchange) (*Exchange, error) {
+	full := loadExchangeBodies(x.Dir, x.Seq, !e.LeanAwait, true)
+	if full.Response() == nil {
+		why := "it could not be read"
+		if len(full.Problems) > 0 {
+			why = full.Problems[len(full.Problems)-1]
+		}
+		return nil, fmt.Errorf("the response file of %s is damaged (%s); it was not taken as an answer: "+
+			"look at it, remove it and have the worker notify again: %w", orDashID(full), why, ErrDamaged)
 	}
-	return loadExchange(x.Dir, x.Seq, true)
+	if err := logEvent(x.Dir, x.Seq, StateRead, nil, e.Now()); err != nil {
+		return nil, fmt.Errorf("the response of %s is complete at %s, but recording that it was read failed: %w", orDashID(full), full.ResponsePath, err)
+	}
+	full.Read = true
+	return full, nil
+}
+
+func orDashID(x *Exchange) string {
+	if x.ID != "" {
+		return x.ID
+	}
+	return x.RequestPath
 }

@@ -538,9 +538,13 @@ func configError(path string, err error) error {
 	return fmt.Errorf("%s", strings.Join(parts, "; "))
 }
 
+// MaxEnterDelay bounds the pause between paste and Enter, from any source: the pane's lock is
+// held for it.
+const MaxEnterDelay = 10 * time.Second
+
 func checkEnterDelay(d time.Duration) error {
-	if d > 10*time.Second {
-		return fmt.Errorf("%s is longer than 10s", d)
+	if d > MaxEnterDelay {
+		return fmt.Errorf("%s is longer than %s", d, MaxEnterDelay)
 	}
 	return nil
 }

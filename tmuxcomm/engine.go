@@ -26,6 +26,11 @@ var (
 	ErrUndelivered = errors.New("request not delivered")
 	// ErrAnswered: the exchange already has a response; the first one stands.
 	ErrAnswered = errors.New("already answered")
+	// ErrNotRecorded marks a step that happened but could not be written to its log (a full
+	// disk): the command fails rather than report a state the files do not hold.
+	ErrNotRecorded = errors.New("not recorded")
+	// ErrDamaged marks a protocol file that exists but does not parse.
+	ErrDamaged = errors.New("damaged file")
 )
 
 // Tmux is what the engine needs from paneops.Client.

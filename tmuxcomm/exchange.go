@@ -354,6 +354,10 @@ func (x *Exchange) loadResponse(bodies bool) {
 	if x.ID != "" && resp.Header.ID != x.ID {
 		x.Problems = append(x.Problems, fmt.Sprintf("%s: response id %s does not match request id %s", x.ResponsePath, resp.Header.ID, x.ID))
 	}
+	if x.request != nil && (resp.Header.StartedAt != x.StartedAt || resp.Header.Orchestrator != x.Orchestrator || resp.Header.Worker != x.Worker) {
+		x.Problems = append(x.Problems, fmt.Sprintf("%s: the response header says started_at=%s orchestrator=%s worker=%s; the request says started_at=%s orchestrator=%s worker=%s",
+			x.ResponsePath, resp.Header.StartedAt, resp.Header.Orchestrator, resp.Header.Worker, x.StartedAt, x.Orchestrator, x.Worker))
+	}
 	if resp.Header.RequestBytes >= 0 && x.request != nil && x.request.Header.Bytes >= 0 &&
 		(resp.Header.RequestBytes != x.request.Header.Bytes || resp.Header.RequestSum != x.request.Header.Sum) {
 		x.Integrity = "mismatch"

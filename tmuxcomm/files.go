@@ -162,7 +162,7 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > maxFile {
-				return nil, mtime, fmt.Errorf("%s grew past the %d bytes this tool reads", path, maxFile)
+				return nil, mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, maxFile, ErrTooLarge)
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
@@ -218,7 +218,7 @@ func readFileText(path string) (string, time.Time, error) {
 		}
 		b.Write(chunk[:n])
 		if b.Len() > maxFile {
-			return "", mtime, fmt.Errorf("%s grew past the %d bytes this tool reads", path, maxFile)
+			return "", mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, maxFile, ErrTooLarge)
 		}
 	}
 }
@@ -253,8 +253,13 @@ func openRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return fail(fmt.Errorf("%s is not a regular file", path))
 	}
+	if int(st.Uid) != os.Getuid() {
+		// As checkOwned: every party runs as the same user, so a file of another was planted.
+		return fail(fmt.Errorf("%s is owned by uid %d, not by you (uid %d), so another user made it; wcomm does not use it: remove it: %w",
+			path, st.Uid, os.Getuid(), ErrUnsafeRoot))
+	}
 	if st.Size > maxFile {
-		return fail(fmt.Errorf("%s is %d bytes, more than the %d this tool reads", path, st.Size, maxFile))
+		return fail(fmt.Errorf("%s is %d bytes, more than the %d this tool reads: %w", path, st.Size, maxFile, ErrTooLarge))
 	}
 	return fd, st, mtime, nil
 }
@@ -266,6 +271,16 @@ func readFirstLine(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	if err := checkOwned(path, st); err != nil {
+		return "", err
+	}
 	buf := make([]byte, 4096)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

@@ -2,7 +2,9 @@ package tmuxcomm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -89,12 +91,15 @@ func (e *Engine) History(ctx context.Context, o HistoryOptions) ([]SessionSummar
 // files is mostly system-call time, which the CPUs share.
 func (e *Engine) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
 	root, err := e.root(false)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		// No root yet: no exchanges, which is a listing like any other.
 		if start != nil {
 			return nil, start(nil)
 		}
 		return nil, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	var dirs, foreign []string
 	if o.Session != "" {

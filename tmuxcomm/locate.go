@@ -35,6 +35,11 @@ func sessionDirs(root string) (dirs []string, foreign []string, err error) {
 			foreign = append(foreign, name)
 			continue
 		}
+		// A session folder another user planted is never read: its files could say anything.
+		if st, err := ent.Info(); err != nil || checkOwned(filepath.Join(root, name), st) != nil {
+			foreign = append(foreign, name+" (not yours: owned by another user)")
+			continue
+		}
 		dirs = append(dirs, filepath.Join(root, name))
 	}
 	sort.Strings(dirs)

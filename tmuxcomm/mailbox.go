@@ -74,10 +74,13 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 		return nil, err
 	}
 	queued := func(reason string) (*Posted, error) {
-		e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
+		rerr := e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
 		p := &Posted{Mail: m, Queued: true, Reason: reason}
 		if err := e.ensureDeliverer(ob, m.Socket); err != nil {
 			p.Reason += "; " + err.Error()
+		}
+		if rerr != nil {
+			return p, fmt.Errorf("queued in the outbox of pane %s, but %w", m.Pane, rerr)
 		}
 		return p, nil
 	}
@@ -90,18 +93,27 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 		return queued("another delivery to this pane is under way")
 	}
 	defer unlock()
+	// A delivery a killed process left between paste and Enter is finished first, fail-fast or
+	// not: typed after it, this message would join that text on one line.
+	e.recoverInflight(ctx, root, ob, pane, srv)
 	if e.NoQueue {
 		return e.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
 	}
 	// Order is kept: what waits ahead of m goes first, delivered by this process while the pane
 	// is ready, so concurrent senders to a ready pane need no deliverer.
-	e.recoverInflight(ctx, root, ob, pane, srv)
+	prev := ""
 	for {
 		pend, _ := ob.pending()
 		if !slices.ContainsFunc(pend, func(p messages.Mail) bool { return p.ID == m.ID }) {
 			break
 		}
 		group := headGroup(pend)
+		if group[0].ID == prev {
+			// The message ahead was handled but its outcome could not be written (a full disk):
+			// typing it again would deliver it twice. It waits, with m behind it, for recovery.
+			return queued("the message ahead of it in the outbox could not be recorded as delivered")
+		}
+		prev = group[0].ID
 		p, err := e.deliverGroup(ctx, root, ob, group, pane, srv, true)
 		if err != nil && notReady(err) {
 			return queued(reasonOf(err))
@@ -198,6 +210,11 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	for i, g := range group {
 		ids[i] = g.ID
 	}
+	if f, err := ob.readInflight(); err == nil && f != nil {
+		// Only a delivery whose outcome could not be written leaves this behind once recovery
+		// has run: nothing is typed until it is recorded, or that message would be typed twice.
+		return p, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", errNotReady, f.Mark, pane.ID)
+	}
 	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
 		return fail(err)
 	}
@@ -232,7 +249,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		p.Outcome = messages.MailUndeliverable
 		return p, derr
 	}
-	e.recordMail(root, group, evPasted, detail, res.PastedAt)
+	recErr := e.recordMail(root, group, evPasted, detail, res.PastedAt)
 	if derr != nil {
 		d := map[string]string{"pane": string(pane.ID), "profile": det.Name, "form": form, "error": derr.Error(), "mail": m.ID}
 		if res.Evidence != "" {
@@ -242,10 +259,14 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 			d["enters"] = strconv.Itoa(res.Enters)
 		}
 		e.recordMail(root, group, evUndelivered, d, e.Now())
+		var endErr error
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids))
 		}
-		ob.clearInflight()
+		if endErr == nil {
+			// Kept otherwise: the pasted text must not be typed again by the next delivery.
+			ob.clearInflight()
+		}
 		p.Outcome = messages.MailUndeliverable
 		return p, derr
 	}
@@ -254,24 +275,38 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if len(group) > 1 {
 		sd["coalesced"] = strconv.Itoa(len(group))
 	}
-	e.recordMail(root, group, evSubmitted, sd, res.EnterAt)
+	recErr = errors.Join(recErr, e.recordMail(root, group, evSubmitted, sd, res.EnterAt))
+	var endErr error
 	for _, g := range group {
-		e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids)
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
+	}
+	p.Outcome = messages.MailDelivered
+	if endErr != nil {
+		// inflight.json stays: with the pane's marks it lets the next delivery record the outcome
+		// without typing the message again.
+		return p, fmt.Errorf("typed into pane %s and submitted, but %w: %w", pane.ID, ErrNotRecorded, endErr)
 	}
 	ob.clearInflight()
-	p.Outcome = messages.MailDelivered
+	if recErr != nil {
+		return p, fmt.Errorf("typed into pane %s and submitted, but %w", pane.ID, recErr)
+	}
 	return p, nil
 }
 
-// endMail records how a piece of mail ended; an outcome already there stands.
-func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) {
+// endMail records how a piece of mail ended; an outcome already there stands. Any other failure
+// to write it is returned.
+func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
 	var others []string
 	for _, id := range with {
 		if id != m.ID {
 			others = append(others, id)
 		}
 	}
-	_ = ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
+	err := ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
+	if errors.Is(err, ErrExists) {
+		return nil
+	}
+	return err
 }
 
 // recoverInflight finishes a delivery that a process killed mid-way left behind: the pane's own
@@ -315,10 +350,14 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	case entered == f.Mark:
 		ev := "recovered: the pane recorded the paste and the Enter of a deliverer that stopped before recording them"
 		e.recordMail(root, group, evSubmitted, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "evidence": ev}, e.Now())
+		var endErr error
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids))
 		}
-		ob.clearInflight()
+		if endErr == nil {
+			// Kept otherwise (a full disk): the record is what stops the message being typed again.
+			ob.clearInflight()
+		}
 		return
 	}
 	// Pasted, not submitted: press Enter only while the pane shows nothing but that paste.
@@ -333,13 +372,14 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	d := e.delivery(pane, content, det, root, srv)
 	d.Mark = f.Mark
 	res, rerr := e.Tmux.Resume(ctx, d)
+	var endErr error
 	switch {
 	case rerr != nil:
 		detail := map[string]string{"pane": string(ob.pane), "mail": f.Mark, "form": form,
 			"error": "a deliverer stopped between paste and Enter, and the pane now holds other text: " + rerr.Error()}
 		e.recordMail(root, group, evUndelivered, detail, e.Now())
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids))
 		}
 	default:
 		sd := submittedDetail(ob.pane, form, det.Name, res)
@@ -351,10 +391,12 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		}
 		e.recordMail(root, group, evSubmitted, sd, e.Now())
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids)
+			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids))
 		}
 	}
-	ob.clearInflight()
+	if endErr == nil {
+		ob.clearInflight()
+	}
 }
 
 // ensureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).

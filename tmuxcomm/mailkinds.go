@@ -5,6 +5,7 @@ package tmuxcomm
 // question's and an answer's in the question's log).
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -89,8 +90,11 @@ func mailQuestions(root string, m messages.Mail) []*QuestionStatus {
 	return sts
 }
 
-// recordMail records one event of a group of mail in the logs of what each carries.
-func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) {
+// recordMail records one event of a group of mail in the logs of what each carries. A log that
+// cannot be written (a full disk) is an error: the callers that report a state report it only
+// once it is recorded.
+func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) error {
+	var errs []error
 	for _, m := range group {
 		switch m.Kind {
 		case messages.MailRequest, messages.MailResponse:
@@ -100,7 +104,9 @@ func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, de
 			}
 			dir, err := sessionDir(root, m)
 			if err == nil && states[ev] != "" {
-				_ = logEvent(dir, m.Seq, states[ev], detail, at)
+				if err := logEvent(dir, m.Seq, states[ev], detail, at); err != nil {
+					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
+				}
 			}
 		case messages.MailQuestion, messages.MailAnswer:
 			states := questionStates
@@ -111,10 +117,16 @@ func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, de
 				continue
 			}
 			for _, st := range mailQuestions(root, m) {
-				e.logQ(st, states[ev], detail)
+				if err := e.logQ(st, states[ev], detail); err != nil {
+					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
+				}
 			}
 		}
 	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrNotRecorded, errors.Join(errs...))
+	}
+	return nil
 }
 
 // unwanted says why a piece of mail need not be delivered any more ("" when it still is): its

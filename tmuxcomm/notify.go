@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -78,11 +80,19 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	x, req = nil, nil
 	if err := writeExclusiveParts(responsePath, true, parts...); err != nil {
 		if errors.Is(err, ErrExists) {
+			// Only a complete response of this exchange stands: a FIFO, a folder, a symlink or a
+			// file that does not parse in its place is not an answer, and nothing was saved.
+			if bad := notAResponse(responsePath); bad != "" {
+				return nil, fmt.Errorf("%s is %s, not a response; nothing was saved: remove it and notify again: %w", responsePath, bad, ErrDamaged)
+			}
 			return &NotifyResult{Exchange: loadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, ErrAnswered)
 		}
 		return nil, err
 	}
-	_ = logEvent(dir, seq, StateAnswered, map[string]string{"response": responsePath}, e.Now())
+	if err := logEvent(dir, seq, StateAnswered, map[string]string{"response": responsePath}, e.Now()); err != nil {
+		// The response file is whole; the orchestrator is not told of a state the log lacks.
+		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
+	}
 	x = loadExchange(dir, seq, false)
 	line := messages.Notification{StartedAt: h.StartedAt, Orchestrator: h.Orchestrator, Worker: h.Worker, Path: x.ResponsePath}.String()
 	res := &NotifyResult{Exchange: x, Line: line}
@@ -95,7 +105,9 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
 	if isLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {
 		res.Signal = "await"
-		_ = logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now())
+		if err := logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now()); err != nil {
+			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
+		}
 		return res, nil
 	}
 	posted, err := e.signal(ctx, x, line)
@@ -160,10 +172,38 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}
 	posted, err := e.post(ctx, root, m, p, srv)
 	if err != nil {
+		if errors.Is(err, ErrNotRecorded) {
+			return posted, fmt.Errorf("response saved at %s; the RESPONSE line went to orchestrator pane %s, but %w", x.ResponsePath, orch, err)
+		}
 		if errors.Is(err, paneops.ErrRefused) || isNotFound(err) {
 			return posted, fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, ErrOrchestratorGone)
 		}
 		return posted, fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)
 	}
 	return posted, nil
+}
+
+// notAResponse says what is at path when it is not a complete response file ("" when it is one).
+func notAResponse(path string) string {
+	st, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return "unreadable (" + err.Error() + ")"
+	case st.Mode()&fs.ModeSymlink != 0:
+		return "a symlink"
+	case st.IsDir():
+		return "a folder"
+	case st.Mode()&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case !st.Mode().IsRegular():
+		return "not a regular file"
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return "unreadable (" + err.Error() + ")"
+	}
+	if _, err := messages.ParseResponse(data); err != nil {
+		return "damaged (" + err.Error() + ")"
+	}
+	return ""
 }

@@ -98,7 +98,7 @@ func ensureDir(d string, create bool) error {
 	if !st.IsDir() || st.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is not a folder: %w", d, ErrUnsafeRoot)
 	}
-	return nil
+	return checkOwned(d, st)
 }
 
 func (ob *outbox) path(parts ...string) string {

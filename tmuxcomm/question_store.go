@@ -105,11 +105,12 @@ func (st *QuestionStatus) waitLock() string {
 }
 
 // logQ appends one event to the question's log; a failed log write never fails the operation.
-func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string) {
+func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string) error {
 	line, err := json.Marshal(Event{State: state, At: e.Now().UTC(), Detail: detail})
-	if err == nil {
-		_ = appendLine(st.file(messages.SuffixLog), line)
+	if err != nil {
+		return err
 	}
+	return appendLine(st.file(messages.SuffixLog), line)
 }
 
 // QuestionEvents reads a question's log.

@@ -32,6 +32,9 @@ func ensureRoot(dir string, create bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("root %q: %w", dir, err)
 	}
+	if err := checkRootChars(abs); err != nil {
+		return "", err
+	}
 	st, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !create {
@@ -66,9 +69,30 @@ func ensureRoot(dir string, create bool) (string, error) {
 	return abs, nil
 }
 
-// inRoot checks that path lies inside root after cleaning and resolving symlinks of the folders on
-// the way, and returns the cleaned absolute path. The last component is not resolved: files are
-// opened with O_NOFOLLOW, so a symlink there is refused when read.
+// checkOwned refuses a file or folder another user owns: every party of an exchange runs as the
+// same user, so one that is not ours was planted (in a root that was once loose, or in /tmp). A
+// folder of ours with a looser mode than 0700 (the plain procedure's mkdir -p gives 0755) is
+// tightened, as the root is.
+func checkOwned(path string, st fs.FileInfo) error {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d), so another user made it; wcomm does not use it: remove it: %w",
+			path, sys.Uid, os.Getuid(), ErrUnsafeRoot)
+	}
+	if st.IsDir() && st.Mode().Perm() != dirMode {
+		if err := os.Chmod(path, dirMode); err != nil {
+			return fmt.Errorf("tighten %s to 0700: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// inRoot is the one way into the root for a path from outside (an argument, a RESPONSE line): it
+// checks that path lies inside root once cleaned, and walks it from the root down with Lstat,
+// refusing every symlink on the way (inside the root as well as out of it: a link between two
+// session folders would pair a request with another exchange's response) and every folder that
+// is not ours. It returns the cleaned absolute path under root as root is spelt. The last
+// component may be missing (a response not yet written), and a symlink there is left to the
+// reader, which opens with O_NOFOLLOW and names it.
 func inRoot(root, path string) (string, error) {
 	if path == "" || strings.ContainsRune(path, 0) {
 		return "", fmt.Errorf("invalid path %q", messages.SanitizeField(path))
@@ -77,23 +101,62 @@ func inRoot(root, path string) (string, error) {
 		return "", fmt.Errorf("path %q is not absolute: %w", messages.SanitizeField(path), ErrOutsideRoot)
 	}
 	clean := filepath.Clean(path)
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", fmt.Errorf("root %s: %w", root, err)
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(clean))
-	if err != nil {
-		// A folder that does not exist cannot hold a file we read; say where it points.
-		if !strings.HasPrefix(clean, root+string(filepath.Separator)) {
-			return "", fmt.Errorf("%s is not inside %s: %w", clean, root, ErrOutsideRoot)
+	rel, ok := under(root, clean)
+	if !ok {
+		// The root may be spelt through a symlinked parent (/tmp -> /private/tmp) in the path.
+		if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+			rel, ok = under(realRoot, clean)
 		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("no folder %s under %s; run 'wcomm history' to list the sessions: %w", filepath.Dir(clean), root, ErrNotFound)
-		}
-		return "", fmt.Errorf("%s: %w", clean, err)
 	}
-	if !strings.HasPrefix(dir+string(filepath.Separator), realRoot+string(filepath.Separator)) {
+	if !ok {
 		return "", fmt.Errorf("%s is not inside %s: %w", clean, root, ErrOutsideRoot)
 	}
-	return filepath.Join(root, strings.TrimPrefix(filepath.Join(dir, filepath.Base(clean)), realRoot)), nil
+	parts := strings.Split(rel, string(filepath.Separator))
+	cur := root
+	for i, part := range parts {
+		cur = filepath.Join(cur, part)
+		last := i == len(parts)-1
+		st, err := os.Lstat(cur)
+		if err != nil {
+			if last && errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("no folder %s under %s; run 'wcomm history' to list the sessions: %w", cur, root, ErrNotFound)
+			}
+			return "", fmt.Errorf("%s: %w", cur, err)
+		}
+		if last {
+			break
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symlink; wcomm follows no symlink inside the root, so %s is not inside %s: %w", cur, clean, root, ErrOutsideRoot)
+		}
+		if !st.IsDir() {
+			return "", fmt.Errorf("%s is not a folder", cur)
+		}
+		if err := checkOwned(cur, st); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(root, rel), nil
+}
+
+// under returns path relative to dir when it lies strictly inside it.
+func under(dir, path string) (string, bool) {
+	rel, ok := strings.CutPrefix(path, dir+string(filepath.Separator))
+	return rel, ok && rel != ""
+}
+
+// checkRootChars refuses a root whose paths the protocol's lines cannot carry: a response path
+// ends at the first white space of a RESPONSE line, and the plain procedure's fallback command
+// puts it in a double-quoted shell string, so a space, a quote, $ or a control character in the
+// root would make every exchange under it unanswerable.
+func checkRootChars(abs string) error {
+	probe := filepath.Join(abs, "20260101-000000-o1-w2", messages.SeqFileName(2, messages.KindResponse))
+	if err := messages.ValidResponsePath(probe); err != nil {
+		return fmt.Errorf("root %q cannot be named in a RESPONSE line (%v); pass --root with a path of letters, digits and . _ - /: %w",
+			messages.SanitizeField(abs), err, ErrUnsafeRoot)
+	}
+	return nil
 }

@@ -3,10 +3,13 @@ package tmuxcomm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -98,7 +101,16 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, err
 	}
 	o.Body = nil // the file holds it now; let a large one go before it is read back
-	_ = logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now())
+	if err := logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now()); err != nil {
+		// A request without its log would be delivered with no record of it: take it back, so
+		// what is on disk is what happened (nothing was sent).
+		os.Remove(reqPath)
+		hint := "look at that folder and send again"
+		if errors.Is(err, syscall.ENOSPC) {
+			hint = "free space on the root's disk and send again"
+		}
+		return nil, fmt.Errorf("record request %s in %s: %w; nothing was sent: %s", id, dir, err, hint)
+	}
 	_ = RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
@@ -106,9 +118,18 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	_, derr := e.post(ctx, root, m, worker, srv)
 	x := loadExchange(dir, n, false)
 	if derr != nil {
-		return x, fmt.Errorf("deliver %s to pane %s: %w: %w", filepath.Base(reqPath), worker.ID, ErrUndelivered, derr)
+		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
 	}
 	return x, nil
+}
+
+// deliveryError names a failed delivery: undelivered, or, when the message did reach the pane but
+// its record could not be written, that (the command still fails: its state is not on disk).
+func deliveryError(name string, pane messages.PaneID, again string, err error) error {
+	if errors.Is(err, ErrNotRecorded) {
+		return fmt.Errorf("%s for pane %s: %w", name, pane, err)
+	}
+	return fmt.Errorf("deliver %s to pane %s%s: %w: %w", name, pane, again, ErrUndelivered, err)
 }
 
 // notifyCommand is the line the instructions give a worker that has wcomm.
@@ -175,7 +196,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 	_, derr := e.post(ctx, root, m, worker, srv)
 	x = loadExchange(x.Dir, x.Seq, false)
 	if derr != nil {
-		return x, fmt.Errorf("deliver %s to pane %s again: %w: %w", filepath.Base(x.RequestPath), x.Worker, ErrUndelivered, derr)
+		return x, deliveryError(filepath.Base(x.RequestPath), x.Worker, " again", derr)
 	}
 	return x, nil
 }

@@ -69,6 +69,9 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 		if err != nil || !ent.IsDir() || s.Orchestrator != orch || s.Worker != worker {
 			continue
 		}
+		if st, err := ent.Info(); err != nil || checkOwned(filepath.Join(root, ent.Name()), st) != nil {
+			continue // planted by another user: its meta and files are not ours to trust
+		}
 		m, err := readMeta(filepath.Join(root, ent.Name()))
 		if err != nil || m.Server != serverKey {
 			continue

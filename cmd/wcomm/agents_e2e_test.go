@@ -321,10 +321,15 @@ func runAgent(t *testing.T, agent, installed string) {
 	// its deliverer types it in, in order, as soon as the agent is idle again.
 	for i, x := range xs {
 		var d delivered
+		var seen string
 		waitFor(t, 3*time.Minute, func() bool {
 			d = readDelivery(t, x)
+			if d.submitted.IsZero() {
+				seen = "delivery log:\n" + readString(t, filepath.Join(x.Dir, fmt.Sprintf("%03d-delivery.jsonl", x.Seq))) +
+					"screen:\n" + w.capture(pane)
+			}
 			return !d.submitted.IsZero()
-		}, "%s send %d (%s) to be submitted", agent, i, x.ID)
+		}, "%s send %d (%s) to be submitted; %s", agent, i, x.ID, &seen)
 		assert.Equal(t, agent, d.profile, "send %d detected the agent", i)
 		assert.Equal(t, "paste", d.form, "send %d: %d KB are pasted whole", i, len(agentBody(agent, i))>>10)
 		assert.True(t, d.verified, "send %d: the screen showed the submission: %s", i, d.evidence)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +30,7 @@ type cli struct {
 	socketPath string // -S
 	root       string
 	json       bool
+	raw        bool // --raw: foreign text printed as is (see output.go)
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -111,16 +111,9 @@ func (c *cli) readRawBody(file string, args []string) ([]byte, error) {
 	case file != "" && len(args) > 0:
 		return nil, usagef("give the message either with --file or as arguments, not both")
 	case file == "-" || (len(args) == 1 && args[0] == "-"):
-		data, err := io.ReadAll(io.LimitReader(c.stdin, maxMessage+1))
-		if err == nil && len(data) > maxMessage {
-			return nil, fmt.Errorf("the message on stdin is larger than %d MiB; write it to a file and send a short request naming it", maxMessage>>20)
-		}
-		return data, err
+		return tmuxcomm.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
 	case file != "":
-		if st, err := os.Stat(file); err == nil && st.Size() > maxMessage {
-			return nil, fmt.Errorf("message file %s is larger than %d MiB; send a short request naming it", file, maxMessage>>20)
-		}
-		data, err := os.ReadFile(file)
+		data, err := tmuxcomm.ReadFileBounded(c.ctx, file, maxMessage)
 		if err != nil {
 			return nil, fmt.Errorf("read message file: %w", err)
 		}
@@ -166,6 +159,24 @@ func (f durationFlag) Set(s string) error {
 func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
 	*p = def
 	fs.Var(durationFlag{p}, name, usage)
+}
+
+// cappedDuration is a durationFlag with an upper bound, checked as the flag is parsed.
+type cappedDuration struct {
+	durationFlag
+	max time.Duration
+}
+
+func (f cappedDuration) Set(s string) error {
+	var d time.Duration
+	if err := (durationFlag{&d}).Set(s); err != nil {
+		return err
+	}
+	if d > f.max {
+		return fmt.Errorf("%s is longer than %s", s, f.max)
+	}
+	*f.d = d
+	return nil
 }
 
 func isTimeout(err error) bool {

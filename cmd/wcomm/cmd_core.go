@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,9 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
+
+// maxParseInput bounds what parse reads: a screen capture with a RESPONSE line in it.
+const maxParseInput = 16 << 20
 
 // DefaultAwaitTimeout bounds an await without --timeout, so a forgotten worker never hangs an
 // orchestrator for ever; --timeout 0 waits without limit.
@@ -175,6 +179,9 @@ Exit 3 on timeout.`,
 				ref := ""
 				if len(args) == 1 {
 					ref = args[0]
+					if err := checkExchangeRef(ref); err != nil {
+						return err
+					}
 				}
 				e := c.engine()
 				e.LeanAwait = !c.json // only the response is printed
@@ -261,7 +268,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 			return func(args []string) error {
 				var text string
 				if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
-					data, err := io.ReadAll(io.LimitReader(c.stdin, 16<<20))
+					data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, maxParseInput, "the text on stdin")
 					if err != nil {
 						return err
 					}
@@ -276,7 +283,14 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					}
 					return err
 				}
-				warnIntegrity(c, x)
+				if x.Integrity == "mismatch" {
+					warnIntegrity(c, x)
+				} else {
+					// A forged or mismatched field is said, not only listed in the output.
+					for _, p := range x.Problems {
+						fmt.Fprintf(c.stderr, "wcomm parse: warning: %s\n", p)
+					}
+				}
 				if c.json {
 					return c.printJSON(x)
 				}
@@ -367,6 +381,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					}
 					printQuestion(c.stdout, st, time.Now())
 					return nil
+				}
+				if err := checkExchangeRef(args[0]); err != nil {
+					return err
 				}
 				x, err := c.engine().Show(c.ctx, args[0])
 				if err != nil {
@@ -568,4 +585,14 @@ func ensureNL(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// checkExchangeRef refuses, as a usage error, an argument that can name no exchange: neither an
+// exchange id nor an absolute path. A well-formed one that names nothing is "not found" (exit 4),
+// and a path outside the root a refusal (exit 1), both decided later.
+func checkExchangeRef(ref string) error {
+	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil {
+		return nil
+	}
+	return usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
 }

@@ -236,6 +236,7 @@ func commandFlags(cmd *command) *flag.FlagSet {
 	c.globalFlags(fs)
 	fs.Bool("help", false, "show this help")
 	fs.Bool("h", false, "show this help")
+	c.outputFlags(fs, cmd.Name)
 	cmd.Setup(fs, c)
 	return fs
 }

@@ -177,6 +177,11 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 0 {
 				return judged(usagef("--wait takes no question text"))
 			}
+			for _, id := range waits {
+				if _, err := messages.ParseQuestionID(id); err != nil {
+					return judged(usagef("--wait: %v", err))
+				}
+			}
 			// The wait is bounded as a blocking ask is (flag, else environment, else settings),
 			// from now: a question asked non-blocking never expires by its age.
 			res, err := e.WaitQuestions(c.ctx, tmuxcomm.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
@@ -296,6 +301,9 @@ func sourceName(file string) string {
 	return file
 }
 
+// maxEnvelope bounds an agent's message holding an openQuestions envelope.
+const maxEnvelope = 16 << 20
+
 // envelopeQuestions reads an agent's message and returns the questions of its envelope, nil
 // when it has none (then no task is needed: there is nothing to ask). A malformed envelope is reported as FILE:LINE: PATH: what is wrong, the text
 // to hand back to the agent.
@@ -303,9 +311,9 @@ func (c *cli) envelopeQuestions(file string, task func() (string, error), u mess
 	var data []byte
 	var err error
 	if file == "-" {
-		data, err = io.ReadAll(io.LimitReader(c.stdin, 16<<20))
+		data, err = tmuxcomm.ReadBounded(c.ctx, c.stdin, maxEnvelope, "the envelope on stdin")
 	} else {
-		data, err = os.ReadFile(file)
+		data, err = tmuxcomm.ReadFileBounded(c.ctx, file, maxEnvelope)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the envelope: %w", err)
@@ -392,7 +400,7 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		id := args[0]
 		raw := strings.Join(args[1:], " ")
 		if len(args) == 2 && args[1] == "-" {
-			data, err := io.ReadAll(io.LimitReader(c.stdin, 64<<10))
+			data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, 64<<10, "the answer on stdin")
 			if err != nil {
 				return err
 			}

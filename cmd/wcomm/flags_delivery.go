@@ -35,7 +35,9 @@ func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
 		case flagEnterDelay:
 			// No default of its own: without the flag, WCOMM_ENTER_DELAY or the settings file
 			// decide, and a target's profile may ask for more.
-			durationVar(fs, &d.enterDelay, n, 0, fmt.Sprintf("pause between paste and Enter (default from the settings, %s; a target's profile may take longer)", tmuxcomm.DefaultEnterDelay))
+			// Bounded like the settings file's enter_delay: the pane's lock is held for it.
+			fs.Var(cappedDuration{durationFlag{&d.enterDelay}, tmuxcomm.MaxEnterDelay}, n,
+				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", tmuxcomm.MaxEnterDelay, tmuxcomm.DefaultEnterDelay))
 		case flagBusyWait:
 			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, "when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle (0: do not wait)")
 		case flagFrom:

@@ -268,9 +268,13 @@ func TestE2EMailboxKilledDeliverer(t *testing.T) {
 
 	// Anything that looks at the outbox starts a new deliverer; it finishes the delivery.
 	requireCode(t, 0, w.in(rec, "inbox", "--peek"))
-	entries := waitRecorded(t, recLog, 1)
+	var state string
+	waitFor(t, 20*time.Second, func() bool {
+		state = outboxState(w)
+		return len(jsonLines(t, recLog)) >= 1
+	}, "the recorder's line; outbox:%s", &state)
 	waitNoDeliverer(t, w.root)
-	entries = jsonLines(t, recLog)
+	entries := jsonLines(t, recLog)
 	require.Len(t, entries, 1, "%v", entries)
 	assert.Equal(t, true, entries[0]["enter"])
 	assert.Contains(t, entries[0]["paste"], s.Response)

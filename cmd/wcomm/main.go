@@ -100,7 +100,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err = c.runCommand(cmd, append(global, args[1:]...))
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
-		fmt.Fprintf(stderr, "wcomm %s: %v\n", cmd.Name, err)
+		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
+		fmt.Fprintf(termWriter{stderr}, "wcomm %s: %v\n", cmd.Name, err)
 		if code == exitUsage {
 			fmt.Fprintf(stderr, "usage: wcomm %s %s (wcomm %s --help)\n", cmd.Name, cmd.Args, cmd.Name)
 		}
@@ -149,8 +150,10 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 	c.globalFlags(fs)
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
+	c.outputFlags(fs, cmd.Name)
 	runFn := cmd.Setup(fs, c)
 	pos, err := parseInterleaved(fs, args)
+	c.guardOutput(cmd.Name)
 	if *help {
 		c.printCommandHelp(c.stdout, cmd, fs)
 		return nil

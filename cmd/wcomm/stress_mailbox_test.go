@@ -170,6 +170,7 @@ func outboxState(w *world) string {
 		data, _ := os.ReadFile(f)
 		b.WriteString("\n" + f + ": " + strings.TrimSpace(string(data)))
 	}
-	b.WriteString("\nmarks: " + w.tmux("show-options", "-p", "-t", "%1"))
+	marks, _ := w.tmuxErr("list-panes", "-a", "-F", "#{pane_id} pasted=#{@wcomm-pasted} entered=#{@wcomm-entered}")
+	b.WriteString("\nmarks:\n" + marks)
 	return b.String()
 }

@@ -1510,9 +1510,9 @@ func TestStressHostile(t *testing.T) {
 		}, "refused: target"},
 
 		// Ids.
-		{"id with ../", "../../etc/passwd", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", "../../etc/passwd", "--timeout", "1s") }, "refused: not absolute"},
-		{"id that is ..", "..", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "show", "..") }, "refused: neither an exchange id nor a path"},
-		{"id with a newline", "ID\\nrm -rf", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", h.x.ID+"\nrm -rf ~", "--timeout", "1s") }, "refused: neither an exchange id nor a path"},
+		{"id with ../", "../../etc/passwd", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", "../../etc/passwd", "--timeout", "1s") }, "refused: neither an exchange id"},
+		{"id that is ..", "..", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "show", "..") }, "refused: neither an exchange id"},
+		{"id with a newline", "ID\\nrm -rf", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", h.x.ID+"\nrm -rf ~", "--timeout", "1s") }, "refused: neither an exchange id"},
 		{"id with a tmux separator", "ID;kill-server", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "notify", "--id", h.x.ID+";kill-server", "x") }, "refused: is not YYYYMMDD-HHMMSS-xxxx"},
 		{"absolute path outside the root as id", "OUTSIDE/002-response.md", func(h *sxHostile) sxOut {
 			return h.s.wcomm(nil, "await", filepath.Join(h.outside, "002-response.md"), "--timeout", "1s")
@@ -1586,8 +1586,10 @@ func TestStressHostile(t *testing.T) {
 			p := filepath.Join(h.x.Dir, fmt.Sprintf("%03d-delivery.jsonl", h.x.Seq+2))
 			require.NoError(h.t, os.Symlink(filepath.Join(h.outside, "secret.txt"), p))
 			_, out := h.s.send(h.orch, string(h.x.Worker), []byte("a request whose log is a planted symlink"))
+			_, err := os.Lstat(filepath.Join(h.x.Dir, fmt.Sprintf("%03d-request.md", h.x.Seq+2)))
+			assert.True(h.t, errors.Is(err, os.ErrNotExist), "a request that cannot be recorded is taken back")
 			return out
-		}, harmless},
+		}, "refused: nothing was sent"},
 		{"root that is a symlink", "generated: --root LINK -> OUTSIDE", func(h *sxHostile) sxOut {
 			link := filepath.Join(h.s.work, "root-link")
 			require.NoError(h.t, os.Symlink(h.outside, link))

@@ -1,0 +1,80 @@
+package tmuxcomm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrTooLarge is returned by the bounded readers for input over their limit.
+var ErrTooLarge = errors.New("too large")
+
+// readAllBounded reads r to its end, but never more than limit+1 bytes: the limit is checked as
+// the bytes stream in, not against a size the source reports (/dev/zero and a pipe report none).
+func readAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
+	}
+	return data, nil
+}
+
+// ReadBounded reads r whole, up to limit bytes (more is ErrTooLarge, found while streaming), and
+// gives up when ctx ends: a stdin that never closes must not outlive SIGINT or SIGTERM. what names
+// the source in errors ("the message on stdin").
+func ReadBounded(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
+	return interruptible(ctx, what, func() ([]byte, error) { return readAllBounded(r, limit, what) })
+}
+
+// ReadFileBounded reads the file at path like ReadBounded. Opening happens inside the
+// interruptible part too: opening a FIFO blocks until a writer comes.
+func ReadFileBounded(ctx context.Context, path string, limit int64) ([]byte, error) {
+	what := "file " + path
+	return interruptible(ctx, what, func() ([]byte, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readAllBounded(f, limit, what)
+	})
+}
+
+// interruptible runs read and returns its result, or ctx's error as soon as ctx ends. A read
+// left blocked is abandoned: the process is on its way out.
+func interruptible(ctx context.Context, what string, read func() ([]byte, error)) ([]byte, error) {
+	if ctx.Done() == nil {
+		return read()
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		data, err := read()
+		ch <- result{data, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("interrupted while reading %s: %w", what, ctx.Err())
+	}
+}
+
+// sizeText is a limit in the largest whole unit: "256 MiB", "64 KiB", "100 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
