@@ -489,27 +489,32 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	require.NoError(t, err)
 	root := filepath.Dir(a.Dir)
 	claim := filepath.Join(root, whereDir, a.ID)
-	hint, err := os.ReadFile(claim)
+	hint, err := os.Readlink(claim)
 	require.NoError(t, err)
-	assert.Equal(t, a.Session+" 1\n", string(hint), "send records where its request is")
+	assert.Equal(t, a.Session+"/001-request.md", hint, "send records where its request is")
 
 	got, err := e.Locate(ctx, a.ID, roleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath)
 
 	// A hint is checked against the request's own header, and a wrong one costs a scan, never
-	// a wrong answer: another exchange's place, a place outside the root, garbage, nothing.
-	for _, hint := range []string{b.Session + " 1\n", "../elsewhere 1\n", "garbage", ""} {
-		require.NoError(t, os.WriteFile(claim, []byte(hint), 0o600))
+	// a wrong answer: another exchange's place, a place outside the root, garbage, a file.
+	for _, bad := range []string{b.Session + "/001-request.md", "../elsewhere/001-request.md", "garbage", a.Session + "/002-response.md"} {
+		require.NoError(t, os.Remove(claim))
+		require.NoError(t, os.Symlink(bad, claim))
 		got, err := e.Locate(ctx, a.ID, roleOrchestrator)
-		require.NoError(t, err, "%q", hint)
-		assert.Equal(t, a.RequestPath, got.RequestPath, "%q", hint)
+		require.NoError(t, err, "%q", bad)
+		assert.Equal(t, a.RequestPath, got.RequestPath, "%q", bad)
 	}
+	require.NoError(t, os.Remove(claim))
+	require.NoError(t, os.WriteFile(claim, []byte(a.Session+"/001-request.md"), 0o600))
+	got, err = e.Locate(ctx, a.ID, roleOrchestrator)
+	require.NoError(t, err)
+	assert.Equal(t, a.RequestPath, got.RequestPath, "a file where a link should be: the scan")
 	require.NoError(t, os.Remove(claim))
 	got, err = e.Locate(ctx, a.ID, roleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath, "no claim at all: the scan")
-
 }
 
 func TestLargeMessagesAreWrittenWholeAndLeanAwaitLeavesTheRequestOut(t *testing.T) {

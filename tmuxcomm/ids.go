@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -66,15 +65,17 @@ func pruneIDs(dir string, cutoff time.Time) {
 	}
 }
 
-// whereDir holds one small file per request id saying where the request is (RecordID), so that
-// show, await and notify by id read one file instead of the request headers of other sessions.
-// It grows with the requests themselves, and only hints: the files stay the truth.
+// whereDir holds, per request id, where the request is (RecordID), so that show, await and
+// notify by id read one link instead of the request headers of other sessions. It grows with the
+// requests themselves, and only hints: the files stay the truth.
 const whereDir = ".where"
 
-// RecordID writes where an id's request is: "SESSION SEQ" in whereDir. It is a hint, never the
-// truth: whoever follows it checks that the request there carries the id (idWhere), and looks
-// everywhere when it does not, so a stale, half-written or damaged hint costs a scan, never a
-// wrong answer.
+// RecordID records where an id's request is: a symlink in whereDir whose target text is
+// "SESSION/NNN-request.md". A link, not a file, because its few bytes live in the inode (a file
+// would take a block of a full disk for each request), it appears whole or not at all, and one
+// readlink reads it. It is never followed: idWhere parses its text. It is a hint, never the
+// truth: whoever follows it checks that the request there carries the id, and looks everywhere
+// when it does not, so a stale, damaged or missing hint costs a scan, never a wrong answer.
 func RecordID(root, id, session string, seq int) error {
 	if err := messages.ValidID(id); err != nil {
 		return err
@@ -83,34 +84,36 @@ func RecordID(root, id, session string, seq int) error {
 	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, id), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, fileMode)
-	if err != nil {
-		return err
+	target := session + "/" + messages.SeqFileName(seq, messages.KindRequest)
+	path := filepath.Join(dir, id)
+	err := os.Symlink(target, path)
+	if errors.Is(err, fs.ErrExist) {
+		os.Remove(path)
+		err = os.Symlink(target, path)
 	}
-	_, err = fmt.Fprintf(f, "%s %d\n", session, seq)
-	return errors.Join(err, f.Close())
+	return err
 }
 
 // idWhere follows an id's hint (RecordID) to the exchange, checking the request's own header;
 // nil when there is no hint or it does not hold.
 func idWhere(root, id string) *Exchange {
-	data, err := readFile(filepath.Join(root, whereDir, id))
-	if err != nil || len(data) == 0 || len(data) > 256 {
+	target, err := os.Readlink(filepath.Join(root, whereDir, id))
+	if err != nil || len(target) > 256 {
 		return nil
 	}
-	session, num, ok := strings.Cut(strings.TrimSpace(string(data)), " ")
+	session, name, ok := strings.Cut(target, "/")
 	if !ok {
-		return nil
-	}
-	seq, err := strconv.Atoi(num)
-	if err != nil || seq < 1 {
 		return nil
 	}
 	if _, err := messages.ParseSessionName(session); err != nil {
 		return nil // also keeps the hint from naming anything outside the root
 	}
+	seq, kind, ok := messages.ParseSeqFileName(name)
+	if !ok || kind != messages.KindRequest {
+		return nil
+	}
 	dir := filepath.Join(root, session)
-	line, err := readFirstLine(filepath.Join(dir, messages.SeqFileName(seq, messages.KindRequest)))
+	line, err := readFirstLine(filepath.Join(dir, name))
 	if err != nil {
 		return nil
 	}
