@@ -1,6 +1,7 @@
 package tmuxcomm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,8 +42,27 @@ func ReadFileBounded(ctx context.Context, path string, limit int64) ([]byte, err
 			return nil, err
 		}
 		defer f.Close()
-		return readAllBounded(f, limit, what)
+		return readFileSized(f, limit, what)
 	})
+}
+
+// readFileSized is readAllBounded for an open file: a regular file within the limit is read into
+// a buffer of its size, not one that doubles as it fills (a 10 MB message would otherwise pass
+// through buffers of 8 and 16 MB, each of them resident). The limit is still checked on what is
+// read, not on the size the file reported.
+func readFileSized(f *os.File, limit int64, what string) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > limit {
+		return readAllBounded(f, limit, what)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	if int64(buf.Len()) > limit {
+		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
+	}
+	return buf.Bytes(), nil
 }
 
 // interruptible runs read and returns its result, or ctx's error as soon as ctx ends. A read

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -316,7 +315,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				}
 				// Each session is printed as it is read, not gathered first: 10,000 exchanges
 				// are about 20 MiB of JSON. The bytes are those of printJSON of the whole.
-				w := bufio.NewWriterSize(c.stdout, 64<<10)
+				w, flush := c.buffered()
 				n, now := 0, time.Now()
 				start := func(foreign []string) error {
 					if !c.json {
@@ -339,11 +338,13 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					if err != nil {
 						return err
 					}
+					// One write per session, whole JSON text after the separator: the JSON
+					// sanitiser sees no character split between two writes.
+					sep := "\n    "
 					if n > 1 {
-						w.WriteByte(',')
+						sep = ",\n    "
 					}
-					w.WriteString("\n    ")
-					_, err = w.Write(data)
+					_, err = w.Write(append([]byte(sep), data...))
 					return err
 				})
 				if err != nil {
@@ -351,13 +352,13 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				}
 				switch {
 				case c.json && n == 0:
-					w.WriteString("]\n}\n")
+					io.WriteString(w, "]\n}\n")
 				case c.json:
-					w.WriteString("\n  ]\n}\n")
+					io.WriteString(w, "\n  ]\n}\n")
 				default:
 					printHistoryEnd(w, n, foreign)
 				}
-				return w.Flush()
+				return flush()
 			}
 		},
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"io"
 
@@ -42,6 +43,24 @@ func (c *cli) guardOutput(name string) {
 	}
 }
 
+// buffered returns stdout with a buffer beneath its sanitiser, and the flush to call at the end:
+// a listing of thousands of lines is written in large pieces, while the sanitiser still sees each
+// of the command's own writes whole (a piece of a buffer could split a character or a sequence).
+func (c *cli) buffered() (io.Writer, func() error) {
+	wrap := func(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }
+	switch w := c.stdout.(type) {
+	case termWriter:
+		b := wrap(w.w)
+		return termWriter{b}, b.Flush
+	case jsonWriter:
+		b := wrap(w.w)
+		return jsonWriter{b}, b.Flush
+	default:
+		b := wrap(w)
+		return b, b.Flush
+	}
+}
+
 // termWriter writes text through messages.SanitizeTerminal. Each Write is cleaned whole, and a
 // cleaned piece holds no ESC or other control byte, so no two pieces can join into a sequence.
 type termWriter struct{ w io.Writer }
@@ -51,6 +70,15 @@ func (t termWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// WriteString cleans s without first copying it into bytes: a response of megabytes is printed
+// with one copy at most (none when it holds nothing to clean).
+func (t termWriter) WriteString(s string) (int, error) {
+	if _, err := io.WriteString(t.w, messages.SanitizeTerminal(s)); err != nil {
+		return 0, err
+	}
+	return len(s), nil
 }
 
 // jsonWriter writes encoded JSON through messages.EscapeJSON: the same values, no raw control
