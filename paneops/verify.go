@@ -127,7 +127,8 @@ func parseRow(raw string) ScreenLine {
 			}
 		}
 		r, size := utf8.DecodeRuneInString(raw[i:])
-		if r < 0x20 && r != '\t' {
+		if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			// C0 and C1 controls and DEL are no text a box holds.
 			i += size
 			continue
 		}
