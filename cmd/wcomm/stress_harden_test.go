@@ -147,14 +147,26 @@ func TestStressHardenInput(t *testing.T) {
 		sig   syscall.Signal
 		wchan string // where the blocked command waits in the kernel
 		argv  []string
+		ready func() bool // besides blocking there, what must have happened first (nil: nothing)
 	}{
-		{"send - on an open stdin, SIGINT", syscall.SIGINT, "pipe_read", s.wcommArgv("send", "--to", holder, "--from", orch, "-")},
-		{"send - on an open stdin, SIGTERM", syscall.SIGTERM, "pipe_read", s.wcommArgv("send", "--to", holder, "--from", orch, "-")},
-		{"notify - on an open stdin, SIGTERM", syscall.SIGTERM, "pipe_read", s.wcommArgv("notify", "--response", x.ResponsePath, "-")},
-		{"parse - on an open stdin, SIGINT", syscall.SIGINT, "pipe_read", s.wcommArgv("parse", "-")},
-		{"await, SIGTERM", syscall.SIGTERM, "epoll_wait", s.wcommArgv("await", x.ID, "--timeout", "0")},
-		{"await, SIGINT", syscall.SIGINT, "epoll_wait", s.wcommArgv("await", x.ID, "--timeout", "0")},
-		{"watch, SIGTERM", syscall.SIGTERM, "epoll_wait", s.wcommArgv("watch")},
+		{"send - on an open stdin, SIGINT", syscall.SIGINT, "pipe_read", s.wcommArgv("send", "--to", holder, "--from", orch, "-"), nil},
+		{"send - on an open stdin, SIGTERM", syscall.SIGTERM, "pipe_read", s.wcommArgv("send", "--to", holder, "--from", orch, "-"), nil},
+		{"notify - on an open stdin, SIGTERM", syscall.SIGTERM, "pipe_read", s.wcommArgv("notify", "--response", x.ResponsePath, "-"), nil},
+		{"parse - on an open stdin, SIGINT", syscall.SIGINT, "pipe_read", s.wcommArgv("parse", "-"), nil},
+		{"await, SIGTERM", syscall.SIGTERM, "epoll_wait", s.wcommArgv("await", x.ID, "--timeout", "0"), nil},
+		{"await, SIGINT", syscall.SIGINT, "epoll_wait", s.wcommArgv("await", x.ID, "--timeout", "0"), nil},
+		{"watch, SIGTERM", syscall.SIGTERM, "epoll_wait", s.wcommArgv("watch"), nil},
+		{"ask waiting for its answer, SIGINT", syscall.SIGINT, "epoll_wait", s.wcommArgv("ask", "--from", holder, "--task", "t9",
+			"--context", "Either works.", "--option", "a", "--option", "b", "--timeout", "0", "Which one?"),
+			func() bool { // the question reached the orchestrator: the ask now waits for its answer
+				logs, _ := filepath.Glob(filepath.Join(s.root, "*", "t9.q*.answers.jsonl"))
+				for _, l := range logs {
+					if data, err := os.ReadFile(l); err == nil && strings.Contains(string(data), `"delivered"`) {
+						return true
+					}
+				}
+				return false
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,7 +185,9 @@ func TestStressHardenInput(t *testing.T) {
 				go func() { done <- cmd.Wait() }()
 				// Signal once the command is blocked where it waits (a thread in a pipe read or in
 				// epoll_wait, as /proc/PID/task/*/wchan shows): past its signal set-up.
-				waitFor(t, 10*time.Second, func() bool { return blockedIn(cmd.Process.Pid, tc.wchan) }, "%s to block", tc.name)
+				waitFor(t, 10*time.Second, func() bool {
+					return (tc.ready == nil || tc.ready()) && blockedIn(cmd.Process.Pid, tc.wchan)
+				}, "%s to block", tc.name)
 				require.NoError(t, cmd.Process.Signal(tc.sig))
 				select {
 				case <-done:
@@ -493,4 +507,40 @@ func blockedIn(pid int, what string) bool {
 		}
 	}
 	return false
+}
+
+// TestStressHardenReadOnlyRoot: a root on a file system mounted read-only can be read (history and
+// show list what is there) but nothing can be sent or answered into it: each command says so and
+// exits 1, and nothing is reported that did not happen.
+func TestStressHardenReadOnlyRoot(t *testing.T) {
+	s := sxNew(t)
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a tmpfs") // CI runs as root
+	}
+	mnt := filepath.Join(s.work, "ro")
+	require.NoError(t, os.MkdirAll(mnt, 0o700))
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mnt).CombinedOutput()
+	require.NoError(t, err, "mount a tmpfs: %s", out)
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	s.root = filepath.Join(mnt, "root")
+	orch, _ := s.linesPane()
+	w, _ := s.linesPane()
+	x := s.mustSend(orch, w, []byte("sent before the file system became read-only"))
+	out, err = exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput()
+	require.NoError(t, err, "remount read-only: %s", out)
+
+	sxFault(t, func() {
+		h := s.wcomm(nil, "history", "--json")
+		require.Equal(t, 0, h.Code, "%s", h)
+		assert.Contains(t, h.Stdout, x.ID, "what is there is listed")
+		o := s.wcomm([]byte("a new request"), "send", "--to", w, "--from", orch, "--enter-delay", "0", "--file", "-")
+		assert.Equal(t, 1, o.Code, "%s", o)
+		assert.Contains(t, o.Stderr, "read-only file system")
+		assert.NotContains(t, o.Stderr, "panic")
+		n := s.wcomm([]byte("an answer"), "notify", "--response", x.ResponsePath, "--enter-delay", "0", "--file", "-")
+		assert.Equal(t, 1, n.Code, "%s", n)
+		assert.Contains(t, n.Stderr, "read-only file system")
+		got := showJSON(t, s, x.ID)
+		assert.Equal(t, tmuxcomm.StatusPending, got.Status, "no answer was reported")
+	})
 }
