@@ -179,6 +179,8 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		return p, nil
 	}
 	group = keep
+	m = group[0] // the mark and the profile are the first wanted message's
+	p.Mail = m
 	fail := func(err error) (*Posted, error) {
 		for _, g := range group {
 			e.endMail(root, ob, g, messages.MailUndeliverable, "", err.Error(), nil)
