@@ -417,14 +417,7 @@ func TestStressHardenPanes(t *testing.T) {
 // and says why; never exit 0 with a log that lacks what it reported.
 func TestStressHardenFullDisk(t *testing.T) {
 	s := sxNew(t)
-	if os.Getuid() != 0 {
-		t.Skip("needs root to mount a tmpfs") // CI runs as root
-	}
-	mnt := filepath.Join(s.work, "small")
-	require.NoError(t, os.MkdirAll(mnt, 0o700))
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=512k,mode=0700", "tmpfs", mnt).CombinedOutput()
-	require.NoError(t, err, "mount a tmpfs for the full disk: %s", out)
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	mnt := mountTmpfs(t, s, "small", "512k")
 	s.root = filepath.Join(mnt, "root")
 
 	orch, _ := s.linesPane()
@@ -514,19 +507,12 @@ func blockedIn(pid int, what string) bool {
 // exits 1, and nothing is reported that did not happen.
 func TestStressHardenReadOnlyRoot(t *testing.T) {
 	s := sxNew(t)
-	if os.Getuid() != 0 {
-		t.Skip("needs root to mount a tmpfs") // CI runs as root
-	}
-	mnt := filepath.Join(s.work, "ro")
-	require.NoError(t, os.MkdirAll(mnt, 0o700))
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mnt).CombinedOutput()
-	require.NoError(t, err, "mount a tmpfs: %s", out)
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	mnt := mountTmpfs(t, s, "ro", "4m")
 	s.root = filepath.Join(mnt, "root")
 	orch, _ := s.linesPane()
 	w, _ := s.linesPane()
 	x := s.mustSend(orch, w, []byte("sent before the file system became read-only"))
-	out, err = exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput()
+	out, err := exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput()
 	require.NoError(t, err, "remount read-only: %s", out)
 
 	sxFault(t, func() {
@@ -543,4 +529,19 @@ func TestStressHardenReadOnlyRoot(t *testing.T) {
 		got := showJSON(t, s, x.ID)
 		assert.Equal(t, tmuxcomm.StatusPending, got.Status, "no answer was reported")
 	})
+}
+
+// mountTmpfs mounts a private tmpfs of size under the test's work folder (unmounted at cleanup)
+// and returns its path. Mounting needs root, which CI has.
+func mountTmpfs(t *testing.T, s *sxServer, name, size string) string {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a tmpfs") // CI runs as root
+	}
+	mnt := filepath.Join(s.work, name)
+	require.NoError(t, os.MkdirAll(mnt, 0o700))
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", mnt).CombinedOutput()
+	require.NoError(t, err, "mount a tmpfs: %s", out)
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	return mnt
 }
