@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -39,6 +41,8 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 	if err != nil {
 		return err
 	}
+	var last []string
+	stuck := 0
 	for {
 		unlock, err := flock(ob.path(outboxDelivLock), syscall.LOCK_EX, 0)
 		if err != nil {
@@ -56,10 +60,36 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 		}
 		// Mail queued after the last look, by a sender whose own deliverer found this one still
 		// holding the lock, would wait for nobody: look once more after letting go.
-		if pend, _ := ob.pending(); len(pend) == 0 {
+		pend, _ := ob.pending()
+		if len(pend) == 0 {
 			return nil
 		}
+		// The same messages again, though the pass ended: they could not be ended (a full
+		// disk). Look again slowly, and not for ever: they stay queued for the next look.
+		ids := mailIDs(pend)
+		if slices.Equal(ids, last) {
+			if stuck++; stuck >= delivererStuckPasses {
+				return fmt.Errorf("the outbox of pane %s makes no progress; its %d message(s) stay queued", pane, len(pend))
+			}
+			if err := sleepFor(ctx, delivererSlowPoll); err != nil {
+				return err
+			}
+		} else {
+			stuck = 0
+		}
+		last = ids
 	}
+}
+
+// delivererStuckPasses bounds the passes over an outbox that end nothing.
+const delivererStuckPasses = 30
+
+func mailIDs(ms []messages.Mail) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
 }
 
 // drain delivers until the outbox is empty.
@@ -88,6 +118,10 @@ func (e *Engine) drain(ctx context.Context, root string, ob *outbox) error {
 func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.Duration, error) {
 	unlock, err := ob.lockDrain(e.LockTimeout)
 	if err != nil {
+		if _, serr := os.Lstat(ob.dir); errors.Is(serr, fs.ErrNotExist) {
+			// The outbox (or its whole root) was removed: nothing is left to deliver.
+			return -1, nil
+		}
 		return delivererPoll, nil
 	}
 	defer unlock()
@@ -111,9 +145,15 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	}
 	srv, pane, gone := e.lookPane(ctx, ob)
 	if gone != nil {
+		var endErr error
 		for _, m := range live {
 			e.recordMail(root, []messages.Mail{m}, evUndeliverable, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": gone.Error()}, now)
-			e.endMail(root, ob, m, messages.MailUndeliverable, "", gone.Error(), nil)
+			endErr = errors.Join(endErr, e.endMail(root, ob, m, messages.MailUndeliverable, "", gone.Error(), nil))
+		}
+		if endErr != nil {
+			// The pane is gone and its messages cannot be ended (a full disk): stop here rather
+			// than look again and again; they stay queued for whoever looks next.
+			return -1, fmt.Errorf("%s, and its waiting messages could not be recorded as undeliverable: %w", gone, endErr)
 		}
 		return -1, nil
 	}

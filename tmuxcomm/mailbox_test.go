@@ -305,3 +305,24 @@ func TestMailboxLateQueuedEvent(t *testing.T) {
 	require.NoError(t, logEvent(x.Dir, x.Seq, StateQueued, map[string]string{"mail": "01795573754248449989-0000", "reason": "busy"}, time.Now()))
 	assert.Equal(t, StateQueued, loadExchange(x.Dir, x.Seq, false).State)
 }
+
+func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
+	f, b, e, _ := mailboxWorld(t)
+	ctx := context.Background()
+	b.set("%2", true)
+	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	root, err := e.root(false)
+	require.NoError(t, err)
+	srv, _ := f.ServerInfo(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
+	// The pane stays busy, so the deliverer waits on it, until its root is removed under it.
+	require.NoError(t, os.RemoveAll(filepath.Join(root, outboxFolder)))
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the deliverer of a removed outbox is still running")
+	}
+}
