@@ -317,8 +317,13 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	srv, _ := f.ServerInfo(ctx)
 	done := make(chan error, 1)
 	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
-	// The pane stays busy, so the deliverer waits on it, until its root is removed under it.
-	require.NoError(t, os.RemoveAll(filepath.Join(root, outboxFolder)))
+	ob, err := openOutbox(root, srv.Key(), "%2", false)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return isLocked(ob.path(outboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
+		"the deliverer to start")
+	// The pane stays busy, so the deliverer waits on it, until its outbox is removed under it.
+	// Renamed away at once (removing it file by file races the deliverer's own writes).
+	require.NoError(t, os.Rename(filepath.Join(root, outboxFolder), filepath.Join(t.TempDir(), "gone")))
 	select {
 	case err := <-done:
 		assert.NoError(t, err)
