@@ -56,6 +56,26 @@ func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.Pan
 	return f, b, e, &spawned
 }
 
+// answeredWhileBusy sends a request from %1 to %2 and answers it from %2 while %1 is busy, so the
+// RESPONSE line waits in %1's outbox; it returns the exchange.
+func answeredWhileBusy(t *testing.T, e *Engine) *Exchange {
+	t.Helper()
+	ctx := context.Background()
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	res, err := e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
+	require.NoError(t, err)
+	require.Equal(t, "queued", res.Signal)
+	return x
+}
+
+// drainPane runs the deliverer of a pane of the fake server until its outbox is empty.
+func drainPane(t *testing.T, f *fakeTmux, e *Engine, pane messages.PaneID) {
+	t.Helper()
+	srv, _ := f.ServerInfo(context.Background())
+	require.NoError(t, e.RunDeliverer(context.Background(), srv.Key(), pane))
+}
+
 // contents lists what each delivery typed.
 func contents(f *fakeTmux) []string {
 	var out []string
@@ -85,8 +105,7 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 	before := len(f.delivered())
 
 	b.set("%2", false)
-	srv, _ := f.ServerInfo(ctx)
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+	drainPane(t, f, e, "%2")
 	typed := contents(f)[before:]
 	require.Len(t, typed, 3)
 	for i, c := range typed {
@@ -97,7 +116,7 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 		assert.Equal(t, StateSubmitted, got.State)
 	}
 	// Nothing is delivered twice, whoever runs next.
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+	drainPane(t, f, e, "%2")
 	assert.Len(t, f.delivered(), before+3)
 }
 
@@ -125,8 +144,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 	}
 	before := len(f.delivered())
 	b.set("%1", false)
-	srv, _ := f.ServerInfo(ctx)
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%1"))
+	drainPane(t, f, e, "%1")
 	typed := contents(f)[before:]
 	require.Len(t, typed, 1, "three RESPONSE lines, one paste")
 	lines := strings.Split(typed[0], "\n")
@@ -140,10 +158,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 func TestMailboxSupersededAndExpired(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
-	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
-	require.NoError(t, err)
-	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
-	require.NoError(t, err)
+	x := answeredWhileBusy(t, e)
 	// The orchestrator's await returns the response while the line still waits: it is not typed.
 	got, err := e.Await(ctx, x.ID, time.Second)
 	require.NoError(t, err)
@@ -158,10 +173,9 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 	e.Now = func() time.Time { return later }
 
 	before := len(f.delivered())
-	srv, _ := f.ServerInfo(ctx)
 	b.set("%1", false)
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%1"))
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%3"))
+	drainPane(t, f, e, "%1")
+	drainPane(t, f, e, "%3")
 	assert.Len(t, f.delivered(), before, "nothing typed: one superseded, one expired")
 
 	yx := loadExchange(y.Dir, y.Seq, false)
@@ -177,10 +191,7 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 func TestMailboxInboxTakesOnce(t *testing.T) {
 	f, _, e, _ := mailboxWorld(t)
 	ctx := context.Background()
-	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
-	require.NoError(t, err)
-	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
-	require.NoError(t, err)
+	x := answeredWhileBusy(t, e)
 
 	peek, err := e.Inbox(ctx, InboxOptions{})
 	require.NoError(t, err)
@@ -202,8 +213,7 @@ func TestMailboxInboxTakesOnce(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 1, taken[0]+taken[1])
 	before := len(f.delivered())
-	srv, _ := f.ServerInfo(ctx)
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%1"))
+	drainPane(t, f, e, "%1")
 	assert.Len(t, f.delivered(), before, "taken by a hook: never typed")
 	evs := loadExchange(x.Dir, x.Seq, false).Events
 	assert.Equal(t, StateNotified, evs[len(evs)-1].State)
@@ -283,8 +293,7 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 	f.mu.Lock()
 	delete(f.panes, "%2")
 	f.mu.Unlock()
-	srv, _ := f.ServerInfo(ctx)
-	require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+	drainPane(t, f, e, "%2")
 	got := loadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, StateUndeliverable, got.State)
 	assert.Equal(t, StatusUndelivered, got.Status)
