@@ -3,7 +3,7 @@ GO      ?= go
 PREFIX  ?= $(shell $(GO) env GOPATH)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+LDFLAGS := -X github.com/wcomm/wcomm/internal/cli.version=$(VERSION) -X github.com/wcomm/wcomm/internal/cli.commit=$(COMMIT)
 
 BENCH_SCALE  ?= 1
 STRESS_SCALE ?= 1
@@ -17,10 +17,10 @@ APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missin
 	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/wcomm ./cmd/wcomm
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wcomm ./cmd/wcomm-mcp
 
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/wcomm
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 
 # What the tests need: tmux and real programs for its panes (python3), and the shells the
 # completion scripts are loaded in and the shell profile is checked against.
@@ -48,13 +48,13 @@ lint:
 # beside each row; the table is also written into BENCHMARKS.md, between its markers.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./messages ./paneops
-	WCOMM_BENCH_SCALE=$(BENCH_SCALE) WCOMM_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test -tags bench -run '^TestBenchTable$$' -count=1 -v -timeout 60m ./cmd/wcomm
+	WCOMM_BENCH_SCALE=$(BENCH_SCALE) WCOMM_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test -tags bench -run '^TestBenchTable$$' -count=1 -v -timeout 60m ./internal/cli
 
 # The reliability suite at full scale (go test ./... runs it at a tenth of that).
 stress:
 	@summary=$$(mktemp); \
 	REQUIRE_TMUX=1 WCOMM_STRESS_SCALE=$(STRESS_SCALE) WCOMM_STRESS_SUMMARY=$$summary \
-		$(GO) test -race -count=1 -run 'Stress' -timeout 60m ./cmd/wcomm; rc=$$?; \
+		$(GO) test -race -count=1 -run 'Stress' -timeout 60m ./internal/cli; rc=$$?; \
 	cat $$summary 2>/dev/null; rm -f $$summary; exit $$rc
 
 # Every fuzz target for FUZZTIME each (a duration, or a count of calls such as 100000x). fuzz-ci is
@@ -68,4 +68,4 @@ fuzz-ci:
 # Delivery into the real Claude Code, Codex and Gemini CLI TUIs against a scripted model on loopback;
 # the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.
 e2e-agents: deps deps-agents
-	REQUIRE_TMUX=1 $(GO) test -tags agents -race -count=1 -run Agents -timeout 40m ./cmd/wcomm
+	REQUIRE_TMUX=1 $(GO) test -tags agents -race -count=1 -run Agents -timeout 40m ./internal/cli

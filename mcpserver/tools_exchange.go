@@ -20,7 +20,7 @@ import (
 // under that; install-mcp raises Codex's and Gemini CLI's limits above the maximum.
 const (
 	DefaultAwaitTimeout = 50 * time.Second
-	MaxAwaitTimeout     = 10 * time.Minute
+	MaxAwaitTimeout     = tmuxcomm.MaxCallWait
 )
 
 type sendIn struct {

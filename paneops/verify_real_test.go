@@ -2,7 +2,7 @@ package paneops
 
 // End-to-end tests of the screen checks around a delivery: a real private tmux server and
 // testdata/fakeagent.py, an input box drawn the way Claude Code draws it, read with the claude
-// profile. The real TUIs are tested in cmd/wcomm/agents_e2e_test.go (build tag agents).
+// profile. The real TUIs are tested in internal/cli/agents_e2e_test.go (build tag agents).
 
 import (
 	"bufio"

@@ -104,6 +104,11 @@ const (
 	DefaultBusyWait    = 10 * time.Second
 )
 
+// MaxCallWait is the longest one call of a long-lived client (an MCP tool call: await, ask) waits
+// for a response or an answer. Clients give up on a call that runs too long, so a wait is bounded
+// and the call repeated; install-mcp sets agents' tool limits above it.
+const MaxCallWait = 10 * time.Minute
+
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
 // through t, with every other setting at its default (EnterDelay 0: the pause the target's profile
 // asks for, nothing more; the command line sets DefaultEnterDelay or the settings'): change a field

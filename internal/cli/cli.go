@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// cli is one invocation's environment: streams, environment and the global flags.
+type cli struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+
+	socketName string // -L
+	socketPath string // -S
+	root       string
+	json       bool
+	raw        bool // --raw: foreign text printed as is (see output.go)
+}
+
+var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
+
+func isGlobalFlag(name string) bool { return globalFlagNames[name] }
+
+func (c *cli) globalFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.socketName, "L", "", "tmux server socket name (as tmux -L)")
+	fs.StringVar(&c.socketPath, "S", "", "tmux server socket path (as tmux -S)")
+	fs.StringVar(&c.root, "root", "", "folder of session folders (default /tmp/worker-comm, env WCOMM_ROOT)")
+	fs.BoolVar(&c.json, "json", false, "print JSON")
+}
+
+func (c *cli) tmux() *paneops.Client {
+	return &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}}
+}
+
+func (c *cli) rootDir() string {
+	if c.root != "" {
+		return c.root
+	}
+	if r := c.getenv("WCOMM_ROOT"); r != "" {
+		return r
+	}
+	return tmuxcomm.DefaultRoot
+}
+
+// self is the caller's pane: $TMUX_PANE, which every process in a pane inherits. It is only
+// meaningful for the server the pane belongs to: with -L/-S naming another server, it is ignored
+// unless $TMUX names that same socket.
+func (c *cli) self() messages.PaneID {
+	p := c.getenv("TMUX_PANE")
+	if p == "" {
+		return ""
+	}
+	if c.socketPath != "" || c.socketName != "" {
+		sock, _, _ := strings.Cut(c.getenv("TMUX"), ",")
+		if c.socketPath == "" || sock != c.socketPath {
+			return ""
+		}
+	}
+	return messages.PaneID(p)
+}
+
+// engine builds the protocol engine for this invocation. Its enter delay comes from the settings
+// file and WCOMM_ENTER_DELAY (a command's --enter-delay flag overrides it).
+func (c *cli) engine() *tmuxcomm.Engine {
+	s, err := c.settings()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
+		s = tmuxcomm.DefaultSettings()
+	}
+	e := tmuxcomm.New(c.rootDir(), c.tmux())
+	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = c.self(), s.EnterDelay, s.MailTTL, s.NoQueue
+	if s.Profiles != nil {
+		e.Profiles = s.Profiles
+	}
+	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
+	return e
+}
+
+// maxMessage bounds a message: the engine reads files up to 256 MiB, and a message that large is
+// better sent as a path anyway.
+const maxMessage = 256 << 20
+
+// readBody takes a message from --file, from stdin ("-" as the only argument) or from the
+// arguments joined by spaces. A message that is empty or only white space is a usage error.
+func (c *cli) readBody(file string, args []string) ([]byte, error) {
+	body, err := c.readRawBody(file, args)
+	if err == nil && len(bytes.TrimSpace(body)) == 0 {
+		return nil, usagef("empty message: give the text as arguments, --file F, or - for stdin")
+	}
+	return body, err
+}
+
+func (c *cli) readRawBody(file string, args []string) ([]byte, error) {
+	switch {
+	case file != "" && len(args) > 0:
+		return nil, usagef("give the message either with --file or as arguments, not both")
+	case file == "-" || (len(args) == 1 && args[0] == "-"):
+		return tmuxcomm.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
+	case file != "":
+		data, err := tmuxcomm.ReadFileBounded(c.ctx, file, maxMessage)
+		if err != nil {
+			return nil, fmt.Errorf("read message file: %w", err)
+		}
+		return data, nil
+	case len(args) > 0:
+		return []byte(strings.Join(args, " ")), nil
+	}
+	return nil, usagef("no message: give it as arguments, --file F, or - for stdin")
+}
+
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// durationFlag parses "30s", "2m" and also a bare number of seconds ("30").
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return fmt.Errorf("negative duration %q", s)
+		}
+		*f.d = d
+		return nil
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) {
+		return fmt.Errorf("invalid duration %q (use 30s, 2m, 1h or seconds)", s)
+	}
+	*f.d = time.Duration(secs * float64(time.Second))
+	return nil
+}
+
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	*p = def
+	fs.Var(durationFlag{p}, name, usage)
+}
+
+// cappedDuration is a durationFlag with an upper bound, checked as the flag is parsed.
+type cappedDuration struct {
+	durationFlag
+	max time.Duration
+}
+
+func (f cappedDuration) Set(s string) error {
+	var d time.Duration
+	if err := (durationFlag{&d}).Set(s); err != nil {
+		return err
+	}
+	if d > f.max {
+		return fmt.Errorf("%s is longer than %s", s, f.max)
+	}
+	*f.d = d
+	return nil
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, tmuxcomm.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+}
+
+func isNotFound(err error) bool {
+	if errors.Is(err, tmuxcomm.ErrOrchestratorGone) {
+		return false
+	}
+	return errors.Is(err, tmuxcomm.ErrNotFound) || errors.Is(err, tmuxcomm.ErrAmbiguous) ||
+		errors.Is(err, paneops.ErrPaneNotFound) || errors.Is(err, paneops.ErrTargetNotFound)
+}

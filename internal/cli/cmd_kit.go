@@ -1,0 +1,242 @@
+package cli
+
+// The command registry (help, prompts and completion are generated from it) and the agent
+// integration kit's commands; prompt, install-skill, install-mcp, __complete and completion each
+// have a file.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+func init() {
+	register(&command{
+		Name: "prompt", Args: "orchestrator|worker [--agent claude|codex|gemini|generic]", Role: "admin",
+		Summary: "print the instructions an agent needs for its role, to paste into its prompt",
+		Help: `Prints concise instructions for an orchestrator (finds workers, sends, awaits, reads RESPONSE
+lines, answers questions) or for a worker (reads a request, answers with notify, asks questions),
+with the exit codes and what to do on each. The text is generated from this binary's own commands,
+so it always matches them. --agent adds the notes that differ for that agent (how it runs a shell
+command, its tool time limits).`,
+		Example: "wcomm prompt orchestrator --agent claude\nwcomm prompt worker --agent codex | tmux load-buffer - && tmux paste-buffer -t %7",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			agent := fs.String("agent", "generic", "claude, codex, gemini or generic")
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("prompt takes one role: orchestrator or worker")
+				}
+				text, err := promptText(args[0], *agent)
+				if err != nil {
+					return err
+				}
+				if c.json {
+					return c.printJSON(map[string]string{"role": args[0], "agent": *agent, "text": text})
+				}
+				_, err = io.WriteString(c.stdout, text)
+				return err
+			}
+		},
+	})
+	register(&command{
+		Name: "install-skill", Args: "[--dir DIR | --user] [--for claude,codex,gemini] [--force]", Role: "admin",
+		Summary: "install the instructions as a Claude Code skill and an AGENTS.md / GEMINI.md block",
+		Help: `Writes DIR/.claude/skills/wcomm/SKILL.md (Claude Code loads it when a task needs it) and a block
+between <!-- wcomm:begin --> and <!-- wcomm:end --> in DIR/AGENTS.md (Codex) and DIR/GEMINI.md
+(Gemini CLI reads GEMINI.md, not AGENTS.md, unless configured otherwise). The rest of those files is
+kept. --user writes the per-user places instead: ~/.claude/skills/wcomm/SKILL.md,
+~/.codex/AGENTS.md and ~/.gemini/GEMINI.md. Running it again changes nothing ("unchanged") unless
+this wcomm writes different text ("updated"). Each file or block carries the hash of what wcomm
+wrote: one edited since is kept (exit 0, with a note on stderr) unless --force. New files are 0644:
+they are the project's, read by everyone who works in it.
+
+It also installs the agents' own turn-boundary hooks (unless --no-hooks), so that a message that
+arrives while an agent is busy reaches its model when the turn ends, without typing into its pane:
+'wcomm hook' on UserPromptSubmit and Stop in .claude/settings.json (Claude Code) and .codex/hooks.json
+(Codex, which asks you to trust new hooks once), and on BeforeAgent and AfterAgent in
+.gemini/settings.json (Gemini CLI); with --user, the same files under your home folder. Everything
+else in those files is kept.`,
+		Example: "wcomm install-skill\nwcomm install-skill --dir ~/src/project --for claude,codex\nwcomm install-skill --user --force",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			dir := fs.String("dir", "", "the project folder (default: the current folder)")
+			user := fs.Bool("user", false, "install for your user instead of one project")
+			forAgents := fs.String("for", "claude,codex,gemini", "which agents' files to write")
+			force := fs.Bool("force", false, "overwrite files and blocks edited since wcomm wrote them")
+			noHooks := fs.Bool("no-hooks", false, "do not install the agents' turn-boundary hooks")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("install-skill takes no arguments")
+				}
+				if *user && *dir != "" {
+					return usagef("give --dir or --user, not both")
+				}
+				targets, err := installTargets(*dir, *user, *forAgents, c.getenv)
+				if err != nil {
+					return err
+				}
+				var hooks []hookTarget
+				if !*noHooks {
+					home := ""
+					if *user {
+						home = userHome(c.getenv)
+					}
+					hooks = hookTargets(orDot(*dir), home, agentsOf(targets))
+				}
+				return c.installSkill(targets, hooks, *force)
+			}
+		},
+	})
+	register(&command{
+		Name: "install-mcp", Args: "[--for claude,codex,gemini] [--user | --dir DIR] [--dry-run]", Role: "admin",
+		Summary: "register 'wcomm mcp' as an MCP server with Claude Code, Codex and Gemini CLI",
+		Help: `Adds a "wcomm" server that runs 'wcomm mcp' to each agent's configuration, in its own format:
+Claude Code: DIR/.mcp.json (project scope; --user: ~/.claude.json), "mcpServers".
+Codex: DIR/.codex/config.toml (read in trusted projects; --user: ~/.codex/config.toml, or
+$CODEX_HOME/config.toml), a [mcp_servers.wcomm] table that forwards $TMUX and $TMUX_PANE
+(env_vars) and allows 660 s per tool call (tool_timeout_sec).
+Gemini CLI: DIR/.gemini/settings.json (--user: ~/.gemini/settings.json), "mcpServers", 660 s timeout.
+Only wcomm's entry changes: other servers and settings, comments, key order and indentation stay;
+keys you added to wcomm's entry stay too. Running it again changes nothing ("unchanged"). A file
+that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what would be written.
+--command sets what the agents run (default: wcomm when that is this binary on $PATH, else its path).`,
+		Example: "wcomm install-mcp\nwcomm install-mcp --for codex --user\nwcomm install-mcp --dir ~/src/project --dry-run",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			// --for, as install-skill takes it: --agent means a delivery profile everywhere else.
+			agent := fs.String("for", "all", "which agents' files to write (claude, codex, gemini, all)")
+			dir := fs.String("dir", "", "the project folder (default: the current folder)")
+			user := fs.Bool("user", false, "register for your user instead of one project")
+			dryRun := fs.Bool("dry-run", false, "print what would change, write nothing")
+			command := fs.String("command", "", "the command agents run (default: wcomm, or this binary's path)")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("install-mcp takes no arguments")
+				}
+				if *user && *dir != "" {
+					return usagef("give --dir or --user, not both")
+				}
+				cmdPath := *command
+				if cmdPath == "" {
+					var err error
+					if cmdPath, err = mcpCommand(); err != nil {
+						return err
+					}
+				}
+				targets, err := mcpTargets(*agent, *dir, *user, cmdPath, c.getenv)
+				if err != nil {
+					return err
+				}
+				return c.installMCP(targets, *dryRun)
+			}
+		},
+	})
+	register(&command{
+		Name: "help", Args: "[COMMAND | exit-codes]", Role: "admin",
+		Summary: "show the command list, one command's help, or the exit codes",
+		Example: "wcomm help\nwcomm help send\nwcomm help exit-codes",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				switch {
+				case len(args) == 0:
+					c.printUsage(c.stdout)
+					return nil
+				case len(args) > 1:
+					return usagef("help takes at most one COMMAND")
+				case strings.EqualFold(args[0], "exit-codes") || strings.EqualFold(args[0], "exit"):
+					_, err := io.WriteString(c.stdout, exitCodesText)
+					return err
+				}
+				cmd, ok := commands[args[0]]
+				if !ok {
+					return &exitErr{code: exitUsage, err: fmt.Errorf("no command %q; run 'wcomm help' for the list", messages.SanitizeField(args[0]))}
+				}
+				c.printCommandHelp(c.stdout, cmd, commandFlags(cmd))
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "completion", Args: "bash|zsh|fish", Role: "admin",
+		Summary: "print a shell completion script (commands, flags, live pane ids and agent names)",
+		Help: `Prints a completion script for bash, zsh or fish. Command names and flags are built in; pane ids
+(--to, --from) and agent names (find, send --to) come from the live tmux server when you press Tab,
+through the hidden 'wcomm __complete'.
+  bash: add  source <(wcomm completion bash)  to ~/.bashrc
+  zsh:  add  source <(wcomm completion zsh)   to ~/.zshrc (after compinit)
+  fish: wcomm completion fish > ~/.config/fish/completions/wcomm.fish`,
+		Example: "source <(wcomm completion bash)\nwcomm completion fish > ~/.config/fish/completions/wcomm.fish",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("completion takes one shell: bash, zsh or fish")
+				}
+				script, err := completionScript(args[0])
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(c.stdout, script)
+				return err
+			}
+		},
+	})
+	register(&command{
+		Name: "__complete", Args: "[--describe] KIND [PREFIX]", Role: "admin", Hidden: true,
+		Summary: "print completion candidates of one kind, one per line (used by the completion scripts)",
+		Help: `KIND is one of: ` + strings.Join(completeKinds, ", ") + `. Candidates start with PREFIX.
+--describe adds a tab and a short description to each line. Prints nothing, and exits 0, when the
+tmux server or the root cannot be read: a completion must never print errors into a command line.`,
+		Example: "wcomm __complete panes %\nwcomm __complete --describe agents co",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			describe := fs.Bool("describe", false, "add a tab and a description to each candidate")
+			return func(args []string) error {
+				if len(args) < 1 || len(args) > 2 {
+					return usagef("__complete takes KIND [PREFIX]")
+				}
+				prefix := ""
+				if len(args) == 2 {
+					prefix = args[1]
+				}
+				ctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
+				defer cancel()
+				cands, err := c.complete(ctx, args[0])
+				if err != nil {
+					var ue *usageError
+					if errors.As(err, &ue) {
+						return err
+					}
+					return nil
+				}
+				for _, cand := range cands {
+					if !strings.HasPrefix(cand.value, prefix) {
+						continue
+					}
+					if *describe && cand.desc != "" {
+						fmt.Fprintf(c.stdout, "%s\t%s\n", cand.value, cand.desc)
+					} else {
+						fmt.Fprintln(c.stdout, cand.value)
+					}
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// commandFlags builds cmd's flag set as runCommand does, without running it: for help and
+// completion. Setup only declares flags; the function it returns is dropped.
+func commandFlags(cmd *command) *flag.FlagSet {
+	c := &cli{ctx: context.Background(), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	fs := flag.NewFlagSet("wcomm "+cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.globalFlags(fs)
+	fs.Bool("help", false, "show this help")
+	fs.Bool("h", false, "show this help")
+	c.outputFlags(fs, cmd.Name)
+	cmd.Setup(fs, c)
+	return fs
+}

@@ -1,0 +1,300 @@
+package cli
+
+// The mailbox's commands: inbox (what waits for this pane), hook (an agent's turn-boundary hook
+// taking it), and the hidden __deliver that a queuing command starts detached.
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+func init() {
+	register(&command{
+		Name: "inbox", Args: "[--peek] [--all] [--pane %N]", Role: "both",
+		Summary: "take the messages waiting for this pane (responses, questions, answers), oldest first",
+		Help: `A message for a pane that is not ready (an agent mid-turn, someone's text in its input box, a
+shell running a job, copy mode) waits in the pane's outbox and is typed in at its next idle moment, or
+handed to the agent by its hooks at a turn boundary. 'wcomm inbox' takes what waits now: it prints
+each message, oldest first, and they count as delivered, so none is typed in afterwards. --peek only
+looks; --all also lists what ended in the last week (delivered, superseded, expired, undeliverable),
+with how.`,
+		Example: "wcomm inbox\nwcomm inbox --peek --json\nwcomm inbox --all",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			peek := fs.Bool("peek", false, "only look: leave the messages waiting")
+			all := fs.Bool("all", false, "also what ended in the last week")
+			pane := fs.String("pane", "", "another pane's inbox (default: your own, $TMUX_PANE)")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("inbox takes no arguments")
+				}
+				if *pane != "" {
+					if _, err := messages.ParsePaneID(*pane); err != nil {
+						return usagef("--pane: %v", err)
+					}
+				}
+				e := c.engine()
+				res, err := e.Inbox(c.ctx, tmuxcomm.InboxOptions{Pane: messages.PaneID(*pane), Take: !*peek, Via: "inbox", All: *all})
+				if err != nil {
+					return err
+				}
+				for _, p := range res.Problems {
+					fmt.Fprintf(c.stderr, "wcomm inbox: %s\n", messages.SanitizeField(p))
+				}
+				if c.json {
+					return c.printJSON(res)
+				}
+				printInbox(c.stdout, res, time.Now())
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "hook", Args: "--agent claude|codex|gemini", Role: "admin",
+		Summary: "(run by an agent's hooks) hand the messages waiting for this pane to the model at a turn boundary",
+		Help: `Installed by 'wcomm install-skill' into an agent's hook settings. It reads the hook's event JSON on
+stdin, takes what waits in this pane's outbox (as 'wcomm inbox' does) and prints it in the form the
+agent takes as context for its model: at a prompt, added context; at the end of a turn, a reason to
+go on. Nothing waiting: it prints nothing. It never fails the agent's turn: a problem goes to stderr
+and it exits 0.`,
+		Example: "echo '{\"hook_event_name\":\"Stop\"}' | wcomm hook --agent claude",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			agent := fs.String("agent", "claude", "whose hook: claude, codex or gemini")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("hook takes no arguments")
+				}
+				if !validHookAgent(*agent) {
+					return usagef("--agent: %q is not claude, codex or gemini", *agent)
+				}
+				if err := c.runHook(*agent); err != nil {
+					fmt.Fprintf(c.stderr, "wcomm hook: %v\n", err)
+				}
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "__deliver", Args: "--server KEY --pane %N", Role: "admin", Hidden: true,
+		Summary: "deliver what waits in a pane's outbox as soon as the pane is ready, then exit",
+		Help:    "Started detached by a command that queued a message; at most one runs per pane. It exits when the outbox is empty.",
+		Example: "wcomm __deliver --server 1234-1764000000 --pane %6",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			server := fs.String("server", "", "the tmux server's key (PID-STARTTIME)")
+			pane := fs.String("pane", "", "the pane")
+			return func(args []string) error {
+				if *server == "" || *pane == "" || len(args) > 0 {
+					return usagef("__deliver needs --server KEY --pane %%N")
+				}
+				p, err := messages.ParsePaneID(*pane)
+				if err != nil {
+					return usagef("--pane: %v", err)
+				}
+				e := c.engine()
+				e.SpawnDeliverer = nil
+				return e.RunDeliverer(c.ctx, *server, p)
+			}
+		},
+	})
+}
+
+// spawnDeliverer starts 'wcomm __deliver' for a pane, detached (its own session, no terminal,
+// stdin and stdout closed), so it outlives the command that queued and no signal to that
+// command's process group reaches it. Its diagnostics go to deliverer.log in the outbox folder.
+func (c *cli) spawnDeliverer(root string) func(server, socket string, pane messages.PaneID) error {
+	return func(server, socket string, pane messages.PaneID) error {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return err
+		}
+		args := []string{"__deliver", "--root", abs, "--server", server, "--pane", string(pane)}
+		if socket != "" {
+			args = append(args, "-S", socket)
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if log, err := tmuxcomm.OpenDelivererLog(abs, server, pane); err == nil {
+			defer log.Close()
+			cmd.Stderr = log
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		// Reaped when it ends, should this process still run then (send --wait, ask).
+		go cmd.Wait()
+		return nil
+	}
+}
+
+// printInbox prints an inbox: one block per message, its text last.
+func printInbox(w io.Writer, res *tmuxcomm.InboxResult, now time.Time) {
+	if len(res.Items) == 0 {
+		fmt.Fprintf(w, "nothing waits for pane %s\n", res.Pane)
+		return
+	}
+	for i, it := range res.Items {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		state := it.State
+		if it.Via != "" {
+			state += " via " + it.Via
+		}
+		from := ""
+		if it.From != "" {
+			from = " from " + string(it.From)
+		}
+		fmt.Fprintf(w, "%s%s, queued %s ago, %s\n", it.Kind, from, now.Sub(it.QueuedAt).Round(time.Second), state)
+		if it.Detail != "" {
+			fmt.Fprintf(w, "  (%s)\n", messages.SanitizeField(it.Detail))
+		}
+		fmt.Fprintln(w, messages.Sanitize(it.Text, true))
+	}
+}
+
+// hookEvent is the part of an agent's hook input that matters here.
+type hookEvent struct {
+	Event          string `json:"hook_event_name"`
+	StopHookActive bool   `json:"stop_hook_active"`
+}
+
+func validHookAgent(a string) bool { return a == "claude" || a == "codex" || a == "gemini" }
+
+// runHook takes this pane's waiting mail and prints it as the agent's hook output. Prompt-time
+// events add context; turn-end events block the stop with the messages as the reason, which the
+// agent hands to its model as feedback and so goes on with them.
+func (c *cli) runHook(agent string) error {
+	data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, 1<<20, "the hook's input on stdin")
+	if err != nil {
+		return err
+	}
+	var ev hookEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return fmt.Errorf("hook input is not JSON: %w", err)
+	}
+	if c.self() == "" {
+		return nil // not in a tmux pane: no inbox
+	}
+	kind := hookKind(agent, ev.Event)
+	if kind == "" {
+		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), agent)
+	}
+	e := c.engine()
+	res, err := e.Inbox(c.ctx, tmuxcomm.InboxOptions{Take: true, Via: "hook"})
+	if err != nil {
+		return err
+	}
+	if res.Taken == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
+	for _, it := range res.Items {
+		b.WriteString("\n" + messages.Sanitize(it.Text, true))
+	}
+	out, err := hookOutput(ev.Event, kind, b.String())
+	if err != nil {
+		return err
+	}
+	_, err = c.stdout.Write(append(out, '\n'))
+	return err
+}
+
+// hookKind says whether an agent's event comes before a turn ("prompt") or at its end ("stop").
+func hookKind(agent, event string) string {
+	switch {
+	case event == "UserPromptSubmit" && agent != "gemini", event == "BeforeAgent" && agent == "gemini":
+		return "prompt"
+	case event == "Stop" && agent != "gemini", event == "AfterAgent" && agent == "gemini":
+		return "stop"
+	}
+	return ""
+}
+
+// hookOutput is the JSON an agent's hook prints to hand text to the model.
+func hookOutput(event, kind, text string) ([]byte, error) {
+	// The three agents take the same shapes (measured with their pinned versions): context at a
+	// prompt, and a blocked stop whose reason goes to the model as the next message.
+	if kind == "prompt" {
+		return json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
+	}
+	return json.Marshal(map[string]string{"decision": "block", "reason": text})
+}
+
+// mailQueue holds the mailbox flags of the commands that deliver.
+type mailQueue struct {
+	noQueue bool
+	ttl     time.Duration
+	set     func() map[string]bool
+}
+
+// mailFlags declares --no-queue and --ttl.
+func mailFlags(fs *flag.FlagSet) *mailQueue {
+	q := &mailQueue{set: func() map[string]bool { return flagsSet(fs) }}
+	fs.BoolVar(&q.noQueue, "no-queue", false, "fail fast instead of queuing when the pane is not ready (env WCOMM_NO_QUEUE=1)")
+	durationVar(fs, &q.ttl, "ttl", tmuxcomm.DefaultMailTTL, "how long a queued message may wait for the pane before it expires (env WCOMM_MAIL_TTL)")
+	return q
+}
+
+func (q *mailQueue) apply(e *tmuxcomm.Engine) {
+	set := q.set()
+	if set["no-queue"] {
+		e.NoQueue = q.noQueue
+	}
+	if set["ttl"] {
+		e.MailTTL = q.ttl
+	}
+}
+
+// reportSent prints what send did: "ID RESPONSE-PATH" on stdout, and on stderr whether the request
+// is queued and why; with wait it then awaits the response.
+func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
+	if err != nil {
+		if x != nil && !c.json {
+			fmt.Fprintf(c.stderr, "wcomm send: request kept at %s; 'wcomm send --resend %s' delivers it again\n", x.RequestPath, x.ID)
+		}
+		return err
+	}
+	queued := x.State == tmuxcomm.StateQueued
+	if queued && !c.json {
+		fmt.Fprintf(c.stderr, "wcomm send: queued: pane %s is not ready (%s); the request is delivered at its next idle moment or turn boundary ('wcomm show %s' follows it)\n",
+			x.Worker, messages.SanitizeField(x.Evidence), x.ID)
+	}
+	if !wait {
+		if c.json {
+			return c.printJSON(x)
+		}
+		fmt.Fprintf(c.stdout, "%s %s\n", x.ID, x.ResponsePath)
+		return nil
+	}
+	fmt.Fprintf(c.stderr, "sent %s; waiting for %s\n", x.ID, x.ResponsePath)
+	// By path, not by id: ids have 16 random bits per second, and another exchange with
+	// the same id would be found first (TestSendWaitIDCollision).
+	e.LeanAwait = !c.json // only the response is printed
+	done, err := e.Await(c.ctx, x.ResponsePath, timeout)
+	if err != nil {
+		// The request went out: stdout says which, as a send without --wait does, so a script
+		// can await it again.
+		if c.json {
+			_ = c.printJSON(x)
+		} else {
+			fmt.Fprintf(c.stdout, "%s %s\n", x.ID, x.ResponsePath)
+		}
+		return err
+	}
+	return c.printResponse(done)
+}

@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+func init() {
+	register(&command{
+		Name: "watch", Args: "[--session S] [--since D] [--count N] [--timeout D]", Role: "admin",
+		Summary: "follow requests, deliveries, answers and questions as they happen, one line each",
+		Help: `Prints one line per event under the root as it happens: a new session folder, a request written,
+pasted, submitted, refused or undelivered, answered, the orchestrator notified (or its waiting await
+woken); a question asked, answered, auto-answered, over its cap, stale or resolved, and refused or
+late answer attempts. Columns: time, session folder, request number and id (or question id), event,
+detail. Coloured when stdout is a terminal (NO_COLOR turns that off); --json prints one JSON object
+per line instead. Runs until interrupted; --count N stops after N events, --timeout D after D (exit
+3 when --count was not reached). --since D first replays the events of the last D found on disk.`,
+		Example: "wcomm watch\nwcomm watch --session 20260117-120000-o6-w7 --json\nwcomm watch --since 10m --count 20 --timeout 1m",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			session := fs.String("session", "", "only this session folder (e.g. 20260117-120000-o6-w7)")
+			count := fs.Int("count", 0, "stop after this many events (0: no limit)")
+			var timeout, since time.Duration
+			durationVar(fs, &timeout, "timeout", 0, "stop after this long (0: run until interrupted)")
+			durationVar(fs, &since, "since", 0, "first replay the events of this last span found on disk")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("watch takes no arguments (the session goes with --session)")
+				}
+				if *count < 0 {
+					return usagef("--count must be 0 or more")
+				}
+				if *session != "" {
+					if _, err := messages.ParseSessionName(*session); err != nil {
+						return usagef("--session: %v", err)
+					}
+				}
+				ctx := c.ctx
+				if timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, timeout)
+					defer cancel()
+				}
+				out := &watchPrinter{w: c.stdout, json: c.json, color: wantColor(c.stdout, c.getenv)}
+				n := 0
+				err := c.engine().Watch(ctx, tmuxcomm.WatchOptions{Session: *session, Since: since}, func(ev tmuxcomm.WatchEvent) error {
+					if err := out.print(ev); err != nil {
+						return err
+					}
+					n++
+					if *count > 0 && n >= *count {
+						return tmuxcomm.ErrStopWatch
+					}
+					return nil
+				})
+				switch {
+				case err == nil, errors.Is(err, context.Canceled):
+					return nil
+				case errors.Is(err, context.DeadlineExceeded):
+					if *count > 0 {
+						return &exitErr{code: exitTimeout, err: fmt.Errorf("%d of %d events after %s: %w", n, *count, timeout, tmuxcomm.ErrTimeout)}
+					}
+					return nil
+				}
+				return err
+			}
+		},
+	})
+}
+
+// wantColor reports whether to colour: stdout is a terminal and NO_COLOR (no-color.org) is unset.
+func wantColor(w io.Writer, getenv func(string) string) bool {
+	f, ok := w.(*os.File)
+	if !ok || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+type watchPrinter struct {
+	w     io.Writer
+	json  bool
+	color bool
+}
+
+// ANSI colours of the event column: what went well, what went wrong, what asks for attention.
+const (
+	ansiReset   = "\x1b[0m"
+	ansiDim     = "\x1b[2m"
+	ansiBold    = "\x1b[1m"
+	ansiRed     = "\x1b[31m"
+	ansiGreen   = "\x1b[32m"
+	ansiYellow  = "\x1b[33m"
+	ansiBlue    = "\x1b[34m"
+	ansiMagenta = "\x1b[35m"
+	ansiCyan    = "\x1b[36m"
+)
+
+func eventColor(ev tmuxcomm.WatchEvent) string {
+	switch ev.Event {
+	case tmuxcomm.EventSession:
+		return ansiBold
+	case tmuxcomm.EventRequest:
+		return ansiCyan
+	case tmuxcomm.StatePasted, tmuxcomm.StateSubmitted:
+		return ansiBlue
+	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered, tmuxcomm.StateNotifyLost, tmuxcomm.EventAnswerInvalid,
+		tmuxcomm.StateExpired, tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyExpired, tmuxcomm.StateNotifyUndeliverable:
+		return ansiRed
+	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued:
+		return ansiYellow
+	case tmuxcomm.EventAsked:
+		return ansiYellow
+	case tmuxcomm.EventAutoAnswered, tmuxcomm.EventCapExceeded, tmuxcomm.EventStale, tmuxcomm.EventAnswerLate:
+		return ansiMagenta
+	case tmuxcomm.EventResolved:
+		return ansiDim
+	}
+	return ansiGreen
+}
+
+func (p *watchPrinter) print(ev tmuxcomm.WatchEvent) error {
+	if p.json {
+		// One compact object per line, so `wcomm watch --json | jq` and line readers work.
+		data, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		_, err = p.w.Write(append(data, '\n'))
+		return err
+	}
+	ref := "-"
+	switch ev.Kind {
+	case tmuxcomm.FeedExchange:
+		ref = fmt.Sprintf("%03d %s", ev.Seq, orDash(ev.ID))
+	case tmuxcomm.FeedQuestion:
+		ref = ev.ID
+	}
+	at := ev.At.Local().Format("15:04:05.000")
+	name := fmt.Sprintf("%-14s", ev.Event)
+	if p.color {
+		at = ansiDim + at + ansiReset
+		name = eventColor(ev) + name + ansiReset
+	}
+	_, err := fmt.Fprintf(p.w, "%s  %s  %-24s  %s %s\n", at, ev.Session, messages.SanitizeField(ref), name, watchDetail(ev))
+	return err
+}
+
+// watchDetail is an event's short detail for the text feed. Every value may come from a file a
+// worker wrote, so each is sanitized before it reaches a terminal.
+func watchDetail(ev tmuxcomm.WatchEvent) string {
+	d := map[string]string{}
+	for k, v := range ev.Detail {
+		d[k] = messages.SanitizeField(v)
+	}
+	var s string
+	switch ev.Event {
+	case tmuxcomm.EventSession:
+		s = d["orchestrator"] + " -> " + d["worker"]
+	case tmuxcomm.EventRequest:
+		if d["orchestrator"] != "" {
+			s = fmt.Sprintf("%s -> %s %s: %s", d["orchestrator"], d["worker"], d["capability"], d["summary"])
+		} else if d["bytes"] != "" {
+			s = d["bytes"] + " bytes"
+		}
+	case tmuxcomm.StatePasted:
+		s = fmt.Sprintf("into %s as %s, %s bytes", d["pane"], orDash(d["form"]), orDash(d["bytes"]))
+	case tmuxcomm.StateSubmitted:
+		s = fmt.Sprintf("Enter into %s after %s", d["pane"], orDash(d["enter_delay"]))
+	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered:
+		s = fmt.Sprintf("pane %s: %s", orDash(d["pane"]), d["error"])
+	case tmuxcomm.StateNotified:
+		s = "RESPONSE line pasted into " + d["pane"]
+		if d["via"] != "" {
+			s = "RESPONSE line handed to " + d["pane"] + " by its " + d["via"]
+		}
+		if d["coalesced"] != "" {
+			s += " (one paste with " + d["coalesced"] + " lines)"
+		}
+	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued:
+		s = "waits for pane " + d["pane"] + ": " + d["reason"]
+	case tmuxcomm.StateExpired, tmuxcomm.StateNotifyExpired:
+		s = d["reason"]
+	case tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyUndeliverable:
+		s = "pane " + orDash(d["pane"]) + ": " + d["error"]
+	case tmuxcomm.StateDelivered:
+		s = "handed to " + d["pane"] + " by its " + d["via"]
+	case tmuxcomm.StateAwaitWoken:
+		s = "a waiting await took the response; no line pasted"
+	case tmuxcomm.EventAsked:
+		if d["urgency"] != "" {
+			s = "[" + d["urgency"] + "] "
+		}
+		s += d["question"]
+		if d["options"] != "" {
+			s += " (" + d["options"] + ")"
+		}
+	case tmuxcomm.EventAutoAnswered, tmuxcomm.EventCapExceeded, tmuxcomm.EventAnswerInvalid, tmuxcomm.EventAnswerLate:
+		s = d["answer"]
+		if d["reason"] != "" {
+			s = strings.TrimSpace(s + ": " + d["reason"])
+		}
+		if d["by"] != "" {
+			s += " (by " + d["by"] + ")"
+		}
+	case tmuxcomm.EventAnswered:
+		s = d["summary"]
+		if ev.Kind == tmuxcomm.FeedQuestion {
+			s = d["answer"]
+			if d["by"] != "" {
+				s += " (by " + d["by"] + ")"
+			}
+		}
+	case tmuxcomm.EventResolved, tmuxcomm.EventStale:
+		s = d["reason"]
+		if d["by"] != "" {
+			s += " (by " + d["by"] + ")"
+		}
+	default:
+		var keys []string
+		for k := range d {
+			if k != "error" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, k+"="+d[k])
+		}
+		s = strings.Join(kv, " ")
+	}
+	if e := d["error"]; e != "" && !strings.Contains(s, e) {
+		s = strings.TrimSpace(s + " error: " + e)
+	}
+	return truncate(s, 160)
+}
+
+// truncate shortens s to at most n bytes, at a rune boundary, marking the cut with "...".
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// The flags of the commands that deliver into a pane (send, notify, ask, answer, doctor), declared
+// here once: one name, one meaning and one default each, whichever command takes them.
+const (
+	flagEnterDelay = "enter-delay"
+	flagBusyWait   = "busy-wait"
+	flagFrom       = "from"
+	flagAgent      = "agent"
+)
+
+// deliveryFlags holds the values of the delivery flags a command declared.
+type deliveryFlags struct {
+	fs         *flag.FlagSet
+	enterDelay time.Duration
+	busyWait   time.Duration
+	from       string
+	agent      string
+}
+
+// declareDelivery declares the named delivery flags on fs.
+func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
+	d := &deliveryFlags{fs: fs}
+	for _, n := range names {
+		switch n {
+		case flagEnterDelay:
+			// No default of its own: without the flag, WCOMM_ENTER_DELAY or the settings file
+			// decide, and a target's profile may ask for more.
+			// Bounded like the settings file's enter_delay: the pane's lock is held for it.
+			fs.Var(cappedDuration{durationFlag{&d.enterDelay}, tmuxcomm.MaxEnterDelay}, n,
+				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", tmuxcomm.MaxEnterDelay, tmuxcomm.DefaultEnterDelay))
+		case flagBusyWait:
+			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, "when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle (0: do not wait)")
+		case flagFrom:
+			fs.StringVar(&d.from, n, "", "your own pane id, when not run inside it ($TMUX_PANE)")
+		case flagAgent:
+			fs.StringVar(&d.agent, n, "", "treat the target as this profile (claude, codex, gemini, aider, shell, reader, generic) instead of the detected one")
+		default:
+			panic("no delivery flag " + n)
+		}
+	}
+	return d
+}
+
+// apply puts the delivery flags given on the command line into e; a flag not given leaves what
+// the settings and the environment made of e.
+func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
+	set := flagsSet(d.fs)
+	if set[flagEnterDelay] {
+		e.EnterDelay = d.enterDelay
+	}
+	if d.fs.Lookup(flagBusyWait) != nil {
+		e.BusyWait = busyWaitSetting(d.busyWait)
+	}
+	if d.from != "" {
+		if _, err := messages.ParsePaneID(d.from); err != nil {
+			return usagef("--from: %v", err)
+		}
+		e.Self = messages.PaneID(d.from)
+	}
+	if d.agent != "" {
+		if err := e.CheckAgent(d.agent); err != nil {
+			return usagef("--agent: %v", err)
+		}
+	}
+	return nil
+}

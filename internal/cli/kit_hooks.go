@@ -1,0 +1,123 @@
+package cli
+
+// The agents' own hooks, installed by install-skill: at a turn boundary (a prompt submitted, a turn
+// ending) the agent runs 'wcomm hook', which hands the model what waits in its pane's outbox, so
+// nothing needs to be typed into the pane. The settings files are the agents' own JSON; wcomm adds
+// its two entries and keeps everything else.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// hookTarget is one agent's hook settings file and the events wcomm hooks there.
+type hookTarget struct {
+	Path   string
+	Agent  string
+	Events []string
+	Note   string // what the person still has to do, if anything
+}
+
+// hookTargets returns the hook settings files of the agents: in the project folder, or the user's.
+func hookTargets(dir, home string, agents []string) []hookTarget {
+	base := dir
+	if home != "" {
+		base = home
+	}
+	var out []hookTarget
+	for _, a := range agents {
+		switch a {
+		case "claude":
+			out = append(out, hookTarget{Path: filepath.Join(base, ".claude", "settings.json"), Agent: a, Events: []string{"UserPromptSubmit", "Stop"}})
+		case "codex":
+			out = append(out, hookTarget{Path: filepath.Join(base, ".codex", "hooks.json"), Agent: a, Events: []string{"UserPromptSubmit", "Stop"},
+				Note: "Codex asks you to review and trust new hooks when it starts: choose to trust them"})
+		case "gemini":
+			out = append(out, hookTarget{Path: filepath.Join(base, ".gemini", "settings.json"), Agent: a, Events: []string{"BeforeAgent", "AfterAgent"}})
+		}
+	}
+	return out
+}
+
+// hookCommand is the command an agent's hook runs.
+func hookCommand(agent string) string { return "wcomm hook --agent " + agent }
+
+// installHooks adds wcomm's hook to each event of t's settings file, once: an entry that already
+// runs 'wcomm hook' is brought up to date, not duplicated. A file that is not a JSON object is
+// left alone and reported.
+func installHooks(t hookTarget) (installResult, error) {
+	r := installResult{Path: t.Path, Agent: t.Agent}
+	real, old, mode, err := readTarget(t.Path)
+	if err != nil {
+		return r, err
+	}
+	settings := map[string]any{}
+	if len(bytes.TrimSpace(old)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(old))
+		dec.UseNumber()
+		if err := dec.Decode(&settings); err != nil {
+			r.Status, r.Note = stKept, fmt.Sprintf("not a JSON object (%v): fix it, then run again", err)
+			return r, nil
+		}
+	}
+	hooks, ok := settings["hooks"].(map[string]any)
+	if settings["hooks"] != nil && !ok {
+		r.Status, r.Note = stKept, `its "hooks" is not an object: fix it, then run again`
+		return r, nil
+	}
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	changed := false
+	for _, ev := range t.Events {
+		groups, _ := hooks[ev].([]any)
+		if hooks[ev] != nil && groups == nil {
+			r.Status, r.Note = stKept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
+			return r, nil
+		}
+		if c := setHookCommand(groups, hookCommand(t.Agent)); c != nil {
+			changed = changed || *c
+			continue
+		}
+		hooks[ev] = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(t.Agent)}}})
+		changed = true
+	}
+	if !changed {
+		r.Status = stUnchanged
+		return r, nil
+	}
+	settings["hooks"] = hooks
+	data, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return r, err
+	}
+	if len(old) == 0 {
+		r.Status, mode = stCreated, 0o644
+	} else {
+		r.Status = stUpdated
+	}
+	r.Note = t.Note
+	return r, writeTarget(real, append(data, '\n'), mode)
+}
+
+// setHookCommand looks for a hook that runs 'wcomm hook' among an event's groups: nil when there
+// is none; else whether it had to be changed to run want.
+func setHookCommand(groups []any, want string) *bool {
+	for _, g := range groups {
+		gm, _ := g.(map[string]any)
+		hs, _ := gm["hooks"].([]any)
+		for _, h := range hs {
+			hm, _ := h.(map[string]any)
+			cmd, _ := hm["command"].(string)
+			if strings.HasPrefix(strings.TrimSpace(cmd), "wcomm hook") {
+				changed := cmd != want
+				hm["command"] = want
+				return &changed
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package cli
+
+// wcomm install-mcp: registers `wcomm mcp` with Claude Code (.mcp.json, ~/.claude.json), Codex
+// (config.toml) and Gemini CLI (settings.json), each in its own format. A file is edited in place:
+// only wcomm's entry changes, every other entry and the file's own layout stay, and the result is
+// parsed again and compared with what was meant before it replaces the file.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// mcpServerName is the name wcomm's server has in every agent's configuration.
+const mcpServerName = "wcomm"
+
+// mcpToolTimeout is the tool call limit wcomm asks of agents that have one: above await's and
+// ask's longest wait (tmuxcomm.MaxCallWait), so a bounded wait ends before the agent gives up.
+var mcpToolTimeout = tmuxcomm.MaxCallWait + time.Minute
+
+// mcpForwardEnv are the variables Codex must pass to the server, which it otherwise withholds
+// (Codex starts MCP servers with a short allow-list of the environment): without $TMUX and
+// $TMUX_PANE the server does not know its pane.
+var mcpForwardEnv = []string{"TMUX", "TMUX_PANE", "WCOMM_ROOT"}
+
+// mcpKey is one key wcomm sets in its entry, in the order it writes them.
+type mcpKey struct {
+	Name  string
+	Value any
+}
+
+// mcpTarget is one agent's configuration file and wcomm's entry in it.
+type mcpTarget struct {
+	Agent string
+	Path  string
+	TOML  bool // Codex; the others are JSON with a top-level "mcpServers" object
+	Entry []mcpKey
+}
+
+func mcpTargets(agent, dir string, user bool, command string, getenv func(string) string) ([]mcpTarget, error) {
+	var want []string
+	for _, a := range strings.Split(agent, ",") {
+		switch a = strings.ToLower(strings.TrimSpace(a)); a {
+		case "all":
+			want = []string{"claude", "codex", "gemini"}
+		case "claude", "codex", "gemini":
+			if !slices.Contains(want, a) {
+				want = append(want, a)
+			}
+		case "":
+		default:
+			return nil, usagef("--for: unknown agent %q; use claude, codex, gemini (or all)", messages.SanitizeField(a))
+		}
+	}
+	if len(want) == 0 {
+		return nil, usagef("--for names no agent; use claude, codex, gemini (or all)")
+	}
+	var home string
+	if user {
+		home = getenv("HOME")
+		if home == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return nil, fmt.Errorf("no home folder for --user (%v); pass --dir", err)
+			}
+			home = h
+		}
+	} else {
+		if dir == "" {
+			dir = "."
+		}
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--dir %s: %w", dir, err)
+		}
+		if !st.IsDir() {
+			return nil, usagef("--dir %s is not a folder", dir)
+		}
+	}
+	args := []any{"mcp"}
+	var out []mcpTarget
+	for _, a := range want {
+		t := mcpTarget{Agent: a}
+		switch a {
+		case "claude":
+			// Project scope is .mcp.json at the project's root; user scope is the top-level
+			// "mcpServers" of ~/.claude.json.
+			t.Path = filepath.Join(dir, ".mcp.json")
+			if user {
+				t.Path = filepath.Join(home, ".claude.json")
+			}
+			t.Entry = []mcpKey{{"type", "stdio"}, {"command", command}, {"args", args}}
+		case "gemini":
+			t.Path = filepath.Join(dir, ".gemini", "settings.json")
+			if user {
+				t.Path = filepath.Join(home, ".gemini", "settings.json")
+			}
+			t.Entry = []mcpKey{{"command", command}, {"args", args}, {"timeout", mcpToolTimeout.Milliseconds()}}
+		case "codex":
+			// Codex reads .codex/config.toml of a trusted project, and $CODEX_HOME/config.toml
+			// (~/.codex/config.toml) for the user.
+			t.TOML = true
+			t.Path = filepath.Join(dir, ".codex", "config.toml")
+			if user {
+				codexHome := getenv("CODEX_HOME")
+				if codexHome == "" {
+					codexHome = filepath.Join(home, ".codex")
+				}
+				t.Path = filepath.Join(codexHome, "config.toml")
+			}
+			env := make([]any, len(mcpForwardEnv))
+			for i, v := range mcpForwardEnv {
+				env[i] = v
+			}
+			t.Entry = []mcpKey{{"command", command}, {"args", args}, {"env_vars", env}, {"tool_timeout_sec", int64(mcpToolTimeout.Seconds())}}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// mcpCommand is what agents run: "wcomm" when that finds this very binary on $PATH, else this
+// binary's absolute path, so the entry works whatever the agent's working folder.
+func mcpCommand() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this binary (%v); pass --command PATH", err)
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	if p, err := exec.LookPath("wcomm"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil && real == self {
+			return "wcomm", nil
+		}
+	}
+	return filepath.Abs(self)
+}
+
+func (c *cli) installMCP(targets []mcpTarget, dryRun bool) error {
+	var results []installResult
+	for _, t := range targets {
+		real, old, mode, err := readTarget(t.Path)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		var changed bool
+		if t.TOML {
+			data, changed, err = setTOMLEntry(old, mcpServerName, t.Entry)
+		} else {
+			data, changed, err = setJSONEntry(old, mcpServerName, t.Entry)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w; nothing was changed", t.Path, err)
+		}
+		r := installResult{Path: t.Path, Agent: t.Agent, Status: stUnchanged}
+		switch {
+		case !changed:
+		case old == nil:
+			r.Status = stCreated
+		default:
+			r.Status = stUpdated
+		}
+		if changed && dryRun {
+			r.Note = "dry run: not written"
+			if !c.json {
+				fmt.Fprintf(c.stdout, "--- %s would become:\n%s", t.Path, data)
+			}
+		}
+		if changed && !dryRun {
+			if err := writeTarget(real, data, mode); err != nil {
+				return err
+			}
+		}
+		results = append(results, r)
+	}
+	if c.json {
+		return c.printJSON(results)
+	}
+	for _, r := range results {
+		fmt.Fprintf(c.stdout, "%-9s %s (%s)", r.Status, r.Path, r.Agent)
+		if r.Note != "" {
+			fmt.Fprintf(c.stdout, " (%s)", r.Note)
+		}
+		fmt.Fprintln(c.stdout)
+	}
+	return nil
+}
+
+// mergeEntry sets wcomm's keys on the entry an agent's file holds, keeping keys the user added.
+func mergeEntry(cur map[string]any, entry []mcpKey) map[string]any {
+	out := map[string]any{}
+	for k, v := range cur {
+		out[k] = v
+	}
+	for _, kv := range entry {
+		out[kv.Name] = kv.Value
+	}
+	return out
+}
+
+// sameJSON compares two values as JSON sees them (an int64 and a float64 of equal value match).
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var va, vb any
+	_ = json.Unmarshal(ja, &va)
+	_ = json.Unmarshal(jb, &vb)
+	return reflect.DeepEqual(va, vb)
+}

@@ -1,0 +1,299 @@
+package cli
+
+// `wcomm mcp` driven by a real MCP client (the official Go SDK's) over stdio: the built binary as a
+// subprocess, running as a pane of a private tmux server, while the worker pane answers with the CLI.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer collects the server's stderr while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// mcpClient is a client session with `wcomm mcp` running as pane, and the tools' output schemas,
+// against which every structured result is checked as a strict client checks it.
+type mcpClient struct {
+	t       *testing.T
+	cs      *mcp.ClientSession
+	stderr  *syncBuffer
+	outputs map[string]*jsonschema.Resolved
+}
+
+func (w *world) mcpClient(pane string) *mcpClient {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, "mcp")
+	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+w.root, "WCOMM_ENTER_DELAY=50ms",
+		fmt.Sprintf("TMUX=%s,%d,0", w.sock, w.pid), "TMUX_PANE="+pane)
+	cmd.Dir = w.work
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "wcomm-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(w.t, err, "connect to wcomm mcp; its stderr:\n%s", stderr)
+	w.t.Cleanup(func() { _ = cs.Close() })
+	return &mcpClient{t: w.t, cs: cs, stderr: stderr, outputs: map[string]*jsonschema.Resolved{}}
+}
+
+// call calls a tool and checks its structured content against the tool's output schema.
+func (c *mcpClient) call(name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(c.t, err, "call %s: a protocol error, not a tool result; server stderr:\n%s", name, c.stderr)
+	require.NotNil(c.t, res.StructuredContent, "call %s: no structured content", name)
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(c.t, err)
+	var v any
+	require.NoError(c.t, json.Unmarshal(data, &v))
+	if schema, ok := c.outputs[name]; ok {
+		require.NoError(c.t, schema.Validate(v), "call %s: structured content %s does not match the output schema", name, data)
+	}
+	require.NotEmpty(c.t, res.Content, "call %s: no text content", name)
+	m, _ := v.(map[string]any)
+	return res, m
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestE2EMCP(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	c := w.mcpClient(orch)
+
+	// The handshake: the server names itself and offers tools.
+	init := c.cs.InitializeResult()
+	require.NotNil(t, init)
+	assert.Equal(t, "wcomm", init.ServerInfo.Name)
+	require.NotNil(t, init.Capabilities.Tools, "the server offers tools")
+	assert.Contains(t, init.Instructions, "await")
+
+	// The tool list: every tool with a description and object schemas for input and output.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := c.cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+		assert.GreaterOrEqual(t, len(tl.Description), 80, "tool %s needs a description an agent can act on", tl.Name)
+		in := schemaOf(t, tl.InputSchema)
+		assert.Equal(t, "object", in.Type, "tool %s input schema", tl.Name)
+		_, err := in.Resolve(nil)
+		require.NoError(t, err, "tool %s input schema", tl.Name)
+		out := schemaOf(t, tl.OutputSchema)
+		assert.Equal(t, "object", out.Type, "tool %s output schema", tl.Name)
+		resolved, err := out.Resolve(nil)
+		require.NoError(t, err, "tool %s output schema", tl.Name)
+		c.outputs[tl.Name] = resolved
+	}
+	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox"}, names)
+	var send *mcp.Tool
+	for _, tl := range list.Tools {
+		if tl.Name == "send" {
+			send = tl
+		}
+	}
+	require.NotNil(t, send)
+	sendIn := schemaOf(t, send.InputSchema)
+	assert.ElementsMatch(t, []string{"to", "message"}, sendIn.Required)
+	assert.Contains(t, sendIn.Properties, "capability")
+
+	// find: the worker by its program; this server's own pane never matches.
+	res, out := c.call("find", map[string]any{"agent": "cat"})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, worker, out["pane_id"])
+
+	// send through MCP: the request is delivered into the worker's pane.
+	res, out = c.call("send", map[string]any{"to": worker, "message": "count the files"})
+	require.False(t, res.IsError, "%s", text(res))
+	id, _ := out["id"].(string)
+	require.NotEmpty(t, id)
+	assert.Equal(t, orch, out["orchestrator"])
+	assert.Equal(t, worker, out["worker"])
+	assert.Equal(t, "submitted", out["state"])
+	w.waitScreen(worker, id)
+	lock := filepath.Join(out["dir"].(string), fmt.Sprintf(".%03d-await.lock", int(out["seq"].(float64))))
+
+	// await bounded: no answer yet is a normal result saying "waiting", with the id.
+	res, out = c.call("await", map[string]any{"id": id, "timeout_seconds": 0.3})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "waiting", out["status"])
+	assert.Equal(t, id, out["id"])
+	assert.Contains(t, text(res), "call await again")
+
+	// await again while the worker answers with the CLI: the await wakes on the response.
+	type called struct {
+		res *mcp.CallToolResult
+		out map[string]any
+	}
+	done := make(chan called, 1)
+	go func() {
+		r, o := c.call("await", map[string]any{"id": id, "timeout_seconds": 30})
+		done <- called{r, o}
+	}()
+	waitFor(t, 10*time.Second, func() bool { return flocked(lock) }, "the MCP await to wait on %s", id)
+	r := w.in(worker, "notify", "--id", id, "--enter-delay", "50ms", "Seven files.")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "no line pasted", "the waiting MCP await was the signal")
+	var got called
+	select {
+	case got = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the MCP await did not return after notify; server stderr:\n%s", c.stderr)
+	}
+	require.False(t, got.res.IsError, "%s", text(got.res))
+	assert.Equal(t, "answered", got.out["status"])
+	assert.Equal(t, "Seven files.", strings.TrimSpace(got.out["response"].(string)))
+	assert.True(t, strings.HasPrefix(text(got.res), "Seven files."), "the text starts with the response: %q", text(got.res))
+
+	// An unknown pane: a tool error with the CLI's words and exit-code class...
+	res, out = c.call("send", map[string]any{"to": "%999", "message": "anyone there?"})
+	require.True(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "not_found", out["class"])
+	assert.Equal(t, float64(exitNotFound), out["exit_code"])
+	cli := w.in(orch, "send", "--to", "%999", "anyone there?")
+	requireCode(t, exitNotFound, cli)
+	assert.Equal(t, "wcomm send: "+out["error"].(string)+"\n", cli.stderr, "the same words as the command line")
+
+	// ...and a bad argument is a usage error; after both the server keeps serving.
+	res, out = c.call("await", map[string]any{"id": id, "timeout_seconds": 3600})
+	require.True(t, res.IsError)
+	assert.Equal(t, "usage", out["class"])
+	assert.Equal(t, float64(exitUsage), out["exit_code"])
+	res, out = c.call("show", map[string]any{"ref": id})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "answered", out["status"])
+	res, out = c.call("history", map[string]any{})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Len(t, out["sessions"], 1)
+
+	// inbox: a RESPONSE line that waits because the orchestrator's pane is in copy mode is taken
+	// through MCP, and then never typed into the pane.
+	res, out = c.call("send", map[string]any{"to": worker, "message": "one more"})
+	require.False(t, res.IsError, "%s", text(res))
+	second := out["id"].(string)
+	w.tmux("copy-mode", "-t", orch)
+	r = w.in(worker, "notify", "--id", second, "Done.")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "queued")
+	res, out = c.call("inbox", map[string]any{})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, float64(1), out["taken"])
+	items := out["items"].([]any)
+	require.Len(t, items, 1)
+	assert.Contains(t, items[0].(map[string]any)["text"], "[RESPONSE ")
+	w.tmux("send-keys", "-t", orch, "-X", "cancel")
+	waitNoDeliverer(t, w.root)
+	assert.NotContains(t, w.capture(orch), "[RESPONSE ", "taken through MCP: never typed in")
+
+	// The log went to stderr; stdout carried only the protocol, or the client would have failed.
+	assert.Contains(t, c.stderr.String(), "wcomm mcp serving on stdio")
+}
+
+// schemaOf reads a tool's schema as the client received it.
+func schemaOf(t *testing.T, v any) *jsonschema.Schema {
+	t.Helper()
+	require.NotNil(t, v)
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	var s jsonschema.Schema
+	require.NoError(t, json.Unmarshal(data, &s))
+	return &s
+}
+
+// TestE2EMCPPrograms: wcomm-mcp alone is the server; wcomm without wcomm-mcp says what to install;
+// wcomm itself does not link the MCP SDK, which is why the two are apart.
+func TestE2EMCPPrograms(t *testing.T) {
+	bin := wcommBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	t.Run("wcomm-mcp without arguments serves MCP", func(t *testing.T) {
+		cmd := exec.Command(filepath.Join(filepath.Dir(bin), mcpProgram))
+		cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+t.TempDir())
+		client := mcp.NewClient(&mcp.Implementation{Name: "wcomm-e2e", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		require.NoError(t, err)
+		defer cs.Close()
+		tools, err := cs.ListTools(ctx, nil)
+		require.NoError(t, err)
+		var names []string
+		for _, tl := range tools.Tools {
+			names = append(names, tl.Name)
+		}
+		assert.Contains(t, names, "send")
+		assert.Contains(t, names, "inbox")
+	})
+
+	t.Run("wcomm mcp without wcomm-mcp beside it or on PATH", func(t *testing.T) {
+		alone := filepath.Join(t.TempDir(), "wcomm")
+		data, err := os.ReadFile(bin)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(alone, data, 0o755))
+		cmd := exec.Command(alone, "mcp")
+		cmd.Env = append(cleanEnv(), "PATH=/usr/bin:/bin")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, exitFailure, ee.ExitCode())
+		assert.Empty(t, stdout.String(), "stdout is the protocol's: nothing else goes there")
+		assert.Contains(t, stderr.String(), "wcomm-mcp")
+		assert.Contains(t, stderr.String(), "go install github.com/wcomm/wcomm/cmd/...")
+	})
+
+	t.Run("wcomm links no MCP SDK and no net/http", func(t *testing.T) {
+		out, err := exec.Command("go", "list", "-deps", wcommPkg).Output()
+		require.NoError(t, err)
+		deps := strings.Fields(string(out))
+		assert.NotContains(t, deps, "net/http")
+		assert.NotContains(t, deps, "github.com/modelcontextprotocol/go-sdk/mcp")
+		out, err = exec.Command("go", "list", "-deps", wcommMCPPkg).Output()
+		require.NoError(t, err)
+		assert.Contains(t, strings.Fields(string(out)), "github.com/modelcontextprotocol/go-sdk/mcp")
+	})
+}

@@ -1,0 +1,294 @@
+// Package cli is the wcomm command line: flags, output (text and --json) and exit codes, over the
+// protocol engine. It lives outside cmd/wcomm so that two programs share it: wcomm itself, and
+// wcomm-mcp, the same commands plus the MCP server (see cmd_mcp.go for why they are two).
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Run is the whole program for a main function: it runs one command line and returns its exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr)
+}
+
+// Exit codes are part of the interface: scripts and agents branch on them.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitTimeout  = 3
+	exitNotFound = 4
+)
+
+// command is one subcommand. Its texts feed --help, `wcomm help` and `wcomm prompt`, so the
+// instructions an agent reads never drift from the binary.
+type command struct {
+	Name    string
+	Args    string // synopsis after the name, e.g. "[--all] AGENT"
+	Summary string // one line
+	Help    string // a paragraph or two
+	Example string // one or more example lines
+	Role    string // "orchestrator", "worker", "both", "admin": who uses it (for prompts)
+	// Setup declares the command's flags on fs and returns the function that runs it.
+	Setup func(fs *flag.FlagSet, c *cli) func(args []string) error
+	// Hidden commands are not listed.
+	Hidden bool
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("duplicate command " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// commandNames returns the visible commands in a stable order.
+func commandNames() []string {
+	var names []string
+	for n, c := range commands {
+		if !c.Hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// usageError is a mistake in the call's words: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// run is the whole program: it parses args, runs one command and maps its error to an exit code.
+// It prints the error once, on stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	global, args, err := leadingGlobals(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "wcomm: %v\n", err)
+		return exitUsage
+	}
+	if len(args) == 0 {
+		c.printUsage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "-help":
+		c.printUsage(stdout)
+		return exitOK
+	case "--version", "-version":
+		name = "version"
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "wcomm: unknown command %q; run 'wcomm help' for the list\n", name)
+		return exitUsage
+	}
+	err = c.runCommand(cmd, append(global, args[1:]...))
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errSilent) {
+		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
+		fmt.Fprintf(termWriter{stderr}, "wcomm %s: %v\n", cmd.Name, err)
+		if code == exitUsage {
+			fmt.Fprintf(stderr, "usage: wcomm %s %s (wcomm %s --help)\n", cmd.Name, cmd.Args, cmd.Name)
+		}
+	}
+	return code
+}
+
+// leadingGlobals takes the global flags standing before the command (`wcomm -L work send ...`, as
+// tmux takes its own) and returns them apart, to be parsed with the command's flags.
+func leadingGlobals(args []string) (global, rest []string, err error) {
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' || a == "--" {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !isGlobalFlag(name) || name == "help" {
+			break
+		}
+		if name == "json" || hasValue {
+			global, args = append(global, a), args[1:]
+			continue
+		}
+		if len(args) < 2 {
+			return nil, nil, fmt.Errorf("flag %s needs a value; usage: wcomm [-L NAME | -S PATH] [--root DIR] [--json] COMMAND ...", a)
+		}
+		global, args = append(global, a, args[1]), args[2:]
+	}
+	return global, args, nil
+}
+
+// errSilent carries an exit code whose message was already printed.
+var errSilent = errors.New("")
+
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string { return e.err.Error() }
+func (e *exitErr) Unwrap() error { return e.err }
+
+func (c *cli) runCommand(cmd *command, args []string) error {
+	fs := flag.NewFlagSet("wcomm "+cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.globalFlags(fs)
+	help := fs.Bool("help", false, "show this help")
+	fs.BoolVar(help, "h", false, "show this help")
+	c.outputFlags(fs, cmd.Name)
+	runFn := cmd.Setup(fs, c)
+	pos, err := parseInterleaved(fs, args)
+	c.guardOutput(cmd.Name)
+	if *help {
+		c.printCommandHelp(c.stdout, cmd, fs)
+		return nil
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			c.printCommandHelp(c.stdout, cmd, fs)
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	if readsSettings(cmd) {
+		// One rule for every command that works with exchanges: a settings file with a misspelt
+		// key is an error, never a warning that silently drops the rest of the file.
+		if _, err := c.settings(); err != nil {
+			return fmt.Errorf("%w; fix the settings file and run the command again", err)
+		}
+	}
+	return runFn(pos)
+}
+
+// readsSettings reports whether cmd works with exchanges or questions, and so must refuse a broken
+// settings file before it acts. Admin commands (doctor reports the file, help and completion need
+// none) and the background ones (the deliverer, agents' hooks) are spared; ask checks the file
+// itself, so that its error ends with the instruction to go on.
+func readsSettings(cmd *command) bool {
+	return !cmd.Hidden && cmd.Role != "admin" && cmd.Name != "ask"
+}
+
+// parseInterleaved lets flags stand before or after positional arguments (`wcomm await ID
+// --timeout 30s`), as agents write them. "--" ends the flags; "-" is a positional (stdin).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		a := args[0]
+		if a == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+			args = args[1:]
+			continue
+		}
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		args = rest
+	}
+	return pos, nil
+}
+
+func exitCode(err error) int {
+	var ue *usageError
+	var ee *exitErr
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		return exitUsage
+	case isTimeout(err):
+		return exitTimeout
+	case isNotFound(err):
+		return exitNotFound
+	default:
+		return exitFailure
+	}
+}
+
+func (c *cli) printUsage(w io.Writer) {
+	fmt.Fprintln(w, "wcomm: requests, responses and questions between agents in tmux panes")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: wcomm [global flags] COMMAND [flags] [args]   (flags may stand before or after args)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].Summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "global flags: -L NAME | -S PATH (tmux server), --root DIR (default /tmp/worker-comm, env WCOMM_ROOT), --json")
+	fmt.Fprintln(w)
+	fmt.Fprint(w, exitCodesText)
+	fmt.Fprintln(w, "\nrun 'wcomm COMMAND --help' for a command's flags and an example")
+}
+
+// exitCodesText is printed by --help and `wcomm help exit-codes`.
+const exitCodesText = `exit codes:
+  0  success
+  1  failure (the message says what happened and what to do)
+  2  usage: the call's words are wrong
+  3  timed out (await, ask, send --wait)
+  4  target not found or ambiguous (no such pane, exchange or question; several panes match)
+`
+
+func (c *cli) printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: wcomm %s %s\n\n%s\n", cmd.Name, cmd.Args, cmd.Summary)
+	if cmd.Help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.Help))
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "h" || isGlobalFlag(f.Name) {
+			return
+		}
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			def = " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %s%-16s %s%s\n", dash, f.Name, f.Usage, def)
+	})
+	fmt.Fprintln(w, "  global: -L NAME, -S PATH, --root DIR, --json")
+	if cmd.Example != "" {
+		fmt.Fprintf(w, "\nexample:\n%s\n", indent(strings.TrimSpace(cmd.Example), "  "))
+	}
+	fmt.Fprintf(w, "\n%s", exitCodesText)
+}
+
+func indent(s, pre string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = pre + l
+	}
+	return strings.Join(lines, "\n")
+}
