@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 )
 
 // ErrTooLarge is returned by the bounded readers for input over their limit.
@@ -54,6 +55,10 @@ func readFileSized(f *os.File, limit int64, what string) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() > limit {
 		return readAllBounded(f, limit, what)
+	}
+	if st.Size() >= bigFile {
+		// As readFileText does: what earlier reads of this size left behind is reused.
+		runtime.GC()
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {

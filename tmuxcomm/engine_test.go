@@ -302,6 +302,33 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 	assert.Contains(t, string(data), "the answer")
 }
 
+// TestNotifyBodyFile: an answer named by BodyFile is read after the request, and checked as Body is.
+func TestNotifyBodyFile(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+		return p
+	}
+
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, BodyFile: write("blank.md", " \n\t\n")})
+	assert.ErrorContains(t, err, "empty response")
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, BodyFile: filepath.Join(dir, "missing.md")})
+	assert.ErrorContains(t, err, "missing.md")
+	assert.NoFileExists(t, x.ResponsePath, "a failed read saves nothing")
+
+	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, BodyFile: write("answer.md", "the answer\n\n")})
+	require.NoError(t, err)
+	assert.Equal(t, "pasted", res.Signal)
+	got, err := e.Await(context.Background(), x.ID, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, "the answer", strings.TrimSpace(got.ResponseBody))
+}
+
 func TestAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	for _, tt := range []struct {
 		name  string

@@ -18,6 +18,10 @@ import (
 type NotifyOptions struct {
 	Ref  string // response/request path or id; "" = newest unanswered request addressed to this pane
 	Body []byte
+	// BodyFile, when set, names a regular file that holds the response instead of Body. It is read
+	// only once the request has been read and let go, so a large answer to a large request is
+	// never held together with it.
+	BodyFile string
 }
 
 // NotifyResult says what notify did.
@@ -41,8 +45,9 @@ type NotifyResult struct {
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
 // ErrOrchestratorGone.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
-	if len(bytes.TrimSpace(o.Body)) == 0 {
-		return nil, fmt.Errorf("empty response: give it as arguments, --file F or on stdin with -")
+	empty := fmt.Errorf("empty response: give it as arguments, --file F or on stdin with -")
+	if o.BodyFile == "" && len(bytes.TrimSpace(o.Body)) == 0 {
+		return nil, empty
 	}
 	x, err := e.Locate(ctx, o.Ref, roleWorker)
 	if err != nil {
@@ -67,6 +72,17 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		// Echo what the worker's copy of the request holds, so a truncated or edited request shows.
 		resp.Header.RequestBytes, resp.Header.RequestSum = x.bodyBytes, x.bodySum
 	}
+	// A request of megabytes is read again below, not held meanwhile.
+	dir, seq, responsePath := x.Dir, x.Seq, x.ResponsePath
+	x, req = nil, nil
+	if o.BodyFile != "" {
+		if o.Body, err = ReadFileBounded(ctx, o.BodyFile, maxFile); err != nil {
+			return nil, fmt.Errorf("read the response file: %w", err)
+		}
+		if len(bytes.TrimSpace(o.Body)) == 0 {
+			return nil, fmt.Errorf("%s: %w", o.BodyFile, empty)
+		}
+	}
 	// FormatResponse's text, written from the caller's bytes rather than copied into one string:
 	// the header line, the body without its trailing newlines, one newline.
 	body := bytes.TrimRight(o.Body, "\n")
@@ -75,9 +91,6 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		parts = append(parts, body, []byte("\n"))
 	}
 	o.Body = nil
-	// A request of megabytes is read again below, not held twice meanwhile.
-	dir, seq, responsePath := x.Dir, x.Seq, x.ResponsePath
-	x, req = nil, nil
 	if err := writeExclusiveParts(responsePath, true, parts...); err != nil {
 		if errors.Is(err, ErrExists) {
 			// Only a complete response of this exchange stands: a FIFO, a folder, a symlink or a

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,39 @@ func (c *cli) readBody(file string, args []string) ([]byte, error) {
 		return nil, usagef("empty message: give the text as arguments, --file F, or - for stdin")
 	}
 	return body, err
+}
+
+// laterBodyFile reports whether --file names a regular file that can be read later than the
+// other arguments (notify reads its answer only after the request it answers, so that the two are
+// never held at once). It checks now what readBody would: the size bound, and that the file holds
+// more than white space. Anything else (a FIFO, /dev/stdin, a missing file) is read at once by
+// readBody, which reports its error: such a source can be read only once.
+func laterBodyFile(file string) (bool, error) {
+	if file == "" || file == "-" {
+		return false, nil
+	}
+	st, err := os.Stat(file)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxMessage {
+		return false, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(buf)
+		if len(bytes.TrimSpace(buf[:n])) > 0 {
+			return true, nil
+		}
+		if err == io.EOF {
+			return false, usagef("empty message: give the text as arguments, --file F, or - for stdin")
+		}
+		if err != nil {
+			return false, nil
+		}
+	}
 }
 
 func (c *cli) readRawBody(file string, args []string) ([]byte, error) {

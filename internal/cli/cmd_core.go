@@ -220,8 +220,17 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 						return usagef("--id: %v", err)
 					}
 				}
-				body, err := c.readBody(*file, args)
+				o := tmuxcomm.NotifyOptions{Ref: *response + *id}
+				later, err := laterBodyFile(*file)
 				if err != nil {
+					return err
+				}
+				if later && len(args) > 0 {
+					return usagef("give the message either with --file or as arguments, not both")
+				}
+				if later {
+					o.BodyFile = *file
+				} else if o.Body, err = c.readBody(*file, args); err != nil {
 					return err
 				}
 				e := c.engine()
@@ -229,7 +238,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					return err
 				}
 				mq.apply(e)
-				res, err := e.Notify(c.ctx, tmuxcomm.NotifyOptions{Ref: *response + *id, Body: body})
+				res, err := e.Notify(c.ctx, o)
 				if res != nil && !c.json {
 					for _, w := range res.Warnings {
 						fmt.Fprintf(c.stderr, "wcomm notify: warning: %s\n", w)
