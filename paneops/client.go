@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -56,6 +57,10 @@ func (c *Client) argv(args []string) []string {
 func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
 	argv := c.argv(args)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if path, err := lookPath(argv[0]); err == nil {
+		// exec.Command looks the name up on $PATH for every call; a send makes two or three.
+		cmd.Path, cmd.Err = path, nil
+	}
 	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -81,6 +86,23 @@ func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (stri
 	default:
 		return "", &Error{Argv: argv, ExitCode: -1, Stderr: stderr.String(), Err: err}
 	}
+}
+
+// lookPaths caches exec.LookPath per program name for the life of the process.
+var lookPaths sync.Map // name -> string
+
+// lookPath is exec.LookPath, asked once per name; a failed lookup is not cached, so a tmux
+// installed meanwhile is found.
+func lookPath(name string) (string, error) {
+	if v, ok := lookPaths.Load(name); ok {
+		return v.(string), nil
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", err
+	}
+	lookPaths.Store(name, path)
+	return path, nil
 }
 
 // ServerInfo identifies a running server. Pane ids restart at %0 when a server restarts, so a pane

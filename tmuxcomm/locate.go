@@ -105,6 +105,14 @@ func (e *Engine) byPath(root, path string) (*Exchange, error) {
 }
 
 func findByResponse(dir, response string) *Exchange {
+	// wcomm pairs request N with response N+1: look there before listing the folder.
+	if n, _, ok := messages.ParseSeqFileName(filepath.Base(response)); ok && n > 1 {
+		if _, err := os.Lstat(filepath.Join(dir, messages.SeqFileName(n-1, messages.KindRequest))); err == nil {
+			if x := loadExchange(dir, n-1, false); x.ResponsePath == response {
+				return x
+			}
+		}
+	}
 	files, _, err := listSeq(dir)
 	if err != nil {
 		return nil
@@ -198,7 +206,10 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 		if err != nil {
 			continue
 		}
-		for _, f := range files {
+		// Newest first, and only the newest open one of each folder: numbers are claimed in
+		// sending order, so a folder of hundreds of closed exchanges is not read whole.
+		for i := len(files) - 1; i >= 0; i-- {
+			f := files[i]
 			if f.Kind != messages.KindRequest {
 				continue
 			}
@@ -214,6 +225,7 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 			if best == nil || x.SentAt.After(best.SentAt) || (x.SentAt.Equal(best.SentAt) && x.Seq > best.Seq) {
 				best = x
 			}
+			break
 		}
 	}
 	if best == nil {

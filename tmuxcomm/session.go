@@ -114,14 +114,20 @@ type seqFile struct {
 
 // listSeq returns the numbered files of a folder in number order.
 func listSeq(dir string) ([]seqFile, []string, error) {
-	entries, err := os.ReadDir(dir)
+	// Names only: os.ReadDir would also sort every entry by name, a third of the cost in a folder
+	// of thousands of files, and the numbered ones are sorted by number below anyway.
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
 	if err != nil {
 		return nil, nil, err
 	}
 	var files []seqFile
 	var other []string
-	for _, ent := range entries {
-		name := ent.Name()
+	for _, name := range names {
 		if n, k, ok := messages.ParseSeqFileName(name); ok {
 			files = append(files, seqFile{N: n, Kind: k, Name: name})
 			continue
@@ -135,8 +141,12 @@ func listSeq(dir string) ([]seqFile, []string, error) {
 		if files[i].N != files[j].N {
 			return files[i].N < files[j].N
 		}
-		return files[i].Kind < files[j].Kind
+		if files[i].Kind != files[j].Kind {
+			return files[i].Kind < files[j].Kind
+		}
+		return files[i].Name < files[j].Name
 	})
+	sort.Strings(other)
 	return files, other, nil
 }
 
@@ -163,6 +173,20 @@ func nextRequestNumber(files []seqFile) int {
 // link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
 // content depends on n (it names the response file n+1), so it is built per attempt.
 func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
+	if h, ok := readSeqHint(dir); ok {
+		if n, ok := nextFromHint(dir, h); ok {
+			path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
+			err := writeExclusiveParts(path, true, build(n)...)
+			if err == nil {
+				writeSeqHint(dir, n)
+				return n, path, nil
+			}
+			if !errors.Is(err, ErrExists) {
+				return 0, "", err
+			}
+			// Another sender took n first: the listing decides.
+		}
+	}
 	for attempt := 0; attempt < 1000; attempt++ {
 		files, _, err := listSeq(dir)
 		if err != nil {
@@ -172,6 +196,7 @@ func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
 		err = writeExclusiveParts(path, true, build(n)...)
 		if err == nil {
+			writeSeqHint(dir, n)
 			return n, path, nil
 		}
 		if !errors.Is(err, ErrExists) {
