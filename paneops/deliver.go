@@ -49,6 +49,25 @@ type Delivery struct {
 	// deliverer killed mid-way leaves the server's own record of how far it got (see Marks).
 	// Only [a-z0-9-], since it is spliced into a tmux command string.
 	Mark string
+	// Expect, with Strict, is the pane's process and its server's as the sender last knew them: the
+	// guarded paste then also refuses, in the same call, a pane whose process or server is not
+	// those (ErrPaneChanged). It is what lets a sender trust a record of an earlier lookup instead
+	// of asking tmux again: the server itself checks the record at the moment of the paste.
+	Expect Identity
+}
+
+// Identity is what a pane's lookup found that only a new pane or a new server changes.
+type Identity struct {
+	PanePID   int // #{pane_pid}
+	ServerPID int // #{pid}
+}
+
+// guardValue is the identity as the guard's format prints it, "" when not set.
+func (id Identity) guardValue() string {
+	if id.PanePID <= 0 || id.ServerPID <= 0 {
+		return ""
+	}
+	return strconv.Itoa(id.PanePID) + "-" + strconv.Itoa(id.ServerPID)
 }
 
 // DeliveryResult says what happened, with the evidence.
@@ -115,12 +134,14 @@ const strictGuardCondition = "#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in
 // ids (%N, newBufferName): the two command strings go through tmux's command parser. strict
 // refuses a pane in a mode too, and the refusal then names the pane's state (see refusal).
 func guardArgs(pane messages.PaneID, buffer, mark string, strict bool) []string {
-	return guardArgsEnter(pane, buffer, mark, strict, false)
+	return guardArgsEnter(pane, buffer, mark, strict, false, "")
 }
 
 // guardArgsEnter is guardArgs that, with enter, also presses Enter after the paste in the same
-// call, and records the Enter's mark with the paste's (see enterWithPaste).
-func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter bool) []string {
+// call, and records the Enter's mark with the paste's (see enterWithPaste). expect, with strict,
+// is Identity.guardValue: the call refuses a pane whose "#{pane_pid}-#{pid}" differs, and its
+// refusal prints a fourth digit, 1 when they match.
+func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter bool, expect string) []string {
 	p := string(pane)
 	paste := "copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p
 	if mark != "" {
@@ -135,7 +156,13 @@ func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter boo
 	cond, refuse := guardCondition, "delete-buffer -b "+buffer+" ; display -p "+refusedMark(buffer)
 	if strict {
 		cond = strictGuardCondition
-		refuse = "delete-buffer -b " + buffer + " ; display -p -t " + p + " '" + refusedMark(buffer) + "-#{pane_dead}#{pane_input_off}#{pane_in_mode}'"
+		bits := "#{pane_dead}#{pane_input_off}#{pane_in_mode}"
+		if expect != "" {
+			same := "#{==:#{pane_pid}-#{pid}," + expect + "}"
+			cond = "#{||:" + strictGuardCondition + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
+			bits += same
+		}
+		refuse = "delete-buffer -b " + buffer + " ; display -p -t " + p + " '" + refusedMark(buffer) + "-" + bits + "'"
 	}
 	return []string{
 		"load-buffer", "-b", buffer, "-", ";",
@@ -159,22 +186,33 @@ func enterWithPaste(d Delivery, delay time.Duration) bool {
 // refusal reads what the guarded call printed: "" when it pasted; refused when the guard
 // refused; inMode when a strict guard refused only because the pane is in a mode.
 func refusal(out, buffer string) (refused, inMode, ok bool) {
+	refused, inMode, _, ok = refusalOf(out, buffer)
+	return refused, inMode, ok
+}
+
+// refusalOf is refusal that also reads the identity digit of a guard with an expected identity:
+// changed when the pane's process or its server is not the one expected. A dead pane or one
+// with its input off is reported as such first; a changed pane comes before copy mode.
+func refusalOf(out, buffer string) (refused, inMode, changed, ok bool) {
 	out = strings.TrimSpace(out)
 	mark := refusedMark(buffer)
 	switch {
 	case out == "":
-		return false, false, true
+		return false, false, false, true
 	case out == mark:
-		return true, false, true
+		return true, false, false, true
 	}
 	bits, found := strings.CutPrefix(out, mark+"-")
-	if !found || len(bits) != 3 {
-		return false, false, false
+	if !found || (len(bits) != 3 && len(bits) != 4) || strings.Trim(bits, "01") != "" {
+		return false, false, false, false
 	}
 	if bits[0] == '1' || bits[1] == '1' {
-		return true, false, true
+		return true, false, false, true
 	}
-	return true, bits[2] == '1', true
+	if len(bits) == 4 && bits[3] == '0' {
+		return true, false, true, true
+	}
+	return true, bits[2] == '1', false, true
 }
 
 // enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a), guarded like
@@ -303,15 +341,23 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	}
 	together := enterWithPaste(d, delay)
 	res.Buffer = newBufferName()
-	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgsEnter(d.Pane, res.Buffer, d.Mark, d.Strict, together)...)
+	expect := ""
+	if d.Strict {
+		expect = d.Expect.guardValue()
+	}
+	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgsEnter(d.Pane, res.Buffer, d.Mark, d.Strict, together, expect)...)
 	if err != nil {
 		return res, c.dropBuffer(ctx, res.Buffer, fmt.Errorf("deliver to pane %s: %w", d.Pane, err))
 	}
-	refused, inMode, ok := refusal(out, res.Buffer)
+	refused, inMode, changed, ok := refusalOf(out, res.Buffer)
 	switch {
 	case !ok:
 		return res, c.dropBuffer(ctx, res.Buffer,
 			fmt.Errorf("deliver to pane %s: unexpected output %q from tmux; check the pane before retrying", d.Pane, out))
+	case changed:
+		res.Before = "pane or server not the one looked up"
+		return res, fmt.Errorf("deliver to pane %s: %w: its process or its tmux server is not pid %d of server %d as looked up; nothing was pasted",
+			d.Pane, ErrPaneChanged, d.Expect.PanePID, d.Expect.ServerPID)
 	case inMode:
 		// The refusing branch deleted the buffer itself, in the same call.
 		return res, copyModeBusy(d.Pane, &res)

@@ -102,8 +102,38 @@ func TestStrictGuardRefusesCopyModeInTheSameCall(t *testing.T) {
 	}
 }
 
+// TestStrictGuardChecksTheExpectedIdentity: with the pane's and the server's pids expected, the
+// same call refuses a pane whose process or server is another, and says so in a fourth digit.
+func TestStrictGuardChecksTheExpectedIdentity(t *testing.T) {
+	const buf = "wcomm-9-1-0a0b0c0d"
+	got := guardArgsEnter("%4", buf, "m-1", true, false, Identity{PanePID: 321, ServerPID: 12}.guardValue())
+	assert.Equal(t, []string{
+		"load-buffer", "-b", buf, "-", ";",
+		"if-shell", "-F", "-t", "%4", "#{||:#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in_mode}}},#{!=:#{pane_pid}-#{pid},321-12}}",
+		"delete-buffer -b " + buf + " ; display -p -t %4 'wcomm-refused-" + buf + "-#{pane_dead}#{pane_input_off}#{pane_in_mode}#{==:#{pane_pid}-#{pid},321-12}'",
+		"copy-mode -q -t %4 ; paste-buffer -d -p -b " + buf + " -t %4 ; set-option -p -t %4 @wcomm-pasted m-1",
+	}, got)
+	assert.Equal(t, "", Identity{PanePID: 321}.guardValue(), "half an identity checks nothing")
+	assert.Equal(t, guardArgs("%4", buf, "m-1", true), guardArgsEnter("%4", buf, "m-1", true, false, ""))
+	for _, tt := range []struct {
+		out                            string
+		refused, inMode, changed, okay bool
+	}{
+		{"", false, false, false, true},
+		{"wcomm-refused-" + buf + "-0011\n", true, true, false, true},  // copy mode, same pane
+		{"wcomm-refused-" + buf + "-0000\n", true, false, true, true},  // another pane process or server
+		{"wcomm-refused-" + buf + "-0010\n", true, false, true, true},  // changed comes before copy mode
+		{"wcomm-refused-" + buf + "-1000\n", true, false, false, true}, // dead comes first
+		{"wcomm-refused-" + buf + "-00x1\n", false, false, false, false},
+		{"wcomm-refused-" + buf + "-00001\n", false, false, false, false},
+	} {
+		refused, inMode, changed, ok := refusalOf(tt.out, buf)
+		assert.Equal(t, []bool{tt.refused, tt.inMode, tt.changed, tt.okay}, []bool{refused, inMode, changed, ok}, "%q", tt.out)
+	}
+}
+
 func TestEnterGoesWithThePasteOnlyForACookedReaderWithoutDelay(t *testing.T) {
-	got := guardArgsEnter("%4", "wcomm-9-1-0a0b0c0d", "m-1", true, true)
+	got := guardArgsEnter("%4", "wcomm-9-1-0a0b0c0d", "m-1", true, true, "")
 	assert.Equal(t, "copy-mode -q -t %4 ; paste-buffer -d -p -b wcomm-9-1-0a0b0c0d -t %4 ; set-option -p -t %4 @wcomm-pasted m-1"+
 		" ; send-keys -t %4 Enter ; set-option -p -t %4 @wcomm-entered m-1", got[len(got)-1])
 	set := DefaultProfiles()

@@ -24,6 +24,10 @@ var (
 	// ErrBusy: a strict delivery found the pane not ready to take a message now (an agent mid-turn
 	// or starting, a shell running a job, copy mode); nothing was pasted.
 	ErrBusy = errors.New("pane is busy")
+	// ErrPaneChanged is a strict paste refused because the pane's process or its server is not
+	// the one the sender looked up (Delivery.Expect): a respawned pane, a restarted server. Nothing
+	// was pasted; a new lookup finds what is there now.
+	ErrPaneChanged = errors.New("pane changed since it was looked up")
 )
 
 // Error is a failed tmux call: the argv, exit code and tmux's stderr. Unwrap gives the sentinel that

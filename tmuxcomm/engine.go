@@ -81,6 +81,10 @@ type Engine struct {
 	// NoQueue makes every delivery fail fast as it did before the mailbox: it waits up to BusyWait
 	// and is refused when the pane is still not ready, instead of waiting in the pane's outbox.
 	NoQueue bool
+	// CardKey, when set, lets a send to a pane id use the record of the pane's last lookup
+	// instead of a tmux call (see panecard.go). It names the tmux server the client reaches
+	// (CardKey()); "" turns cards off.
+	CardKey string
 	// LeanAwait leaves the request's body out of the exchange Await returns, for a caller that
 	// prints only the response: a request of megabytes is then not held beside the response.
 	LeanAwait bool

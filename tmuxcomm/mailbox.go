@@ -43,7 +43,7 @@ var errNotReady = errors.New("pane not ready")
 // notReady reports whether err means "not now" rather than "never".
 func notReady(err error) bool {
 	return errors.Is(err, errNotReady) || errors.Is(err, paneops.ErrBusy) || errors.Is(err, paneops.ErrHumanInput) ||
-		errors.Is(err, paneops.ErrNotReady) || errors.Is(err, paneops.ErrLockTimeout)
+		errors.Is(err, paneops.ErrNotReady) || errors.Is(err, paneops.ErrLockTimeout) || errors.Is(err, paneops.ErrPaneChanged)
 }
 
 // mailTTL is how long a message may wait for its pane.

@@ -68,6 +68,9 @@ func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection,
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
 		LockDir: filepath.Join(root, ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
 		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
+		// A strict paste checks, in its own call, that the pane and the server are still the ones
+		// looked up (or read from the pane's card).
+		Expect: paneops.Identity{PanePID: p.PID, ServerPID: srv.PID},
 	}
 	return d
 }

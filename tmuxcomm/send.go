@@ -62,7 +62,16 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		id, err := e.newID(root)
 		idc <- claimed{id, err}
 	}()
-	worker, srv, err := e.resolveWithServer(ctx, o.To, o.Scope, o.First)
+	lookup := "tmux"
+	worker, srv, ok := e.cachedPane(root, o.To)
+	if ok {
+		lookup = "record"
+	} else {
+		worker, srv, err = e.resolveWithServer(ctx, o.To, o.Scope, o.First)
+		if err == nil {
+			e.recordPane(root, worker, srv)
+		}
+	}
 	c := <-idc
 	if err != nil {
 		return nil, err
@@ -101,7 +110,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, err
 	}
 	o.Body = nil // the file holds it now; let a large one go before it is read back
-	if err := logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum}, e.Now()); err != nil {
+	if err := logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}, e.Now()); err != nil {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
 		os.Remove(reqPath)

@@ -90,6 +90,7 @@ func (c *cli) engine() *tmuxcomm.Engine {
 		e.Profiles = s.Profiles
 	}
 	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
+	e.CardKey = tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR"))
 	return e
 }
 
