@@ -147,10 +147,14 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 		_ = logEvent(x.Dir, x.Seq, StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
 		return nil, err
 	}
-	var p paneops.Pane
-	var srv paneops.ServerInfo
+	root := filepath.Dir(x.Dir)
+	// The orchestrator's card, when it holds, spares the lookup (see panecard.go).
+	p, srv, carded := e.cachedPane(root, string(orch))
+	ps, oneCall := e.Tmux.(paneServer)
 	var perr error
-	if ps, ok := e.Tmux.(paneServer); ok {
+	switch {
+	case carded:
+	case oneCall:
 		// One tmux call for both: the pane and the server that names it.
 		p, srv, perr = ps.PaneServer(ctx, string(orch))
 		if perr != nil && !isNotFound(perr) {
@@ -160,7 +164,7 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 			// The pane is gone; a restarted server is the likelier story when the key changed.
 			srv, _ = e.Tmux.ServerInfo(ctx)
 		}
-	} else {
+	default:
 		var err error
 		if srv, err = e.Tmux.ServerInfo(ctx); err != nil {
 			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
@@ -180,7 +184,9 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 		}
 		return gone("response saved at %s, but orchestrator pane %s %s: %w", x.ResponsePath, orch, reason, ErrOrchestratorGone)
 	}
-	root := filepath.Dir(x.Dir)
+	if !carded {
+		e.recordPane(root, p, srv)
+	}
 	m := messages.Mail{Kind: messages.MailResponse, Pane: orch, Server: srv.Key(), Socket: srv.Socket, From: x.Worker,
 		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}
 	posted, err := e.post(ctx, root, m, p, srv)
