@@ -122,3 +122,47 @@ func TestE2EPaneCard(t *testing.T) {
 	assert.Equal(t, "record", w.lookupOf(sixth.ID))
 	wait(log3, "card-sixth")
 }
+
+// TestE2EPaneCardNotify: notify reads the orchestrator pane's card as send reads the worker's, and
+// a respawned orchestrator pane gets its RESPONSE line in its new process, once.
+func TestE2EPaneCardNotify(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch, log := w.recorderPane()
+	worker := w.catPane()
+	answer := func(body string) sent {
+		t.Helper()
+		s := w.send(orch, worker, body)
+		r := w.in(worker, "notify", "--response", s.Response, "--", "answer to "+body)
+		requireCode(t, 0, r)
+		return s
+	}
+	lines := func(log, response string) int {
+		return recordedPastes(t, log, "] "+response)
+	}
+	cardOf := func() string {
+		t.Helper()
+		cards, err := filepath.Glob(filepath.Join(w.root, ".panes", "*-p"+orch[1:]+".json"))
+		require.NoError(t, err)
+		require.Len(t, cards, 1, "notify recorded the orchestrator's pane")
+		return readString(t, cards[0])
+	}
+	s1 := answer("first")
+	waitFor(t, 15*time.Second, func() bool { return lines(log, s1.Response) == 1 }, "the first RESPONSE line")
+	card := cardOf()
+	s2 := answer("second")
+	waitFor(t, 15*time.Second, func() bool { return lines(log, s2.Response) == 1 }, "the second RESPONSE line")
+	assert.Equal(t, card, cardOf(), "the second notify read the card (a lookup would have written it again)")
+
+	script, err := filepath.Abs(recorderPy)
+	require.NoError(t, err)
+	log2 := filepath.Join(w.work, "orchestrator-respawned.jsonl")
+	w.tmux("respawn-pane", "-k", "-t", orch, "python3", script, log2)
+	w.waitScreen(orch, "RECORDER READY")
+	s3 := answer("third")
+	waitFor(t, 15*time.Second, func() bool { return lines(log2, s3.Response) == 1 }, "the third RESPONSE line in the new process")
+	assert.NotEqual(t, card, cardOf(), "the respawned pane was looked up and recorded anew")
+	assert.Equal(t, 0, lines(log, s3.Response))
+	assert.Equal(t, 1, lines(log, s1.Response))
+	assert.Equal(t, 1, lines(log, s2.Response))
+}
