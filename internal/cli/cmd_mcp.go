@@ -84,20 +84,9 @@ const mcpProgram = "wcomm-mcp"
 // the same global flags and environment: the agent that launched 'wcomm mcp' keeps talking to the
 // same process id on the same stdin and stdout.
 func (c *cli) execMCP(level string) error {
-	path := ""
-	if exe, err := os.Executable(); err == nil {
-		if exe, err := filepath.EvalSymlinks(exe); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), mcpProgram); isExecutable(p) {
-				path = p
-			}
-		}
-	}
-	if path == "" {
-		p, err := exec.LookPath(mcpProgram)
-		if err != nil {
-			return fmt.Errorf("the MCP server is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", mcpProgram)
-		}
-		path = p
+	path, err := findMCPProgram()
+	if err != nil {
+		return err
 	}
 	argv := []string{path}
 	if c.socketName != "" {
@@ -114,6 +103,21 @@ func (c *cli) execMCP(level string) error {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil // not reached: Exec replaced this process
+}
+
+// findMCPProgram returns the path of wcomm-mcp: beside this binary, else on PATH.
+func findMCPProgram() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), mcpProgram); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(mcpProgram); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("the MCP server is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", mcpProgram)
 }
 
 // isExecutable reports whether path is a regular file someone may execute.

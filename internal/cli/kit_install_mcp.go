@@ -145,6 +145,12 @@ func mcpCommand() (string, error) {
 }
 
 func (c *cli) installMCP(targets []mcpTarget, dryRun bool) error {
+	if MCPServer == nil {
+		if _, err := findMCPProgram(); err != nil {
+			// The entries are still written: they are right once wcomm-mcp is installed.
+			fmt.Fprintf(c.stderr, "wcomm install-mcp: warning: 'wcomm mcp' will fail until then: %v\n", err)
+		}
+	}
 	var results []installResult
 	for _, t := range targets {
 		real, old, mode, err := readTarget(t.Path)

@@ -284,6 +284,18 @@ func TestE2EMCPPrograms(t *testing.T) {
 		assert.Empty(t, stdout.String(), "stdout is the protocol's: nothing else goes there")
 		assert.Contains(t, stderr.String(), "wcomm-mcp")
 		assert.Contains(t, stderr.String(), "go install github.com/wcomm/wcomm/cmd/...")
+
+		// install-mcp still writes the entries, and warns that they wait for wcomm-mcp.
+		dir := t.TempDir()
+		cmd = exec.Command(alone, "install-mcp", "--dir", dir, "--for", "gemini")
+		cmd.Env = append(cleanEnv(), "PATH=/usr/bin:/bin")
+		stdout.Reset()
+		stderr.Reset()
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		require.NoError(t, cmd.Run(), "%s", &stderr)
+		assert.Contains(t, stdout.String(), "created")
+		assert.Contains(t, stderr.String(), "warning: 'wcomm mcp' will fail until then")
+		assert.FileExists(t, filepath.Join(dir, ".gemini", "settings.json"))
 	})
 
 	t.Run("wcomm links no MCP SDK and no net/http", func(t *testing.T) {
