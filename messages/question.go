@@ -434,7 +434,9 @@ func blockLines(text, first string, keys map[string]bool) (map[string]string, in
 		if _, dup := fields[key]; dup {
 			return nil, start + 1, fmt.Errorf("line %d: %s: appears twice: %w", i+1, key, ErrSyntax)
 		}
-		fields[key] = strings.TrimSpace(val)
+		// A carriage return inside a value is a line break to a terminal: it reads as the space
+		// the formatter writes for it (oneLine), so a block parses to what it formats to.
+		fields[key] = strings.TrimSpace(strings.ReplaceAll(val, "\r", " "))
 	}
 	return fields, start + 1, nil
 }
