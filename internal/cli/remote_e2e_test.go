@@ -23,10 +23,16 @@ type remoteWorld struct {
 	env []string // XDG_CONFIG_HOME with the hosts, the ssh control folder
 }
 
-func newRemoteWorld(t *testing.T, hosts int, extra string) *remoteWorld {
+func newRemoteWorld(t *testing.T, hosts int, extra func(*sshtest.Bed) string) *remoteWorld {
 	t.Helper()
 	sshtest.Require(t)
-	w := newWorld(t)
+	return remoteWorldOn(t, newWorld(t), hosts, extra)
+}
+
+// remoteWorldOn adds sshd hosts to an existing world.
+func remoteWorldOn(t *testing.T, w *world, hosts int, extra func(*sshtest.Bed) string) *remoteWorld {
+	t.Helper()
+	sshtest.Require(t)
 	bed := sshtest.Start(t, filepath.Dir(w.bin), hosts)
 	cfgHome := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "wcomm"), 0o700))
@@ -35,7 +41,9 @@ func newRemoteWorld(t *testing.T, hosts int, extra string) *remoteWorld {
 	for _, h := range bed.Hosts {
 		fmt.Fprintf(&cfg, "  %s:\n    via: [ssh, -F, %q, %s]\n    wcomm: %s/wcomm\n", h.Name, bed.Config, h.Name, sshtest.BinDir)
 	}
-	cfg.WriteString(extra)
+	if extra != nil {
+		cfg.WriteString(extra(bed))
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "wcomm", "config.yaml"), []byte(cfg.String()), 0o600))
 	control, err := os.MkdirTemp("", "wcs")
 	require.NoError(t, err)
@@ -111,7 +119,7 @@ func waitWorkerEvent(t *testing.T, h *sshtest.Host, event, id string) map[string
 // awaiting, its pane as the RESPONSE line; show and history see the exchange whole.
 func TestE2ERemoteRoundTrip(t *testing.T) {
 	t.Parallel()
-	rw := newRemoteWorld(t, 1, "")
+	rw := newRemoteWorld(t, 1, nil)
 	h := rw.bed.Hosts[0]
 	orch := rw.bashPane("")
 	worker := rw.remoteWorker(h, true)
@@ -160,13 +168,17 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 // relays it once the host is back; --no-queue fails at once naming the host.
 func TestE2ERemoteUnreachable(t *testing.T) {
 	t.Parallel()
-	rw := newRemoteWorld(t, 1, "")
+	rw := newRemoteWorld(t, 1, nil)
 	h := rw.bed.Hosts[0]
 	orch := rw.bashPane("")
 	worker := rw.remoteWorker(h, false)
+	// A first round trip opens the shared connection; stopping sshd ends it.
+	r := rw.call(orch, "send", "--to", "h1:"+worker, "before the outage", "--wait", "--timeout", "40s")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "BEFORE THE OUTAGE")
 	h.Stop(t)
 
-	r := rw.call(orch, "send", "--no-queue", "--to", "h1:"+worker, "never queued")
+	r = rw.call(orch, "send", "--no-queue", "--to", "h1:"+worker, "never queued")
 	requireCode(t, 1, r)
 	assert.Contains(t, r.stderr, "host h1 is unreachable")
 	assert.Empty(t, r.stdout)
@@ -182,6 +194,20 @@ func TestE2ERemoteUnreachable(t *testing.T) {
 	requireCode(t, 3, r)
 	assert.Contains(t, r.stderr, "still waits for host h1")
 
+	// A send whose time to live passes while the host is down is dead-lettered.
+	r = rw.call(orch, "send", "--ttl", "1s", "--to", "h1:"+worker, "too late")
+	requireCode(t, 0, r)
+	dead := strings.TrimSpace(r.stdout)
+	waitFor(t, 30*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(rw.root, ".remote", "done", dead+".json"))
+		return err == nil
+	}, "the dead letter")
+	r = rw.call(orch, "await", dead, "--timeout", "5s")
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "never reached host h1 (dead after")
+	log, _ := os.ReadFile(filepath.Join(rw.root, ".remote", "puller.log"))
+	assert.Contains(t, string(log), dead+": host h1 was not reached before")
+
 	h.Start(t)
 	r = rw.call(orch, "await", id, "--timeout", "60s")
 	requireCode(t, 0, r)
@@ -189,9 +215,9 @@ func TestE2ERemoteUnreachable(t *testing.T) {
 	// Delivered once.
 	n := 0
 	for _, ev := range workerEvents(h) {
-		if ev["event"] == "received" && ev["id"] == id {
+		if ev["event"] == "received" && (ev["id"] == id || ev["id"] == dead) {
 			n++
 		}
 	}
-	assert.Equal(t, 1, n)
+	assert.Equal(t, 1, n, "the queued send delivered once, the dead one never")
 }

@@ -110,8 +110,7 @@ func (c *Client) control(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	sum := sha256.Sum256([]byte(strings.Join(c.Host.Via, "\x00")))
-	sock := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	sock := ControlSocket(dir, c.Host)
 	if alive(sock) {
 		return sock, nil
 	}
@@ -146,6 +145,13 @@ func (c *Client) control(ctx context.Context) (string, error) {
 		return "", c.classify(err, string(msg))
 	}
 	return sock, nil
+}
+
+// ControlSocket is the path of a host's ssh master socket in the control folder dir: named by
+// the host's via, so two hosts that reach the same place through the same argv share it.
+func ControlSocket(dir string, h tmuxcomm.HostDef) string {
+	sum := sha256.Sum256([]byte(strings.Join(h.Via, "\x00")))
+	return filepath.Join(dir, hex.EncodeToString(sum[:8]))
 }
 
 // alive reports whether a master answers on sock.
