@@ -4,6 +4,7 @@ package cli
 // remote end of the wire) and __remote-pull (the local puller, started detached on demand).
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -341,4 +342,37 @@ func (c *cli) doctorHost(name string) error {
 		return &exitErr{code: exitFailure, err: errSilent}
 	}
 	return nil
+}
+
+// mcpSendRemote is the send tool's HOST:TARGET: handled false for a target that names no declared
+// host. A send queued here (the host unreachable) returns its id with state queued.
+func (c *cli) mcpSendRemote(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error) {
+	h, target, ok, err := c.remoteTarget(o.To)
+	if err != nil || !ok {
+		return nil, ok || err != nil, err
+	}
+	o.To = target
+	cl, err := c.remoteClient(h)
+	if err != nil {
+		return nil, true, err
+	}
+	s, err := remote.Send(ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
+	if err != nil {
+		if s != nil && s.Exchange != nil {
+			return s.Exchange, true, err
+		}
+		return nil, true, err
+	}
+	if s.Exchange == nil {
+		return &tmuxcomm.Exchange{ID: s.ID, State: tmuxcomm.StateQueued, Evidence: s.Reason}, true, nil
+	}
+	return s.Exchange, true, nil
+}
+
+// mcpAwaitRemote readies the await tool for a relayed exchange, as await does.
+func (c *cli) mcpAwaitRemote(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error {
+	c.pullRemote(e)
+	cc := *c
+	cc.ctx = ctx
+	return cc.awaitRelayed(e, ref, timeout)
 }

@@ -123,6 +123,8 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 	h := rw.bed.Hosts[0]
 	orch := rw.bashPane("")
 	worker := rw.remoteWorker(h, true)
+	// A local session of the host's name: the declared host wins over its session:window reading.
+	rw.tmux("new-session", "-d", "-s", "h1", "cat")
 
 	t.Run("await before notify", func(t *testing.T) {
 		r := rw.call(orch, "send", "--to", "h1:"+worker, "count the files")
@@ -154,13 +156,38 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		waitWorkerEvent(t, h, "received", s.ID)
 		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", s.ID), nil, 0o600))
 		// Nobody awaits: the puller brings the RESPONSE line into the orchestrator's pane.
-		rw.waitScreen(orch, "[RESPONSE", s.Response)
+		screen := rw.waitScreen(orch, "[RESPONSE", s.Response)
+		var line string
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.Contains(l, "[RESPONSE") && strings.Contains(l, s.Response) {
+				line = l
+			}
+		}
+		r = rw.call(orch, "parse", "--json", line)
+		requireCode(t, 0, r)
+		px := decode[exchangeJSON](t, r)
+		assert.Equal(t, s.ID, px.ID)
+		assert.Equal(t, "answered", px.Status)
 		r = rw.call(orch, "await", s.ID, "--timeout", "5s")
 		requireCode(t, 0, r)
 		assert.Equal(t, answerOf(s.ID, "list the tests")+"\n", r.stdout)
 		r = rw.call(orch, "history")
 		requireCode(t, 0, r)
 		assert.Contains(t, r.stdout, s.ID)
+	})
+
+	t.Run("mcp", func(t *testing.T) {
+		c := rw.mcpClient(orch, rw.env...)
+		res, m := c.call("send", map[string]any{"to": "h1:" + worker, "message": "through the tools"})
+		require.False(t, res.IsError, "%s", text(res))
+		id, _ := m["id"].(string)
+		require.NotEmpty(t, id)
+		waitWorkerEvent(t, h, "received", id)
+		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", id), nil, 0o600))
+		res, m = c.call("await", map[string]any{"id": id, "timeout_seconds": 40})
+		require.False(t, res.IsError, "%s", text(res))
+		assert.Equal(t, "answered", m["status"])
+		assert.Equal(t, answerOf(id, "through the tools")+"\n", m["response"])
 	})
 }
 
