@@ -147,6 +147,9 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		x := decode[exchangeJSON](t, r)
 		assert.Equal(t, "answered", x.Status)
 		assert.Equal(t, answerOf(s.ID, "count the files"), strings.TrimSuffix(x.ResponseBody, "\n"))
+		r = rw.call(orch, "show", s.ID)
+		requireCode(t, 0, r)
+		assert.Contains(t, r.stdout, "worker:        h1:"+worker+" (on host h1)")
 	})
 
 	t.Run("notify without await", func(t *testing.T) {

@@ -191,8 +191,8 @@ func (c *Client) Call(ctx context.Context, req messages.WireRequest) (*messages.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("host %s: no answer within %s: %w", c.Host.Name, timeout, ErrUnreachable)
 	}
-	first, _, _ := bytes.Cut(stdout.Bytes(), []byte("\n"))
-	if len(bytes.TrimSpace(first)) == 0 || first[0] != '{' {
+	first := replyLine(stdout.Bytes())
+	if first == nil {
 		if runErr == nil {
 			runErr = errors.New("exit status 0")
 		}
@@ -210,6 +210,18 @@ func (c *Client) Call(ctx context.Context, req messages.WireRequest) (*messages.
 		return reply, &ReplyError{Host: c.Host.Name, Msg: messages.SanitizeField(reply.Error), Code: reply.Code}
 	}
 	return reply, nil
+}
+
+// replyLine is the reply among what the remote wrote: the last line that is a JSON object (a
+// login shell's start-up files may print before it); nil when there is none.
+func replyLine(out []byte) []byte {
+	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := bytes.TrimSpace(lines[i]); len(l) > 0 && l[0] == '{' {
+			return l
+		}
+	}
+	return nil
 }
 
 // ReplyError is a failure the remote wcomm reported.
