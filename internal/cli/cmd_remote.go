@@ -126,8 +126,8 @@ func (c *cli) sendRemote(e *tmuxcomm.Engine, h tmuxcomm.HostDef, o tmuxcomm.Send
 	}
 	s, err := remote.Send(c.ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
 	if err != nil {
-		if s != nil && s.Exchange != nil {
-			return c.reportSent(s.Exchange, err, false, 0, e)
+		if s != nil && s.Exchange != nil && !c.json {
+			fmt.Fprintf(c.stderr, "wcomm send: %s reached host %s but was not delivered there (kept here at %s); send it anew once the pane is ready\n", s.ID, h.Name, s.Exchange.RequestPath)
 		}
 		return err
 	}

@@ -91,7 +91,13 @@ func TestE2ERemoteFailures(t *testing.T) {
 	assert.Contains(t, string(out), "speaks wire version 1, this wcomm speaks version 2")
 	assert.Empty(t, workerEvents(h), "nothing reached the worker")
 
-	r := rw.call("", "panes", "--host", "h1")
+	// A pane the host does not have: the host's own answer, with its exit code (4).
+	r := rw.call(orch, "send", "--to", "h1:%99", "to nobody")
+	requireCode(t, 4, r)
+	assert.Contains(t, r.stderr, "on host h1: ")
+	assert.Empty(t, r.stdout)
+
+	r = rw.call("", "panes", "--host", "h1")
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, "h1:"+worker+"\tw:0.0\t")
 	r = rw.call("", "find", "worker.py", "--host", "h1")
