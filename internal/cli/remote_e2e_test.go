@@ -79,7 +79,7 @@ func (rw *remoteWorld) remoteWorker(h *sshtest.Host, gate bool) string {
 	rw.bed.Run(h, argv...)
 	pane := strings.TrimSpace(rw.bed.Run(h, "tmux", "display-message", "-p", "-t", "w", "'#{pane_id}'"))
 	require.Regexp(rw.t, `^%\d+$`, pane)
-	waitFor(rw.t, 10*time.Second, func() bool {
+	waitFor(rw.t, 30*time.Second, func() bool {
 		out, _ := rw.bed.RunErr(h, "tmux", "capture-pane", "-p", "-t", pane)
 		return strings.Contains(out, "WORKER READY")
 	}, "the worker on %s", h.Name)

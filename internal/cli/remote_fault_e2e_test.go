@@ -128,11 +128,11 @@ func TestE2ERemoteClientKilled(t *testing.T) {
 	orch := rw.bashPane("")
 	worker := rw.remoteWorker(h, false)
 	// A long Enter delay on the host holds the remote send open after its paste.
-	require.NoError(t, os.WriteFile(filepath.Join(h.Share, "remote.yaml"), []byte("enter_delay: 3s\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(h.Share, "remote.yaml"), []byte("enter_delay: 8s\n"), 0o600))
 	rw.bed.Run(h, "mkdir", "-p", ".config/wcomm", "&&", "cp", sshtest.ShareDir+"/remote.yaml", ".config/wcomm/config.yaml")
 
 	b := rw.start(call{pane: orch, env: rw.env}, "send", "--to", "h1:"+worker, "count once")
-	// The paste reached the worker (its Enter is 3 s away): kill the ssh client of this send.
+	// The paste reached the worker (its Enter is 8 s away): kill the ssh client of this send.
 	var id string
 	waitFor(t, 30*time.Second, func() bool {
 		for _, ev := range workerEvents(h) {

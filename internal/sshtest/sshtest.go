@@ -66,7 +66,7 @@ func (b *Bed) AltConfig(identity, knownHosts string) string {
 	b.alt++
 	path := filepath.Join(b.Dir, fmt.Sprintf("ssh_config%d", b.alt))
 	// Options for every host: only this key and known_hosts, never a prompt or an agent.
-	cfg := b.hostsCfg + fmt.Sprintf("Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n  ConnectTimeout 5\n",
+	cfg := b.hostsCfg + fmt.Sprintf("Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n  ConnectTimeout 15\n",
 		identity, knownHosts)
 	must(b.t, os.WriteFile(path, []byte(cfg), 0o600))
 	return path
