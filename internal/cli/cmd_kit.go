@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/messages"
 )
 
 func init() {
@@ -132,31 +131,6 @@ that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what
 					return err
 				}
 				return c.installMCP(targets, *dryRun)
-			}
-		},
-	})
-	register(&command{
-		Name: "help", Args: "[COMMAND | exit-codes]", Role: "admin",
-		Summary: "show the command list, one command's help, or the exit codes",
-		Example: "wcomm help\nwcomm help send\nwcomm help exit-codes",
-		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
-			return func(args []string) error {
-				switch {
-				case len(args) == 0:
-					c.printUsage(c.stdout)
-					return nil
-				case len(args) > 1:
-					return usagef("help takes at most one COMMAND")
-				case strings.EqualFold(args[0], "exit-codes") || strings.EqualFold(args[0], "exit"):
-					_, err := io.WriteString(c.stdout, exitCodesText)
-					return err
-				}
-				cmd, ok := commands[args[0]]
-				if !ok {
-					return &exitErr{code: exitUsage, err: fmt.Errorf("no command %q; run 'wcomm help' for the list", messages.SanitizeField(args[0]))}
-				}
-				c.printCommandHelp(c.stdout, cmd, commandFlags(cmd))
-				return nil
 			}
 		},
 	})
