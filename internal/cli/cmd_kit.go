@@ -12,7 +12,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
 )
 
 func init() {
