@@ -45,7 +45,7 @@ Claude Code, Codex and Gemini CLI.`,
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
 				return MCPServer(c.ctx, MCPEnv{Engine: c.engine, Settings: c.settings, ExitCode: exitCode,
-					Log: log, Version: version, In: c.stdin, Out: c.stdout})
+					Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
 			}
 		},
 	})
