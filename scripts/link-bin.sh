@@ -29,12 +29,12 @@ login_finds() {
 }
 
 # pick prints the first writable folder of the login PATH that is under $HOME (with "home") or
-# not (with "system").
+# not (with "system"), sbin folders aside.
 pick() {
 	old_ifs=$IFS
 	IFS=:
 	for d in $(login_path); do
-		case "$d" in "") continue ;; esac
+		case "$d" in "" | */sbin) continue ;; esac # sbin holds what only root runs
 		under=system
 		case "$d" in "$HOME"/*) under=home ;; esac
 		if [ "$under" = "$1" ] && [ -d "$d" ] && [ -w "$d" ]; then

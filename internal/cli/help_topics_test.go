@@ -76,13 +76,6 @@ func TestHelpTopics(t *testing.T) {
 		}
 	})
 
-	t.Run("every topic is listed in Read more", func(t *testing.T) {
-		more := section(t, doc, "Read more")
-		for _, tp := range topics {
-			assert.Contains(t, more, "`wcomm help "+tp.Name+"`", "topic %s is not in the README's Read more", tp.Name)
-		}
-	})
-
 	t.Run("every wcomm help TOPIC named anywhere exists", func(t *testing.T) {
 		texts := map[string]string{"README.md": doc}
 		for _, tp := range topics {

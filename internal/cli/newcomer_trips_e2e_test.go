@@ -197,3 +197,41 @@ func TestE2EInboxAllWordsAtOnce(t *testing.T) {
 	assert.Regexp(t, `(?m)^request from %\d+, sent \d+s ago, delivered via paste at once$`, r.stdout)
 	assert.NotContains(t, r.stdout, "queued")
 }
+
+// TestE2ELinkBinSystemFolder: on a fresh machine as root, whose profile adds no folder of its home,
+// the set-up links wcomm into /usr/local/bin, where a login shell finds it. The test runs in a
+// mount namespace of its own with an empty tmpfs over /usr/local/bin, so the machine's is untouched.
+// As another user, with no folder of a login shell's PATH writable, it fails and says what to do.
+func TestE2ELinkBinSystemFolder(t *testing.T) {
+	t.Parallel()
+	bin := wcommBin(t)
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "link-bin.sh"))
+	require.NoError(t, err)
+	home := t.TempDir()
+	env := append(cleanEnv(), "HOME="+home, "SHELL=/bin/bash")
+	if os.Geteuid() != 0 {
+		cmd := exec.Command(script, filepath.Dir(bin))
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		require.Error(t, err, "%s", out)
+		assert.Contains(t, string(out), "add this line to ~/.profile")
+		assert.NoDirExists(t, filepath.Join(home, ".local", "bin"), "a folder made in vain is taken back")
+		return
+	}
+	// In the namespace: the set-up, then what a fresh login shell finds and runs.
+	steps := `mount -t tmpfs -o mode=0755 wcomm-test /usr/local/bin || exit 90
+"$0" "$1" || exit 91
+echo "which=$(env -i HOME="$HOME" TERM=dumb /bin/bash -l -c 'command -v wcomm')"
+env -i HOME="$HOME" TERM=dumb /bin/bash -l -c 'wcomm help >/dev/null' && echo help=ok`
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", steps, script, filepath.Dir(bin))
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "wcomm: linked into /usr/local/bin;")
+	assert.Contains(t, string(out), "which=/usr/local/bin/wcomm\n")
+	assert.Contains(t, string(out), "help=ok")
+	assert.NoDirExists(t, filepath.Join(home, ".local", "bin"), "a folder made in vain is taken back")
+	if dest, err := os.Readlink("/usr/local/bin/wcomm"); err == nil {
+		assert.NotEqual(t, bin, dest, "the link was made in the machine's /usr/local/bin, not the namespace's")
+	}
+}
