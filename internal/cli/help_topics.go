@@ -142,6 +142,8 @@ with a misspelt key stops every command that works with exchanges or questions (
 // topic of the same name, if there is one), or a topic.
 func (c *cli) helpCommand(args []string) error {
 	switch {
+	case len(args) == 0 && c.json:
+		return c.printJSON(helpIndex())
 	case len(args) == 0:
 		c.printUsage(c.stdout)
 		return nil
@@ -158,6 +160,18 @@ func (c *cli) helpCommand(args []string) error {
 		return &exitErr{code: exitUsage, err: fmt.Errorf("no command or topic %q; %s",
 			messages.SanitizeField(name), didYouMean(name, append(commandNames(), topicNames()...)))}
 	}
+	if c.json {
+		page := helpPage{Name: strings.ToLower(name)}
+		if isCmd {
+			var b bytes.Buffer
+			c.printCommandHelp(&b, cmd, commandFlags(cmd))
+			page.Command = b.String()
+		}
+		if isTopic {
+			page.Name, page.Title, page.Text = t.Name, t.Title, t.Body
+		}
+		return c.printJSON(page)
+	}
 	if isCmd {
 		c.printCommandHelp(c.stdout, cmd, commandFlags(cmd))
 		if !isTopic {
@@ -169,6 +183,34 @@ func (c *cli) helpCommand(args []string) error {
 	return err
 }
 
+// helpPage is `wcomm help NAME --json`: a command's help, a topic, or both.
+type helpPage struct {
+	Name    string `json:"name"`
+	Command string `json:"command_help,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Text    string `json:"text,omitempty"`
+}
+
+// helpEntry is one line of `wcomm help --json`.
+type helpEntry struct {
+	Name    string `json:"name"`
+	Args    string `json:"args,omitempty"`
+	Summary string `json:"summary"`
+}
+
+// helpIndex is `wcomm help --json`: the commands and the topics.
+func helpIndex() map[string][]helpEntry {
+	idx := map[string][]helpEntry{"commands": {}, "topics": {}}
+	for _, n := range commandNames() {
+		idx["commands"] = append(idx["commands"], helpEntry{Name: n, Args: commands[n].Args, Summary: commands[n].Summary})
+	}
+	ts, _ := allTopics()
+	for _, t := range ts {
+		idx["topics"] = append(idx["topics"], helpEntry{Name: t.Name, Summary: t.Title})
+	}
+	return idx
+}
+
 func init() {
 	register(&command{
 		Name: "help", Args: "[COMMAND | TOPIC]", Role: "admin",
@@ -177,7 +219,7 @@ func init() {
 (wcomm COMMAND --help shows the same), followed by the topic of that name if there is one. With a
 topic: that page of the reference (the files of docs/ in wcomm's source, embedded in the binary);
 'wcomm help commands' is every command's help, 'wcomm help exit-codes' the exit codes.`,
-		Example: "wcomm help\nwcomm help send\nwcomm help mailbox\nwcomm help exit-codes",
+		Example: "wcomm help\nwcomm help send\nwcomm help mailbox\nwcomm help exit-codes\nwcomm help --json",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return c.helpCommand
 		},
