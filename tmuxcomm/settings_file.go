@@ -91,6 +91,7 @@ type configFile struct {
 	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
 	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
 	Actions       map[string]actionFile `yaml:"actions"`
+	Hosts         map[string]hostFile   `yaml:"hosts"`
 }
 
 // mailboxFile is the mailbox block.
@@ -243,6 +244,17 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			s.Actions = actions
 		} else {
 			s.Ignored = append(s.Ignored, "actions "+strings.Join(sortedKeys(actions), ", "))
+		}
+	}
+	if len(c.Hosts) > 0 {
+		hosts, err := resolveHosts(path, c.Hosts)
+		if err != nil {
+			return err
+		}
+		if trusted {
+			s.Hosts = hosts
+		} else {
+			s.Ignored = append(s.Ignored, "hosts "+strings.Join(sortedKeys(hosts), ", "))
 		}
 	}
 	if c.AgentProfiles != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/sshtest"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -52,6 +53,7 @@ const (
 // TestMain also makes this test binary the wcomm command of the testscript scripts
 // (script_test.go): run as "wcomm" by a script, it is the real program's Run().
 func TestMain(m *testing.M) {
+	sshtest.Supervise() // a remote test's sshd host, when started as one
 	testscript.Main(removingBinDir{m}, map[string]func(){
 		"wcomm": func() { os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
