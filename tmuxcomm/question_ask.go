@@ -75,6 +75,11 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 		p.sess, _ = messages.ParseSessionName(filepath.Base(x.Dir))
 		if m, err := readMeta(x.Dir); err == nil {
 			p.server, p.socket = m.Server, m.Socket
+			if m.Relayed {
+				// Its orchestrator pane is on another host: a pane of the same id here is someone
+				// else's, and questions do not cross hosts (remote.go).
+				return nil, fmt.Errorf("request %s came from an orchestrator on another host, which questions do not reach: %w", x.ID, ErrStale)
+			}
 		}
 		if p.server != srv.Key() {
 			return nil, fmt.Errorf("request %s came through a tmux server that has since restarted; its orchestrator pane %s is gone: %w", x.ID, x.Orchestrator, ErrStale)

@@ -157,6 +157,13 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		requireCode(t, 0, r)
 		s := parseSent(t, r.stdout)
 		waitWorkerEvent(t, h, "received", s.ID)
+		// A question from the worker there never reaches a pane of the orchestrator's id on its host.
+		out, err := rw.bed.RunErr(h, "env", "TMUX=/tmp/tmux-0/default,0,0", "TMUX_PANE="+worker, sshtest.BinDir+"/wcomm",
+			"ask", "--task", "t1", "--context", "two-ways-forward.", "--option", "a", "--option", "b", "which")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "came from an orchestrator on another host")
+		assert.Contains(t, err.Error(), "best judgment")
+		assert.Empty(t, out)
 		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", s.ID), nil, 0o600))
 		// Nobody awaits: the puller brings the RESPONSE line into the orchestrator's pane.
 		screen := rw.waitScreen(orch, "[RESPONSE", s.Response)
