@@ -42,12 +42,17 @@ type server struct {
 	log *slog.Logger
 }
 
+// logger is cfg's logger, or one that discards.
+func (cfg Config) logger() *slog.Logger {
+	if cfg.Log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return cfg.Log
+}
+
 // New returns the MCP server with every tool registered.
 func New(cfg Config) *mcp.Server {
-	s := &server{cfg: cfg, log: cfg.Log}
-	if s.log == nil {
-		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	s := &server{cfg: cfg, log: cfg.logger()}
 	version := cfg.Version
 	if version == "" {
 		version = "devel"
@@ -84,9 +89,9 @@ func (s *server) tools() []tool {
 }
 
 // Serve runs the server on in and out (a client's stdio) until the client closes the stream or ctx
-// ends.
+// ends. A malformed frame is answered with its JSON-RPC error and the server goes on (transport.go).
 func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser) error {
-	return New(cfg).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	return New(cfg).Run(ctx, &stdioTransport{in: in, out: out, log: cfg.logger()})
 }
 
 // instructions tell the client's model what the tools are for and how they fit together.

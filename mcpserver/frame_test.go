@@ -1,0 +1,199 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func mustID(t *testing.T, v any) jsonrpc.ID {
+	t.Helper()
+	id, err := jsonrpc.MakeID(v)
+	require.NoError(t, err)
+	return id
+}
+
+func TestCheckFrameAccepts(t *testing.T) {
+	tests := []struct {
+		name  string
+		frame string
+		want  jsonrpc.Message
+	}{
+		{"request, integer id", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`,
+			&jsonrpc.Request{ID: mustID(t, 7.0), Method: "tools/list"}},
+		{"request, string id and params", `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"history"}}`,
+			&jsonrpc.Request{ID: mustID(t, "a"), Method: "tools/call", Params: json.RawMessage(`{"name":"history"}`)}},
+		{"integer written with an exponent", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`,
+			&jsonrpc.Request{ID: mustID(t, 1000.0), Method: "ping"}},
+		{"negative id", `{"jsonrpc":"2.0","id":-4,"method":"ping"}`,
+			&jsonrpc.Request{ID: mustID(t, -4.0), Method: "ping"}},
+		{"largest safe id", `{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}`,
+			&jsonrpc.Request{ID: mustID(t, 9007199254740991.0), Method: "ping"}},
+		{"null params read as none", `{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`,
+			&jsonrpc.Request{ID: mustID(t, 1.0), Method: "ping"}},
+		{"notification", ` {"method":"notifications/initialized","jsonrpc":"2.0"} `,
+			&jsonrpc.Request{Method: "notifications/initialized"}},
+		{"unknown members are ignored", `{"jsonrpc":"2.0","id":2,"method":"ping","extra":[1]}`,
+			&jsonrpc.Request{ID: mustID(t, 2.0), Method: "ping"}},
+		{"escaped member name", `{"jsonrpc":"2.0","id":3,"\u006dethod":"ping"}`,
+			&jsonrpc.Request{ID: mustID(t, 3.0), Method: "ping"}},
+		{"response", `{"jsonrpc":"2.0","id":4,"result":{"roots":[]}}`,
+			&jsonrpc.Response{ID: mustID(t, 4.0), Result: json.RawMessage(`{"roots":[]}`)}},
+		{"error response", `{"jsonrpc":"2.0","id":"s","error":{"code":-32601,"message":"no","data":{"x":1}}}`,
+			&jsonrpc.Response{ID: mustID(t, "s"), Error: &jsonrpc.Error{Code: -32601, Message: "no", Data: json.RawMessage(`{"x":1}`)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, r := checkFrame([]byte(tt.frame))
+			require.Nil(t, r, "refused: %+v", r)
+			assert.Equal(t, tt.want, msg)
+		})
+	}
+}
+
+func TestCheckFrameRefuses(t *testing.T) {
+	tests := []struct {
+		name   string
+		frame  string
+		code   int64
+		id     string
+		silent bool
+		reason string
+	}{
+		{"garbage", `garbage`, codeParseError, "null", false, "not one JSON value"},
+		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"ping"`, codeParseError, "null", false, "not one JSON value"},
+		{"trailing NUL", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\x00", codeParseError, "null", false, "not one JSON value"},
+		{"not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc3\"}", codeParseError, "null", false, "UTF-8"},
+		{"blank", ``, codeParseError, "null", false, "not one JSON value"},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, codeInvalidRequest, "null", false, "batches"},
+		{"string", `"ping"`, codeInvalidRequest, "null", false, "not a string"},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, codeInvalidRequest, "null", false, `"id" appears twice`},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, codeInvalidRequest, "null", false, "not an object"},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, codeInvalidRequest, "null", false, "not null"},
+		{"2^53", `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, codeInvalidRequest, "9007199254740992", false, "between -2^53 and 2^53"},
+		{"huge number", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, codeInvalidRequest, "1e400", false, "not an integer"},
+		{"no version", `{"id":"x","method":"ping"}`, codeInvalidRequest, `"x"`, false, `"jsonrpc" member is missing`},
+		{"version 2", `{"jsonrpc":"2","id":"x","method":"ping"}`, codeInvalidRequest, `"x"`, false, `not "2"`},
+		{"no method, an id", `{"jsonrpc":"2.0","id":5}`, codeInvalidRequest, "null", false, "needs a method"},
+		{"method an object", `{"jsonrpc":"2.0","id":5,"method":{}}`, codeInvalidRequest, "5", false, "not an object"},
+		{"request with an error", `{"jsonrpc":"2.0","id":5,"method":"ping","error":{}}`, codeInvalidRequest, "5", false, "no result or error"},
+		{"params a number", `{"jsonrpc":"2.0","method":"x","params":1}`, codeInvalidRequest, "null", false, "not a number"},
+		// Shaped as responses: dropped, never answered.
+		{"response without id", `{"jsonrpc":"2.0","result":{}}`, codeInvalidRequest, "null", true, "without an id"},
+		{"response with null id", `{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}`, codeInvalidRequest, "null", true, "not null"},
+		{"response with both", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`, codeInvalidRequest, "null", true, "not both"},
+		{"error without message", `{"jsonrpc":"2.0","id":1,"error":{"code":1}}`, codeInvalidRequest, "null", true, "a code and a message"},
+		{"error code fractional", `{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`, codeInvalidRequest, "null", true, "integer"},
+		{"response version", `{"jsonrpc":"1.0","id":1,"result":{}}`, codeInvalidRequest, "null", true, `not "1.0"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, r := checkFrame([]byte(tt.frame))
+			require.Nil(t, msg)
+			require.NotNil(t, r)
+			assert.Equal(t, tt.code, r.code)
+			assert.Equal(t, tt.id, string(r.id))
+			assert.Equal(t, tt.silent, r.silent)
+			assert.Contains(t, r.reason, tt.reason)
+		})
+	}
+}
+
+// The reply to a refused frame is one JSON-RPC error response, on one line, with "id" present.
+func TestRefusalReply(t *testing.T) {
+	_, r := checkFrame([]byte("{\"a\":\"\u2028<\"}\n{"))
+	require.NotNil(t, r)
+	reply := r.reply()
+	assert.NotContains(t, string(reply), "\n")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"`+r.message()+`"}}`, string(reply))
+	_, r = checkFrame([]byte(`{"jsonrpc":"2.0","id": "q" ,"method":7}`))
+	require.NotNil(t, r)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":"q","error":{"code":-32600,"message":"invalid request: method must be a string, not a number"}}`, string(r.reply()))
+}
+
+// FuzzCheckFrame: any line is either a message the SDK reads the same way, or a refusal with the
+// right code and a well-formed reply; never a panic.
+func FuzzCheckFrame(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"show","arguments":{"ref":"x"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"m"}}`,
+		`garbage`, `[]`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `null`, `1`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `{"id":1,"method":"ping"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\x00", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+		`{"JSONRPC":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"\u006dethod":"ping"}`, `{"jsonrpc":"2.0","id":9007199254740993,"method":"p"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		msg, r := checkFrame(line)
+		if (msg == nil) == (r == nil) {
+			t.Fatalf("checkFrame(%q) = %v, %+v: want a message or a refusal", line, msg, r)
+		}
+		isJSON := utf8.Valid(line) && json.Valid(line)
+		if r != nil {
+			want := int64(codeInvalidRequest)
+			if !isJSON {
+				want = codeParseError
+			}
+			if r.code != want {
+				t.Fatalf("checkFrame(%q): code %d, want %d (%s)", line, r.code, want, r.reason)
+			}
+			var reply struct {
+				JSONRPC string `json:"jsonrpc"`
+				Error   struct {
+					Code    int64  `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			var members map[string]json.RawMessage
+			data := r.reply()
+			if err := json.Unmarshal(data, &reply); err != nil || reply.JSONRPC != "2.0" || reply.Error.Code != r.code || reply.Error.Message == "" {
+				t.Fatalf("checkFrame(%q): reply %s is not a JSON-RPC error response (%v)", line, data, err)
+			}
+			require.NoError(t, json.Unmarshal(data, &members))
+			if k := kindOf(members["id"]); k != "null" && k != "a string" && k != "a number" {
+				t.Fatalf("checkFrame(%q): reply %s: the id must be null, a string or a number", line, data)
+			}
+			if strings.ContainsAny(string(data), "\n\r") {
+				t.Fatalf("checkFrame(%q): reply %q is more than one line", line, data)
+			}
+			return
+		}
+		if !isJSON {
+			t.Fatalf("checkFrame(%q) accepted what is not JSON", line)
+		}
+		// The SDK reads an accepted frame as the same message (it refuses only what nests deeper
+		// than its own limit, which it then answers as bad params).
+		sdk, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			if !strings.Contains(err.Error(), "nesting depth") {
+				t.Fatalf("checkFrame(%q) accepted what the SDK refuses: %v", line, err)
+			}
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			s, ok := sdk.(*jsonrpc.Request)
+			if !ok || s.ID != m.ID || s.Method != m.Method {
+				t.Fatalf("checkFrame(%q) = %+v; the SDK reads %+v", line, m, sdk)
+			}
+		case *jsonrpc.Response:
+			s, ok := sdk.(*jsonrpc.Response)
+			if !ok || s.ID != m.ID || (s.Error == nil) != (m.Error == nil) {
+				t.Fatalf("checkFrame(%q) = %+v; the SDK reads %+v", line, m, sdk)
+			}
+		}
+		if _, err := jsonrpc.EncodeMessage(msg); err != nil {
+			t.Fatalf("checkFrame(%q): the message does not encode: %v", line, err)
+		}
+	})
+}
