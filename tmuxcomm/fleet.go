@@ -103,6 +103,9 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 			f.known[p.ID] = k
 		}
 		out[i] = FleetPane{PaneInfo: PaneInfo{Pane: p, Self: p.ID == e.Self && e.Self != ""}, Server: f.srv, Agent: k.det.Name}
+		if k.det.Job != "" {
+			out[i].Agent = paneops.KindShell // its own shell runs a job: the shell is what a person sees
+		}
 		if k.det.Matched != nil {
 			out[i].Programs = []string{k.det.Matched.Comm}
 		} else if k.det.Foreground != nil {

@@ -10,11 +10,12 @@ package ui
 
 import (
 	"context"
+	"os"
 	"sort"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -80,6 +81,7 @@ type Model struct {
 
 	width, height int
 	now           time.Time
+	host          string // tmux's default pane title, left out of the table
 	view          view
 	help          bool
 
@@ -118,8 +120,8 @@ type feedItem struct {
 
 // Messages the model takes besides Bubble Tea's own.
 type (
-	tickMsg   time.Time
-	panesMsg  struct {
+	tickMsg  time.Time
+	panesMsg struct {
 		panes []tmuxcomm.FleetPane
 		err   error
 	}
@@ -129,7 +131,7 @@ type (
 	}
 	recentMsg struct{ xs []*tmuxcomm.Exchange }
 	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
-	FeedMsg  tmuxcomm.WatchEvent
+	FeedMsg   tmuxcomm.WatchEvent
 	reloadMsg struct{}
 	shownMsg  struct {
 		x   *tmuxcomm.Exchange
@@ -146,11 +148,12 @@ const reloadAfter = 100 * time.Millisecond
 
 // New returns the console's model over src.
 func New(ctx context.Context, src Source, o Options, now time.Time) Model {
+	host, _ := os.Hostname()
 	in := textinput.New()
 	in.Placeholder = "your answer"
 	in.CharLimit = 4096
 	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
-		seen: map[string]bool{}, states: map[string]xState{}, input: in}
+		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host}
 }
 
 // Init reads the panes, the files and the newest exchanges, and starts the tick.

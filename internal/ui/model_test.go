@@ -423,7 +423,7 @@ func TestExchangesFeed(t *testing.T) {
 }
 
 // colorSGR matches a colour in an SGR sequence: 30-37, 90-97, 38;... (and backgrounds).
-var colorSGR = regexp.MustCompile(`\x1b\[[0-9;]*(?:^|;|\[)(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;|m)`)
+var colorSGR = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m`)
 
 func busyWorld(t *testing.T, color bool, w, h int) Model {
 	t.Helper()

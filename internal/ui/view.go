@@ -128,15 +128,16 @@ var paneCols = []struct {
 func (m Model) homeLines(w, body int) []string {
 	rows := m.rows()
 	qs := m.pendingQuestions()
-	// The panes take up to 40% of the screen, the questions up to 40% (two rows each), the
-	// newest events the rest.
-	paneRows := min(len(rows), max(3, body*2/5-1))
-	if len(rows) == 0 {
-		paneRows = 1
-	}
+	// The questions take up to 40% of the screen (two rows each), the newest events at least
+	// three rows, the panes the rest.
 	qRows := min(2*len(qs), max(2, body*2/5-1))
 	if len(qs) == 0 {
 		qRows = 1
+	}
+	latest := min(max(len(m.feed), 1), 3)
+	paneRows := max(3, body-qRows-latest-7)
+	if len(rows) < paneRows {
+		paneRows = max(len(rows), 1)
 	}
 	var out []string
 	head := ""
@@ -223,7 +224,7 @@ func (m Model) paneLine(r Row, w int) string {
 	if len(r.Programs) > 0 {
 		where += " " + strings.Join(r.Programs, ",")
 	}
-	if r.Title != "" && r.Title != r.Command {
+	if r.Title != "" && r.Title != r.Command && r.Title != m.host {
 		where += " " + r.Title
 	}
 	var b strings.Builder
