@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/wcomm/wcomm/internal/ui"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -86,10 +88,8 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	return err
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (not merely a character device such as /dev/null).
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
 // uiPopup opens 'wcomm ui' in a tmux popup over the caller's pane, with the same root, server and
 // scope spelled out as flags: the popup's program starts from the tmux server's environment, not

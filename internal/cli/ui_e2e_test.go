@@ -263,3 +263,38 @@ func TestE2EUI(t *testing.T) {
 		assert.Equal(t, "0", nc.exitStatus())
 	}
 }
+
+// --popup opens the console in a tmux popup over the caller's pane, as a person attached to the
+// session sees it: the test attaches a real tmux client to the world's server, inside a pane of a
+// second private server, and reads that pane.
+func TestE2EUIPopup(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	caller := w.bashPane("")
+	outer := w.dir + "/o"
+	t.Cleanup(func() { _, _ = tmuxOn(outer, "kill-server") })
+	out, err := tmuxOn(outer, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "outer", "--",
+		"env", "-u", "TMUX", "-u", "TMUX_PANE", "tmux", "-S", w.sock, "attach", "-t", session)
+	require.NoError(t, err, "%s", out)
+	look := func() string { s, _ := tmuxOn(outer, "capture-pane", "-p", "-t", "outer"); return s }
+	var s string
+	waitFor(t, 10*time.Second, func() bool { s = look(); return strings.Contains(s, "["+session+"]") }, "the client to attach: %s", &s)
+
+	b := w.start(call{pane: caller}, "ui", "--popup")
+	waitFor(t, 15*time.Second, func() bool {
+		s = look()
+		return strings.Contains(s, "│wcomm ui · "+session) && strings.Contains(s, "wcomm ui ─") && regexp.MustCompile(regexp.QuoteMeta(caller)+`\s+shell\s+idle`).MatchString(s)
+	}, "the popup with the console: %s", &s)
+	_, err = tmuxOn(outer, "send-keys", "-t", "outer", "q")
+	require.NoError(t, err)
+	r := b.wait(t, 15*time.Second)
+	requireCode(t, 0, r)
+	waitFor(t, 10*time.Second, func() bool { s = look(); return !strings.Contains(s, "│wcomm ui") }, "the popup to close: %s", &s)
+
+	r = w.run(call{}, "ui", "--popup")
+	assert.Equal(t, 2, r.code, "%s", r)
+	assert.Contains(t, r.stderr, "run it inside tmux")
+	r = w.run(call{}, "ui")
+	assert.Equal(t, 2, r.code, "without a terminal: %s", r)
+	assert.Contains(t, r.stderr, "needs a terminal")
+}
