@@ -252,10 +252,11 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 	return w, nil
 }
 
-// RecentExchanges returns up to n exchanges, the most recently active first: session folders are
-// read in the order of their last change (a new file in a folder changes its time), newest first,
-// and only as many as n needs, so the first rows of a root of thousands of exchanges come in
-// milliseconds. An exchange's activity is its last logged event (else when it was sent).
+// RecentExchanges returns up to n recent exchanges, the most recently active first: session
+// folders are read in the order of their last change (a new file in a folder changes its time),
+// newest first, each from its newest request, and only until n are found, so the first rows of a
+// root of thousands of exchanges come in milliseconds. An exchange's activity is its last logged
+// event (else when it was sent).
 func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error) {
 	root, err := e.root(false)
 	if errors.Is(err, os.ErrNotExist) {
@@ -284,8 +285,10 @@ func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		// Folders changed before the oldest exchange kept cannot hold a newer one.
-		if len(out) >= n && d.mod.Before(Activity(out[n-1])) {
+		// Enough rows: the feed shows what happens from now on, and 'wcomm history' has the rest.
+		// (An older folder may hold an exchange whose log changed later; its next event reaches
+		// the live feed anyway.)
+		if len(out) >= n {
 			break
 		}
 		files, _, err := listSeq(d.dir)
@@ -298,8 +301,8 @@ func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error
 			}
 			x := loadExchange(d.dir, files[i].N, false)
 			out = append(out, x)
-			if len(out) >= 2*n && n > 0 {
-				break // enough from one folder: its older requests cannot all be newer
+			if len(out) >= n {
+				break // newest requests first: the folder's older ones would not be shown
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool { return Activity(out[i]).After(Activity(out[j])) })
