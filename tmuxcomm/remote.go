@@ -62,7 +62,9 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, rep
 		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, ErrTimeout)
 	}
 	defer unlock()
-	if prev, err := e.byID(root, o.ID); err == nil && relayedHere(prev.Dir) {
+	// The id's hint, written right after the request file, finds a first relay without reading
+	// the root's other exchanges (a new id would otherwise cost a scan of them all).
+	if prev := idWhere(root, o.ID); prev != nil && relayedHere(prev.Dir) {
 		return prev, true, nil
 	}
 	x, err = e.Send(ctx, o)
@@ -118,7 +120,7 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange,
 	if err != nil {
 		return nil, err
 	}
-	if prev, err := e.byID(root, o.ID); err == nil {
+	if prev := idWhere(root, o.ID); prev != nil {
 		if m, err := readMeta(prev.Dir); err == nil && m.Host == o.Host {
 			return prev, nil
 		}

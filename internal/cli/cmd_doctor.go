@@ -180,7 +180,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	p, err := e.Resolve(ctx, target, paneops.Scope{}, false)
 	if err != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("pane %s: %v", messages.SanitizeField(target), err))
-		r.notFound = isNotFound(err)
+		r.notFound = tmuxcomm.ClassOf(err) == tmuxcomm.ClassNotFound
 		return r
 	}
 	det, err := e.Detect(ctx, p, agent)
@@ -223,7 +223,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		return r
 	}
 	d := paneops.Delivery{Pane: p.ID, Profile: prof, BusyWait: busyWait,
-		LockDir: filepath.Join(e.Root, ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout}
+		LockDir: tmuxcomm.LockDir(e.Root), LockKey: srv.Key(), LockTimeout: e.LockTimeout}
 	var worst time.Duration
 	for range 3 {
 		res, err := client.Probe(ctx, d)

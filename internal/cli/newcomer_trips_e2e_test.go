@@ -53,10 +53,11 @@ func TestE2ELoginShellFindsWcomm(t *testing.T) {
 	t.Parallel()
 	_, err := exec.LookPath("make")
 	require.NoError(t, err, "the README's set-up runs make")
+	// The folders come before the world: cleanups run last first, so the tmux server (and the
+	// login shells in its panes, which write into HOME as they exit) is gone before they are removed.
+	home, gobin := t.TempDir(), t.TempDir()
 	w := newWorld(t)
-	home := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".profile"), []byte(debianProfile), 0o600))
-	gobin := t.TempDir()
 	// The panes get the new user's home, a login shell, and the PATH the README once said to
 	// export: Go's bin folder appended.
 	w.tmux("set-environment", "-g", "HOME", home)
