@@ -12,7 +12,7 @@ package cli
 // run); the sizes (10/50/200 panes, 500/2,000/5,000 processes, 10,000 exchanges, 10 MB) are fixed.
 // WCOMM_BENCH_OUT names a file that receives the table as Markdown (between its markers, when it
 // has them: see bxSplice). WCOMM_BENCH_ONLY runs some
-// sections only (comma-separated: find, send, trip, wake, history, memory, remote).
+// sections only (comma-separated: find, send, trip, wake, history, memory, remote, ui).
 //
 // Timing is reported, never asserted: only the results (the pane found, the answer returned) are
 // checked, so a wrong answer cannot pass for a fast one. Helpers come from stress_test.go (sx).
@@ -85,6 +85,7 @@ func TestBenchTable(t *testing.T) {
 	}{
 		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip},
 		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory}, {"remote", b.benchRemote},
+		{"ui", b.benchUI},
 	} {
 		if only := os.Getenv("WCOMM_BENCH_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sec.name) {
 			continue
@@ -226,6 +227,8 @@ func bxFmt(kind string, v float64) string {
 		return fmt.Sprintf("%.1f /s", v)
 	case "mem":
 		return fmt.Sprintf("%.1f MiB", v/1024)
+	case "cpu":
+		return fmt.Sprintf("%.2f %% of a core", v)
 	}
 	switch {
 	case v >= 10:
@@ -799,43 +802,9 @@ func bxSleeping(pid int) bool {
 // benchHistory lists a root of 10,000 exchanges (100 session folders of 100 answered exchanges,
 // with their delivery logs), generated directly on disk.
 func (b *bxBench) benchHistory() {
-	root := filepath.Join(b.s.work, "history-root")
-	require.NoError(b.t, os.MkdirAll(root, 0o700))
-	const sessions, per = 100, 100
-	at := time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
-	gen := func(root string, i int) {
-		s := messages.Session{StartedAt: at.Add(time.Duration(i) * time.Minute).Format(messages.StampLayout),
-			Orchestrator: messages.PaneID(fmt.Sprintf("%%%d", i)), Worker: messages.PaneID(fmt.Sprintf("%%%d", i+1000))}
-		dir := filepath.Join(root, s.Name())
-		require.NoError(b.t, os.Mkdir(dir, 0o700))
-		meta, _ := json.Marshal(tmuxcomm.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
-		require.NoError(b.t, os.WriteFile(filepath.Join(dir, ".wcomm-session.json"), meta, 0o600))
-		for k := 0; k < per; k++ {
-			n := 2*k + 1
-			id := fmt.Sprintf("%s-%04x", s.StartedAt, k)
-			body := fmt.Sprintf("request %d of session %d: review the change in pkg/%d and list what breaks\nmore detail on a second line\n", k, i, k)
-			size, sum := messages.BodySum([]byte(body))
-			resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
-			req := messages.Request{Header: messages.RequestHeader{Capability: messages.ReadOnly, ID: id, StartedAt: s.StartedAt,
-				Orchestrator: s.Orchestrator, Worker: s.Worker, Bytes: size, Sum: sum}, Body: body,
-				Instructions: messages.Instructions{ResponsePath: resp, Notify: "wcomm notify --response " + resp + " --file ANSWER.md", Fallback: messages.FallbackCommand(s, resp)}}
-			require.NoError(b.t, os.WriteFile(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), []byte(messages.FormatRequest(req)), 0o600))
-			answer := messages.Response{Header: messages.ResponseHeader{ID: id, StartedAt: s.StartedAt, Orchestrator: s.Orchestrator,
-				Worker: s.Worker, RequestBytes: size, RequestSum: sum}, Body: fmt.Sprintf("All good for request %d.\nDELTA:\n  changes: [pkg/%d]\n  risks: []\n  alternatives: []\n  needs_consult: no\n", k, k)}
-			require.NoError(b.t, os.WriteFile(resp, []byte(messages.FormatResponse(answer)), 0o600))
-			var log bytes.Buffer
-			for j, st := range []string{tmuxcomm.StateWritten, tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken} {
-				ev, _ := json.Marshal(tmuxcomm.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
-				log.Write(append(ev, '\n'))
-			}
-			require.NoError(b.t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-delivery.jsonl", n)), log.Bytes(), 0o600))
-			// Where send records each id (a hint show checks against the request's header).
-			require.NoError(b.t, tmuxcomm.RecordID(root, id, s.Name(), n))
-		}
-	}
-	for i := 0; i < sessions; i++ {
-		gen(root, i)
-	}
+	root := b.historyRoot()
+	const sessions, per = bxHistorySessions, bxHistoryPer
+	at := bxHistoryAt
 	// The floor: every file under the root read once, by cat, in the same run.
 	catAll := func() time.Duration {
 		return b.must(sxExec(5*time.Minute, cleanEnv(), nil, "sh", "-c", `find "$1" -type f -exec cat {} + >/dev/null`, "sh", root)).Took
@@ -867,7 +836,7 @@ func (b *bxBench) benchHistory() {
 	alone := filepath.Join(b.s.work, "history-alone")
 	first := messages.Session{StartedAt: at.Format(messages.StampLayout), Orchestrator: "%0", Worker: "%1000"}
 	require.NoError(b.t, os.MkdirAll(alone, 0o700))
-	gen(alone, 0)
+	b.genHistorySession(alone, 0)
 	newest := fmt.Sprintf("%s-%04x", first.StartedAt, per-1)
 	late := at.Add(time.Duration(sessions) * time.Minute).Format(messages.StampLayout)
 	// Its id is dated after every session's start, as a long-lived session's late request is.
@@ -897,6 +866,58 @@ func (b *bxBench) benchHistory() {
 		b.rowFloor(c.name, "time", bxMedian(wc[1:]), math.NaN(), bxMedian(fl[1:]), "the same, 1 session in all", fmt.Sprintf("%d / —", len(wc)-1))
 	}
 	b.params = append(b.params, fmt.Sprintf("history: %d session folders × %d answered exchanges, each with its delivery log; %.1f MiB of JSON printed; cat reads the same %d files through find -exec", sessions, per, float64(size)/(1<<20), sessions*(3*per+1)))
+}
+
+// The history root: 100 session folders of 100 answered exchanges each, with their delivery logs.
+const bxHistorySessions, bxHistoryPer = 100, 100
+
+var bxHistoryAt = time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
+
+// historyRoot generates the history root on disk once and returns it (the history rows and the
+// console's first screen read the same root).
+func (b *bxBench) historyRoot() string {
+	root := filepath.Join(b.s.work, "history-root")
+	if _, err := os.Stat(root); err == nil {
+		return root
+	}
+	require.NoError(b.t, os.MkdirAll(root, 0o700))
+	for i := 0; i < bxHistorySessions; i++ {
+		b.genHistorySession(root, i)
+	}
+	return root
+}
+
+func (b *bxBench) genHistorySession(root string, i int) {
+	const per = bxHistoryPer
+	at := bxHistoryAt
+	s := messages.Session{StartedAt: at.Add(time.Duration(i) * time.Minute).Format(messages.StampLayout),
+		Orchestrator: messages.PaneID(fmt.Sprintf("%%%d", i)), Worker: messages.PaneID(fmt.Sprintf("%%%d", i+1000))}
+	dir := filepath.Join(root, s.Name())
+	require.NoError(b.t, os.Mkdir(dir, 0o700))
+	meta, _ := json.Marshal(tmuxcomm.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
+	require.NoError(b.t, os.WriteFile(filepath.Join(dir, ".wcomm-session.json"), meta, 0o600))
+	for k := 0; k < per; k++ {
+		n := 2*k + 1
+		id := fmt.Sprintf("%s-%04x", s.StartedAt, k)
+		body := fmt.Sprintf("request %d of session %d: review the change in pkg/%d and list what breaks\nmore detail on a second line\n", k, i, k)
+		size, sum := messages.BodySum([]byte(body))
+		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
+		req := messages.Request{Header: messages.RequestHeader{Capability: messages.ReadOnly, ID: id, StartedAt: s.StartedAt,
+			Orchestrator: s.Orchestrator, Worker: s.Worker, Bytes: size, Sum: sum}, Body: body,
+			Instructions: messages.Instructions{ResponsePath: resp, Notify: "wcomm notify --response " + resp + " --file ANSWER.md", Fallback: messages.FallbackCommand(s, resp)}}
+		require.NoError(b.t, os.WriteFile(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), []byte(messages.FormatRequest(req)), 0o600))
+		answer := messages.Response{Header: messages.ResponseHeader{ID: id, StartedAt: s.StartedAt, Orchestrator: s.Orchestrator,
+			Worker: s.Worker, RequestBytes: size, RequestSum: sum}, Body: fmt.Sprintf("All good for request %d.\nDELTA:\n  changes: [pkg/%d]\n  risks: []\n  alternatives: []\n  needs_consult: no\n", k, k)}
+		require.NoError(b.t, os.WriteFile(resp, []byte(messages.FormatResponse(answer)), 0o600))
+		var log bytes.Buffer
+		for j, st := range []string{tmuxcomm.StateWritten, tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken} {
+			ev, _ := json.Marshal(tmuxcomm.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
+			log.Write(append(ev, '\n'))
+		}
+		require.NoError(b.t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-delivery.jsonl", n)), log.Bytes(), 0o600))
+		// Where send records each id (a hint show checks against the request's header).
+		require.NoError(b.t, tmuxcomm.RecordID(root, id, s.Name(), n))
+	}
 }
 
 // redate rewrites request n of a session folder under another id, as if it had been sent later.

@@ -1,0 +1,148 @@
+//go:build bench
+
+package cli
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ---------------------------------------------------------------------------------------------
+// ui
+
+// benchUI measures the console as a person meets it: the time from opening it in a tmux window to
+// its first whole screen (panes, questions read, the newest exchanges), over the 10,000-exchange
+// history root and over an empty one; the share of a core it takes while nothing changes; and how
+// long a send takes to show on it. The screen is read with capture-pane, so each time includes up
+// to one capture (a few ms) of polling.
+func (b *bxBench) benchUI() {
+	big := b.historyRoot()
+	empty := filepath.Join(b.s.work, "ui-empty-root")
+	require.NoError(b.t, os.MkdirAll(empty, 0o700))
+	shell := b.session("uib", "bash", "--norc", "--noprofile", "-i")
+	for i := 0; i < 5; i++ {
+		b.s.tmux("split-window", "-d", "-t", "uib", "--", "bash", "--norc", "--noprofile", "-i")
+		b.s.tmux("select-layout", "-t", "uib", "tiled")
+	}
+	_ = shell
+	goal := 0.150
+	for _, c := range []struct {
+		name, root string
+		want       string
+	}{
+		{"ui first screen, 10,000 exchanges", big, "await-woken"},
+		{"ui first screen, empty root", empty, "no exchanges yet"},
+	} {
+		var ds []time.Duration
+		measure(b.n(10, 3), 0, func() time.Duration {
+			pane, took := b.openConsole(c.root, c.want)
+			b.s.tmux("send-keys", "-t", pane, "q")
+			b.waitDead(pane)
+			b.s.tmux("kill-pane", "-t", pane)
+			ds = append(ds, took)
+			return took
+		})
+		b.rowFloor(c.name, "time", bxMedian(ds[1:]), math.NaN(), goal, "the issue's bound", fmt.Sprintf("%d / —", len(ds)-1))
+	}
+
+	// Idle: nothing changes in tmux or the root; the console still reads tmux once a second.
+	pane, _ := b.openConsole(big, "await-woken")
+	pid, err := strconv.Atoi(strings.TrimSpace(b.s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")))
+	require.NoError(b.t, err)
+	// Let the live feed's first look at the whole root (every delivery log) end first.
+	time.Sleep(5 * time.Second)
+	span := time.Duration(math.Max(10, 20*math.Min(b.scale, 1))) * time.Second
+	self0, kids0 := bxCPU(b.t, pid)
+	start := time.Now()
+	time.Sleep(span)
+	self1, kids1 := bxCPU(b.t, pid)
+	wall := time.Since(start).Seconds()
+	selfPct := 100 * (self1 - self0) / wall
+	kidsPct := 100 * (kids1 - kids0) / wall
+	b.rowFloor("ui idle, 10,000 exchanges, 6 panes: CPU", "cpu", selfPct+kidsPct, math.NaN(), 1, "the issue's bound",
+		fmt.Sprintf("1 / — (%.0f s; itself %.2f %%, its tmux calls %.2f %%)", wall, selfPct, kidsPct))
+
+	// Live: a send between two of the panes shows on the console without a key.
+	panes := strings.Fields(b.s.tmux("list-panes", "-t", "uib", "-F", "#{pane_id}"))
+	require.GreaterOrEqual(b.t, len(panes), 3)
+	var ds []time.Duration
+	measure(b.n(10, 3), 0, func() time.Duration {
+		out := b.must(b.s.wcommIn(panes[1], nil, "send", "--root", big, "--to", panes[2], "--", "a request for the console bench"))
+		seq := strings.TrimSuffix(filepath.Base(strings.Fields(out.Stdout)[1]), "-response.md")
+		n, _ := strconv.Atoi(seq)
+		mark := fmt.Sprintf("#%d %s→%s", n-1, panes[1], panes[2])
+		sent := time.Now()
+		b.waitScreen(pane, mark)
+		took := time.Since(sent)
+		ds = append(ds, took)
+		return took
+	})
+	b.rowFloor("ui: a send shows on screen (from send's exit)", "time", bxMedian(ds[1:]), math.NaN(), 1, "the issue's bound", fmt.Sprintf("%d / —", len(ds)-1))
+	b.s.tmux("send-keys", "-t", pane, "q")
+	b.waitDead(pane)
+	b.params = append(b.params, "ui: the console in an 80x24 tmux window of a session of 6 idle bash panes; the first screen is timed from new-window to the capture that shows the panes, the questions read and the newest exchange; CPU is utime+stime of the console and of the tmux clients it ran (cutime+cstime) over the span, from /proc/PID/stat")
+}
+
+// openConsole opens 'wcomm ui --root root' in an 80x24 window of session uib and returns its pane
+// and the time until its screen showed want with the panes and the questions read.
+func (b *bxBench) openConsole(root, want string) (string, time.Duration) {
+	start := time.Now()
+	pane := strings.TrimSpace(b.s.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "uib:", "--", b.s.bin, "ui", "--root", root, "-S", b.s.sock))
+	b.s.tmux("resize-window", "-t", pane, "-x", "80", "-y", "24")
+	b.waitScreen(pane, "no pending questions", want, "shell    idle")
+	return pane, time.Since(start)
+}
+
+// waitScreen polls a pane's screen until it shows every text.
+func (b *bxBench) waitScreen(pane string, texts ...string) {
+	b.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var s string
+	for time.Now().Before(deadline) {
+		out, err := b.s.tmuxErr("capture-pane", "-p", "-t", pane)
+		s = out
+		ok := err == nil
+		for _, t := range texts {
+			ok = ok && strings.Contains(out, t)
+		}
+		if ok {
+			return
+		}
+	}
+	b.t.Fatalf("pane %s never showed %q:\n%s", pane, texts, s)
+}
+
+func (b *bxBench) waitDead(pane string) {
+	b.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if d, _ := b.s.paneDead(pane); d {
+			return
+		}
+	}
+	b.t.Fatalf("pane %s did not exit", pane)
+}
+
+// bxCPU reads a process's CPU time in seconds from /proc/PID/stat: its own (utime+stime) and that
+// of the children it waited for (cutime+cstime).
+func bxCPU(t require.TestingT, pid int) (self, children float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	s := string(data)
+	// The command name is in parentheses and may hold spaces: fields start after the last ')'.
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	tick := func(i int) float64 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		require.NoError(t, err)
+		return v / 100 // USER_HZ is 100 on Linux
+	}
+	// Fields after the name, 0-based: 11 utime, 12 stime, 13 cutime, 14 cstime.
+	return tick(11) + tick(12), tick(13) + tick(14)
+}

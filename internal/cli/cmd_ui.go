@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/wcomm/wcomm/internal/ui"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+func init() {
+	register(&command{
+		Name: "ui", Args: "[--all] [--session S] [--popup] [--mouse]", Role: "admin",
+		Summary: "the fleet console: every pane's agent and state, pending questions, the live feed",
+		Help: `A full-screen console for a person supervising agents. PANES lists every pane of the session
+(--all: of every session) with its agent, its state (idle, busy, typing: a person's text in its
+input, answer or permission: waiting for a person, starting, gone), the messages queued for it,
+the requests it has not answered, its pending questions and the age of the oldest of these.
+QUESTIONS lists the pending questions, blocking first and newest first: press the question's
+number, then its option's letter or number (freeform: type the answer, Enter); the answer goes
+through 'wcomm answer' with source ui. Approvals show what a yes would run and why they are stale.
+Tab shows the exchanges: the live feed of 'wcomm watch', newest first; Enter opens one whole, r
+re-sends a queued, refused or dead-lettered request ('wcomm send --resend'). Files are followed by
+their events, tmux is read once a second. ? shows the keys, q quits. --popup opens the console
+in a tmux popup over your pane. NO_COLOR turns colour off; --mouse lets the wheel move the
+selection.`,
+		Example: "wcomm ui\nwcomm ui --all\nwcomm ui --popup",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			all := fs.Bool("all", false, "every session of the server")
+			session := fs.String("session", "", "this tmux session instead of your own")
+			popup := fs.Bool("popup", false, "open in a tmux popup over your pane")
+			mouse := fs.Bool("mouse", false, "let the mouse wheel move the selection")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("ui takes no arguments")
+				}
+				if *all && *session != "" {
+					return usagef("give --all or --session, not both")
+				}
+				if *popup {
+					return c.uiPopup(*all, *session, *mouse)
+				}
+				return c.runUI(*all, *session, *mouse)
+			}
+		},
+	})
+}
+
+func (c *cli) runUI(all bool, session string, mouse bool) error {
+	in, ok := c.stdin.(*os.File)
+	if !ok || !isTerminal(in) {
+		return usagef("wcomm ui needs a terminal: run it in a tmux pane (or use 'wcomm watch' in a pipeline)")
+	}
+	e := c.engine()
+	scope := paneops.Scope{All: all, Session: session}
+	title := "all sessions"
+	if !all {
+		title = session
+		if title == "" {
+			title = "current session"
+			if e.Self != "" {
+				if p, err := e.Tmux.Pane(c.ctx, string(e.Self)); err == nil {
+					title = p.Session
+				}
+			}
+		}
+	}
+	src := ui.NewEngineSource(e, scope, c.getenv)
+	watch := func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error {
+		return e.Watch(ctx, tmuxcomm.WatchOptions{Since: since}, func(ev tmuxcomm.WatchEvent) error {
+			emit(ev)
+			return nil
+		})
+	}
+	o := ui.Options{Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse, Detail: watchDetail}
+	err := ui.Run(c.ctx, src, watch, src.Ready(), o, ui.Terminal{In: in, Out: c.stdout, Env: os.Environ()})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// isTerminal reports whether f is a terminal (not merely a character device such as /dev/null).
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
+
+// uiPopup opens 'wcomm ui' in a tmux popup over the caller's pane, with the same root, server and
+// scope spelled out as flags: the popup's program starts from the tmux server's environment, not
+// from this one.
+func (c *cli) uiPopup(all bool, session string, mouse bool) error {
+	self := c.self()
+	if self == "" {
+		return usagef("--popup opens over your pane: run it inside tmux (TMUX_PANE is not set)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find wcomm's own program for the popup: %w", err)
+	}
+	argv := []string{exe, "ui", "--root", c.rootDir()}
+	sock := c.socketPath
+	if sock == "" && c.socketName == "" {
+		sock, _, _ = strings.Cut(c.getenv("TMUX"), ",")
+	}
+	if sock != "" {
+		argv = append(argv, "-S", sock)
+	} else {
+		argv = append(argv, "-L", c.socketName)
+	}
+	if all {
+		argv = append(argv, "--all")
+	} else {
+		if session == "" {
+			p, err := c.tmux().Pane(c.ctx, string(self))
+			if err != nil {
+				return fmt.Errorf("look up your pane %s: %w", self, err)
+			}
+			session = p.Session
+		}
+		argv = append(argv, "--session", session)
+	}
+	if mouse {
+		argv = append(argv, "--mouse")
+	}
+	var env []string
+	for _, k := range []string{"NO_COLOR", "WCOMM_ENTER_DELAY", "WCOMM_MAIL_TTL", "WCOMM_NO_QUEUE"} {
+		if v := c.getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	dir, _ := os.Getwd()
+	err = c.tmux().ShowPopup(c.ctx, paneops.Popup{Pane: self, Dir: dir, Env: env, Width: "90%", Height: "90%",
+		Title: " wcomm ui ", Argv: argv})
+	if err != nil {
+		return fmt.Errorf("open the popup over pane %s (it needs a tmux client attached, tmux 3.2 or newer): %w", self, err)
+	}
+	return nil
+}

@@ -1,0 +1,427 @@
+// Package ui is the fleet console, 'wcomm ui': one screen for a person supervising many agents.
+// It shows every pane with its agent and state and what waits on it, the pending questions and
+// approvals (answered from the first screen in two keystrokes), and the live feed of exchanges.
+//
+// The Model is pure state: Update takes messages (keys, the window size, ticks, the panes read
+// from tmux, files read from disk, feed events) and returns the next state and the commands to
+// run; View draws it. Everything that reads or writes goes through a Source, so the model is
+// tested without a terminal, tmux or files. Run wires a Model to a terminal with Bubble Tea.
+package ui
+
+import (
+	"context"
+	"os"
+	"sort"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// Source is where the console reads and acts: the engine in production, a fake in tests.
+type Source interface {
+	// Panes reads the panes from tmux (at most about once a second).
+	Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error)
+	// Files reads what is on disk: pending questions, approvals, what waits on the panes.
+	Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error)
+	// Recent returns up to n exchanges, the most recently active first.
+	Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error)
+	// Show reads one exchange whole.
+	Show(ctx context.Context, ref string) (*tmuxcomm.Exchange, error)
+	// Answer answers a question as 'wcomm answer' does, with source "ui"; it returns what was
+	// recorded and what became of it.
+	Answer(ctx context.Context, id, raw string) (string, error)
+	// Resend delivers a kept request again as 'wcomm send --resend' does.
+	Resend(ctx context.Context, id string) (string, error)
+}
+
+// Files is what the console reads from disk when files change.
+type Files struct {
+	Questions []*tmuxcomm.QuestionStatus
+	// Actions are the approvals by question id (what a yes would run, and why it is stale).
+	Actions  map[string]*tmuxcomm.ActionStatus
+	Waiting  *tmuxcomm.Waiting
+	Problems []string
+}
+
+// view is which screen is up.
+type view int
+
+const (
+	viewHome     view = iota // panes, questions, the newest events
+	viewFeed                 // every event, newest first
+	viewDetail               // one exchange whole
+	viewQuestion             // one question, waiting for its option
+)
+
+// Options configure a Model.
+type Options struct {
+	Title string // what the header names: the session, or "all sessions"
+	Color bool   // false: no colour at all (NO_COLOR)
+	Mouse bool   // wheel and clicks move the selection
+	// Detail is an event's short detail, as 'wcomm watch' prints it (nil: its fields as k=v).
+	Detail func(tmuxcomm.WatchEvent) string
+}
+
+// maxFeed bounds the feed kept in memory; older events are on disk ('wcomm watch --since').
+const maxFeed = 1000
+
+// recentRows is how many exchanges the first screen reads from disk.
+const recentRows = 60
+
+// Model is the console's whole state.
+type Model struct {
+	src  Source
+	ctx  context.Context
+	opts Options
+	st   styles
+
+	width, height int
+	now           time.Time
+	host          string // tmux's default pane title, left out of the table
+	view          view
+	help          bool
+
+	panes    []tmuxcomm.FleetPane
+	panesErr string
+	server   string
+	files    Files
+	filesErr string
+	loaded   bool // the first Files came in
+
+	feed   []feedItem
+	seen   map[string]bool
+	states map[string]xState // an exchange's latest event, by exchangeKey
+
+	cursor  int // the selected row of the feed
+	picked  *tmuxcomm.QuestionStatus
+	input   textinput.Model
+	detail  *tmuxcomm.Exchange
+	scroll  int
+	status  string
+	pending bool // a reload of the files is scheduled
+	polling bool // a read of the panes is under way
+}
+
+// xState is the latest event of one exchange.
+type xState struct {
+	event string
+	at    time.Time
+}
+
+// feedItem is one event of the feed.
+type feedItem struct {
+	tmuxcomm.WatchEvent
+	key string
+}
+
+// Messages the model takes besides Bubble Tea's own.
+type (
+	tickMsg  time.Time
+	panesMsg struct {
+		panes []tmuxcomm.FleetPane
+		err   error
+	}
+	filesMsg struct {
+		files Files
+		err   error
+	}
+	recentMsg struct{ xs []*tmuxcomm.Exchange }
+	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
+	FeedMsg   tmuxcomm.WatchEvent
+	reloadMsg struct{}
+	shownMsg  struct {
+		x   *tmuxcomm.Exchange
+		err error
+	}
+	doneMsg struct{ text string }
+)
+
+// tickEvery is how often tmux is read and ages are redrawn.
+const tickEvery = time.Second
+
+// reloadAfter gathers the file events of one burst into one read of the files.
+const reloadAfter = 100 * time.Millisecond
+
+// New returns the console's model over src.
+func New(ctx context.Context, src Source, o Options, now time.Time) Model {
+	host, _ := os.Hostname()
+	in := textinput.New()
+	in.Placeholder = "your answer"
+	in.CharLimit = 4096
+	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
+		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host}
+}
+
+// Init reads the panes, the files and the newest exchanges, and starts the tick.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.pollPanes(), m.loadRecent(), tick())
+}
+
+func tick() tea.Cmd { return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) }) }
+
+func (m Model) pollPanes() tea.Cmd {
+	src, ctx := m.src, m.ctx
+	return func() tea.Msg {
+		p, err := src.Panes(ctx)
+		return panesMsg{p, err}
+	}
+}
+
+func (m Model) loadFiles() tea.Cmd {
+	src, ctx, srv := m.src, m.ctx, m.server
+	ids := make([]messages.PaneID, len(m.panes))
+	for i, p := range m.panes {
+		ids[i] = p.ID
+	}
+	return func() tea.Msg {
+		f, err := src.Files(ctx, srv, ids)
+		return filesMsg{f, err}
+	}
+}
+
+func (m Model) loadRecent() tea.Cmd {
+	src, ctx := m.src, m.ctx
+	return func() tea.Msg {
+		xs, _ := src.Recent(ctx, recentRows)
+		return recentMsg{xs}
+	}
+}
+
+// Update takes one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.input.SetWidth(max(10, m.width-4))
+		return m, nil
+	case tickMsg:
+		m.now = time.Time(msg)
+		cmds := []tea.Cmd{tick()}
+		if !m.polling {
+			m.polling = true
+			cmds = append(cmds, m.pollPanes())
+		}
+		return m, tea.Batch(cmds...)
+	case panesMsg:
+		m.polling = false
+		first := m.panes == nil && !m.loaded
+		changed := paneSetChanged(m.panes, msg.panes)
+		if msg.err != nil {
+			m.panesErr = msg.err.Error()
+		} else {
+			m.panesErr = ""
+			m.panes = msg.panes
+			if m.panes == nil {
+				m.panes = []tmuxcomm.FleetPane{}
+			}
+			if len(msg.panes) > 0 {
+				m.server = msg.panes[0].Server
+			}
+		}
+		// What waits on panes is read per pane: a new pane set needs a new read.
+		if first || changed {
+			return m, m.loadFiles()
+		}
+		return m, nil
+	case filesMsg:
+		m.loaded = true
+		if msg.err != nil {
+			m.filesErr = msg.err.Error()
+		} else {
+			m.filesErr = ""
+			m.files = msg.files
+		}
+		if m.picked != nil && findQuestion(m.files.Questions, m.picked.ID) == nil && m.view == viewQuestion {
+			m.status = m.picked.ID + " is no longer pending"
+			m.closeQuestion()
+		}
+		return m, nil
+	case recentMsg:
+		for i := len(msg.xs) - 1; i >= 0; i-- {
+			m.addEvent(lastEvent(msg.xs[i]))
+		}
+		return m, nil
+	case FeedMsg:
+		m.addEvent(tmuxcomm.WatchEvent(msg))
+		if !m.pending {
+			m.pending = true
+			return m, tea.Tick(reloadAfter, func(time.Time) tea.Msg { return reloadMsg{} })
+		}
+		return m, nil
+	case reloadMsg:
+		m.pending = false
+		return m, m.loadFiles()
+	case shownMsg:
+		if msg.err != nil {
+			m.status = msg.err.Error()
+			return m, nil
+		}
+		m.detail, m.scroll, m.view = msg.x, 0, viewDetail
+		return m, nil
+	case doneMsg:
+		m.status = msg.text
+		return m, m.loadFiles()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseWheelMsg:
+		if m.opts.Mouse {
+			if msg.Mouse().Button == tea.MouseWheelUp {
+				m.move(-1)
+			} else {
+				m.move(1)
+			}
+		}
+		return m, nil
+	}
+	if m.view == viewQuestion && m.input.Focused() {
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// paneSetChanged reports whether the panes differ in which ids there are.
+func paneSetChanged(a, b []tmuxcomm.FleetPane) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Server != b[i].Server {
+			return true
+		}
+	}
+	return false
+}
+
+// lastEvent is an exchange's newest logged event as a feed event.
+func lastEvent(x *tmuxcomm.Exchange) tmuxcomm.WatchEvent {
+	ev := tmuxcomm.WatchEvent{At: x.SentAt, Session: x.Session, Kind: tmuxcomm.FeedExchange, Seq: x.Seq, ID: x.ID,
+		Event: tmuxcomm.EventRequest, Path: x.RequestPath,
+		Detail: map[string]string{"orchestrator": string(x.Orchestrator), "worker": string(x.Worker), "capability": x.Capability, "summary": x.Summary}}
+	if n := len(x.Events); n > 0 {
+		last := x.Events[n-1]
+		if last.State != tmuxcomm.StateWritten {
+			ev.At, ev.Event, ev.Detail = last.At, last.State, last.Detail
+		}
+	}
+	return ev
+}
+
+func eventKey(ev tmuxcomm.WatchEvent) string {
+	return ev.Session + "|" + ev.Kind + "|" + ev.ID + "|" + ev.Event + "|" + ev.At.UTC().Format(time.RFC3339Nano)
+}
+
+// exchangeKey names an exchange across its events.
+func exchangeKey(ev tmuxcomm.WatchEvent) string { return ev.Session + "|" + ev.ID }
+
+// addEvent puts an event into the feed, newest first, once.
+func (m *Model) addEvent(ev tmuxcomm.WatchEvent) {
+	k := eventKey(ev)
+	if m.seen[k] {
+		return
+	}
+	m.seen[k] = true
+	it := feedItem{WatchEvent: ev, key: k}
+	// Events come in time order, but the first rows from disk and a replay may interleave with
+	// live ones: insert at the place its time gives.
+	i := sort.Search(len(m.feed), func(i int) bool { return !m.feed[i].At.After(ev.At) })
+	m.feed = append(m.feed, feedItem{})
+	copy(m.feed[i+1:], m.feed[i:])
+	m.feed[i] = it
+	if i <= m.cursor && len(m.feed) > 1 && m.view != viewHome {
+		m.cursor++ // the selection stays on the row the person chose
+	}
+	if ev.Kind == tmuxcomm.FeedExchange {
+		xk := exchangeKey(ev)
+		if cur, ok := m.states[xk]; !ok || !ev.At.Before(cur.at) {
+			m.states[xk] = xState{ev.Event, ev.At}
+		}
+	}
+	if len(m.feed) > maxFeed {
+		drop := m.feed[maxFeed:]
+		for _, d := range drop {
+			delete(m.seen, d.key)
+		}
+		m.feed = m.feed[:maxFeed]
+	}
+	m.cursor = min(m.cursor, max(0, len(m.feed)-1))
+}
+
+// pendingQuestions are the questions to show, blocking ones first, newest first within each.
+func (m Model) pendingQuestions() []*tmuxcomm.QuestionStatus {
+	var out []*tmuxcomm.QuestionStatus
+	for _, q := range m.files.Questions {
+		if q.State == tmuxcomm.QuestionPending {
+			out = append(out, q)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		bi, bj := out[i].Urgency == messages.Blocking, out[j].Urgency == messages.Blocking
+		if bi != bj {
+			return bi
+		}
+		return out[i].AskedAt.After(out[j].AskedAt)
+	})
+	return out
+}
+
+func findQuestion(qs []*tmuxcomm.QuestionStatus, id string) *tmuxcomm.QuestionStatus {
+	for _, q := range qs {
+		if q.ID == id && q.State == tmuxcomm.QuestionPending {
+			return q
+		}
+	}
+	return nil
+}
+
+// Row is one pane as the panes table shows it: its state with what waits on it folded in.
+type Row struct {
+	tmuxcomm.FleetPane
+	Queued, Open, Asking int
+	Oldest               time.Time
+}
+
+// rows joins the panes read from tmux with what the files say waits on them. A pane whose
+// worker asked a blocking question waits for a person's answer (or approval) whatever its screen
+// shows: that is what the person needs to know.
+func (m Model) rows() []Row {
+	out := make([]Row, len(m.panes))
+	for i, p := range m.panes {
+		r := Row{FleetPane: p}
+		older := func(t time.Time) {
+			if !t.IsZero() && (r.Oldest.IsZero() || t.Before(r.Oldest)) {
+				r.Oldest = t
+			}
+		}
+		if w := m.files.Waiting; w != nil {
+			r.Queued, r.Open = len(w.Queued[p.ID]), len(w.Open[p.ID])
+			for _, t := range w.Queued[p.ID] {
+				older(t)
+			}
+			for _, t := range w.Open[p.ID] {
+				older(t)
+			}
+		}
+		for _, q := range m.files.Questions {
+			if q.State != tmuxcomm.QuestionPending || q.Worker != p.ID || (q.Server != "" && q.Server != p.Server) {
+				continue
+			}
+			r.Asking++
+			older(q.AskedAt)
+			if q.Urgency == messages.Blocking && r.State != tmuxcomm.PaneGone {
+				if q.Action != "" {
+					r.State, r.Evidence = tmuxcomm.PanePermission, "its approval "+q.ID+" waits for a person"
+				} else if r.State != tmuxcomm.PanePermission {
+					r.State, r.Evidence = tmuxcomm.PaneAnswer, "its question "+q.ID+" waits for an answer"
+				}
+			}
+		}
+		out[i] = r
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// EngineSource is the Source over the protocol engine: the same reads as 'wcomm panes',
+// 'questions', 'actions', 'inbox' and 'history', the same answer as 'wcomm answer' (source "ui")
+// and the same re-send as 'wcomm send --resend'.
+type EngineSource struct {
+	E     *tmuxcomm.Engine
+	fleet *tmuxcomm.Fleet
+	// Getenv finds the trust list and config an approval's staleness is judged against.
+	Getenv func(string) string
+
+	once  sync.Once
+	ready chan struct{}
+}
+
+// NewEngineSource reads the panes of scope through e.
+func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string) string) *EngineSource {
+	return &EngineSource{E: e, fleet: e.NewFleet(scope), Getenv: getenv, ready: make(chan struct{})}
+}
+
+// Ready is closed once the first files were read: the live feed starts after the first screen,
+// so its first look at the whole root does not delay it.
+func (s *EngineSource) Ready() <-chan struct{} { return s.ready }
+
+// Panes implements Source.
+func (s *EngineSource) Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error) {
+	return s.fleet.Panes(ctx)
+}
+
+// Files implements Source.
+func (s *EngineSource) Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error) {
+	defer s.once.Do(func() { close(s.ready) })
+	var f Files
+	qs, probs, err := s.E.Questions(ctx, tmuxcomm.QuestionsOptions{Pending: true})
+	if err != nil {
+		return f, err
+	}
+	f.Questions, f.Problems = qs, probs
+	for _, q := range qs {
+		if q.Action != "" {
+			if f.Actions == nil {
+				acts, probs, err := s.E.Actions(ctx, tmuxcomm.ActionsOptions{Getenv: s.Getenv})
+				if err != nil {
+					return f, err
+				}
+				f.Problems = append(f.Problems, probs...)
+				f.Actions = map[string]*tmuxcomm.ActionStatus{}
+				for _, a := range acts {
+					f.Actions[a.ID] = a
+				}
+			}
+		}
+	}
+	if server != "" {
+		w, err := s.E.Waiting(ctx, server, panes)
+		if err != nil {
+			return f, err
+		}
+		f.Waiting = w
+	}
+	return f, nil
+}
+
+// Recent implements Source.
+func (s *EngineSource) Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error) {
+	return s.E.RecentExchanges(ctx, n)
+}
+
+// Show implements Source.
+func (s *EngineSource) Show(ctx context.Context, ref string) (*tmuxcomm.Exchange, error) {
+	return s.E.Show(ctx, ref)
+}
+
+// Answer implements Source: 'wcomm answer ID RAW --source ui'.
+func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, error) {
+	res, err := s.E.Answer(ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: "ui"})
+	if err != nil {
+		return "", err
+	}
+	out := fmt.Sprintf("%s answered: %s", res.Question.ID, res.Question.Answer.Answer)
+	switch res.Signal {
+	case "ask":
+		out += " (the worker's waiting ask woke)"
+	case "pasted":
+		out += " (pasted into pane " + string(res.Question.Worker) + ")"
+	case "queued":
+		out += " (queued for pane " + string(res.Question.Worker) + ")"
+	}
+	if res.Warning != "" {
+		out += "; " + res.Warning
+	}
+	return out, nil
+}
+
+// Resend implements Source: 'wcomm send --resend ID'.
+func (s *EngineSource) Resend(ctx context.Context, id string) (string, error) {
+	x, err := s.E.Resend(ctx, id, "")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("re-sent %s to %s: %s", x.ID, x.Worker, x.State), nil
+}

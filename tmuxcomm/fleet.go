@@ -1,0 +1,322 @@
+package tmuxcomm
+
+// The fleet: a read-only view of every pane and what waits on it, for a person supervising many
+// agents (the console, 'wcomm ui'). Fleet.Panes is the tmux half, bounded to two tmux calls however
+// many panes there are (the pane list, then every screen in one command list) and meant to run at
+// most about once a second; Engine.Waiting and Engine.RecentExchanges are the disk half, read when
+// files change. Nothing here writes, types or starts anything.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// A pane's state as the fleet view names it.
+const (
+	PaneIdle       = "idle"       // its input is empty and it is not working
+	PaneBusy       = "busy"       // it works on a turn (or a shell runs a job)
+	PaneTyping     = "typing"     // its input box holds text wcomm did not put there: a person typing
+	PaneAnswer     = "answer"     // it waits for a person's answer to its question
+	PanePermission = "permission" // it waits for an approval, or shows no input box (a menu or permission prompt)
+	PaneStarting   = "starting"   // the program is still starting
+	PaneGone       = "gone"       // the pane is dead
+	PaneUnknown    = "unknown"    // nothing on screen tells (a program no profile knows)
+)
+
+// FleetPane is one pane with its agent and the state its screen shows.
+type FleetPane struct {
+	PaneInfo
+	// Server is the tmux server's key (PID-STARTTIME), which outboxes and session folders record.
+	Server string `json:"server"`
+	// Agent is the profile detection chose (claude, codex, shell, reader, generic...).
+	Agent    string `json:"agent"`
+	State    string `json:"state"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// screensReader is the optional paneops call that captures many panes at once.
+type screensReader interface {
+	Screens(ctx context.Context, panes []messages.PaneID) (map[messages.PaneID]paneops.Screen, error)
+}
+
+type screenReader interface {
+	Screen(ctx context.Context, pane messages.PaneID) (paneops.Screen, error)
+}
+
+// Fleet reads the panes of a scope again and again, detecting each pane's profile only when the
+// pane's process or foreground command changed since the last read.
+type Fleet struct {
+	e     *Engine
+	scope paneops.Scope
+	srv   string
+	known map[messages.PaneID]fleetDet
+}
+
+type fleetDet struct {
+	pid     int
+	command string
+	det     paneops.Detection
+}
+
+// NewFleet returns a Fleet over the panes of scope.
+func (e *Engine) NewFleet(scope paneops.Scope) *Fleet {
+	return &Fleet{e: e, scope: scope, known: map[messages.PaneID]fleetDet{}}
+}
+
+// Server returns the key of the tmux server last read ("" before the first read).
+func (f *Fleet) Server() string { return f.srv }
+
+// Panes lists the panes in scope with their agent and state.
+func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
+	e := f.e
+	if f.srv == "" {
+		si, err := e.Tmux.ServerInfo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.srv = si.Key()
+	}
+	scope := f.scope
+	scope.Self = e.Self
+	panes, err := e.Tmux.Panes(ctx, scope)
+	if err != nil {
+		f.srv = "" // the server may have restarted: ask again next time
+		return nil, err
+	}
+	seen := make(map[messages.PaneID]bool, len(panes))
+	out := make([]FleetPane, len(panes))
+	var boxes []messages.PaneID
+	for i, p := range panes {
+		seen[p.ID] = true
+		k, ok := f.known[p.ID]
+		if !ok || k.pid != p.PID || k.command != p.Command {
+			det, _ := e.Detect(ctx, p, "")
+			k = fleetDet{pid: p.PID, command: p.Command, det: det}
+			f.known[p.ID] = k
+		}
+		out[i] = FleetPane{PaneInfo: PaneInfo{Pane: p, Self: p.ID == e.Self && e.Self != ""}, Server: f.srv, Agent: k.det.Name}
+		if k.det.Job != "" {
+			out[i].Agent = paneops.KindShell // its own shell runs a job: the shell is what a person sees
+		}
+		if k.det.Matched != nil {
+			out[i].Programs = []string{k.det.Matched.Comm}
+		} else if k.det.Foreground != nil {
+			out[i].Programs = []string{k.det.Foreground.Comm}
+		}
+		if !p.Dead && k.det.Profile != nil && k.det.Profile.HasBox() {
+			boxes = append(boxes, p.ID)
+		}
+	}
+	for id := range f.known {
+		if !seen[id] {
+			delete(f.known, id)
+		}
+	}
+	screens := f.screens(ctx, boxes)
+	for i := range out {
+		k := f.known[out[i].ID]
+		sc, ok := screens[out[i].ID]
+		out[i].State, out[i].Evidence = PaneStateOf(out[i].Pane, k.det, sc, ok)
+	}
+	return out, nil
+}
+
+// screens captures the panes in one tmux call when the client can, else one call each; a pane
+// that cannot be captured (it closed in between) is left out.
+func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messages.PaneID]paneops.Screen {
+	if len(panes) == 0 {
+		return nil
+	}
+	if sr, ok := f.e.Tmux.(screensReader); ok {
+		if m, err := sr.Screens(ctx, panes); err == nil {
+			return m
+		}
+	}
+	m := map[messages.PaneID]paneops.Screen{}
+	if sr, ok := f.e.Tmux.(screenReader); ok {
+		for _, p := range panes {
+			if s, err := sr.Screen(ctx, p); err == nil {
+				m[p] = s
+			}
+		}
+	}
+	return m
+}
+
+// PaneStateOf names a pane's state from its detection and, for a profile with an input box, its
+// screen (captured says whether sc holds one). It returns the state and the evidence for it.
+func PaneStateOf(p paneops.Pane, det paneops.Detection, sc paneops.Screen, captured bool) (string, string) {
+	if p.Dead {
+		return PaneGone, "the pane's program has exited"
+	}
+	if det.Job != "" {
+		return PaneBusy, det.Job
+	}
+	prof := det.Profile
+	if prof == nil || !prof.HasBox() {
+		if prof != nil && prof.Kind == paneops.KindReader {
+			return PaneIdle, "a line reader waits for input"
+		}
+		return PaneUnknown, det.Reason
+	}
+	if !captured {
+		return PaneUnknown, "its screen could not be read"
+	}
+	in := prof.Inspect(sc)
+	switch {
+	case in.Found && len(in.Lines) > 0 && !in.Pasted:
+		return PaneTyping, "its input holds " + messages.SanitizeField(strings.Join(in.Lines, " "))
+	case in.Busy:
+		return PaneBusy, "its screen shows it working (" + in.State() + ")"
+	case in.Starting:
+		return PaneStarting, "only its start-up rows are on screen"
+	case in.Found && in.Pasted:
+		return PaneBusy, "a paste waits in its input"
+	case in.Found:
+		return PaneIdle, "its input is empty"
+	case prof.Kind == paneops.KindAgent:
+		return PanePermission, "its input box is not on screen: a menu or a permission prompt"
+	}
+	return PaneUnknown, "its input is not on screen"
+}
+
+// Waiting is what waits on panes, read from disk: mail queued in each pane's outbox and requests
+// sent to each pane that have no response yet, each with the time it started waiting.
+type Waiting struct {
+	Queued map[messages.PaneID][]time.Time `json:"queued"`
+	Open   map[messages.PaneID][]time.Time `json:"open"`
+}
+
+// Waiting reads the outboxes of panes on server srv and the session folders whose worker is one
+// of panes (on that server) for requests without a response. Only those folders are read, so the
+// cost follows the panes shown, not the size of the root.
+func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
+	w := &Waiting{Queued: map[messages.PaneID][]time.Time{}, Open: map[messages.PaneID][]time.Time{}}
+	root, err := e.root(false)
+	if err != nil {
+		return w, nil // no root yet: nothing waits
+	}
+	want := make(map[messages.PaneID]bool, len(panes))
+	for _, p := range panes {
+		want[p] = true
+		if ob, err := openOutbox(root, srv, p, false); err == nil {
+			pend, _ := ob.pending()
+			for _, m := range pend {
+				w.Queued[p] = append(w.Queued[p], m.QueuedAt)
+			}
+		}
+	}
+	dirs, _, err := sessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, dir := range dirs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		sn, err := messages.ParseSessionName(filepath.Base(dir))
+		if err != nil || !want[sn.Worker] {
+			continue
+		}
+		if m, err := readMeta(dir); err != nil || m.Server != srv {
+			continue
+		}
+		files, _, err := listSeq(dir)
+		if err != nil {
+			continue
+		}
+		answered := map[int]bool{}
+		for _, f := range files {
+			if f.Kind == messages.KindResponse {
+				answered[f.N-1] = true
+			}
+		}
+		for _, f := range files {
+			if f.Kind != messages.KindRequest || answered[f.N] {
+				continue
+			}
+			x := loadExchange(dir, f.N, false)
+			if x.Status == StatusPending {
+				w.Open[sn.Worker] = append(w.Open[sn.Worker], x.SentAt)
+			}
+		}
+	}
+	return w, nil
+}
+
+// RecentExchanges returns up to n recent exchanges, the most recently active first: session
+// folders are read in the order of their last change (a new file in a folder changes its time),
+// newest first, each from its newest request, and only until n are found, so the first rows of a
+// root of thousands of exchanges come in milliseconds. An exchange's activity is its last logged
+// event (else when it was sent).
+func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error) {
+	root, err := e.root(false)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dirs, _, err := sessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	type dated struct {
+		dir string
+		mod time.Time
+	}
+	ds := make([]dated, 0, len(dirs))
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err == nil {
+			ds = append(ds, dated{d, st.ModTime()})
+		}
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].mod.After(ds[j].mod) })
+	var out []*Exchange
+	for _, d := range ds {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// Enough rows: the feed shows what happens from now on, and 'wcomm history' has the rest.
+		// (An older folder may hold an exchange whose log changed later; its next event reaches
+		// the live feed anyway.)
+		if len(out) >= n {
+			break
+		}
+		files, _, err := listSeq(d.dir)
+		if err != nil {
+			continue
+		}
+		for i := len(files) - 1; i >= 0; i-- {
+			if files[i].Kind != messages.KindRequest {
+				continue
+			}
+			x := loadExchange(d.dir, files[i].N, false)
+			out = append(out, x)
+			if len(out) >= n {
+				break // newest requests first: the folder's older ones would not be shown
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return Activity(out[i]).After(Activity(out[j])) })
+		if len(out) > n {
+			out = out[:n]
+		}
+	}
+	return out, nil
+}
+
+// Activity is when an exchange last changed: its last logged event, else when it was sent.
+func Activity(x *Exchange) time.Time {
+	if len(x.Events) > 0 {
+		return x.Events[len(x.Events)-1].At
+	}
+	return x.SentAt
+}
