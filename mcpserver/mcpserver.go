@@ -1,6 +1,6 @@
 // Package mcpserver offers wcomm's protocol to agents as MCP tools over one stream (stdio, as
 // agents launch local servers): find, panes, send, await, notify, ask, answer, questions, history,
-// show and inbox. It owns the tool list, each tool's description and schemas, and the mapping of an
+// show and inbox (ToolNames lists them). It owns the tool list, each tool's description and schemas, and the mapping of an
 // engine's result or error to a tool result; it owns no protocol step. Every call runs on an engine
 // built by the engine's front door (tmuxcomm.Door), as the command line builds its own, so a tool
 // and the matching command do the same thing and fail with the same words and exit-code class. A call
@@ -12,6 +12,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,6 +31,10 @@ type Config struct {
 	Log *slog.Logger
 	// Version is reported to the client in the handshake.
 	Version string
+	// SendRemote sends to HOST:TARGET when the target names a declared remote host (handled true);
+	// AwaitRemote readies an await of a relayed exchange (nil: no remote hosts).
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (x *tmuxcomm.Exchange, handled bool, err error)
+	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 type server struct {

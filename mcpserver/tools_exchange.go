@@ -75,8 +75,15 @@ kept on disk.`,
 			e.BusyWait = seconds(in.BusyWait)
 		}
 		e.NoQueue = e.NoQueue || in.NoQueue
-		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
+		o := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
+		x, handled, err := (*tmuxcomm.Exchange)(nil), false, error(nil)
+		if s.cfg.SendRemote != nil {
+			x, handled, err = s.cfg.SendRemote(ctx, e, o)
+		}
+		if !handled {
+			x, err = e.Send(ctx, o)
+		}
 		if err != nil {
 			var fe *tmuxcomm.FindError
 			errors.As(err, &fe)
@@ -131,6 +138,11 @@ at once when the response is already there.`,
 		e, _, err := s.engine()
 		if err != nil {
 			return awaitOut{}, "", err
+		}
+		if s.cfg.AwaitRemote != nil {
+			if err := s.cfg.AwaitRemote(ctx, e, in.ID, timeout); err != nil {
+				return awaitOut{}, "", err
+			}
 		}
 		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {

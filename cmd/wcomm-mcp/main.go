@@ -22,7 +22,8 @@ func main() {
 }
 
 func serve(ctx context.Context, env cli.MCPEnv) error {
-	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version}
+	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version,
+		SendRemote: env.SendRemote, AwaitRemote: env.AwaitRemote}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(env.In), nopWriteCloser{env.Out})
 }
 

@@ -155,9 +155,17 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	fmt.Fprintf(w, "id:            %s\n", orDash(x.ID))
 	fmt.Fprintf(w, "session:       %s\n", x.Session)
 	fmt.Fprintf(w, "seq:           %03d\n", x.Seq)
-	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, x.Worker)
+	worker := string(x.Worker)
+	if x.Host != "" {
+		worker = x.Host + ":" + worker + " (on host " + x.Host + ")"
+	}
+	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, worker)
 	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
-	fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, stateText(x, 0))
+	if st := stateText(x, 0); st != x.Status {
+		fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, st)
+	} else {
+		fmt.Fprintf(w, "status:        %s\n", x.Status) // answered, and nothing more to say
+	}
 	if x.Form != "" {
 		how := x.Form
 		if x.Profile != "" {

@@ -44,7 +44,7 @@ send exits 0 once the message is submitted or queued.`,
 			file := fs.String("file", "", "read the message from this file (- for stdin)")
 			wait := fs.Bool("wait", false, "await the response and print it")
 			var timeout time.Duration
-			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit)")
+			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit); without --wait, a usage error")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
 			all := fs.Bool("all", false, "with an agent name: search every session")
 			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait, flagFrom, flagAgent)
@@ -52,6 +52,9 @@ send exits 0 once the message is submitted or queued.`,
 			mq := mailFlags(fs)
 			resend := fs.String("resend", "", "deliver the kept request ID again (same id and sequence number)")
 			return func(args []string) error {
+				if flagGiven(fs, "timeout") && !*wait {
+					return usagef("--timeout is how long --wait waits, and send alone does not wait: add --wait, or use 'wcomm await ID --timeout D'")
+				}
 				if *resend != "" {
 					if *to != "" || len(args) > 0 || *file != "" {
 						return usagef("--resend ID takes no --to, --file or message: it sends the kept request again")

@@ -70,6 +70,9 @@ func init() {
 				}
 				o := tmuxcomm.HistoryOptions{Pending: *pending}
 				if len(args) == 1 {
+					if _, err := messages.ParseSessionName(args[0]); err != nil {
+						return usagef("%v", err) // a malformed name can name no folder
+					}
 					o.Session = args[0]
 				}
 				// Each session is printed as it is read, not gathered first: 10,000 exchanges

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -20,7 +21,7 @@ func init() {
 		Name: "mcp", Args: "[--log-level debug|info|warn|error]", Role: "admin",
 		Summary: "serve the protocol as MCP tools on stdin/stdout, for an agent to launch",
 		Help: `Runs an MCP server on stdio: the agent that launches it gets find, panes, send, await, notify, ask,
-answer, questions, history and show as tools with typed arguments and structured results. It runs
+answer, questions, history, show and inbox as tools with typed arguments and structured results. It runs
 as the pane it was started from ($TMUX, $TMUX_PANE), with the same -L/-S, --root, environment and
 settings as any other command, and each tool does what the command of the same name does: a failed
 call is a tool error with the command's words and exit-code class ({"error", "class",
@@ -44,7 +45,8 @@ Claude Code, Codex and Gemini CLI.`,
 					return c.execMCP(*level)
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
-				return c.mcp(c.ctx, MCPEnv{Door: c.door(), Log: log, Version: version, In: c.stdin, Out: c.stdout})
+				return c.mcp(c.ctx, MCPEnv{Door: c.door(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout,
+					SendRemote: c.mcpSendRemote, AwaitRemote: c.mcpAwaitRemote})
 			}
 		},
 	})
@@ -70,6 +72,9 @@ type MCPEnv struct {
 	Version string
 	In      io.Reader
 	Out     io.Writer
+	// SendRemote and AwaitRemote are send's and await's remote hosts (cmd_remote.go).
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error)
+	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 // mcpProgram is the name of the program that serves MCP.

@@ -20,9 +20,13 @@ func init() {
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			all := fs.Bool("all", false, "every session of the server")
 			session := fs.String("session", "", "this session instead of your own")
+			host := fs.String("host", "", "the panes of this declared remote host")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("panes takes no arguments")
+				}
+				if *host != "" {
+					return c.remotePanes(*host)
 				}
 				e := c.engine()
 				panes, err := e.Panes(c.ctx, paneops.Scope{All: *all, Session: *session})
@@ -49,9 +53,13 @@ func init() {
 			all := fs.Bool("all", false, "search every session of the server")
 			first := fs.Bool("first", false, "take the first of several matches")
 			session := fs.String("session", "", "search this session instead of your own")
+			host := fs.String("host", "", "search this declared remote host (prints HOST:%N)")
 			return func(args []string) error {
 				if len(args) != 1 {
 					return usagef("find takes one AGENT")
+				}
+				if *host != "" {
+					return c.remoteFind(*host, args[0], *first)
 				}
 				e := c.engine()
 				scope := paneops.Scope{All: *all, Session: *session}
