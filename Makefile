@@ -46,9 +46,12 @@ test: deps
 e2e: deps
 	REQUIRE_TMUX=1 $(GO) test -race -count=1 -run 'E2E|Real' ./...
 
+# staticcheck is pinned in tools.mod (its own module file, so its dependencies never enter wcomm's
+# build): 'go tool' builds it once from the module cache, after which it runs offline.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool -modfile=tools.mod staticcheck ./...
 
 # The micro-benchmarks, then the side-by-side table against the reference scripts, with the floor
 # beside each row; the table is also written into BENCHMARKS.md, between its markers.

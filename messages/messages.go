@@ -1,6 +1,10 @@
 // Package messages holds the pure text of the worker protocol: ids, pane ids, session folder and
-// file names, the request and response headers, the path-only RESPONSE line, the DELTA report and
-// the text sanitizer. Every format has a Format (String) and a Parse that round-trip. No I/O.
+// file names (ids.go, this file), the request and response headers and files (header.go,
+// request.go, response.go), the path-only RESPONSE line (notification.go), the DELTA report
+// (delta.go), questions, their ids, QUESTION and ANSWER blocks and answer matching (question*.go,
+// answer.go), the openQuestions envelope (envelope.go), approved actions' intents and the trust
+// list (intent.go), the mailbox's mail records (mail.go), the remote wire (wire.go) and the text
+// sanitizer (sanitize.go). Every format has a Format (String) and a Parse that round-trip. No I/O.
 package messages
 
 import (

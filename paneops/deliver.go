@@ -98,8 +98,8 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 			fmt.Errorf("deliver to pane %s: unexpected output %q from tmux; check the pane before retrying", d.Pane, out))
 	case changed:
 		res.Before = "pane or server not the one looked up"
-		return res, fmt.Errorf("deliver to pane %s: %w: its process or its tmux server is not pid %d of server %d as looked up; nothing was pasted",
-			d.Pane, ErrPaneChanged, d.Expect.PanePID, d.Expect.ServerPID)
+		return res, notNow(d.Pane, ErrPaneChanged, ": its process or its tmux server is not pid %d of server %d as looked up; nothing was pasted",
+			d.Expect.PanePID, d.Expect.ServerPID)
 	case inMode:
 		// The refusing branch deleted the buffer itself, in the same call.
 		return res, copyModeBusy(d.Pane, &res)
@@ -217,17 +217,17 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 		case ActPaste:
 			res.Before = dec.Evidence
 			if d.Strict && dec.Busy {
-				return fmt.Errorf("deliver to pane %s: %w: %s; nothing was pasted", d.Pane, ErrBusy, dec.Evidence)
+				return notNow(d.Pane, ErrBusy, ": %s; nothing was pasted", dec.Evidence)
 			}
 			return nil
 		case ActRefuseHuman:
 			res.Before = dec.Evidence
-			return fmt.Errorf("deliver to pane %s: %w (%s, still after %s); nothing was pasted: "+
-				"let the person finish or clear the input, or raise --busy-wait", d.Pane, ErrHumanInput, dec.Evidence, d.BusyWait.Round(time.Millisecond))
+			return notNow(d.Pane, ErrHumanInput, " (%s, still after %s); nothing was pasted: "+
+				"let the person finish or clear the input, or wait longer for the pane", dec.Evidence, d.BusyWait.Round(time.Millisecond))
 		case ActRefuseNotReady:
 			res.Before = dec.Evidence
-			return fmt.Errorf("deliver to pane %s: %w: no %s input box on screen after %s (a dialog or menu may be open); "+
-				"nothing was pasted: look at the pane, or force a profile with --agent", d.Pane, ErrNotReady, p.Name, d.BusyWait.Round(time.Millisecond))
+			return notNow(d.Pane, ErrNotReady, ": no %s input box on screen after %s (a dialog or menu may be open); "+
+				"nothing was pasted: look at the pane, or name the agent whose profile delivers to it", p.Name, d.BusyWait.Round(time.Millisecond))
 		}
 		if err := sleepCtx(ctx, min(pollEvery, max(time.Until(deadline), time.Millisecond))); err != nil {
 			return fmt.Errorf("deliver to pane %s: waiting for its input box: %w", d.Pane, err)
@@ -336,7 +336,7 @@ func markFor(mark string, i int) string {
 // copyModeBusy is the refusal of a strict delivery into a pane in copy mode.
 func copyModeBusy(pane messages.PaneID, res *DeliveryResult) error {
 	res.Before = "pane in copy mode"
-	return fmt.Errorf("deliver to pane %s: %w: it is in copy mode (someone is reading it)", pane, ErrBusy)
+	return notNow(pane, ErrBusy, ": it is in copy mode (someone is reading it)")
 }
 
 // inMode reports whether the pane is in a mode (copy mode, a chooser).

@@ -23,21 +23,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 )
 
-// tmuxBin finds tmux, or skips the test; with REQUIRE_TMUX=1 a missing tmux fails instead.
-func tmuxBin(t testing.TB) string {
-	t.Helper()
-	bin, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("REQUIRE_TMUX") == "1" {
-			t.Fatalf("REQUIRE_TMUX=1 but tmux is not installed: %v", err)
-		}
-		t.Skipf("tmux is not installed (%v); set REQUIRE_TMUX=1 to make this a failure", err)
-	}
-	return bin
-}
+// tmuxBin finds tmux through the shared gate (tmuxtest.Require).
+func tmuxBin(t testing.TB) string { return tmuxtest.Require(t) }
 
 var python = sync.OnceValues(func() (string, error) {
 	// The real interpreter, not a version manager's shim script: pane process trees stay as the
@@ -68,22 +59,16 @@ type testServer struct {
 // also checks that no tmux buffer was left behind.
 func startServer(t testing.TB) *testServer {
 	t.Helper()
-	bin := tmuxBin(t)
-	dir, err := os.MkdirTemp("", "wc")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "s")
-	out, err := exec.Command(bin, "-S", sock, "-f", "/dev/null",
-		"new-session", "-d", "-s", "main", "-x", "160", "-y", "48", "sleep", "86400").CombinedOutput()
-	require.NoError(t, err, "start a private tmux server: %s", out)
-	s := &testServer{t: t, c: &Client{Bin: bin, Server: Server{Socket: sock}}, dir: dir}
+	srv := tmuxtest.New(t)
+	srv.Start(t, tmuxtest.Options{Session: "main", Width: 160, Height: 48, Argv: []string{"sleep", "86400"}})
+	s := &testServer{t: t, c: &Client{Bin: srv.Bin, Server: Server{Socket: srv.Sock}}, dir: srv.Dir}
 	t.Cleanup(func() {
+		// Before tmuxtest's own cleanup kills the server (cleanups run last first).
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if out, err := s.c.Run(ctx, nil, "list-buffers", "-F", "#{buffer_name}"); err == nil {
 			assert.Empty(t, out, "tmux buffers left behind")
 		}
-		_ = exec.Command(bin, "-S", sock, "kill-server").Run()
 	})
 	info, err := s.c.ServerInfo(context.Background())
 	require.NoError(t, err)

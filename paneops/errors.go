@@ -2,9 +2,31 @@ package paneops
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wcomm/wcomm/messages"
 )
+
+// NotNowError is a delivery refused for now (ErrBusy, ErrHumanInput, ErrNotReady, ErrPaneChanged): the pane could
+// not take a message at this moment and nothing was pasted. Reason says why without naming the
+// pane, for a sender that reports it beside the pane ("queued: pane %3 is not ready (REASON)").
+type NotNowError struct {
+	Pane   messages.PaneID
+	Reason string
+	Err    error // the sentinel
+}
+
+func (e *NotNowError) Error() string { return "deliver to pane " + string(e.Pane) + ": " + e.Reason }
+
+// Unwrap returns the sentinel.
+func (e *NotNowError) Unwrap() error { return e.Err }
+
+// notNow is a *NotNowError: the sentinel's words, then the detail.
+func notNow(pane messages.PaneID, sentinel error, format string, a ...any) error {
+	return &NotNowError{Pane: pane, Reason: sentinel.Error() + fmt.Sprintf(format, a...), Err: sentinel}
+}
 
 // Sentinel errors that tmux's stderr maps to (see classify); test with errors.Is.
 var (

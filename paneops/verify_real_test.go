@@ -188,7 +188,9 @@ func TestVerifyRealBusyAndNotReady(t *testing.T) {
 		f := s.startFake("--nobox", "60")
 		res, err := s.c.Deliver(context.Background(), f.delivery("too early", 300*time.Millisecond))
 		require.ErrorIs(t, err, ErrNotReady)
-		assert.Contains(t, err.Error(), "--agent")
+		assert.Contains(t, err.Error(), "name the agent whose profile delivers to it")
+		var nn *NotNowError
+		require.ErrorAs(t, err, &nn)
 		assert.False(t, res.Pasted)
 		assert.Empty(t, f.records())
 	})

@@ -1,6 +1,16 @@
 // Package tmuxcomm is the protocol engine: session folders under the root, sequenced request and
 // response files, send, await, notify, parse and history. It decides what happens; paneops does
 // the tmux calls, behind the small Tmux interface below, so the logic is tested with a fake.
+//
+// Both faces (the command line and the MCP server) come in through the front door (frontdoor*.go:
+// Door builds an engine from the settings, ClassOf and its kin sort and word errors, Signal words
+// a hand-over). The exchange protocol is engine.go, send.go, await.go, notify.go, exchange.go,
+// session.go, locate.go, history.go, ids.go, seqhint.go, files.go, bounded.go, root.go and
+// publish_*.go; panes are found and reached through find.go, reach.go, panecard.go and profile.go;
+// stores.go maps the root's hidden stores. The rooms, each with a doc at the top of its main
+// file: the mailbox (mailbox*.go), questions (question*.go), approved actions (action*.go), the
+// watch feed (watch*.go), settings and trust (settings*.go), and remote hosts (remote.go,
+// hosts.go).
 package tmuxcomm
 
 import (

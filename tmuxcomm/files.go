@@ -29,14 +29,9 @@ const (
 // ErrExists is returned by writeExclusive when the name is already taken.
 var ErrExists = errors.New("file exists")
 
-// writeTemp writes data to a new hidden temp file in dir, synced, and returns its path.
-func writeTemp(dir string, data []byte) (string, error) {
-	return writeTempSync(dir, true, fileMode, data)
-}
-
-// writeTempSync is writeTemp of the parts one after the other, with permissions perm and the
-// fsync optional (see writeExclusiveNoSync). Parts let a large body be written from where it is,
-// never copied into one buffer with its header.
+// writeTempSync writes the parts one after the other to a new hidden temp file in dir, with
+// permissions perm and the fsync optional (see writeExclusiveNoSync), and returns its path. Parts
+// let a large body be written from where it is, never copied into one buffer with its header.
 func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {

@@ -8,7 +8,7 @@ package tmuxcomm
 // (its log events, what makes it unwanted, its text). "Ready" is strict: an agent's input box on
 // screen, empty and idle; a shell at its prompt with no foreground job; no copy mode. What is not
 // ready never blocks the sender: the message waits. The room owns each pane's outbox folder under
-// .outbox (see stores.go) and the typed result of a delivery (Delivered).
+// .outbox (see stores.go) and what became of a message handed to it (Posted).
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -42,6 +41,12 @@ const postLockWait = 250 * time.Millisecond
 
 // errNotReady marks a delivery that found the pane not ready now; nothing was typed.
 var errNotReady = errors.New("pane not ready")
+
+// notReadyError is errNotReady with what the pane is not ready for, in words for the sender.
+type notReadyError struct{ reason string }
+
+func (e *notReadyError) Error() string        { return errNotReady.Error() + ": " + e.reason }
+func (e *notReadyError) Is(target error) bool { return target == errNotReady }
 
 // notReady reports whether err means "not now" rather than "never".
 func notReady(err error) bool {
@@ -152,13 +157,18 @@ func headGroup(pend []messages.Mail) []messages.Mail {
 	return group
 }
 
-// reasonOf is the short reason of a not-ready error, for the log and the sender.
+// reasonOf is the short reason of a not-ready error, for the log and the sender: what the engine
+// or paneops said the pane is not ready for, else the error's own words (a lock held too long).
 func reasonOf(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "deliver to pane") {
-		s = s[i+2:]
+	var nr *notReadyError
+	var nn *paneops.NotNowError
+	switch {
+	case errors.As(err, &nr):
+		return nr.reason
+	case errors.As(err, &nn):
+		return nn.Reason
 	}
-	return strings.TrimPrefix(s, errNotReady.Error()+": ")
+	return err.Error()
 }
 
 // deliverGroup delivers one message, or several RESPONSE lines coalesced into one paste, into
@@ -200,7 +210,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		return fail(err)
 	}
 	if strict && det.Job != "" {
-		return p, fmt.Errorf("%w: %s (a line typed now would run when it ends)", errNotReady, det.Job)
+		return p, &notReadyError{reason: det.Job + " (a line typed now would run when it ends)"}
 	}
 	content, form, err := e.mailContent(root, group, det)
 	if err != nil {
@@ -218,7 +228,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if f, err := ob.readInflight(); err == nil && f != nil {
 		// Only a delivery whose outcome could not be written leaves this behind once recovery
 		// has run: nothing is typed until it is recorded, or that message would be typed twice.
-		return p, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", errNotReady, f.Mark, pane.ID)
+		return p, &notReadyError{reason: fmt.Sprintf("the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", f.Mark, pane.ID)}
 	}
 	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
 		return fail(err)

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/internal/sshtest"
+	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -90,15 +91,11 @@ func wcommBin(t *testing.T) string {
 	return binPath
 }
 
-// requireTmux skips without tmux, unless REQUIRE_TMUX=1 (CI), where a missing tmux fails the run.
+// requireTmux skips without tmux, unless REQUIRE_TMUX=1 (CI), where a missing tmux fails the run
+// (the shared gate, tmuxtest.Require).
 func requireTmux(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("REQUIRE_TMUX") == "1" {
-			t.Fatalf("tmux is not installed but REQUIRE_TMUX=1: %v", err)
-		}
-		t.Skip("tmux is not installed (set REQUIRE_TMUX=1 to fail instead)")
-	}
+	tmuxtest.Require(t)
 	_, err := exec.LookPath("python3")
 	require.NoError(t, err, "the end-to-end fixtures need python3")
 }
@@ -123,6 +120,7 @@ func cleanEnv() []string {
 // world is one test's private tmux server, its wcomm root and the built binary.
 type world struct {
 	t    *testing.T
+	srv  *tmuxtest.Server
 	bin  string
 	dir  string // short temp folder holding the socket (socket paths must stay under ~100 bytes)
 	sock string
@@ -141,15 +139,11 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	requireTmux(t)
 	w := &world{t: t, bin: wcommBin(t), root: filepath.Join(t.TempDir(), "root"), work: t.TempDir()}
-	dir, err := os.MkdirTemp("", "wc")
-	require.NoError(t, err)
-	w.dir = dir
-	w.sock = filepath.Join(dir, "s")
-	require.Less(t, len(w.sock), 100, "socket path too long for tmux: set TMPDIR to a short folder")
+	w.srv = tmuxtest.New(t)
+	w.dir, w.sock = w.srv.Dir, w.srv.Sock
 	t.Cleanup(func() {
-		// kill-server only with our own -S: other tests' servers run at the same time.
-		_ = exec.Command("tmux", "-S", w.sock, "kill-server").Run()
-		os.RemoveAll(dir)
+		// Before tmuxtest's own cleanup (cleanups run last first): the server goes first.
+		w.srv.Kill()
 		// Deliverers started by the test's sends end once they find the server gone; wait for
 		// them before the root is removed under them.
 		waitNoDeliverer(t, w.root)
@@ -163,13 +157,9 @@ func newWorld(t *testing.T) *world {
 func (w *world) startServer() {
 	w.t.Helper()
 	env := append(cleanEnv(), "WCOMM_ROOT="+w.root, "WCOMM_BIN="+w.bin, "WCOMM_ENTER_DELAY=50ms")
-	cmd := exec.Command("tmux", "-S", w.sock, "-f", "/dev/null", "new-session", "-d", "-s", session,
-		"-x", "250", "-y", "50", "-n", "keeper", "--", "sleep", "86400")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	require.NoError(w.t, err, "start tmux: %s", out)
-	w.pid, err = strconv.Atoi(strings.TrimSpace(w.tmux("display-message", "-p", "#{pid}")))
-	require.NoError(w.t, err)
+	w.srv.Start(w.t, tmuxtest.Options{Session: session, Window: "keeper", Width: 250, Height: 50, Env: env,
+		Argv: []string{"sleep", "86400"}})
+	w.pid = w.srv.PID
 	// A big scrollback keeps whole requests in capture-pane's reach.
 	w.tmux("set-option", "-g", "history-limit", "10000")
 }
@@ -472,7 +462,8 @@ func finish(t *testing.T, args []string, err error, stdout, stderr *bytes.Buffer
 	return r
 }
 
-// bg is a wcomm process running in the background.
+// bg is a process running in the background: a wcomm run of a world (world.start) or of the
+// stress tests (sxServer.start).
 type bg struct {
 	cmd      *exec.Cmd
 	finished chan struct{} // closed when the process has ended; res is set then
@@ -484,12 +475,21 @@ type bg struct {
 func (w *world) start(c call, args ...string) *bg {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cmd := w.cmd(ctx, c, args...)
+	return startBg(w.t, w.cmd(ctx, c, args...), args, cancel)
+}
+
+// startBg starts cmd in the background and collects it; cancel (if any) is called once it ends.
+// A process still running when the test ends is killed.
+func startBg(t *testing.T, cmd *exec.Cmd, args []string, cancel func()) *bg {
+	t.Helper()
+	if cancel == nil {
+		cancel = func() {}
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		cancel()
-		w.t.Fatalf("start wcomm %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("start %s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	b := &bg{cmd: cmd, finished: make(chan struct{})}
 	go func() {
@@ -508,7 +508,7 @@ func (w *world) start(c call, args ...string) *bg {
 		}
 		b.res = r
 	}()
-	w.t.Cleanup(func() {
+	t.Cleanup(func() {
 		select {
 		case <-b.finished:
 		default:

@@ -166,10 +166,7 @@ func TestHelpMCPToolsAreTheServers(t *testing.T) {
 	help := strings.Join(strings.Fields(commands["mcp"].Help), " ")
 	m := regexp.MustCompile(`gets (.*) as tools`).FindStringSubmatch(help)
 	require.NotNil(t, m, "wcomm mcp --help names the tools: 'gets a, b and c as tools'")
-	var named []string
-	for _, n := range regexp.MustCompile(`[a-z_]+`).FindAllString(strings.ReplaceAll(m[1], " and ", ", "), -1) {
-		named = append(named, n)
-	}
+	named := regexp.MustCompile(`[a-z_]+`).FindAllString(strings.ReplaceAll(m[1], " and ", ", "), -1)
 	assert.Equal(t, want, named, "wcomm mcp --help does not name the server's tools")
 }
 
@@ -222,6 +219,6 @@ type helpResult struct {
 func runHelp(t *testing.T, args ...string) helpResult {
 	t.Helper()
 	var out, errOut strings.Builder
-	code := run(append([]string{"help"}, args...), strings.NewReader(""), &out, &errOut, nil)
+	code := Run(append([]string{"help"}, args...), strings.NewReader(""), &out, &errOut)
 	return helpResult{code, out.String(), errOut.String()}
 }

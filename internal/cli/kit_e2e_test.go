@@ -123,10 +123,7 @@ func TestKitCompletionE2E(t *testing.T) {
 	worker, _, _ := w.workerPane(false)
 	shell := w.bashPane("")
 
-	var want []string
-	for _, id := range strings.Fields(w.tmux("list-panes", "-a", "-F", "#{pane_id}")) {
-		want = append(want, id)
-	}
+	want := strings.Fields(w.tmux("list-panes", "-a", "-F", "#{pane_id}"))
 	r := w.run(call{}, "__complete", "-S", w.sock, "panes")
 	require.Equal(t, 0, r.code, r.String())
 	got := strings.Fields(r.stdout)

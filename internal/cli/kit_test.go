@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -705,7 +706,7 @@ func TestKitWatchCommand(t *testing.T) {
 func kitHaveShell(t *testing.T, name string) bool {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("REQUIRE_TMUX") == "1" {
+		if tmuxtest.Required() {
 			t.Errorf("%s is not installed; CI installs it (apt-get install %s)", name, name)
 		}
 		return false

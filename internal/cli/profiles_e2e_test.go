@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -74,7 +75,7 @@ func TestE2EShellProfiles(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh.name, func(t *testing.T) {
 			if _, err := exec.LookPath(sh.argv[0]); err != nil {
-				if sh.name == "bash" || sh.name == "sh" || os.Getenv("REQUIRE_SHELLS") == "1" || os.Getenv("REQUIRE_TMUX") == "1" {
+				if sh.name == "bash" || sh.name == "sh" || os.Getenv("REQUIRE_SHELLS") == "1" || tmuxtest.Required() {
 					t.Fatalf("%s is not installed: %v", sh.name, err)
 				}
 				t.Skipf("%s is not installed", sh.name) // optional here; CI (REQUIRE_TMUX=1) installs and requires them

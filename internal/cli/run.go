@@ -1,6 +1,14 @@
 // Package cli is the wcomm command line: flags, output (text and --json) and exit codes, over the
-// protocol engine. It lives outside cmd/wcomm so that two programs share it: wcomm itself, and
-// wcomm-mcp, the same commands plus the MCP server (see cmd_mcp.go for why they are two).
+// protocol engine's front door (tmuxcomm.Door: settings, error classes, typed results). It lives
+// outside cmd/wcomm so that two programs share it: wcomm itself (Run), and wcomm-mcp, the same
+// commands plus the MCP server (RunMCP; see cmd_mcp.go for why they are two).
+//
+// Files: run.go (the command registry, flag parsing, exit codes), cli.go (one invocation: global
+// flags, the door, reading a message), hints.go (this face's words for what a call lacks),
+// output.go (sanitised printing), flags_delivery.go (the delivery flags), cmd_*.go (the commands:
+// panes and find, send/await/notify, parse/history/show, ask, answer and questions, actions, the
+// mailbox, watch, doctor, mcp, remote hosts, version) and kit_*.go (prompts, completion, hooks and
+// the install-skill and install-mcp set-up).
 package cli
 
 import (
@@ -30,13 +38,14 @@ func RunMCP(serve MCPServe, args []string, stdin io.Reader, stdout, stderr io.Wr
 	return run(args, stdin, stdout, stderr, serve)
 }
 
-// Exit codes are part of the interface: scripts and agents branch on them.
+// Exit codes are part of the interface: scripts and agents branch on them. They are the engine's
+// error classes (tmuxcomm.Class), which the MCP server reports too.
 const (
-	exitOK       = 0
-	exitFailure  = 1
-	exitUsage    = 2
-	exitTimeout  = 3
-	exitNotFound = 4
+	exitOK       = int(tmuxcomm.ClassOK)
+	exitFailure  = int(tmuxcomm.ClassFailure)
+	exitUsage    = int(tmuxcomm.ClassUsage)
+	exitTimeout  = int(tmuxcomm.ClassTimeout)
+	exitNotFound = int(tmuxcomm.ClassNotFound)
 )
 
 // command is one subcommand. Its texts feed --help, `wcomm help` and `wcomm prompt`, so the
@@ -135,7 +144,7 @@ func leadingGlobals(args []string) (global, rest []string, err error) {
 			continue
 		}
 		if len(args) < 2 {
-			return nil, nil, fmt.Errorf("flag %s needs a value; usage: wcomm [-L NAME | -S PATH] [--root DIR] [--json] COMMAND ...", a)
+			return nil, nil, fmt.Errorf("flag %s needs a value; usage: wcomm [-L NAME | -S PATH] [--root DIR] [--json] COMMAND [ARGS]", a)
 		}
 		global, args = append(global, a, args[1]), args[2:]
 	}

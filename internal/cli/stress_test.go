@@ -581,16 +581,10 @@ func (s *sxServer) notify(response string, body []byte, delay string) (*tmuxcomm
 	return &res, out
 }
 
-// sxBackground is a process running in the background.
-type sxBackground struct {
-	cmd    *exec.Cmd
-	done   chan sxOut
-	ended  chan struct{} // closed once Wait has returned
-	stdout *bytes.Buffer
-	stderr *bytes.Buffer
-}
+// sxBG is a background run (bg) whose wait says what it did in the stress tests' terms (sxOut).
+type sxBG struct{ *bg }
 
-func (s *sxServer) start(stdin []byte, cmd string, args ...string) *sxBackground {
+func (s *sxServer) start(stdin []byte, cmd string, args ...string) sxBG {
 	s.t.Helper()
 	argv := s.wcommArgv(cmd, args...)
 	c := exec.Command(argv[0], argv[1:]...)
@@ -598,51 +592,13 @@ func (s *sxServer) start(stdin []byte, cmd string, args ...string) *sxBackground
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
-	b := &sxBackground{cmd: c, done: make(chan sxOut, 1), ended: make(chan struct{}), stdout: new(bytes.Buffer), stderr: new(bytes.Buffer)}
-	c.Stdout, c.Stderr = b.stdout, b.stderr
-	require.NoError(s.t, c.Start())
-	go func() {
-		defer close(b.ended)
-		err := c.Wait()
-		o := sxOut{Args: argv, Stdout: b.stdout.String(), Stderr: b.stderr.String(), Code: c.ProcessState.ExitCode()}
-		if err != nil && o.Code == 0 {
-			o.Code = -1
-		}
-		b.done <- o
-	}()
-	s.t.Cleanup(func() {
-		// Whether it still runs is what the waiting goroutine says: ProcessState is written by
-		// Wait in that goroutine, and reading it here would race.
-		select {
-		case <-b.ended:
-		default:
-			_ = c.Process.Kill()
-			<-b.ended
-		}
-	})
-	return b
+	return sxBG{startBg(s.t, c, argv[1:], nil)}
 }
 
-func (b *sxBackground) wait(t *testing.T, timeout time.Duration) sxOut {
+func (b sxBG) wait(t *testing.T, timeout time.Duration) sxOut {
 	t.Helper()
-	select {
-	case o := <-b.done:
-		return o
-	case <-time.After(timeout):
-		_ = b.cmd.Process.Kill()
-		t.Fatalf("%s still running after %s", strings.Join(b.cmd.Args, " "), timeout)
-		return sxOut{}
-	}
-}
-
-func (b *sxBackground) exited() bool {
-	select {
-	case o := <-b.done:
-		b.done <- o
-		return true
-	default:
-		return false
-	}
+	r := b.bg.wait(t, timeout)
+	return sxOut{Args: b.cmd.Args, Stdout: r.stdout, Stderr: r.stderr, Code: r.code}
 }
 
 // ---------------------------------------------------------------------------------------------
