@@ -7,9 +7,12 @@ require (
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	github.com/mitchellh/go-ps v1.0.0
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/slack-go/slack v0.35.0
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.5
 )
+
+require github.com/gorilla/websocket v1.5.3 // indirect
 
 require (
 	github.com/BurntSushi/toml v1.6.0

@@ -46,6 +46,10 @@ import (
 //	    run: [make, docs]            # argv, never a shell string
 //	    targets: [docs]              # files or folders whose content is fingerprinted
 //	    dir: .                       # where it runs; default the settings file's folder
+//	channels:                        # answer channels, run by 'wcomm bridge' (internal/bridge)
+//	  telegram: {token_file: ..., chat_id: -100..., allowed_users: [777]}
+//	  slack: {bot_token_file: ..., app_token_file: ..., channel: C0123456, allowed_users: [U0123456]}
+//	  webhook: {url: https://ntfy.sh/my-topic}
 //
 // A project's .wcomm.yaml comes with the repository someone cloned, so the commands it names
 // (on_question, actions) apply only once the user has trusted that file's exact content
@@ -84,6 +88,9 @@ type Settings struct {
 	Profiles *paneops.ProfileSet `json:"-"`
 	// Actions are the registered actions by name, their folders resolved (nil: none).
 	Actions map[string]messages.ActionDef `json:"actions,omitempty"`
+	// Channels are the chat services questions go to and answers come from (nil: none). A
+	// project file's apply only once trusted: they send its questions elsewhere.
+	Channels *messages.ChannelsConfig `json:"channels,omitempty"`
 	// Source is the settings file read, "" when none was found.
 	Source string `json:"source,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
@@ -123,6 +130,8 @@ type configFile struct {
 	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
 	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
 	Actions       map[string]actionFile `yaml:"actions"`
+	// Channels are the answer channels (internal/bridge); a project file's only once trusted.
+	Channels *messages.ChannelsConfig `yaml:"channels"`
 }
 
 // mailboxFile is the mailbox block.
@@ -224,11 +233,32 @@ func LoadSettings(dir string, getenv func(string) string) (Settings, error) {
 			return DefaultSettings(), err
 		}
 		s.Source = path
+		if err := s.userChannels(path, getenv); err != nil {
+			return DefaultSettings(), err
+		}
 	}
 	if err := s.applyEnv(getenv); err != nil {
 		return DefaultSettings(), err
 	}
 	return s, nil
+}
+
+// userChannels applies the user's own channels where a project file names none: channels
+// belong to the person, who wants a question from any project on the phone.
+func (s *Settings) userChannels(path string, getenv func(string) string) error {
+	if s.Channels != nil || isUserConfig(path, getenv) || userConfigDir(getenv) == "" {
+		return nil
+	}
+	up := filepath.Join(userConfigDir(getenv), "config.yaml")
+	if _, err := os.Stat(up); err != nil {
+		return nil
+	}
+	u := DefaultSettings()
+	if err := u.applyFile(up, getenv); err != nil {
+		return err
+	}
+	s.Channels = u.Channels
+	return nil
 }
 
 // yamlLineRe finds yaml.v3's "line N: message" parts.
@@ -330,6 +360,13 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			s.Actions = actions
 		} else {
 			s.Ignored = append(s.Ignored, "actions "+strings.Join(sortedKeys(actions), ", "))
+		}
+	}
+	if c.Channels != nil {
+		if trusted {
+			s.Channels = c.Channels
+		} else if c.Channels.Any() {
+			s.Ignored = append(s.Ignored, "channels")
 		}
 	}
 	if c.AgentProfiles != nil {
