@@ -46,6 +46,21 @@ type Hub struct {
 	order   []string
 	pokeCh  chan struct{}
 	started time.Time
+	// posting is held by a channel's outbound while it posts and records a post, so an answer
+	// that replies to the new post at once waits until the post is known.
+	posting map[string]*sync.RWMutex
+}
+
+func (h *Hub) postLock(channel string) *sync.RWMutex {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.posting == nil {
+		h.posting = map[string]*sync.RWMutex{}
+	}
+	if h.posting[channel] == nil {
+		h.posting[channel] = &sync.RWMutex{}
+	}
+	return h.posting[channel]
 }
 
 func (h *Hub) logf(format string, a ...any) {
@@ -100,6 +115,11 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Know the questions before the first answer comes in: a reply to a post of an earlier run
+	// must find its question.
+	if _, err := h.scan(ctx); err != nil {
+		h.logf("list questions: %v", err)
+	}
 	var wg sync.WaitGroup
 	outs := make([]*outbound, len(chans))
 	for i, c := range chans {
@@ -287,6 +307,9 @@ func (h *Hub) ByToken(tok string) (Question, bool) {
 
 // ByRef finds the question a channel posted as ref.
 func (h *Hub) ByRef(channel, ref string) (Question, bool) {
+	l := h.postLock(channel)
+	l.RLock()
+	defer l.RUnlock()
 	var id string
 	h.st.view(func(s *State) {
 		for qid, p := range s.Posts[channel] {
@@ -533,6 +556,24 @@ func (o *outbound) loop(ctx context.Context) {
 	}
 }
 
+// post posts q and records the post, under the channel's posting lock.
+func (o *outbound) post(ctx context.Context, q Question) error {
+	name := o.c.Name()
+	l := o.h.postLock(name)
+	l.Lock()
+	defer l.Unlock()
+	ref, err := o.c.Post(ctx, q)
+	if err != nil {
+		return fmt.Errorf("post %s: %w", q.ID, err)
+	}
+	return o.h.st.update(func(s *State) {
+		if s.Posts[name] == nil {
+			s.Posts[name] = map[string]*Post{}
+		}
+		s.Posts[name][q.ID] = &Post{Channel: name, ID: q.ID, Ref: ref, PostedAt: o.h.now().UTC()}
+	})
+}
+
 // sync posts what is pending and not yet posted here, and closes posts of decided questions.
 // It stops at the first failure, for the loop to back off.
 func (o *outbound) sync(ctx context.Context) error {
@@ -541,16 +582,7 @@ func (o *outbound) sync(ctx context.Context) error {
 		if o.h.PostRef(name, q.ID) != "" {
 			continue
 		}
-		ref, err := o.c.Post(ctx, q)
-		if err != nil {
-			return fmt.Errorf("post %s: %w", q.ID, err)
-		}
-		if err := o.h.st.update(func(s *State) {
-			if s.Posts[name] == nil {
-				s.Posts[name] = map[string]*Post{}
-			}
-			s.Posts[name][q.ID] = &Post{Channel: name, ID: q.ID, Ref: ref, PostedAt: o.h.now().UTC()}
-		}); err != nil {
+		if err := o.post(ctx, q); err != nil {
 			return err
 		}
 	}
