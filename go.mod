@@ -12,7 +12,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 )
 
-require github.com/gorilla/websocket v1.5.3 // indirect
+require github.com/gorilla/websocket v1.5.3
 
 require (
 	github.com/BurntSushi/toml v1.6.0

@@ -66,16 +66,21 @@ func (s *slackChannel) err(method string, err error) error {
 	if errors.As(err, &rl) {
 		return &RetryError{After: rl.RetryAfter, Err: fmt.Errorf("slack %s: rate limited", method)}
 	}
-	msg := err.Error()
+	msg := s.redact(err.Error())
+	if msg == "invalid_auth" || msg == "not_authed" || msg == "token_revoked" {
+		return fmt.Errorf("slack %s: the token was refused (%s): check it", method, msg)
+	}
+	return fmt.Errorf("slack %s: %s", method, msg)
+}
+
+// redact removes the tokens from text that came back from elsewhere.
+func (s *slackChannel) redact(msg string) string {
 	for _, t := range []string{s.bot, s.app} {
 		if t != "" {
 			msg = strings.ReplaceAll(msg, t, "<token>")
 		}
 	}
-	if msg == "invalid_auth" || msg == "not_authed" || msg == "token_revoked" {
-		return fmt.Errorf("slack %s: the token was refused (%s): check it", method, msg)
-	}
-	return fmt.Errorf("slack %s: %s", method, msg)
+	return msg
 }
 
 // Check calls auth.test (the bot token) and conversations.info (the channel), posting nothing.
@@ -178,7 +183,7 @@ func (s *slackChannel) Receive(ctx context.Context) error {
 				<-done
 				return fmt.Errorf("slack socket mode: the app token was refused: check it (it starts xapp-)")
 			case socketmode.EventTypeConnectionError:
-				s.hub.logf("slack: connection error; slack-go reconnects")
+				s.hub.logf("slack: socket mode connection failed (%v); slack-go tries again", s.redact(fmt.Sprint(evt.Data)))
 			case socketmode.EventTypeEventsAPI:
 				if evt.Request != nil {
 					// Acknowledged first: Slack sends an envelope again when its ack is late.
