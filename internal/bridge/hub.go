@@ -562,7 +562,10 @@ func (o *outbound) post(ctx context.Context, q Question) error {
 	l := o.h.postLock(name)
 	l.Lock()
 	defer l.Unlock()
-	ref, err := o.c.Post(ctx, q)
+	// A post under way is finished and recorded even when the bridge is stopped meanwhile:
+	// cut off, it could have reached the chat without being recorded, and be posted again by
+	// the next bridge. Each channel bounds its own calls.
+	ref, err := o.c.Post(context.WithoutCancel(ctx), q)
 	if err != nil {
 		return fmt.Errorf("post %s: %w", q.ID, err)
 	}
@@ -579,6 +582,9 @@ func (o *outbound) post(ctx context.Context, q Question) error {
 func (o *outbound) sync(ctx context.Context) error {
 	name := o.c.Name()
 	for _, q := range o.h.Pending() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if o.h.PostRef(name, q.ID) != "" {
 			continue
 		}
