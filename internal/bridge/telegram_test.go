@@ -184,12 +184,12 @@ func TestTelegramStrangersChangeNothingAndLearnNothing(t *testing.T) {
 	m := questionMsg(t, f, "c3d4")
 	before := len(f.sentMsgs())
 
-	f.say(999, f.chat, "/yes_c3d4", 0)         // a stranger in the chat
-	f.say(999, f.chat, "yes", m.ID)            // a stranger's reply
-	f.press(999, f.chat, m.ID, "a:c3d4:1")     // a stranger's button press
-	f.say(777, -100999, "/yes_c3d4", 0)        // an allowed user, in another chat
-	f.say(999, f.chat, "/pending", 0)          // a stranger asking what waits
-	last := f.say(777, f.chat, "/status", 0)   // then the allowed user, to know all were read
+	f.say(999, f.chat, "/yes_c3d4", 0)       // a stranger in the chat
+	f.say(999, f.chat, "yes", m.ID)          // a stranger's reply
+	f.press(999, f.chat, m.ID, "a:c3d4:1")   // a stranger's button press
+	f.say(777, -100999, "/yes_c3d4", 0)      // an allowed user, in another chat
+	f.say(999, f.chat, "/pending", 0)        // a stranger asking what waits
+	last := f.say(777, f.chat, "/status", 0) // then the allowed user, to know all were read
 	f.waitFor("the allowed user's /status answered", func() bool { return f.served[last].After(f.served[last-1]) || len(f.sent) > before })
 	eventually(t, "the status reply", func() bool { return len(f.sentMsgs()) == before+1 })
 
@@ -270,7 +270,9 @@ func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
 	questionMsg(t, f, "a1b2")
 	f.say(777, f.chat, "/yes_c3d4", 0)
 	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
-	f.waitFor("the confirmation", func() bool { return strings.HasPrefix(f.sent[len(f.sent)-1].Text, "✅") || strings.Contains(f.sent[len(f.sent)-1].Text, "answered") })
+	f.waitFor("the confirmation", func() bool {
+		return strings.HasPrefix(f.sent[len(f.sent)-1].Text, "✅") || strings.Contains(f.sent[len(f.sent)-1].Text, "answered")
+	})
 	r.stop()
 	posts := countPosts(f)
 	attempts := eng.attemptCount()
