@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -163,9 +164,9 @@ func envOf(m map[string]string) func(string) string {
 }
 
 // tgConfig is a Telegram block for fake f, its token in the environment.
-func tgConfig(f *fakeTG) (*messages.ChannelsConfig, func(string) string) {
-	return &messages.ChannelsConfig{Telegram: &messages.TelegramConfig{APIURL: f.srv.URL, ChatID: f.chat, AllowedUsers: []int64{777}}},
-		envOf(map[string]string{EnvTelegramToken: f.token})
+func tgConfig(f *chatfake.Telegram) (*messages.ChannelsConfig, func(string) string) {
+	return &messages.ChannelsConfig{Telegram: &messages.TelegramConfig{APIURL: f.Srv.URL, ChatID: f.Chat, AllowedUsers: []int64{777}}},
+		envOf(map[string]string{EnvTelegramToken: f.Token})
 }
 
 func tempRoot(t *testing.T) string {

@@ -9,19 +9,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 )
 
-func slackConfig(f *fakeSlack) (*messages.ChannelsConfig, func(string) string) {
-	return &messages.ChannelsConfig{Slack: &messages.SlackConfig{APIURL: f.srv.URL + "/api/", Channel: f.channel, AllowedUsers: []string{"U777"}}},
-		envOf(map[string]string{EnvSlackBotToken: f.bot, EnvSlackAppToken: f.app})
+func slackConfig(f *chatfake.Slack) (*messages.ChannelsConfig, func(string) string) {
+	return &messages.ChannelsConfig{Slack: &messages.SlackConfig{APIURL: f.Srv.URL + "/api/", Channel: f.Channel, AllowedUsers: []string{"U777"}}},
+		envOf(map[string]string{EnvSlackBotToken: f.Bot, EnvSlackAppToken: f.App})
 }
 
-func slackQuestionPost(t *testing.T, f *fakeSlack, tok string) fakeSlackPost {
+func slackQuestionPost(t *testing.T, f *chatfake.Slack, tok string) chatfake.SlackPost {
 	t.Helper()
-	var found fakeSlackPost
+	var found chatfake.SlackPost
 	eventually(t, "the question "+tok+" posted to Slack", func() bool {
-		posts, _, _ := f.snapshot()
+		posts, _, _ := f.Snapshot()
 		for _, p := range posts {
 			if p.ThreadTS == "" && strings.Contains(p.Text, tok) {
 				found = p
@@ -34,20 +35,20 @@ func slackQuestionPost(t *testing.T, f *fakeSlack, tok string) fakeSlackPost {
 }
 
 func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
-	f := newFakeSlack(t)
+	f := chatfake.NewSlack(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
 	cfg, env := slackConfig(f)
 	r := startHub(t, tempRoot(t), eng, cfg, env)
-	f.waitConnected()
+	f.WaitConnected()
 	p := slackQuestionPost(t, f, "a1b2")
 	assert.Contains(t, p.Text, "Store&lt;User&gt; &amp; co", "escaped as Slack's text format wants")
 	assert.Contains(t, p.Text, "Reply in this thread")
 
 	// A stranger, and an allowed user in another channel: nothing changes, nothing is said.
-	f.reply("U999", f.channel, p.TS, "A")
-	f.reply("U777", "C999", p.TS, "A")
-	env1 := f.reply("U777", f.channel, p.TS, "B")
+	f.Reply("U999", f.Channel, p.TS, "A")
+	f.Reply("U777", "C999", p.TS, "A")
+	env1 := f.Reply("U777", f.Channel, p.TS, "B")
 	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
 	a := eng.answer(id)
 	assert.Equal(t, "old cache", a.Answer)
@@ -55,7 +56,7 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 	assert.Equal(t, "B", a.Raw)
 	assert.Equal(t, 1, eng.attemptCount(), "only the allowed user's reply was taken")
 	eventually(t, "the confirmation in the thread", func() bool {
-		posts, _, _ := f.snapshot()
+		posts, _, _ := f.Snapshot()
 		for _, q := range posts {
 			if q.ThreadTS == p.TS && strings.Contains(q.Text, "source slack") && strings.Contains(q.Text, "old cache") {
 				return true
@@ -63,12 +64,12 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 		}
 		return false
 	})
-	eventually(t, "every envelope acknowledged", func() bool { _, _, acks := f.snapshot(); return acks[env1] && len(acks) == 3 })
+	eventually(t, "every envelope acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[env1] && len(acks) == 3 })
 	eventually(t, "the question's message marked answered", func() bool {
-		_, ups, _ := f.snapshot()
+		_, ups, _ := f.Snapshot()
 		return strings.Contains(ups[p.TS], "answered: old cache (source slack)")
 	})
-	posts, _, _ := f.snapshot()
+	posts, _, _ := f.Snapshot()
 	replies := 0
 	for _, q := range posts {
 		if q.ThreadTS == p.TS {
@@ -79,12 +80,12 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(r.log.String(), "ignored a reply"), r.log.String())
 
 	// Slack redelivers an envelope whose ack it missed: the same message is applied once.
-	again := f.redeliver(env1)
-	eventually(t, "the redelivery acknowledged", func() bool { _, _, acks := f.snapshot(); return acks[again] })
+	again := f.Redeliver(env1)
+	eventually(t, "the redelivery acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[again] })
 	// A late answer of the allowed user is told it is stale.
-	f.reply("U777", f.channel, p.TS, "A")
+	f.Reply("U777", f.Channel, p.TS, "A")
 	eventually(t, "the stale note", func() bool {
-		posts, _, _ := f.snapshot()
+		posts, _, _ := f.Snapshot()
 		for _, q := range posts {
 			if q.ThreadTS == p.TS && strings.Contains(q.Text, "stale") {
 				return true
@@ -98,16 +99,16 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 }
 
 func TestSlackInvalidReplyKeepsTheQuestionOpen(t *testing.T) {
-	f := newFakeSlack(t)
+	f := chatfake.NewSlack(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := slackConfig(f)
 	startHub(t, tempRoot(t), eng, cfg, env)
-	f.waitConnected()
+	f.WaitConnected()
 	p := slackQuestionPost(t, f, "c3d4")
-	f.reply("U777", f.channel, p.TS, "perhaps")
+	f.Reply("U777", f.Channel, p.TS, "perhaps")
 	eventually(t, "the accepted forms in the thread", func() bool {
-		posts, _, _ := f.snapshot()
+		posts, _, _ := f.Snapshot()
 		for _, q := range posts {
 			if q.ThreadTS == p.TS && strings.Contains(q.Text, "yes or no") {
 				return true
@@ -116,13 +117,13 @@ func TestSlackInvalidReplyKeepsTheQuestionOpen(t *testing.T) {
 		return false
 	})
 	assert.Nil(t, eng.answer(id))
-	f.reply("U777", f.channel, p.TS, "yes")
+	f.Reply("U777", f.Channel, p.TS, "yes")
 	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
 }
 
 func TestSlackAnsweredElsewhereIsMarkedAndRateLimitsAreWaitedOut(t *testing.T) {
-	f := newFakeSlack(t)
-	f.failures["chat.postMessage"] = []int{http.StatusTooManyRequests, http.StatusInternalServerError}
+	f := chatfake.NewSlack(t)
+	f.Failures["chat.postMessage"] = []int{http.StatusTooManyRequests, http.StatusInternalServerError}
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := slackConfig(f)
@@ -132,13 +133,13 @@ func TestSlackAnsweredElsewhereIsMarkedAndRateLimitsAreWaitedOut(t *testing.T) {
 	_, err := eng.Answer(context.Background(), tmuxcommAnswer(id, "yes", "local"))
 	require.NoError(t, err)
 	eventually(t, "the post marked answered elsewhere", func() bool {
-		_, ups, _ := f.snapshot()
+		_, ups, _ := f.Snapshot()
 		return strings.Contains(ups[p.TS], "answered: yes (source local)")
 	})
 }
 
 func TestSlackDoctorChecksWithoutPostingOrLeaking(t *testing.T) {
-	f := newFakeSlack(t)
+	f := chatfake.NewSlack(t)
 	cfg, env := slackConfig(f)
 	hub := &Hub{Engine: &fakeEngine{}, Root: tempRoot(t)}
 	require.NoError(t, hub.Open())
@@ -147,10 +148,10 @@ func TestSlackDoctorChecksWithoutPostingOrLeaking(t *testing.T) {
 	checks := chans[0].Check(context.Background())
 	require.Len(t, checks, 2)
 	assert.True(t, checks[0].OK && checks[1].OK, "%+v", checks)
-	posts, _, _ := f.snapshot()
+	posts, _, _ := f.Snapshot()
 	assert.Empty(t, posts)
 
-	bad := envOf(map[string]string{EnvSlackBotToken: "xoxb-wrong-secret", EnvSlackAppToken: f.app})
+	bad := envOf(map[string]string{EnvSlackBotToken: "xoxb-wrong-secret", EnvSlackAppToken: f.App})
 	chans, err = Open(cfg, hub, bad)
 	require.NoError(t, err)
 	checks = chans[0].Check(context.Background())
@@ -167,7 +168,7 @@ func TestSlackDoctorChecksWithoutPostingOrLeaking(t *testing.T) {
 	assert.Contains(t, checks[1].Detail, "channel_not_found")
 
 	// A refused app token ends Receive with the reason, for the bridge to report and retry.
-	badApp := envOf(map[string]string{EnvSlackBotToken: f.bot, EnvSlackAppToken: "xapp-wrong-secret"})
+	badApp := envOf(map[string]string{EnvSlackBotToken: f.Bot, EnvSlackAppToken: "xapp-wrong-secret"})
 	chans, err = Open(cfg, hub, badApp)
 	require.NoError(t, err)
 	err = chans[0].Receive(context.Background())

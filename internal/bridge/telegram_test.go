@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -21,11 +22,11 @@ var (
 )
 
 // questionMsg waits for the post of the question whose token is tok.
-func questionMsg(t *testing.T, f *fakeTG, tok string) fakeTGMsg {
+func questionMsg(t *testing.T, f *chatfake.Telegram, tok string) chatfake.Msg {
 	t.Helper()
-	var found fakeTGMsg
-	f.waitFor("the question "+tok+" posted", func() bool {
-		for _, m := range f.sent {
+	var found chatfake.Msg
+	f.WaitFor("the question "+tok+" posted", func() bool {
+		for _, m := range f.Sent {
 			if strings.Contains(m.Text, tok) && len(m.Keyboard) > 0 {
 				found = *m
 				return true
@@ -36,17 +37,17 @@ func questionMsg(t *testing.T, f *fakeTG, tok string) fakeTGMsg {
 	return found
 }
 
-func lastReplyTo(f *fakeTG, id int64) *fakeTGMsg {
-	for i := len(f.sent) - 1; i >= 0; i-- {
-		if f.sent[i].ReplyTo == id {
-			return f.sent[i]
+func lastReplyTo(f *chatfake.Telegram, id int64) *chatfake.Msg {
+	for i := len(f.Sent) - 1; i >= 0; i-- {
+		if f.Sent[i].ReplyTo == id {
+			return f.Sent[i]
 		}
 	}
 	return nil
 }
 
 func TestTelegramPostsCompactEscapedQuestionWithButtons(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
 	yid := eng.add(yesNoQ, "c3d4")
@@ -74,8 +75,8 @@ func TestTelegramPostsCompactEscapedQuestionWithButtons(t *testing.T) {
 	_ = yid
 }
 
-func flatten(rows [][]tgButton) []tgButton {
-	var out []tgButton
+func flatten(rows [][]chatfake.Button) []chatfake.Button {
+	var out []chatfake.Button
 	for _, r := range rows {
 		out = append(out, r...)
 	}
@@ -83,37 +84,37 @@ func flatten(rows [][]tgButton) []tgButton {
 }
 
 func TestTelegramButtonPressAnswersAcknowledgesAndConfirms(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
 	cfg, env := tgConfig(f)
 	startHub(t, tempRoot(t), eng, cfg, env)
 	m := questionMsg(t, f, "a1b2")
 
-	f.press(777, f.chat, m.ID, "a:a1b2:2")
+	f.Press(777, f.Chat, m.ID, "a:a1b2:2")
 	eventually(t, "the answer recorded", func() bool { return eng.answer(id) != nil })
 	a := eng.answer(id)
 	assert.Equal(t, "old cache", a.Answer)
 	assert.Equal(t, "telegram", a.Source)
 	assert.Equal(t, "old cache", a.Raw)
-	f.waitFor("the press acknowledged", func() bool { return len(f.acks) == 1 })
-	assert.Contains(t, f.acks[0], "recorded: old cache")
-	f.waitFor("one confirmation", func() bool { return lastReplyTo(f, m.ID) != nil })
-	f.mu.Lock()
+	f.WaitFor("the press acknowledged", func() bool { return len(f.Acks) == 1 })
+	assert.Contains(t, f.Acks[0], "recorded: old cache")
+	f.WaitFor("one confirmation", func() bool { return lastReplyTo(f, m.ID) != nil })
+	f.Mu.Lock()
 	c := *lastReplyTo(f, m.ID)
-	f.mu.Unlock()
+	f.Mu.Unlock()
 	for _, want := range []string{"old cache", "a1b2", "source telegram", "next: worker %5", "request task-3"} {
 		assert.Contains(t, c.Text, want)
 	}
 	// The question's own message now says it is answered, without buttons.
-	f.waitFor("the question marked answered", func() bool {
-		q := f.msgs[m.ID]
+	f.WaitFor("the question marked answered", func() bool {
+		q := f.Msgs[m.ID]
 		return q.Edits > 0 && len(q.Keyboard) == 0 && strings.Contains(q.Text, "answered: old cache (source telegram)")
 	})
 }
 
 func TestTelegramTokenizedCommandsWithBotSuffix(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := tgConfig(f)
@@ -121,13 +122,13 @@ func TestTelegramTokenizedCommandsWithBotSuffix(t *testing.T) {
 	m := questionMsg(t, f, "c3d4")
 
 	// A command addressed to another bot in the group is not ours.
-	f.say(777, f.chat, "/no_c3d4@SomeOtherBot", 0)
-	f.say(777, f.chat, "/yes_c3d4@wcomm_test_bot", 0)
+	f.Say(777, f.Chat, "/no_c3d4@SomeOtherBot", 0)
+	f.Say(777, f.Chat, "/yes_c3d4@wcomm_test_bot", 0)
 	eventually(t, "the answer recorded", func() bool { return eng.answer(id) != nil })
 	assert.Equal(t, "yes", eng.answer(id).Answer)
 	assert.Equal(t, "/yes_c3d4@wcomm_test_bot"[1:4], eng.answer(id).Raw)
-	f.waitFor("the compact confirmation", func() bool {
-		for _, s := range f.sent {
+	f.WaitFor("the compact confirmation", func() bool {
+		for _, s := range f.Sent {
 			if strings.HasPrefix(s.Text, "✅ yes · c3d4 · source telegram") {
 				return true
 			}
@@ -139,13 +140,13 @@ func TestTelegramTokenizedCommandsWithBotSuffix(t *testing.T) {
 }
 
 func TestTelegramReplyToTheQuestionAnswersIt(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
 	cfg, env := tgConfig(f)
 	startHub(t, tempRoot(t), eng, cfg, env)
 	m := questionMsg(t, f, "a1b2")
-	f.say(777, f.chat, "B", m.ID)
+	f.Say(777, f.Chat, "B", m.ID)
 	eventually(t, "the answer recorded", func() bool { return eng.answer(id) != nil })
 	assert.Equal(t, "old cache", eng.answer(id).Answer)
 	assert.Equal(t, "B", eng.answer(id).Raw)
@@ -153,16 +154,16 @@ func TestTelegramReplyToTheQuestionAnswersIt(t *testing.T) {
 }
 
 func TestTelegramInvalidAnswerGetsAcceptedFormsAndStaysOpen(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := tgConfig(f)
 	startHub(t, tempRoot(t), eng, cfg, env)
 	m := questionMsg(t, f, "c3d4")
-	reply := f.say(777, f.chat, "maybe <later>", m.ID)
+	reply := f.Say(777, f.Chat, "maybe <later>", m.ID)
 	_ = reply
-	f.waitFor("the accepted forms", func() bool {
-		for _, s := range f.sent {
+	f.WaitFor("the accepted forms", func() bool {
+		for _, s := range f.Sent {
 			if strings.Contains(s.Text, "is not an answer to c3d4") {
 				return strings.Contains(s.Text, "yes or no") && strings.Contains(s.Text, "/yes_c3d4") && strings.Contains(s.Text, "maybe <later>")
 			}
@@ -170,41 +171,41 @@ func TestTelegramInvalidAnswerGetsAcceptedFormsAndStaysOpen(t *testing.T) {
 		return false
 	})
 	assert.Nil(t, eng.answer(id), "the question stays open")
-	f.say(777, f.chat, "no", m.ID)
+	f.Say(777, f.Chat, "no", m.ID)
 	eventually(t, "a valid answer after the invalid one", func() bool { return eng.answer(id) != nil })
 	assert.Equal(t, "no", eng.answer(id).Answer)
 }
 
 func TestTelegramStrangersChangeNothingAndLearnNothing(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := tgConfig(f)
 	r := startHub(t, tempRoot(t), eng, cfg, env)
 	m := questionMsg(t, f, "c3d4")
-	before := len(f.sentMsgs())
+	before := len(f.SentMsgs())
 
-	f.say(999, f.chat, "/yes_c3d4", 0)       // a stranger in the chat
-	f.say(999, f.chat, "yes", m.ID)          // a stranger's reply
-	f.press(999, f.chat, m.ID, "a:c3d4:1")   // a stranger's button press
-	f.say(777, -100999, "/yes_c3d4", 0)      // an allowed user, in another chat
-	f.say(999, f.chat, "/pending", 0)        // a stranger asking what waits
-	last := f.say(777, f.chat, "/status", 0) // then the allowed user, to know all were read
-	f.waitFor("the allowed user's /status answered", func() bool { return f.served[last].After(f.served[last-1]) || len(f.sent) > before })
-	eventually(t, "the status reply", func() bool { return len(f.sentMsgs()) == before+1 })
+	f.Say(999, f.Chat, "/yes_c3d4", 0)       // a stranger in the chat
+	f.Say(999, f.Chat, "yes", m.ID)          // a stranger's reply
+	f.Press(999, f.Chat, m.ID, "a:c3d4:1")   // a stranger's button press
+	f.Say(777, -100999, "/yes_c3d4", 0)      // an allowed user, in another chat
+	f.Say(999, f.Chat, "/pending", 0)        // a stranger asking what waits
+	last := f.Say(777, f.Chat, "/status", 0) // then the allowed user, to know all were read
+	f.WaitFor("the allowed user's /status answered", func() bool { return f.Served[last].After(f.Served[last-1]) || len(f.Sent) > before })
+	eventually(t, "the status reply", func() bool { return len(f.SentMsgs()) == before+1 })
 
 	assert.Nil(t, eng.answer(id), "nothing changed")
 	assert.Equal(t, 0, eng.attemptCount(), "no answer attempt at all")
-	f.mu.Lock()
-	assert.Empty(t, f.acks, "no reply to a stranger's press")
-	f.mu.Unlock()
-	sent := f.sentMsgs()
+	f.Mu.Lock()
+	assert.Empty(t, f.Acks, "no reply to a stranger's press")
+	f.Mu.Unlock()
+	sent := f.SentMsgs()
 	assert.Contains(t, sent[len(sent)-1].Text, "question(s) pending", "the only reply is the allowed user's")
 	assert.Equal(t, 5, strings.Count(r.log.String(), "ignored"), "each refused update is logged: %s", r.log)
 }
 
 func TestTelegramLateAnswerIsStaleAndTheChatIsToldWhoWon(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := tgConfig(f)
@@ -213,12 +214,12 @@ func TestTelegramLateAnswerIsStaleAndTheChatIsToldWhoWon(t *testing.T) {
 	// The local console answers first.
 	_, err := eng.Answer(context.Background(), tmuxcommAnswer(id, "no", "local"))
 	require.NoError(t, err)
-	f.waitFor("the post marked answered elsewhere", func() bool {
-		return strings.Contains(f.msgs[m.ID].Text, "answered: no (source local)") && len(f.msgs[m.ID].Keyboard) == 0
+	f.WaitFor("the post marked answered elsewhere", func() bool {
+		return strings.Contains(f.Msgs[m.ID].Text, "answered: no (source local)") && len(f.Msgs[m.ID].Keyboard) == 0
 	})
-	f.say(777, f.chat, "/yes_c3d4", 0)
-	f.waitFor("told it is stale", func() bool {
-		for _, s := range f.sent {
+	f.Say(777, f.Chat, "/yes_c3d4", 0)
+	f.WaitFor("told it is stale", func() bool {
+		for _, s := range f.Sent {
 			if strings.HasPrefix(s.Text, "⏱ stale") && strings.Contains(s.Text, "source local") {
 				return true
 			}
@@ -230,17 +231,17 @@ func TestTelegramLateAnswerIsStaleAndTheChatIsToldWhoWon(t *testing.T) {
 }
 
 func TestTelegramHelpPendingDetails(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	eng.add(numberedQ, "a1b2")
 	cfg, env := tgConfig(f)
 	startHub(t, tempRoot(t), eng, cfg, env)
 	questionMsg(t, f, "a1b2")
 	reply := func(cmd string) string {
-		n := len(f.sentMsgs())
-		f.say(777, f.chat, cmd, 0)
-		eventually(t, "a reply to "+cmd, func() bool { return len(f.sentMsgs()) > n })
-		return f.sentMsgs()[n].Text
+		n := len(f.SentMsgs())
+		f.Say(777, f.Chat, cmd, 0)
+		eventually(t, "a reply to "+cmd, func() bool { return len(f.SentMsgs()) > n })
+		return f.SentMsgs()[n].Text
 	}
 	help := reply("/help")
 	var cmds []string
@@ -259,7 +260,7 @@ func TestTelegramHelpPendingDetails(t *testing.T) {
 }
 
 func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
 	other := eng.add(numberedQ, "a1b2")
@@ -268,10 +269,10 @@ func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
 	r := startHub(t, root, eng, cfg, env)
 	questionMsg(t, f, "c3d4")
 	questionMsg(t, f, "a1b2")
-	f.say(777, f.chat, "/yes_c3d4", 0)
+	f.Say(777, f.Chat, "/yes_c3d4", 0)
 	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
-	f.waitFor("the confirmation", func() bool {
-		return strings.HasPrefix(f.sent[len(f.sent)-1].Text, "✅") || strings.Contains(f.sent[len(f.sent)-1].Text, "answered")
+	f.WaitFor("the confirmation", func() bool {
+		return strings.HasPrefix(f.Sent[len(f.Sent)-1].Text, "✅") || strings.Contains(f.Sent[len(f.Sent)-1].Text, "answered")
 	})
 	r.stop()
 	posts := countPosts(f)
@@ -287,15 +288,15 @@ func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
 
 	r2 := startHub(t, root, eng, cfg, env)
 	// A new update shows the second bridge is polling past the old ones.
-	f.say(777, f.chat, "B", questionMsg(t, f, "a1b2").ID)
+	f.Say(777, f.Chat, "B", questionMsg(t, f, "a1b2").ID)
 	eventually(t, "the second bridge's answer", func() bool { return eng.answer(other) != nil })
 	assert.Equal(t, posts, countPosts(f), "no question posted again: %s", r2.log)
 	assert.Equal(t, attempts+1, eng.attemptCount(), "no old update applied again")
 }
 
-func countPosts(f *fakeTG) int {
+func countPosts(f *chatfake.Telegram) int {
 	n := 0
-	for _, m := range f.sentMsgs() {
+	for _, m := range f.SentMsgs() {
 		if strings.Contains(m.Raw, "Reply to this message to answer") {
 			n++
 		}
@@ -304,10 +305,10 @@ func countPosts(f *fakeTG) int {
 }
 
 func TestTelegramServiceDownThenBackPostsWithBackoff(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
-	f.failNext("sendMessage", http.StatusInternalServerError, http.StatusTooManyRequests, http.StatusBadGateway)
-	f.failNext("getUpdates", http.StatusBadGateway)
+	f.FailNext("sendMessage", http.StatusInternalServerError, http.StatusTooManyRequests, http.StatusBadGateway)
+	f.FailNext("getUpdates", http.StatusBadGateway)
 	id := eng.add(yesNoQ, "c3d4")
 	cfg, env := tgConfig(f)
 	r := startHub(t, tempRoot(t), eng, cfg, env)
@@ -315,17 +316,17 @@ func TestTelegramServiceDownThenBackPostsWithBackoff(t *testing.T) {
 	_, err := eng.Answer(context.Background(), tmuxcommAnswer(eng.add(numberedQ, "a1b2"), "A", "local"))
 	require.NoError(t, err)
 	m := questionMsg(t, f, "c3d4")
-	assert.GreaterOrEqual(t, f.calls["sendMessage"], 4)
+	assert.GreaterOrEqual(t, f.Calls["sendMessage"], 4)
 	log := r.log.String()
 	assert.Contains(t, log, "retry after 1s", "429's retry_after is honoured")
 	assert.Contains(t, log, "trying again")
-	assert.NotContains(t, log, f.token)
-	f.say(777, f.chat, "yes", m.ID)
+	assert.NotContains(t, log, f.Token)
+	f.Say(777, f.Chat, "yes", m.ID)
 	eventually(t, "the answer once the service is back", func() bool { return eng.answer(id) != nil })
 }
 
 func TestTelegramErrorsAndDoctorNeverHoldTheToken(t *testing.T) {
-	f := newFakeTG(t)
+	f := chatfake.NewTelegram(t)
 	cfg, env := tgConfig(f)
 	hub := &Hub{Engine: &fakeEngine{}, Root: tempRoot(t)}
 	require.NoError(t, hub.Open())
@@ -346,7 +347,7 @@ func TestTelegramErrorsAndDoctorNeverHoldTheToken(t *testing.T) {
 	checks = chans[0].Check(context.Background())
 	require.Len(t, checks, 2)
 	assert.True(t, checks[0].OK && checks[1].OK, "%+v", checks)
-	assert.Zero(t, f.calls["sendMessage"])
+	assert.Zero(t, f.Calls["sendMessage"])
 
 	// A chat the bot cannot reach.
 	cfg.Telegram.ChatID = -1
@@ -357,10 +358,10 @@ func TestTelegramErrorsAndDoctorNeverHoldTheToken(t *testing.T) {
 	assert.Contains(t, checks[1].Detail, "chat not found")
 
 	// A service that is not there: Go's url.Error would quote the URL, token and all.
-	f.srv.Close()
+	f.Srv.Close()
 	_, err = chans[0].Post(context.Background(), Question{ID: "t.q1-0000", Token: "0000", Text: "x"})
 	require.Error(t, err)
-	assert.NotContains(t, err.Error(), f.token)
+	assert.NotContains(t, err.Error(), f.Token)
 	assert.NotContains(t, err.Error(), "/bot")
 	assert.Contains(t, err.Error(), "telegram sendMessage")
 }

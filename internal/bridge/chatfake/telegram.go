@@ -1,4 +1,4 @@
-package bridge
+package chatfake
 
 // A fake of the Telegram Bot API on loopback, written from its public documentation
 // (core.telegram.org/bots/api), not from this package's client: requests are POSTs to
@@ -24,60 +24,64 @@ import (
 	"time"
 )
 
-type fakeTG struct {
-	t      testing.TB
-	srv    *httptest.Server
-	token  string
-	chat   int64
-	botID  int64
-	botTag string
+// Telegram is the fake Bot API server. Its exported fields are read under Mu.
+type Telegram struct {
+	T      testing.TB
+	Srv    *httptest.Server
+	Token  string
+	Chat   int64
+	BotID  int64
+	BotTag string
 
-	mu       sync.Mutex
+	Mu       sync.Mutex
 	cond     *sync.Cond
-	updates  []tgUpdate // not yet confirmed
+	Updates  []Update // not yet confirmed
 	nextUpd  int64
 	nextMsg  int64
-	msgs     map[int64]*fakeTGMsg
-	sent     []*fakeTGMsg // in order
-	acks     []string     // answerCallbackQuery texts
-	calls    map[string]int
-	failures map[string][]int // method -> status codes to answer next (429, 500)
-	served   map[int64]time.Time
-	closed   bool
+	Msgs     map[int64]*Msg
+	Sent     []*Msg   // in order
+	Acks     []string // answerCallbackQuery texts
+	Calls    map[string]int
+	Failures map[string][]int // method -> status codes to answer next (429, 500)
+	// Served is when each update was first handed out by getUpdates.
+	Served map[int64]time.Time
+	closed bool
 }
 
-type fakeTGMsg struct {
+// Msg is a message the bot sent, as the chat shows it.
+type Msg struct {
 	ID       int64
 	Text     string // as the reader sees it: entities decoded, tags gone
 	Raw      string
-	Keyboard [][]tgButton
+	Keyboard [][]Button
 	ReplyTo  int64
 	Edits    int
 }
 
-func newFakeTG(t testing.TB) *fakeTG {
-	f := &fakeTG{t: t, token: "123456:ABC-secret-token", chat: -1001234567890, botID: 42, botTag: "wcomm_test_bot",
-		nextUpd: 1000, nextMsg: 1, msgs: map[int64]*fakeTGMsg{}, calls: map[string]int{}, failures: map[string][]int{},
-		served: map[int64]time.Time{}}
-	f.cond = sync.NewCond(&f.mu)
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+// NewTelegram starts the fake on loopback; it stops when the test ends.
+func NewTelegram(t testing.TB) *Telegram {
+	f := &Telegram{T: t, Token: "123456:ABC-secret-token", Chat: -1001234567890, BotID: 42, BotTag: "wcomm_test_bot",
+		nextUpd: 1000, nextMsg: 1, Msgs: map[int64]*Msg{}, Calls: map[string]int{}, Failures: map[string][]int{},
+		Served: map[int64]time.Time{}}
+	f.cond = sync.NewCond(&f.Mu)
+	f.Srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() {
-		f.mu.Lock()
+		f.Mu.Lock()
 		f.closed = true
 		f.cond.Broadcast()
-		f.mu.Unlock()
-		f.srv.Close()
+		f.Mu.Unlock()
+		f.Srv.Close()
 	})
 	return f
 }
 
-func (f *fakeTG) reply(w http.ResponseWriter, code int, v any) {
+func (f *Telegram) reply(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (f *fakeTG) fail(w http.ResponseWriter, code int, desc string) {
+func (f *Telegram) fail(w http.ResponseWriter, code int, desc string) {
 	body := map[string]any{"ok": false, "error_code": code, "description": desc}
 	if code == http.StatusTooManyRequests {
 		body["parameters"] = map[string]int{"retry_after": 1}
@@ -86,7 +90,7 @@ func (f *fakeTG) fail(w http.ResponseWriter, code int, desc string) {
 	f.reply(w, code, body)
 }
 
-func (f *fakeTG) ok(w http.ResponseWriter, result any) {
+func (f *Telegram) ok(w http.ResponseWriter, result any) {
 	f.reply(w, http.StatusOK, map[string]any{"ok": true, "result": result})
 }
 
@@ -146,14 +150,14 @@ func parseHTML(s string) (string, error) {
 	return b.String(), nil
 }
 
-func (f *fakeTG) serve(w http.ResponseWriter, r *http.Request) {
+func (f *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost && r.Method != http.MethodGet {
 		f.fail(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 		return
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/bot")
 	tok, method, ok := strings.Cut(path, "/")
-	if !ok || tok != f.token {
+	if !ok || tok != f.Token {
 		f.fail(w, http.StatusUnauthorized, "Unauthorized")
 		return
 	}
@@ -162,33 +166,33 @@ func (f *fakeTG) serve(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, http.StatusBadRequest, "Bad Request: invalid parameters")
 		return
 	}
-	f.mu.Lock()
-	f.calls[method]++
-	if fs := f.failures[method]; len(fs) > 0 {
+	f.Mu.Lock()
+	f.Calls[method]++
+	if fs := f.Failures[method]; len(fs) > 0 {
 		code := fs[0]
-		f.failures[method] = fs[1:]
-		f.mu.Unlock()
+		f.Failures[method] = fs[1:]
+		f.Mu.Unlock()
 		f.fail(w, code, http.StatusText(code))
 		return
 	}
-	f.mu.Unlock()
+	f.Mu.Unlock()
 	switch method {
 	case "getMe":
-		f.ok(w, map[string]any{"id": f.botID, "is_bot": true, "first_name": "wcomm", "username": f.botTag})
+		f.ok(w, map[string]any{"id": f.BotID, "is_bot": true, "first_name": "wcomm", "username": f.BotTag})
 	case "getChat":
-		if num(p["chat_id"]) != f.chat {
+		if num(p["chat_id"]) != f.Chat {
 			f.fail(w, http.StatusBadRequest, "Bad Request: chat not found")
 			return
 		}
-		f.ok(w, map[string]any{"id": f.chat, "type": "supergroup", "title": "builds"})
+		f.ok(w, map[string]any{"id": f.Chat, "type": "supergroup", "title": "builds"})
 	case "sendMessage":
 		f.sendMessage(w, p)
 	case "editMessageText":
 		f.editMessage(w, p)
 	case "answerCallbackQuery":
-		f.mu.Lock()
-		f.acks = append(f.acks, fmt.Sprint(p["text"]))
-		f.mu.Unlock()
+		f.Mu.Lock()
+		f.Acks = append(f.Acks, fmt.Sprint(p["text"]))
+		f.Mu.Unlock()
 		f.ok(w, true)
 	case "getUpdates":
 		f.getUpdates(w, p)
@@ -197,7 +201,7 @@ func (f *fakeTG) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *fakeTG) text(p map[string]any) (string, error) {
+func (f *Telegram) text(p map[string]any) (string, error) {
 	raw, _ := p["text"].(string)
 	if strings.TrimSpace(raw) == "" {
 		return "", fmt.Errorf("Bad Request: message text is empty")
@@ -208,8 +212,8 @@ func (f *fakeTG) text(p map[string]any) (string, error) {
 	return raw, nil
 }
 
-func (f *fakeTG) sendMessage(w http.ResponseWriter, p map[string]any) {
-	if num(p["chat_id"]) != f.chat {
+func (f *Telegram) sendMessage(w http.ResponseWriter, p map[string]any) {
+	if num(p["chat_id"]) != f.Chat {
 		f.fail(w, http.StatusBadRequest, "Bad Request: chat not found")
 		return
 	}
@@ -218,11 +222,11 @@ func (f *fakeTG) sendMessage(w http.ResponseWriter, p map[string]any) {
 		f.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	m := &fakeTGMsg{Text: text, Raw: fmt.Sprint(p["text"])}
+	m := &Msg{Text: text, Raw: fmt.Sprint(p["text"])}
 	if rm, ok := p["reply_markup"].(map[string]any); ok {
 		rows, _ := rm["inline_keyboard"].([]any)
 		for _, row := range rows {
-			var btns []tgButton
+			var btns []Button
 			for _, b := range row.([]any) {
 				bm := b.(map[string]any)
 				data, _ := bm["callback_data"].(string)
@@ -230,7 +234,7 @@ func (f *fakeTG) sendMessage(w http.ResponseWriter, p map[string]any) {
 					f.fail(w, http.StatusBadRequest, "Bad Request: BUTTON_DATA_INVALID")
 					return
 				}
-				btns = append(btns, tgButton{Text: fmt.Sprint(bm["text"]), CallbackData: data})
+				btns = append(btns, Button{Text: fmt.Sprint(bm["text"]), CallbackData: data})
 			}
 			m.Keyboard = append(m.Keyboard, btns)
 		}
@@ -238,27 +242,27 @@ func (f *fakeTG) sendMessage(w http.ResponseWriter, p map[string]any) {
 	if rp, ok := p["reply_parameters"].(map[string]any); ok {
 		m.ReplyTo = num(rp["message_id"])
 	}
-	f.mu.Lock()
+	f.Mu.Lock()
 	m.ID = f.nextMsg
 	f.nextMsg++
-	f.msgs[m.ID] = m
-	f.sent = append(f.sent, m)
+	f.Msgs[m.ID] = m
+	f.Sent = append(f.Sent, m)
 	f.cond.Broadcast()
-	f.mu.Unlock()
-	f.ok(w, map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "chat": map[string]any{"id": f.chat, "type": "supergroup"},
-		"from": map[string]any{"id": f.botID, "is_bot": true, "username": f.botTag}, "text": text})
+	f.Mu.Unlock()
+	f.ok(w, map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "chat": map[string]any{"id": f.Chat, "type": "supergroup"},
+		"from": map[string]any{"id": f.BotID, "is_bot": true, "username": f.BotTag}, "text": text})
 }
 
-func (f *fakeTG) editMessage(w http.ResponseWriter, p map[string]any) {
+func (f *Telegram) editMessage(w http.ResponseWriter, p map[string]any) {
 	text, err := f.text(p)
 	if err != nil {
 		f.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	m := f.msgs[num(p["message_id"])]
-	if m == nil || num(p["chat_id"]) != f.chat {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	m := f.Msgs[num(p["message_id"])]
+	if m == nil || num(p["chat_id"]) != f.Chat {
 		f.fail(w, http.StatusBadRequest, "Bad Request: message to edit not found")
 		return
 	}
@@ -275,109 +279,109 @@ func (f *fakeTG) editMessage(w http.ResponseWriter, p map[string]any) {
 	f.ok(w, map[string]any{"message_id": m.ID, "text": text})
 }
 
-func (f *fakeTG) getUpdates(w http.ResponseWriter, p map[string]any) {
+func (f *Telegram) getUpdates(w http.ResponseWriter, p map[string]any) {
 	offset := num(p["offset"])
 	wait := time.Duration(num(p["timeout"])) * time.Second
 	deadline := time.Now().Add(wait)
-	f.mu.Lock()
+	f.Mu.Lock()
 	// Every update below offset is confirmed and forgotten.
-	keep := f.updates[:0]
-	for _, u := range f.updates {
+	keep := f.Updates[:0]
+	for _, u := range f.Updates {
 		if u.UpdateID >= offset {
 			keep = append(keep, u)
 		}
 	}
-	f.updates = keep
-	timer := time.AfterFunc(wait, func() { f.mu.Lock(); f.cond.Broadcast(); f.mu.Unlock() })
+	f.Updates = keep
+	timer := time.AfterFunc(wait, func() { f.Mu.Lock(); f.cond.Broadcast(); f.Mu.Unlock() })
 	defer timer.Stop()
-	for len(f.updates) == 0 && !f.closed && time.Now().Before(deadline) {
+	for len(f.Updates) == 0 && !f.closed && time.Now().Before(deadline) {
 		f.cond.Wait()
 	}
-	out := append([]tgUpdate(nil), f.updates...)
+	out := append([]Update(nil), f.Updates...)
 	now := time.Now()
 	for _, u := range out {
-		if _, ok := f.served[u.UpdateID]; !ok {
-			f.served[u.UpdateID] = now
+		if _, ok := f.Served[u.UpdateID]; !ok {
+			f.Served[u.UpdateID] = now
 		}
 	}
-	f.mu.Unlock()
+	f.Mu.Unlock()
 	f.ok(w, out)
 }
 
-// push queues an update and returns its id.
-func (f *fakeTG) push(u tgUpdate) int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// Push queues an update and returns its id.
+func (f *Telegram) Push(u Update) int64 {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	u.UpdateID = f.nextUpd
 	f.nextUpd++
-	f.updates = append(f.updates, u)
+	f.Updates = append(f.Updates, u)
 	f.cond.Broadcast()
 	return u.UpdateID
 }
 
-// say queues a text message from user in chat; a leading /command gets its bot_command entity.
-func (f *fakeTG) say(user, chat int64, text string, replyTo int64) int64 {
-	f.mu.Lock()
+// Say queues a text message from user in chat; a leading /command gets its bot_command entity.
+func (f *Telegram) Say(user, chat int64, text string, replyTo int64) int64 {
+	f.Mu.Lock()
 	id := f.nextMsg
 	f.nextMsg++
-	f.mu.Unlock()
-	m := &tgMessage{MessageID: id, From: &tgUser{ID: user}, Chat: tgChat{ID: chat, Type: "supergroup"}, Date: time.Now().Unix(), Text: text}
+	f.Mu.Unlock()
+	m := &Message{MessageID: id, From: &User{ID: user}, Chat: Chat{ID: chat, Type: "supergroup"}, Date: time.Now().Unix(), Text: text}
 	if strings.HasPrefix(text, "/") {
 		n := strings.IndexAny(text, " \n")
 		if n < 0 {
 			n = len(text)
 		}
-		m.Entities = []tgEntity{{Type: "bot_command", Offset: 0, Length: n}}
+		m.Entities = []Entity{{Type: "bot_command", Offset: 0, Length: n}}
 	}
 	if replyTo != 0 {
-		m.ReplyTo = &tgMessage{MessageID: replyTo, Chat: m.Chat, From: &tgUser{ID: f.botID, IsBot: true}}
+		m.ReplyTo = &Message{MessageID: replyTo, Chat: m.Chat, From: &User{ID: f.BotID, IsBot: true}}
 	}
-	return f.push(tgUpdate{Message: m})
+	return f.Push(Update{Message: m})
 }
 
-// press queues a button press on message msg.
-func (f *fakeTG) press(user, chat, msg int64, data string) int64 {
-	return f.push(tgUpdate{Callback: &tgCallback{ID: "cb" + strconv.FormatInt(time.Now().UnixNano(), 36), From: tgUser{ID: user},
-		Message: &tgMessage{MessageID: msg, Chat: tgChat{ID: chat}}, Data: data}})
+// Press queues a button press on message msg.
+func (f *Telegram) Press(user, chat, msg int64, data string) int64 {
+	return f.Push(Update{Callback: &CallbackQuery{ID: "cb" + strconv.FormatInt(time.Now().UnixNano(), 36), From: User{ID: user},
+		Message: &Message{MessageID: msg, Chat: Chat{ID: chat}}, Data: data}})
 }
 
-// failNext makes the next calls of method answer with these HTTP codes.
-func (f *fakeTG) failNext(method string, codes ...int) {
-	f.mu.Lock()
-	f.failures[method] = append(f.failures[method], codes...)
-	f.mu.Unlock()
+// FailNext makes the next calls of method answer with these HTTP codes.
+func (f *Telegram) FailNext(method string, codes ...int) {
+	f.Mu.Lock()
+	f.Failures[method] = append(f.Failures[method], codes...)
+	f.Mu.Unlock()
 }
 
-// waitFor polls the fake's state to a deadline until cond holds.
-func (f *fakeTG) waitFor(what string, cond func() bool) {
-	f.t.Helper()
+// WaitFor polls the fake's state to a deadline until cond holds.
+func (f *Telegram) WaitFor(what string, cond func() bool) {
+	f.T.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		f.mu.Lock()
+		f.Mu.Lock()
 		ok := cond()
-		f.mu.Unlock()
+		f.Mu.Unlock()
 		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			f.mu.Lock()
+			f.Mu.Lock()
 			var texts []string
-			for _, m := range f.sent {
+			for _, m := range f.Sent {
 				texts = append(texts, fmt.Sprintf("#%d %q", m.ID, m.Text))
 			}
-			f.mu.Unlock()
-			f.t.Fatalf("timed out waiting for %s; messages sent: %s", what, strings.Join(texts, "; "))
+			f.Mu.Unlock()
+			f.T.Fatalf("timed out waiting for %s; messages sent: %s", what, strings.Join(texts, "; "))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// sentCount is the number of messages sent (caller holds no lock).
-func (f *fakeTG) sentMsgs() []fakeTGMsg {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]fakeTGMsg, len(f.sent))
-	for i, m := range f.sent {
+// SentMsgs copies the messages sent (the caller holds no lock).
+func (f *Telegram) SentMsgs() []Msg {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	out := make([]Msg, len(f.Sent))
+	for i, m := range f.Sent {
 		out[i] = *m
 	}
 	return out

@@ -1,4 +1,4 @@
-package bridge
+package chatfake
 
 // A fake of Slack's Web API and Socket Mode on loopback, written from Slack's public
 // documentation (api.slack.com: "Web API basics", chat.postMessage, chat.update, auth.test,
@@ -25,55 +25,58 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-type fakeSlack struct {
-	t        testing.TB
-	srv      *httptest.Server
-	bot, app string
-	channel  string
+// Slack is the fake Web API and Socket Mode server. Its exported fields are read under Mu.
+type Slack struct {
+	T        testing.TB
+	Srv      *httptest.Server
+	Bot, App string
+	Channel  string
 
-	mu       sync.Mutex
-	posts    []fakeSlackPost
-	updates  map[string]string // ts -> new text
+	Mu       sync.Mutex
+	Posts    []SlackPost
+	Updates  map[string]string // ts -> new text
 	acks     map[string]bool
 	sentEnv  map[string]time.Time
 	conns    []*websocket.Conn
 	envs     map[string]map[string]any
 	nextTS   int
-	failures map[string][]int
-	calls    map[string]int
+	Failures map[string][]int
+	Calls    map[string]int
 	connWait chan struct{}
 }
 
-type fakeSlackPost struct {
+// SlackPost is a message posted through chat.postMessage.
+type SlackPost struct {
 	TS, ThreadTS, Text string
 }
 
-func newFakeSlack(t testing.TB) *fakeSlack {
-	f := &fakeSlack{t: t, bot: "xoxb-bot-secret", app: "xapp-app-secret", channel: "C0123456",
-		updates: map[string]string{}, acks: map[string]bool{}, sentEnv: map[string]time.Time{}, failures: map[string][]int{},
-		calls: map[string]int{}, envs: map[string]map[string]any{}, connWait: make(chan struct{}, 16)}
+// NewSlack starts the fake on loopback; it stops when the test ends.
+func NewSlack(t testing.TB) *Slack {
+	f := &Slack{T: t, Bot: "xoxb-bot-secret", App: "xapp-app-secret", Channel: "C0123456",
+		Updates: map[string]string{}, acks: map[string]bool{}, sentEnv: map[string]time.Time{}, Failures: map[string][]int{},
+		Calls: map[string]int{}, envs: map[string]map[string]any{}, connWait: make(chan struct{}, 16)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", f.api)
 	mux.HandleFunc("/link", f.socket)
-	f.srv = httptest.NewServer(mux)
+	f.Srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
-		f.mu.Lock()
+		f.Mu.Lock()
 		for _, c := range f.conns {
 			c.Close()
 		}
-		f.mu.Unlock()
-		f.srv.CloseClientConnections()
-		f.srv.Close()
+		f.Mu.Unlock()
+		f.Srv.CloseClientConnections()
+		f.Srv.Close()
 	})
 	return f
 }
 
-func (f *fakeSlack) write(w http.ResponseWriter, v any) {
+func (f *Slack) write(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (f *fakeSlack) api(w http.ResponseWriter, r *http.Request) {
+func (f *Slack) api(w http.ResponseWriter, r *http.Request) {
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
 	vals := map[string]string{}
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
@@ -92,22 +95,22 @@ func (f *fakeSlack) api(w http.ResponseWriter, r *http.Request) {
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		token = strings.TrimPrefix(h, "Bearer ")
 	}
-	f.mu.Lock()
-	f.calls[method]++
-	if fs := f.failures[method]; len(fs) > 0 {
+	f.Mu.Lock()
+	f.Calls[method]++
+	if fs := f.Failures[method]; len(fs) > 0 {
 		code := fs[0]
-		f.failures[method] = fs[1:]
-		f.mu.Unlock()
+		f.Failures[method] = fs[1:]
+		f.Mu.Unlock()
 		if code == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
 		}
 		w.WriteHeader(code)
 		return
 	}
-	f.mu.Unlock()
-	want := f.bot
+	f.Mu.Unlock()
+	want := f.Bot
 	if method == "apps.connections.open" {
-		want = f.app
+		want = f.App
 	}
 	if token == "" {
 		f.write(w, map[string]any{"ok": false, "error": "not_authed"})
@@ -121,13 +124,13 @@ func (f *fakeSlack) api(w http.ResponseWriter, r *http.Request) {
 	case "auth.test":
 		f.write(w, map[string]any{"ok": true, "url": "https://example.slack.com/", "team": "Example", "user": "wcomm", "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT"})
 	case "conversations.info":
-		if vals["channel"] != f.channel {
+		if vals["channel"] != f.Channel {
 			f.write(w, map[string]any{"ok": false, "error": "channel_not_found"})
 			return
 		}
-		f.write(w, map[string]any{"ok": true, "channel": map[string]any{"id": f.channel, "name": "builds", "is_channel": true}})
+		f.write(w, map[string]any{"ok": true, "channel": map[string]any{"id": f.Channel, "name": "builds", "is_channel": true}})
 	case "chat.postMessage":
-		if vals["channel"] != f.channel {
+		if vals["channel"] != f.Channel {
 			f.write(w, map[string]any{"ok": false, "error": "channel_not_found"})
 			return
 		}
@@ -135,45 +138,45 @@ func (f *fakeSlack) api(w http.ResponseWriter, r *http.Request) {
 			f.write(w, map[string]any{"ok": false, "error": "no_text"})
 			return
 		}
-		f.mu.Lock()
+		f.Mu.Lock()
 		f.nextTS++
 		ts := fmt.Sprintf("1700000000.%06d", f.nextTS)
-		f.posts = append(f.posts, fakeSlackPost{TS: ts, ThreadTS: vals["thread_ts"], Text: vals["text"]})
-		f.mu.Unlock()
-		f.write(w, map[string]any{"ok": true, "channel": f.channel, "ts": ts, "message": map[string]any{"text": vals["text"], "ts": ts, "bot_id": "BBOT"}})
+		f.Posts = append(f.Posts, SlackPost{TS: ts, ThreadTS: vals["thread_ts"], Text: vals["text"]})
+		f.Mu.Unlock()
+		f.write(w, map[string]any{"ok": true, "channel": f.Channel, "ts": ts, "message": map[string]any{"text": vals["text"], "ts": ts, "bot_id": "BBOT"}})
 	case "chat.update":
-		f.mu.Lock()
+		f.Mu.Lock()
 		found := false
-		for _, p := range f.posts {
+		for _, p := range f.Posts {
 			found = found || p.TS == vals["ts"]
 		}
 		if found {
-			f.updates[vals["ts"]] = vals["text"]
+			f.Updates[vals["ts"]] = vals["text"]
 		}
-		f.mu.Unlock()
+		f.Mu.Unlock()
 		if !found {
 			f.write(w, map[string]any{"ok": false, "error": "message_not_found"})
 			return
 		}
-		f.write(w, map[string]any{"ok": true, "channel": f.channel, "ts": vals["ts"], "text": vals["text"]})
+		f.write(w, map[string]any{"ok": true, "channel": f.Channel, "ts": vals["ts"], "text": vals["text"]})
 	case "apps.connections.open":
-		f.write(w, map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/link?ticket=t1"})
+		f.write(w, map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(f.Srv.URL, "http") + "/link?ticket=t1"})
 	default:
 		f.write(w, map[string]any{"ok": false, "error": "unknown_method"})
 	}
 }
 
-func (f *fakeSlack) socket(w http.ResponseWriter, r *http.Request) {
+func (f *Slack) socket(w http.ResponseWriter, r *http.Request) {
 	// Slack's clients send "Origin: https://api.slack.com", which Slack's endpoint accepts.
 	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 	c, err := up.Upgrade(w, r, nil)
 	if err != nil {
-		f.t.Logf("upgrade: %v %v", err, r.Header)
+		f.T.Logf("upgrade: %v %v", err, r.Header)
 		return
 	}
-	f.mu.Lock()
+	f.Mu.Lock()
 	f.conns = append(f.conns, c)
-	f.mu.Unlock()
+	f.Mu.Unlock()
 	_ = c.WriteJSON(map[string]any{"type": "hello", "num_connections": 1, "connection_info": map[string]any{"app_id": "A1"},
 		"debug_info": map[string]any{"host": "fake", "approximate_connection_time": 3600}})
 	f.connWait <- struct{}{}
@@ -184,31 +187,31 @@ func (f *fakeSlack) socket(w http.ResponseWriter, r *http.Request) {
 		if err := c.ReadJSON(&ack); err != nil {
 			return
 		}
-		f.mu.Lock()
+		f.Mu.Lock()
 		if ack.EnvelopeID != "" {
 			f.acks[ack.EnvelopeID] = true
 		}
-		f.mu.Unlock()
+		f.Mu.Unlock()
 	}
 }
 
-// waitConnected waits for a Socket Mode connection.
-func (f *fakeSlack) waitConnected() {
-	f.t.Helper()
+// WaitConnected waits for a Socket Mode connection.
+func (f *Slack) WaitConnected() {
+	f.T.Helper()
 	select {
 	case <-f.connWait:
 	case <-time.After(10 * time.Second):
-		f.t.Fatal("no Socket Mode connection")
+		f.T.Fatal("no Socket Mode connection")
 	}
 }
 
 var envSeq int
 
-// reply sends a message event in thread threadTS from user in channel over the newest
+// Reply sends a message event in thread threadTS from user in channel over the newest
 // connection, as an events_api envelope; it returns the envelope id.
-func (f *fakeSlack) reply(user, channel, threadTS, text string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *Slack) Reply(user, channel, threadTS, text string) string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	envSeq++
 	f.nextTS++
 	id := "env-" + strconv.Itoa(envSeq)
@@ -222,16 +225,16 @@ func (f *fakeSlack) reply(user, channel, threadTS, text string) string {
 	c := f.conns[len(f.conns)-1]
 	f.sentEnv[id] = time.Now()
 	if err := c.WriteJSON(env); err != nil {
-		f.t.Errorf("send envelope: %v", err)
+		f.T.Errorf("send envelope: %v", err)
 	}
 	return id
 }
 
-// redeliver sends envelope id's event again under a new envelope id, as Slack does when an
+// Redeliver sends envelope id's event again under a new envelope id, as Slack does when an
 // ack came late (retry_attempt 1, retry_reason "timeout"); it returns the new id.
-func (f *fakeSlack) redeliver(old string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func (f *Slack) Redeliver(old string) string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	envSeq++
 	id := "env-" + strconv.Itoa(envSeq)
 	env := map[string]any{}
@@ -241,21 +244,22 @@ func (f *fakeSlack) redeliver(old string) string {
 	env["envelope_id"], env["retry_attempt"], env["retry_reason"] = id, 1, "timeout"
 	f.envs[id] = env
 	if err := f.conns[len(f.conns)-1].WriteJSON(env); err != nil {
-		f.t.Errorf("send envelope: %v", err)
+		f.T.Errorf("send envelope: %v", err)
 	}
 	return id
 }
 
-func (f *fakeSlack) snapshot() ([]fakeSlackPost, map[string]string, map[string]bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// Snapshot copies the posts, the updated texts by ts and the acknowledged envelope ids.
+func (f *Slack) Snapshot() ([]SlackPost, map[string]string, map[string]bool) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	u := map[string]string{}
-	for k, v := range f.updates {
+	for k, v := range f.Updates {
 		u[k] = v
 	}
 	a := map[string]bool{}
 	for k, v := range f.acks {
 		a[k] = v
 	}
-	return append([]fakeSlackPost(nil), f.posts...), u, a
+	return append([]SlackPost(nil), f.Posts...), u, a
 }
