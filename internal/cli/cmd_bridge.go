@@ -22,7 +22,8 @@ import (
 )
 
 // spawnedIdleExit is how long a bridge an ask started waits with nothing pending before it ends:
-// long enough to outlast the gap between the ask that started it and its question.
+// long enough to outlast the gap between the ask that started it and its question
+// (WCOMM_BRIDGE_IDLE_EXIT sets another).
 const spawnedIdleExit = 30 * time.Second
 
 func init() {
@@ -141,7 +142,13 @@ func (c *cli) spawnBridge(root string) error {
 		return err
 	}
 	// The tokens stay in the environment or their files: never in this argv.
-	args := []string{"bridge", "--root", root, "--idle-exit", spawnedIdleExit.String()}
+	idle := spawnedIdleExit
+	if v := c.getenv("WCOMM_BRIDGE_IDLE_EXIT"); v != "" {
+		if d, err := tmuxcomm.ParseDuration(v); err == nil && d > 0 {
+			idle = d
+		}
+	}
+	args := []string{"bridge", "--root", root, "--idle-exit", idle.String()}
 	if c.socketPath != "" {
 		args = append(args, "-S", c.socketPath)
 	} else if c.socketName != "" {
