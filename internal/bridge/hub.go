@@ -117,7 +117,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	defer cancel()
 	// Know the questions before the first answer comes in: a reply to a post of an earlier run
 	// must find its question.
-	if _, err := h.scan(ctx); err != nil {
+	if _, err := h.scan(ctx, true); err != nil {
 		h.logf("list questions: %v", err)
 	}
 	var wg sync.WaitGroup
@@ -128,6 +128,10 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 		go func() { defer wg.Done(); outs[i].loop(ctx) }()
 		go func() { defer wg.Done(); h.receiveLoop(ctx, c) }()
 	}
+	w := newWatcher()
+	w.add(h.Root)
+	wg.Add(1)
+	go func() { defer wg.Done(); w.run(ctx, h.poke) }()
 	defer wg.Wait()
 	defer cancel()
 
@@ -138,8 +142,15 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	for {
 		s := rootSignature(h.Root)
 		if s != sig || time.Since(lastFull) >= h.Rescan {
-			sig, lastFull = s, time.Now()
-			pending, err := h.scan(ctx)
+			// A full look (staleness asks tmux which panes live) every Rescan; in between, a
+			// change is read from the files alone, so a new question is posted at once.
+			full := time.Since(lastFull) >= h.Rescan
+			if full {
+				lastFull = time.Now()
+			}
+			sig = s
+			w.add(h.Root)
+			pending, err := h.scan(ctx, full)
 			if err != nil {
 				h.logf("list questions: %v", err)
 			}
@@ -184,8 +195,10 @@ func rootSignature(root string) string {
 }
 
 // scan reads every question and gives each new one a token; it returns how many are pending.
-func (h *Hub) scan(ctx context.Context) (int, error) {
-	list, _, err := h.Engine.Questions(ctx, tmuxcomm.QuestionsOptions{})
+// Without full, staleness is not judged (no tmux call): the next full look closes a question
+// that turned stale.
+func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
+	list, _, err := h.Engine.Questions(ctx, tmuxcomm.QuestionsOptions{FilesOnly: !full})
 	if err != nil {
 		return 0, err
 	}
@@ -193,6 +206,16 @@ func (h *Hub) scan(ctx context.Context) (int, error) {
 	order := make([]string, 0, len(list))
 	pending := 0
 	var fresh []string
+	if !full {
+		// Staleness is judged by the full looks only: keep what the last one found.
+		h.mu.Lock()
+		for i, q := range list {
+			if prev := h.byID[q.ID]; prev != nil && prev.State == tmuxcomm.QuestionStale && q.State == tmuxcomm.QuestionPending {
+				list[i] = prev
+			}
+		}
+		h.mu.Unlock()
+	}
 	h.st.view(func(s *State) {
 		for _, q := range list {
 			byID[q.ID] = q

@@ -56,6 +56,7 @@ type Msg struct {
 	Keyboard [][]Button
 	ReplyTo  int64
 	Edits    int
+	At       time.Time // when sendMessage was served
 }
 
 // NewTelegram starts the fake on loopback; it stops when the test ends.
@@ -222,7 +223,7 @@ func (f *Telegram) sendMessage(w http.ResponseWriter, p map[string]any) {
 		f.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	m := &Msg{Text: text, Raw: fmt.Sprint(p["text"])}
+	m := &Msg{Text: text, Raw: fmt.Sprint(p["text"]), At: time.Now()}
 	if rm, ok := p["reply_markup"].(map[string]any); ok {
 		rows, _ := rm["inline_keyboard"].([]any)
 		for _, row := range rows {
