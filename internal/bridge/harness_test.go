@@ -21,6 +21,7 @@ import (
 // answer wins, an invalid one leaves the question open, a late one is stale. (The end-to-end
 // tests run the real engine.)
 type fakeEngine struct {
+	actions  []*tmuxcomm.ActionStatus
 	mu       sync.Mutex
 	qs       []*tmuxcomm.QuestionStatus
 	attempts []tmuxcomm.AnswerOptions
@@ -77,7 +78,19 @@ func (f *fakeEngine) Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmu
 }
 
 func (f *fakeEngine) Actions(context.Context, tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error) {
-	return nil, nil, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.actions, nil, nil
+}
+
+// approval adds a yes-no approval of action.
+func (f *fakeEngine) approval(action, tag string) string {
+	id := f.add(messages.Question{Text: "May the dispatcher run action " + action + "?", Task: "task-9", Type: messages.YesNo,
+		Context: "A yes lets 'wcomm actions run' run it once."}, tag)
+	f.mu.Lock()
+	f.qs[len(f.qs)-1].Action = action
+	f.mu.Unlock()
+	return id
 }
 
 func (f *fakeEngine) answer(id string) *tmuxcomm.AnswerRecord {
@@ -115,6 +128,9 @@ func (l *logBuf) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
+// tgCallTimeout, when set, bounds the Telegram calls of the hubs startHub starts.
+var tgCallTimeout time.Duration
+
 // running is a hub with its channels running until the test ends or stop is called.
 type running struct {
 	hub  *Hub
@@ -135,6 +151,9 @@ func startHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfi
 	for _, c := range chans {
 		if tg, ok := c.(*telegram); ok {
 			tg.wait = time.Second // short long polls, so a test ends quickly
+			if tgCallTimeout > 0 {
+				tg.callTO = tgCallTimeout
+			}
 		}
 	}
 	unlock, err := Lock(root)

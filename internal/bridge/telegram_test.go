@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 var (
@@ -364,4 +366,51 @@ func TestTelegramErrorsAndDoctorNeverHoldTheToken(t *testing.T) {
 	assert.NotContains(t, err.Error(), f.Token)
 	assert.NotContains(t, err.Error(), "/bot")
 	assert.Contains(t, err.Error(), "telegram sendMessage")
+}
+
+func TestTelegramApprovalRecordsIntentOnlyAndPendingListsApprovals(t *testing.T) {
+	f := chatfake.NewTelegram(t)
+	eng := &fakeEngine{}
+	id := eng.approval("publish", "e5f6")
+	eng.actions = []*tmuxcomm.ActionStatus{{ID: "task-8.q1-0001", Status: tmuxcomm.ActionApproved}}
+	eng.actions[0].Action = "deploy"
+	cfg, env := tgConfig(f)
+	startHub(t, tempRoot(t), eng, cfg, env)
+	m := questionMsg(t, f, "e5f6")
+	assert.Contains(t, m.Text, "approval of publish")
+	assert.Contains(t, m.Text, "records intent only")
+
+	n := len(f.SentMsgs())
+	f.Say(777, f.Chat, "/pending", 0)
+	eventually(t, "the /pending reply", func() bool { return len(f.SentMsgs()) > n })
+	p := f.SentMsgs()[n].Text
+	assert.Contains(t, p, "approval of publish e5f6")
+	assert.Contains(t, p, "Approved, not yet run:\n• deploy (approved for task-8.q1-0001)")
+
+	f.Say(777, f.Chat, "/yes_e5f6", 0)
+	eventually(t, "the approval recorded", func() bool { return eng.answer(id) != nil })
+	assert.Equal(t, "yes", eng.answer(id).Answer)
+	f.WaitFor("the confirmation saying intent only", func() bool {
+		for _, s := range f.Sent {
+			if strings.HasPrefix(s.Text, "✅ yes · e5f6") {
+				return strings.Contains(s.Text, "approval recorded as intent: 'wcomm actions run' executes it while its fingerprint holds")
+			}
+		}
+		return false
+	})
+}
+
+func TestTelegramServiceThatHangsIsTimedOutAndPostedLater(t *testing.T) {
+	tgCallTimeout = 2 * time.Second
+	defer func() { tgCallTimeout = 0 }()
+	f := chatfake.NewTelegram(t)
+	f.HangNext("sendMessage", 1)
+	eng := &fakeEngine{}
+	eng.add(yesNoQ, "c3d4")
+	cfg, env := tgConfig(f)
+	r := startHub(t, tempRoot(t), eng, cfg, env)
+	questionMsg(t, f, "c3d4")
+	assert.Contains(t, r.log.String(), "telegram sendMessage: timed out")
+	assert.NotContains(t, r.log.String(), f.Token)
+	assert.Equal(t, 1, countPosts(f), "posted once, after the timeout")
 }

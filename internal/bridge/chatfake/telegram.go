@@ -45,6 +45,7 @@ type Telegram struct {
 	Failures map[string][]int // method -> status codes to answer next (429, 500)
 	// Served is when each update was first handed out by getUpdates.
 	Served map[int64]time.Time
+	hang   map[string]int
 	closed bool
 }
 
@@ -63,7 +64,7 @@ type Msg struct {
 func NewTelegram(t testing.TB) *Telegram {
 	f := &Telegram{T: t, Token: "123456:ABC-secret-token", Chat: -1001234567890, BotID: 42, BotTag: "wcomm_test_bot",
 		nextUpd: 1000, nextMsg: 1, Msgs: map[int64]*Msg{}, Calls: map[string]int{}, Failures: map[string][]int{},
-		Served: map[int64]time.Time{}}
+		Served: map[int64]time.Time{}, hang: map[string]int{}}
 	f.cond = sync.NewCond(&f.Mu)
 	f.Srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() {
@@ -169,6 +170,17 @@ func (f *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Mu.Lock()
 	f.Calls[method]++
+	if f.hang[method] > 0 {
+		// A service that does not answer: the request waits until the client gives up (or
+		// the fake stops).
+		f.hang[method]--
+		f.Mu.Unlock()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+		return
+	}
 	if fs := f.Failures[method]; len(fs) > 0 {
 		code := fs[0]
 		f.Failures[method] = fs[1:]
@@ -350,6 +362,13 @@ func (f *Telegram) Press(user, chat, msg int64, data string) int64 {
 func (f *Telegram) FailNext(method string, codes ...int) {
 	f.Mu.Lock()
 	f.Failures[method] = append(f.Failures[method], codes...)
+	f.Mu.Unlock()
+}
+
+// HangNext makes the next n calls of method get no answer at all.
+func (f *Telegram) HangNext(method string, n int) {
+	f.Mu.Lock()
+	f.hang[method] += n
 	f.Mu.Unlock()
 }
 
