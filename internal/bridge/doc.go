@@ -51,11 +51,6 @@ type Question struct {
 	Accepted string `json:"accepted"`
 }
 
-// question is the messages form of q, for matching answers.
-func (q Question) question() messages.Question {
-	return messages.Question{ID: q.ID, Text: q.Text, Task: q.Task, Type: q.Type, Options: q.Options, Context: q.Context}
-}
-
 // Outcome is how a question ended, for Close.
 type Outcome struct {
 	State  string // answered, auto-answered, resolved, stale, ...

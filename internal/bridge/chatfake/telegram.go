@@ -126,6 +126,11 @@ func num(v any) int64 {
 var tgTagRe = regexp.MustCompile(`^</?(b|strong|i|em|u|ins|s|strike|del|code|pre|a|tg-spoiler|blockquote)(\s[^<>]*)?>`)
 var tgEntityRe = regexp.MustCompile(`^&(lt|gt|amp|quot|#[0-9]+|#x[0-9a-fA-F]+);`)
 
+// descErr is an error whose text is the Bot API's description, worded as Telegram words it.
+type descErr string
+
+func (d descErr) Error() string { return string(d) }
+
 // parseHTML checks text as Telegram's HTML parse mode does and returns what the reader sees.
 func parseHTML(s string) (string, error) {
 	var b strings.Builder
@@ -134,13 +139,13 @@ func parseHTML(s string) (string, error) {
 		case '<':
 			m := tgTagRe.FindString(s[i:])
 			if m == "" {
-				return "", fmt.Errorf("Bad Request: can't parse entities: unsupported start tag at byte offset %d", i)
+				return "", descErr(fmt.Sprintf("Bad Request: can't parse entities: unsupported start tag at byte offset %d", i))
 			}
 			i += len(m)
 		case '&':
 			m := tgEntityRe.FindString(s[i:])
 			if m == "" {
-				return "", fmt.Errorf("Bad Request: can't parse entities: character entity expected at byte offset %d", i)
+				return "", descErr(fmt.Sprintf("Bad Request: can't parse entities: character entity expected at byte offset %d", i))
 			}
 			b.WriteString(html.UnescapeString(m))
 			i += len(m)
@@ -217,7 +222,7 @@ func (f *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 func (f *Telegram) text(p map[string]any) (string, error) {
 	raw, _ := p["text"].(string)
 	if strings.TrimSpace(raw) == "" {
-		return "", fmt.Errorf("Bad Request: message text is empty")
+		return "", descErr("Bad Request: message text is empty")
 	}
 	if p["parse_mode"] == "HTML" {
 		return parseHTML(raw)
