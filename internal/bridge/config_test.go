@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 )
 
 func TestTokenFileMustBePrivate(t *testing.T) {
@@ -41,15 +43,15 @@ func TestTokenFileMustBePrivate(t *testing.T) {
 
 func TestOneBridgePerRoot(t *testing.T) {
 	root := tempRoot(t)
-	unlock, err := Lock(root)
+	unlock, err := lockfile.Lock(root)
 	require.NoError(t, err)
-	assert.True(t, Running(root))
-	_, err = Lock(root)
-	require.ErrorIs(t, err, ErrRunning)
+	assert.True(t, lockfile.Running(root))
+	_, err = lockfile.Lock(root)
+	require.ErrorIs(t, err, lockfile.ErrRunning)
 	assert.Contains(t, err.Error(), "process "+strconv.Itoa(os.Getpid()))
 	unlock()
-	assert.False(t, Running(root))
-	unlock, err = Lock(root)
+	assert.False(t, lockfile.Running(root))
+	unlock, err = lockfile.Lock(root)
 	require.NoError(t, err)
 	unlock()
 }

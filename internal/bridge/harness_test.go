@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -156,7 +158,7 @@ func startHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfi
 			}
 		}
 	}
-	unlock, err := Lock(root)
+	unlock, err := lockfile.Lock(root)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{hub: h, log: lb, done: make(chan error, 1)}

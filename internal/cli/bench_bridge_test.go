@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/wcomm/wcomm/internal/bridge"
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 )
 
 func (b *bxBench) benchBridge() {
@@ -27,7 +27,7 @@ func (b *bxBench) benchBridge() {
 		if i == 1 {
 			// From the second ask on a bridge already runs (the first ask started it): the
 			// steady state. The first ask's figure includes starting the bridge.
-			require.True(b.t, bridge.Running(c.root))
+			require.True(b.t, lockfile.Running(c.root))
 		}
 		marker := fmt.Sprintf("bench question %d?", i)
 		start := time.Now()

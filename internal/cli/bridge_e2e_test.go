@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/bridge"
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 )
 
 // channelWorld is a question world whose user settings name a fake Telegram chat.
@@ -80,7 +81,7 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	j := c.waitAsking(b, "task-3")
 	m, tok := c.post("Should the auth module use bcrypt or argon2?")
 	assert.Contains(t, m.Text, tok)
-	assert.True(t, bridge.Running(c.root), "a bridge runs for the root")
+	assert.True(t, lockfile.Running(c.root), "a bridge runs for the root")
 
 	// A stranger's press changes nothing; the allowed user's press answers.
 	c.tg.Press(999, c.tg.Chat, m.ID, "a:"+tok+":1")
@@ -102,8 +103,8 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	assert.Contains(t, late.stderr, "source telegram")
 
 	// The bridge the ask started ends on its own once nothing is pending.
-	waitFor(t, 20*time.Second, func() bool { return !bridge.Running(c.root) }, "the spawned bridge to end")
-	log, err := os.ReadFile(filepath.Join(bridge.Dir(c.root), bridge.LogFile))
+	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
+	log, err := os.ReadFile(filepath.Join(lockfile.Dir(c.root), lockfile.LogFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "ignored a button press from user 999")
 	assert.Contains(t, string(log), "nothing pending")
@@ -115,6 +116,9 @@ func TestE2EBridgeLocalAnswerFirstTelegramIsStale(t *testing.T) {
 	c := newChannelWorld(t)
 	c.send(c.orch, c.worker, "rename things")
 	fg := c.startAs("", nil, "bridge")
+	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root) || fg.exited() }, "the bridge to take its lock")
+	require.False(t, fg.exited(), "%s", fg.res)
+	assert.Equal(t, fg.cmd.Process.Pid, lockfile.PID(c.root), "wcomm handed over to wcomm-bridge in the same process")
 	b := c.startAs(c.worker, nil, "ask", "--task", "task-4", "--type", "yes-no", "--context", "Store<User> & co stay as they are.", "--", "May I rename Login?")
 	j := c.waitAsking(b, "task-4")
 	m, tok := c.post("May I rename Login?")
@@ -142,7 +146,7 @@ func TestE2EBridgeLocalAnswerFirstTelegramIsStale(t *testing.T) {
 	// The foreground bridge ends on SIGTERM.
 	require.NoError(t, fg.cmd.Process.Signal(os.Interrupt))
 	requireCode(t, 0, fg.wait(t, 20*time.Second))
-	st, err := os.Stat(filepath.Join(bridge.Dir(c.root), "state.json"))
+	st, err := os.Stat(filepath.Join(lockfile.Dir(c.root), "state.json"))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }
@@ -152,7 +156,7 @@ func TestE2EBridgeDoctorAndTokenFile(t *testing.T) {
 	c := newChannelWorld(t)
 	r := c.as("", nil, "doctor", "--json")
 	var rep struct {
-		Channels []bridge.Check `json:"channels"`
+		Channels []ChannelCheck `json:"channels"`
 		Problems []string       `json:"problems"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), "%s", r)

@@ -2,21 +2,25 @@ package cli
 
 // The answer channels' command: 'wcomm bridge' runs the configured channels (internal/bridge);
 // an ask starts one itself, detached, when channels are configured and none runs; doctor checks
-// each channel.
+// each channel. The chat clients live in the companion program wcomm-bridge (cmd/wcomm-bridge),
+// as the MCP server lives in wcomm-mcp: they bring net/http and TLS, whose start-up cost every
+// send, await and notify would pay otherwise. wcomm hands 'bridge' over to it, starts it, and
+// asks it for doctor's checks.
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/wcomm/wcomm/internal/bridge"
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -25,6 +29,36 @@ import (
 // long enough to outlast the gap between the ask that started it and its question
 // (WCOMM_BRIDGE_IDLE_EXIT sets another).
 const spawnedIdleExit = 30 * time.Second
+
+// bridgeProgram is the name of the program that runs the channels.
+const bridgeProgram = "wcomm-bridge"
+
+// BridgeRun runs the channels until ctx ends (or, with IdleExit, until nothing is pending);
+// BridgeCheck checks each channel without posting. wcomm-bridge sets both; in wcomm they are
+// nil and the commands hand over to wcomm-bridge.
+var (
+	BridgeRun   func(ctx context.Context, env BridgeEnv) error
+	BridgeCheck func(ctx context.Context, env BridgeEnv) ([]ChannelCheck, error)
+)
+
+// BridgeEnv is what the bridge takes from the command line that starts it.
+type BridgeEnv struct {
+	Engine   *tmuxcomm.Engine
+	Settings tmuxcomm.Settings
+	Root     string // absolute
+	Getenv   func(string) string
+	IdleExit time.Duration
+	// Logf writes one diagnostic line (to stderr, or a started bridge's log).
+	Logf func(format string, a ...any)
+}
+
+// ChannelCheck is one line of doctor's report on a channel (the bridge's Check).
+type ChannelCheck struct {
+	Channel string `json:"channel"`
+	What    string `json:"what"`
+	OK      bool   `json:"ok"`
+	Detail  string `json:"detail,omitempty"`
+}
 
 func init() {
 	register(&command{
@@ -41,7 +75,8 @@ twice and applies no update twice. One bridge runs per root; a second one says w
 it and exits 1. When channels are configured, an ask starts a bridge itself if none runs; that one
 ends after --idle-exit with nothing pending. Tokens: token files of mode 0600, or
 WCOMM_TELEGRAM_TOKEN, WCOMM_SLACK_BOT_TOKEN, WCOMM_SLACK_APP_TOKEN. 'wcomm doctor' checks each
-channel without posting. See 'wcomm help channels'.`,
+channel without posting. The channels run in the companion program wcomm-bridge, which this
+command hands over to. See 'wcomm help channels'.`,
 		Example: "wcomm bridge\nwcomm bridge --idle-exit 5m",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			var idle time.Duration
@@ -50,63 +85,73 @@ channel without posting. See 'wcomm help channels'.`,
 				if len(args) > 0 {
 					return usagef("bridge takes no arguments")
 				}
+				if BridgeRun == nil {
+					return c.execBridge("bridge", "--idle-exit", idle.String())
+				}
 				return c.runBridge(idle)
+			}
+		},
+	})
+	register(&command{
+		Name: "__channels", Role: "admin", Hidden: true,
+		Summary: "check each configured channel without posting, as JSON (doctor runs it in wcomm-bridge)",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				if BridgeCheck == nil {
+					return fmt.Errorf("__channels runs in %s", bridgeProgram)
+				}
+				env, err := c.bridgeEnv(0, nil)
+				if err != nil {
+					return err
+				}
+				checks, err := BridgeCheck(c.ctx, env)
+				if err != nil {
+					return err
+				}
+				return c.printJSON(checks)
 			}
 		},
 	})
 }
 
-// lineLog writes a bridge's diagnostics one line each, with the time, safe for its goroutines.
-type lineLog struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineLog) logf(format string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s wcomm bridge: %s\n", time.Now().Format("15:04:05"), messages.SanitizeField(fmt.Sprintf(format, a...)))
-}
-
-func (c *cli) runBridge(idle time.Duration) error {
+// bridgeEnv gathers what the bridge needs; logf nil writes to stderr.
+func (c *cli) bridgeEnv(idle time.Duration, logf func(string, ...any)) (BridgeEnv, error) {
 	s, err := c.settings()
 	if err != nil {
-		return err
-	}
-	if note := s.IgnoredNote(); note != "" {
-		fmt.Fprintf(c.stderr, "wcomm bridge: %s\n", note)
-	}
-	if !s.Channels.Any() {
-		return fmt.Errorf("no channels configured: add a channels block (telegram, slack or webhook) to %s; see 'wcomm help channels'", userConfigName(c.getenv))
+		return BridgeEnv{}, err
 	}
 	root, err := filepath.Abs(c.rootDir())
 	if err != nil {
+		return BridgeEnv{}, err
+	}
+	if logf == nil {
+		logf = func(format string, a ...any) {
+			fmt.Fprintf(c.stderr, "%s wcomm bridge: %s\n", time.Now().Format("15:04:05"), messages.SanitizeField(fmt.Sprintf(format, a...)))
+		}
+	}
+	return BridgeEnv{Engine: c.engine(), Settings: s, Root: root, Getenv: c.getenv, IdleExit: idle, Logf: logf}, nil
+}
+
+func (c *cli) runBridge(idle time.Duration) error {
+	env, err := c.bridgeEnv(idle, nil)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return fmt.Errorf("create root %s: %w", root, err)
+	if note := env.Settings.IgnoredNote(); note != "" {
+		fmt.Fprintf(c.stderr, "wcomm bridge: %s\n", note)
 	}
-	unlock, err := bridge.Lock(root)
+	if !env.Settings.Channels.Any() {
+		return fmt.Errorf("no channels configured: add a channels block (telegram, slack or webhook) to %s; see 'wcomm help channels'", userConfigName(c.getenv))
+	}
+	if err := os.MkdirAll(env.Root, 0o700); err != nil {
+		return fmt.Errorf("create root %s: %w", env.Root, err)
+	}
+	unlock, err := lockfile.Lock(env.Root)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	log := &lineLog{w: c.stderr}
-	e := c.engine()
-	h := &bridge.Hub{Engine: e, Root: root, Logf: log.logf, IdleExit: idle}
-	if err := h.Open(); err != nil {
-		return err
-	}
-	chans, err := bridge.Open(s.Channels, h, c.getenv)
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(chans))
-	for i, ch := range chans {
-		names[i] = ch.Name()
-	}
-	log.logf("pid %d runs %s for %s", os.Getpid(), strings.Join(names, ", "), root)
-	return h.Run(c.ctx, chans)
+	return BridgeRun(c.ctx, env)
 }
 
 func userConfigName(getenv func(string) string) string {
@@ -116,16 +161,63 @@ func userConfigName(getenv func(string) string) string {
 	return "~/.config/wcomm/config.yaml"
 }
 
-// startBridge starts 'wcomm bridge' detached for this root when channels are configured and no
-// bridge runs, so a question reaches the chat without anyone having started one. Its
-// diagnostics go to bridge.log in the root's .bridge folder. A failure only warns: the question
-// still reaches the orchestrator's pane.
+// findProgram returns the path of a companion program: beside this binary, else on PATH.
+func findProgram(name, what string) (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", what, name)
+}
+
+// bridgeArgv is wcomm-bridge's command line for a command of this invocation: the global flags
+// and the root, never a token (they stay in the environment or their files).
+func (c *cli) bridgeArgv(path string, args ...string) ([]string, error) {
+	root, err := filepath.Abs(c.rootDir())
+	if err != nil {
+		return nil, err
+	}
+	argv := []string{path, args[0], "--root", root}
+	if c.socketPath != "" {
+		argv = append(argv, "-S", c.socketPath)
+	} else if c.socketName != "" {
+		argv = append(argv, "-L", c.socketName)
+	}
+	return append(argv, args[1:]...), nil
+}
+
+// execBridge replaces this process with wcomm-bridge running args.
+func (c *cli) execBridge(args ...string) error {
+	path, err := findProgram(bridgeProgram, "the bridge")
+	if err != nil {
+		return err
+	}
+	argv, err := c.bridgeArgv(path, args...)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
+		return fmt.Errorf("start %s: %w", path, err)
+	}
+	return nil // not reached
+}
+
+// startBridge starts a bridge detached for this root when channels are configured and no bridge
+// runs, so a question reaches the chat without anyone having started one. Its diagnostics go to
+// bridge.log in the root's .bridge folder. A failure only warns: the question still reaches the
+// orchestrator's pane.
 func (c *cli) startBridge(s tmuxcomm.Settings) {
 	if !s.Channels.Any() {
 		return
 	}
 	root, err := filepath.Abs(c.rootDir())
-	if err != nil || bridge.Running(root) {
+	if err != nil || lockfile.Running(root) {
 		return
 	}
 	if err := c.spawnBridge(root); err != nil {
@@ -134,29 +226,28 @@ func (c *cli) startBridge(s tmuxcomm.Settings) {
 }
 
 func (c *cli) spawnBridge(root string) error {
-	exe, err := os.Executable()
+	path, err := findProgram(bridgeProgram, "the bridge")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(bridge.Dir(root), 0o700); err != nil {
+	if err := os.MkdirAll(lockfile.Dir(root), 0o700); err != nil {
 		return err
 	}
-	// The tokens stay in the environment or their files: never in this argv.
 	idle := spawnedIdleExit
 	if v := c.getenv("WCOMM_BRIDGE_IDLE_EXIT"); v != "" {
 		if d, err := tmuxcomm.ParseDuration(v); err == nil && d > 0 {
 			idle = d
 		}
 	}
-	args := []string{"bridge", "--root", root, "--idle-exit", idle.String()}
-	if c.socketPath != "" {
-		args = append(args, "-S", c.socketPath)
-	} else if c.socketName != "" {
-		args = append(args, "-L", c.socketName)
+	argv, err := c.bridgeArgv(path, "bridge", "--idle-exit", idle.String())
+	if err != nil {
+		return err
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := exec.Command(path, argv[1:]...)
+	// Its own session, no terminal: it outlives the ask, and no signal to the ask's process
+	// group reaches it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	log, err := os.OpenFile(filepath.Join(bridge.Dir(root), bridge.LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	log, err := os.OpenFile(filepath.Join(lockfile.Dir(root), lockfile.LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err == nil {
 		defer log.Close()
 		cmd.Stderr = log
@@ -169,37 +260,75 @@ func (c *cli) spawnBridge(root string) error {
 	return nil
 }
 
-// doctorChannels checks each configured channel (token valid, chat reachable) without posting.
+// doctorChannels checks each configured channel (token valid, chat reachable) without posting,
+// through wcomm-bridge.
 func (c *cli) doctorChannels(r *doctorReport) {
 	s, err := c.settings()
 	if err != nil || !s.Channels.Any() {
 		return
 	}
-	h := &bridge.Hub{Engine: c.engine(), Root: c.rootDir()}
-	chans, err := bridge.Open(s.Channels, h, c.getenv)
+	checks, err := c.channelChecks()
 	if err != nil {
-		r.Channels = append(r.Channels, bridge.Check{Channel: "channels", What: "settings", Detail: err.Error()})
+		r.Channels = append(r.Channels, ChannelCheck{Channel: "channels", What: "settings", Detail: err.Error()})
 		r.Problems = append(r.Problems, "channels: "+err.Error())
 		return
 	}
-	for _, ch := range chans {
-		for _, chk := range ch.Check(c.ctx) {
-			r.Channels = append(r.Channels, chk)
-			if !chk.OK {
-				r.Problems = append(r.Problems, fmt.Sprintf("%s %s: %s", chk.Channel, chk.What, chk.Detail))
-			}
+	for _, chk := range checks {
+		r.Channels = append(r.Channels, chk)
+		if !chk.OK {
+			r.Problems = append(r.Problems, fmt.Sprintf("%s %s: %s", chk.Channel, chk.What, chk.Detail))
 		}
 	}
 	root, _ := filepath.Abs(c.rootDir())
 	state := "no bridge runs (an ask starts one)"
-	if bridge.Running(root) {
-		state = fmt.Sprintf("process %d runs the bridge", bridge.RunningPID(root))
+	if lockfile.Running(root) {
+		state = fmt.Sprintf("process %d runs the bridge", lockfile.PID(root))
 	}
-	r.Channels = append(r.Channels, bridge.Check{Channel: "bridge", What: "process", OK: true, Detail: state})
+	r.Channels = append(r.Channels, ChannelCheck{Channel: "bridge", What: "process", OK: true, Detail: state})
+}
+
+func (c *cli) channelChecks() ([]ChannelCheck, error) {
+	if BridgeCheck != nil {
+		env, err := c.bridgeEnv(0, nil)
+		if err != nil {
+			return nil, err
+		}
+		return BridgeCheck(c.ctx, env)
+	}
+	path, err := findProgram(bridgeProgram, "the channels' check")
+	if err != nil {
+		return nil, err
+	}
+	argv, err := c.bridgeArgv(path, "__channels")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %s", bridgeProgram, messages.SanitizeField(firstLine(errb.String(), err)))
+	}
+	var checks []ChannelCheck
+	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
+		return nil, fmt.Errorf("%s printed no checks: %w", bridgeProgram, err)
+	}
+	return checks, nil
+}
+
+func firstLine(s string, err error) string {
+	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 {
+			return string(t)
+		}
+	}
+	return err.Error()
 }
 
 // printChannels prints doctor's channel lines.
-func printChannels(w io.Writer, checks []bridge.Check) {
+func printChannels(w io.Writer, checks []ChannelCheck) {
 	for _, chk := range checks {
 		mark := "ok"
 		if !chk.OK {

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wcomm/wcomm/internal/bridge"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -72,7 +71,7 @@ type doctorReport struct {
 	// Actions sums up approved actions that wait for the dispatcher or were blocked.
 	Actions string `json:"actions,omitempty"`
 	// Channels are the answer channels' checks (cmd_bridge.go).
-	Channels []bridge.Check `json:"channels,omitempty"`
+	Channels []ChannelCheck `json:"channels,omitempty"`
 	Problems []string       `json:"problems"`
 	notFound bool
 }
