@@ -228,10 +228,39 @@ func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
 			}
 		}
 	})
-	if len(fresh) > 0 {
+	// On a full look, what the state holds of questions no longer under the root (their
+	// session folders removed) goes, once their posts say so: the state does not grow for ever.
+	var gone []string
+	// Not while a post is under way: its question may be gone by now, and its post not yet
+	// recorded.
+	if full && h.noPosting() {
+		h.st.view(func(s *State) {
+			for id := range s.Tokens {
+				if byID[id] != nil {
+					continue
+				}
+				closed := true
+				for _, posts := range s.Posts {
+					if p := posts[id]; p != nil && !p.Closed {
+						closed = false
+					}
+				}
+				if closed {
+					gone = append(gone, id)
+				}
+			}
+		})
+	}
+	if len(fresh) > 0 || len(gone) > 0 {
 		if err := h.st.update(func(s *State) {
 			for _, id := range fresh {
 				s.Tokens[id] = newToken(s.Tokens, id)
+			}
+			for _, id := range gone {
+				delete(s.Tokens, id)
+				for _, posts := range s.Posts {
+					delete(posts, id)
+				}
 			}
 		}); err != nil {
 			return pending, err
@@ -241,6 +270,23 @@ func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
 	h.byID, h.order = byID, order
 	h.mu.Unlock()
 	return pending, nil
+}
+
+// noPosting reports whether no channel is posting right now.
+func (h *Hub) noPosting() bool {
+	h.mu.Lock()
+	locks := make([]*sync.RWMutex, 0, len(h.posting))
+	for _, l := range h.posting {
+		locks = append(locks, l)
+	}
+	h.mu.Unlock()
+	for _, l := range locks {
+		if !l.TryRLock() {
+			return false
+		}
+		l.RUnlock()
+	}
+	return true
 }
 
 // newToken is the question's tag (4 hex digits) when no other question uses it, else the tag

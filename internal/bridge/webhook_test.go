@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -63,4 +64,29 @@ func TestWebhookPostsEachQuestionOnceAcrossRestartsAndFailures(t *testing.T) {
 	assert.Equal(t, "task-3", b["task"])
 	assert.Equal(t, id2, rec.bodies[1]["id"])
 	assert.Contains(t, r.log.String(), "HTTP 503")
+}
+
+func TestStateForgetsQuestionsGoneFromTheRoot(t *testing.T) {
+	f := chatfake.NewTelegram(t)
+	eng := &fakeEngine{}
+	id := eng.add(yesNoQ, "c3d4")
+	cfg, env := tgConfig(f)
+	r := startHub(t, tempRoot(t), eng, cfg, env)
+	questionMsg(t, f, "c3d4")
+	eventually(t, "the post recorded", func() bool { return r.hub.PostRef("telegram", id) != "" })
+	eng.mu.Lock()
+	eng.qs = nil // its session folder removed
+	eng.mu.Unlock()
+	eventually(t, "the post closed and the state pruned", func() bool {
+		var n int
+		r.hub.st.view(func(s *State) { n = len(s.Tokens) + len(s.Posts["telegram"]) })
+		return n == 0
+	})
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	require.Len(t, f.Sent, 1, "nothing posted again")
+	m := f.Sent[0]
+	assert.Equal(t, 1, m.Edits)
+	assert.Contains(t, m.Text, "gone:", "the post says the question is gone before it is forgotten")
+	assert.NotContains(t, m.Text, id, "compact: the token names it")
 }
