@@ -95,6 +95,7 @@ command hands over to. See 'wcomm help channels'.`,
 	register(&command{
 		Name: "__channels", Role: "admin", Hidden: true,
 		Summary: "check each configured channel without posting, as JSON (doctor runs it in wcomm-bridge)",
+		Example: "wcomm-bridge __channels",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {
 				if BridgeCheck == nil {
