@@ -73,7 +73,7 @@ if [ -z "$dir" ]; then
 fi
 
 mkdir -p "$dir"
-for b in wcomm wcomm-mcp; do
+for b in wcomm wcomm-mcp wcomm-bridge; do
 	[ -e "$src/$b" ] && ln -sf "$src/$b" "$dir/$b"
 done
 found=$(login_finds)

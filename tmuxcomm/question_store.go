@@ -347,6 +347,9 @@ func countAsked(root string, worker messages.PaneID, server, task string) int {
 // QuestionsOptions filter Questions.
 type QuestionsOptions struct {
 	Pending bool // only questions still waiting for an answer (stale ones are not surfaced)
+	// FilesOnly reads the states the files hold and judges no staleness, which asks tmux: for
+	// a caller that looks often and judges staleness now and then (the bridge).
+	FilesOnly bool
 }
 
 // Questions lists every question under the root with its state, oldest first, and names the
@@ -369,7 +372,7 @@ func (e *Engine) Questions(ctx context.Context, o QuestionsOptions) ([]*Question
 			problems = append(problems, err.Error())
 			continue
 		}
-		if st.State == QuestionPending {
+		if st.State == QuestionPending && !o.FilesOnly {
 			if live == nil {
 				live = e.liveness(ctx)
 			}

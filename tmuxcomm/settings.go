@@ -40,6 +40,10 @@ import (
 //	    run: [make, docs]            # argv, never a shell string
 //	    targets: [docs]              # files or folders whose content is fingerprinted
 //	    dir: .                       # where it runs; default the settings file's folder
+//	channels:                        # answer channels, run by 'wcomm bridge' (internal/bridge)
+//	  telegram: {token_file: ..., chat_id: -100..., allowed_users: [777]}
+//	  slack: {bot_token_file: ..., app_token_file: ..., channel: C0123456, allowed_users: [U0123456]}
+//	  webhook: {url: https://ntfy.sh/my-topic}
 //
 // A project's .wcomm.yaml comes with the repository someone cloned, so the commands it names
 // (on_question, actions) apply only once the user has trusted that file's exact content
@@ -78,6 +82,9 @@ type Settings struct {
 	Profiles *paneops.ProfileSet `json:"-"`
 	// Actions are the registered actions by name, their folders resolved (nil: none).
 	Actions map[string]messages.ActionDef `json:"actions,omitempty"`
+	// Channels are the chat services questions go to and answers come from (nil: none). A
+	// project file's apply only once trusted: they send its questions elsewhere.
+	Channels *messages.ChannelsConfig `json:"channels,omitempty"`
 	// Source is the settings file read, "" when none was found.
 	Source string `json:"source,omitempty"`
 	// Hosts are the declared remote hosts by name (hosts.go); nil: none.

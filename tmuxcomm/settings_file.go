@@ -57,11 +57,32 @@ func LoadSettings(dir string, getenv func(string) string) (Settings, error) {
 			return DefaultSettings(), err
 		}
 		s.Source = path
+		if err := s.userChannels(path, getenv); err != nil {
+			return DefaultSettings(), err
+		}
 	}
 	if err := s.applyEnv(getenv); err != nil {
 		return DefaultSettings(), err
 	}
 	return s, nil
+}
+
+// userChannels applies the user's own channels where a project file names none: channels
+// belong to the person, who wants a question from any project on the phone.
+func (s *Settings) userChannels(path string, getenv func(string) string) error {
+	if s.Channels != nil || isUserConfig(path, getenv) || userConfigDir(getenv) == "" {
+		return nil
+	}
+	up := filepath.Join(userConfigDir(getenv), "config.yaml")
+	if _, err := os.Stat(up); err != nil {
+		return nil
+	}
+	u := DefaultSettings()
+	if err := u.applyFile(up, getenv); err != nil {
+		return err
+	}
+	s.Channels = u.Channels
+	return nil
 }
 
 // yamlLineRe finds yaml.v3's "line N: message" parts.
@@ -92,6 +113,8 @@ type configFile struct {
 	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
 	Actions       map[string]actionFile `yaml:"actions"`
 	Hosts         map[string]hostFile   `yaml:"hosts"`
+	// Channels are the answer channels (internal/bridge); a project file's only once trusted.
+	Channels *messages.ChannelsConfig `yaml:"channels"`
 }
 
 // mailboxFile is the mailbox block.
@@ -255,6 +278,13 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			s.Hosts = hosts
 		} else {
 			s.Ignored = append(s.Ignored, "hosts "+strings.Join(sortedKeys(hosts), ", "))
+		}
+	}
+	if c.Channels != nil {
+		if trusted {
+			s.Channels = c.Channels
+		} else if c.Channels.Any() {
+			s.Ignored = append(s.Ignored, "channels")
 		}
 	}
 	if c.AgentProfiles != nil {

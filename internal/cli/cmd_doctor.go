@@ -73,8 +73,10 @@ type doctorReport struct {
 	Root rootReport    `json:"root"`
 	Pane *paneReport   `json:"pane,omitempty"`
 	// Actions sums up approved actions that wait for the dispatcher or were blocked.
-	Actions  string   `json:"actions,omitempty"`
-	Problems []string `json:"problems"`
+	Actions string `json:"actions,omitempty"`
+	// Channels are the answer channels' checks (cmd_bridge.go).
+	Channels []ChannelCheck `json:"channels,omitempty"`
+	Problems []string       `json:"problems"`
 	notFound bool
 }
 
@@ -171,6 +173,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	if list, _, err := c.engine().Actions(ctx, tmuxcomm.ActionsOptions{Getenv: c.getenv}); err == nil {
 		r.Actions = actionsSummary(list)
 	}
+	c.doctorChannels(r)
 	if target == "" || !r.Tmux.Running {
 		return r
 	}
@@ -321,6 +324,7 @@ func printDoctor(w io.Writer, r *doctorReport) {
 		fmt.Fprintf(w, "  %s %s (%s): %s\n      wcomm: %s\n", mark, b.ID, b.Versions, b.Summary, b.Mitigation)
 	}
 	fmt.Fprintf(w, "root:         %s: %s\n", r.Root.Path, r.Root.Note)
+	printChannels(w, r.Channels)
 	if p := r.Pane; p != nil {
 		d := p.Detection
 		fmt.Fprintf(w, "pane:         %s (%s), current command %s, terminal %s\n", p.ID, messages.SanitizeField(p.Target),

@@ -78,16 +78,17 @@ func qAskArgs(task string, extra ...string) []string {
 
 // qJSON is one question as `questions --json` prints it.
 type qJSON struct {
-	ID       string   `json:"id"`
-	Task     string   `json:"task_id"`
-	Seq      int      `json:"seq"`
-	Question string   `json:"question"`
-	Options  []string `json:"options"`
-	State    string   `json:"state"`
-	Reason   string   `json:"reason"`
-	Worker   string   `json:"worker"`
-	Exchange string   `json:"exchange"`
-	Dir      string   `json:"dir"`
+	ID       string    `json:"id"`
+	Task     string    `json:"task_id"`
+	Seq      int       `json:"seq"`
+	Question string    `json:"question"`
+	Options  []string  `json:"options"`
+	State    string    `json:"state"`
+	Reason   string    `json:"reason"`
+	Worker   string    `json:"worker"`
+	Exchange string    `json:"exchange"`
+	AskedAt  time.Time `json:"asked_at"`
+	Dir      string    `json:"dir"`
 	Answer   *struct {
 		Answer    string `json:"answer"`
 		Raw       string `json:"raw"`

@@ -1,0 +1,62 @@
+// Command wcomm-bridge is wcomm with its answer channels (internal/bridge): 'wcomm bridge' hands
+// over to it, an ask starts it, and doctor asks it to check the channels. Run without arguments
+// it runs the bridge; with arguments it runs them as wcomm would. It is a program of its own so
+// that wcomm, started for every send, await and notify, does not pay for the chat clients'
+// packages (net/http, TLS) at each start (see internal/cli/cmd_bridge.go).
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/wcomm/wcomm/internal/bridge"
+	"github.com/wcomm/wcomm/internal/cli"
+)
+
+func main() {
+	cli.BridgeRun = run
+	cli.BridgeCheck = check
+	args := os.Args[1:]
+	if len(args) == 0 {
+		args = []string{"bridge"}
+	}
+	os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func hub(env cli.BridgeEnv) *bridge.Hub {
+	return &bridge.Hub{Engine: env.Engine, Root: env.Root, Logf: env.Logf, IdleExit: env.IdleExit}
+}
+
+func run(ctx context.Context, env cli.BridgeEnv) error {
+	h := hub(env)
+	if err := h.Open(); err != nil {
+		return err
+	}
+	chans, err := bridge.Open(env.Settings.Channels, h, env.Getenv)
+	if err != nil {
+		return err
+	}
+	names := ""
+	for i, c := range chans {
+		if i > 0 {
+			names += ", "
+		}
+		names += c.Name()
+	}
+	env.Logf("pid %d runs %s for %s", os.Getpid(), names, env.Root)
+	return h.Run(ctx, chans)
+}
+
+func check(ctx context.Context, env cli.BridgeEnv) ([]cli.ChannelCheck, error) {
+	chans, err := bridge.Open(env.Settings.Channels, hub(env), env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	var out []cli.ChannelCheck
+	for _, c := range chans {
+		for _, k := range c.Check(ctx) {
+			out = append(out, cli.ChannelCheck(k))
+		}
+	}
+	return out, nil
+}

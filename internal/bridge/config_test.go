@@ -1,0 +1,57 @@
+package bridge
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+)
+
+func TestTokenFileMustBePrivate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "telegram.token")
+	require.NoError(t, os.WriteFile(path, []byte("123:file-secret\n"), 0o644))
+	_, err := readToken("channels.telegram", EnvTelegramToken, path, envOf(nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "refused")
+	assert.Contains(t, err.Error(), "0644")
+	assert.Contains(t, err.Error(), "chmod 600")
+	assert.NotContains(t, err.Error(), "file-secret")
+
+	require.NoError(t, os.Chmod(path, 0o600))
+	tok, err := readToken("channels.telegram", EnvTelegramToken, path, envOf(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "123:file-secret", tok)
+
+	// ~ is the home folder; the environment variable takes precedence over the file.
+	tok, err = readToken("channels.telegram", EnvTelegramToken, "~/telegram.token", envOf(map[string]string{"HOME": dir}))
+	require.NoError(t, err)
+	assert.Equal(t, "123:file-secret", tok)
+	tok, err = readToken("channels.telegram", EnvTelegramToken, path, envOf(map[string]string{EnvTelegramToken: "env-secret"}))
+	require.NoError(t, err)
+	assert.Equal(t, "env-secret", tok)
+
+	_, err = readToken("channels.slack bot token", EnvSlackBotToken, "", envOf(nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), EnvSlackBotToken)
+}
+
+func TestOneBridgePerRoot(t *testing.T) {
+	root := tempRoot(t)
+	unlock, err := lockfile.Lock(root)
+	require.NoError(t, err)
+	assert.True(t, lockfile.Running(root))
+	_, err = lockfile.Lock(root)
+	require.ErrorIs(t, err, lockfile.ErrRunning)
+	assert.Contains(t, err.Error(), "process "+strconv.Itoa(os.Getpid()))
+	unlock()
+	assert.False(t, lockfile.Running(root))
+	unlock, err = lockfile.Lock(root)
+	require.NoError(t, err)
+	unlock()
+}

@@ -1,0 +1,214 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// fakeEngine keeps questions in memory with the engine's rules for answers: the first valid
+// answer wins, an invalid one leaves the question open, a late one is stale. (The end-to-end
+// tests run the real engine.)
+type fakeEngine struct {
+	actions  []*tmuxcomm.ActionStatus
+	mu       sync.Mutex
+	qs       []*tmuxcomm.QuestionStatus
+	attempts []tmuxcomm.AnswerOptions
+}
+
+func (f *fakeEngine) add(q messages.Question, tag string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q = q.Normalized()
+	seq := len(f.qs) + 1
+	q.ID = fmt.Sprintf("%s.q%d-%s", q.Task, seq, tag)
+	st := &tmuxcomm.QuestionStatus{State: tmuxcomm.QuestionPending}
+	st.Question, st.Seq, st.Worker, st.AskedAt = q, seq, "%5", time.Now().UTC()
+	st.Exchange = q.Task
+	f.qs = append(f.qs, st)
+	return q.ID
+}
+
+func (f *fakeEngine) Questions(ctx context.Context, o tmuxcomm.QuestionsOptions) ([]*tmuxcomm.QuestionStatus, []string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*tmuxcomm.QuestionStatus
+	for _, st := range f.qs {
+		c := *st
+		if o.Pending && c.State != tmuxcomm.QuestionPending {
+			continue
+		}
+		out = append(out, &c)
+	}
+	return out, nil, nil
+}
+
+func (f *fakeEngine) Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.attempts = append(f.attempts, o)
+	for _, st := range f.qs {
+		if st.ID != o.ID {
+			continue
+		}
+		if st.Answer != nil {
+			return &tmuxcomm.AnswerResult{Question: st}, fmt.Errorf("question %s: already answered %q (source %s); the first answer stands: %w", st.ID, st.Answer.Answer, st.Answer.Source, tmuxcomm.ErrStale)
+		}
+		m, err := messages.MatchAnswer(st.Question, o.Raw)
+		if err != nil {
+			return &tmuxcomm.AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
+		}
+		st.Answer = &tmuxcomm.AnswerRecord{ID: st.ID, Answer: m.Value, Raw: o.Raw, Source: o.Source, DecidedBy: messages.DecidedByUser, At: time.Now()}
+		st.State = tmuxcomm.QuestionAnswered
+		c := *st
+		return &tmuxcomm.AnswerResult{Question: &c, Signal: "ask"}, nil
+	}
+	return nil, fmt.Errorf("no question %s: %w", o.ID, tmuxcomm.ErrNotFound)
+}
+
+func (f *fakeEngine) Actions(context.Context, tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.actions, nil, nil
+}
+
+// approval adds a yes-no approval of action.
+func (f *fakeEngine) approval(action, tag string) string {
+	id := f.add(messages.Question{Text: "May the dispatcher run action " + action + "?", Task: "task-9", Type: messages.YesNo,
+		Context: "A yes lets 'wcomm actions run' run it once."}, tag)
+	f.mu.Lock()
+	f.qs[len(f.qs)-1].Action = action
+	f.mu.Unlock()
+	return id
+}
+
+func (f *fakeEngine) answer(id string) *tmuxcomm.AnswerRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, st := range f.qs {
+		if st.ID == id {
+			return st.Answer
+		}
+	}
+	return nil
+}
+
+func (f *fakeEngine) attemptCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.attempts)
+}
+
+// logBuf collects a hub's log lines.
+type logBuf struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logBuf) logf(format string, a ...any) {
+	l.mu.Lock()
+	l.lines = append(l.lines, fmt.Sprintf(format, a...))
+	l.mu.Unlock()
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// tgCallTimeout, when set, bounds the Telegram calls of the hubs startHub starts.
+var tgCallTimeout time.Duration
+
+// running is a hub with its channels running until the test ends or stop is called.
+type running struct {
+	hub  *Hub
+	log  *logBuf
+	stop func()
+	done chan error
+}
+
+// startHub runs a hub over eng in root with the channels cfg configures.
+func startHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfig, getenv func(string) string) *running {
+	t.Helper()
+	lb := &logBuf{}
+	h := &Hub{Engine: eng, Root: root, Logf: lb.logf, Poll: 5 * time.Millisecond, Rescan: 10 * time.Millisecond,
+		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	require.NoError(t, h.Open())
+	chans, err := Open(cfg, h, getenv)
+	require.NoError(t, err)
+	for _, c := range chans {
+		if tg, ok := c.(*telegram); ok {
+			tg.wait = time.Second // short long polls, so a test ends quickly
+			if tgCallTimeout > 0 {
+				tg.callTO = tgCallTimeout
+			}
+		}
+	}
+	unlock, err := lockfile.Lock(root)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{hub: h, log: lb, done: make(chan error, 1)}
+	go func() { r.done <- h.Run(ctx, chans) }()
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-r.done:
+				require.NoError(t, err)
+			case <-time.After(20 * time.Second):
+				t.Fatal("the hub did not stop")
+			}
+			unlock()
+		})
+	}
+	t.Cleanup(r.stop)
+	return r
+}
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// tgConfig is a Telegram block for fake f, its token in the environment.
+func tgConfig(f *chatfake.Telegram) (*messages.ChannelsConfig, func(string) string) {
+	return &messages.ChannelsConfig{Telegram: &messages.TelegramConfig{APIURL: f.Srv.URL, ChatID: f.Chat, AllowedUsers: []int64{777}}},
+		envOf(map[string]string{EnvTelegramToken: f.Token})
+}
+
+func tempRoot(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	return root
+}
+
+// eventually polls cond to a deadline.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func tmuxcommAnswer(id, raw, source string) tmuxcomm.AnswerOptions {
+	return tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: source}
+}

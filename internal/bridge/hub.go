@@ -1,0 +1,696 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// Engine is what the bridge needs of the protocol engine (tmuxcomm.Engine).
+type Engine interface {
+	Questions(ctx context.Context, o tmuxcomm.QuestionsOptions) ([]*tmuxcomm.QuestionStatus, []string, error)
+	Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error)
+	Actions(ctx context.Context, o tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error)
+}
+
+// Hub is the bridge: it watches the root for questions, has each channel post the new ones and
+// mark the decided ones, and takes the channels' answers to the engine.
+type Hub struct {
+	Engine Engine
+	Root   string
+	// Logf receives the diagnostics (refused senders, a service down, backoff); never a secret.
+	Logf func(format string, a ...any)
+	// IdleExit, when more than 0, ends Run once nothing has been pending for that long (the
+	// bridge an ask starts); 0 runs until ctx ends.
+	IdleExit time.Duration
+	// Poll is how often the root is looked at for a change (default 50ms: a question reaches
+	// the chat well within a quarter of a second); a full look is also made every Rescan.
+	Poll   time.Duration
+	Rescan time.Duration
+	// Backoff bounds the wait before a channel that failed is tried again (default 1s to 1m).
+	BackoffMin, BackoffMax time.Duration
+	Now                    func() time.Time
+
+	st      *store
+	mu      sync.Mutex
+	byID    map[string]*tmuxcomm.QuestionStatus
+	order   []string
+	pokeCh  chan struct{}
+	started time.Time
+	// posting is held by a channel's outbound while it posts and records a post, so an answer
+	// that replies to the new post at once waits until the post is known.
+	posting map[string]*sync.RWMutex
+}
+
+func (h *Hub) postLock(channel string) *sync.RWMutex {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.posting == nil {
+		h.posting = map[string]*sync.RWMutex{}
+	}
+	if h.posting[channel] == nil {
+		h.posting[channel] = &sync.RWMutex{}
+	}
+	return h.posting[channel]
+}
+
+func (h *Hub) logf(format string, a ...any) {
+	if h.Logf != nil {
+		h.Logf(format, a...)
+	}
+}
+
+func (h *Hub) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// Open loads the bridge's state from the root; Run calls it, and so may a test that builds the
+// channels before running them.
+func (h *Hub) Open() error {
+	if h.st != nil {
+		return nil
+	}
+	st, err := openStore(h.Root)
+	if err != nil {
+		return err
+	}
+	h.st = st
+	h.pokeCh = make(chan struct{}, 1)
+	h.byID = map[string]*tmuxcomm.QuestionStatus{}
+	h.started = h.now()
+	return nil
+}
+
+// poke asks for a new look at the questions now (an answer was just given).
+func (h *Hub) poke() {
+	select {
+	case h.pokeCh <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs the channels until ctx ends (or, with IdleExit, until nothing is pending). The
+// caller holds the root's bridge lock (Lock).
+func (h *Hub) Run(ctx context.Context, chans []Channel) error {
+	if err := h.Open(); err != nil {
+		return err
+	}
+	if h.Poll <= 0 {
+		h.Poll = 50 * time.Millisecond
+	}
+	if h.Rescan <= 0 {
+		h.Rescan = 2 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Know the questions before the first answer comes in: a reply to a post of an earlier run
+	// must find its question.
+	if _, err := h.scan(ctx, true); err != nil {
+		h.logf("list questions: %v", err)
+	}
+	var wg sync.WaitGroup
+	outs := make([]*outbound, len(chans))
+	for i, c := range chans {
+		outs[i] = &outbound{h: h, c: c, wake: make(chan struct{}, 1)}
+		wg.Add(2)
+		go func() { defer wg.Done(); outs[i].loop(ctx) }()
+		go func() { defer wg.Done(); h.receiveLoop(ctx, c) }()
+	}
+	w := newWatcher()
+	w.add(h.Root)
+	wg.Add(1)
+	go func() { defer wg.Done(); w.run(ctx, h.poke) }()
+	defer wg.Wait()
+	defer cancel()
+
+	sig, lastFull := "", time.Time{}
+	idleSince := h.now()
+	tick := time.NewTicker(h.Poll)
+	defer tick.Stop()
+	for {
+		s := rootSignature(h.Root)
+		if s != sig || time.Since(lastFull) >= h.Rescan {
+			// A full look (staleness asks tmux which panes live) every Rescan; in between, a
+			// change is read from the files alone, so a new question is posted at once.
+			full := time.Since(lastFull) >= h.Rescan
+			if full {
+				lastFull = time.Now()
+			}
+			sig = s
+			w.add(h.Root)
+			pending, err := h.scan(ctx, full)
+			if err != nil {
+				h.logf("list questions: %v", err)
+			}
+			for _, o := range outs {
+				o.kick()
+			}
+			if pending > 0 || h.unclosed() > 0 {
+				idleSince = h.now()
+			}
+		}
+		if h.IdleExit > 0 && h.now().Sub(idleSince) >= h.IdleExit {
+			h.logf("nothing pending for %s: the bridge ends", h.IdleExit)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-h.pokeCh:
+			sig = "" // look again at once
+		}
+	}
+}
+
+// rootSignature changes when a question or answer file is added anywhere under root: each
+// session folder's modification time, and the root's own (a new folder).
+func rootSignature(root string) string {
+	var b strings.Builder
+	if st, err := os.Stat(root); err == nil {
+		b.WriteString(strconv.FormatInt(st.ModTime().UnixNano(), 36))
+	}
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") || !e.IsDir() {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			b.WriteString(" " + e.Name() + "@" + strconv.FormatInt(info.ModTime().UnixNano(), 36))
+		}
+	}
+	return b.String()
+}
+
+// scan reads every question and gives each new one a token; it returns how many are pending.
+// Without full, staleness is not judged (no tmux call): the next full look closes a question
+// that turned stale.
+func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
+	list, _, err := h.Engine.Questions(ctx, tmuxcomm.QuestionsOptions{FilesOnly: !full})
+	if err != nil {
+		return 0, err
+	}
+	byID := make(map[string]*tmuxcomm.QuestionStatus, len(list))
+	order := make([]string, 0, len(list))
+	pending := 0
+	var fresh []string
+	if !full {
+		// Staleness is judged by the full looks only: keep what the last one found.
+		h.mu.Lock()
+		for i, q := range list {
+			if prev := h.byID[q.ID]; prev != nil && prev.State == tmuxcomm.QuestionStale && q.State == tmuxcomm.QuestionPending {
+				list[i] = prev
+			}
+		}
+		h.mu.Unlock()
+	}
+	h.st.view(func(s *State) {
+		for _, q := range list {
+			byID[q.ID] = q
+			order = append(order, q.ID)
+			if q.State == tmuxcomm.QuestionPending {
+				pending++
+				if s.Tokens[q.ID] == "" {
+					fresh = append(fresh, q.ID)
+				}
+			}
+		}
+	})
+	// On a full look, what the state holds of questions no longer under the root (their
+	// session folders removed) goes, once their posts say so: the state does not grow for ever.
+	var gone []string
+	// Not while a post is under way: its question may be gone by now, and its post not yet
+	// recorded.
+	if full && h.noPosting() {
+		h.st.view(func(s *State) {
+			for id := range s.Tokens {
+				if byID[id] != nil {
+					continue
+				}
+				closed := true
+				for _, posts := range s.Posts {
+					if p := posts[id]; p != nil && !p.Closed {
+						closed = false
+					}
+				}
+				if closed {
+					gone = append(gone, id)
+				}
+			}
+		})
+	}
+	if len(fresh) > 0 || len(gone) > 0 {
+		if err := h.st.update(func(s *State) {
+			for _, id := range fresh {
+				s.Tokens[id] = newToken(s.Tokens, id)
+			}
+			for _, id := range gone {
+				delete(s.Tokens, id)
+				for _, posts := range s.Posts {
+					delete(posts, id)
+				}
+			}
+		}); err != nil {
+			return pending, err
+		}
+	}
+	h.mu.Lock()
+	h.byID, h.order = byID, order
+	h.mu.Unlock()
+	return pending, nil
+}
+
+// noPosting reports whether no channel is posting right now.
+func (h *Hub) noPosting() bool {
+	h.mu.Lock()
+	locks := make([]*sync.RWMutex, 0, len(h.posting))
+	for _, l := range h.posting {
+		locks = append(locks, l)
+	}
+	h.mu.Unlock()
+	for _, l := range locks {
+		if !l.TryRLock() {
+			return false
+		}
+		l.RUnlock()
+	}
+	return true
+}
+
+// newToken is the question's tag (4 hex digits) when no other question uses it, else the tag
+// with a number: short, and safe in a Telegram command (/yes_a1b2).
+func newToken(taken map[string]string, id string) string {
+	tag := "q"
+	if qid, err := messages.ParseQuestionID(id); err == nil {
+		tag = qid.Tag
+	}
+	used := map[string]bool{}
+	for _, t := range taken {
+		used[t] = true
+	}
+	tok := tag
+	for n := 2; used[tok]; n++ {
+		tok = tag + strconv.Itoa(n)
+	}
+	return tok
+}
+
+// unclosed counts posts that still show a decided or vanished question as open.
+func (h *Hub) unclosed() int {
+	n := 0
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.st.view(func(s *State) {
+		for _, posts := range s.Posts {
+			for id, p := range posts {
+				if p.Closed {
+					continue
+				}
+				if q := h.byID[id]; q == nil || q.State != tmuxcomm.QuestionPending {
+					n++
+				}
+			}
+		}
+	})
+	return n
+}
+
+// view is the question with id as channels see it; ok false when unknown.
+func (h *Hub) view(id string) (Question, *tmuxcomm.QuestionStatus, bool) {
+	h.mu.Lock()
+	st := h.byID[id]
+	h.mu.Unlock()
+	if st == nil {
+		return Question{}, nil, false
+	}
+	var tok string
+	h.st.view(func(s *State) { tok = s.Tokens[id] })
+	q := Question{ID: st.ID, Token: tok, Text: st.Text, Context: st.Context, Type: st.Type, Options: st.Options,
+		Task: st.Task, Worker: string(st.Worker), Request: st.Exchange, Action: st.Action, AskedAt: st.AskedAt,
+		Accepted: messages.AcceptedForms(st.Question)}
+	return q, st, true
+}
+
+// Pending lists the open questions, oldest first.
+func (h *Hub) Pending() []Question {
+	h.mu.Lock()
+	order := append([]string(nil), h.order...)
+	h.mu.Unlock()
+	var out []Question
+	for _, id := range order {
+		if q, st, ok := h.view(id); ok && st.State == tmuxcomm.QuestionPending {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// ByToken finds a question by its token, open or not.
+func (h *Hub) ByToken(tok string) (Question, bool) {
+	var id string
+	h.st.view(func(s *State) {
+		for qid, t := range s.Tokens {
+			if t == tok {
+				id = qid
+			}
+		}
+	})
+	if id == "" {
+		return Question{}, false
+	}
+	q, _, ok := h.view(id)
+	return q, ok
+}
+
+// ByRef finds the question a channel posted as ref.
+func (h *Hub) ByRef(channel, ref string) (Question, bool) {
+	l := h.postLock(channel)
+	l.RLock()
+	defer l.RUnlock()
+	var id string
+	h.st.view(func(s *State) {
+		for qid, p := range s.Posts[channel] {
+			if p.Ref == ref {
+				id = qid
+			}
+		}
+	})
+	if id == "" {
+		return Question{}, false
+	}
+	q, _, ok := h.view(id)
+	return q, ok
+}
+
+// PostRef is the reference of q's post on channel, "" when it was not posted there.
+func (h *Hub) PostRef(channel, id string) string {
+	var ref string
+	h.st.view(func(s *State) {
+		if p := s.Posts[channel][id]; p != nil {
+			ref = p.Ref
+		}
+	})
+	return ref
+}
+
+// Reply is what became of an answer given in a channel.
+type Reply struct {
+	Accepted bool
+	Stale    bool
+	Invalid  bool
+	Answer   string // the accepted answer
+	Next     string // who acts next: the worker, and how it learns
+	Err      error
+}
+
+// Answer gives raw as the answer to question id from channel, through the engine's Answer (the
+// path 'wcomm answer' takes): the first valid answer from anywhere wins.
+func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
+	res, err := h.Engine.Answer(ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: channel})
+	h.poke()
+	switch {
+	case err == nil:
+		r := Reply{Accepted: true}
+		if res != nil && res.Question != nil && res.Question.Answer != nil {
+			r.Answer = res.Question.Answer.Answer
+			r.Next = fmt.Sprintf("worker %s", res.Question.Worker)
+			switch res.Signal {
+			case "ask":
+				r.Next += " (its ask woke)"
+			case "pasted":
+				r.Next += " (answer typed into its pane)"
+			case "queued":
+				r.Next += " (answer queued for its pane)"
+			}
+			if res.Question.Action != "" {
+				r.Next += "; approval recorded as intent: 'wcomm actions run' executes it while its fingerprint holds"
+			}
+		}
+		return r
+	case errors.Is(err, tmuxcomm.ErrStale):
+		return Reply{Stale: true, Err: err}
+	case errors.Is(err, messages.ErrInvalidAnswer):
+		return Reply{Invalid: true, Err: err}
+	}
+	return Reply{Err: err}
+}
+
+// Status says in one line what waits.
+func (h *Hub) Status(ctx context.Context) string {
+	pending := h.Pending()
+	approvals := 0
+	for _, q := range pending {
+		if q.Action != "" {
+			approvals++
+		}
+	}
+	waiting := h.approvedUnexecuted(ctx)
+	return fmt.Sprintf("%d question(s) pending (%d approval(s)); %d approved action(s) wait for 'wcomm actions run'; bridge up %s",
+		len(pending), approvals, len(waiting), h.now().Sub(h.started).Round(time.Second))
+}
+
+// approvedUnexecuted lists the approved actions not yet run.
+func (h *Hub) approvedUnexecuted(ctx context.Context) []*tmuxcomm.ActionStatus {
+	list, _, err := h.Engine.Actions(ctx, tmuxcomm.ActionsOptions{Getenv: os.Getenv})
+	if err != nil {
+		return nil
+	}
+	var out []*tmuxcomm.ActionStatus
+	for _, a := range list {
+		if a.Status == tmuxcomm.ActionApproved {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// ApprovedActions names the approved actions that wait for the dispatcher.
+func (h *Hub) ApprovedActions(ctx context.Context) []string {
+	var out []string
+	for _, a := range h.approvedUnexecuted(ctx) {
+		out = append(out, fmt.Sprintf("%s (approved for %s)", a.Action, a.ID))
+	}
+	return out
+}
+
+// Recent lists the last n decided questions, newest first, as "token: answer (source)".
+func (h *Hub) Recent(n int) []string {
+	h.mu.Lock()
+	var sts []*tmuxcomm.QuestionStatus
+	for _, st := range h.byID {
+		if st.State != tmuxcomm.QuestionPending {
+			sts = append(sts, st)
+		}
+	}
+	h.mu.Unlock()
+	at := func(st *tmuxcomm.QuestionStatus) time.Time {
+		if st.Answer != nil {
+			return st.Answer.At
+		}
+		if st.Resolved != nil {
+			return st.Resolved.At
+		}
+		return st.AskedAt
+	}
+	sort.Slice(sts, func(i, j int) bool { return at(sts[i]).After(at(sts[j])) })
+	var out []string
+	for i, st := range sts {
+		if i == n {
+			break
+		}
+		o := outcomeOf(st)
+		out = append(out, fmt.Sprintf("%s %s — %s", at(st).Local().Format("15:04"), st.ID, o.Words()))
+	}
+	return out
+}
+
+// outcomeOf is how a decided (or vanished: nil) question ended.
+func outcomeOf(st *tmuxcomm.QuestionStatus) Outcome {
+	if st == nil {
+		return Outcome{State: "gone", Reason: "its files are no longer under the root"}
+	}
+	o := Outcome{State: st.State, Reason: st.Reason}
+	if st.Answer != nil {
+		o.Answer, o.Source = st.Answer.Answer, st.Answer.Source
+	}
+	return o
+}
+
+// receiveLoop runs a channel's Receive, again after a failure, with backoff.
+func (h *Hub) receiveLoop(ctx context.Context, c Channel) {
+	b := h.newBackoff()
+	for {
+		err := c.Receive(ctx)
+		if ctx.Err() != nil || err == nil {
+			return
+		}
+		d := b.next(retryAfter(err))
+		h.logf("%s: receiving failed: %v; trying again in %s", c.Name(), err, d)
+		if !sleepCtx(ctx, d) {
+			return
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// backoff doubles from min to max; a service's retry_after takes precedence when longer.
+type backoff struct {
+	min, max, cur time.Duration
+}
+
+func (h *Hub) newBackoff() *backoff {
+	b := &backoff{min: h.BackoffMin, max: h.BackoffMax}
+	if b.min <= 0 {
+		b.min = time.Second
+	}
+	if b.max <= 0 {
+		b.max = time.Minute
+	}
+	return b
+}
+
+func (b *backoff) next(after time.Duration) time.Duration {
+	if b.cur == 0 {
+		b.cur = b.min
+	} else if b.cur *= 2; b.cur > b.max {
+		b.cur = b.max
+	}
+	if after > b.cur {
+		return after
+	}
+	return b.cur
+}
+
+func (b *backoff) reset() { b.cur = 0 }
+
+// outbound posts one channel's new questions and closes its decided ones, in its own goroutine
+// so that a channel that is down delays no other.
+type outbound struct {
+	h    *Hub
+	c    Channel
+	wake chan struct{}
+}
+
+func (o *outbound) kick() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbound) loop(ctx context.Context) {
+	b := o.h.newBackoff()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.wake:
+		}
+		err := o.sync(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			b.reset()
+			continue
+		}
+		d := b.next(retryAfter(err))
+		o.h.logf("%s: %v; trying again in %s (questions are still answered locally)", o.c.Name(), err, d)
+		if !sleepCtx(ctx, d) {
+			return
+		}
+		o.kick()
+	}
+}
+
+// post posts q and records the post, under the channel's posting lock.
+func (o *outbound) post(ctx context.Context, q Question) error {
+	name := o.c.Name()
+	l := o.h.postLock(name)
+	l.Lock()
+	defer l.Unlock()
+	// A post under way is finished and recorded even when the bridge is stopped meanwhile:
+	// cut off, it could have reached the chat without being recorded, and be posted again by
+	// the next bridge. Each channel bounds its own calls.
+	ref, err := o.c.Post(context.WithoutCancel(ctx), q)
+	if err != nil {
+		return fmt.Errorf("post %s: %w", q.ID, err)
+	}
+	return o.h.st.update(func(s *State) {
+		if s.Posts[name] == nil {
+			s.Posts[name] = map[string]*Post{}
+		}
+		s.Posts[name][q.ID] = &Post{Channel: name, ID: q.ID, Ref: ref, PostedAt: o.h.now().UTC()}
+	})
+}
+
+// sync posts what is pending and not yet posted here, and closes posts of decided questions.
+// It stops at the first failure, for the loop to back off.
+func (o *outbound) sync(ctx context.Context) error {
+	name := o.c.Name()
+	for _, q := range o.h.Pending() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if o.h.PostRef(name, q.ID) != "" {
+			continue
+		}
+		if err := o.post(ctx, q); err != nil {
+			return err
+		}
+	}
+	type open struct {
+		id, ref string
+	}
+	var opens []open
+	o.h.st.view(func(s *State) {
+		for id, p := range s.Posts[name] {
+			if !p.Closed {
+				opens = append(opens, open{id, p.Ref})
+			}
+		}
+	})
+	sort.Slice(opens, func(i, j int) bool { return opens[i].id < opens[j].id })
+	for _, p := range opens {
+		o.h.mu.Lock()
+		st := o.h.byID[p.id]
+		o.h.mu.Unlock()
+		if st != nil && st.State == tmuxcomm.QuestionPending {
+			continue
+		}
+		q, _, _ := o.h.view(p.id)
+		if q.ID == "" {
+			q = Question{ID: p.id}
+			o.h.st.view(func(s *State) { q.Token = s.Tokens[p.id] })
+		}
+		if err := o.c.Close(ctx, q, p.ref, outcomeOf(st)); err != nil {
+			return fmt.Errorf("mark %s decided: %w", p.id, err)
+		}
+		if err := o.h.st.update(func(s *State) { s.Posts[name][p.id].Closed = true }); err != nil {
+			return err
+		}
+	}
+	return nil
+}

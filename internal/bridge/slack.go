@@ -1,0 +1,261 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// slackChannel is the Slack channel: each question posted to one channel, answered by a reply in
+// its thread from an allowed user, read through Socket Mode (an outgoing websocket: no inbound
+// listener). Posting and editing use the Web API with the bot token.
+type slackChannel struct {
+	cfg      messages.SlackConfig
+	hub      *Hub
+	api      *slack.Client
+	bot, app string
+	callTO   time.Duration
+}
+
+func newSlack(cfg messages.SlackConfig, hub *Hub, getenv func(string) string) (*slackChannel, error) {
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultSlackAPI
+	}
+	if _, err := checkURL("channels.slack.api_url", cfg.APIURL); err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(cfg.APIURL, "/") {
+		cfg.APIURL += "/"
+	}
+	if cfg.Channel == "" {
+		return nil, fmt.Errorf("channels.slack.channel is missing: give the channel's id (C0123456)")
+	}
+	if len(cfg.AllowedUsers) == 0 {
+		return nil, fmt.Errorf("channels.slack.allowed_users is empty: name the Slack user ids that may answer")
+	}
+	bot, err := readToken("channels.slack bot token", EnvSlackBotToken, cfg.BotTokenFile, getenv)
+	if err != nil {
+		return nil, err
+	}
+	app, err := readToken("channels.slack app token", EnvSlackAppToken, cfg.AppTokenFile, getenv)
+	if err != nil {
+		return nil, err
+	}
+	api := slack.New(bot, slack.OptionAPIURL(cfg.APIURL), slack.OptionAppLevelToken(app),
+		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}))
+	return &slackChannel{cfg: cfg, hub: hub, api: api, bot: bot, app: app, callTO: 20 * time.Second}, nil
+}
+
+func (s *slackChannel) Name() string { return "slack" }
+
+// err turns a slack-go error into one that says what to do and holds no token.
+func (s *slackChannel) err(method string, err error) error {
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return &RetryError{After: rl.RetryAfter, Err: fmt.Errorf("slack %s: rate limited", method)}
+	}
+	msg := s.redact(err.Error())
+	if msg == "invalid_auth" || msg == "not_authed" || msg == "token_revoked" {
+		return fmt.Errorf("slack %s: the token was refused (%s): check it", method, msg)
+	}
+	return fmt.Errorf("slack %s: %s", method, msg)
+}
+
+// redact removes the tokens from text that came back from elsewhere.
+func (s *slackChannel) redact(msg string) string {
+	for _, t := range []string{s.bot, s.app} {
+		if t != "" {
+			msg = strings.ReplaceAll(msg, t, "<token>")
+		}
+	}
+	return msg
+}
+
+// Check calls auth.test (the bot token) and conversations.info (the channel), posting nothing.
+func (s *slackChannel) Check(ctx context.Context) []Check {
+	ctx, cancel := context.WithTimeout(ctx, s.callTO)
+	defer cancel()
+	out := []Check{}
+	a, err := s.api.AuthTestContext(ctx)
+	if err != nil {
+		return append(out, Check{Channel: "slack", What: "bot token (auth.test)", Detail: s.err("auth.test", err).Error()})
+	}
+	out = append(out, Check{Channel: "slack", What: "bot token (auth.test)", OK: true, Detail: "bot " + messages.SanitizeField(a.User) + " of " + messages.SanitizeField(a.Team)})
+	ch, err := s.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: s.cfg.Channel})
+	if err != nil {
+		return append(out, Check{Channel: "slack", What: "channel (conversations.info)", Detail: s.err("conversations.info", err).Error()})
+	}
+	return append(out, Check{Channel: "slack", What: "channel (conversations.info)", OK: true, Detail: "#" + messages.SanitizeField(ch.Name)})
+}
+
+// slackEscape escapes the three characters Slack's message text gives a meaning to.
+func slackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(messages.Sanitize(s, true))
+}
+
+func slackQuestionHead(q Question) string {
+	kind := ":question:"
+	if q.Action != "" {
+		kind = ":lock: approval of " + slackEscape(q.Action) + ":"
+	}
+	return fmt.Sprintf("%s *%s*\n`%s` · task %s · worker %s", kind, slackEscape(q.Text), slackEscape(q.Token), slackEscape(q.Task), slackEscape(q.Worker))
+}
+
+func slackQuestionText(q Question) string {
+	var b strings.Builder
+	b.WriteString(slackQuestionHead(q))
+	if q.Context != "" {
+		b.WriteString("\n>" + slackEscape(clip(q.Context, 300)))
+	}
+	if q.Type != messages.YesNo {
+		for i, o := range q.Options {
+			fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), slackEscape(clip(o, 150)))
+		}
+	}
+	if q.Action != "" {
+		b.WriteString("\nA yes records intent only: 'wcomm actions run' executes it while its fingerprint holds.")
+	}
+	b.WriteString("\nReply in this thread to answer (" + slackEscape(q.Accepted) + ").")
+	return b.String()
+}
+
+// Post posts the question to the channel; its ts names the thread answers come in.
+func (s *slackChannel) Post(ctx context.Context, q Question) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.callTO)
+	defer cancel()
+	_, ts, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(slackQuestionText(q), false))
+	if err != nil {
+		return "", s.err("chat.postMessage", err)
+	}
+	return ts, nil
+}
+
+// Close edits the question's message to say how it ended.
+func (s *slackChannel) Close(ctx context.Context, q Question, ref string, how Outcome) error {
+	ctx, cancel := context.WithTimeout(ctx, s.callTO)
+	defer cancel()
+	text := slackQuestionHead(q) + "\n*" + slackEscape(how.Words()) + "*"
+	_, _, _, err := s.api.UpdateMessageContext(ctx, s.cfg.Channel, ref, slack.MsgOptionText(text, false))
+	if err != nil {
+		return s.err("chat.update", err)
+	}
+	return nil
+}
+
+// Receive runs a Socket Mode connection until ctx ends, acknowledging every envelope and taking
+// thread replies as answers.
+func (s *slackChannel) Receive(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// slack-go logs to stderr by default; its diagnostics come to us as events instead.
+	sm := socketmode.New(s.api, socketmode.OptionLog(log.New(io.Discard, "", 0)))
+	done := make(chan error, 1)
+	go func() { done <- sm.RunContext(ctx) }()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return nil
+		case err := <-done:
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err == nil {
+				err = errors.New("the connection ended")
+			}
+			return s.err("socket mode", err)
+		case evt := <-sm.Events:
+			switch evt.Type {
+			case socketmode.EventTypeInvalidAuth:
+				cancel()
+				<-done
+				return fmt.Errorf("slack socket mode: the app token was refused: check it (it starts xapp-)")
+			case socketmode.EventTypeConnectionError:
+				s.hub.logf("slack: socket mode connection failed (%v); slack-go tries again", s.redact(fmt.Sprint(evt.Data)))
+			case socketmode.EventTypeEventsAPI:
+				if evt.Request != nil {
+					// Acknowledged first: Slack sends an envelope again when its ack is late.
+					if err := sm.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
+						s.hub.logf("slack: ack: %v", err)
+					}
+				}
+				if api, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+					if m, ok := api.InnerEvent.Data.(*slackevents.MessageEvent); ok {
+						s.message(ctx, m)
+					}
+				}
+			case socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
+				if evt.Request != nil {
+					_ = sm.AckCtx(ctx, evt.Request.EnvelopeID, nil)
+				}
+			}
+		}
+	}
+}
+
+// message takes a thread reply to a posted question from an allowed user as its answer.
+func (s *slackChannel) message(ctx context.Context, m *slackevents.MessageEvent) {
+	if m.SubType != "" || m.BotID != "" || m.ThreadTimeStamp == "" || m.ThreadTimeStamp == m.TimeStamp {
+		return // edits, joins, bots (our own posts among them), top-level messages
+	}
+	if m.Channel != s.cfg.Channel || !slices.Contains(s.cfg.AllowedUsers, m.User) {
+		s.hub.logf("slack: ignored a reply from user %s in channel %s (not an allowed user of channel %s)",
+			messages.SanitizeField(m.User), messages.SanitizeField(m.Channel), s.cfg.Channel)
+		return
+	}
+	seen := false
+	s.hub.st.view(func(st *State) { seen = slices.Contains(st.SlackSeen, m.TimeStamp) })
+	if seen {
+		return // a redelivered envelope: applied once already
+	}
+	q, ok := s.hub.ByRef("slack", m.ThreadTimeStamp)
+	if !ok {
+		return // a thread that is no question of ours
+	}
+	raw := slackUnescape(strings.TrimSpace(m.Text))
+	r := s.hub.Answer(ctx, "slack", q.ID, raw)
+	if err := s.hub.st.update(func(st *State) {
+		st.SlackSeen = append(st.SlackSeen, m.TimeStamp)
+		if len(st.SlackSeen) > 200 {
+			st.SlackSeen = st.SlackSeen[len(st.SlackSeen)-200:]
+		}
+	}); err != nil {
+		s.hub.logf("slack: save state: %v", err)
+	}
+	var text string
+	switch {
+	case r.Accepted:
+		text = fmt.Sprintf(":white_check_mark: *%s* · `%s` · source slack · next: %s", slackEscape(r.Answer), slackEscape(q.Token), slackEscape(r.Next))
+		if q.Request != "" {
+			text += " · request " + slackEscape(q.Request)
+		}
+	case r.Stale:
+		text = ":hourglass: stale: " + slackEscape(errText(r.Err))
+	case r.Invalid:
+		text = fmt.Sprintf(":x: not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(q.Token), slackEscape(q.Accepted))
+	default:
+		text = ":warning: not recorded: " + slackEscape(errText(r.Err))
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.callTO)
+	defer cancel()
+	if _, _, err := s.api.PostMessageContext(cctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(m.ThreadTimeStamp)); err != nil {
+		s.hub.logf("slack: confirm in thread: %v", s.err("chat.postMessage", err))
+	}
+}
+
+// slackUnescape undoes Slack's escaping of what a person typed.
+func slackUnescape(s string) string {
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+}

@@ -1,0 +1,177 @@
+package bridge
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
+	"github.com/wcomm/wcomm/messages"
+)
+
+func slackConfig(f *chatfake.Slack) (*messages.ChannelsConfig, func(string) string) {
+	return &messages.ChannelsConfig{Slack: &messages.SlackConfig{APIURL: f.Srv.URL + "/api/", Channel: f.Channel, AllowedUsers: []string{"U777"}}},
+		envOf(map[string]string{EnvSlackBotToken: f.Bot, EnvSlackAppToken: f.App})
+}
+
+func slackQuestionPost(t *testing.T, f *chatfake.Slack, tok string) chatfake.SlackPost {
+	t.Helper()
+	var found chatfake.SlackPost
+	eventually(t, "the question "+tok+" posted to Slack", func() bool {
+		posts, _, _ := f.Snapshot()
+		for _, p := range posts {
+			if p.ThreadTS == "" && strings.Contains(p.Text, tok) {
+				found = p
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
+	f := chatfake.NewSlack(t)
+	eng := &fakeEngine{}
+	id := eng.add(numberedQ, "a1b2")
+	cfg, env := slackConfig(f)
+	r := startHub(t, tempRoot(t), eng, cfg, env)
+	f.WaitConnected()
+	p := slackQuestionPost(t, f, "a1b2")
+	assert.Contains(t, p.Text, "Store&lt;User&gt; &amp; co", "escaped as Slack's text format wants")
+	assert.Contains(t, p.Text, "Reply in this thread")
+
+	// A stranger, and an allowed user in another channel: nothing changes, nothing is said.
+	f.Reply("U999", f.Channel, p.TS, "A")
+	f.Reply("U777", "C999", p.TS, "A")
+	env1 := f.Reply("U777", f.Channel, p.TS, "B")
+	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
+	a := eng.answer(id)
+	assert.Equal(t, "old cache", a.Answer)
+	assert.Equal(t, "slack", a.Source)
+	assert.Equal(t, "B", a.Raw)
+	assert.Equal(t, 1, eng.attemptCount(), "only the allowed user's reply was taken")
+	eventually(t, "the confirmation in the thread", func() bool {
+		posts, _, _ := f.Snapshot()
+		for _, q := range posts {
+			if q.ThreadTS == p.TS && strings.Contains(q.Text, "source slack") && strings.Contains(q.Text, "old cache") {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(t, "every envelope acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[env1] && len(acks) == 3 })
+	eventually(t, "the question's message marked answered", func() bool {
+		_, ups, _ := f.Snapshot()
+		return strings.Contains(ups[p.TS], "answered: old cache (source slack)")
+	})
+	posts, _, _ := f.Snapshot()
+	replies := 0
+	for _, q := range posts {
+		if q.ThreadTS == p.TS {
+			replies++
+		}
+	}
+	assert.Equal(t, 1, replies, "strangers get no reply")
+	assert.Equal(t, 2, strings.Count(r.log.String(), "ignored a reply"), r.log.String())
+
+	// Slack redelivers an envelope whose ack it missed: the same message is applied once.
+	again := f.Redeliver(env1)
+	eventually(t, "the redelivery acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[again] })
+	// A late answer of the allowed user is told it is stale.
+	f.Reply("U777", f.Channel, p.TS, "A")
+	eventually(t, "the stale note", func() bool {
+		posts, _, _ := f.Snapshot()
+		for _, q := range posts {
+			if q.ThreadTS == p.TS && strings.Contains(q.Text, "stale") {
+				return true
+			}
+		}
+		return false
+	})
+	assert.Equal(t, "old cache", eng.answer(id).Answer)
+	// Events are handled in order: had the redelivery been applied, there would be three.
+	assert.Equal(t, 2, eng.attemptCount(), "a redelivered message is applied once")
+}
+
+func TestSlackInvalidReplyKeepsTheQuestionOpen(t *testing.T) {
+	f := chatfake.NewSlack(t)
+	eng := &fakeEngine{}
+	id := eng.add(yesNoQ, "c3d4")
+	cfg, env := slackConfig(f)
+	startHub(t, tempRoot(t), eng, cfg, env)
+	f.WaitConnected()
+	p := slackQuestionPost(t, f, "c3d4")
+	f.Reply("U777", f.Channel, p.TS, "perhaps")
+	eventually(t, "the accepted forms in the thread", func() bool {
+		posts, _, _ := f.Snapshot()
+		for _, q := range posts {
+			if q.ThreadTS == p.TS && strings.Contains(q.Text, "yes or no") {
+				return true
+			}
+		}
+		return false
+	})
+	assert.Nil(t, eng.answer(id))
+	f.Reply("U777", f.Channel, p.TS, "yes")
+	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
+}
+
+func TestSlackAnsweredElsewhereIsMarkedAndRateLimitsAreWaitedOut(t *testing.T) {
+	f := chatfake.NewSlack(t)
+	f.Failures["chat.postMessage"] = []int{http.StatusTooManyRequests, http.StatusInternalServerError}
+	eng := &fakeEngine{}
+	id := eng.add(yesNoQ, "c3d4")
+	cfg, env := slackConfig(f)
+	r := startHub(t, tempRoot(t), eng, cfg, env)
+	p := slackQuestionPost(t, f, "c3d4")
+	assert.Contains(t, r.log.String(), "rate limited")
+	_, err := eng.Answer(context.Background(), tmuxcommAnswer(id, "yes", "local"))
+	require.NoError(t, err)
+	eventually(t, "the post marked answered elsewhere", func() bool {
+		_, ups, _ := f.Snapshot()
+		return strings.Contains(ups[p.TS], "answered: yes (source local)")
+	})
+}
+
+func TestSlackDoctorChecksWithoutPostingOrLeaking(t *testing.T) {
+	f := chatfake.NewSlack(t)
+	cfg, env := slackConfig(f)
+	hub := &Hub{Engine: &fakeEngine{}, Root: tempRoot(t)}
+	require.NoError(t, hub.Open())
+	chans, err := Open(cfg, hub, env)
+	require.NoError(t, err)
+	checks := chans[0].Check(context.Background())
+	require.Len(t, checks, 2)
+	assert.True(t, checks[0].OK && checks[1].OK, "%+v", checks)
+	posts, _, _ := f.Snapshot()
+	assert.Empty(t, posts)
+
+	bad := envOf(map[string]string{EnvSlackBotToken: "xoxb-wrong-secret", EnvSlackAppToken: f.App})
+	chans, err = Open(cfg, hub, bad)
+	require.NoError(t, err)
+	checks = chans[0].Check(context.Background())
+	require.Len(t, checks, 1)
+	assert.False(t, checks[0].OK)
+	assert.Contains(t, checks[0].Detail, "invalid_auth")
+	assert.NotContains(t, checks[0].Detail, "wrong-secret")
+
+	cfg.Slack.Channel = "C999"
+	chans, err = Open(cfg, hub, env)
+	require.NoError(t, err)
+	checks = chans[0].Check(context.Background())
+	assert.False(t, checks[1].OK)
+	assert.Contains(t, checks[1].Detail, "channel_not_found")
+
+	// A refused app token ends Receive with the reason, for the bridge to report and retry.
+	badApp := envOf(map[string]string{EnvSlackBotToken: f.Bot, EnvSlackAppToken: "xapp-wrong-secret"})
+	chans, err = Open(cfg, hub, badApp)
+	require.NoError(t, err)
+	err = chans[0].Receive(context.Background())
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "wrong-secret")
+}

@@ -1,0 +1,102 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// stateFile is the bridge's state in its folder (lockfile.Dir): what was posted where, tokens,
+// update offsets; 0600, replaced atomically after each change.
+const stateFile = "state.json"
+
+// Dir is the bridge's folder under root.
+func Dir(root string) string { return lockfile.Dir(root) }
+
+// Post is one question posted on one channel.
+type Post struct {
+	Channel  string    `json:"channel"`
+	ID       string    `json:"id"`
+	Ref      string    `json:"ref"`
+	PostedAt time.Time `json:"posted_at"`
+	// Closed is set once the post says the question is decided.
+	Closed bool `json:"closed,omitempty"`
+}
+
+// State is state.json.
+type State struct {
+	// Posts by channel, then question id.
+	Posts map[string]map[string]*Post `json:"posts"`
+	// Tokens: the short token of each question id.
+	Tokens map[string]string `json:"tokens"`
+	// TelegramOffset is the next getUpdates offset: every update below it was handled.
+	TelegramOffset int64 `json:"telegram_offset,omitempty"`
+	// SlackSeen are the ids of the last Slack messages handled (Slack redelivers an envelope
+	// whose ack it missed).
+	SlackSeen []string `json:"slack_seen,omitempty"`
+}
+
+// store is the state in memory with its file, safe for the bridge's goroutines.
+type store struct {
+	mu   sync.Mutex
+	path string
+	s    State
+}
+
+func openStore(root string) (*store, error) {
+	dir := Dir(root)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	st := &store{path: filepath.Join(dir, stateFile)}
+	data, err := os.ReadFile(st.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", st.path, err)
+	default:
+		if err := json.Unmarshal(data, &st.s); err != nil {
+			return nil, fmt.Errorf("%s: %w; move it away to start afresh (questions may then be posted again)", st.path, err)
+		}
+	}
+	if st.s.Posts == nil {
+		st.s.Posts = map[string]map[string]*Post{}
+	}
+	if st.s.Tokens == nil {
+		st.s.Tokens = map[string]string{}
+	}
+	return st, nil
+}
+
+// saveLocked writes the state whole, atomically; the caller holds mu. A state is on disk
+// before the bridge acts on it being so.
+func (st *store) saveLocked() error {
+	data, err := json.MarshalIndent(st.s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return tmuxcomm.WriteFile(st.path, append(data, '\n'), 0o600)
+}
+
+// update runs f on the state under the lock and saves it.
+func (st *store) update(f func(*State)) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f(&st.s)
+	return st.saveLocked()
+}
+
+// view runs f on the state under the lock.
+func (st *store) view(f func(*State)) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f(&st.s)
+}

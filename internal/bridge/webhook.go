@@ -1,0 +1,83 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// webhook posts one JSON object per new question to a URL (an ntfy topic, a chat's incoming
+// webhook, a script of one's own). It takes no answers: it only tells.
+type webhook struct {
+	url  string
+	http *http.Client
+}
+
+func newWebhook(cfg messages.WebhookConfig) (*webhook, error) {
+	if _, err := checkURL("channels.webhook.url", cfg.URL); err != nil {
+		return nil, err
+	}
+	return &webhook{url: cfg.URL, http: &http.Client{Timeout: 20 * time.Second}}, nil
+}
+
+func (w *webhook) Name() string { return "webhook" }
+
+// WebhookPayload is the JSON object posted for a question.
+type WebhookPayload struct {
+	Event string `json:"event"` // "question"
+	Question
+	Answer string `json:"answer_with"` // the command that answers it from a shell
+}
+
+// Post sends the question once; the bridge records that it did, so a restart does not post it
+// again.
+func (w *webhook) Post(ctx context.Context, q Question) (string, error) {
+	body, err := json.Marshal(WebhookPayload{Event: "question", Question: q, Answer: "wcomm answer " + q.ID + " ANSWER"})
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("webhook: cannot build the request; check channels.webhook.url")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := w.http.Do(req)
+	if err != nil {
+		// The URL may carry a secret (a topic name, a key in the query): never quote it.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", fmt.Errorf("webhook: %v", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		after, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return "", &RetryError{After: time.Duration(after) * time.Second, Err: fmt.Errorf("webhook: HTTP 429")}
+	case resp.StatusCode >= 300:
+		return "", fmt.Errorf("webhook: HTTP %d", resp.StatusCode)
+	}
+	return "posted", nil
+}
+
+// Close does nothing: a webhook post cannot be changed.
+func (w *webhook) Close(context.Context, Question, string, Outcome) error { return nil }
+
+// Receive returns at once: a webhook takes no answers.
+func (w *webhook) Receive(context.Context) error { return nil }
+
+// Check only checks the address: a POST would post.
+func (w *webhook) Check(context.Context) []Check {
+	return []Check{{Channel: "webhook", What: "url", OK: true, Detail: "an http(s) address (not called: a call would post)"}}
+}

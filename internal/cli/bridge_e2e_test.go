@@ -1,0 +1,192 @@
+package cli
+
+// End-to-end tests of the answer channels: the real binary, a private tmux server, real asks,
+// and a fake Telegram Bot API on loopback (internal/bridge/chatfake) that behaves as the
+// service's documentation says.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/bridge"
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+)
+
+// channelWorld is a question world whose user settings name a fake Telegram chat.
+type channelWorld struct {
+	*qWorld
+	tg  *chatfake.Telegram
+	xdg string
+}
+
+func newChannelWorld(t *testing.T) *channelWorld {
+	t.Helper()
+	q := newQWorld(t)
+	tg := chatfake.NewTelegram(t)
+	xdg := t.TempDir()
+	cfg := fmt.Sprintf("channels:\n  telegram:\n    api_url: %s\n    chat_id: %d\n    allowed_users: [777]\n", tg.Srv.URL, tg.Chat)
+	require.NoError(t, os.MkdirAll(filepath.Join(xdg, "wcomm"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(xdg, "wcomm", "config.yaml"), []byte(cfg), 0o600))
+	q.env = append(q.env, "XDG_CONFIG_HOME="+xdg, bridge.EnvTelegramToken+"="+tg.Token, "WCOMM_BRIDGE_IDLE_EXIT=2s")
+	return &channelWorld{qWorld: q, tg: tg, xdg: xdg}
+}
+
+// post waits for the question whose text holds text to be posted, and returns it with its token.
+func (c *channelWorld) post(text string) (chatfake.Msg, string) {
+	c.t.Helper()
+	var m chatfake.Msg
+	c.tg.WaitFor("the question posted to the chat", func() bool {
+		for _, s := range c.tg.Sent {
+			if strings.Contains(s.Raw, text) && len(s.Keyboard) > 0 {
+				m = *s
+				return true
+			}
+		}
+		return false
+	})
+	data := m.Keyboard[0][0].CallbackData // a:TOKEN:1
+	return m, strings.Split(data, ":")[1]
+}
+
+func (c *channelWorld) sentText(prefix string) string {
+	var out string
+	c.tg.WaitFor("a message starting "+prefix, func() bool {
+		for _, s := range c.tg.Sent {
+			if strings.HasPrefix(s.Text, prefix) {
+				out = s.Text
+				return true
+			}
+		}
+		return false
+	})
+	return out
+}
+
+func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	c.send(c.orch, c.worker, "implement the auth module")
+
+	// The ask starts a bridge itself: nobody ran 'wcomm bridge'.
+	b := c.startAs(c.worker, nil, qAskArgs("task-3")...)
+	j := c.waitAsking(b, "task-3")
+	m, tok := c.post("Should the auth module use bcrypt or argon2?")
+	assert.Contains(t, m.Text, tok)
+	assert.True(t, lockfile.Running(c.root), "a bridge runs for the root")
+
+	// A stranger's press changes nothing; the allowed user's press answers.
+	c.tg.Press(999, c.tg.Chat, m.ID, "a:"+tok+":1")
+	c.tg.Press(777, c.tg.Chat, m.ID, "a:"+tok+":2")
+	r := b.wait(t, 30*time.Second)
+	requireCode(t, 0, r)
+	assert.Equal(t, qAnswerBlock("Use argon2 (new dep)", "task-3", "user", j.ID), r.stdout)
+	got := c.question("task-3")
+	require.NotNil(t, got.Answer)
+	assert.Equal(t, "telegram", got.Answer.Source)
+	assert.Equal(t, "Use argon2 (new dep)", got.Answer.Raw)
+	confirm := c.sentText("✅")
+	assert.Contains(t, confirm, "source telegram")
+	assert.Contains(t, confirm, "its ask woke")
+
+	// A late answer from the local console is stale, and says who won.
+	late := c.as("", nil, "answer", j.ID, "A")
+	requireCode(t, 1, late)
+	assert.Contains(t, late.stderr, "source telegram")
+
+	// The bridge the ask started ends on its own once nothing is pending.
+	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
+	log, err := os.ReadFile(filepath.Join(lockfile.Dir(c.root), lockfile.LogFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "ignored a button press from user 999")
+	assert.Contains(t, string(log), "nothing pending")
+	assert.NotContains(t, string(log), c.tg.Token)
+}
+
+func TestE2EBridgeLocalAnswerFirstTelegramIsStale(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	c.send(c.orch, c.worker, "rename things")
+	fg := c.startAs("", nil, "bridge")
+	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root) || fg.exited() }, "the bridge to take its lock")
+	require.False(t, fg.exited(), "%s", fg.res)
+	assert.Equal(t, fg.cmd.Process.Pid, lockfile.PID(c.root), "wcomm handed over to wcomm-bridge in the same process")
+	b := c.startAs(c.worker, nil, "ask", "--task", "task-4", "--type", "yes-no", "--context", "Store<User> & co stay as they are.", "--", "May I rename Login?")
+	j := c.waitAsking(b, "task-4")
+	m, tok := c.post("May I rename Login?")
+	assert.Contains(t, m.Text, "Store<User> & co stay as they are.", "escaped for the parse mode, arrives as written")
+	assert.Contains(t, m.Text, "/yes_"+tok)
+
+	// A second bridge for the same root says who runs it and exits 1.
+	second := c.as("", nil, "bridge")
+	requireCode(t, 1, second)
+	assert.Regexp(t, `process \d+ runs the bridge`, second.stderr)
+
+	requireCode(t, 0, c.as("", nil, "answer", j.ID, "no"))
+	requireCode(t, 0, b.wait(t, 30*time.Second))
+	// The chat is told the question was answered elsewhere, and a late command is stale.
+	c.tg.WaitFor("the post marked answered", func() bool {
+		q := c.tg.Msgs[m.ID]
+		return strings.Contains(q.Text, "answered: no (source local)") && len(q.Keyboard) == 0
+	})
+	c.tg.Say(777, c.tg.Chat, "/yes_"+tok+"@"+c.tg.BotTag, 0)
+	assert.Contains(t, c.sentText("⏱ stale"), "source local")
+	got := c.question("task-4")
+	assert.Equal(t, "local", got.Answer.Source)
+	assert.Equal(t, "no", got.Answer.Answer)
+
+	// The foreground bridge ends on SIGTERM.
+	require.NoError(t, fg.cmd.Process.Signal(os.Interrupt))
+	requireCode(t, 0, fg.wait(t, 20*time.Second))
+	st, err := os.Stat(filepath.Join(lockfile.Dir(c.root), "state.json"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
+
+func TestE2EBridgeDoctorAndTokenFile(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	r := c.as("", nil, "doctor", "--json")
+	var rep struct {
+		Channels []ChannelCheck `json:"channels"`
+		Problems []string       `json:"problems"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), "%s", r)
+	require.GreaterOrEqual(t, len(rep.Channels), 2)
+	assert.True(t, rep.Channels[0].OK && rep.Channels[1].OK, "%+v", rep.Channels)
+	assert.NotContains(t, r.stdout+r.stderr, c.tg.Token)
+	c.tg.Mu.Lock()
+	assert.Zero(t, c.tg.Calls["sendMessage"], "doctor posts nothing")
+	assert.Equal(t, 1, c.tg.Calls["getChat"])
+	c.tg.Mu.Unlock()
+
+	// A wrong token: doctor fails naming the reason, never the token.
+	bad := c.as("", []string{bridge.EnvTelegramToken + "=1:wrong-secret"}, "doctor")
+	requireCode(t, 1, bad)
+	assert.Contains(t, bad.stdout, "401")
+	assert.NotContains(t, bad.stdout+bad.stderr, "wrong-secret")
+
+	// A token file others can read is refused with the reason.
+	tokFile := filepath.Join(c.work, "telegram.token")
+	require.NoError(t, os.WriteFile(tokFile, []byte(c.tg.Token+"\n"), 0o644))
+	cfg := fmt.Sprintf("channels:\n  telegram:\n    api_url: %s\n    token_file: %s\n    chat_id: %d\n    allowed_users: [777]\n", c.tg.Srv.URL, tokFile, c.tg.Chat)
+	require.NoError(t, os.WriteFile(filepath.Join(c.xdg, "wcomm", "config.yaml"), []byte(cfg), 0o600))
+	env := []string{bridge.EnvTelegramToken + "="}
+	refused := c.as("", env, "bridge")
+	requireCode(t, 1, refused)
+	assert.Contains(t, refused.stderr, "mode 0644")
+	assert.Contains(t, refused.stderr, "chmod 600")
+	assert.NotContains(t, refused.stderr, c.tg.Token)
+	require.NoError(t, os.Chmod(tokFile, 0o600))
+	ok := c.as("", env, "doctor", "--json")
+	assert.NotContains(t, ok.stdout, "FAILED")
+	assert.Contains(t, ok.stdout, `"ok": true`)
+}

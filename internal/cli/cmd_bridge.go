@@ -1,0 +1,340 @@
+package cli
+
+// The answer channels' command: 'wcomm bridge' runs the configured channels (internal/bridge);
+// an ask starts one itself, detached, when channels are configured and none runs; doctor checks
+// each channel. The chat clients live in the companion program wcomm-bridge (cmd/wcomm-bridge),
+// as the MCP server lives in wcomm-mcp: they bring net/http and TLS, whose start-up cost every
+// send, await and notify would pay otherwise. wcomm hands 'bridge' over to it, starts it, and
+// asks it for doctor's checks.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// spawnedIdleExit is how long a bridge an ask started waits with nothing pending before it ends:
+// long enough to outlast the gap between the ask that started it and its question
+// (WCOMM_BRIDGE_IDLE_EXIT sets another).
+const spawnedIdleExit = 30 * time.Second
+
+// bridgeProgram is the name of the program that runs the channels.
+const bridgeProgram = "wcomm-bridge"
+
+// BridgeRun runs the channels until ctx ends (or, with IdleExit, until nothing is pending);
+// BridgeCheck checks each channel without posting. wcomm-bridge sets both; in wcomm they are
+// nil and the commands hand over to wcomm-bridge.
+var (
+	BridgeRun   func(ctx context.Context, env BridgeEnv) error
+	BridgeCheck func(ctx context.Context, env BridgeEnv) ([]ChannelCheck, error)
+)
+
+// BridgeEnv is what the bridge takes from the command line that starts it.
+type BridgeEnv struct {
+	Engine   *tmuxcomm.Engine
+	Settings tmuxcomm.Settings
+	Root     string // absolute
+	Getenv   func(string) string
+	IdleExit time.Duration
+	// Logf writes one diagnostic line (to stderr, or a started bridge's log).
+	Logf func(format string, a ...any)
+}
+
+// ChannelCheck is one line of doctor's report on a channel (the bridge's Check).
+type ChannelCheck struct {
+	Channel string `json:"channel"`
+	What    string `json:"what"`
+	OK      bool   `json:"ok"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+func init() {
+	register(&command{
+		Name: "bridge", Args: "[--idle-exit D]", Role: "admin",
+		Summary: "carry questions to Telegram, Slack or a webhook and take answers from there",
+		Help: `Runs every channel of the settings' channels block (telegram, slack, webhook) in the foreground
+until SIGINT or SIGTERM. Each new question is posted (Telegram: compact, a button per option,
+/yes_TOKEN and /no_TOKEN for yes-no; Slack: a message whose thread takes the answer; webhook: one
+JSON POST). An answer from an allowed user in the configured chat goes through the same path as
+'wcomm answer' with --source telegram or slack: the first valid answer from anywhere wins, a later
+one is told it is stale. A question answered elsewhere is marked answered in the chat. What was
+posted and the update offsets are kept in the root's .bridge folder, so a restart posts nothing
+twice and applies no update twice. One bridge runs per root; a second one says which process runs
+it and exits 1. When channels are configured, an ask starts a bridge itself if none runs; that one
+ends after --idle-exit with nothing pending. Tokens: token files of mode 0600, or
+WCOMM_TELEGRAM_TOKEN, WCOMM_SLACK_BOT_TOKEN, WCOMM_SLACK_APP_TOKEN. 'wcomm doctor' checks each
+channel without posting. The channels run in the companion program wcomm-bridge, which this
+command hands over to. See 'wcomm help channels'.`,
+		Example: "wcomm bridge\nwcomm bridge --idle-exit 5m",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			var idle time.Duration
+			durationVar(fs, &idle, "idle-exit", 0, "end once nothing has been pending for this long (0: run until stopped)")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("bridge takes no arguments")
+				}
+				if BridgeRun == nil {
+					return c.execBridge("bridge", "--idle-exit", idle.String())
+				}
+				return c.runBridge(idle)
+			}
+		},
+	})
+	register(&command{
+		Name: "__channels", Role: "admin", Hidden: true,
+		Summary: "check each configured channel without posting, as JSON (doctor runs it in wcomm-bridge)",
+		Example: "wcomm-bridge __channels",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				if BridgeCheck == nil {
+					return fmt.Errorf("__channels runs in %s", bridgeProgram)
+				}
+				env, err := c.bridgeEnv(0, nil)
+				if err != nil {
+					return err
+				}
+				checks, err := BridgeCheck(c.ctx, env)
+				if err != nil {
+					return err
+				}
+				return c.printJSON(checks)
+			}
+		},
+	})
+}
+
+// bridgeEnv gathers what the bridge needs; logf nil writes to stderr.
+func (c *cli) bridgeEnv(idle time.Duration, logf func(string, ...any)) (BridgeEnv, error) {
+	s, err := c.settings()
+	if err != nil {
+		return BridgeEnv{}, err
+	}
+	root, err := filepath.Abs(c.rootDir())
+	if err != nil {
+		return BridgeEnv{}, err
+	}
+	if logf == nil {
+		logf = func(format string, a ...any) {
+			fmt.Fprintf(c.stderr, "%s wcomm bridge: %s\n", time.Now().Format("15:04:05"), messages.SanitizeField(fmt.Sprintf(format, a...)))
+		}
+	}
+	return BridgeEnv{Engine: c.engine(), Settings: s, Root: root, Getenv: c.getenv, IdleExit: idle, Logf: logf}, nil
+}
+
+func (c *cli) runBridge(idle time.Duration) error {
+	env, err := c.bridgeEnv(idle, nil)
+	if err != nil {
+		return err
+	}
+	if note := env.Settings.IgnoredNote(); note != "" {
+		fmt.Fprintf(c.stderr, "wcomm bridge: %s\n", note)
+	}
+	if !env.Settings.Channels.Any() {
+		return fmt.Errorf("no channels configured: add a channels block (telegram, slack or webhook) to %s; see 'wcomm help channels'", userConfigName(c.getenv))
+	}
+	if err := os.MkdirAll(env.Root, 0o700); err != nil {
+		return fmt.Errorf("create root %s: %w", env.Root, err)
+	}
+	unlock, err := lockfile.Lock(env.Root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return BridgeRun(c.ctx, env)
+}
+
+func userConfigName(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "wcomm", "config.yaml")
+	}
+	return "~/.config/wcomm/config.yaml"
+}
+
+// findProgram returns the path of a companion program: beside this binary, else on PATH.
+func findProgram(name, what string) (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", what, name)
+}
+
+// bridgeArgv is wcomm-bridge's command line for a command of this invocation: the global flags
+// and the root, never a token (they stay in the environment or their files).
+func (c *cli) bridgeArgv(path string, args ...string) ([]string, error) {
+	root, err := filepath.Abs(c.rootDir())
+	if err != nil {
+		return nil, err
+	}
+	argv := []string{path, args[0], "--root", root}
+	if c.socketPath != "" {
+		argv = append(argv, "-S", c.socketPath)
+	} else if c.socketName != "" {
+		argv = append(argv, "-L", c.socketName)
+	}
+	return append(argv, args[1:]...), nil
+}
+
+// execBridge replaces this process with wcomm-bridge running args.
+func (c *cli) execBridge(args ...string) error {
+	path, err := findProgram(bridgeProgram, "the bridge")
+	if err != nil {
+		return err
+	}
+	argv, err := c.bridgeArgv(path, args...)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
+		return fmt.Errorf("start %s: %w", path, err)
+	}
+	return nil // not reached
+}
+
+// startBridge starts a bridge detached for this root when channels are configured and no bridge
+// runs, so a question reaches the chat without anyone having started one. Its diagnostics go to
+// bridge.log in the root's .bridge folder. A failure only warns: the question still reaches the
+// orchestrator's pane.
+func (c *cli) startBridge(s tmuxcomm.Settings) {
+	if !s.Channels.Any() {
+		return
+	}
+	root, err := filepath.Abs(c.rootDir())
+	if err != nil || lockfile.Running(root) {
+		return
+	}
+	if err := c.spawnBridge(root); err != nil {
+		fmt.Fprintf(c.stderr, "wcomm ask: warning: could not start the bridge to your channels (%v); run 'wcomm bridge'\n", err)
+	}
+}
+
+func (c *cli) spawnBridge(root string) error {
+	path, err := findProgram(bridgeProgram, "the bridge")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(lockfile.Dir(root), 0o700); err != nil {
+		return err
+	}
+	idle := spawnedIdleExit
+	if v := c.getenv("WCOMM_BRIDGE_IDLE_EXIT"); v != "" {
+		if d, err := tmuxcomm.ParseDuration(v); err == nil && d > 0 {
+			idle = d
+		}
+	}
+	argv, err := c.bridgeArgv(path, "bridge", "--idle-exit", idle.String())
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	// Its own session, no terminal: it outlives the ask, and no signal to the ask's process
+	// group reaches it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	log, err := os.OpenFile(filepath.Join(lockfile.Dir(root), lockfile.LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err == nil {
+		defer log.Close()
+		cmd.Stderr = log
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// Reaped when it ends, should this process still run then (a blocking ask).
+	go cmd.Wait()
+	return nil
+}
+
+// doctorChannels checks each configured channel (token valid, chat reachable) without posting,
+// through wcomm-bridge.
+func (c *cli) doctorChannels(r *doctorReport) {
+	s, err := c.settings()
+	if err != nil || !s.Channels.Any() {
+		return
+	}
+	checks, err := c.channelChecks()
+	if err != nil {
+		r.Channels = append(r.Channels, ChannelCheck{Channel: "channels", What: "settings", Detail: err.Error()})
+		r.Problems = append(r.Problems, "channels: "+err.Error())
+		return
+	}
+	for _, chk := range checks {
+		r.Channels = append(r.Channels, chk)
+		if !chk.OK {
+			r.Problems = append(r.Problems, fmt.Sprintf("%s %s: %s", chk.Channel, chk.What, chk.Detail))
+		}
+	}
+	root, _ := filepath.Abs(c.rootDir())
+	state := "no bridge runs (an ask starts one)"
+	if lockfile.Running(root) {
+		state = fmt.Sprintf("process %d runs the bridge", lockfile.PID(root))
+	}
+	r.Channels = append(r.Channels, ChannelCheck{Channel: "bridge", What: "process", OK: true, Detail: state})
+}
+
+func (c *cli) channelChecks() ([]ChannelCheck, error) {
+	if BridgeCheck != nil {
+		env, err := c.bridgeEnv(0, nil)
+		if err != nil {
+			return nil, err
+		}
+		return BridgeCheck(c.ctx, env)
+	}
+	path, err := findProgram(bridgeProgram, "the channels' check")
+	if err != nil {
+		return nil, err
+	}
+	argv, err := c.bridgeArgv(path, "__channels")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %s", bridgeProgram, messages.SanitizeField(firstLine(errb.String(), err)))
+	}
+	var checks []ChannelCheck
+	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
+		return nil, fmt.Errorf("%s printed no checks: %w", bridgeProgram, err)
+	}
+	return checks, nil
+}
+
+func firstLine(s string, err error) string {
+	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 {
+			return string(t)
+		}
+	}
+	return err.Error()
+}
+
+// printChannels prints doctor's channel lines.
+func printChannels(w io.Writer, checks []ChannelCheck) {
+	for _, chk := range checks {
+		mark := "ok"
+		if !chk.OK {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(w, "channel:      %s %s: %s: %s\n", chk.Channel, chk.What, mark, messages.SanitizeField(chk.Detail))
+	}
+}
