@@ -22,6 +22,9 @@ const (
 	KindGeneric = "generic" // anything else: paste and Enter, nothing to verify against
 )
 
+// DoorClaudeSocket is the Door of a profile whose sessions keep Claude Code's messaging socket.
+const DoorClaudeSocket = "claude-socket"
+
 // Profile is what wcomm knows about one kind of program in a pane: how to recognise it, how long
 // to wait between a paste and its Enter, where its input box is on screen and what the box looks
 // like when empty, busy or holding a collapsed paste. Profiles are data (profiles.json, embedded),
@@ -47,6 +50,9 @@ type Profile struct {
 	Input *InputSpec `json:"input,omitempty"`
 	// Verify bounds the checks around Enter.
 	Verify VerifySpec `json:"verify"`
+	// Door names the agent's own way in that is used instead of typing where the pane's session
+	// has one (package paneops/door): "claude-socket", Claude Code's messaging socket. "": typed.
+	Door string `json:"door,omitempty"`
 
 	// re holds the compiled patterns, made on first use (rx): a command that never reads a
 	// screen, such as a send to a line reader, then compiles none of the built-in profiles'
@@ -182,6 +188,9 @@ func (p *Profile) checkFields() error {
 		if w <= 0 {
 			return fmt.Errorf("profile %q: verify windows_ms must be positive", p.Name)
 		}
+	}
+	if p.Door != "" && p.Door != DoorClaudeSocket {
+		return fmt.Errorf("profile %q: door %q is not known; the one known is %q", p.Name, p.Door, DoorClaudeSocket)
 	}
 	if in := p.Input; in != nil && in.CursorLine && in.PromptEnd == "" {
 		return fmt.Errorf("profile %q: input.cursor_line needs input.prompt_end", p.Name)

@@ -32,6 +32,8 @@ type NotifyResult struct {
 	// "queued" (the orchestrator's pane was not ready: the line waits in its outbox and is delivered
 	// at its next idle moment or turn boundary; Reason says what it waits for).
 	Signal string `json:"signal"`
+	// Via is the RESPONSE line's route when it was delivered now: "socket" or "typed".
+	Via string `json:"via,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Line   string `json:"line"`
 	// Warnings are problems found on the way that did not stop the notify: above all an integrity
@@ -133,7 +135,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	case posted.Outcome == messages.MailSuperseded:
 		res.Signal = "await"
 	default:
-		res.Signal = "pasted"
+		res.Signal, res.Via = "pasted", posted.Via
 	}
 	return res, nil
 }

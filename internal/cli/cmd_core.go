@@ -254,6 +254,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					return c.printJSON(res)
 				}
 				how := "the RESPONSE line was pasted into pane " + string(res.Exchange.Orchestrator)
+				if res.Via == tmuxcomm.ViaSocket {
+					how = "the RESPONSE line was written to the messaging socket of pane " + string(res.Exchange.Orchestrator) + " (via socket)"
+				}
 				switch res.Signal {
 				case "await":
 					how = "the orchestrator's await was waiting and woke on the file; no line pasted"
@@ -504,6 +507,9 @@ func stateText(x *tmuxcomm.Exchange, width int) string {
 		}
 	}
 	if x.State == tmuxcomm.StateSubmitted {
+		if x.Via == tmuxcomm.ViaSocket {
+			return x.State + " via socket (" + ev + ")"
+		}
 		if x.Verified {
 			return x.State + " (verified: " + ev + ")"
 		}
@@ -551,6 +557,13 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 		if x.Profile != "" {
 			how += " to a " + x.Profile + " pane"
 		}
+		switch x.Via {
+		case "":
+		case tmuxcomm.ViaTyped:
+			how += ", typed"
+		default:
+			how += ", via " + x.Via
+		}
 		fmt.Fprintf(w, "delivered as:  %s\n", how)
 	}
 	switch x.Integrity {
@@ -570,7 +583,7 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	}
 	for _, ev := range x.Events {
 		var kv []string
-		for _, k := range []string{"pane", "profile", "form", "bytes", "before", "waited", "shown_after", "enter_delay", "enters", "verified", "evidence", "buffer", "error", "signal"} {
+		for _, k := range []string{"pane", "profile", "form", "bytes", "before", "waited", "shown_after", "enter_delay", "enters", "verified", "via", "agent_status", "evidence", "buffer", "error", "signal"} {
 			if v, ok := ev.Detail[k]; ok && v != "" {
 				kv = append(kv, k+"="+v)
 			}

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wcomm/wcomm/paneops"
 )
 
 // Routes a delivery can take.
@@ -28,7 +30,7 @@ const (
 // Kinds of door a profile can name (Profile.Door).
 const (
 	// ClaudeSocket is Claude Code's messaging socket (peer protocol 1).
-	ClaudeSocket = "claude-socket"
+	ClaudeSocket = paneops.DoorClaudeSocket
 )
 
 // Session states a Claude Code session reports.
