@@ -33,7 +33,7 @@ type NotifyResult struct {
 	// at its next idle moment or turn boundary; Reason says what it waits for).
 	Signal string `json:"signal"`
 	// Via is the RESPONSE line's route when it was delivered now: "socket" or "typed".
-	Via string `json:"via,omitempty"`
+	Via    string `json:"via,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Line   string `json:"line"`
 	// Warnings are problems found on the way that did not stop the notify: above all an integrity

@@ -219,7 +219,9 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	// Queue a message (no session matches and the pane is busy for now), then leave a door
 	// in-flight record for it, as a process killed mid-write does.
 	e.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
-	f.result = func(d paneops.Delivery) (paneops.DeliveryResult, error) { return paneops.DeliveryResult{}, paneops.ErrBusy }
+	f.result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
+		return paneops.DeliveryResult{}, paneops.ErrBusy
+	}
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	root, err := e.root(false)
