@@ -22,10 +22,13 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 
-# What the tests need: tmux and real programs for its panes (python3), and the shells the
-# completion scripts are loaded in and the shell profile is checked against.
+# What the tests need: tmux and real programs for its panes (python3), the shells the completion
+# scripts are loaded in and the shell profile is checked against, and OpenSSH (client and server)
+# for the remote hosts' tests.
 deps:
 	@missing=; for c in tmux python3 zsh fish dash; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	command -v ssh >/dev/null 2>&1 || missing="$$missing openssh-client"; \
+	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
 	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
 
 # The real agent TUIs are npm packages: Node.js 20 or newer with npm.

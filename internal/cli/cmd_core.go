@@ -154,7 +154,14 @@ send exits 0 once the message is submitted or queued.`,
 					return err
 				}
 				mq.apply(e)
-				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
+				o := tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
+				if h, target, ok, err := c.remoteTarget(*to); err != nil {
+					return err
+				} else if ok {
+					o.To = target
+					return c.sendRemote(e, h, o, *wait, timeout)
+				}
+				x, err := e.Send(c.ctx, o)
 				return c.reportSent(x, err, *wait, timeout, e)
 			}
 		},
@@ -184,6 +191,14 @@ Exit 3 on timeout.`,
 				}
 				e := c.engine()
 				e.LeanAwait = !c.json // only the response is printed
+				c.pullRemote(e)
+				start := time.Now()
+				if err := c.awaitRelayed(e, ref, timeout); err != nil {
+					return err
+				}
+				if timeout > 0 {
+					timeout = max(timeout-time.Since(start), time.Millisecond)
+				}
 				x, err := e.Await(c.ctx, ref, timeout)
 				if err != nil {
 					return err
