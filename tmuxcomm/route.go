@@ -36,18 +36,39 @@ const maxDoorCandidates = 64
 // Route says how a delivery into pane p under profile det goes now, and why.
 func (e *Engine) Route(ctx context.Context, p paneops.Pane, det paneops.Detection) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
-		name := det.Name
-		if name == "" {
-			name = "generic"
-		}
-		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", name)}
+		return e.routeIn(p, det, nil)
 	}
-	return e.Door.Find(string(p.ID), e.doorCandidates(p, det))
+	var t *paneops.ProcTable
+	var err error
+	if e.PaneProcs != nil && p.PID > 0 {
+		t, err = e.PaneProcs(p.PID, e.SelfPID)
+	} else if e.Procs != nil {
+		t, err = e.Procs()
+	}
+	if err != nil {
+		t = nil
+	}
+	return e.routeIn(p, det, t)
+}
+
+// routeIn is Route with the process table at hand (nil: only the detected process is looked at).
+func (e *Engine) routeIn(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) door.Finding {
+	if det.Profile == nil || det.Profile.Door == "" {
+		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
+	}
+	return e.Door.Find(string(p.ID), doorCandidates(p, det, t))
+}
+
+func orGeneric(name string) string {
+	if name == "" {
+		return "generic"
+	}
+	return name
 }
 
 // doorCandidates are the processes of the pane that may own a session file: the process the
 // profile was detected by first, then the pane's whole tree, shallowest first.
-func (e *Engine) doorCandidates(p paneops.Pane, det paneops.Detection) []int {
+func doorCandidates(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) []int {
 	var pids []int
 	seen := map[int]bool{}
 	add := func(pid int) {
@@ -59,14 +80,7 @@ func (e *Engine) doorCandidates(p paneops.Pane, det paneops.Detection) []int {
 	if det.Matched != nil {
 		add(det.Matched.PID)
 	}
-	var t *paneops.ProcTable
-	var err error
-	if e.PaneProcs != nil && p.PID > 0 {
-		t, err = e.PaneProcs(p.PID, e.SelfPID)
-	} else if e.Procs != nil {
-		t, err = e.Procs()
-	}
-	if err == nil && t != nil && p.PID > 0 {
+	if t != nil && p.PID > 0 {
 		add(p.PID)
 		for _, c := range t.Descendants(p.PID) {
 			add(c.PID)

@@ -452,6 +452,10 @@ func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
 		if p.Dead {
 			progs = "(dead) " + progs
 		}
+		if p.Route == tmuxcomm.ViaSocket || p.AgentStatus != "" {
+			// The agent's door and its own word on its state (route.go).
+			progs += "  [" + strings.Join(nonEmpty(p.Route, p.AgentStatus), ", ") + "]"
+		}
 		if p.Self {
 			progs += "  (you)"
 		}
@@ -633,4 +637,15 @@ func checkExchangeRef(ref string) error {
 		return nil
 	}
 	return usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
+}
+
+// nonEmpty is the strings that are not "".
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
