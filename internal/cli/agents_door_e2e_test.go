@@ -122,6 +122,13 @@ func claudeSocket(t *testing.T, w *world, installed, pane string) string {
 	return sock
 }
 
+// closeDoor removes the messaging socket of the pane's Claude Code, so what follows is typed, as
+// for an agent without a door of its own: the tests of typing into Claude Code use it.
+func closeDoor(t *testing.T, w *world, installed, pane string) {
+	t.Helper()
+	require.NoError(t, os.Remove(claudeSocket(t, w, installed, pane)))
+}
+
 // doorMessage names a message of the test in a prompt (after the request's header line).
 var doorMessage = regexp.MustCompile(`door message \w+`)
 

@@ -300,6 +300,10 @@ func runAgent(t *testing.T, agent, installed string) {
 	orch := w.bashPane("")
 	pane := w.agentPane(agent, installed, m)
 	prof := paneops.DefaultProfiles().Lookup(agent)
+	if agent == "claude" {
+		// This run measures typing; TestAgentsClaudeSocket covers Claude Code's own door.
+		closeDoor(t, w, installed, pane)
+	}
 
 	res := agentResult{agent: agent}
 	var sums []string
