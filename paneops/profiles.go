@@ -100,6 +100,9 @@ type InputSpec struct {
 	// Above, when set, must match the line just above the prompt line (the box's top border), so a
 	// history line is never taken for the box when the box itself is not drawn.
 	Above string `json:"above,omitempty"`
+	// Margin matches the border a program draws at the start of every row of its box below the
+	// first (OpenCode's "┃"); it is cut off each row, as Prompt is off the first.
+	Margin string `json:"margin,omitempty"`
 	// End matches the first line after the box; BlankEnds makes a blank line end it too.
 	End       []string `json:"end,omitempty"`
 	BlankEnds bool     `json:"blank_ends,omitempty"`
@@ -137,7 +140,7 @@ type VerifySpec struct {
 
 // compiled holds a profile's regexes.
 type compiled struct {
-	prompt, above, promptEnd           *regexp.Regexp
+	prompt, above, promptEnd, margin   *regexp.Regexp
 	end, empty, pasted, busy, starting []*regexp.Regexp
 }
 
@@ -225,6 +228,7 @@ func (p *Profile) compilePatterns() error {
 		p.re.prompt = one("prompt", in.Prompt)
 		p.re.above = one("above", in.Above)
 		p.re.promptEnd = one("prompt_end", in.PromptEnd)
+		p.re.margin = one("margin", in.Margin)
 		p.re.end = many("end", in.End)
 		p.re.empty = many("empty", in.Empty)
 		p.re.pasted = many("pasted", in.Pasted)

@@ -263,6 +263,10 @@ func (p *Profile) Inspect(s Screen) Inspection {
 		from := 0
 		if i == start {
 			from = cut
+		} else if m := p.rx().margin; m != nil {
+			if loc := m.FindStringIndex(s.Lines[i].Text); loc != nil && loc[0] == 0 {
+				from = utf8.RuneCountInString(s.Lines[i].Text[:loc[1]])
+			}
 		}
 		text := cleanRow(string([]rune(s.Lines[i].Text)[from:]))
 		if matchAny(p.rx().empty, text) {

@@ -2,7 +2,8 @@
 
 package cli
 
-// Delivery into the real agent TUIs: Claude Code, Codex CLI and Gemini CLI, installed
+// Delivery into the real agent TUIs: Claude Code, Codex CLI, Gemini CLI, OpenCode and GitHub
+// Copilot CLI, installed
 // from npm by testdata/agents/install.sh into a cache folder, each talking only to
 // testdata/agents/mockmodel.py on 127.0.0.1. The model's prompt log is the ground truth: a message
 // was submitted once, whole and in order when the log holds exactly its text, once, in send order.
@@ -123,7 +124,8 @@ func startModel(t *testing.T, dir string) mockModel {
 		_ = cmd.Wait()
 		stderr.Close()
 	})
-	waitFor(t, 10*time.Second, func() bool {
+	// A minute: Python's start takes seconds on a loaded machine.
+	waitFor(t, time.Minute, func() bool {
 		data, err := os.ReadFile(portFile)
 		m.port = strings.TrimSpace(string(data))
 		return err == nil && m.port != ""
@@ -285,7 +287,7 @@ var (
 
 func TestAgents(t *testing.T) {
 	installed := installAgents(t)
-	for _, agent := range []string{"claude", "codex", "gemini"} {
+	for _, agent := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
 		t.Run(agent, func(t *testing.T) { runAgent(t, agent, installed) })
 	}
 	report(t)

@@ -355,6 +355,9 @@ def gemini_response(parts):
 # ---------------------------------------------------------------- OpenAI Chat Completions
 
 
+CHAT_CONTEXT_RE = re.compile(r"\A(?:<(current_datetime|reminder|environment_context)>.*?</\1>\s*)+", re.S)
+
+
 def chat_text(content):
     """The text of a chat message's content: a string, or the text parts of a list."""
     if isinstance(content, str):
@@ -387,7 +390,8 @@ def chat_reply(agent, body):
     prompt = chat_text(last.get("content"))
     if prompt is None:
         return "ok", None
-    # Some clients wrap the typed text in context tags of their own; the typed text is last.
+    # Copilot CLI puts context of its own before the typed text: "<current_datetime>...</...>\n\n".
+    prompt = CHAT_CONTEXT_RE.sub("", prompt)
     RECORDER.prompt(agent, prompt)
     pause(prompt)
     cmd = run_command(prompt)
