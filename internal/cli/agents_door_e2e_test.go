@@ -167,7 +167,10 @@ func TestAgentsClaudeSocket(t *testing.T) {
 	sh := w.in(worker, "show", x.ID)
 	requireCode(t, 0, sh)
 	assert.Contains(t, sh.stdout, "via socket")
-	waitFor(t, 30*time.Second, func() bool { s, err := client.Screen(context.Background(), messages.PaneID(pane)); return err == nil && !prof.Inspect(s).Busy }, "the turn to end")
+	waitFor(t, 30*time.Second, func() bool {
+		s, err := client.Screen(context.Background(), messages.PaneID(pane))
+		return err == nil && !prof.Inspect(s).Busy
+	}, "the turn to end")
 	assert.Equal(t, []string{draft}, box(), "the draft is untouched; screen:\n%s", w.capture(pane))
 
 	// The pane's route and the agent's own state, as panes and doctor show them.
@@ -206,14 +209,20 @@ func TestAgentsClaudeSocket(t *testing.T) {
 	via, ok = viaOf(exchangeEvents(t, ox), "notified")
 	assert.True(t, ok, "the RESPONSE line was delivered")
 	assert.Equal(t, "socket", via)
-	waitFor(t, 30*time.Second, func() bool { s, err := client.Screen(context.Background(), messages.PaneID(pane)); return err == nil && !prof.Inspect(s).Busy }, "the turn to end")
+	waitFor(t, 30*time.Second, func() bool {
+		s, err := client.Screen(context.Background(), messages.PaneID(pane))
+		return err == nil && !prof.Inspect(s).Busy
+	}, "the turn to end")
 	assert.Equal(t, []string{draft}, box(), "the draft is untouched; screen:\n%s", w.capture(pane))
 
 	// Mid-turn: the model holds a turn; a message sent meanwhile reaches it once, after the turn.
 	hold := w.in(worker, "send", "--to", pane, "--json", "--", "door message two: hold the turn\nSLEEP: 6")
 	requireCode(t, 0, hold)
 	onceVia(t, m, "door message two", "socket")
-	waitFor(t, 10*time.Second, func() bool { s, err := client.Screen(context.Background(), messages.PaneID(pane)); return err == nil && prof.Inspect(s).Busy }, "the turn to show busy")
+	waitFor(t, 10*time.Second, func() bool {
+		s, err := client.Screen(context.Background(), messages.PaneID(pane))
+		return err == nil && prof.Inspect(s).Busy
+	}, "the turn to show busy")
 	mid := "door message three: sent mid-turn"
 	r = w.in(worker, "send", "--to", pane, "--json", "--", mid)
 	requireCode(t, 0, r)
@@ -225,7 +234,10 @@ func TestAgentsClaudeSocket(t *testing.T) {
 		order = append(order, doorMessage.FindString(p.Prompt))
 	}
 	assert.Equal(t, []string{"door message one", "door message two", "door message three"}, order, "after the running turn, in order")
-	waitFor(t, 30*time.Second, func() bool { s, err := client.Screen(context.Background(), messages.PaneID(pane)); return err == nil && !prof.Inspect(s).Busy }, "the turns to end")
+	waitFor(t, 30*time.Second, func() bool {
+		s, err := client.Screen(context.Background(), messages.PaneID(pane))
+		return err == nil && !prof.Inspect(s).Busy
+	}, "the turns to end")
 	assert.Equal(t, []string{draft}, box(), "the draft is untouched; screen:\n%s", w.capture(pane))
 
 	// The socket gone: typed delivery, exactly once, as before (the person clears the draft first:
