@@ -103,6 +103,9 @@ type InputSpec struct {
 	// Margin matches the border a program draws at the start of every row of its box below the
 	// first (OpenCode's "┃"); it is cut off each row, as Prompt is off the first.
 	Margin string `json:"margin,omitempty"`
+	// Aside matches what a program draws beside its box on the same rows (OpenCode's sidebar,
+	// right of a wide gap, on a wide pane); it is cut off each row.
+	Aside string `json:"aside,omitempty"`
 	// End matches the first line after the box; BlankEnds makes a blank line end it too.
 	End       []string `json:"end,omitempty"`
 	BlankEnds bool     `json:"blank_ends,omitempty"`
@@ -141,6 +144,7 @@ type VerifySpec struct {
 // compiled holds a profile's regexes.
 type compiled struct {
 	prompt, above, promptEnd, margin   *regexp.Regexp
+	aside                              *regexp.Regexp
 	end, empty, pasted, busy, starting []*regexp.Regexp
 }
 
@@ -229,6 +233,7 @@ func (p *Profile) compilePatterns() error {
 		p.re.above = one("above", in.Above)
 		p.re.promptEnd = one("prompt_end", in.PromptEnd)
 		p.re.margin = one("margin", in.Margin)
+		p.re.aside = one("aside", in.Aside)
 		p.re.end = many("end", in.End)
 		p.re.empty = many("empty", in.Empty)
 		p.re.pasted = many("pasted", in.Pasted)

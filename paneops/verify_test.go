@@ -341,3 +341,10 @@ func TestVerifyDecideAfter(t *testing.T) {
 		assert.Equal(t, "shell prompt empty after Enter", d.Evidence)
 	})
 }
+
+func TestVerifyAsideKeepsIndentedInput(t *testing.T) {
+	p := DefaultProfiles().Lookup("opencode")
+	assert.Equal(t, "  typed", p.cutAside("  typed            Context"), "the sidebar beside the box is cut")
+	assert.Equal(t, "            indented input", p.cutAside("            indented input"), "indentation is input")
+	assert.Equal(t, "a", p.cutAside("a"))
+}
