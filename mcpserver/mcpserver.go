@@ -12,6 +12,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,6 +33,10 @@ type Config struct {
 	Log *slog.Logger
 	// Version is reported to the client in the handshake.
 	Version string
+	// SendRemote sends to HOST:TARGET when the target names a declared remote host (handled true);
+	// AwaitRemote readies an await of a relayed exchange (nil: no remote hosts).
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (x *tmuxcomm.Exchange, handled bool, err error)
+	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 type server struct {

@@ -72,8 +72,15 @@ kept on disk.`,
 			e.BusyWait = seconds(in.BusyWait)
 		}
 		e.NoQueue = e.NoQueue || in.NoQueue
-		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
+		o := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
+		x, handled, err := (*tmuxcomm.Exchange)(nil), false, error(nil)
+		if s.cfg.SendRemote != nil {
+			x, handled, err = s.cfg.SendRemote(ctx, e, o)
+		}
+		if !handled {
+			x, err = e.Send(ctx, o)
+		}
 		if err != nil {
 			var fe *tmuxcomm.FindError
 			errors.As(err, &fe)
@@ -125,7 +132,13 @@ at once when the response is already there.`,
 		case in.Timeout > 0:
 			timeout = seconds(in.Timeout)
 		}
-		x, err := s.cfg.Engine().Await(ctx, in.ID, timeout)
+		e := s.cfg.Engine()
+		if s.cfg.AwaitRemote != nil {
+			if err := s.cfg.AwaitRemote(ctx, e, in.ID, timeout); err != nil {
+				return awaitOut{}, "", err
+			}
+		}
+		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {
 			if x != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
 				next := fmt.Sprintf("no response yet after %s; call await again with id %q", timeout, x.ID)

@@ -23,7 +23,8 @@ func main() {
 }
 
 func serve(ctx context.Context, env cli.MCPEnv) error {
-	cfg := mcpserver.Config{Engine: env.Engine, Settings: env.Settings, ExitCode: env.ExitCode, Log: env.Log, Version: env.Version}
+	cfg := mcpserver.Config{Engine: env.Engine, Settings: env.Settings, ExitCode: env.ExitCode, Log: env.Log, Version: env.Version,
+		SendRemote: env.SendRemote, AwaitRemote: env.AwaitRemote}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(env.In), nopWriteCloser{env.Out})
 }
 

@@ -32,9 +32,13 @@ func init() {
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			all := fs.Bool("all", false, "every session of the server")
 			session := fs.String("session", "", "this session instead of your own")
+			host := fs.String("host", "", "the panes of this declared remote host")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("panes takes no arguments")
+				}
+				if *host != "" {
+					return c.remotePanes(*host)
 				}
 				e := c.engine()
 				panes, err := e.Panes(c.ctx, paneops.Scope{All: *all, Session: *session})
@@ -61,9 +65,13 @@ func init() {
 			all := fs.Bool("all", false, "search every session of the server")
 			first := fs.Bool("first", false, "take the first of several matches")
 			session := fs.String("session", "", "search this session instead of your own")
+			host := fs.String("host", "", "search this declared remote host (prints HOST:%N)")
 			return func(args []string) error {
 				if len(args) != 1 {
 					return usagef("find takes one AGENT")
+				}
+				if *host != "" {
+					return c.remoteFind(*host, args[0], *first)
 				}
 				e := c.engine()
 				scope := paneops.Scope{All: *all, Session: *session}
@@ -574,7 +582,11 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	fmt.Fprintf(w, "id:            %s\n", orDash(x.ID))
 	fmt.Fprintf(w, "session:       %s\n", x.Session)
 	fmt.Fprintf(w, "seq:           %03d\n", x.Seq)
-	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, x.Worker)
+	worker := string(x.Worker)
+	if x.Host != "" {
+		worker = x.Host + ":" + worker + " (on host " + x.Host + ")"
+	}
+	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, worker)
 	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
 	if st := stateText(x, 0); st != x.Status {
 		fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, st)

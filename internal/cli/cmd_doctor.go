@@ -36,9 +36,13 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 			probe := fs.Bool("probe", false, "with --pane: measure live how long a paste takes to show (pastes and erases a marker; never presses Enter)")
 			dv := declareDelivery(fs, flagAgent, flagBusyWait)
 			agent, busyWait := &dv.agent, &dv.busyWait
+			host := fs.String("host", "", "check a declared remote host: the connection, the wcomm there and its version, its root")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("doctor takes no arguments; use --pane TARGET")
+				}
+				if *host != "" {
+					return c.doctorHost(*host)
 				}
 				if (*probe || *agent != "") && *pane == "" {
 					return usagef("--probe and --agent need --pane TARGET")

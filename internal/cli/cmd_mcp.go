@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -45,7 +46,7 @@ Claude Code, Codex and Gemini CLI.`,
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
 				return MCPServer(c.ctx, MCPEnv{Engine: c.engine, Settings: c.settings, ExitCode: exitCode,
-					Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
+					Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout, SendRemote: c.mcpSendRemote, AwaitRemote: c.mcpAwaitRemote})
 			}
 		},
 	})
@@ -75,6 +76,9 @@ type MCPEnv struct {
 	Version  string
 	In       io.Reader
 	Out      io.Writer
+	// SendRemote and AwaitRemote are send's and await's remote hosts (cmd_remote.go).
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error)
+	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 // mcpProgram is the name of the program that serves MCP.
