@@ -20,6 +20,9 @@ const (
 	KindGeneric = "generic" // anything else: paste and Enter, nothing to verify against
 )
 
+// DoorClaudeSocket is the Door of a profile whose sessions keep Claude Code's messaging socket.
+const DoorClaudeSocket = "claude-socket"
+
 // Profile is what wcomm knows about one kind of program in a pane: how to recognise it, how long
 // to wait between a paste and its Enter, where its input box is on screen and what the box looks
 // like when empty, busy or holding a collapsed paste. Profiles are data (profiles.json, embedded),
@@ -45,6 +48,9 @@ type Profile struct {
 	Input *InputSpec `json:"input,omitempty"`
 	// Verify bounds the checks around Enter.
 	Verify VerifySpec `json:"verify"`
+	// Door names the agent's own way in that is used instead of typing where the pane's session
+	// has one (package paneops/door): "claude-socket", Claude Code's messaging socket. "": typed.
+	Door string `json:"door,omitempty"`
 
 	// re holds the compiled patterns, made on first use (rx): a command that never reads a
 	// screen, such as a send to a line reader, then compiles none of the built-in profiles'
@@ -92,6 +98,12 @@ type InputSpec struct {
 	// Above, when set, must match the line just above the prompt line (the box's top border), so a
 	// history line is never taken for the box when the box itself is not drawn.
 	Above string `json:"above,omitempty"`
+	// Margin matches the border a program draws at the start of every row of its box below the
+	// first (OpenCode's "┃"); it is cut off each row, as Prompt is off the first.
+	Margin string `json:"margin,omitempty"`
+	// Aside matches what a program draws beside its box on the same rows (OpenCode's sidebar,
+	// right of a wide gap, on a wide pane); it is cut off each row.
+	Aside string `json:"aside,omitempty"`
 	// End matches the first line after the box; BlankEnds makes a blank line end it too.
 	End       []string `json:"end,omitempty"`
 	BlankEnds bool     `json:"blank_ends,omitempty"`
@@ -129,7 +141,8 @@ type VerifySpec struct {
 
 // compiled holds a profile's regexes.
 type compiled struct {
-	prompt, above, promptEnd           *regexp.Regexp
+	prompt, above, promptEnd, margin   *regexp.Regexp
+	aside                              *regexp.Regexp
 	end, empty, pasted, busy, starting []*regexp.Regexp
 }
 
@@ -178,6 +191,9 @@ func (p *Profile) checkFields() error {
 			return fmt.Errorf("profile %q: verify windows_ms must be positive", p.Name)
 		}
 	}
+	if p.Door != "" && p.Door != DoorClaudeSocket {
+		return fmt.Errorf("profile %q: door %q is not known; the one known is %q", p.Name, p.Door, DoorClaudeSocket)
+	}
 	if in := p.Input; in != nil && in.CursorLine && in.PromptEnd == "" {
 		return fmt.Errorf("profile %q: input.cursor_line needs input.prompt_end", p.Name)
 	}
@@ -211,6 +227,8 @@ func (p *Profile) compilePatterns() error {
 		p.re.prompt = one("prompt", in.Prompt)
 		p.re.above = one("above", in.Above)
 		p.re.promptEnd = one("prompt_end", in.PromptEnd)
+		p.re.margin = one("margin", in.Margin)
+		p.re.aside = one("aside", in.Aside)
 		p.re.end = many("end", in.End)
 		p.re.empty = many("empty", in.Empty)
 		p.re.pasted = many("pasted", in.Pasted)

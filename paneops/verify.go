@@ -92,13 +92,17 @@ func (p *Profile) Inspect(s Screen) Inspection {
 		from := 0
 		if i == start {
 			from = cut
+		} else if m := p.rx().margin; m != nil {
+			if loc := m.FindStringIndex(s.Lines[i].Text); loc != nil && loc[0] == 0 {
+				from = utf8.RuneCountInString(s.Lines[i].Text[:loc[1]])
+			}
 		}
-		text := cleanRow(string([]rune(s.Lines[i].Text)[from:]))
+		text := cleanRow(p.cutAside(string([]rune(s.Lines[i].Text)[from:])))
 		if matchAny(p.rx().empty, text) {
 			continue // a hint, whatever its colours
 		}
 		if p.Input.FaintIsPlaceholder {
-			text = cleanRow(s.Lines[i].Solid(from))
+			text = cleanRow(p.cutAside(s.Lines[i].Solid(from)))
 		}
 		if text == "" || matchAny(p.rx().empty, text) {
 			continue
@@ -154,6 +158,19 @@ func (p *Profile) inspectCursorLine(s Screen) Inspection {
 }
 
 // cleanRow trims a box row, reading a no-break space as a space (Claude Code pads its prompt with one).
+// cutAside removes what the profile's Aside matches from a box row, only after some text: a row's
+// own indentation is input (a person's indented line must never read as an empty box).
+func (p *Profile) cutAside(row string) string {
+	if a := p.rx().aside; a != nil {
+		for _, loc := range a.FindAllStringIndex(row, -1) {
+			if strings.TrimSpace(row[:loc[0]]) != "" {
+				return row[:loc[0]]
+			}
+		}
+	}
+	return row
+}
+
 func cleanRow(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " ")) }
 
 func (p *Profile) busyIn(lines []ScreenLine, from, to int) bool {

@@ -12,7 +12,8 @@ import (
 
 // screen reads a golden screen of testdata/screens: what Client.Screen's tmux call printed
 // (cursor line, then capture-pane -p -e) for a real agent TUI in a known state. The files were
-// captured from Claude Code 2.1.330, Codex CLI 0.169.0 and Gemini CLI 0.61.0 (the versions
+// captured from Claude Code 2.1.330, Codex CLI 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33 and
+// GitHub Copilot CLI 1.0.102 (the versions
 // testdata/agents/install.sh pins) talking to testdata/agents/mockmodel.py.
 func screen(t *testing.T, name string) Screen {
 	t.Helper()
@@ -91,6 +92,14 @@ func TestVerifyInspectGolden(t *testing.T) {
 		{"gemini-busy", nil, false, true},
 		{"gemini-busy-pasted", []string{"queued while busy"}, false, true},
 		{"gemini-busy-queued", nil, false, true},
+		{"opencode-ready-after-turn", nil, false, false},
+		{"opencode-human", []string{"half typed by a human"}, false, false},
+		{"opencode-pasted-l40", []string{"[Pasted ~40 lines]"}, true, false},
+		{"opencode-busy", nil, false, true},
+		{"copilot-ready-after-turn", nil, false, false},
+		{"copilot-human", []string{"half typed by a human"}, false, false},
+		{"copilot-pasted-l40", []string{"[Paste #1 - 40 lines]"}, true, false},
+		{"copilot-busy", nil, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.screen, func(t *testing.T) {
@@ -331,4 +340,11 @@ func TestVerifyDecideAfter(t *testing.T) {
 		assert.True(t, d.Verified)
 		assert.Equal(t, "shell prompt empty after Enter", d.Evidence)
 	})
+}
+
+func TestVerifyAsideKeepsIndentedInput(t *testing.T) {
+	p := DefaultProfiles().Lookup("opencode")
+	assert.Equal(t, "  typed", p.cutAside("  typed            Context"), "the sidebar beside the box is cut")
+	assert.Equal(t, "            indented input", p.cutAside("            indented input"), "indentation is input")
+	assert.Equal(t, "a", p.cutAside("a"))
 }

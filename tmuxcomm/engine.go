@@ -23,6 +23,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
 )
 
 // Sentinel errors, mapped to exit codes by the command line.
@@ -109,6 +110,9 @@ type Engine struct {
 	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
 	// an inbox or a hook of that pane, or a deliverer run by the library's user.
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// Door finds an agent's own door into a pane's session and writes through it (route.go);
+	// the zero value reads the real process table and the agent's files.
+	Door door.Finder
 
 	Now  func() time.Time
 	Rand io.Reader

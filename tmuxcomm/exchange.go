@@ -157,6 +157,9 @@ type Exchange struct {
 	Form       string `json:"form,omitempty"` // paste, pointer or comment
 	// Profile is the agent profile the delivery used (claude, codex, shell, reader, generic...).
 	Profile string `json:"profile,omitempty"`
+	// Via is the request's route into the worker (route.go): "socket" (the agent's messaging
+	// socket) or "typed" (pasted and submitted); "hook" or "inbox" when handed over unasked.
+	Via string `json:"via,omitempty"`
 	// Verified: the screen showed the submission; Evidence says what was seen, or why delivery
 	// was refused or failed.
 	Verified     bool            `json:"verified,omitempty"`
@@ -290,6 +293,12 @@ func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 			}
 			if p := ev.Detail["profile"]; p != "" {
 				x.Profile = p
+			}
+			switch {
+			case ev.Detail["via"] != "":
+				x.Via = ev.Detail["via"]
+			case ev.State == StatePasted || ev.State == StateSubmitted:
+				x.Via = ViaTyped
 			}
 			x.Verified = ev.Detail["verified"] == "true"
 			switch ev.State {

@@ -46,6 +46,10 @@ type PaneInfo struct {
 	paneops.Pane
 	Programs []string `json:"programs"`
 	Self     bool     `json:"self,omitempty"`
+	// Route is how a delivery into the pane goes now ("socket" or "typed", route.go), and
+	// AgentStatus the agent's own word on its state ("idle" or "busy") where its session says it.
+	Route       string `json:"route,omitempty"`
+	AgentStatus string `json:"agent_status,omitempty"`
 }
 
 // Panes lists the panes in scope with what runs in each.
@@ -57,6 +61,10 @@ func (e *Engine) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 	out := make([]PaneInfo, len(panes))
 	for i, p := range panes {
 		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != ""}
+		if !p.Dead {
+			r := e.routeIn(p, e.Profiles.Detect(p, t, nil, paneops.Exclude{}), t)
+			out[i].Route, out[i].AgentStatus = r.Route, r.Status
+		}
 	}
 	return out, nil
 }

@@ -43,6 +43,9 @@ func (r *NotifyResult) Say() string {
 		return "queued: " + orch + " is not ready (" + messages.SanitizeField(r.Reason) +
 			"); the RESPONSE line is delivered at its next idle moment or turn boundary"
 	}
+	if r.Via == ViaSocket {
+		return "the RESPONSE line was written to the messaging socket of " + orch + " (via socket)"
+	}
 	return "the RESPONSE line was pasted into " + orch
 }
 

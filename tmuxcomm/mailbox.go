@@ -22,6 +22,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
 )
 
 // Posted says what became of a message handed to the mailbox.
@@ -32,6 +33,8 @@ type Posted struct {
 	Reason string
 	// Outcome is how it ended when it ended now: delivered, superseded or undeliverable.
 	Outcome string
+	// Via is the route of a delivery made now: ViaSocket or ViaTyped (route.go).
+	Via string
 }
 
 // postLockWait bounds how long a sender waits for another process's delivery to the same pane
@@ -216,6 +219,13 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if err != nil {
 		return fail(err)
 	}
+	if route := e.Route(ctx, pane, det); route.UsesSocket() {
+		if p, handled, err := e.deliverByDoor(ctx, root, ob, group, pane, det, route, content, form, strict); handled {
+			return p, err
+		}
+	} else if strict && route.Status == door.StatusBusy {
+		return p, fmt.Errorf("%w: the agent's session says it is busy", errNotReady)
+	}
 	d := e.delivery(pane, content, det, root, srv)
 	d.Strict, d.Mark = strict, m.ID
 	if strict {
@@ -295,7 +305,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	for _, g := range group {
 		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
 	}
-	p.Outcome = messages.MailDelivered
+	p.Outcome, p.Via = messages.MailDelivered, ViaTyped
 	if endErr != nil {
 		// inflight.json stays: with the pane's marks it lets the next delivery record the outcome
 		// without typing the message again.
@@ -347,6 +357,10 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	}
 	if len(group) == 0 {
 		ob.clearInflight()
+		return
+	}
+	if f.Route == ViaSocket {
+		e.recoverDoorInflight(root, ob, f, group)
 		return
 	}
 	pasted, entered, err := e.Tmux.Marks(ctx, ob.pane)

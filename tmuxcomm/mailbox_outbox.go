@@ -231,6 +231,8 @@ type inflight struct {
 	IDs  []string  `json:"ids"`
 	PID  int       `json:"pid"`
 	At   time.Time `json:"at"`
+	// Route is "socket" for a write through the agent's door (route.go), "" for typing.
+	Route string `json:"route,omitempty"`
 }
 
 // setInflight records a delivery about to start; clearInflight removes the record. Like the

@@ -30,6 +30,8 @@ type NotifyResult struct {
 	// Signal is how the orchestrator learns of the response: SignalPasted, SignalAwait or
 	// SignalQueued (Reason says what the line waits for); Say words it.
 	Signal Signal `json:"signal"`
+	// Via is the RESPONSE line's route when it was delivered now: "socket" or "typed".
+	Via    string `json:"via,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Line   string `json:"line"`
 	// Warnings are problems found on the way that did not stop the notify: above all an integrity
@@ -131,6 +133,9 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		return res, err
 	}
 	res.Signal, res.Reason = signalOf(posted), posted.Reason
+	if res.Signal == SignalPasted {
+		res.Via = posted.Via
+	}
 	return res, nil
 }
 

@@ -2,7 +2,8 @@
 
 package cli
 
-// Delivery into the real agent TUIs: Claude Code, Codex CLI and Gemini CLI, installed
+// Delivery into the real agent TUIs: Claude Code, Codex CLI, Gemini CLI, OpenCode and GitHub
+// Copilot CLI, installed
 // from npm by testdata/agents/install.sh into a cache folder, each talking only to
 // testdata/agents/mockmodel.py on 127.0.0.1. The model's prompt log is the ground truth: a message
 // was submitted once, whole and in order when the log holds exactly its text, once, in send order.
@@ -41,6 +42,9 @@ var agentsDir = filepath.Join("..", "..", "testdata", "agents")
 
 // agentSends is how many messages each TUI gets in a row.
 const agentSends = 50
+
+// agentStartBound bounds an agent's start, until its input box shows empty and idle.
+const agentStartBound = 5 * time.Minute
 
 // agentBound bounds one agent's whole run.
 const agentBound = 10 * time.Minute
@@ -123,7 +127,8 @@ func startModel(t *testing.T, dir string) mockModel {
 		_ = cmd.Wait()
 		stderr.Close()
 	})
-	waitFor(t, 10*time.Second, func() bool {
+	// A minute: Python's start takes seconds on a loaded machine.
+	waitFor(t, time.Minute, func() bool {
 		data, err := os.ReadFile(portFile)
 		m.port = strings.TrimSpace(string(data))
 		return err == nil && m.port != ""
@@ -153,8 +158,8 @@ func (m mockModel) prompts(t *testing.T, agent string) []prompt {
 	return out
 }
 
-// agentPane starts one TUI in a new window of the world and waits, at most two minutes, until its
-// input box is on screen, empty and idle. A TUI that never gets there fails the test with its
+// agentPane starts one TUI in a new window of the world and waits, at most agentStartBound, until
+// its input box is on screen, empty and idle. A TUI that never gets there fails the test with its
 // last screen and its start-up errors.
 func (w *world) agentPane(agent, installed string, m mockModel) string {
 	w.t.Helper()
@@ -170,7 +175,9 @@ func (w *world) agentPane(agent, installed string, m mockModel) string {
 	w.t.Cleanup(func() { killPaneTree(w, pane) })
 	prof := paneops.DefaultProfiles().Lookup(agent)
 	client := &paneops.Client{Server: paneops.Server{Socket: w.sock}}
-	deadline := time.Now().Add(2 * time.Minute)
+	// OpenCode's start is CPU-bound (about 5 s on an idle machine, 164 s measured at a load
+	// average of 28 on 2 cores): the bound is generous, the poll ends as soon as the box shows.
+	deadline := time.Now().Add(agentStartBound)
 	var last string
 	for {
 		if dead, _ := w.paneDead(pane); dead {
@@ -187,7 +194,7 @@ func (w *world) agentPane(agent, installed string, m mockModel) string {
 		last = w.capture(pane)
 		if time.Now().After(deadline) {
 			stderr, _ := os.ReadFile(errFile)
-			w.t.Fatalf("%s cannot run here: no empty input box after 2 minutes; errors: %s; last screen:\n%s", agent, stderr, last)
+			w.t.Fatalf("%s cannot run here: no empty input box after %s; errors: %s; last screen:\n%s", agent, agentStartBound, stderr, last)
 		}
 		time.Sleep(100 * time.Millisecond) // the polling interval
 	}
@@ -285,7 +292,10 @@ var (
 
 func TestAgents(t *testing.T) {
 	installed := installAgents(t)
-	for _, agent := range []string{"claude", "codex", "gemini"} {
+	// OpenCode is not in this run yet: it runs against the scripted model and takes a first
+	// message, but on a pane as wide as these its sidebar shares the box's rows and its profile
+	// does not find the box again after the first turn (see docs/delivery.md).
+	for _, agent := range []string{"claude", "codex", "gemini", "copilot"} {
 		t.Run(agent, func(t *testing.T) { runAgent(t, agent, installed) })
 	}
 	report(t)
@@ -300,6 +310,10 @@ func runAgent(t *testing.T, agent, installed string) {
 	orch := w.bashPane("")
 	pane := w.agentPane(agent, installed, m)
 	prof := paneops.DefaultProfiles().Lookup(agent)
+	if agent == "claude" {
+		// This run measures typing; TestAgentsClaudeSocket covers Claude Code's own door.
+		closeDoor(t, w, installed, pane)
+	}
 
 	res := agentResult{agent: agent}
 	var sums []string
@@ -331,7 +345,14 @@ func runAgent(t *testing.T, agent, installed string) {
 			return !d.submitted.IsZero()
 		}, "%s send %d (%s) to be submitted; %s", agent, i, x.ID, &seen)
 		assert.Equal(t, agent, d.profile, "send %d detected the agent", i)
-		assert.Equal(t, "paste", d.form, "send %d: %d KB are pasted whole", i, len(agentBody(agent, i))>>10)
+		// Copilot CLI keeps a paste of 32 KB or more as a file in its workspace and gives its
+		// model a reference (measured on 1.0.102; 16 KB still came inline): its profile bounds
+		// pastes at 16 KB, so the 100 KB messages go as pointer lines.
+		wantForm := "paste"
+		if prof.PasteLimit > 0 && len(agentBody(agent, i)) > prof.PasteLimit {
+			wantForm = "pointer"
+		}
+		assert.Equal(t, wantForm, d.form, "send %d: %d KB", i, len(agentBody(agent, i))>>10)
 		assert.True(t, d.verified, "send %d: the screen showed the submission: %s", i, d.evidence)
 		if d.enters > 1 {
 			res.retried++

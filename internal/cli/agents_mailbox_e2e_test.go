@@ -107,6 +107,8 @@ func TestAgentsClaudeMailbox(t *testing.T) {
 	require.NoError(t, os.MkdirAll(work, 0o700))
 	requireCode(t, 0, w.run(call{}, "install-skill", "--dir", work, "--for", "claude"))
 	orch := w.agentPane("claude", installed, m)
+	// These cases are about typing and hooks; TestAgentsClaudeSocket covers the messaging socket.
+	closeDoor(t, w, installed, orch)
 	worker := w.catPane()
 	prof := paneops.DefaultProfiles().Lookup("claude")
 	client := &paneops.Client{Server: paneops.Server{Socket: w.sock}}

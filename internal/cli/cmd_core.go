@@ -46,6 +46,10 @@ func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
 		if p.Dead {
 			progs = "(dead) " + progs
 		}
+		if p.Route == tmuxcomm.ViaSocket || p.AgentStatus != "" {
+			// The agent's door and its own word on its state (route.go).
+			progs += "  [" + strings.Join(nonEmpty(p.Route, p.AgentStatus), ", ") + "]"
+		}
 		if p.Self {
 			progs += "  (you)"
 		}
@@ -116,6 +120,9 @@ func stateText(x *tmuxcomm.Exchange, width int) string {
 		}
 	}
 	if x.State == tmuxcomm.StateSubmitted {
+		if x.Via == tmuxcomm.ViaSocket {
+			return x.State + " via socket (" + ev + ")"
+		}
 		if x.Verified {
 			return x.State + " (verified: " + ev + ")"
 		}
@@ -171,6 +178,13 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 		if x.Profile != "" {
 			how += " to a " + x.Profile + " pane"
 		}
+		switch x.Via {
+		case "":
+		case tmuxcomm.ViaTyped:
+			how += ", typed"
+		default:
+			how += ", via " + x.Via
+		}
 		fmt.Fprintf(w, "delivered as:  %s\n", how)
 	}
 	switch x.Integrity {
@@ -190,7 +204,7 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	}
 	for _, ev := range x.Events {
 		var kv []string
-		for _, k := range []string{"pane", "profile", "form", "bytes", "before", "waited", "shown_after", "enter_delay", "enters", "verified", "evidence", "buffer", "error", "signal"} {
+		for _, k := range []string{"pane", "profile", "form", "bytes", "before", "waited", "shown_after", "enter_delay", "enters", "verified", "via", "agent_status", "evidence", "buffer", "error", "signal"} {
 			if v, ok := ev.Detail[k]; ok && v != "" {
 				kv = append(kv, k+"="+v)
 			}
@@ -215,4 +229,15 @@ func ensureNL(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// nonEmpty is the strings that are not "".
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

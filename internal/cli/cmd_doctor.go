@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
@@ -120,6 +121,8 @@ type paneReport struct {
 	Form      string                `json:"small_request_form"`
 	Probes    []paneops.ProbeResult `json:"probes,omitempty"`
 	Suggested string                `json:"suggested_enter_delay,omitempty"`
+	// Route is the route a delivery into the pane takes now and why (socket or typed).
+	Route door.Finding `json:"route"`
 }
 
 // doctor gathers the report. It changes nothing, except that --probe pastes and erases a marker.
@@ -193,6 +196,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	}
 	pr := &paneReport{ID: p.ID, Target: p.Target(), Command: p.Command, TTY: p.TTY, Detection: det, Profile: det.Profile}
 	r.Pane = pr
+	pr.Route = e.Route(ctx, p, det)
 	prof := det.Profile
 	for _, size := range []int{1 << 10, 100 << 10, 1 << 20} {
 		pr.Delay = append(pr.Delay, sizedDelay{sizeName(size), max(prof.EnterDelay.For(size), e.EnterDelay).String()})
@@ -337,6 +341,11 @@ func printDoctor(w io.Writer, r *doctorReport) {
 			fmt.Fprintf(w, "terminal:     %s mode\n", d.TTYMode)
 		}
 		fmt.Fprintf(w, "input box:    %s\n", messages.SanitizeField(p.InputNote))
+		route := p.Route.Route + ": " + p.Route.Why
+		if p.Route.Status != "" {
+			route += "; the agent's session says " + p.Route.Status
+		}
+		fmt.Fprintf(w, "route:        %s\n", messages.SanitizeField(route))
 		var delays []string
 		for _, d := range p.Delay {
 			delays = append(delays, d.Size+": "+d.Delay)

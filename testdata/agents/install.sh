@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install.sh DIR: installs the three agent TUIs (pinned versions) into DIR/node_modules.
+# install.sh DIR: installs the five agent TUIs (pinned versions) into DIR/node_modules.
 # Idempotent: when DIR already holds exactly these versions it returns at once without
 # touching the network, so tests may call it before every run.
 set -euo pipefail
@@ -10,11 +10,14 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 fi
 dir=$1
 
-# Pinned: the versions measured in MEASUREMENTS.md. Change all three notes there when bumping.
+# Pinned: the versions measured in MEASUREMENTS.md. Change the notes there when bumping.
+# Claude Code 2.1.331 is the first measured with its messaging socket (the door wcomm delivers through).
 pkgs=(
-	"@anthropic-ai/claude-code@2.1.330"
+	"@anthropic-ai/claude-code@2.1.331"
 	"@openai/codex@0.169.0"
 	"@google/gemini-cli@0.61.0"
+	"opencode-ai@1.18.33"
+	"@github/copilot@1.0.102"
 )
 
 installed_version() {
@@ -34,7 +37,8 @@ for p in "${pkgs[@]}"; do
 done
 # The platform binaries come as optional dependencies; a half-finished earlier install
 # can leave the wrapper without them, so check that the launchers really exist too.
-for f in node_modules/@anthropic-ai/claude-code/bin/claude.exe node_modules/.bin/codex node_modules/.bin/gemini; do
+for f in node_modules/@anthropic-ai/claude-code/bin/claude.exe node_modules/.bin/codex node_modules/.bin/gemini \
+	node_modules/.bin/opencode node_modules/.bin/copilot; do
 	[ -e "$dir/$f" ] || missing=("${pkgs[@]}")
 done
 
@@ -53,6 +57,6 @@ chmod 0700 "$dir"
 # A package.json keeps npm from walking up to an unrelated project's one.
 [ -f "$dir/package.json" ] || printf '{"name":"agent-tuis","private":true}\n' >"$dir/package.json"
 echo "install.sh: installing ${missing[*]} into $dir" >&2
-# Always name all three: npm install with a subset prunes nothing, but keeps the lock
+# Always name them all: npm install with a subset prunes nothing, but keeps the lock
 # file consistent with the pins.
 timeout 900 npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${pkgs[@]}" >&2

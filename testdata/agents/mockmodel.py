@@ -6,6 +6,9 @@ Python 3 standard library only. It speaks, with streaming SSE:
   - OpenAI Responses        POST /v1/responses                              (Codex CLI)
   - Gemini                  POST /v1beta/models/M:generateContent           (Gemini CLI router, checks)
                             POST /v1beta/models/M:streamGenerateContent?alt=sse
+  - OpenAI Chat Completions POST /AGENT/v1/chat/completions                 (OpenCode, Copilot CLI)
+    The first path segment names the agent ("opencode", "copilot"): each is given a base URL
+    of its own, so one server tells them apart.
 
 Behaviour, the same for all three:
   - Every user prompt the agent submits is appended to --log as one JSON line
@@ -43,6 +46,9 @@ MAX_SLEEP = 300.0
 # The wrapper is framed as "\n\n<pasted_content id=X>\nTEXT\n</pasted_content id=X>\n"; the
 # framing newlines are Claude Code's, not the sender's, so they go with the wrapper.
 PASTED_RE = re.compile(r"(?:\n\n)?<pasted_content\b[^>]*>\n?(.*?)\n?</pasted_content\b[^>]*>\n?", re.S)
+# A message written to Claude Code's messaging socket reaches the model framed as coming from
+# another Claude session: the sender's text between this opening line and a closing paragraph.
+PEER_RE = re.compile(r"^Another Claude session sent a message:\n(.*?)\n\nThis came from another Claude session\b.*\Z", re.S)
 SYSTEM_REMINDER_RE = re.compile(r"^\s*<system-reminder>.*</system-reminder>\s*$", re.S)
 
 _ids = itertools.count(1)
@@ -77,8 +83,11 @@ class Recorder:
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
             f.flush()
 
-    def prompt(self, agent, text):
-        self._write(self.prompts, {"agent": agent, "prompt": text, "t": round(time.time(), 6)})
+    def prompt(self, agent, text, via=None):
+        obj = {"agent": agent, "prompt": text, "t": round(time.time(), 6)}
+        if via:
+            obj["via"] = via
+        self._write(self.prompts, obj)
 
     def request(self, obj):
         self._write(self.requests, obj)
@@ -151,7 +160,11 @@ def claude_reply(body):
     prompt, tool_result = claude_user_text(user.get("content"))
     if tool_result or not main or prompt is None:
         return [{"type": "text", "text": "ok"}], "end_turn"
-    RECORDER.prompt("claude", prompt)
+    via = None
+    peer = PEER_RE.match(prompt)
+    if peer:
+        prompt, via = peer.group(1), "socket"
+    RECORDER.prompt("claude", prompt, via)
     pause(prompt)
     cmd = run_command(prompt)
     if cmd:
@@ -339,6 +352,83 @@ def gemini_response(parts):
             "modelVersion": "mock-model", "responseId": next_id("resp")}
 
 
+# ---------------------------------------------------------------- OpenAI Chat Completions
+
+
+CHAT_CONTEXT_RE = re.compile(r"\A(?:<(current_datetime|reminder|environment_context)>.*?</\1>\s*)+", re.S)
+
+
+def chat_text(content):
+    """The text of a chat message's content: a string, or the text parts of a list."""
+    if isinstance(content, str):
+        return content
+    texts = [c.get("text", "") for c in content or [] if isinstance(c, dict) and c.get("type") == "text"]
+    return texts[-1] if texts else None
+
+
+def chat_shell_tool(body):
+    """The name of the request's shell tool ("bash", "shell", ...), or None."""
+    names = []
+    for t in body.get("tools") or []:
+        fn = t.get("function") if isinstance(t, dict) else None
+        if isinstance(fn, dict) and fn.get("name"):
+            names.append(fn["name"])
+    for want in ("bash", "shell", "run_shell_command", "powershell"):
+        if want in names:
+            return want
+    return None
+
+
+def chat_reply(agent, body):
+    """Returns (text, tool_call or None). Only a request with tools whose last message is the
+    user's is a prompt: title and summary requests carry no tools, tool results end in a
+    "tool" message."""
+    msgs = body.get("messages") or []
+    last = msgs[-1] if msgs else {}
+    if not body.get("tools") or not isinstance(last, dict) or last.get("role") != "user":
+        return "ok", None
+    prompt = chat_text(last.get("content"))
+    if prompt is None:
+        return "ok", None
+    # Copilot CLI puts context of its own before the typed text: "<current_datetime>...</...>\n\n".
+    prompt = CHAT_CONTEXT_RE.sub("", prompt)
+    RECORDER.prompt(agent, prompt)
+    pause(prompt)
+    cmd = run_command(prompt)
+    tool = chat_shell_tool(body)
+    if cmd and tool:
+        return "", {"id": next_id("call"), "type": "function",
+                    "function": {"name": tool, "arguments": json.dumps({"command": cmd, "description": "Run the requested command"})}}
+    return "ok", None
+
+
+def chat_chunks(body, text, call):
+    """The SSE chunks of a streamed chat completion."""
+    cid, model, now = next_id("chatcmpl"), body.get("model") or "mock-model", int(time.time())
+    def chunk(delta, finish=None):
+        return {"id": cid, "object": "chat.completion.chunk", "created": now, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    yield chunk({"role": "assistant", "content": ""})
+    if call:
+        yield chunk({"tool_calls": [dict(call, index=0)]})
+        yield chunk({}, "tool_calls")
+    else:
+        yield chunk({"content": text})
+        yield chunk({}, "stop")
+    usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+    yield {"id": cid, "object": "chat.completion.chunk", "created": now, "model": model, "choices": [], "usage": usage}
+
+
+def chat_json(body, text, call):
+    msg = {"role": "assistant", "content": text or None}
+    if call:
+        msg["tool_calls"] = [call]
+    return {"id": next_id("chatcmpl"), "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model") or "mock-model",
+            "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if call else "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
+
+
 # ---------------------------------------------------------------- HTTP
 
 
@@ -405,7 +495,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         RECORDER.request({"t": round(time.time(), 6), "method": "GET", "path": self.path})
         eprint("GET", self.path)
         if path.rstrip("/").endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [], "models": []})
+            self._send_json(200, {"object": "list", "models": [],
+                                  "data": [{"id": "mock-model", "object": "model", "created": 0, "owned_by": "mock"}]})
             return
         self._send_json(200 if path in ("/", "/health", "/healthz") else 404,
                         {"ok": True} if path in ("/", "/health", "/healthz") else
@@ -446,6 +537,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self._end_sse()
                 else:
                     self._send_json(200, claude_json(body, blocks, stop))
+            elif path.endswith("/chat/completions"):
+                agent = path.strip("/").split("/")[0] or "chat"
+                text, call = chat_reply(agent, body)
+                if body.get("stream"):
+                    self._start_sse()
+                    for data in chat_chunks(body, text, call):
+                        self._chunk("data: %s\n\n" % json.dumps(data))
+                    self._chunk("data: [DONE]\n\n")
+                    self._end_sse()
+                else:
+                    self._send_json(200, chat_json(body, text, call))
             elif path.endswith("/responses"):
                 output = codex_reply(body)
                 if body.get("stream", False):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # start-agent.sh AGENT DIR WORKDIR PORT
-#   AGENT   claude | codex | gemini
+#   AGENT   claude | codex | gemini | opencode | copilot
 #   DIR     the folder install.sh installed into (holds node_modules/)
 #   WORKDIR the folder the agent works in (made if missing)
 #   PORT    the port of mockmodel.py on 127.0.0.1
@@ -23,7 +23,7 @@ die() {
 	exit 2
 }
 
-[ $# -eq 4 ] || die "usage: start-agent.sh claude|codex|gemini DIR WORKDIR PORT"
+[ $# -eq 4 ] || die "usage: start-agent.sh claude|codex|gemini|opencode|copilot DIR WORKDIR PORT"
 agent=$1
 dir=$(cd "$2" 2>/dev/null && pwd -P) || die "install folder $2 not found; run install.sh $2 first"
 mkdir -p "$3"
@@ -178,7 +178,43 @@ EOF
 	)
 	exec env -i "${envs[@]}" "$bin" --yolo
 	;;
+opencode)
+	bin=$nm/.bin/opencode
+	[ -x "$bin" ] || die "opencode not installed under $dir; run install.sh $dir"
+	# A custom OpenAI-compatible provider (the AI SDK package ships inside OpenCode) on the
+	# scripted model; the path's first segment tells the model which agent asks.
+	write "$home/.config/opencode/opencode.json" <<EOF
+{"\$schema": "https://opencode.ai/config.json",
+ "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
+   "options": {"baseURL": "$base/opencode/v1", "apiKey": "$fake_key"},
+   "models": {"mock-model": {"name": "Mock model"}}}},
+ "model": "mock/mock-model", "small_model": "mock/mock-model",
+ "autoupdate": false, "share": "disabled",
+ "permission": {"bash": "allow", "edit": "allow", "webfetch": "deny"}}
+EOF
+	envs+=(
+		"OPENCODE_DISABLE_MODELS_FETCH=true"
+		"OPENCODE_DISABLE_AUTOUPDATE=true"
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=true"
+	)
+	exec env -i "${envs[@]}" "$bin"
+	;;
+copilot)
+	bin=$nm/.bin/copilot
+	[ -x "$bin" ] || die "copilot not installed under $dir; run install.sh $dir"
+	# Bring-your-own-model: a custom provider needs no GitHub sign-in, and offline mode turns
+	# every other network call off (documented in 'copilot help environment').
+	envs+=(
+		"COPILOT_OFFLINE=true"
+		"COPILOT_PROVIDER_BASE_URL=$base/copilot/v1"
+		"COPILOT_PROVIDER_API_KEY=$fake_key"
+		"COPILOT_MODEL=mock-model"
+		"COPILOT_ALLOW_ALL=true"
+		"COPILOT_AUTO_UPDATE=false"
+	)
+	exec env -i "${envs[@]}" "$bin" --disable-client-telemetry
+	;;
 *)
-	die "unknown agent $agent; want claude, codex or gemini"
+	die "unknown agent $agent; want claude, codex, gemini, opencode or copilot"
 	;;
 esac

@@ -1,0 +1,161 @@
+package tmuxcomm
+
+// Delivery routes. A message goes through the agent's own door where the pane's session has one
+// (Claude Code's messaging socket: package paneops/door), else it is typed into the pane as
+// before. The route is chosen at each delivery, so a session that gains or loses its socket is
+// met where it stands; it is recorded with the delivery ("via": "socket" or "typed"). What the
+// door says of the agent's state (idle or busy) also holds a typed delivery back while the agent
+// is mid-turn.
+//
+// Exactly once: a write through the door that did not complete cannot have reached the agent (a
+// partial line is no message), so the message stays queued and the next look picks a route
+// again; a complete write is a delivery and is never repeated, not even by recovery after a crash.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
+)
+
+// Routes, as the delivery log and show name them.
+const (
+	ViaSocket = door.RouteSocket
+	ViaTyped  = door.RouteTyped
+)
+
+// maxDoorCandidates bounds how many processes of a pane are looked at for a session file: an
+// agent's session is its own process, near the top of the pane's tree.
+const maxDoorCandidates = 64
+
+// Route says how a delivery into pane p under profile det goes now, and why.
+func (e *Engine) Route(ctx context.Context, p paneops.Pane, det paneops.Detection) door.Finding {
+	if det.Profile == nil || det.Profile.Door == "" {
+		return e.routeIn(p, det, nil)
+	}
+	var t *paneops.ProcTable
+	var err error
+	if e.PaneProcs != nil && p.PID > 0 {
+		t, err = e.PaneProcs(p.PID, e.SelfPID)
+	} else if e.Procs != nil {
+		t, err = e.Procs()
+	}
+	if err != nil {
+		t = nil
+	}
+	return e.routeIn(p, det, t)
+}
+
+// routeIn is Route with the process table at hand (nil: only the detected process is looked at).
+func (e *Engine) routeIn(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) door.Finding {
+	if det.Profile == nil || det.Profile.Door == "" {
+		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
+	}
+	return e.Door.Find(string(p.ID), doorCandidates(p, det, t))
+}
+
+func orGeneric(name string) string {
+	if name == "" {
+		return "generic"
+	}
+	return name
+}
+
+// doorCandidates are the processes of the pane that may own a session file: the process the
+// profile was detected by first, then the pane's whole tree, shallowest first.
+func doorCandidates(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) []int {
+	var pids []int
+	seen := map[int]bool{}
+	add := func(pid int) {
+		if pid > 0 && !seen[pid] && len(pids) < maxDoorCandidates {
+			seen[pid] = true
+			pids = append(pids, pid)
+		}
+	}
+	if det.Matched != nil {
+		add(det.Matched.PID)
+	}
+	if t != nil && p.PID > 0 {
+		add(p.PID)
+		for _, c := range t.Descendants(p.PID) {
+			add(c.PID)
+		}
+	}
+	return pids
+}
+
+// deliverByDoor writes a group of mail through the pane's door, under the outbox's drain lock.
+// handled is false when nothing was written and the caller may type it now (a fail-fast delivery:
+// nothing waits for it); a strict delivery whose write did not complete leaves the mail queued.
+func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
+	det paneops.Detection, route door.Finding, content, form string, strict bool) (p *Posted, handled bool, err error) {
+	m := group[0]
+	p = &Posted{Mail: m}
+	ids := make([]string, len(group))
+	for i, g := range group {
+		ids[i] = g.ID
+	}
+	if f, err := ob.readInflight(); err == nil && f != nil {
+		return p, true, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is sent until it is", errNotReady, f.Mark, pane.ID)
+	}
+	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC(), Route: ViaSocket}); err != nil {
+		return p, false, err
+	}
+	if werr := e.Door.Write(ctx, route, content); werr != nil {
+		ob.clearInflight()
+		if !strict {
+			return p, false, nil
+		}
+		return p, true, fmt.Errorf("%w: %v; it waits for the next look", errNotReady, werr)
+	}
+	at := e.Now()
+	size, sum := messages.BodySum([]byte(content))
+	evidence := fmt.Sprintf("written to the messaging socket of Claude Code session %d", route.PID)
+	if route.Status != "" {
+		evidence += " (the session was " + route.Status + ")"
+	}
+	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form, "via": ViaSocket,
+		"bytes": strconv.Itoa(size), "sha256": sum, "mail": m.ID, "profile": det.Name, "detected": det.Reason,
+		"evidence": evidence}
+	if route.Status != "" {
+		detail["agent_status"] = route.Status
+	}
+	if len(group) > 1 {
+		detail["coalesced"] = strconv.Itoa(len(group))
+	}
+	recErr := e.recordMail(root, group, evSubmitted, detail, at)
+	var endErr error
+	for _, g := range group {
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, ViaSocket, evidence, ids))
+	}
+	p.Outcome, p.Via = messages.MailDelivered, ViaSocket
+	if endErr != nil {
+		// inflight.json stays: recovery then records the outcome without writing it again.
+		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w: %w", pane.ID, ErrNotRecorded, endErr)
+	}
+	ob.clearInflight()
+	if recErr != nil {
+		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w", pane.ID, recErr)
+	}
+	return p, true, nil
+}
+
+// recoverDoorInflight ends a delivery through the door that a process left unrecorded: whether
+// its write completed is unknown, and writing again could deliver it twice, so it ends
+// undeliverable with that said ('wcomm resend' sends a request anew).
+func (e *Engine) recoverDoorInflight(root string, ob *outbox, f *inflight, group []messages.Mail) {
+	why := "a delivery through the messaging socket was under way when its process stopped; it may have reached the agent, so it is not written again"
+	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "via": ViaSocket, "error": why}, e.Now())
+	var endErr error
+	for _, g := range group {
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, ViaSocket, why, f.IDs))
+	}
+	if endErr == nil {
+		ob.clearInflight()
+	}
+}

@@ -1,0 +1,244 @@
+package tmuxcomm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
+)
+
+// doorSession is a fake Claude Code session for pane %2 of the fake server (pane pid 1001): a
+// session file, a key file and a socket that records every message written to it. Logic only:
+// the real Claude Code is tested end to end (make e2e-agents).
+type doorSession struct {
+	home, sock string
+	pid        int
+	start      atomic.Uint64
+	ln         net.Listener
+	mu         sync.Mutex
+	msgs       []string
+}
+
+func newDoorSession(t *testing.T, pane, status string) *doorSession {
+	t.Helper()
+	base, err := os.MkdirTemp("", "route")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	s := &doorSession{home: filepath.Join(base, "h"), sock: filepath.Join(base, "s.sock"), pid: 4242}
+	s.start.Store(777)
+	dir := filepath.Join(s.home, ".claude", "sessions")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	s.ln, err = net.Listen("unix", s.sock)
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(s.sock, 0o600))
+	t.Cleanup(func() { s.ln.Close() })
+	go func() {
+		for {
+			c, err := s.ln.Accept()
+			if err != nil {
+				return
+			}
+			sc := bufio.NewScanner(c)
+			sc.Buffer(nil, 1<<20)
+			var lines []string
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+			}
+			c.Close()
+			if len(lines) == 2 {
+				var u struct {
+					Message struct{ Content string } `json:"message"`
+				}
+				if json.Unmarshal([]byte(lines[1]), &u) == nil {
+					s.mu.Lock()
+					s.msgs = append(s.msgs, u.Message.Content)
+					s.mu.Unlock()
+				}
+			}
+		}
+	}()
+	file := fmt.Sprintf(`{"pid":%d,"version":"2.1.331","peerProtocol":1,"kind":"interactive","tmux":"s:@1.%s","messagingSocketPath":%q,"status":%q,"procStart":"777"}`,
+		s.pid, pane, s.sock, status)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "4242.json"), []byte(file), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "4242.k.key"), []byte(`{"peerToken":"00112233445566778899aabbccddeeff","procStart":"777"}`), 0o600))
+	return s
+}
+
+// received is what the socket received, after a moment for the last connection to be read.
+func (s *doorSession) received(t *testing.T, want int) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		got := append([]string(nil), s.msgs...)
+		s.mu.Unlock()
+		if len(got) >= want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval
+	}
+}
+
+// doorEngine is an engine whose pane panePID runs the fake session's process.
+func doorEngine(t *testing.T, f *fakeTmux, self string, s *doorSession, panePID int) *Engine {
+	e := newEngine(t, f, self)
+	table := paneops.NewProcTable([]paneops.Process{
+		{PID: panePID, PPID: 1, Comm: "bash"},
+		{PID: s.pid, PPID: panePID, Comm: "claude.exe"},
+	})
+	e.Procs = func() (*paneops.ProcTable, error) { return table, nil }
+	e.Door = door.Finder{
+		Environ: func(pid int) ([]string, error) {
+			if pid == s.pid {
+				return []string{"HOME=" + s.home}, nil
+			}
+			return []string{"HOME=/nonexistent"}, nil
+		},
+		ProcStart: func(pid int) (uint64, error) { return s.start.Load(), nil },
+	}
+	return e
+}
+
+func TestSendGoesThroughTheDoor(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%2", "busy")
+	e := doorEngine(t, f, "%1", s, 1001)
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("the task, whole")})
+	require.NoError(t, err)
+	assert.Empty(t, f.delivered(), "nothing typed")
+	got := s.received(t, 1)
+	require.Len(t, got, 1, "written once")
+	assert.Contains(t, got[0], "the task, whole")
+	x = loadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, StateSubmitted, x.State)
+	assert.Equal(t, ViaSocket, x.Via)
+	assert.Equal(t, "claude", x.Profile)
+	assert.Contains(t, x.Evidence, "messaging socket of Claude Code session 4242 (the session was busy)")
+}
+
+func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%1", "idle")
+	e := doorEngine(t, f, "%1", s, 1000)
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	require.Len(t, f.delivered(), 1, "the worker has no door: typed")
+	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
+	require.NoError(t, err)
+	assert.Equal(t, "pasted", res.Signal)
+	assert.Equal(t, ViaSocket, res.Via)
+	assert.Len(t, f.delivered(), 1, "the RESPONSE line was not typed")
+	got := s.received(t, 1)
+	require.Len(t, got, 1)
+	assert.Equal(t, res.Line, got[0])
+}
+
+func TestDoorGoneIsTypedOnce(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%2", "idle")
+	e := doorEngine(t, f, "%1", s, 1001)
+	s.ln.Close() // a Unix listener unlinks its socket as it closes
+	_, err := os.Lstat(s.sock)
+	require.True(t, os.IsNotExist(err), "the socket is gone")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	assert.Len(t, f.delivered(), 1, "typed once")
+	x = loadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, ViaTyped, x.Via)
+	assert.Empty(t, s.received(t, 0))
+}
+
+// A session that ends between the look and the write: nothing reaches it, the message waits, and
+// the next look (the session gone) types it once.
+func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%2", "idle")
+	e := doorEngine(t, f, "%1", s, 1001)
+	var calls atomic.Int32
+	e.Door.ProcStart = func(pid int) (uint64, error) {
+		if calls.Add(1) == 1 {
+			return 777, nil // the look
+		}
+		return 778, nil // the write, and every later look: another process has the pid
+	}
+	var spawned []messages.PaneID
+	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error {
+		spawned = append(spawned, pane)
+		return nil
+	}
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	assert.Empty(t, f.delivered(), "nothing typed yet")
+	assert.Equal(t, []messages.PaneID{"%2"}, spawned)
+	assert.Equal(t, StateQueued, loadExchange(x.Dir, x.Seq, false).State)
+	drainPane(t, f, e, "%2")
+	assert.Len(t, f.delivered(), 1, "typed once")
+	assert.Empty(t, s.received(t, 0), "nothing reached the ended session")
+	x = loadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, StateSubmitted, x.State)
+	assert.Equal(t, ViaTyped, x.Via)
+}
+
+// Where typing is the route, the session's own "busy" holds the message back.
+func TestBusySessionWithoutSocketWaits(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%2", "busy")
+	e := doorEngine(t, f, "%1", s, 1001)
+	s.ln.Close() // a Unix listener unlinks its socket as it closes
+	_, err := os.Lstat(s.sock)
+	require.True(t, os.IsNotExist(err), "the socket is gone")
+	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	assert.Empty(t, f.delivered())
+	x = loadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, StateQueued, x.State)
+	assert.Contains(t, x.Evidence, "session says it is busy")
+}
+
+// A write through the door whose process stopped before recording it is not written again.
+func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%2", "idle")
+	e := doorEngine(t, f, "%1", s, 1001)
+	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
+	// Queue a message (no session matches and the pane is busy for now), then leave a door
+	// in-flight record for it, as a process killed mid-write does.
+	e.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
+	f.result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
+		return paneops.DeliveryResult{}, paneops.ErrBusy
+	}
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	root, err := e.root(false)
+	require.NoError(t, err)
+	srv, _ := f.ServerInfo(context.Background())
+	ob, err := openOutbox(root, srv.Key(), "%2", false)
+	require.NoError(t, err)
+	pend, _ := ob.pending()
+	require.Len(t, pend, 1)
+	require.NoError(t, ob.setInflight(inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: ViaSocket}))
+	e.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
+	f.result = nil
+	typedBefore := len(f.delivered())
+	drainPane(t, f, e, "%2")
+	assert.Len(t, f.delivered(), typedBefore, "not typed")
+	assert.Empty(t, s.received(t, 0), "not written again")
+	x = loadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, StatusUndelivered, x.Status)
+	assert.Contains(t, x.Evidence, "may have reached the agent")
+}
