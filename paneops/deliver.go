@@ -49,6 +49,10 @@ type Delivery struct {
 	// deliverer killed mid-way leaves the server's own record of how far it got (see Marks).
 	// Only [a-z0-9-], since it is spliced into a tmux command string.
 	Mark string
+	// AfterPaste, when set, is called once tmux confirmed the paste, before the Enter delay (not
+	// for a paste whose Enter goes in the same call): the caller makes sure someone presses the
+	// Enter should this process die in between.
+	AfterPaste func()
 	// Expect, with Strict, is the pane's process and its server's as the sender last knew them: the
 	// guarded paste then also refuses, in the same call, a pane whose process or server is not
 	// those (ErrPaneChanged). It is what lets a sender trust a record of an earlier lookup instead
@@ -216,12 +220,17 @@ func refusalOf(out, buffer string) (refused, inMode, changed, ok bool) {
 }
 
 // enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a), guarded like
-// the paste: tmux checks in the same call that the pane is still alive and takes input, so a pane
-// that died between paste and Enter is reported (enterRefused) instead of logged as submitted.
-// literal sends the carriage return as a literal key instead of the named key Enter. A mark is
-// recorded in the same command. pane and mark must be generated ids: the branch goes through
-// tmux's command parser.
-func enterArgs(pane messages.PaneID, literal bool, mark string) []string {
+// the paste: tmux checks in the same call, with nothing between the look and the key, that the
+// pane is still alive and takes input, so a pane that died between paste and Enter is reported
+// instead of logged as submitted. A pane in copy mode would swallow the Enter (measured on tmux
+// 3.3a), and the next paste would join the line: strict refuses it then, printing
+// enterRefused+"-mode" (a person is reading; the Enter waits for them), and otherwise the pane
+// is taken out of the mode first, in the same call, as the paste did. expect, with strict, also
+// refuses a pane whose "#{pane_pid}-#{pid}" is not that (Identity.guardValue). literal sends the
+// carriage return as a literal key instead of the named key Enter. A mark is recorded in the same
+// command, so it says only what tmux did. pane and mark must be generated ids: the branches go
+// through tmux's command parser.
+func enterArgs(pane messages.PaneID, literal bool, mark string, strict bool, expect string) []string {
 	p := string(pane)
 	enter := "send-keys -t " + p + " Enter"
 	if literal {
@@ -230,10 +239,26 @@ func enterArgs(pane messages.PaneID, literal bool, mark string) []string {
 	if mark != "" {
 		enter += " ; set-option -p -t " + p + " " + markEntered + " " + mark
 	}
-	return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, enter}
+	if !strict {
+		return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, "copy-mode -q -t " + p + " ; " + enter}
+	}
+	cond := strictGuardCondition
+	if expect != "" {
+		cond = "#{||:" + strictGuardCondition + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
+	}
+	// A dead pane, input off or another process is refused as such; only a pane in a mode and
+	// nothing else is the "-mode" refusal, that waits.
+	refuse := "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{pane_dead},#{pane_input_off}},," +
+		"#{?#{pane_in_mode},-mode,}}'"
+	if expect != "" {
+		refuse = "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{||:#{pane_dead},#{pane_input_off}},#{!=:#{pane_pid}-#{pid}," + expect + "}},," +
+			"#{?#{pane_in_mode},-mode,}}'"
+	}
+	return []string{"if-shell", "-F", "-t", p, cond, refuse, enter}
 }
 
-// enterRefused is what the guarded Enter prints when the pane can no longer take it.
+// enterRefused is what the guarded Enter prints when the pane can no longer take it; with
+// "-mode" after it, when it only waits for the pane to leave copy mode.
 const enterRefused = "wcomm-enter-refused"
 
 // The pane options that hold a delivery's Mark.
@@ -371,6 +396,9 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		return res, nil
 	}
 	res.EnterDelay = delay
+	if d.AfterPaste != nil && !together {
+		d.AfterPaste()
+	}
 	if together {
 		res.Enters, res.EnterAt = 1, res.PastedAt
 		dec := DecideAfter(p, Inspection{}, "", false, true, true, res.Enters)
@@ -531,14 +559,25 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 	if p.HasBox() && len(p.Verify.WindowsMS) > 0 {
 		windows = p.Verify.WindowsMS
 	}
+	expect := ""
+	if d.Strict {
+		expect = d.Expect.guardValue()
+	}
 	for i, w := range windows {
-		out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, i))...)
+		out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, i), d.Strict, expect)...)
 		if err != nil {
 			return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
 		}
-		if strings.TrimSpace(out) == enterRefused {
-			res.Evidence = "the pane died or its input went off between paste and Enter"
-			return fmt.Errorf("pasted into pane %s but not submitted: %w: it died or its input went off after the paste", d.Pane, ErrNotSubmitted)
+		switch strings.TrimSpace(out) {
+		case "":
+		case enterRefused + "-mode":
+			res.Evidence = "the pane went into copy mode between paste and Enter; the Enter waits until it leaves it"
+			return fmt.Errorf("pasted into pane %s, Enter not pressed: %w: %w: it is in copy mode (someone is reading it)", d.Pane, ErrEnterHeld, ErrBusy)
+		case enterRefused:
+			res.Evidence = "the pane died, its input went off or its process changed between paste and Enter"
+			return fmt.Errorf("pasted into pane %s but not submitted: %w: it died, its input went off or its process changed after the paste", d.Pane, ErrNotSubmitted)
+		default:
+			return fmt.Errorf("pasted into pane %s, Enter not known to be pressed: unexpected output %q from tmux; look at the pane", d.Pane, out)
 		}
 		res.Enters++
 		if i == 0 {

@@ -47,10 +47,12 @@ import (
 //	    targets: [docs]              # files or folders whose content is fingerprinted
 //	    dir: .                       # where it runs; default the settings file's folder
 //
-// A project's .wcomm.yaml comes with the repository someone cloned, so the commands it names
-// (on_question, actions) apply only once the user has trusted that file's exact content
-// (TrustConfig): a hash kept in the user's own config folder, as direnv's allow keeps one. The
-// user's own config file is trusted as it is.
+// A project's .wcomm.yaml comes with the repository someone cloned, so what it says about running
+// commands (on_question, actions) and about how panes are read and typed into (agent_profiles,
+// enter_delay, mailbox.no_queue) applies only once the user has trusted that file's exact content
+// (TrustConfig): a hash kept in the user's own config folder, as direnv's allow keeps one. A
+// profile decides whether a pane's text is pasted and Enter pressed, so an untrusted one could make
+// a shell run a request's lines. The user's own config file is trusted as it is.
 
 // ConfigFileName is the settings file looked for in the working folder.
 const ConfigFileName = ".wcomm.yaml"
@@ -87,7 +89,7 @@ type Settings struct {
 	// Source is the settings file read, "" when none was found.
 	Source string `json:"source,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
-	// "actions publish, lint"); empty when nothing was ignored.
+	// "actions publish, lint", "agent_profiles"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`
 }
 
@@ -299,7 +301,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		if err := checkEnterDelay(c.EnterDelay.d); err != nil {
 			return fmt.Errorf("%s: enter_delay: %w", path, err)
 		}
-		s.EnterDelay = c.EnterDelay.d
+		if trusted {
+			s.EnterDelay = c.EnterDelay.d
+		} else {
+			s.Ignored = append(s.Ignored, "enter_delay")
+		}
 	}
 	if c.Mailbox.TTL != nil {
 		if c.Mailbox.TTL.d <= 0 {
@@ -308,7 +314,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		s.MailTTL = c.Mailbox.TTL.d
 	}
 	if c.Mailbox.NoQueue != nil {
-		s.NoQueue = *c.Mailbox.NoQueue
+		if trusted {
+			s.NoQueue = *c.Mailbox.NoQueue
+		} else {
+			s.Ignored = append(s.Ignored, "mailbox.no_queue")
+		}
 	}
 	if c.OnQuestion != nil {
 		argv, err := splitCommand(*c.OnQuestion)
@@ -341,7 +351,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: agent_profiles: %w", path, err)
 		}
-		s.Profiles = set
+		if trusted {
+			s.Profiles = set
+		} else {
+			s.Ignored = append(s.Ignored, "agent_profiles")
+		}
 	}
 	if c.OnQuestionTimeout != nil {
 		if c.OnQuestionTimeout.d <= 0 {

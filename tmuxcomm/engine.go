@@ -94,6 +94,9 @@ type Engine struct {
 	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
 	// an inbox or a hook of that pane, or a deliverer run by the library's user.
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// SpawnGuard starts a detached process that runs GuardDelivery for this process's delivery
+	// into the pane ('wcomm __deliver --guard PID'). nil: none.
+	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
 
 	Now  func() time.Time
 	Rand io.Reader

@@ -32,6 +32,8 @@ type cli struct {
 	root       string
 	json       bool
 	raw        bool // --raw: foreign text printed as is (see output.go)
+
+	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -84,14 +86,24 @@ func (c *cli) engine() *tmuxcomm.Engine {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
 		s = tmuxcomm.DefaultSettings()
 	}
+	c.warnIgnored(s)
 	e := tmuxcomm.New(c.rootDir(), c.tmux())
 	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = c.self(), s.EnterDelay, s.MailTTL, s.NoQueue
 	if s.Profiles != nil {
 		e.Profiles = s.Profiles
 	}
-	e.SpawnDeliverer = c.spawnDeliverer(e.Root)
+	e.SpawnDeliverer, e.SpawnGuard = c.spawnDeliverer(e.Root), c.spawnGuard(e.Root)
 	e.CardKey = tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR"))
 	return e
+}
+
+// warnIgnored says, once per invocation, what an untrusted project settings file declared that
+// wcomm ignores, and how to trust it: whoever runs a command there expects the file to apply.
+func (c *cli) warnIgnored(s tmuxcomm.Settings) {
+	if note := s.IgnoredNote(); note != "" && !c.warnedIgnored {
+		c.warnedIgnored = true
+		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", note)
+	}
 }
 
 // maxMessage bounds a message: the engine reads files up to 256 MiB, and a message that large is

@@ -184,11 +184,9 @@ Exit 3 on timeout.`,
 				}
 				e := c.engine()
 				e.LeanAwait = !c.json // only the response is printed
-				x, err := e.Await(c.ctx, ref, timeout)
-				if err != nil {
-					return err
-				}
-				return c.printResponse(x)
+				// Printed before it is recorded as read: output that fails leaves it unread.
+				_, err := e.AwaitThen(c.ctx, ref, timeout, c.printResponse)
+				return err
 			}
 		},
 	})
