@@ -19,13 +19,19 @@ APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missin
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wcomm ./cmd/wcomm-mcp
 
+# go install, then a link where a login shell finds it: tmux starts each pane's shell as a login
+# shell, which sets PATH afresh, so Go's bin folder on this shell's PATH is not enough (see the script).
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
+	scripts/link-bin.sh "$$(d=$$($(GO) env GOBIN); [ -n "$$d" ] || d=$$($(GO) env GOPATH)/bin; echo "$$d")"
 
-# What the tests need: tmux and real programs for its panes (python3), and the shells the
-# completion scripts are loaded in and the shell profile is checked against.
+# What the tests need: tmux and real programs for its panes (python3), the shells the completion
+# scripts are loaded in and the shell profile is checked against, and OpenSSH (client and server)
+# for the remote hosts' tests.
 deps:
 	@missing=; for c in tmux python3 zsh fish dash; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	command -v ssh >/dev/null 2>&1 || missing="$$missing openssh-client"; \
+	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
 	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
 
 # The real agent TUIs are npm packages: Node.js 20 or newer with npm.

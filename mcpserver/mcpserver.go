@@ -1,6 +1,6 @@
 // Package mcpserver offers wcomm's protocol to agents as MCP tools over one stream (stdio, as
-// agents launch local servers): find, panes, send, await, notify, ask, answer, questions, history
-// and show. It owns the tool list, each tool's description and schemas, and the mapping of an
+// agents launch local servers): find, panes, send, await, notify, ask, answer, questions, history,
+// show and inbox (ToolNames lists them). It owns the tool list, each tool's description and schemas, and the mapping of an
 // engine's result or error to a tool result; it owns no protocol step. Every call runs on an engine
 // built by Config.Engine, the same function the command line builds its engine with, so a tool and
 // the matching command do the same thing and fail with the same words and exit-code class. A call

@@ -41,6 +41,10 @@ import (
 //	  no_queue: false                # true: fail fast instead of queuing (scripts)
 //	on_question: notify-send wcomm   # run for every new question, the question's JSON on stdin
 //	on_question_timeout: 10s         # bound of one on_question run
+//	hosts:                           # remote hosts, reached through OpenSSH (see hosts.go)
+//	  gpu1:
+//	    via: [ssh, gpu1]             # argv prefix that runs a command there, stdin/stdout carried
+//	    wcomm: /usr/local/bin/wcomm  # the binary there (default wcomm)
 //	actions:                         # what an approval may run (see actions.go)
 //	  publish:
 //	    run: [make, docs]            # argv, never a shell string
@@ -88,6 +92,8 @@ type Settings struct {
 	Actions map[string]messages.ActionDef `json:"actions,omitempty"`
 	// Source is the settings file read, "" when none was found.
 	Source string `json:"source,omitempty"`
+	// Hosts are the declared remote hosts by name (hosts.go); nil: none.
+	Hosts map[string]HostDef `json:"hosts,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
 	// "actions publish, lint", "agent_profiles"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`
@@ -125,6 +131,7 @@ type configFile struct {
 	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
 	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
 	Actions       map[string]actionFile `yaml:"actions"`
+	Hosts         map[string]hostFile   `yaml:"hosts"`
 }
 
 // mailboxFile is the mailbox block.
@@ -340,6 +347,17 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			s.Actions = actions
 		} else {
 			s.Ignored = append(s.Ignored, "actions "+strings.Join(sortedKeys(actions), ", "))
+		}
+	}
+	if len(c.Hosts) > 0 {
+		hosts, err := resolveHosts(path, c.Hosts)
+		if err != nil {
+			return err
+		}
+		if trusted {
+			s.Hosts = hosts
+		} else {
+			s.Ignored = append(s.Ignored, "hosts "+strings.Join(sortedKeys(hosts), ", "))
 		}
 	}
 	if c.AgentProfiles != nil {

@@ -48,6 +48,11 @@ type Tmux interface {
 type Engine struct {
 	Root string
 	Tmux Tmux
+	// Relayed marks the engine of a remote wcomm delivering for an orchestrator on another host
+	// (remote.go): Self is that orchestrator's pane there, not a pane of this host.
+	Relayed bool
+	// mirrorHost is set while a relayed exchange is mirrored here (remote.go).
+	mirrorHost string
 	// Procs scans the process table (paneops.ScanProcs).
 	Procs func() (*paneops.ProcTable, error)
 	// PaneProcs reads only what detection needs about one pane (paneops.ScanPane): the pane's

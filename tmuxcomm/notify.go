@@ -114,6 +114,11 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		res.Warnings = append(res.Warnings, x.Problems...)
 	}
 
+	if relayedHere(x.Dir) {
+		// The orchestrator is on another host: its wcomm pulls the response (remote.go).
+		res.Signal = "relayed"
+		return res, nil
+	}
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
 	if isLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {

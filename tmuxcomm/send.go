@@ -25,6 +25,9 @@ type SendOptions struct {
 	Body       []byte
 	// Agent names the profile to deliver with (--agent); "" detects it from the pane.
 	Agent string
+	// ID, when set, is the id to send under instead of a new one: a relay from another host
+	// brings its own (remote.go).
+	ID string
 }
 
 // Send writes the next request file of the caller/worker pair and delivers it into the worker's
@@ -59,6 +62,10 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	}
 	idc := make(chan claimed, 1)
 	go func() {
+		if o.ID != "" {
+			idc <- claimed{o.ID, messages.ValidID(o.ID)}
+			return
+		}
 		id, err := e.newID(root)
 		idc <- claimed{id, err}
 	}()
@@ -76,7 +83,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	if worker.ID == e.Self {
+	if worker.ID == e.Self && !e.Relayed {
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
 	if worker.Dead {
@@ -182,7 +189,9 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 	if err != nil {
 		return x, err
 	}
-	if m, err := readMeta(x.Dir); err == nil && m.Server != srv.Key() {
+	if m, err := readMeta(x.Dir); err == nil && m.Host != "" {
+		return x, fmt.Errorf("%s went to a worker on host %s; send it anew with --to %s:TARGET", x.ID, m.Host, m.Host)
+	} else if err == nil && m.Server != srv.Key() {
 		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
 	}
 	if ob, err := openOutbox(root, srv.Key(), x.Worker, false); err == nil {

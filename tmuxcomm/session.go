@@ -31,6 +31,11 @@ type SessionMeta struct {
 	Worker       messages.PaneID `json:"worker"`
 	StartedAt    string          `json:"started_at"`
 	Created      time.Time       `json:"created"`
+	// Host: the folder mirrors exchanges with a worker on that declared host (see remote.go);
+	// Relayed: its requests came from an orchestrator on another host, so the orchestrator pane
+	// named is not on this host's tmux server.
+	Host    string `json:"host,omitempty"`
+	Relayed bool   `json:"relayed,omitempty"`
 }
 
 func readMeta(dir string) (*SessionMeta, error) {
@@ -73,7 +78,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 			continue // planted by another user: its meta and files are not ours to trust
 		}
 		m, err := readMeta(filepath.Join(root, ent.Name()))
-		if err != nil || m.Server != serverKey {
+		if err != nil || m.Server != serverKey || m.Host != e.mirrorHost || m.Relayed != e.Relayed {
 			continue
 		}
 		if ent.Name() > best {
@@ -95,7 +100,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 			return "", messages.Session{}, fmt.Errorf("create session folder %s: %w", dir, err)
 		}
 		meta, _ := json.MarshalIndent(SessionMeta{Server: serverKey, Socket: socket, Orchestrator: orch,
-			Worker: worker, StartedAt: s.StartedAt, Created: now}, "", "  ")
+			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: e.mirrorHost, Relayed: e.Relayed}, "", "  ")
 		if err := writeAtomic(filepath.Join(dir, metaName), append(meta, '\n')); err != nil {
 			os.RemoveAll(dir)
 			return "", messages.Session{}, err

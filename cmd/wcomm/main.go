@@ -1,5 +1,6 @@
 // Command wcomm lets agents in tmux panes exchange requests, responses and questions through
-// sequenced files and guarded pastes. See README.md for the protocol and the command reference.
+// sequenced files and guarded pastes. 'wcomm help' lists the commands and the topics of the
+// reference (docs/).
 package main
 
 import (

@@ -118,7 +118,7 @@ send exits 0 once the message is submitted or queued.`,
 			file := fs.String("file", "", "read the message from this file (- for stdin)")
 			wait := fs.Bool("wait", false, "await the response and print it")
 			var timeout time.Duration
-			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit)")
+			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit); without --wait, a usage error")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
 			all := fs.Bool("all", false, "with an agent name: search every session")
 			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait, flagFrom, flagAgent)
@@ -126,6 +126,9 @@ send exits 0 once the message is submitted or queued.`,
 			mq := mailFlags(fs)
 			resend := fs.String("resend", "", "deliver the kept request ID again (same id and sequence number)")
 			return func(args []string) error {
+				if flagGiven(fs, "timeout") && !*wait {
+					return usagef("--timeout is how long --wait waits, and send alone does not wait: add --wait, or use 'wcomm await ID --timeout D'")
+				}
 				if *resend != "" {
 					if *to != "" || len(args) > 0 || *file != "" {
 						return usagef("--resend ID takes no --to, --file or message: it sends the kept request again")
@@ -154,7 +157,14 @@ send exits 0 once the message is submitted or queued.`,
 					return err
 				}
 				mq.apply(e)
-				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
+				o := tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
+				if h, target, ok, err := c.remoteTarget(*to); err != nil {
+					return err
+				} else if ok {
+					o.To = target
+					return c.sendRemote(e, h, o, *wait, timeout)
+				}
+				x, err := e.Send(c.ctx, o)
 				return c.reportSent(x, err, *wait, timeout, e)
 			}
 		},
@@ -184,6 +194,14 @@ Exit 3 on timeout.`,
 				}
 				e := c.engine()
 				e.LeanAwait = !c.json // only the response is printed
+				c.pullRemote(e)
+				start := time.Now()
+				if err := c.awaitRelayed(e, ref, timeout); err != nil {
+					return err
+				}
+				if timeout > 0 {
+					timeout = max(timeout-time.Since(start), time.Millisecond)
+				}
 				// Printed before it is recorded as read: output that fails leaves it unread.
 				_, err := e.AwaitThen(c.ctx, ref, timeout, c.printResponse)
 				return err
@@ -318,6 +336,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				}
 				o := tmuxcomm.HistoryOptions{Pending: *pending}
 				if len(args) == 1 {
+					if _, err := messages.ParseSessionName(args[0]); err != nil {
+						return usagef("%v", err) // a malformed name can name no folder
+					}
 					o.Session = args[0]
 				}
 				// Each session is printed as it is read, not gathered first: 10,000 exchanges
@@ -543,7 +564,11 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 	fmt.Fprintf(w, "seq:           %03d\n", x.Seq)
 	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, x.Worker)
 	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
-	fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, stateText(x, 0))
+	if st := stateText(x, 0); st != x.Status {
+		fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, st)
+	} else {
+		fmt.Fprintf(w, "status:        %s\n", x.Status) // answered, and nothing more to say
+	}
 	if x.Form != "" {
 		how := x.Form
 		if x.Profile != "" {

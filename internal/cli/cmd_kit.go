@@ -12,8 +12,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/wcomm/wcomm/messages"
 )
 
 func init() {
@@ -61,7 +59,8 @@ arrives while an agent is busy reaches its model when the turn ends, without typ
 'wcomm hook' on UserPromptSubmit and Stop in .claude/settings.json (Claude Code) and .codex/hooks.json
 (Codex, which asks you to trust new hooks once), and on BeforeAgent and AfterAgent in
 .gemini/settings.json (Gemini CLI); with --user, the same files under your home folder. Everything
-else in those files is kept.`,
+else in those files is kept. A hook runs this wcomm by its absolute path, so it works whatever PATH
+the agent has; run install-skill again after moving the binary.`,
 		Example: "wcomm install-skill\nwcomm install-skill --dir ~/src/project --for claude,codex\nwcomm install-skill --user --force",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			dir := fs.String("dir", "", "the project folder (default: the current folder)")
@@ -104,7 +103,8 @@ Gemini CLI: DIR/.gemini/settings.json (--user: ~/.gemini/settings.json), "mcpSer
 Only wcomm's entry changes: other servers and settings, comments, key order and indentation stay;
 keys you added to wcomm's entry stay too. Running it again changes nothing ("unchanged"). A file
 that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what would be written.
---command sets what the agents run (default: wcomm when that is this binary on $PATH, else its path).`,
+--command sets what the agents run (default: this binary's absolute path, which works whatever PATH
+the agent starts with).`,
 		Example: "wcomm install-mcp\nwcomm install-mcp --for codex --user\nwcomm install-mcp --dir ~/src/project --dry-run",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			// --for, as install-skill takes it: --agent means a delivery profile everywhere else.
@@ -112,7 +112,7 @@ that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what
 			dir := fs.String("dir", "", "the project folder (default: the current folder)")
 			user := fs.Bool("user", false, "register for your user instead of one project")
 			dryRun := fs.Bool("dry-run", false, "print what would change, write nothing")
-			command := fs.String("command", "", "the command agents run (default: wcomm, or this binary's path)")
+			command := fs.String("command", "", "the command agents run (default: this binary's absolute path)")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("install-mcp takes no arguments")
@@ -132,31 +132,6 @@ that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what
 					return err
 				}
 				return c.installMCP(targets, *dryRun)
-			}
-		},
-	})
-	register(&command{
-		Name: "help", Args: "[COMMAND | exit-codes]", Role: "admin",
-		Summary: "show the command list, one command's help, or the exit codes",
-		Example: "wcomm help\nwcomm help send\nwcomm help exit-codes",
-		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
-			return func(args []string) error {
-				switch {
-				case len(args) == 0:
-					c.printUsage(c.stdout)
-					return nil
-				case len(args) > 1:
-					return usagef("help takes at most one COMMAND")
-				case strings.EqualFold(args[0], "exit-codes") || strings.EqualFold(args[0], "exit"):
-					_, err := io.WriteString(c.stdout, exitCodesText)
-					return err
-				}
-				cmd, ok := commands[args[0]]
-				if !ok {
-					return &exitErr{code: exitUsage, err: fmt.Errorf("no command %q; run 'wcomm help' for the list", messages.SanitizeField(args[0]))}
-				}
-				c.printCommandHelp(c.stdout, cmd, commandFlags(cmd))
-				return nil
 			}
 		},
 	})

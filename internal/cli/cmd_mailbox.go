@@ -167,15 +167,11 @@ func printInbox(w io.Writer, res *tmuxcomm.InboxResult, now time.Time) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		state := it.State
-		if it.Via != "" {
-			state += " via " + it.Via
-		}
 		from := ""
 		if it.From != "" {
 			from = " from " + string(it.From)
 		}
-		fmt.Fprintf(w, "%s%s, queued %s ago, %s\n", it.Kind, from, now.Sub(it.QueuedAt).Round(time.Second), state)
+		fmt.Fprintf(w, "%s%s, %s\n", it.Kind, from, inboxWhen(it, now))
 		if it.Detail != "" {
 			fmt.Fprintf(w, "  (%s)\n", messages.SanitizeField(it.Detail))
 		}
@@ -325,4 +321,27 @@ func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout tim
 		return err
 	}
 	return err
+}
+
+// atOnce is how soon after it was sent a message that ended counts as ended "at once".
+const atOnce = time.Second
+
+// inboxWhen says when an inbox item was sent and how it ended, in facts the record holds: when it
+// was sent, and how long after that it ended. Every message passes through the outbox, but one
+// delivered as it was sent never waited there, so an ended one is not called "queued"; only one
+// still waiting is.
+func inboxWhen(it tmuxcomm.InboxItem, now time.Time) string {
+	ago := func(t time.Time) time.Duration { return now.Sub(t).Round(time.Second) }
+	if it.EndedAt == nil {
+		return fmt.Sprintf("queued %s ago, %s", ago(it.QueuedAt), it.State)
+	}
+	state := it.State
+	if it.Via != "" {
+		state += " via " + it.Via
+	}
+	after := it.EndedAt.Sub(it.QueuedAt)
+	if after < atOnce {
+		return fmt.Sprintf("sent %s ago, %s at once", ago(it.QueuedAt), state)
+	}
+	return fmt.Sprintf("sent %s ago, %s %s later", ago(it.QueuedAt), state, after.Round(time.Second))
 }

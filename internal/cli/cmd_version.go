@@ -76,3 +76,13 @@ func init() {
 		},
 	})
 }
+
+// reportedVersion is the version told to other programs (the MCP handshake): what 'wcomm version'
+// prints, with the commit when the build has no version to tell builds apart by.
+func reportedVersion() string {
+	v, c := buildVersion()
+	if v == "devel" && c != "unknown" {
+		return "devel-" + c
+	}
+	return v
+}

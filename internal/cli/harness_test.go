@@ -24,6 +24,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/sshtest"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -52,6 +53,7 @@ const (
 // TestMain also makes this test binary the wcomm command of the testscript scripts
 // (script_test.go): run as "wcomm" by a script, it is the real program's run().
 func TestMain(m *testing.M) {
+	sshtest.Supervise() // a remote test's sshd host, when started as one
 	code := testscript.RunMain(m, map[string]func() int{
 		"wcomm": func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
 	})

@@ -82,7 +82,7 @@ func posKind(cmd string) string {
 	case "completion":
 		return "=bash zsh fish"
 	case "help":
-		return "=" + strings.Join(commandNames(), " ") + " exit-codes"
+		return "=" + strings.Join(commandNames(), " ") + " " + strings.Join(topicNames(), " ")
 	case "send", "notify":
 		return ""
 	}

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 )
 
 // hookTarget is one agent's hook settings file and the events wcomm hooks there.
@@ -42,14 +41,18 @@ func hookTargets(dir, home string, agents []string) []hookTarget {
 	return out
 }
 
-// hookCommand is the command an agent's hook runs.
-func hookCommand(agent string) string { return "wcomm hook --agent " + agent }
+// hookCommand is the command an agent's hook runs: this binary by its absolute path (kit_self.go).
+func hookCommand(self, agent string) string { return shellWord(self) + " hook --agent " + agent }
 
 // installHooks adds wcomm's hook to each event of t's settings file, once: an entry that already
 // runs 'wcomm hook' is brought up to date, not duplicated. A file that is not a JSON object is
 // left alone and reported.
 func installHooks(t hookTarget) (installResult, error) {
 	r := installResult{Path: t.Path, Agent: t.Agent}
+	self, err := selfPath()
+	if err != nil {
+		return r, err
+	}
 	real, old, mode, err := readTarget(t.Path)
 	if err != nil {
 		return r, err
@@ -78,11 +81,11 @@ func installHooks(t hookTarget) (installResult, error) {
 			r.Status, r.Note = stKept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
 			return r, nil
 		}
-		if c := setHookCommand(groups, hookCommand(t.Agent)); c != nil {
+		if c := setHookCommand(groups, hookCommand(self, t.Agent)); c != nil {
 			changed = changed || *c
 			continue
 		}
-		hooks[ev] = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(t.Agent)}}})
+		hooks[ev] = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(self, t.Agent)}}})
 		changed = true
 	}
 	if !changed {
@@ -112,7 +115,7 @@ func setHookCommand(groups []any, want string) *bool {
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)
 			cmd, _ := hm["command"].(string)
-			if strings.HasPrefix(strings.TrimSpace(cmd), "wcomm hook") {
+			if isHookCommand(cmd) {
 				changed := cmd != want
 				hm["command"] = want
 				return &changed

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -128,21 +127,8 @@ func mcpTargets(agent, dir string, user bool, command string, getenv func(string
 	return out, nil
 }
 
-// mcpCommand is what agents run: "wcomm" when that finds this very binary on $PATH, else this
-// binary's absolute path, so the entry works whatever the agent's working folder.
-func mcpCommand() (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find this binary (%v); pass --command PATH", err)
-	}
-	self, _ = filepath.EvalSymlinks(self)
-	if p, err := exec.LookPath("wcomm"); err == nil {
-		if real, err := filepath.EvalSymlinks(p); err == nil && real == self {
-			return "wcomm", nil
-		}
-	}
-	return filepath.Abs(self)
-}
+// mcpCommand is what agents run: this binary's absolute path (kit_self.go says why).
+func mcpCommand() (string, error) { return selfPath() }
 
 func (c *cli) installMCP(targets []mcpTarget, dryRun bool) error {
 	if MCPServer == nil {

@@ -380,12 +380,14 @@ func TestKitInstallSkill(t *testing.T) {
 				stop = append(stop, h.Command)
 			}
 		}
-		assert.Equal(t, []string{"my-stop.sh", "wcomm hook --agent claude"}, stop)
+		self, err := selfPath()
+		require.NoError(t, err)
+		assert.Equal(t, []string{"my-stop.sh", self + " hook --agent claude"}, stop, "the hook runs this binary by its absolute path")
 		require.Len(t, got.Hooks["UserPromptSubmit"], 1)
 		gem, err := os.ReadFile(filepath.Join(d, ".gemini", "settings.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(gem), `"AfterAgent"`)
-		assert.Contains(t, string(gem), "wcomm hook --agent gemini")
+		assert.Contains(t, string(gem), self+" hook --agent gemini")
 		out, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "claude,gemini")
 		require.Equal(t, exitOK, code, errOut)
 		assert.Equal(t, 4, strings.Count(out, "unchanged "), out)

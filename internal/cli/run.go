@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/wcomm/wcomm/messages"
 )
 
 // Run is the whole program for a main function: it runs one command line and returns its exit code.
@@ -98,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "wcomm: unknown command %q; run 'wcomm help' for the list\n", name)
+		fmt.Fprintf(stderr, "wcomm: unknown command %q; %s\n", messages.SanitizeField(name), didYouMean(name, commandNames()))
 		return exitUsage
 	}
 	err = c.runCommand(cmd, append(global, args[1:]...))
@@ -245,8 +247,10 @@ func (c *cli) printUsage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "global flags: -L NAME | -S PATH (tmux server), --root DIR (default /tmp/worker-comm, env WCOMM_ROOT), --json")
 	fmt.Fprintln(w)
+	printTopics(w)
+	fmt.Fprintln(w)
 	fmt.Fprint(w, exitCodesText)
-	fmt.Fprintln(w, "\nrun 'wcomm COMMAND --help' for a command's flags and an example")
+	fmt.Fprintln(w, "\nrun 'wcomm COMMAND --help' for a command's flags and an example, 'wcomm help TOPIC' for a topic")
 }
 
 // exitCodesText is printed by --help and `wcomm help exit-codes`.

@@ -1,0 +1,220 @@
+package cli
+
+// Remote hosts (package remote): send --to HOST:TARGET, and the two hidden commands, __remote (the
+// remote end of the wire) and __remote-pull (the local puller, started detached on demand).
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/internal/remote"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+func init() {
+	register(&command{
+		Name: "__remote", Role: "admin", Hidden: true,
+		Summary: "answer one request of another host's wcomm on stdin and stdout, then exit",
+		Help:    "Run by another host's wcomm through ssh (or docker/kubectl exec): reads one wire request line, writes one reply line.",
+		Example: "ssh gpu1 wcomm __remote",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("__remote takes no arguments")
+				}
+				v, _ := buildVersion()
+				return remote.Serve(c.ctx, c.engine(), c.stdin, c.stdout, v)
+			}
+		},
+	})
+	register(&command{
+		Name: "__remote-pull", Role: "admin", Hidden: true,
+		Summary: "relay queued sends to their hosts and pull the responses of relayed requests, then exit",
+		Help:    "Started detached by a remote send or an await; at most one runs per root. It exits when nothing is left to relay or pull.",
+		Example: "wcomm __remote-pull",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				e := c.engine()
+				root, err := e.RootDir(true)
+				if err != nil {
+					return err
+				}
+				dir, err := remote.ControlDir(c.getenv)
+				if err != nil {
+					return err
+				}
+				return remote.Pull(c.ctx, e, root, dir, c.stderr)
+			}
+		},
+	})
+}
+
+// remoteTarget splits HOST:TARGET when HOST is a declared host; ok false for any other target (a
+// tmux session:window reads as itself unless its session name is a declared host's).
+func (c *cli) remoteTarget(to string) (h tmuxcomm.HostDef, target string, ok bool, err error) {
+	name, target, found := strings.Cut(to, ":")
+	if !found || messages.ValidHostName(name) != nil {
+		return h, "", false, nil
+	}
+	s, err := c.settings()
+	if err != nil {
+		return h, "", false, err
+	}
+	h, ok = s.Hosts[name]
+	if !ok {
+		return h, "", false, nil
+	}
+	if target == "" {
+		return h, "", false, usagef("--to %s: give the target there after the colon (%s:%%7 or %s:codex)", to, name, name)
+	}
+	return h, target, true, nil
+}
+
+// host returns a declared host by name.
+func (c *cli) host(name string) (tmuxcomm.HostDef, error) {
+	if err := messages.ValidHostName(name); err != nil {
+		return tmuxcomm.HostDef{}, usagef("--host: %v", err)
+	}
+	s, err := c.settings()
+	if err != nil {
+		return tmuxcomm.HostDef{}, err
+	}
+	h, ok := s.Hosts[name]
+	if !ok {
+		note := ""
+		if s.IgnoredNote() != "" {
+			note = "; " + s.IgnoredNote()
+		}
+		return h, fmt.Errorf("host %s is not declared: add it under hosts: in %s (only declared hosts are reachable)%s: %w", name, settingsHint(s), note, tmuxcomm.ErrNotFound)
+	}
+	return h, nil
+}
+
+func settingsHint(s tmuxcomm.Settings) string {
+	if s.Source != "" {
+		return s.Source
+	}
+	return "~/.config/wcomm/config.yaml"
+}
+
+// remoteClient is the client of a host, with the shared ssh control folder.
+func (c *cli) remoteClient(h tmuxcomm.HostDef) (*remote.Client, error) {
+	cl := &remote.Client{Host: h}
+	if h.ViaSSH() {
+		dir, err := remote.ControlDir(c.getenv)
+		if err != nil {
+			return nil, err
+		}
+		cl.ControlDir = dir
+	}
+	return cl, nil
+}
+
+// sendRemote is send --to HOST:TARGET.
+func (c *cli) sendRemote(e *tmuxcomm.Engine, h tmuxcomm.HostDef, o tmuxcomm.SendOptions, wait bool, timeout time.Duration) error {
+	cl, err := c.remoteClient(h)
+	if err != nil {
+		return err
+	}
+	s, err := remote.Send(c.ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
+	if err != nil {
+		if s != nil && s.Exchange != nil {
+			return c.reportSent(s.Exchange, err, false, 0, e)
+		}
+		return err
+	}
+	if s.Exchange == nil {
+		// Queued here: the host could not be reached.
+		fmt.Fprintf(c.stderr, "wcomm send: queued: %s; the request is relayed when host %s answers ('wcomm await %s' waits for it)\n", s.Reason, h.Name, s.ID)
+		if c.json {
+			return c.printJSON(map[string]any{"id": s.ID, "state": "queued", "host": h.Name, "reason": s.Reason})
+		}
+		fmt.Fprintln(c.stdout, s.ID)
+		return nil
+	}
+	if s.Queued {
+		fmt.Fprintf(c.stderr, "wcomm send: queued on host %s: pane %s is not ready there (%s)\n", h.Name, s.Exchange.Worker, s.Reason)
+	}
+	x := s.Exchange
+	x.State = tmuxcomm.StateSubmitted
+	return c.reportSent(x, nil, wait, timeout, e)
+}
+
+// spawnPuller starts 'wcomm __remote-pull' for root, detached as the deliverer is; one already
+// running makes it exit at once.
+func (c *cli) spawnPuller(root string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	args := []string{"__remote-pull", "--root", abs}
+	if c.socketPath != "" {
+		args = append(args, "-S", c.socketPath)
+	} else if c.socketName != "" {
+		args = append(args, "-L", c.socketName)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if log, err := os.OpenFile(remote.LogPath(abs), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600); err == nil {
+		defer log.Close()
+		cmd.Stderr = log
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
+
+// isRemoteUnreachable reports a failure that --no-queue turns into exit 1.
+func isRemoteUnreachable(err error) bool { return errors.Is(err, remote.ErrUnreachable) }
+
+// pullRemote makes sure a puller runs while responses from remote hosts are still to come, so an
+// await on a relayed exchange wakes when its response is pulled.
+func (c *cli) pullRemote(e *tmuxcomm.Engine) {
+	if root, err := e.RootDir(false); err == nil && remote.HasWork(root) {
+		_ = c.spawnPuller(root)
+	}
+}
+
+// awaitRelayed waits, within timeout, while exchange id is a send queued for a host that has not
+// been reached yet: it has no local mirror to await until the puller relays it.
+func (c *cli) awaitRelayed(e *tmuxcomm.Engine, id string, timeout time.Duration) error {
+	if messages.ValidID(id) != nil {
+		return nil
+	}
+	root, err := e.RootDir(false)
+	if err != nil {
+		return nil
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		r := remote.QueuedRecord(root, id)
+		if r == nil {
+			return nil
+		}
+		if r.State != "" {
+			return fmt.Errorf("%s never reached host %s (%s after %d attempts: %s); send it anew", id, r.Host.Name, r.State, r.Attempts, messages.SanitizeField(r.LastError))
+		}
+		if timeout > 0 && time.Now().After(deadline) {
+			return fmt.Errorf("%s still waits for host %s (%s): %w", id, r.Host.Name, messages.SanitizeField(r.LastError), tmuxcomm.ErrTimeout)
+		}
+		select {
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		case <-time.After(100 * time.Millisecond): // the puller relays it; a file's absence is polled
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package cli
+
+// The trips a newcomer met on a clean clone, each against the real binary (and a real tmux server
+// where it matters): the set-up's wcomm missing in every tmux pane, hooks that ran a bare 'wcomm',
+// the MCP server's "devel", inbox --all calling a message queued that never waited.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// debianProfile is the part of the ~/.profile that Debian and Ubuntu give every new user which
+// matters here: it puts ~/.local/bin first in PATH when the folder exists at login.
+const debianProfile = `# set PATH so it includes user's private bin if it exists
+if [ -d "$HOME/.local/bin" ] ; then
+    PATH="$HOME/.local/bin:$PATH"
+fi
+`
+
+// loginWhich opens a new tmux window running the default shell as tmux runs it (a login shell),
+// types 'command -v wcomm' and 'wcomm help' into it, and returns what they printed.
+func loginWhich(w *world, out string) (which, help string) {
+	w.t.Helper()
+	pane := strings.TrimSpace(w.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-c", w.work))
+	require.NotEmpty(w.t, pane)
+	os.Remove(out)
+	line := "{ command -v wcomm || echo NOT-FOUND; wcomm help >/dev/null 2>&1; echo exit=$?; } > " + out + ".tmp; mv " + out + ".tmp " + out
+	w.tmux("send-keys", "-t", pane, "-l", line)
+	w.tmux("send-keys", "-t", pane, "Enter")
+	var data []byte
+	waitFor(w.t, 20*time.Second, func() bool {
+		var err error
+		data, err = os.ReadFile(out)
+		return err == nil
+	}, "the login shell in %s to answer; screen:\n%s", pane, w.capture(pane))
+	which, help, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
+	return which, help
+}
+
+// TestE2ELoginShellFindsWcomm: tmux starts each pane's shell as a login shell, which sets PATH
+// afresh; after 'make install' (the README's first command) a new pane finds wcomm all the same.
+func TestE2ELoginShellFindsWcomm(t *testing.T) {
+	t.Parallel()
+	_, err := exec.LookPath("make")
+	require.NoError(t, err, "the README's set-up runs make")
+	w := newWorld(t)
+	home := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".profile"), []byte(debianProfile), 0o600))
+	gobin := t.TempDir()
+	// The panes get the new user's home, a login shell, and the PATH the README once said to
+	// export: Go's bin folder appended.
+	w.tmux("set-environment", "-g", "HOME", home)
+	w.tmux("set-environment", "-g", "PATH", os.Getenv("PATH")+":"+gobin)
+	w.tmux("set-option", "-g", "default-shell", "/bin/bash")
+	w.tmux("set-option", "-g", "default-command", "")
+
+	// The trip: wcomm in Go's bin folder on the exported PATH is not found in a new pane.
+	mk := exec.Command("go", "build", "-o", gobin+string(filepath.Separator), wcommPkg, wcommMCPPkg)
+	out, err := mk.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	which, _ := loginWhich(w, filepath.Join(w.work, "before"))
+	assert.NotEqual(t, filepath.Join(gobin, "wcomm"), which, "a login shell kept the exported PATH: the test shows nothing")
+
+	// make install: go install into GOBIN, then the link. Go's own caches are the real ones
+	// (the module cache holds the dependencies; nothing is downloaded).
+	env := append(cleanEnv(), "HOME="+home, "SHELL=/bin/bash", "GOBIN="+gobin)
+	for _, k := range []string{"GOPATH", "GOMODCACHE", "GOCACHE"} {
+		v, err := exec.Command("go", "env", k).Output()
+		require.NoError(t, err)
+		env = append(env, k+"="+strings.TrimSpace(string(v)))
+	}
+	install := exec.Command("make", "-s", "install")
+	install.Dir = filepath.Join("..", "..")
+	install.Env = env
+	out, err = install.CombinedOutput()
+	require.NoError(t, err, "make install: %s", out)
+	assert.Contains(t, string(out), "new shells and tmux panes find it")
+
+	which, help := loginWhich(w, filepath.Join(w.work, "after"))
+	assert.Equal(t, filepath.Join(home, ".local", "bin", "wcomm"), which, "a new pane's login shell finds the linked wcomm")
+	assert.Equal(t, "exit=0", help, "wcomm help runs in the new pane")
+	real, err := filepath.EvalSymlinks(filepath.Join(home, ".local", "bin", "wcomm"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(gobin, "wcomm"), real)
+	assert.FileExists(t, filepath.Join(home, ".local", "bin", "wcomm-mcp"), "wcomm-mcp is linked beside it")
+}
+
+// TestE2EHooksRunWithoutPath: the hooks install-skill writes, and the server install-mcp
+// registers, run this binary by its absolute path, so an agent whose PATH lacks wcomm runs them.
+func TestE2EHooksRunWithoutPath(t *testing.T) {
+	t.Parallel()
+	bin := wcommBin(t)
+	self, err := filepath.EvalSymlinks(bin)
+	require.NoError(t, err)
+	dir, home := t.TempDir(), t.TempDir()
+	run := func(args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(cleanEnv(), "HOME="+home)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "wcomm %s: %s", strings.Join(args, " "), out)
+	}
+	run("install-skill", "--dir", dir)
+	run("install-mcp", "--dir", dir)
+
+	// A PATH where no wcomm is: a bare 'wcomm hook' fails there with 127.
+	noWcomm := []string{"PATH=/usr/bin:/bin", "HOME=" + home}
+	hook := func(command, event string) int {
+		cmd := exec.Command("/bin/sh", "-c", command)
+		cmd.Env = noWcomm
+		cmd.Stdin = strings.NewReader(`{"hook_event_name": "` + event + `"}`)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		require.NoError(t, err, "%s", out)
+		return 0
+	}
+	require.Equal(t, 127, hook("wcomm hook --agent claude", "Stop"), "the old hook's failure, for contrast")
+
+	type hooks struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	ran := 0
+	for _, f := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		var h hooks
+		require.NoError(t, json.Unmarshal(data, &h), f)
+		require.NotEmpty(t, h.Hooks, f)
+		for event, groups := range h.Hooks {
+			for _, g := range groups {
+				for _, c := range g.Hooks {
+					assert.True(t, strings.HasPrefix(c.Command, self+" hook --agent "), "%s %s runs %q", f, event, c.Command)
+					assert.Equal(t, 0, hook(c.Command, event), "%s %s: %q", f, event, c.Command)
+					ran++
+				}
+			}
+		}
+	}
+	assert.Equal(t, 6, ran, "two events for each of three agents")
+
+	var entry struct {
+		MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".mcp.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &entry))
+	assert.Equal(t, self, entry.MCPServers["wcomm"].Command, "install-mcp writes the same absolute path")
+}
+
+// TestKitMCPVersionE2E: the MCP server tells its client the version the build was given, as
+// 'wcomm version' prints it, not "devel".
+func TestKitMCPVersionE2E(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/wcomm/wcomm/internal/cli.version=v9.8.7 -X github.com/wcomm/wcomm/internal/cli.commit=feedc0de",
+		"-o", dir+string(filepath.Separator), wcommPkg, wcommMCPPkg)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	cmd := exec.Command(filepath.Join(dir, "wcomm"), "mcp")
+	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "wcomm-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	assert.Equal(t, "v9.8.7", cs.InitializeResult().ServerInfo.Version)
+}
+
+// TestE2EInboxAllWordsAtOnce: a message typed in as it was sent was never queued, and inbox --all
+// does not say it was.
+func TestE2EInboxAllWordsAtOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	w.send(orch, worker, "a task for a ready pane")
+	var r result
+	waitFor(t, 10*time.Second, func() bool {
+		r = w.in(worker, "inbox", "--all")
+		return strings.Contains(r.stdout, "delivered")
+	}, "the outbox to record the delivery")
+	requireCode(t, 0, r)
+	assert.Regexp(t, `(?m)^request from %\d+, sent \d+s ago, delivered via paste at once$`, r.stdout)
+	assert.NotContains(t, r.stdout, "queued")
+}
+
+// TestE2ELinkBinSystemFolder: on a fresh machine as root, whose profile adds no folder of its home,
+// the set-up links wcomm into /usr/local/bin, where a login shell finds it. The test runs in a
+// mount namespace of its own with an empty tmpfs over /usr/local/bin, so the machine's is untouched.
+// As another user, with no folder of a login shell's PATH writable, it fails and says what to do.
+func TestE2ELinkBinSystemFolder(t *testing.T) {
+	t.Parallel()
+	bin := wcommBin(t)
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "link-bin.sh"))
+	require.NoError(t, err)
+	home := t.TempDir()
+	env := append(cleanEnv(), "HOME="+home, "SHELL=/bin/bash")
+	if os.Geteuid() != 0 {
+		cmd := exec.Command(script, filepath.Dir(bin))
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		require.Error(t, err, "%s", out)
+		assert.Contains(t, string(out), "add this line to ~/.profile")
+		assert.NoDirExists(t, filepath.Join(home, ".local", "bin"), "a folder made in vain is taken back")
+		return
+	}
+	// In the namespace: the set-up, then what a fresh login shell finds and runs.
+	steps := `mount -t tmpfs -o mode=0755 wcomm-test /usr/local/bin || exit 90
+"$0" "$1" || exit 91
+echo "which=$(env -i HOME="$HOME" TERM=dumb /bin/bash -l -c 'command -v wcomm')"
+env -i HOME="$HOME" TERM=dumb /bin/bash -l -c 'wcomm help >/dev/null' && echo help=ok`
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", steps, script, filepath.Dir(bin))
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "wcomm: linked into /usr/local/bin;")
+	assert.Contains(t, string(out), "which=/usr/local/bin/wcomm\n")
+	assert.Contains(t, string(out), "help=ok")
+	assert.NoDirExists(t, filepath.Join(home, ".local", "bin"), "a folder made in vain is taken back")
+	if dest, err := os.Readlink("/usr/local/bin/wcomm"); err == nil {
+		assert.NotEqual(t, bin, dest, "the link was made in the machine's /usr/local/bin, not the namespace's")
+	}
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+func TestInboxWhen(t *testing.T) {
+	now := time.Date(2026, 1, 17, 12, 1, 0, 0, time.UTC)
+	sent := now.Add(-time.Minute)
+	at := func(d time.Duration) *time.Time { e := sent.Add(d); return &e }
+	tests := []struct {
+		name string
+		it   tmuxcomm.InboxItem
+		want string
+	}{
+		{"waiting", tmuxcomm.InboxItem{State: "waiting", QueuedAt: sent}, "queued 1m0s ago, waiting"},
+		{"pasted as it was sent", tmuxcomm.InboxItem{State: "delivered", Via: "paste", QueuedAt: sent, EndedAt: at(300 * time.Millisecond)},
+			"sent 1m0s ago, delivered via paste at once"},
+		{"waited for its pane", tmuxcomm.InboxItem{State: "delivered", Via: "hook", QueuedAt: sent, EndedAt: at(40 * time.Second)},
+			"sent 1m0s ago, delivered via hook 40s later"},
+		{"expired", tmuxcomm.InboxItem{State: "expired", QueuedAt: sent, EndedAt: at(50 * time.Second)},
+			"sent 1m0s ago, expired 50s later"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, inboxWhen(tc.it, now))
+		})
+	}
+}
+
+func TestHookCommandWords(t *testing.T) {
+	assert.Equal(t, "/opt/bin/wcomm hook --agent claude", hookCommand("/opt/bin/wcomm", "claude"))
+	assert.Equal(t, `'/home/a b/wcomm' hook --agent codex`, hookCommand("/home/a b/wcomm", "codex"))
+	assert.Equal(t, `'/x/it'\''s/wcomm' hook --agent gemini`, hookCommand("/x/it's/wcomm", "gemini"))
+	for cmd, want := range map[string]bool{
+		"wcomm hook --agent claude":               true, // written by an older install: updated in place
+		"/opt/bin/wcomm hook --agent claude":      true,
+		"'/home/a b/wcomm' hook --agent claude":   true,
+		"/usr/local/bin/wcomm-mcp hook --agent x": true,
+		"my-stop.sh":                              false,
+		"wcomm inbox":                             false,
+		"/opt/bin/notwcomm hook --agent claude":   false,
+		"unterminated 'quote hook --agent claude": false,
+	} {
+		assert.Equal(t, want, isHookCommand(cmd), cmd)
+	}
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/sshtest"
+)
+
+// remoteWorld is a world (the orchestrator's host) with sshd hosts beside it, declared in the
+// user's settings, each with a tmux server of its own.
+type remoteWorld struct {
+	*world
+	bed *sshtest.Bed
+	env []string // XDG_CONFIG_HOME with the hosts, the ssh control folder
+}
+
+func newRemoteWorld(t *testing.T, hosts int, extra string) *remoteWorld {
+	t.Helper()
+	sshtest.Require(t)
+	w := newWorld(t)
+	bed := sshtest.Start(t, filepath.Dir(w.bin), hosts)
+	cfgHome := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "wcomm"), 0o700))
+	var cfg strings.Builder
+	cfg.WriteString("hosts:\n")
+	for _, h := range bed.Hosts {
+		fmt.Fprintf(&cfg, "  %s:\n    via: [ssh, -F, %q, %s]\n    wcomm: %s/wcomm\n", h.Name, bed.Config, h.Name, sshtest.BinDir)
+	}
+	cfg.WriteString(extra)
+	require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "wcomm", "config.yaml"), []byte(cfg.String()), 0o600))
+	control, err := os.MkdirTemp("", "wcs")
+	require.NoError(t, err)
+	rw := &remoteWorld{world: w, bed: bed, env: []string{"XDG_CONFIG_HOME=" + cfgHome, "WCOMM_SSH_CONTROL_DIR=" + control}}
+	t.Cleanup(func() {
+		// The masters end with their hosts; the puller once nothing is left to pull.
+		waitFor(t, 30*time.Second, func() bool { return !flockHeld(filepath.Join(w.root, ".remote", "puller.lock")) }, "the puller to exit")
+		os.RemoveAll(control)
+	})
+	return rw
+}
+
+// call runs wcomm in pane with the remote settings.
+func (rw *remoteWorld) call(pane string, args ...string) result {
+	rw.t.Helper()
+	return rw.run(call{pane: pane, env: rw.env}, args...)
+}
+
+// remoteWorker starts the scripted worker in a tmux server on host h (through ssh), gated when
+// gate is set, and returns its pane id there.
+func (rw *remoteWorld) remoteWorker(h *sshtest.Host, gate bool) string {
+	rw.t.Helper()
+	script, err := os.ReadFile(filepath.Join(fixtures, "worker.py"))
+	require.NoError(rw.t, err)
+	require.NoError(rw.t, os.WriteFile(filepath.Join(h.Share, "worker.py"), script, 0o600))
+	argv := []string{"tmux", "-f", "/dev/null", "new-session", "-d", "-s", "w", "-x", "200", "-y", "50",
+		"-e", "WCOMM_BIN=" + sshtest.BinDir + "/wcomm", "-e", "WCOMM_ENTER_DELAY=50ms",
+		"python3", sshtest.ShareDir + "/worker.py", sshtest.ShareDir + "/worker.log"}
+	if gate {
+		require.NoError(rw.t, os.Mkdir(filepath.Join(h.Share, "gate"), 0o700))
+		argv = append(argv, sshtest.ShareDir+"/gate")
+	}
+	rw.bed.Run(h, argv...)
+	pane := strings.TrimSpace(rw.bed.Run(h, "tmux", "display-message", "-p", "-t", "w", "'#{pane_id}'"))
+	require.Regexp(rw.t, `^%\d+$`, pane)
+	waitFor(rw.t, 10*time.Second, func() bool {
+		out, _ := rw.bed.RunErr(h, "tmux", "capture-pane", "-p", "-t", pane)
+		return strings.Contains(out, "WORKER READY")
+	}, "the worker on %s", h.Name)
+	return pane
+}
+
+// workerEvents reads the remote worker's log (in the host's share folder).
+func workerEvents(h *sshtest.Host) []map[string]any {
+	data, _ := os.ReadFile(filepath.Join(h.Share, "worker.log"))
+	var out []map[string]any
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) == nil {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func waitWorkerEvent(t *testing.T, h *sshtest.Host, event, id string) map[string]any {
+	t.Helper()
+	var found map[string]any
+	waitFor(t, 30*time.Second, func() bool {
+		for _, ev := range workerEvents(h) {
+			if ev["event"] == event && ev["id"] == id {
+				found = ev
+				return true
+			}
+		}
+		return false
+	}, "%s of %s on %s", event, id, h.Name)
+	return found
+}
+
+// The round trip through real sshd: send --to HOST:%N prints "ID RESPONSE-PATH"; the worker there
+// answers with its own notify; the answer reaches the orchestrator's await, or, with nobody
+// awaiting, its pane as the RESPONSE line; show and history see the exchange whole.
+func TestE2ERemoteRoundTrip(t *testing.T) {
+	t.Parallel()
+	rw := newRemoteWorld(t, 1, "")
+	h := rw.bed.Hosts[0]
+	orch := rw.bashPane("")
+	worker := rw.remoteWorker(h, true)
+
+	t.Run("await before notify", func(t *testing.T) {
+		r := rw.call(orch, "send", "--to", "h1:"+worker, "count the files")
+		requireCode(t, 0, r)
+		s := parseSent(t, r.stdout)
+		assert.True(t, strings.HasPrefix(s.Response, rw.root+"/"), "the response path is the local mirror's: %s", s.Response)
+		got := waitWorkerEvent(t, h, "received", s.ID)
+		assert.Equal(t, "count the files", got["body"])
+		assert.True(t, strings.HasPrefix(got["response"].(string), "/tmp/worker-comm/"), "the worker answers into its own root: %v", got["response"])
+		b := rw.start(call{pane: orch, env: rw.env}, "await", s.ID, "--timeout", "40s")
+		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", s.ID), nil, 0o600))
+		res := b.wait(t, 45*time.Second)
+		requireCode(t, 0, res)
+		assert.Equal(t, answerOf(s.ID, "count the files")+"\n", res.stdout)
+		n := waitWorkerEvent(t, h, "notified", s.ID)
+		assert.Equal(t, float64(0), n["rc"], "the remote notify: %v", n)
+		// The whole exchange is here: show by id.
+		r = rw.call(orch, "show", "--json", s.ID)
+		requireCode(t, 0, r)
+		x := decode[exchangeJSON](t, r)
+		assert.Equal(t, "answered", x.Status)
+		assert.Equal(t, answerOf(s.ID, "count the files"), strings.TrimSuffix(x.ResponseBody, "\n"))
+	})
+
+	t.Run("notify without await", func(t *testing.T) {
+		r := rw.call(orch, "send", "--to", "h1:"+worker, "list the tests")
+		requireCode(t, 0, r)
+		s := parseSent(t, r.stdout)
+		waitWorkerEvent(t, h, "received", s.ID)
+		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", s.ID), nil, 0o600))
+		// Nobody awaits: the puller brings the RESPONSE line into the orchestrator's pane.
+		rw.waitScreen(orch, "[RESPONSE", s.Response)
+		r = rw.call(orch, "await", s.ID, "--timeout", "5s")
+		requireCode(t, 0, r)
+		assert.Equal(t, answerOf(s.ID, "list the tests")+"\n", r.stdout)
+		r = rw.call(orch, "history")
+		requireCode(t, 0, r)
+		assert.Contains(t, r.stdout, s.ID)
+	})
+}
+
+// An unreachable host queues the message (exit 0, "queued", the reason on stderr) and the puller
+// relays it once the host is back; --no-queue fails at once naming the host.
+func TestE2ERemoteUnreachable(t *testing.T) {
+	t.Parallel()
+	rw := newRemoteWorld(t, 1, "")
+	h := rw.bed.Hosts[0]
+	orch := rw.bashPane("")
+	worker := rw.remoteWorker(h, false)
+	h.Stop(t)
+
+	r := rw.call(orch, "send", "--no-queue", "--to", "h1:"+worker, "never queued")
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "host h1 is unreachable")
+	assert.Empty(t, r.stdout)
+
+	r = rw.call(orch, "send", "--to", "h1:"+worker, "wait for the host")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "queued")
+	assert.Contains(t, r.stderr, "unreachable")
+	id := strings.TrimSpace(r.stdout)
+	require.Regexp(t, `^\d{8}-\d{6}-[0-9a-f]{4}$`, id)
+	// Still down: the await times out saying what it waits for.
+	r = rw.call(orch, "await", id, "--timeout", "500ms")
+	requireCode(t, 3, r)
+	assert.Contains(t, r.stderr, "still waits for host h1")
+
+	h.Start(t)
+	r = rw.call(orch, "await", id, "--timeout", "60s")
+	requireCode(t, 0, r)
+	assert.Equal(t, answerOf(id, "wait for the host")+"\n", r.stdout)
+	// Delivered once.
+	n := 0
+	for _, ev := range workerEvents(h) {
+		if ev["event"] == "received" && ev["id"] == id {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n)
+}

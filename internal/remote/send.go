@@ -1,0 +1,235 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// The local side's files, under ROOT/.remote: queue/ID.json is a send waiting for its host,
+// pending/ID.json a relayed request whose response is still to be pulled, done/ID.json what
+// became of a queued send that ended without reaching its host (dead-lettered).
+const (
+	folder     = ".remote"
+	queueDir   = "queue"
+	pendingDir = "pending"
+	doneDir    = "done"
+)
+
+// Record is one relayed or queued send.
+type Record struct {
+	ID         string              `json:"id"`
+	Host       tmuxcomm.HostDef    `json:"host"`
+	To         string              `json:"to"`
+	From       messages.PaneID     `json:"from"`
+	Capability messages.Capability `json:"capability"`
+	Agent      string              `json:"agent,omitempty"`
+	Body       []byte              `json:"body,omitempty"`
+	QueuedAt   time.Time           `json:"queued_at"`
+	Expires    time.Time           `json:"expires"`
+	Attempts   int                 `json:"attempts"`
+	NextTry    time.Time           `json:"next_try"`
+	LastError  string              `json:"last_error,omitempty"`
+	// Response is the mirror's response file (pending records).
+	Response string `json:"response,omitempty"`
+	// State is how a done record ended: "dead" (its time to live passed) or "failed".
+	State string `json:"state,omitempty"`
+}
+
+// Sent is what a remote send did: relayed (Exchange is the local mirror) or queued.
+type Sent struct {
+	ID       string
+	Exchange *tmuxcomm.Exchange
+	Queued   bool
+	Reason   string
+	Repeated bool
+}
+
+// SendOptions are a remote send's inputs beyond the engine's.
+type SendOptions struct {
+	tmuxcomm.SendOptions
+	NoQueue bool
+	TTL     time.Duration
+	// Spawn starts the puller of the root (detached); nil: none is started.
+	Spawn func(root string) error
+}
+
+// Send relays a request to a worker on a declared host under a new id. An unreachable host queues
+// it (unless NoQueue): the puller retries with backoff until the TTL passes.
+func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o SendOptions) (*Sent, error) {
+	if e.Self == "" {
+		return nil, fmt.Errorf("not inside a tmux pane: run send from the orchestrator's pane, or pass --from %%N")
+	}
+	if o.Capability == "" {
+		o.Capability = messages.ReadOnly
+	}
+	root, err := e.RootDir(true)
+	if err != nil {
+		return nil, err
+	}
+	id, err := e.NewID()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	ttl := o.TTL
+	if ttl <= 0 {
+		ttl = tmuxcomm.DefaultMailTTL
+	}
+	r := &Record{ID: id, Host: c.Host, To: o.To, From: e.Self, Capability: o.Capability, Agent: o.Agent, Body: o.Body,
+		QueuedAt: now, Expires: now.Add(ttl), NextTry: now}
+	s, err := relay(ctx, e, c, root, r, o.NoQueue)
+	if err == nil {
+		spawn(o.Spawn, root)
+		return s, nil
+	}
+	if !errors.Is(err, ErrUnreachable) || o.NoQueue {
+		return nil, err
+	}
+	r.Attempts, r.LastError, r.NextTry = 1, err.Error(), now.Add(backoff(1))
+	if werr := writeRecord(root, queueDir, r); werr != nil {
+		return nil, fmt.Errorf("%w; and queuing it failed: %v", err, werr)
+	}
+	spawn(o.Spawn, root)
+	return &Sent{ID: id, Queued: true, Reason: err.Error()}, nil
+}
+
+func spawn(f func(string) error, root string) {
+	if f != nil {
+		_ = f(root) // a puller already running is as good
+	}
+}
+
+// relay sends r to its host and mirrors the exchange here; the pending record makes the puller
+// fetch its response.
+func relay(ctx context.Context, e *tmuxcomm.Engine, c *Client, root string, r *Record, noQueue bool) (*Sent, error) {
+	reply, err := c.Call(ctx, messages.WireRequest{Op: messages.WireSend, ID: r.ID, To: r.To, From: r.From,
+		Capability: r.Capability, Agent: r.Agent, Body: r.Body, NoQueue: noQueue})
+	if err != nil && (reply == nil || reply.Exchange == nil) {
+		return nil, err
+	}
+	rx := reply.Exchange
+	if rx.ID != r.ID {
+		return nil, fmt.Errorf("host %s answered for exchange %q, not %s", c.Host.Name, messages.SanitizeField(rx.ID), r.ID)
+	}
+	state := rx.State
+	if err != nil {
+		state = tmuxcomm.StateUndelivered
+	}
+	x, merr := e.MirrorRequest(ctx, tmuxcomm.MirrorOptions{Host: c.Host.Name, ID: r.ID, Worker: rx.Worker, Capability: r.Capability,
+		Body: r.Body, State: state, Detail: map[string]string{"remote_request": messages.SanitizeField(rx.RequestPath),
+			"evidence": messages.SanitizeField(rx.Evidence)}})
+	if merr != nil {
+		return nil, fmt.Errorf("relayed %s to host %s, but mirroring it here failed: %w", r.ID, c.Host.Name, merr)
+	}
+	if err != nil {
+		return &Sent{ID: r.ID, Exchange: x}, err
+	}
+	p := *r
+	p.Body, p.Response = nil, x.ResponsePath
+	if err := writeRecord(root, pendingDir, &p); err != nil {
+		return nil, fmt.Errorf("relayed %s to host %s, but recording it for the response failed: %w", r.ID, c.Host.Name, err)
+	}
+	return &Sent{ID: r.ID, Exchange: x, Queued: rx.State == tmuxcomm.StateQueued, Reason: messages.SanitizeField(rx.Evidence), Repeated: rx.Repeated}, nil
+}
+
+// backoff is the wait before attempt n+1: 1 s doubling to at most a minute.
+func backoff(n int) time.Duration {
+	d := time.Second << min(n-1, 6)
+	return min(d, time.Minute)
+}
+
+func recordDir(root, kind string) (string, error) {
+	for _, d := range []string{filepath.Join(root, folder), filepath.Join(root, folder, kind)} {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("%s is not a folder", d)
+		}
+	}
+	return filepath.Join(root, folder, kind), nil
+}
+
+func writeRecord(root, kind string, r *Record) error {
+	dir, err := recordDir(root, kind)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return tmuxcomm.WriteFile(filepath.Join(dir, r.ID+".json"), b, 0o600)
+}
+
+// readRecords lists the records of one kind, oldest id first; damaged ones are skipped.
+func readRecords(root, kind string) []*Record {
+	dir := filepath.Join(root, folder, kind)
+	ents, _ := os.ReadDir(dir)
+	var out []*Record
+	for _, ent := range ents {
+		name := ent.Name()
+		id, ok := strings.CutSuffix(name, ".json")
+		if !ok || messages.ValidID(id) != nil || !ent.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var r Record
+		if json.Unmarshal(b, &r) != nil || r.ID != id || tmuxcomm.CheckHost(r.Host) != nil {
+			continue
+		}
+		out = append(out, &r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func removeRecord(root, kind, id string) { os.Remove(filepath.Join(root, folder, kind, id+".json")) }
+
+// QueuedRecord returns the queued or dead-lettered send of id, or nil: await and show use it
+// while no mirror exists yet.
+func QueuedRecord(root, id string) *Record {
+	for _, kind := range []string{queueDir, doneDir} {
+		for _, r := range readRecords(root, kind) {
+			if r.ID == id {
+				if kind == doneDir && r.State == "" {
+					r.State = "dead"
+				}
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// lockPuller takes the root's puller lock without waiting; ok false when another puller holds it.
+func lockPuller(root string) (unlock func(), ok bool, err error) {
+	dir, err := recordDir(root, pendingDir)
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(dir), "puller.lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, false, nil
+	}
+	return func() { f.Close() }, true, nil
+}

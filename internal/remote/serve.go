@@ -1,0 +1,146 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+// maxRequestLine bounds one request line: a message of 256 MiB in base64, and its fields.
+const maxRequestLine = 400 << 20
+
+// maxPollWait bounds a poll's wait, so a caller that went away frees the process soon.
+const maxPollWait = 30 * time.Second
+
+// Serve answers one wire request read from in on out: the remote end of `wcomm __remote`. e is
+// this host's engine; release names this binary for hello. The connection may break mid-way (the
+// client killed, the network gone): the request is carried out whole all the same, so a relay
+// repeated later finds its result.
+func Serve(ctx context.Context, e *tmuxcomm.Engine, in io.Reader, out io.Writer, release string) error {
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	line, err := bufio.NewReaderSize(io.LimitReader(in, maxRequestLine), 64<<10).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	reply := serve(ctx, e, line, release)
+	reply.Version = Version()
+	b, err := messages.FormatWire(reply)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(b)
+	return err
+}
+
+func fail(code int, format string, a ...any) *messages.WireReply {
+	return &messages.WireReply{Error: fmt.Sprintf(format, a...), Code: code}
+}
+
+// failErr is the reply of an engine error, with its exit code class.
+func failErr(err error) *messages.WireReply {
+	code := 1
+	switch {
+	case errors.Is(err, tmuxcomm.ErrTimeout):
+		code = 3
+	case errors.Is(err, tmuxcomm.ErrNotFound), errors.Is(err, tmuxcomm.ErrAmbiguous), errors.Is(err, paneops.ErrPaneNotFound):
+		code = 4
+	}
+	return &messages.WireReply{Error: err.Error(), Code: code}
+}
+
+func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string) *messages.WireReply {
+	req, err := messages.ParseWireRequest(line)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	if req.Version != Version() {
+		return fail(1, "this wcomm speaks wire version %d, the caller version %d: install the same wcomm release on both hosts", Version(), req.Version)
+	}
+	switch req.Op {
+	case messages.WireHello:
+		root, err := e.RootDir(false)
+		r := &messages.WireReply{OK: true, Release: release, Root: root}
+		if exe, xerr := os.Executable(); xerr == nil {
+			r.Binary = exe
+		}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		return r
+	case messages.WireSend:
+		return serveSend(ctx, e, req)
+	case messages.WirePoll:
+		return servePoll(ctx, e, req)
+	case messages.WirePanes:
+		panes, err := e.Panes(ctx, paneops.Scope{All: true})
+		if err != nil {
+			return failErr(err)
+		}
+		r := &messages.WireReply{OK: true}
+		for _, p := range panes {
+			r.Panes = append(r.Panes, messages.WirePane{ID: p.ID, Target: p.Target(), Command: p.Command})
+		}
+		return r
+	case messages.WireFind:
+		p, err := e.Find(ctx, req.To, paneops.Scope{All: req.All}, req.First)
+		if err != nil {
+			return failErr(err)
+		}
+		return &messages.WireReply{OK: true, Panes: []messages.WirePane{{ID: p.ID, Target: p.Target(), Command: p.Command, Agent: req.To}}}
+	}
+	return fail(2, "unknown operation %q", messages.SanitizeField(req.Op))
+}
+
+func serveSend(ctx context.Context, e *tmuxcomm.Engine, req *messages.WireRequest) *messages.WireReply {
+	if _, err := messages.ParsePaneID(string(req.From)); err != nil {
+		return fail(2, "the orchestrator's pane: %v", err)
+	}
+	e.Self, e.Relayed = req.From, true
+	if req.NoQueue {
+		e.NoQueue = true
+	}
+	x, repeated, err := e.RelaySend(ctx, tmuxcomm.SendOptions{ID: req.ID, To: req.To, Capability: req.Capability,
+		Body: req.Body, Agent: req.Agent, Scope: paneops.Scope{All: true}, First: req.First})
+	if err != nil && x == nil {
+		return failErr(err)
+	}
+	r := &messages.WireReply{OK: err == nil, Exchange: &messages.WireExchange{ID: x.ID, Worker: x.Worker,
+		RequestPath: x.RequestPath, ResponsePath: x.ResponsePath, State: x.State, Evidence: x.Evidence, Repeated: repeated}}
+	if err != nil {
+		r.Error, r.Code = err.Error(), failErr(err).Code
+	}
+	return r
+}
+
+// servePoll returns the responses of the ids that came back, waiting up to WaitMS for a first one.
+func servePoll(ctx context.Context, e *tmuxcomm.Engine, req *messages.WireRequest) *messages.WireReply {
+	wait := min(time.Duration(req.WaitMS)*time.Millisecond, maxPollWait)
+	deadline := time.Now().Add(wait)
+	for {
+		r := &messages.WireReply{OK: true}
+		for _, id := range req.IDs {
+			if messages.ValidID(id) != nil {
+				continue
+			}
+			body, ok, err := e.RelayedResponse(id)
+			if err == nil && ok {
+				r.Responses = append(r.Responses, messages.WireResponse{ID: id, Body: []byte(body)})
+			}
+		}
+		if len(r.Responses) > 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return r
+		}
+		// A response is a file the worker's notify writes: looking every 25 ms costs a few stats.
+		time.Sleep(25 * time.Millisecond)
+	}
+}

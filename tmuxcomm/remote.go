@@ -1,0 +1,178 @@
+package tmuxcomm
+
+// The engine's side of remote hosts (the remote package drives it). On the worker's host, a
+// relayed send is an ordinary send under the orchestrator's id, in a session folder marked
+// relayed: its orchestrator pane is on another host, so notify saves the response and leaves the
+// signal to the orchestrator's wcomm, which pulls it. On the orchestrator's host, the exchange is
+// mirrored in a session folder marked with the host, so history, show, parse and await see it as
+// any other; the pulled response is written there by an ordinary notify.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// relayFolder holds one lock per relayed id, so two relays of one id never both deliver.
+const relayFolder = ".relay"
+
+// relayedHere reports whether the session folder dir holds requests relayed from another host.
+func relayedHere(dir string) bool {
+	m, err := readMeta(dir)
+	return err == nil && m.Relayed
+}
+
+// NewID claims a new exchange id under the root, as send does.
+func (e *Engine) NewID() (string, error) {
+	root, err := e.root(true)
+	if err != nil {
+		return "", err
+	}
+	return e.newID(root)
+}
+
+// RootDir returns the root, creating it (0700) when create is set.
+func (e *Engine) RootDir(create bool) (string, error) { return e.root(create) }
+
+// RelaySend sends a request relayed from another host under its own id (o.ID, required). A relay
+// repeated after a broken connection finds the exchange of the first one and returns it with
+// repeated set: nothing is delivered twice.
+func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, repeated bool, err error) {
+	if !e.Relayed {
+		return nil, false, fmt.Errorf("RelaySend needs a relayed engine")
+	}
+	if err := messages.ValidID(o.ID); err != nil {
+		return nil, false, err
+	}
+	root, err := e.root(true)
+	if err != nil {
+		return nil, false, err
+	}
+	dir := filepath.Join(root, relayFolder)
+	if err := ensureDir(dir, true); err != nil {
+		return nil, false, err
+	}
+	unlock, err := flock(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return nil, false, fmt.Errorf("another relay of %s is under way: %w", o.ID, err)
+	}
+	defer unlock()
+	if prev, err := e.byID(root, o.ID); err == nil && relayedHere(prev.Dir) {
+		return prev, true, nil
+	}
+	x, err = e.Send(ctx, o)
+	return x, false, err
+}
+
+// RelayedResponse returns the response body of relayed exchange id, ok false while none came.
+func (e *Engine) RelayedResponse(id string) (body string, ok bool, err error) {
+	root, err := e.root(false)
+	if err != nil {
+		return "", false, err
+	}
+	x, err := e.byID(root, id)
+	if err != nil {
+		return "", false, err
+	}
+	if !relayedHere(x.Dir) {
+		return "", false, fmt.Errorf("%s was not relayed from another host: %w", id, ErrNotFound)
+	}
+	if x.Status != StatusAnswered {
+		return "", false, nil
+	}
+	full := loadExchangeBodies(x.Dir, x.Seq, false, true)
+	return full.ResponseBody, full.Status == StatusAnswered, nil
+}
+
+// MirrorOptions describe a request relayed to a worker on a declared host.
+type MirrorOptions struct {
+	Host       string
+	ID         string
+	Worker     messages.PaneID // the worker's pane there
+	Capability messages.Capability
+	Body       []byte
+	// State and Detail are what the remote reported of the delivery (submitted, queued ...).
+	State  string
+	Detail map[string]string
+}
+
+// MirrorRequest writes the local copy of a relayed request: a session folder of this pane and the
+// remote worker's pane, marked with the host, holding the request under its id. Its response file
+// is written when the response is pulled (by Notify, from outside any pane).
+func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange, error) {
+	if err := messages.ValidHostName(o.Host); err != nil {
+		return nil, err
+	}
+	if err := messages.ValidID(o.ID); err != nil {
+		return nil, err
+	}
+	if _, err := messages.ParsePaneID(string(o.Worker)); err != nil {
+		return nil, fmt.Errorf("worker pane on %s: %w", o.Host, err)
+	}
+	root, err := e.root(true)
+	if err != nil {
+		return nil, err
+	}
+	if prev, err := e.byID(root, o.ID); err == nil {
+		if m, err := readMeta(prev.Dir); err == nil && m.Host == o.Host {
+			return prev, nil
+		}
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.mirrorHost = o.Host
+	defer func() { e.mirrorHost = "" }()
+	dir, sess, err := e.openSession(root, e.Self, o.Worker, srv.Key(), srv.Socket)
+	if err != nil {
+		return nil, err
+	}
+	size, sum := messages.BodySum(o.Body)
+	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
+		Orchestrator: e.Self, Worker: o.Worker, Bytes: size, Sum: sum}
+	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
+	n, reqPath, err := claimRequest(dir, func(n int) [][]byte {
+		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
+		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
+			Instructions: messages.Instructions{
+				ResponsePath: resp,
+				Notify:       e.notifyCommand(resp),
+				Fallback:     messages.FallbackCommand(sess, resp),
+			}}, openEnd)
+		return [][]byte{[]byte(head), o.Body, []byte(tail)}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := logEvent(dir, n, StateWritten, map[string]string{"id": o.ID, "bytes": strconv.Itoa(size), "sha256": sum, "host": o.Host}, e.Now()); err != nil {
+		os.Remove(reqPath)
+		return nil, fmt.Errorf("record the mirror of %s in %s: %w", o.ID, dir, err)
+	}
+	if o.State != "" {
+		d := map[string]string{"host": o.Host}
+		for k, v := range o.Detail {
+			d[k] = v
+		}
+		_ = logEvent(dir, n, o.State, d, e.Now())
+	}
+	_ = RecordID(root, o.ID, filepath.Base(dir), n)
+	return loadExchange(dir, n, false), nil
+}
+
+// MirrorHost returns the host an exchange's session folder mirrors ("" for a local one).
+func MirrorHost(x *Exchange) string {
+	if x == nil {
+		return ""
+	}
+	m, err := readMeta(x.Dir)
+	if err != nil {
+		return ""
+	}
+	return m.Host
+}
