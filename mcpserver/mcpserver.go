@@ -76,9 +76,9 @@ func (s *server) tools() []tool {
 }
 
 // Serve runs the server on in and out (a client's stdio) until the client closes the stream or ctx
-// ends.
+// ends. A malformed line gets a JSON-RPC error reply and the server goes on (frames.go).
 func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser) error {
-	return New(cfg).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	return New(cfg).Run(ctx, &guardedTransport{in: in, out: out})
 }
 
 // instructions tell the client's model what the tools are for and how they fit together.

@@ -139,7 +139,14 @@ send exits 0 once the message is submitted or queued.`,
 					e := c.engine()
 					mq.apply(e)
 					x, err := e.Resend(c.ctx, *resend, *agent)
-					return c.reportSent(x, err, *wait, timeout, e)
+					if err != nil {
+						// Not reportSent's "send --resend ID delivers it again": that is this call.
+						if x != nil && !c.json {
+							fmt.Fprintf(c.stderr, "wcomm send: the request stays kept at %s; 'wcomm show %s' shows its delivery log\n", x.RequestPath, x.ID)
+						}
+						return err
+					}
+					return c.reportSent(x, nil, *wait, timeout, e)
 				}
 				if *to == "" {
 					return usagef("send needs --to TARGET")
