@@ -2,8 +2,8 @@
 // agents launch local servers): find, panes, send, await, notify, ask, answer, questions, history,
 // show and inbox (ToolNames lists them). It owns the tool list, each tool's description and schemas, and the mapping of an
 // engine's result or error to a tool result; it owns no protocol step. Every call runs on an engine
-// built by Config.Engine, the same function the command line builds its engine with, so a tool and
-// the matching command do the same thing and fail with the same words and exit-code class. A call
+// built by the engine's front door (tmuxcomm.Door), as the command line builds its own, so a tool
+// and the matching command do the same thing and fail with the same words and exit-code class. A call
 // that fails or panics is a tool error and the server goes on; it logs to Config.Log, never to the
 // stream, whose output is the protocol.
 package mcpserver
@@ -12,6 +12,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,18 +21,20 @@ import (
 
 // Config is what the server needs from the command that starts it.
 type Config struct {
-	// Engine builds the engine for one call, exactly as the command line builds it: from its flags
-	// (-L, -S, --root), the environment ($TMUX, $TMUX_PANE, WCOMM_*) and the settings file. Built
-	// per call, so an edited settings file applies to the next call as it does to the next command.
-	Engine func() *tmuxcomm.Engine
-	// Settings loads the settings that apply (the question relay's timeout, auto-answer and cap).
-	Settings func() (tmuxcomm.Settings, error)
-	// ExitCode is the command line's mapping of an error to its exit code.
-	ExitCode func(error) int
+	// Door is the engine's front door, built by the command that starts the server from its flags
+	// (-L, -S, --root) and environment ($TMUX, $TMUX_PANE, WCOMM_*) exactly as for any command.
+	// Every call builds its engine through it, settings file included (read again per call, so an
+	// edited file applies to the next call as to the next command; a file that does not load stops
+	// the call as it stops a command).
+	Door *tmuxcomm.Door
 	// Log takes the server's diagnostics (nil: discarded). Never stdout: stdout is the protocol.
 	Log *slog.Logger
 	// Version is reported to the client in the handshake.
 	Version string
+	// SendRemote sends to HOST:TARGET when the target names a declared remote host (handled true);
+	// AwaitRemote readies an await of a relayed exchange (nil: no remote hosts).
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (x *tmuxcomm.Exchange, handled bool, err error)
+	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 type server struct {
@@ -55,6 +58,11 @@ func New(cfg Config) *mcp.Server {
 		srv.AddTool(t.def, t.handler)
 	}
 	return srv
+}
+
+// engine builds one call's engine through the front door. Settings that do not load stop the call.
+func (s *server) engine() (*tmuxcomm.Engine, tmuxcomm.Settings, error) {
+	return s.cfg.Door.Engine()
 }
 
 // tools is the tool list, in the order clients show it. A tool is one constructor in this list

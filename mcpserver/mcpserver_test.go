@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -49,12 +48,12 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	return res, te
 }
 
-// A panic in a call (here: no engine at all) is a tool error of class failure, logged, and the
+// A panic in a call (here: no front door at all) is a tool error of class failure, logged, and the
 // server answers the next call.
 func TestServerRecoversPanics(t *testing.T) {
 	var log strings.Builder
 	cfg := testConfig(t.TempDir(), &log)
-	cfg.Engine = func() *tmuxcomm.Engine { return nil }
+	cfg.Door = nil
 	cs := connect(t, cfg)
 	for i := 0; i < 2; i++ {
 		res, te := call(t, cs, "history", nil)
@@ -70,7 +69,7 @@ func TestServerRecoversPanics(t *testing.T) {
 	assert.Contains(t, log.String(), "panicked")
 }
 
-// Errors carry the command line's class: the exit code comes from Config.ExitCode, a bad
+// Errors carry the command line's class: the exit code comes from the front door's ClassOf, a bad
 // argument is usage, and every error validates against the tool's output schema.
 func TestServerErrorClasses(t *testing.T) {
 	root := t.TempDir()
@@ -116,16 +115,7 @@ func TestServerErrorClasses(t *testing.T) {
 }
 
 func testConfig(root string, log *strings.Builder) Config {
-	cfg := Config{
-		Engine:   func() *tmuxcomm.Engine { return tmuxcomm.New(root, nil) },
-		Settings: func() (tmuxcomm.Settings, error) { return tmuxcomm.DefaultSettings(), nil },
-		ExitCode: func(err error) int {
-			if errors.Is(err, tmuxcomm.ErrNotFound) {
-				return exitNotFound
-			}
-			return exitFailure
-		},
-	}
+	cfg := Config{Door: &tmuxcomm.Door{Root: root, Dir: root, Getenv: func(string) string { return "" }}}
 	if log != nil {
 		cfg.Log = slogTo(log)
 	}

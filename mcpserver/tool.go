@@ -15,22 +15,6 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
-// Exit codes of the command line, which a tool error carries as its class.
-const (
-	exitFailure  = 1
-	exitUsage    = 2
-	exitTimeout  = 3
-	exitNotFound = 4
-)
-
-// classNames name the exit codes in a tool error, so an agent can branch on a word.
-var classNames = map[int]string{
-	exitFailure:  "failure",
-	exitUsage:    "usage",
-	exitTimeout:  "timed_out",
-	exitNotFound: "not_found",
-}
-
 // ToolError is the structured content of a failed tool call: the words the command line prints
 // after "wcomm COMMAND: ", and its exit code with the code's class.
 type ToolError struct {
@@ -43,12 +27,8 @@ type ToolError struct {
 	RequestPath string `json:"request_path,omitempty" jsonschema:"the request file kept on disk by a send that was not delivered"`
 }
 
-// usageError is a mistake in a call's arguments: class usage, exit code 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+// usagef is a mistake in a call's arguments: class usage, exit code 2.
+var usagef = tmuxcomm.Usagef
 
 // detailedError adds what the structured error shows beside the words (panes, a kept request).
 type detailedError struct {
@@ -161,10 +141,16 @@ func structured(out any, text string) (*mcp.CallToolResult, error) {
 	return res, nil
 }
 
-// errorResult is a tool error: IsError, the command line's words in text, and the ToolError.
+// errorResult is a tool error: IsError, the command line's words in text, and the ToolError with
+// the class the engine's front door gives the error (tmuxcomm.ClassOf), as the command line's exit
+// code does.
 func (s *server) errorResult(name string, err error) *mcp.CallToolResult {
-	code := s.exitCode(err)
-	te := ToolError{Error: err.Error(), Class: classNames[code], ExitCode: code}
+	err = tmuxcomm.Hinted(err, needHints)
+	class := tmuxcomm.ClassOf(err)
+	if class == tmuxcomm.ClassOK {
+		class = tmuxcomm.ClassFailure
+	}
+	te := ToolError{Error: err.Error(), Class: class.String(), ExitCode: class.ExitCode()}
 	var de *detailedError
 	if errors.As(err, &de) && de.detail != nil {
 		de.detail(&te)
@@ -173,25 +159,12 @@ func (s *server) errorResult(name string, err error) *mcp.CallToolResult {
 	if merr != nil {
 		data = []byte(`{"error":"encode the error","class":"failure","exit_code":1}`)
 	}
-	text := fmt.Sprintf("wcomm %s: %v (exit code %d: %s)", name, err, code, te.Class)
+	text := fmt.Sprintf("wcomm %s: %v (exit code %d: %s)", name, err, te.ExitCode, te.Class)
 	return &mcp.CallToolResult{
 		IsError:           true,
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(data),
 	}
-}
-
-// exitCode is the command line's exit code for err; a usage error of the tool's own arguments is 2.
-func (s *server) exitCode(err error) int {
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return exitUsage
-	}
-	code := s.cfg.ExitCode(err)
-	if _, ok := classNames[code]; !ok {
-		return exitFailure
-	}
-	return code
 }
 
 // schemaFor infers the JSON schema of T, panicking on a type that has none: the tool list is

@@ -61,7 +61,10 @@ kept on disk.`,
 		if err != nil {
 			return nil, "", usagef("%v", err)
 		}
-		e := s.cfg.Engine()
+		e, _, err := s.engine()
+		if err != nil {
+			return nil, "", err
+		}
 		if err := e.CheckAgent(in.Agent); err != nil {
 			return nil, "", usagef("agent: %v", err)
 		}
@@ -72,8 +75,15 @@ kept on disk.`,
 			e.BusyWait = seconds(in.BusyWait)
 		}
 		e.NoQueue = e.NoQueue || in.NoQueue
-		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
+		o := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
+		x, handled, err := (*tmuxcomm.Exchange)(nil), false, error(nil)
+		if s.cfg.SendRemote != nil {
+			x, handled, err = s.cfg.SendRemote(ctx, e, o)
+		}
+		if !handled {
+			x, err = e.Send(ctx, o)
+		}
 		if err != nil {
 			var fe *tmuxcomm.FindError
 			errors.As(err, &fe)
@@ -125,7 +135,16 @@ at once when the response is already there.`,
 		case in.Timeout > 0:
 			timeout = seconds(in.Timeout)
 		}
-		x, err := s.cfg.Engine().Await(ctx, in.ID, timeout)
+		e, _, err := s.engine()
+		if err != nil {
+			return awaitOut{}, "", err
+		}
+		if s.cfg.AwaitRemote != nil {
+			if err := s.cfg.AwaitRemote(ctx, e, in.ID, timeout); err != nil {
+				return awaitOut{}, "", err
+			}
+		}
+		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {
 			if x != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
 				next := fmt.Sprintf("no response yet after %s; call await again with id %q", timeout, x.ID)
@@ -163,15 +182,15 @@ newest unanswered request addressed to this pane. The first response stands: a s
 		if strings.TrimSpace(in.Message) == "" {
 			return nil, "", usagef("empty message: give your response's text in message")
 		}
-		res, err := s.cfg.Engine().Notify(ctx, tmuxcomm.NotifyOptions{Ref: in.Response + in.ID, Body: []byte(in.Message)})
+		e, _, err := s.engine()
 		if err != nil {
 			return nil, "", err
 		}
-		how := "the RESPONSE line was pasted into pane " + string(res.Exchange.Orchestrator)
-		if res.Signal == "await" {
-			how = "the orchestrator's await was waiting and woke on the file; no line pasted"
+		res, err := e.Notify(ctx, tmuxcomm.NotifyOptions{Ref: in.Response + in.ID, Body: []byte(in.Message)})
+		if err != nil {
+			return nil, "", err
 		}
-		text := "response saved at " + res.Exchange.ResponsePath + "; " + how
+		text := "response saved at " + res.Exchange.ResponsePath + "; " + res.Say()
 		for _, w := range res.Warnings {
 			text += "\nwarning: " + w
 		}
@@ -198,7 +217,11 @@ answered, undelivered, damaged), delivery state, age and the request's first lin
 the history; damaged or foreign files are named, not fatal.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in historyIn) (historyOut, string, error) {
-		sessions, foreign, err := s.cfg.Engine().History(ctx, tmuxcomm.HistoryOptions{Session: in.Session, Pending: in.Pending})
+		e, _, err := s.engine()
+		if err != nil {
+			return historyOut{}, "", err
+		}
+		sessions, foreign, err := e.History(ctx, tmuxcomm.HistoryOptions{Session: in.Session, Pending: in.Pending})
 		if err != nil {
 			return historyOut{}, "", err
 		}
@@ -227,7 +250,11 @@ func (s *server) showTool() tool {
 		if in.Ref == "" {
 			return nil, "", usagef("show takes one ID or PATH")
 		}
-		x, err := s.cfg.Engine().Show(ctx, in.Ref)
+		e, _, err := s.engine()
+		if err != nil {
+			return nil, "", err
+		}
+		x, err := e.Show(ctx, in.Ref)
 		if err != nil {
 			return nil, "", err
 		}

@@ -24,7 +24,11 @@ oldest first: each item's text is the message (for a RESPONSE line, call show wi
 to read the answer). Taken messages count as delivered and are never typed into the pane
 afterwards. peek only looks.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in inboxIn) (*tmuxcomm.InboxResult, string, error) {
-		res, err := s.cfg.Engine().Inbox(ctx, tmuxcomm.InboxOptions{Take: !in.Peek, Via: "inbox", All: in.All})
+		e, _, err := s.engine()
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := e.Inbox(ctx, tmuxcomm.InboxOptions{Take: !in.Peek, Via: "inbox", All: in.All})
 		if err != nil {
 			return nil, "", err
 		}

@@ -30,7 +30,11 @@ that lists what runs where (pass first to take the first of several). Use the pa
 		if in.Agent == "" {
 			return paneops.Pane{}, "", usagef("find takes one AGENT")
 		}
-		p, err := s.cfg.Engine().Find(ctx, in.Agent, paneops.Scope{All: in.All, Session: in.Session}, in.First)
+		e, _, err := s.engine()
+		if err != nil {
+			return paneops.Pane{}, "", err
+		}
+		p, err := e.Find(ctx, in.Agent, paneops.Scope{All: in.All, Session: in.Session}, in.First)
 		if err != nil {
 			return p, "", findDetail(err)
 		}
@@ -65,7 +69,11 @@ session:window.pane, pid and the notable programs anywhere in each pane's proces
 codex, gemini, python3, ...). Your own pane has self: true.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in panesIn) (panesOut, string, error) {
-		panes, err := s.cfg.Engine().Panes(ctx, paneops.Scope{All: in.All, Session: in.Session})
+		e, _, err := s.engine()
+		if err != nil {
+			return panesOut{}, "", err
+		}
+		panes, err := e.Panes(ctx, paneops.Scope{All: in.All, Session: in.Session})
 		if panes == nil {
 			panes = []tmuxcomm.PaneInfo{}
 		}

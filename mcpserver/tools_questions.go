@@ -55,14 +55,14 @@ your best judgment and mark the choice "assumed — needs review".`,
 }
 
 func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (askOut, string, error) {
-	st, err := s.cfg.Settings()
+	e, st, err := s.engine()
 	if err != nil {
-		return askOut{}, "", judged(err)
+		return askOut{}, "", tmuxcomm.Judged(err)
 	}
 	timeout := st.QuestionTimeout
 	if in.Timeout != nil {
 		if *in.Timeout < 0 || math.IsNaN(*in.Timeout) || math.IsInf(*in.Timeout, 0) {
-			return askOut{}, "", judged(usagef("timeout_seconds must be 0 (no limit) or positive"))
+			return askOut{}, "", tmuxcomm.Judged(usagef("timeout_seconds must be 0 (no limit) or positive"))
 		}
 		timeout = seconds(*in.Timeout)
 	}
@@ -70,7 +70,6 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 	if in.AutoAnswer != nil {
 		auto = *in.AutoAnswer
 	}
-	e := s.cfg.Engine()
 	// The call's own bound: the question's deadline when it comes first, else MaxAwaitTimeout, when
 	// the ask stops as a killed ask does and the question stays pending for wait_ids.
 	bctx, cancel := context.WithTimeout(ctx, MaxAwaitTimeout)
@@ -78,39 +77,39 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 
 	if len(in.WaitIDs) > 0 {
 		if in.Question != "" || in.Task != "" || len(in.Options) > 0 || in.Context != "" || in.Exchange != "" || in.To != "" {
-			return askOut{}, "", judged(usagef("wait_ids picks up questions asked before; give no question, task, options, context, exchange or to"))
+			return askOut{}, "", tmuxcomm.Judged(usagef("wait_ids picks up questions asked before; give no question, task, options, context, exchange or to"))
 		}
 		res, err := e.WaitQuestions(bctx, tmuxcomm.WaitOptions{IDs: in.WaitIDs, Timeout: timeout, TimeoutSet: in.Timeout != nil, AutoAnswer: in.AutoAnswer})
 		return askResult(ctx, bctx, res, err)
 	}
 
 	if in.Task == "" {
-		return askOut{}, "", judged(usagef("ask needs task (the task the question is about)"))
+		return askOut{}, "", tmuxcomm.Judged(usagef("ask needs task (the task the question is about)"))
 	}
 	if in.Urgency == "" {
 		in.Urgency = string(messages.Blocking)
 	}
 	u, err := messages.ParseUrgency(in.Urgency)
 	if err != nil {
-		return askOut{}, "", judged(usagef("urgency: %v", err))
+		return askOut{}, "", tmuxcomm.Judged(usagef("urgency: %v", err))
 	}
 	if strings.TrimSpace(in.Question) == "" {
-		return askOut{}, "", judged(usagef("ask needs the question text"))
+		return askOut{}, "", tmuxcomm.Judged(usagef("ask needs the question text"))
 	}
 	if in.Type == "" {
 		in.Type = "numbered"
 	}
 	t, err := messages.ParseQuestionType(in.Type)
 	if err != nil {
-		return askOut{}, "", judged(usagef("type: %v", err))
+		return askOut{}, "", tmuxcomm.Judged(usagef("type: %v", err))
 	}
 	q := messages.Question{Text: in.Question, Task: in.Task, Urgency: u, Type: t,
 		Options: in.Options, Pattern: in.Pattern, Context: in.Context}.Normalized()
 	if err := q.Validate(); err != nil {
-		return askOut{}, "", judged(usagef("%v", err))
+		return askOut{}, "", tmuxcomm.Judged(usagef("%v", err))
 	}
-	if !st.RelayEnabled {
-		block := messages.FormatAnswerBlock(tmuxcomm.RelayOffAnswer(q.Task))
+	if off := tmuxcomm.RelayOff(st, []messages.Question{q}); off != nil {
+		block := messages.FormatAnswerBlock(off[0])
 		return askOut{Status: "relay_off", Answers: []string{block}}, block, nil
 	}
 	dir, _ := os.Getwd()
@@ -126,7 +125,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 // (non-blocking), waiting (the call's bound passed first) or the ask's error.
 func askResult(ctx, bctx context.Context, res *tmuxcomm.AskResult, err error) (askOut, string, error) {
 	if res == nil {
-		return askOut{}, "", judged(err)
+		return askOut{}, "", tmuxcomm.Judged(err)
 	}
 	out := askOut{Questions: res.Questions, Delivered: res.Delivered, Warnings: res.Warnings}
 	var open []string
@@ -142,7 +141,7 @@ func askResult(ctx, bctx context.Context, res *tmuxcomm.AskResult, err error) (a
 		out.Status, out.WaitIDs = "waiting", open
 		out.Next = fmt.Sprintf("no answer within this call's %s; call ask again with wait_ids %q to go on waiting", MaxAwaitTimeout, open)
 	case err != nil:
-		return askOut{}, "", judged(err)
+		return askOut{}, "", tmuxcomm.Judged(err)
 	case len(open) > 0:
 		out.Status, out.WaitIDs = "pending", open
 		out.Next = fmt.Sprintf("asked; keep working and fetch the answer with ask and wait_ids %q (an answer that comes while no ask waits is pasted into your pane)", open)
@@ -159,20 +158,6 @@ func askResult(ctx, bctx context.Context, res *tmuxcomm.AskResult, err error) (a
 		}
 	}
 	return out, text, nil
-}
-
-// judged ends an ask's error with the instruction to continue on best judgment, as the command
-// line's ask does, unless the engine's message already does.
-func judged(err error) error {
-	var je *tmuxcomm.JudgedError
-	if err == nil || errors.As(err, &je) {
-		return err
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return &usageError{msg: ue.msg + "; " + tmuxcomm.BestJudgment}
-	}
-	return fmt.Errorf("%w; %s", err, tmuxcomm.BestJudgment)
 }
 
 type answerIn struct {
@@ -196,25 +181,20 @@ waiting ask, or is pasted into its pane; a later one fails as stale.`,
 		if _, err := messages.ParseQuestionID(in.ID); err != nil {
 			return nil, "", usagef("%v", err)
 		}
-		if _, err := s.cfg.Settings(); err != nil {
+		e, _, err := s.engine()
+		if err != nil {
 			return nil, "", err
 		}
 		if in.Source == "" {
 			in.Source = "mcp"
 		}
-		res, err := s.cfg.Engine().Answer(ctx, tmuxcomm.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source})
+		res, err := e.Answer(ctx, tmuxcomm.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source})
 		if err != nil {
-			if errors.Is(err, messages.ErrInvalidAnswer) {
-				return nil, "", &usageError{msg: err.Error()}
-			}
 			return nil, "", err
 		}
 		text := fmt.Sprintf("%s answered: %s", res.Question.ID, res.Question.Answer.Answer)
-		switch res.Signal {
-		case "ask":
-			text += fmt.Sprintf("; the worker's waiting ask (pane %s) woke on the answer", res.Question.Worker)
-		case "pasted":
-			text += fmt.Sprintf("; no ask was waiting: the ANSWER block was pasted into worker pane %s", res.Question.Worker)
+		if how := res.Say(); how != "" {
+			text += "; " + how
 		}
 		if res.Warning != "" {
 			text += "\nwarning: " + res.Warning
@@ -243,10 +223,10 @@ cap-exceeded, stale, resolved), task, worker pane, request and text; pending: on
 waiting. resolve with reason closes an abandoned question without inventing an answer: a waiting
 ask ends and tells its worker to continue on its best judgment.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in questionsIn) (questionsOut, string, error) {
-		if _, err := s.cfg.Settings(); err != nil {
+		e, _, err := s.engine()
+		if err != nil {
 			return questionsOut{}, "", err
 		}
-		e := s.cfg.Engine()
 		if in.Resolve != "" {
 			if strings.TrimSpace(in.Reason) == "" {
 				return questionsOut{}, "", usagef("resolve needs reason: say why it is closed without an answer")

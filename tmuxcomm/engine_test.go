@@ -281,7 +281,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
 	require.NoError(t, err)
-	assert.Equal(t, "pasted", res.Signal)
+	assert.Equal(t, SignalPasted, res.Signal)
 	ds := f.delivered()
 	require.Len(t, ds, 2)
 	assert.Equal(t, messages.PaneID("%1"), ds[1].Pane)
@@ -323,7 +323,7 @@ func TestNotifyBodyFile(t *testing.T) {
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, BodyFile: write("answer.md", "the answer\n\n")})
 	require.NoError(t, err)
-	assert.Equal(t, "pasted", res.Signal)
+	assert.Equal(t, SignalPasted, res.Signal)
 	got, err := e.Await(context.Background(), x.ID, time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "the answer", strings.TrimSpace(got.ResponseBody))
@@ -362,7 +362,7 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
 	require.NoError(t, err)
-	assert.Equal(t, "await", res.Signal)
+	assert.Equal(t, SignalAwait, res.Signal)
 	r := <-done
 	require.NoError(t, r.err)
 	assert.Equal(t, "done\n", r.x.ResponseBody)

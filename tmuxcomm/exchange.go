@@ -149,10 +149,12 @@ type Exchange struct {
 	StartedAt    string          `json:"started_at"`
 	Orchestrator messages.PaneID `json:"orchestrator"`
 	Worker       messages.PaneID `json:"worker"`
-	Capability   string          `json:"capability"`
-	Status       string          `json:"status"`
-	State        string          `json:"state"`
-	Form         string          `json:"form,omitempty"` // paste, pointer or comment
+	// Host is the declared host the worker is on, for an exchange relayed there (remote.go).
+	Host       string `json:"host,omitempty"`
+	Capability string `json:"capability"`
+	Status     string `json:"status"`
+	State      string `json:"state"`
+	Form       string `json:"form,omitempty"` // paste, pointer or comment
 	// Profile is the agent profile the delivery used (claude, codex, shell, reader, generic...).
 	Profile string `json:"profile,omitempty"`
 	// Verified: the screen showed the submission; Evidence says what was seen, or why delivery

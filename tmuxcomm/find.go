@@ -35,7 +35,7 @@ func (e *FindError) Error() string {
 	for i, m := range e.Matches {
 		ids[i] = fmt.Sprintf("%s (%s)", m.Pane.ID, m.Pane.Target())
 	}
-	return fmt.Sprintf("%d panes in %s run %q: %s; name the pane by its id, or pass --first",
+	return fmt.Sprintf("%d panes in %s run %q: %s; name the pane by its id, or take the first",
 		len(e.Matches), where, messages.SanitizeField(e.Agent), strings.Join(ids, ", "))
 }
 
@@ -99,7 +99,7 @@ func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope)
 // as a tmux target (a session or window name).
 func (e *Engine) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
 	if target == "" {
-		return paneops.Pane{}, fmt.Errorf("no target: pass --to PANE or --to AGENT")
+		return paneops.Pane{}, needf(NeedTarget, nil, "no target: name the worker's pane or its agent")
 	}
 	if strings.HasPrefix(target, "%") {
 		if _, err := messages.ParsePaneID(target); err != nil {

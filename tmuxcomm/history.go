@@ -45,7 +45,9 @@ func (e *Engine) Show(ctx context.Context, ref string) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadExchange(x.Dir, x.Seq, true), nil
+	x = loadExchange(x.Dir, x.Seq, true)
+	x.Host = MirrorHost(x)
+	return x, nil
 }
 
 // SessionSummary is one session folder with its exchanges.

@@ -13,12 +13,6 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// idsDir holds one empty claim file per request id. An id is its second plus 16 random bits (the
-// seed's format), so busy senders collide now and then (a stress run saw 1 in 1,600); a claim
-// made with O_EXCL makes every id unique under the root. Only ids of the same second can
-// collide, so old claims are pruned now and then.
-const idsDir = ".ids"
-
 // pruneAge is how old a claim may get before pruning removes it: far more than any clock step.
 const pruneAge = time.Hour
 
@@ -64,11 +58,6 @@ func pruneIDs(dir string, cutoff time.Time) {
 		}
 	}
 }
-
-// whereDir holds, per request id, where the request is (RecordID), so that show, await and
-// notify by id read one link instead of the request headers of other sessions. It grows with the
-// requests themselves, and only hints: the files stay the truth.
-const whereDir = ".where"
 
 // RecordID records where an id's request is: a symlink in whereDir whose target text is
 // "SESSION/NNN-request.md". A link, not a file, because its few bytes live in the inode (a file

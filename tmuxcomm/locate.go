@@ -56,6 +56,11 @@ func (e *Engine) WorkingOn(ctx context.Context, ref string) (*Exchange, error) {
 // root), or, for "", the newest unanswered exchange of the caller's pane in the given role on the
 // current tmux server.
 func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, error) {
+	if ref != "" && !strings.ContainsRune(ref, '/') {
+		if err := CheckRef(ref); err != nil {
+			return nil, err
+		}
+	}
 	root, err := e.root(false)
 	if err != nil {
 		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, ErrNotFound)
@@ -66,9 +71,6 @@ func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, err
 	case strings.ContainsRune(ref, '/'):
 		return e.byPath(root, ref)
 	default:
-		if err := messages.ValidID(ref); err != nil {
-			return nil, fmt.Errorf("%q is neither an exchange id nor a path: %w", messages.SanitizeField(ref), err)
-		}
 		return e.byID(root, ref)
 	}
 }

@@ -1,11 +1,14 @@
 package tmuxcomm
 
-// The mailbox: every message wcomm types into a pane (a request, a RESPONSE line, QUESTION and
-// ANSWER blocks) is first written to the pane's outbox (outbox.go), then delivered at once when
-// the pane is ready, else later by the pane's deliverer (deliverer.go), by the agent's own hooks
-// at a turn boundary, or by the pane's reader running 'wcomm inbox' (inbox.go). "Ready" is
-// strict: an agent's input box on screen, empty and idle; a shell at its prompt with no
-// foreground job; no copy mode. What is not ready never blocks the sender: the message waits.
+// Room: the mailbox (mailbox*.go). Every message wcomm types into a pane (a request, a RESPONSE
+// line, QUESTION and ANSWER blocks) is first written to the pane's outbox (mailbox_outbox.go),
+// then delivered at once when the pane is ready, else later by the pane's deliverer
+// (mailbox_deliverer.go), by the agent's own hooks at a turn boundary, or by the pane's reader
+// running 'wcomm inbox' (mailbox_inbox.go); mailbox_kinds.go holds what differs per kind of mail
+// (its log events, what makes it unwanted, its text). "Ready" is strict: an agent's input box on
+// screen, empty and idle; a shell at its prompt with no foreground job; no copy mode. What is not
+// ready never blocks the sender: the message waits. The room owns each pane's outbox folder under
+// .outbox (see stores.go) and the typed result of a delivery (Delivered).
 
 import (
 	"context"
@@ -434,7 +437,7 @@ func (e *Engine) ensureDeliverer(ob *outbox, socket string) error {
 		return nil
 	}
 	if err := e.SpawnDeliverer(ob.server, socket, ob.pane); err != nil {
-		return fmt.Errorf("start the deliverer of pane %s: %w; the message waits until the next send, 'wcomm inbox' or 'wcomm deliver --pane %s'", ob.pane, err, ob.pane)
+		return fmt.Errorf("start the deliverer of pane %s: %w; the message waits until the next send to that pane, its agent's next turn boundary, or an inbox run in it", ob.pane, err)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func answeredWhileBusy(t *testing.T, e *Engine) *Exchange {
 	require.NoError(t, err)
 	res, err := e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
-	require.Equal(t, "queued", res.Signal)
+	require.Equal(t, SignalQueued, res.Signal)
 	return x
 }
 
@@ -139,7 +139,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 		require.NoError(t, err)
 		res, err := e.as(w).Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 		require.NoError(t, err)
-		assert.Equal(t, "queued", res.Signal, "the orchestrator is busy")
+		assert.Equal(t, SignalQueued, res.Signal, "the orchestrator is busy")
 		paths = append(paths, x.ResponsePath)
 	}
 	before := len(f.delivered())
@@ -339,4 +339,19 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the deliverer of a removed outbox is still running")
 	}
+}
+
+// A deliverer that cannot start is reported with what still delivers the message, naming only
+// ways that exist (an earlier text named a 'wcomm deliver' command there is none of).
+func TestMailboxDelivererStartFailureHint(t *testing.T) {
+	_, _, e, _ := mailboxWorld(t)
+	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
+	root, err := e.root(true)
+	require.NoError(t, err)
+	ob, err := openOutbox(root, "1-2", "%1", true)
+	require.NoError(t, err)
+	err = e.ensureDeliverer(ob, "")
+	require.ErrorIs(t, err, os.ErrPermission)
+	assert.Contains(t, err.Error(), "an inbox run in it")
+	assert.NotContains(t, err.Error(), "wcomm deliver")
 }

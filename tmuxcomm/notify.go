@@ -27,11 +27,9 @@ type NotifyOptions struct {
 // NotifyResult says what notify did.
 type NotifyResult struct {
 	Exchange *Exchange `json:"exchange"`
-	// Signal is how the orchestrator learns of the response: "pasted" (the RESPONSE line went into
-	// its pane), "await" (an await was waiting and woke on the file, so no line was pasted),
-	// "queued" (the orchestrator's pane was not ready: the line waits in its outbox and is delivered
-	// at its next idle moment or turn boundary; Reason says what it waits for).
-	Signal string `json:"signal"`
+	// Signal is how the orchestrator learns of the response: SignalPasted, SignalAwait or
+	// SignalQueued (Reason says what the line waits for); Say words it.
+	Signal Signal `json:"signal"`
 	Reason string `json:"reason,omitempty"`
 	Line   string `json:"line"`
 	// Warnings are problems found on the way that did not stop the notify: above all an integrity
@@ -45,7 +43,7 @@ type NotifyResult struct {
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
 // ErrOrchestratorGone.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
-	empty := fmt.Errorf("empty response: give it as arguments, --file F or on stdin with -")
+	empty := needf(NeedMessage, nil, "empty response: give the response's text")
 	if o.BodyFile == "" && len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, empty
 	}
@@ -122,7 +120,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
 	if isLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {
-		res.Signal = "await"
+		res.Signal = SignalAwait
 		if err := logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
 		}
@@ -132,14 +130,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	if err != nil {
 		return res, err
 	}
-	switch {
-	case posted.Queued:
-		res.Signal, res.Reason = "queued", posted.Reason
-	case posted.Outcome == messages.MailSuperseded:
-		res.Signal = "await"
-	default:
-		res.Signal = "pasted"
-	}
+	res.Signal, res.Reason = signalOf(posted), posted.Reason
 	return res, nil
 }
 
@@ -153,44 +144,18 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 		return nil, err
 	}
 	root := filepath.Dir(x.Dir)
-	// The orchestrator's card, when it holds, spares the lookup (see panecard.go).
-	p, srv, carded := e.cachedPane(root, string(orch))
-	ps, oneCall := e.Tmux.(paneServer)
-	var perr error
-	switch {
-	case carded:
-	case oneCall:
-		// One tmux call for both: the pane and the server that names it.
-		p, srv, perr = ps.PaneServer(ctx, string(orch))
-		if perr != nil && !isNotFound(perr) {
-			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, perr, ErrOrchestratorGone)
-		}
-		if perr != nil {
-			// The pane is gone; a restarted server is the likelier story when the key changed.
-			srv, _ = e.Tmux.ServerInfo(ctx)
-		}
-	default:
-		var err error
-		if srv, err = e.Tmux.ServerInfo(ctx); err != nil {
+	// The session's server: pane ids start again at %0 on a restarted server, so the pane of that
+	// id may now belong to someone else.
+	server := ""
+	if m, err := readMeta(x.Dir); err == nil {
+		server = m.Server
+	}
+	p, srv, err := e.reach(ctx, root, orch, server, "orchestrator", true)
+	if err != nil {
+		if !isUnreachable(err) {
 			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
 		}
-		p, perr = e.Tmux.Pane(ctx, string(orch))
-	}
-	if m, err := readMeta(x.Dir); err == nil && m.Server != srv.Key() {
-		// The server restarted since the request: pane ids start again at %0, so the pane of that
-		// id now belongs to someone else.
-		return gone("response saved at %s, but the tmux server that held orchestrator pane %s has restarted: %w",
-			x.ResponsePath, orch, ErrOrchestratorGone)
-	}
-	if err := perr; err != nil || p.Dead {
-		reason := "is dead"
-		if err != nil {
-			reason = "no longer exists"
-		}
-		return gone("response saved at %s, but orchestrator pane %s %s: %w", x.ResponsePath, orch, reason, ErrOrchestratorGone)
-	}
-	if !carded {
-		e.recordPane(root, p, srv)
+		return gone("response saved at %s, but %v: %w", x.ResponsePath, err, ErrOrchestratorGone)
 	}
 	m := messages.Mail{Kind: messages.MailResponse, Pane: orch, Server: srv.Key(), Socket: srv.Socket, From: x.Worker,
 		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}

@@ -3,7 +3,6 @@ package tmuxcomm
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -66,7 +65,7 @@ func (e *Engine) busyWait() time.Duration {
 func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: filepath.Join(root, ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
+		LockDir: LockDir(root), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
 		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
 		// A strict paste checks, in its own call, that the pane and the server are still the ones
 		// looked up (or read from the pane's card).

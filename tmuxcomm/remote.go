@@ -59,7 +59,7 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, rep
 	}
 	unlock, err := flock(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
-		return nil, false, fmt.Errorf("another relay of %s is under way: %w", o.ID, err)
+		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, ErrTimeout)
 	}
 	defer unlock()
 	if prev, err := e.byID(root, o.ID); err == nil && relayedHere(prev.Dir) {

@@ -39,13 +39,13 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, fmt.Errorf("not inside a tmux pane: run send from the orchestrator's pane, or pass --from %%N")
+		return nil, needf(NeedOwnPane, nil, "not inside a tmux pane: send from the orchestrator's pane, or name the pane you send for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
 	}
 	if len(bytes.TrimSpace(o.Body)) == 0 {
-		return nil, fmt.Errorf("empty message: give the request as arguments, --file F or on stdin with -")
+		return nil, needf(NeedMessage, nil, "empty message: give the request's text")
 	}
 	if o.Capability == "" {
 		o.Capability = messages.ReadOnly
@@ -87,7 +87,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
 	if worker.Dead {
-		return nil, fmt.Errorf("pane %s (%s) is dead; nothing was written: %w", worker.ID, worker.Target(), ErrUndelivered)
+		return nil, fmt.Errorf("%w; nothing was written: %w", deadPane(worker), ErrUndelivered)
 	}
 	dir, sess, err := e.openSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
@@ -185,16 +185,18 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 	if x.Status == StatusAnswered {
 		return x, fmt.Errorf("%s is already answered (%s); nothing to send again: %w", x.ID, x.ResponsePath, ErrAnswered)
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err != nil {
-		return x, err
-	}
+	server := ""
 	if m, err := readMeta(x.Dir); err == nil && m.Host != "" {
 		return x, fmt.Errorf("%s went to a worker on host %s; send it anew with --to %s:TARGET", x.ID, m.Host, m.Host)
-	} else if err == nil && m.Server != srv.Key() {
+	} else if err == nil {
+		server = m.Server
+	}
+	worker, srv, rerr := e.reach(ctx, root, x.Worker, server, "worker", false)
+	var ue *UnreachableError
+	if errors.As(rerr, &ue) && ue.Why == ServerRestarted {
 		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
 	}
-	if ob, err := openOutbox(root, srv.Key(), x.Worker, false); err == nil {
+	if ob, err := openOutbox(root, srv.Key(), x.Worker, false); rerr == nil && err == nil {
 		pend, _ := ob.pending()
 		for _, m := range pend {
 			if m.Kind == messages.MailRequest && m.Session == x.Session && m.Seq == x.Seq {
@@ -202,12 +204,11 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 			}
 		}
 	}
-	worker, err := e.Tmux.Pane(ctx, string(x.Worker))
-	if err != nil {
-		return x, fmt.Errorf("worker pane %s of %s: %w", x.Worker, x.ID, err)
-	}
-	if worker.Dead {
-		return x, fmt.Errorf("worker pane %s of %s is dead; nothing was sent: %w", x.Worker, x.ID, ErrUndelivered)
+	if rerr != nil {
+		if ue != nil {
+			return x, fmt.Errorf("%w, so %s was not sent again: %w", rerr, x.ID, ErrUndelivered)
+		}
+		return x, fmt.Errorf("worker pane %s of %s: %w", x.Worker, x.ID, rerr)
 	}
 	m := messages.Mail{Kind: messages.MailRequest, Pane: x.Worker, Server: srv.Key(), Socket: srv.Socket,
 		From: x.Orchestrator, Session: x.Session, Seq: x.Seq, Exchange: x.ID, Agent: agent}

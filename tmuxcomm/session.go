@@ -14,15 +14,6 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// metaName is the hidden file in a session folder that names the tmux server the pair lives on.
-// Pane ids restart at %0 when a server restarts, so a folder is reused only by the same server:
-// an old "o0-w1" folder must never be taken for a new pane %1. Hidden, and not *.md, so the
-// seed's file counting and a person's ls see only the exchange files.
-const metaName = ".wcomm-session.json"
-
-// rootLockName serializes the creation of session folders across processes.
-const rootLockName = ".wcomm.lock"
-
 // SessionMeta is what wcomm records about a session folder it created.
 type SessionMeta struct {
 	Server       string          `json:"server"` // paneops.ServerInfo.Key()

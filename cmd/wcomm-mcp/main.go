@@ -14,16 +14,16 @@ import (
 )
 
 func main() {
-	cli.MCPServer = serve
 	args := os.Args[1:]
 	if len(args) == 0 {
 		args = []string{"mcp"}
 	}
-	os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.RunMCP(serve, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func serve(ctx context.Context, env cli.MCPEnv) error {
-	cfg := mcpserver.Config{Engine: env.Engine, Settings: env.Settings, ExitCode: env.ExitCode, Log: env.Log, Version: env.Version}
+	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version,
+		SendRemote: env.SendRemote, AwaitRemote: env.AwaitRemote}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(env.In), nopWriteCloser{env.Out})
 }
 

@@ -12,7 +12,7 @@ package cli
 // run); the sizes (10/50/200 panes, 500/2,000/5,000 processes, 10,000 exchanges, 10 MB) are fixed.
 // WCOMM_BENCH_OUT names a file that receives the table as Markdown (between its markers, when it
 // has them: see bxSplice). WCOMM_BENCH_ONLY runs some
-// sections only (comma-separated: find, send, trip, wake, history, memory).
+// sections only (comma-separated: find, send, trip, wake, history, memory, remote).
 //
 // Timing is reported, never asserted: only the results (the pane found, the answer returned) are
 // checked, so a wrong answer cannot pass for a fast one. Helpers come from stress_test.go (sx).
@@ -84,7 +84,7 @@ func TestBenchTable(t *testing.T) {
 		run  func()
 	}{
 		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip},
-		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory},
+		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory}, {"remote", b.benchRemote},
 	} {
 		if only := os.Getenv("WCOMM_BENCH_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sec.name) {
 			continue

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +31,10 @@ type cli struct {
 	root       string
 	json       bool
 	raw        bool // --raw: foreign text printed as is (see output.go)
+
+	// mcp serves MCP for the 'mcp' command in the program that links the server (RunMCP); nil in
+	// wcomm, whose 'mcp' hands over to that program.
+	mcp MCPServe
 
 	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
 }
@@ -78,22 +81,24 @@ func (c *cli) self() messages.PaneID {
 	return messages.PaneID(p)
 }
 
-// engine builds the protocol engine for this invocation. Its enter delay comes from the settings
-// file and WCOMM_ENTER_DELAY (a command's --enter-delay flag overrides it).
+// door is this invocation's front door to the engine: the MCP server gets the same one.
+func (c *cli) door() *tmuxcomm.Door {
+	root := c.rootDir()
+	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
+		CardKey:        tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
+		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root)}
+}
+
+// engine builds the protocol engine for this invocation through the front door. Its enter delay
+// comes from the settings file and WCOMM_ENTER_DELAY (a command's --enter-delay flag overrides
+// it). Commands that work with exchanges have refused a settings file that does not load before
+// they get here (runCommand); the others (doctor, completion) go on with the defaults.
 func (c *cli) engine() *tmuxcomm.Engine {
-	s, err := c.settings()
+	e, s, err := c.door().Engine()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
-		s = tmuxcomm.DefaultSettings()
 	}
 	c.warnIgnored(s)
-	e := tmuxcomm.New(c.rootDir(), c.tmux())
-	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = c.self(), s.EnterDelay, s.MailTTL, s.NoQueue
-	if s.Profiles != nil {
-		e.Profiles = s.Profiles
-	}
-	e.SpawnDeliverer, e.SpawnGuard = c.spawnDeliverer(e.Root), c.spawnGuard(e.Root)
-	e.CardKey = tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR"))
 	return e
 }
 
@@ -105,6 +110,9 @@ func (c *cli) warnIgnored(s tmuxcomm.Settings) {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", note)
 	}
 }
+
+// settings are the settings file and environment that apply in the working folder.
+func (c *cli) settings() (tmuxcomm.Settings, error) { return c.door().Settings() }
 
 // maxMessage bounds a message: the engine reads files up to 256 MiB, and a message that large is
 // better sent as a path anyway.
@@ -224,16 +232,4 @@ func (f cappedDuration) Set(s string) error {
 	}
 	*f.d = d
 	return nil
-}
-
-func isTimeout(err error) bool {
-	return errors.Is(err, tmuxcomm.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
-}
-
-func isNotFound(err error) bool {
-	if errors.Is(err, tmuxcomm.ErrOrchestratorGone) {
-		return false
-	}
-	return errors.Is(err, tmuxcomm.ErrNotFound) || errors.Is(err, tmuxcomm.ErrAmbiguous) ||
-		errors.Is(err, paneops.ErrPaneNotFound) || errors.Is(err, paneops.ErrTargetNotFound)
 }

@@ -35,9 +35,13 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 			probe := fs.Bool("probe", false, "with --pane: measure live how long a paste takes to show (pastes and erases a marker; never presses Enter)")
 			dv := declareDelivery(fs, flagAgent, flagBusyWait)
 			agent, busyWait := &dv.agent, &dv.busyWait
+			host := fs.String("host", "", "check a declared remote host: the connection, the wcomm there and its version, its root")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("doctor takes no arguments; use --pane TARGET")
+				}
+				if *host != "" {
+					return c.doctorHost(*host)
 				}
 				if (*probe || *agent != "") && *pane == "" {
 					return usagef("--probe and --agent need --pane TARGET")
@@ -176,7 +180,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	p, err := e.Resolve(ctx, target, paneops.Scope{}, false)
 	if err != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("pane %s: %v", messages.SanitizeField(target), err))
-		r.notFound = isNotFound(err)
+		r.notFound = tmuxcomm.ClassOf(err) == tmuxcomm.ClassNotFound
 		return r
 	}
 	det, err := e.Detect(ctx, p, agent)
@@ -219,7 +223,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		return r
 	}
 	d := paneops.Delivery{Pane: p.ID, Profile: prof, BusyWait: busyWait,
-		LockDir: filepath.Join(e.Root, ".locks"), LockKey: srv.Key(), LockTimeout: e.LockTimeout}
+		LockDir: tmuxcomm.LockDir(e.Root), LockKey: srv.Key(), LockTimeout: e.LockTimeout}
 	var worst time.Duration
 	for range 3 {
 		res, err := client.Probe(ctx, d)

@@ -12,6 +12,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 func init() {
@@ -180,7 +182,7 @@ tmux server or the root cannot be read: a completion must never print errors int
 				defer cancel()
 				cands, err := c.complete(ctx, args[0])
 				if err != nil {
-					var ue *usageError
+					var ue *tmuxcomm.UsageError
 					if errors.As(err, &ue) {
 						return err
 					}

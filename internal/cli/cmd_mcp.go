@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -40,41 +41,40 @@ Claude Code, Codex and Gemini CLI.`,
 					return usagef("--log-level: %q is not debug, info, warn or error", *level)
 				}
 				log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: lv}))
-				if MCPServer == nil {
+				if c.mcp == nil {
 					return c.execMCP(*level)
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
-				return MCPServer(c.ctx, MCPEnv{Engine: c.engine, Settings: c.settings, ExitCode: exitCode,
-					Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
+				return c.mcp(c.ctx, MCPEnv{Door: c.door(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout,
+					SendRemote: c.mcpSendRemote, AwaitRemote: c.mcpAwaitRemote})
 			}
 		},
 	})
 }
 
-// MCPServer serves MCP on env's streams until the client closes them or ctx ends. wcomm-mcp
-// (cmd/wcomm-mcp), the program that links the MCP SDK, sets it; in wcomm it is nil, and 'wcomm
-// mcp' hands over to wcomm-mcp.
+// MCPServe serves MCP on env's streams until the client closes them or ctx ends. wcomm-mcp
+// (cmd/wcomm-mcp), the program that links the MCP SDK, passes it to RunMCP; wcomm has none, and
+// 'wcomm mcp' hands over to wcomm-mcp.
 //
 // They are two programs because the SDK brings net/http, TLS and a JSON Schema validator, and
 // their package initialisation (page faults of a binary twice the size) adds about 1.3 ms to the
 // start of every process that links them: 'wcomm version' took 3.3 ms with them and 1.9 ms without
 // on the benchmark machine. Every send, await and notify is a fresh process, and a round trip
 // starts two of them; only the long-running server needs the SDK.
-var MCPServer func(ctx context.Context, env MCPEnv) error
+type MCPServe func(ctx context.Context, env MCPEnv) error
 
 // MCPEnv is what the MCP server takes from the command line that starts it.
 type MCPEnv struct {
-	// Engine builds the engine for one call exactly as a command does (flags, environment,
-	// settings file), so a tool and the command of the same name do the same thing.
-	Engine func() *tmuxcomm.Engine
-	// Settings loads the settings that apply.
-	Settings func() (tmuxcomm.Settings, error)
-	// ExitCode maps an error to the command line's exit code, for the tool error's class.
-	ExitCode func(error) int
-	Log      *slog.Logger
-	Version  string
-	In       io.Reader
-	Out      io.Writer
+	// Door is the engine's front door, built from the command line's flags and environment as
+	// for any command: every tool call builds its engine (and reads the settings) through it.
+	Door    *tmuxcomm.Door
+	Log     *slog.Logger
+	Version string
+	In      io.Reader
+	Out     io.Writer
+	// SendRemote and AwaitRemote are send's and await's remote hosts (cmd_remote.go).
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error)
+	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 // mcpProgram is the name of the program that serves MCP.

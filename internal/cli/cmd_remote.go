@@ -4,7 +4,7 @@ package cli
 // remote end of the wire) and __remote-pull (the local puller, started detached on demand).
 
 import (
-	"errors"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -126,8 +126,8 @@ func (c *cli) sendRemote(e *tmuxcomm.Engine, h tmuxcomm.HostDef, o tmuxcomm.Send
 	}
 	s, err := remote.Send(c.ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
 	if err != nil {
-		if s != nil && s.Exchange != nil {
-			return c.reportSent(s.Exchange, err, false, 0, e)
+		if s != nil && s.Exchange != nil && !c.json {
+			fmt.Fprintf(c.stderr, "wcomm send: %s reached host %s but was not delivered there (kept here at %s); send it anew once the pane is ready\n", s.ID, h.Name, s.Exchange.RequestPath)
 		}
 		return err
 	}
@@ -178,9 +178,6 @@ func (c *cli) spawnPuller(root string) error {
 	return nil
 }
 
-// isRemoteUnreachable reports a failure that --no-queue turns into exit 1.
-func isRemoteUnreachable(err error) bool { return errors.Is(err, remote.ErrUnreachable) }
-
 // pullRemote makes sure a puller runs while responses from remote hosts are still to come, so an
 // await on a relayed exchange wakes when its response is pulled.
 func (c *cli) pullRemote(e *tmuxcomm.Engine) {
@@ -208,6 +205,7 @@ func (c *cli) awaitRelayed(e *tmuxcomm.Engine, id string, timeout time.Duration)
 		if r.State != "" {
 			return fmt.Errorf("%s never reached host %s (%s after %d attempts: %s); send it anew", id, r.Host.Name, r.State, r.Attempts, messages.SanitizeField(r.LastError))
 		}
+		remote.Nudge(root, id)
 		if timeout > 0 && time.Now().After(deadline) {
 			return fmt.Errorf("%s still waits for host %s (%s): %w", id, r.Host.Name, messages.SanitizeField(r.LastError), tmuxcomm.ErrTimeout)
 		}
@@ -217,4 +215,164 @@ func (c *cli) awaitRelayed(e *tmuxcomm.Engine, id string, timeout time.Duration)
 		case <-time.After(100 * time.Millisecond): // the puller relays it; a file's absence is polled
 		}
 	}
+}
+
+// remotePanes is panes --host: the panes of the host's tmux server, as HOST:%N.
+func (c *cli) remotePanes(name string) error {
+	reply, err := c.callHost(name, messages.WireRequest{Op: messages.WirePanes})
+	if err != nil {
+		return err
+	}
+	panes := reply.Panes
+	for i := range panes {
+		sanitizeWirePane(name, &panes[i])
+	}
+	if c.json {
+		if panes == nil {
+			panes = []messages.WirePane{}
+		}
+		return c.printJSON(panes)
+	}
+	for _, p := range panes {
+		fmt.Fprintf(c.stdout, "%s\t%s\t%s\n", p.ID, p.Target, p.Command)
+	}
+	return nil
+}
+
+// remoteFind is find --host: prints HOST:%N, which send --to takes as it is.
+func (c *cli) remoteFind(name, agent string, first bool) error {
+	reply, err := c.callHost(name, messages.WireRequest{Op: messages.WireFind, To: agent, All: true, First: first})
+	if err != nil {
+		return err
+	}
+	if len(reply.Panes) != 1 {
+		return fmt.Errorf("host %s answered %d panes for %q: %w", name, len(reply.Panes), messages.SanitizeField(agent), tmuxcomm.ErrNotFound)
+	}
+	p := reply.Panes[0]
+	sanitizeWirePane(name, &p)
+	if c.json {
+		return c.printJSON(p)
+	}
+	fmt.Fprintln(c.stdout, p.ID)
+	return nil
+}
+
+// sanitizeWirePane checks a pane the host named and names it HOST:%N: nothing from the remote
+// side reaches the terminal raw.
+func sanitizeWirePane(host string, p *messages.WirePane) {
+	if _, err := messages.ParsePaneID(string(p.ID)); err != nil {
+		p.ID = messages.PaneID(host + ":?")
+	} else {
+		p.ID = messages.PaneID(host + ":" + string(p.ID))
+	}
+	p.Target = messages.SanitizeField(p.Target)
+	p.Command = messages.SanitizeField(p.Command)
+	p.Agent = messages.SanitizeField(p.Agent)
+}
+
+// callHost runs one wire request on a declared host.
+func (c *cli) callHost(name string, req messages.WireRequest) (*messages.WireReply, error) {
+	h, err := c.host(name)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.remoteClient(h)
+	if err != nil {
+		return nil, err
+	}
+	return cl.Call(c.ctx, req)
+}
+
+// hostReport is what doctor --host found.
+type hostReport struct {
+	Host     string   `json:"host"`
+	Via      []string `json:"via"`
+	Connect  string   `json:"connection"`
+	Binary   string   `json:"binary,omitempty"`
+	Release  string   `json:"release,omitempty"`
+	Wire     int      `json:"wire_version,omitempty"`
+	Root     string   `json:"root,omitempty"`
+	Problems []string `json:"problems"`
+}
+
+// doctorHost is doctor --host: the connection, the wcomm there and its version, its root.
+func (c *cli) doctorHost(name string) error {
+	h, err := c.host(name)
+	if err != nil {
+		return err
+	}
+	cl, err := c.remoteClient(h)
+	if err != nil {
+		return err
+	}
+	r := hostReport{Host: name, Via: h.Via, Problems: []string{}}
+	start := time.Now()
+	reply, err := cl.Call(c.ctx, messages.WireRequest{Op: messages.WireHello})
+	if err != nil {
+		r.Connect = "failed"
+		r.Problems = append(r.Problems, err.Error())
+	} else {
+		r.Connect = fmt.Sprintf("ok (%s)", time.Since(start).Round(time.Millisecond))
+		r.Binary, r.Release, r.Wire = messages.SanitizeField(reply.Binary), messages.SanitizeField(reply.Release), reply.Version
+		r.Root = messages.SanitizeField(reply.Root)
+		if reply.Error != "" {
+			r.Problems = append(r.Problems, "root there: "+messages.SanitizeField(reply.Error))
+		}
+	}
+	if c.json {
+		if err := c.printJSON(r); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.stdout, "host %s via %s\n", name, strings.Join(h.Via, " "))
+		fmt.Fprintf(c.stdout, "  connection: %s\n", r.Connect)
+		if r.Binary != "" {
+			fmt.Fprintf(c.stdout, "  wcomm: %s, release %s, wire version %d (this wcomm speaks %d)\n", r.Binary, r.Release, r.Wire, remote.Version())
+			root := r.Root
+			if root == "" {
+				root = "not created yet (the first relayed send creates it)"
+			}
+			fmt.Fprintf(c.stdout, "  root: %s\n", root)
+		}
+		for _, p := range r.Problems {
+			fmt.Fprintf(c.stdout, "  problem: %s\n", p)
+		}
+	}
+	if len(r.Problems) > 0 {
+		return &exitErr{code: exitFailure, err: errSilent}
+	}
+	return nil
+}
+
+// mcpSendRemote is the send tool's HOST:TARGET: handled false for a target that names no declared
+// host. A send queued here (the host unreachable) returns its id with state queued.
+func (c *cli) mcpSendRemote(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error) {
+	h, target, ok, err := c.remoteTarget(o.To)
+	if err != nil || !ok {
+		return nil, ok || err != nil, err
+	}
+	o.To = target
+	cl, err := c.remoteClient(h)
+	if err != nil {
+		return nil, true, err
+	}
+	s, err := remote.Send(ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
+	if err != nil {
+		if s != nil && s.Exchange != nil {
+			return s.Exchange, true, err
+		}
+		return nil, true, err
+	}
+	if s.Exchange == nil {
+		return &tmuxcomm.Exchange{ID: s.ID, State: tmuxcomm.StateQueued, Evidence: s.Reason}, true, nil
+	}
+	return s.Exchange, true, nil
+}
+
+// mcpAwaitRemote readies the await tool for a relayed exchange, as await does.
+func (c *cli) mcpAwaitRemote(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error {
+	c.pullRemote(e)
+	cc := *c
+	cc.ctx = ctx
+	return cc.awaitRelayed(e, ref, timeout)
 }

@@ -51,16 +51,23 @@ const (
 )
 
 // TestMain also makes this test binary the wcomm command of the testscript scripts
-// (script_test.go): run as "wcomm" by a script, it is the real program's run().
+// (script_test.go): run as "wcomm" by a script, it is the real program's Run().
 func TestMain(m *testing.M) {
 	sshtest.Supervise() // a remote test's sshd host, when started as one
-	code := testscript.RunMain(m, map[string]func() int{
-		"wcomm": func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	testscript.Main(removingBinDir{m}, map[string]func(){
+		"wcomm": func() { os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// removingBinDir runs the tests, then removes the binaries they built (testscript.Main exits).
+type removingBinDir struct{ m *testing.M }
+
+func (r removingBinDir) Run() int {
+	code := r.m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
-	os.Exit(code)
+	return code
 }
 
 // wcommBin builds the binary once per test run, on first use, so that tests of this package that

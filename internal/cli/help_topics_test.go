@@ -222,6 +222,6 @@ type helpResult struct {
 func runHelp(t *testing.T, args ...string) helpResult {
 	t.Helper()
 	var out, errOut strings.Builder
-	code := run(append([]string{"help"}, args...), strings.NewReader(""), &out, &errOut)
+	code := run(append([]string{"help"}, args...), strings.NewReader(""), &out, &errOut, nil)
 	return helpResult{code, out.String(), errOut.String()}
 }

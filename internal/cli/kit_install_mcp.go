@@ -131,7 +131,7 @@ func mcpTargets(agent, dir string, user bool, command string, getenv func(string
 func mcpCommand() (string, error) { return selfPath() }
 
 func (c *cli) installMCP(targets []mcpTarget, dryRun bool) error {
-	if MCPServer == nil {
+	if c.mcp == nil {
 		if _, err := findMCPProgram(); err != nil {
 			// The entries are still written: they are right once wcomm-mcp is installed.
 			fmt.Fprintf(c.stderr, "wcomm install-mcp: warning: 'wcomm mcp' will fail until then: %v\n", err)

@@ -49,11 +49,11 @@ type mcpClient struct {
 	outputs map[string]*jsonschema.Resolved
 }
 
-func (w *world) mcpClient(pane string) *mcpClient {
+func (w *world) mcpClient(pane string, env ...string) *mcpClient {
 	w.t.Helper()
 	cmd := exec.Command(w.bin, "mcp")
-	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+w.root, "WCOMM_ENTER_DELAY=50ms",
-		fmt.Sprintf("TMUX=%s,%d,0", w.sock, w.pid), "TMUX_PANE="+pane)
+	cmd.Env = append(append(cleanEnv(), "WCOMM_ROOT="+w.root, "WCOMM_ENTER_DELAY=50ms",
+		fmt.Sprintf("TMUX=%s,%d,0", w.sock, w.pid), "TMUX_PANE="+pane), env...)
 	cmd.Dir = w.work
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr

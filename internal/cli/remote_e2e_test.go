@@ -23,10 +23,16 @@ type remoteWorld struct {
 	env []string // XDG_CONFIG_HOME with the hosts, the ssh control folder
 }
 
-func newRemoteWorld(t *testing.T, hosts int, extra string) *remoteWorld {
+func newRemoteWorld(t *testing.T, hosts int, extra func(*sshtest.Bed) string) *remoteWorld {
 	t.Helper()
 	sshtest.Require(t)
-	w := newWorld(t)
+	return remoteWorldOn(t, newWorld(t), hosts, extra)
+}
+
+// remoteWorldOn adds sshd hosts to an existing world.
+func remoteWorldOn(t *testing.T, w *world, hosts int, extra func(*sshtest.Bed) string) *remoteWorld {
+	t.Helper()
+	sshtest.Require(t)
 	bed := sshtest.Start(t, filepath.Dir(w.bin), hosts)
 	cfgHome := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "wcomm"), 0o700))
@@ -35,7 +41,9 @@ func newRemoteWorld(t *testing.T, hosts int, extra string) *remoteWorld {
 	for _, h := range bed.Hosts {
 		fmt.Fprintf(&cfg, "  %s:\n    via: [ssh, -F, %q, %s]\n    wcomm: %s/wcomm\n", h.Name, bed.Config, h.Name, sshtest.BinDir)
 	}
-	cfg.WriteString(extra)
+	if extra != nil {
+		cfg.WriteString(extra(bed))
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "wcomm", "config.yaml"), []byte(cfg.String()), 0o600))
 	control, err := os.MkdirTemp("", "wcs")
 	require.NoError(t, err)
@@ -71,7 +79,7 @@ func (rw *remoteWorld) remoteWorker(h *sshtest.Host, gate bool) string {
 	rw.bed.Run(h, argv...)
 	pane := strings.TrimSpace(rw.bed.Run(h, "tmux", "display-message", "-p", "-t", "w", "'#{pane_id}'"))
 	require.Regexp(rw.t, `^%\d+$`, pane)
-	waitFor(rw.t, 10*time.Second, func() bool {
+	waitFor(rw.t, 30*time.Second, func() bool {
 		out, _ := rw.bed.RunErr(h, "tmux", "capture-pane", "-p", "-t", pane)
 		return strings.Contains(out, "WORKER READY")
 	}, "the worker on %s", h.Name)
@@ -111,10 +119,12 @@ func waitWorkerEvent(t *testing.T, h *sshtest.Host, event, id string) map[string
 // awaiting, its pane as the RESPONSE line; show and history see the exchange whole.
 func TestE2ERemoteRoundTrip(t *testing.T) {
 	t.Parallel()
-	rw := newRemoteWorld(t, 1, "")
+	rw := newRemoteWorld(t, 1, nil)
 	h := rw.bed.Hosts[0]
 	orch := rw.bashPane("")
 	worker := rw.remoteWorker(h, true)
+	// A local session of the host's name: the declared host wins over its session:window reading.
+	rw.tmux("new-session", "-d", "-s", "h1", "cat")
 
 	t.Run("await before notify", func(t *testing.T) {
 		r := rw.call(orch, "send", "--to", "h1:"+worker, "count the files")
@@ -137,6 +147,9 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		x := decode[exchangeJSON](t, r)
 		assert.Equal(t, "answered", x.Status)
 		assert.Equal(t, answerOf(s.ID, "count the files"), strings.TrimSuffix(x.ResponseBody, "\n"))
+		r = rw.call(orch, "show", s.ID)
+		requireCode(t, 0, r)
+		assert.Contains(t, r.stdout, "worker:        h1:"+worker+" (on host h1)")
 	})
 
 	t.Run("notify without await", func(t *testing.T) {
@@ -146,7 +159,18 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		waitWorkerEvent(t, h, "received", s.ID)
 		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", s.ID), nil, 0o600))
 		// Nobody awaits: the puller brings the RESPONSE line into the orchestrator's pane.
-		rw.waitScreen(orch, "[RESPONSE", s.Response)
+		screen := rw.waitScreen(orch, "[RESPONSE", s.Response)
+		var line string
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.Contains(l, "[RESPONSE") && strings.Contains(l, s.Response) {
+				line = l
+			}
+		}
+		r = rw.call(orch, "parse", "--json", line)
+		requireCode(t, 0, r)
+		px := decode[exchangeJSON](t, r)
+		assert.Equal(t, s.ID, px.ID)
+		assert.Equal(t, "answered", px.Status)
 		r = rw.call(orch, "await", s.ID, "--timeout", "5s")
 		requireCode(t, 0, r)
 		assert.Equal(t, answerOf(s.ID, "list the tests")+"\n", r.stdout)
@@ -154,19 +178,37 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		requireCode(t, 0, r)
 		assert.Contains(t, r.stdout, s.ID)
 	})
+
+	t.Run("mcp", func(t *testing.T) {
+		c := rw.mcpClient(orch, rw.env...)
+		res, m := c.call("send", map[string]any{"to": "h1:" + worker, "message": "through the tools"})
+		require.False(t, res.IsError, "%s", text(res))
+		id, _ := m["id"].(string)
+		require.NotEmpty(t, id)
+		waitWorkerEvent(t, h, "received", id)
+		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", id), nil, 0o600))
+		res, m = c.call("await", map[string]any{"id": id, "timeout_seconds": 40})
+		require.False(t, res.IsError, "%s", text(res))
+		assert.Equal(t, "answered", m["status"])
+		assert.Equal(t, answerOf(id, "through the tools")+"\n", m["response"])
+	})
 }
 
 // An unreachable host queues the message (exit 0, "queued", the reason on stderr) and the puller
 // relays it once the host is back; --no-queue fails at once naming the host.
 func TestE2ERemoteUnreachable(t *testing.T) {
 	t.Parallel()
-	rw := newRemoteWorld(t, 1, "")
+	rw := newRemoteWorld(t, 1, nil)
 	h := rw.bed.Hosts[0]
 	orch := rw.bashPane("")
 	worker := rw.remoteWorker(h, false)
+	// A first round trip opens the shared connection; stopping sshd ends it.
+	r := rw.call(orch, "send", "--to", "h1:"+worker, "before the outage", "--wait", "--timeout", "40s")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "BEFORE THE OUTAGE")
 	h.Stop(t)
 
-	r := rw.call(orch, "send", "--no-queue", "--to", "h1:"+worker, "never queued")
+	r = rw.call(orch, "send", "--no-queue", "--to", "h1:"+worker, "never queued")
 	requireCode(t, 1, r)
 	assert.Contains(t, r.stderr, "host h1 is unreachable")
 	assert.Empty(t, r.stdout)
@@ -182,6 +224,20 @@ func TestE2ERemoteUnreachable(t *testing.T) {
 	requireCode(t, 3, r)
 	assert.Contains(t, r.stderr, "still waits for host h1")
 
+	// A send whose time to live passes while the host is down is dead-lettered.
+	r = rw.call(orch, "send", "--ttl", "1s", "--to", "h1:"+worker, "too late")
+	requireCode(t, 0, r)
+	dead := strings.TrimSpace(r.stdout)
+	waitFor(t, 30*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(rw.root, ".remote", "done", dead+".json"))
+		return err == nil
+	}, "the dead letter")
+	r = rw.call(orch, "await", dead, "--timeout", "5s")
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "never reached host h1 (dead after")
+	log, _ := os.ReadFile(filepath.Join(rw.root, ".remote", "puller.log"))
+	assert.Contains(t, string(log), dead+": host h1 was not reached before")
+
 	h.Start(t)
 	r = rw.call(orch, "await", id, "--timeout", "60s")
 	requireCode(t, 0, r)
@@ -189,9 +245,9 @@ func TestE2ERemoteUnreachable(t *testing.T) {
 	// Delivered once.
 	n := 0
 	for _, ev := range workerEvents(h) {
-		if ev["event"] == "received" && ev["id"] == id {
+		if ev["event"] == "received" && (ev["id"] == id || ev["id"] == dead) {
 			n++
 		}
 	}
-	assert.Equal(t, 1, n)
+	assert.Equal(t, 1, n, "the queued send delivered once, the dead one never")
 }

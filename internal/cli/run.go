@@ -16,11 +16,18 @@ import (
 	"syscall"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // Run is the whole program for a main function: it runs one command line and returns its exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run(args, stdin, stdout, stderr)
+	return run(args, stdin, stdout, stderr, nil)
+}
+
+// RunMCP is Run for the program that links the MCP server: 'mcp' serves through serve instead of
+// handing over to that program.
+func RunMCP(serve MCPServe, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, serve)
 }
 
 // Exit codes are part of the interface: scripts and agents branch on them.
@@ -68,19 +75,15 @@ func commandNames() []string {
 	return names
 }
 
-// usageError is a mistake in the call's words: exit 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+// usagef is a mistake in the call's words: exit 2 (the engine's front door holds the classes).
+var usagef = tmuxcomm.Usagef
 
 // run is the whole program: it parses args, runs one command and maps its error to an exit code.
 // It prints the error once, on stderr.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, serve MCPServe) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, mcp: serve}
 	global, args, err := leadingGlobals(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "wcomm: %v\n", err)
@@ -103,7 +106,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wcomm: unknown command %q; %s\n", messages.SanitizeField(name), didYouMean(name, commandNames()))
 		return exitUsage
 	}
-	err = c.runCommand(cmd, append(global, args[1:]...))
+	err = tmuxcomm.Hinted(c.runCommand(cmd, append(global, args[1:]...)), needHints)
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
@@ -175,7 +178,7 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 		// One rule for every command that works with exchanges: a settings file with a misspelt
 		// key is an error, never a warning that silently drops the rest of the file.
 		if _, err := c.settings(); err != nil {
-			return fmt.Errorf("%w; fix the settings file and run the command again", err)
+			return err
 		}
 	}
 	return runFn(pos)
@@ -216,23 +219,13 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
+// exitCode is err's exit code: one the command set itself, else its class (tmuxcomm.ClassOf).
 func exitCode(err error) int {
-	var ue *usageError
 	var ee *exitErr
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &ee):
+	if errors.As(err, &ee) {
 		return ee.code
-	case errors.As(err, &ue):
-		return exitUsage
-	case isTimeout(err):
-		return exitTimeout
-	case isNotFound(err):
-		return exitNotFound
-	default:
-		return exitFailure
 	}
+	return tmuxcomm.ClassOf(err).ExitCode()
 }
 
 func (c *cli) printUsage(w io.Writer) {

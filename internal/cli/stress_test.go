@@ -945,7 +945,7 @@ func TestStressFanInNotify(t *testing.T) {
 		wg.Wait()
 		for i := range outs {
 			require.Equal(t, 0, outs[i].Code, "%s", outs[i])
-			assert.Equal(t, "pasted", results[i].Signal)
+			assert.Equal(t, tmuxcomm.SignalPasted, results[i].Signal)
 		}
 		all = append(all, round...)
 	}
@@ -1014,7 +1014,7 @@ func TestStressWorkerKilled(t *testing.T) {
 			wlog = s.respawnWorker(worker, "wcomm", "0s")
 			res, out := s.notify(x.ResponsePath, []byte("answered after a restart"), "0s")
 			require.Equal(t, 0, out.Code, "%s", out)
-			assert.Equal(t, "pasted", res.Signal)
+			assert.Equal(t, tmuxcomm.SignalPasted, res.Signal)
 			out = s.wcomm(nil, "await", x.ID, "--timeout", "10s")
 			require.Equal(t, 0, out.Code, "%s", out)
 			assert.Equal(t, "answered after a restart", sxTrimNL(out.Stdout))
@@ -1174,7 +1174,7 @@ func TestStressServerRestart(t *testing.T) {
 			assert.Equal(t, x2.ID, rec.ID)
 			res, out := s.notify(x2.ResponsePath, []byte("fresh answer"), "0s")
 			require.Equal(t, 0, out.Code, "%s", out)
-			assert.Equal(t, "pasted", res.Signal)
+			assert.Equal(t, tmuxcomm.SignalPasted, res.Signal)
 			paths, _ = sxNotifications(s.sxMark(orch2, olog2))
 			assert.Equal(t, []string{x2.ResponsePath}, paths)
 
@@ -1216,14 +1216,14 @@ func TestStressAwaitRestart(t *testing.T) {
 				waitFor(t, 10*time.Second, func() bool { return flocked(lock) }, "the new await to hold %s", lock)
 				res, out := s.notify(x.ResponsePath, []byte(answer), "0s")
 				require.Equal(t, 0, out.Code, "%s", out)
-				assert.Equal(t, "await", res.Signal)
+				assert.Equal(t, tmuxcomm.SignalAwait, res.Signal)
 				o = a2.wait(t, 30*time.Second)
 			} else {
 				// The answer comes while no await runs: the line is pasted, and the new await
 				// finds the response at once.
 				res, out := s.notify(x.ResponsePath, []byte(answer), "0s")
 				require.Equal(t, 0, out.Code, "%s", out)
-				assert.Equal(t, "pasted", res.Signal)
+				assert.Equal(t, tmuxcomm.SignalPasted, res.Signal)
 				o = s.wcomm(nil, "await", x.ID, "--timeout", "10s")
 			}
 			require.Equal(t, 0, o.Code, "%s", o)

@@ -110,8 +110,7 @@ func (c *Client) control(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	sum := sha256.Sum256([]byte(strings.Join(c.Host.Via, "\x00")))
-	sock := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	sock := ControlSocket(dir, c.Host)
 	if alive(sock) {
 		return sock, nil
 	}
@@ -146,6 +145,13 @@ func (c *Client) control(ctx context.Context) (string, error) {
 		return "", c.classify(err, string(msg))
 	}
 	return sock, nil
+}
+
+// ControlSocket is the path of a host's ssh master socket in the control folder dir: named by
+// the host's via, so two hosts that reach the same place through the same argv share it.
+func ControlSocket(dir string, h tmuxcomm.HostDef) string {
+	sum := sha256.Sum256([]byte(strings.Join(h.Via, "\x00")))
+	return filepath.Join(dir, hex.EncodeToString(sum[:8]))
 }
 
 // alive reports whether a master answers on sock.
@@ -185,8 +191,8 @@ func (c *Client) Call(ctx context.Context, req messages.WireRequest) (*messages.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("host %s: no answer within %s: %w", c.Host.Name, timeout, ErrUnreachable)
 	}
-	first, _, _ := bytes.Cut(stdout.Bytes(), []byte("\n"))
-	if len(bytes.TrimSpace(first)) == 0 || first[0] != '{' {
+	first := replyLine(stdout.Bytes())
+	if first == nil {
 		if runErr == nil {
 			runErr = errors.New("exit status 0")
 		}
@@ -204,6 +210,18 @@ func (c *Client) Call(ctx context.Context, req messages.WireRequest) (*messages.
 		return reply, &ReplyError{Host: c.Host.Name, Msg: messages.SanitizeField(reply.Error), Code: reply.Code}
 	}
 	return reply, nil
+}
+
+// replyLine is the reply among what the remote wrote: the last line that is a JSON object (a
+// login shell's start-up files may print before it); nil when there is none.
+func replyLine(out []byte) []byte {
+	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := bytes.TrimSpace(lines[i]); len(l) > 0 && l[0] == '{' {
+			return l
+		}
+	}
+	return nil
 }
 
 // ReplyError is a failure the remote wcomm reported.

@@ -101,7 +101,8 @@ func retryQueued(ctx context.Context, e *tmuxcomm.Engine, root, controlDir strin
 	}
 	r.Attempts++
 	r.LastError = err.Error()
-	if errors.Is(err, ErrUnreachable) {
+	if errors.Is(err, ErrUnreachable) || errors.Is(err, tmuxcomm.ErrTimeout) {
+		// Unreachable, or a first relay of the same id still under way there.
 		r.NextTry = now.Add(backoff(r.Attempts))
 		_ = writeRecord(root, queueDir, r)
 		return

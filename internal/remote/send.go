@@ -233,3 +233,14 @@ func lockPuller(root string) (unlock func(), ok bool, err error) {
 	}
 	return func() { f.Close() }, true, nil
 }
+
+// Nudge brings the next attempt of a queued send forward to now: someone awaits it. A puller
+// writing the record at the same moment wins; it retries soon enough either way.
+func Nudge(root, id string) {
+	for _, r := range readRecords(root, queueDir) {
+		if r.ID == id && time.Until(r.NextTry) > time.Second {
+			r.NextTry = time.Now().UTC()
+			_ = writeRecord(root, queueDir, r)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -69,7 +70,13 @@ func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string)
 	switch req.Op {
 	case messages.WireHello:
 		root, err := e.RootDir(false)
-		r := &messages.WireReply{OK: true, Release: release, Root: root}
+		r := &messages.WireReply{OK: true, Release: release}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			err = nil // the first relayed send creates it
+		case err == nil:
+			r.Root = root
+		}
 		if exe, xerr := os.Executable(); xerr == nil {
 			r.Binary = exe
 		}

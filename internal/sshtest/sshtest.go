@@ -54,8 +54,30 @@ type Bed struct {
 	// Dir holds the client's key, known_hosts and ssh_config.
 	Dir string
 	// Config is the ssh_config file to pass with ssh -F.
-	Config string
-	Hosts  []*Host
+	Config   string
+	Hosts    []*Host
+	hostsCfg string
+	alt      int
+}
+
+// AltConfig writes another ssh_config for the bed's hosts with another key and known_hosts file
+// (a refused key, an unknown host key) and returns its path.
+func (b *Bed) AltConfig(identity, knownHosts string) string {
+	b.alt++
+	path := filepath.Join(b.Dir, fmt.Sprintf("ssh_config%d", b.alt))
+	// Options for every host: only this key and known_hosts, never a prompt or an agent.
+	cfg := b.hostsCfg + fmt.Sprintf("Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n  ConnectTimeout 15\n",
+		identity, knownHosts)
+	must(b.t, os.WriteFile(path, []byte(cfg), 0o600))
+	return path
+}
+
+// NewKey generates a client key the hosts do not know and returns its path.
+func (b *Bed) NewKey() string {
+	b.alt++
+	path := filepath.Join(b.Dir, fmt.Sprintf("stranger%d", b.alt))
+	keygen(b.t, path)
+	return path
 }
 
 // Available reports why real sshd tests cannot run here ("" when they can): they need root (to
@@ -114,11 +136,9 @@ func Start(t testing.TB, binDir string, n int) *Bed {
 		fmt.Fprintf(&known, "%s %s", h.Name, hpub)
 		b.Hosts = append(b.Hosts, h)
 	}
-	// Options for every host: only the bed's key and known_hosts, never a prompt or an agent.
-	fmt.Fprintf(&cfg, "Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n  ConnectTimeout 5\n",
-		key, filepath.Join(dir, "known_hosts"))
+	b.hostsCfg = cfg.String()
 	must(t, os.WriteFile(filepath.Join(dir, "known_hosts"), known.Bytes(), 0o600))
-	must(t, os.WriteFile(b.Config, cfg.Bytes(), 0o600))
+	b.Config = b.AltConfig(key, filepath.Join(dir, "known_hosts"))
 	for _, h := range b.Hosts {
 		b.supervise(h, binDir)
 		h.Start(t)

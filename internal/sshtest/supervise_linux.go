@@ -95,7 +95,7 @@ func supervise(share, bin string) error {
 			err = sshd.Start()
 			log.Close()
 			if err == nil {
-				err = Ready(addr, port, time.Now().Add(10*time.Second))
+				err = Ready(addr, port, time.Now().Add(30*time.Second))
 			}
 			if err != nil {
 				fmt.Println("err", err)

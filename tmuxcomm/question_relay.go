@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 )
 
 // relayQuestions hands the QUESTION blocks, each with how to answer it, to the orchestrator's
@@ -48,8 +47,8 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 }
 
 // pasteAnswer hands the ANSWER block to the worker's pane, when the pane still belongs to the
-// server the question came through, and returns "pasted" or "queued".
-func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (string, error) {
+// server the question came through, and returns SignalPasted or SignalQueued.
+func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, error) {
 	block := st.AnswerBlock()
 	if block == nil {
 		return "", fmt.Errorf("no answer to paste")
@@ -65,30 +64,20 @@ func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (string, e
 		return "", err
 	}
 	if posted.Queued {
-		return "queued", nil
+		return SignalQueued, nil
 	}
-	return "pasted", nil
+	return SignalPasted, nil
 }
 
 // postTo posts m to its pane after checking that the pane's server is still the one m names and
 // the pane is alive. A nil Posted with the error means nothing was queued.
 func (e *Engine) postTo(ctx context.Context, root string, m messages.Mail) (*Posted, error) {
-	srv, err := e.Tmux.ServerInfo(ctx)
+	p, srv, err := e.reach(ctx, root, m.Pane, m.Server, "", false)
 	if err != nil {
 		return nil, err
 	}
 	if m.Server == "" {
 		m.Server, m.Socket = srv.Key(), srv.Socket
-	}
-	if m.Server != srv.Key() {
-		return nil, fmt.Errorf("the tmux server of pane %s has restarted", m.Pane)
-	}
-	p, err := e.Tmux.Pane(ctx, string(m.Pane))
-	if err != nil {
-		return nil, err
-	}
-	if p.Dead {
-		return nil, fmt.Errorf("pane %s is dead: %w", m.Pane, paneops.ErrRefused)
 	}
 	return e.post(ctx, root, m, p, srv)
 }

@@ -22,10 +22,10 @@ type AnswerOptions struct {
 // AnswerResult says what an answer did.
 type AnswerResult struct {
 	Question *QuestionStatus `json:"question"`
-	// Signal is how the worker learns the answer: "ask" (its waiting ask woke on the file) or
-	// "pasted" (no ask waited: the ANSWER block went into its pane), "queued" (its pane was not
-	// ready: the block waits in its outbox); "" when none of these worked.
-	Signal  string `json:"signal"`
+	// Signal is how the worker learns the answer: SignalAsk (its waiting ask woke on the file),
+	// SignalPasted (no ask waited: the ANSWER block went into its pane) or SignalQueued (its pane
+	// was not ready: the block waits in its outbox); "" when none of these worked. Say words it.
+	Signal  Signal `json:"signal"`
 	Warning string `json:"warning,omitempty"`
 }
 
@@ -105,7 +105,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 	st.refresh()
 	res := &AnswerResult{Question: st}
 	if waiting {
-		res.Signal = "ask"
+		res.Signal = SignalAsk
 		e.logQ(st, qAskWoken, nil)
 		return res, nil
 	}
@@ -134,10 +134,10 @@ func decidedReason(st *QuestionStatus) string {
 func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return nil, fmt.Errorf("resolve needs --reason TEXT: say why the question is closed without an answer")
+		return nil, needf(NeedReason, nil, "resolve needs a reason: say why the question is closed without an answer")
 	}
 	if len(reason) > 1000 {
-		return nil, fmt.Errorf("--reason is %d bytes; keep it under 1000", len(reason))
+		return nil, Usagef("the reason is %d bytes; keep it under 1000", len(reason))
 	}
 	root, err := e.root(false)
 	if err != nil {

@@ -25,7 +25,6 @@ import (
 
 // The names in an outbox folder.
 const (
-	outboxFolder    = ".outbox"
 	outboxQueue     = "queue"
 	outboxDone      = "done"
 	outboxInflight  = "inflight.json"

@@ -66,7 +66,7 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		pane = e.Self
 	}
 	if pane == "" {
-		return nil, fmt.Errorf("not inside a tmux pane: run inbox in the pane whose mail it is, or pass --pane %%N")
+		return nil, needf(NeedPane, nil, "not inside a tmux pane: run inbox in the pane whose mail it is, or name that pane")
 	}
 	if _, err := messages.ParsePaneID(string(pane)); err != nil {
 		return nil, err

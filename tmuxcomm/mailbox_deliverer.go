@@ -220,31 +220,12 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 // lookPane finds the outbox's pane on its server. gone is set when it can never be delivered to
 // (the server restarted or stopped, the pane closed); pane is nil when tmux could not tell now.
 func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
-	if ps, ok := e.Tmux.(paneServer); ok {
-		// The common case in one tmux call; the rare ones (an error) are told apart below.
-		if p, srv, err := ps.PaneServer(ctx, string(ob.pane)); err == nil && srv.Key() == ob.server && !p.Dead {
-			return srv, &p, nil
-		}
-	}
-	srv, err := e.Tmux.ServerInfo(ctx)
-	if err != nil {
-		if errors.Is(err, paneops.ErrNoServer) {
-			return srv, nil, fmt.Errorf("the tmux server of pane %s has stopped", ob.pane)
-		}
-		return srv, nil, nil
-	}
-	if srv.Key() != ob.server {
-		return srv, nil, fmt.Errorf("the tmux server of pane %s has restarted (pane ids start again at %%0)", ob.pane)
-	}
-	p, err := e.Tmux.Pane(ctx, string(ob.pane))
-	if err != nil {
-		if isNotFound(err) {
-			return srv, nil, fmt.Errorf("pane %s no longer exists", ob.pane)
-		}
-		return srv, nil, nil
-	}
-	if p.Dead {
-		return srv, nil, fmt.Errorf("pane %s is dead", ob.pane)
+	p, srv, err := e.reach(ctx, "", ob.pane, ob.server, "", false)
+	switch {
+	case isUnreachable(err):
+		return srv, nil, err
+	case err != nil:
+		return srv, nil, nil // tmux could not tell now: look again
 	}
 	return srv, &p, nil
 }

@@ -95,7 +95,7 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 			return nil, err
 		}
 		if orch.ID == e.Self {
-			return nil, fmt.Errorf("--to %s is your own pane; name the orchestrator's pane", orch.ID)
+			return nil, needf(NeedOrchestrator, nil, "%s is your own pane; name the orchestrator's pane", orch.ID)
 		}
 	}
 	x, err := e.Locate(ctx, "", roleWorker)
@@ -105,7 +105,7 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 	case err != nil && !errors.Is(err, ErrNotFound):
 		return nil, err
 	case o.To == "":
-		return nil, fmt.Errorf("no unanswered request is addressed to pane %s, so there is no orchestrator to ask; pass --to ORCHESTRATOR-PANE or --exchange ID: %w", e.Self, ErrNotFound)
+		return nil, needf(NeedOrchestrator, ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", e.Self)
 	}
 	dir, sess, err := e.openSession(root, orch.ID, e.Self, srv.Key(), srv.Socket)
 	if err != nil {
@@ -124,7 +124,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, fmt.Errorf("not inside a tmux pane: ask from the worker's pane, or pass --from %%N")
+		return nil, needf(NeedOwnPane, nil, "not inside a tmux pane: ask from the worker's pane, or name the pane you ask for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)

@@ -108,7 +108,7 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	start := time.Now()
 	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "b"})
 	require.NoError(t, err)
-	assert.Equal(t, "ask", ar.Signal)
+	assert.Equal(t, SignalAsk, ar.Signal)
 	out := <-done
 	require.NoError(t, out.err)
 	t.Logf("ask woke %s after the answer call started", time.Since(start))
@@ -134,7 +134,7 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 
 	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
 	require.NoError(t, err)
-	assert.Equal(t, "pasted", ar.Signal)
+	assert.Equal(t, SignalPasted, ar.Signal)
 	ds := f.delivered()
 	last := ds[len(ds)-1]
 	assert.Equal(t, messages.PaneID("%2"), last.Pane)
@@ -263,7 +263,7 @@ func TestQuestionTimeout(t *testing.T) {
 			// Still pending, still answerable; no ask waits now, so the answer is pasted.
 			ar, err := worker.as("%1").Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "2"})
 			require.NoError(t, err)
-			assert.Equal(t, "pasted", ar.Signal)
+			assert.Equal(t, SignalPasted, ar.Signal)
 			assert.Equal(t, messages.PaneID("%2"), f.delivered()[len(f.delivered())-1].Pane)
 		})
 	}
@@ -344,7 +344,10 @@ func TestQuestionPlacement(t *testing.T) {
 	worker := newEngine(t, f, "%2")
 	_, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}})
 	require.ErrorIs(t, err, ErrNotFound)
-	assert.Contains(t, err.Error(), "pass --to ORCHESTRATOR-PANE")
+	var need *NeedError
+	require.ErrorAs(t, err, &need)
+	assert.Equal(t, NeedOrchestrator, need.Need)
+	assert.Contains(t, err.Error(), "name the orchestrator's pane")
 
 	_, err = worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, To: "%2"})
 	assert.ErrorContains(t, err, "your own pane")
@@ -381,7 +384,7 @@ func TestQuestionUndelivered(t *testing.T) {
 	// The question stays answerable; the answer goes into the worker's pane.
 	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "A"})
 	require.NoError(t, err)
-	assert.Equal(t, "pasted", ar.Signal)
+	assert.Equal(t, SignalPasted, ar.Signal)
 }
 
 func TestQuestionHook(t *testing.T) {
@@ -493,7 +496,7 @@ func TestQuestionResolve(t *testing.T) {
 	st := qWaitQuestion(t, orch, 1)
 
 	_, err := orch.ResolveQuestion(context.Background(), st.ID, "  ")
-	assert.ErrorContains(t, err, "--reason")
+	assert.ErrorContains(t, err, "needs a reason")
 	got, err := orch.ResolveQuestion(context.Background(), st.ID, "task was cancelled")
 	require.NoError(t, err)
 	assert.Equal(t, QuestionResolved, got.State)
@@ -540,7 +543,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 	require.Eventually(t, func() bool { return isLocked(st.waitLock()) }, 5*time.Second, 5*time.Millisecond)
 	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "2"})
 	require.NoError(t, err)
-	assert.Equal(t, "ask", ar.Signal)
+	assert.Equal(t, SignalAsk, ar.Signal)
 	out := <-waitDone
 	require.NoError(t, out.err)
 	assert.Equal(t, "Use argon2 (stronger but new dep)", out.res.Questions[0].Answer.Answer)

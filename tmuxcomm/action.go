@@ -1,5 +1,17 @@
 package tmuxcomm
 
+// Room: approved actions (action*.go). An approval authorizes intent; it does not execute
+// anything. `ask --action NAME` asks a yes-no question and stores beside it, before anyone can
+// answer, an intent ({task}.q{seq}.intent): the action's definition and its hash, its targets'
+// content hashes, HEAD and `git status` of its folder. The dispatcher (RunActions) later runs an
+// approved intent's argv once, and only while all of that still hashes the same; otherwise it
+// blocks the intent with the reasons. Its claim ({task}.q{seq}.dispatch, taken with link(2))
+// makes it run once however many dispatchers race, and its result ({task}.q{seq}.result, with
+// the output in {task}.q{seq}.output) is written after. The room owns the intents'
+// fingerprints (action_fingerprint.go), their status (this file) and their execution
+// (action_dispatch.go); the questions and answers stay the question room's. Age never makes an
+// approval stale.
+
 import (
 	"context"
 	"errors"
@@ -13,17 +25,6 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 )
-
-// Approved actions. An approval authorizes intent; it does not execute anything. `ask --action
-// NAME` asks a yes-no question and stores beside it, before anyone can answer, an intent
-// ({task}.q{seq}.intent): the action's definition and its hash, its targets' content hashes, HEAD
-// and `git status` of its folder. The dispatcher (RunActions) later runs an approved intent's
-// argv once, and only while all of that still hashes the same; otherwise it blocks the intent
-// with the reasons. Its claim ({task}.q{seq}.dispatch, taken with link(2)) makes it run once
-// however many dispatchers race, and its result ({task}.q{seq}.result, with the output in
-// {task}.q{seq}.output) is written after. These files own the intents' fingerprints
-// (action_fingerprint.go), their status (this file) and their execution (action_dispatch.go);
-// the questions and answers stay the question relay's. Age never makes an approval stale.
 
 // Action statuses.
 const (

@@ -1,0 +1,163 @@
+package cli
+
+// The commands that read exchanges back: parse a RESPONSE line, history of the sessions, show one
+// exchange or question.
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+)
+
+func init() {
+	register(&command{
+		Name: "parse", Args: "[LINE | -]", Role: "orchestrator",
+		Summary: "read a [RESPONSE ...] line back into its exchange: request, response, ids, status",
+		Help:    "Finds the [RESPONSE ...] line in the text (as an agent's prompt shows it, colours and all), checks that its path lies inside the root, and prints the exchange: ids, panes, status and both bodies. Reads stdin when given '-' or nothing.",
+		Example: "wcomm parse '[RESPONSE started_at=20260117-120000 orchestrator=%6 worker=%7] /tmp/worker-comm/20260117-120000-o6-w7/002-response.md'\ntmux capture-pane -p | wcomm parse --json -",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				var text string
+				if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
+					data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, maxParseInput, "the text on stdin")
+					if err != nil {
+						return err
+					}
+					text = string(data)
+				} else {
+					text = strings.Join(args, " ")
+				}
+				x, err := c.engine().Parse(c.ctx, text)
+				if err != nil {
+					if errors.Is(err, messages.ErrSyntax) {
+						return &exitErr{code: exitUsage, err: err}
+					}
+					return err
+				}
+				if x.Integrity == "mismatch" {
+					warnIntegrity(c, x)
+				} else {
+					// A forged or mismatched field is said, not only listed in the output.
+					for _, p := range x.Problems {
+						fmt.Fprintf(c.stderr, "wcomm parse: warning: %s\n", p)
+					}
+				}
+				if c.json {
+					return c.printJSON(x)
+				}
+				printExchange(c.stdout, x)
+				return nil
+			}
+		},
+	})
+	register(&command{
+		Name: "history", Args: "[SESSION] [--pending]", Role: "both",
+		Summary: "list session folders and their exchanges with status, age and first line",
+		Help:    "Reads the files under the root (they are the history) and lists each session's exchanges: seq, id, status (pending, answered, undelivered, damaged), delivery state, age and the request's first line. Damaged or foreign files are named, not fatal.",
+		Example: "wcomm history\nwcomm history --pending --json",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			pending := fs.Bool("pending", false, "only exchanges still waiting for a response")
+			return func(args []string) error {
+				if len(args) > 1 {
+					return usagef("history takes at most one SESSION")
+				}
+				o := tmuxcomm.HistoryOptions{Pending: *pending}
+				if len(args) == 1 {
+					if _, err := messages.ParseSessionName(args[0]); err != nil {
+						return usagef("%v", err) // a malformed name can name no folder
+					}
+					o.Session = args[0]
+				}
+				// Each session is printed as it is read, not gathered first: 10,000 exchanges
+				// are about 20 MiB of JSON. The bytes are those of printJSON of the whole.
+				w, flush := c.buffered()
+				n, now := 0, time.Now()
+				start := func(foreign []string) error {
+					if !c.json {
+						return nil
+					}
+					f, err := json.MarshalIndent(foreign, "  ", "  ")
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprintf(w, "{\n  \"foreign\": %s,\n  \"sessions\": [", f)
+					return err
+				}
+				foreign, err := c.engine().HistoryEach(c.ctx, o, start, func(s tmuxcomm.SessionSummary) error {
+					n++
+					if !c.json {
+						printHistorySession(w, n-1, s, now)
+						return nil
+					}
+					data, err := json.MarshalIndent(s, "    ", "  ")
+					if err != nil {
+						return err
+					}
+					// One write per session, whole JSON text after the separator: the JSON
+					// sanitiser sees no character split between two writes.
+					sep := "\n    "
+					if n > 1 {
+						sep = ",\n    "
+					}
+					_, err = w.Write(append([]byte(sep), data...))
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				switch {
+				case c.json && n == 0:
+					io.WriteString(w, "]\n}\n")
+				case c.json:
+					io.WriteString(w, "\n  ]\n}\n")
+				default:
+					printHistoryEnd(w, n, foreign)
+				}
+				return flush()
+			}
+		},
+	})
+	register(&command{
+		Name: "show", Args: "ID | PATH | QUESTION-ID", Role: "both",
+		Summary: "show one exchange whole: header, delivery log, request and response (or one question whole)",
+		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("show takes one ID or PATH")
+				}
+				if _, err := messages.ParseQuestionID(args[0]); err == nil && !strings.ContainsRune(args[0], '/') {
+					// A question's id (task-3.q1-a1b2): show the question, options and all.
+					st, err := c.engine().Question(c.ctx, args[0])
+					if err != nil {
+						return err
+					}
+					if c.json {
+						return c.printJSON(st)
+					}
+					printQuestion(c.stdout, st, time.Now())
+					return nil
+				}
+				if err := tmuxcomm.CheckRef(args[0]); err != nil {
+					return err
+				}
+				x, err := c.engine().Show(c.ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if c.json {
+					return c.printJSON(x)
+				}
+				printExchange(c.stdout, x)
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,212 @@
+package paneops
+
+// The tmux calls of a delivery, built as argv: the guarded paste (the server itself refuses a
+// dead, input-off or busy pane in the paste's own call), the guarded Enter, their refusal marks,
+// buffer names, and the marks a delivery leaves on its pane.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+const defaultLockTimeout = 30 * time.Second
+
+// cleanupTimeout bounds the delete-buffer call that runs after a failure, even when the caller's
+// context has already been cancelled.
+const cleanupTimeout = 5 * time.Second
+
+// guardCondition is true for the panes a paste must never reach: a dead pane (paste-buffer into it
+// crashes tmux 3.3a, as measured) and one whose input is off (the paste would be dropped
+// silently). tmux evaluates it server-side, in the same call as the paste.
+const guardCondition = "#{||:#{pane_dead},#{pane_input_off}}"
+
+// bufferSeq makes buffer names unique within the process; the pid and random part make them
+// unique across processes. Sharing a name between senders sent messages to the wrong pane
+// (measured on tmux 3.3a).
+var bufferSeq atomic.Uint64
+
+// newBufferName returns "wcomm-PID-COUNTER-RANDHEX"; only [A-Za-z0-9-], because the name is also
+// spliced into the command strings of guardArgs.
+func newBufferName() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+); the counter keeps names unique anyway
+	return "wcomm-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(bufferSeq.Add(1), 10) + "-" + hex.EncodeToString(b[:])
+}
+
+// refusedMark is what the guarded call prints when it refuses. It names the unique buffer, so it
+// cannot be mistaken for anything else: nothing a pane prints reaches the client's stdout, and the
+// other commands of the call print nothing.
+func refusedMark(buffer string) string { return "wcomm-refused-" + buffer }
+
+// strictGuardCondition adds a pane in a mode (copy mode: a person is reading it) to what a
+// strict delivery never pastes into. Checked by the server in the paste's own call, it costs no
+// extra tmux call and no moment passes between the look and the paste.
+const strictGuardCondition = "#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in_mode}}}"
+
+// guardArgs is the one tmux call of a delivery (see Deliver). pane and buffer must be generated
+// ids (%N, newBufferName): the two command strings go through tmux's command parser. strict
+// refuses a pane in a mode too, and the refusal then names the pane's state (see refusal).
+func guardArgs(pane messages.PaneID, buffer, mark string, strict bool) []string {
+	return guardArgsEnter(pane, buffer, mark, strict, false, "")
+}
+
+// guardArgsEnter is guardArgs that, with enter, also presses Enter after the paste in the same
+// call, and records the Enter's mark with the paste's (see enterWithPaste). expect, with strict,
+// is Identity.guardValue: the call refuses a pane whose "#{pane_pid}-#{pid}" differs, and its
+// refusal prints a fourth digit, 1 when they match.
+func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter bool, expect string) []string {
+	p := string(pane)
+	paste := "copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p
+	if mark != "" {
+		paste += " ; set-option -p -t " + p + " " + markPasted + " " + mark
+	}
+	if enter {
+		paste += " ; send-keys -t " + p + " Enter"
+		if mark != "" {
+			paste += " ; set-option -p -t " + p + " " + markEntered + " " + mark
+		}
+	}
+	cond, refuse := guardCondition, "delete-buffer -b "+buffer+" ; display -p "+refusedMark(buffer)
+	if strict {
+		cond = strictGuardCondition
+		bits := "#{pane_dead}#{pane_input_off}#{pane_in_mode}"
+		if expect != "" {
+			same := "#{==:#{pane_pid}-#{pid}," + expect + "}"
+			cond = "#{||:" + strictGuardCondition + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
+			bits += same
+		}
+		refuse = "delete-buffer -b " + buffer + " ; display -p -t " + p + " '" + refusedMark(buffer) + "-" + bits + "'"
+	}
+	return []string{
+		"load-buffer", "-b", buffer, "-", ";",
+		"if-shell", "-F", "-t", p, cond, refuse,
+		// copy-mode -q leaves copy mode first: a pane in a mode drops the paste brackets and
+		// swallows keys (measured on tmux 3.3a).
+		paste,
+	}
+}
+
+// enterWithPaste reports whether the Enter can go in the paste's own call: only for a program
+// reading lines in cooked mode, when no delay is asked for. There the terminal's line discipline,
+// not the program, takes the line, so the moment the Enter arrives cannot matter; it saves one
+// tmux client (a process start and a round trip to the server, about 2 ms). Programs that read
+// raw keys (agents, shells with line editing, anything unknown) are known to drop an Enter that
+// comes with a paste (measured on tmux 3.3a), so they keep the separate call.
+func enterWithPaste(d Delivery, delay time.Duration) bool {
+	return d.Submit && delay == 0 && !d.LiteralEnter && d.Profile != nil && d.Profile.Kind == KindReader && !d.Profile.HasBox()
+}
+
+// refusal reads what the guarded call printed: "" when it pasted; refused when the guard
+// refused; inMode when a strict guard refused only because the pane is in a mode.
+func refusal(out, buffer string) (refused, inMode, ok bool) {
+	refused, inMode, _, ok = refusalOf(out, buffer)
+	return refused, inMode, ok
+}
+
+// refusalOf is refusal that also reads the identity digit of a guard with an expected identity:
+// changed when the pane's process or its server is not the one expected. A dead pane or one
+// with its input off is reported as such first; a changed pane comes before copy mode.
+func refusalOf(out, buffer string) (refused, inMode, changed, ok bool) {
+	out = strings.TrimSpace(out)
+	mark := refusedMark(buffer)
+	switch {
+	case out == "":
+		return false, false, false, true
+	case out == mark:
+		return true, false, false, true
+	}
+	bits, found := strings.CutPrefix(out, mark+"-")
+	if !found || (len(bits) != 3 && len(bits) != 4) || strings.Trim(bits, "01") != "" {
+		return false, false, false, false
+	}
+	if bits[0] == '1' || bits[1] == '1' {
+		return true, false, false, true
+	}
+	if len(bits) == 4 && bits[3] == '0' {
+		return true, false, true, true
+	}
+	return true, bits[2] == '1', false, true
+}
+
+// enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a), guarded like
+// the paste: tmux checks in the same call, with nothing between the look and the key, that the
+// pane is still alive and takes input, so a pane that died between paste and Enter is reported
+// instead of logged as submitted. A pane in copy mode would swallow the Enter (measured on tmux
+// 3.3a), and the next paste would join the line: strict refuses it then, printing
+// enterRefused+"-mode" (a person is reading; the Enter waits for them), and otherwise the pane
+// is taken out of the mode first, in the same call, as the paste did. expect, with strict, also
+// refuses a pane whose "#{pane_pid}-#{pid}" is not that (Identity.guardValue). literal sends the
+// carriage return as a literal key instead of the named key Enter. A mark is recorded in the same
+// command, so it says only what tmux did. pane and mark must be generated ids: the branches go
+// through tmux's command parser.
+func enterArgs(pane messages.PaneID, literal bool, mark string, strict bool, expect string) []string {
+	p := string(pane)
+	enter := "send-keys -t " + p + " Enter"
+	if literal {
+		enter = "send-keys -t " + p + ` -l "\r"`
+	}
+	if mark != "" {
+		enter += " ; set-option -p -t " + p + " " + markEntered + " " + mark
+	}
+	if !strict {
+		return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, "copy-mode -q -t " + p + " ; " + enter}
+	}
+	cond := strictGuardCondition
+	if expect != "" {
+		cond = "#{||:" + strictGuardCondition + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
+	}
+	// A dead pane, input off or another process is refused as such; only a pane in a mode and
+	// nothing else is the "-mode" refusal, that waits.
+	refuse := "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{pane_dead},#{pane_input_off}},," +
+		"#{?#{pane_in_mode},-mode,}}'"
+	if expect != "" {
+		refuse = "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{||:#{pane_dead},#{pane_input_off}},#{!=:#{pane_pid}-#{pid}," + expect + "}},," +
+			"#{?#{pane_in_mode},-mode,}}'"
+	}
+	return []string{"if-shell", "-F", "-t", p, cond, refuse, enter}
+}
+
+// enterRefused is what the guarded Enter prints when the pane can no longer take it; with
+// "-mode" after it, when it only waits for the pane to leave copy mode.
+const enterRefused = "wcomm-enter-refused"
+
+// The pane options that hold a delivery's Mark.
+const (
+	markPasted  = "@wcomm-pasted"
+	markEntered = "@wcomm-entered"
+)
+
+// validMark reports whether a mark can be spliced into a tmux command string.
+func validMark(m string) bool {
+	if len(m) == 0 || len(m) > 64 {
+		return false
+	}
+	for _, r := range m {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Marks reads the marks of the last marked delivery into a pane: the mark of the last paste and
+// of the last Enter ("" when none).
+func (c *Client) Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error) {
+	if _, err := paneNum(pane); err != nil {
+		return "", "", err
+	}
+	out, err := c.Run(ctx, nil, "display-message", "-p", "-t", string(pane), "#{"+markPasted+"} #{"+markEntered+"}")
+	if err != nil {
+		return "", "", err
+	}
+	pasted, entered, _ = strings.Cut(strings.TrimRight(out, "\n"), " ")
+	return pasted, entered, nil
+}

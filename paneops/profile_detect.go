@@ -1,0 +1,238 @@
+package paneops
+
+// Detection: which profile a pane runs, chosen from its foreground process group, its terminal's
+// mode and the profiles' process patterns.
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Detection is the profile chosen for a pane, and why.
+type Detection struct {
+	Profile *Profile `json:"-"`
+	Name    string   `json:"profile"`
+	Reason  string   `json:"reason"`
+	// Foreground is the leader of the pane's foreground process group, when known.
+	Foreground *Process `json:"foreground,omitempty"`
+	// Matched is the process the profile was chosen by, when it was a process.
+	Matched *Process `json:"matched,omitempty"`
+	// TTYMode is the pane terminal's mode when it was read: "cooked", "raw" or "".
+	TTYMode string `json:"tty_mode,omitempty"`
+	// Job, when set, says that the pane's own interactive shell runs a foreground job that is not
+	// reading the terminal ("bash (pid 12) runs sleep (pid 40)"): a line typed now would wait in the
+	// terminal and be RUN by the shell when the job ends, so nothing is typed until it does.
+	Job    string `json:"job,omitempty"`
+	Forced bool   `json:"forced,omitempty"`
+}
+
+// TTYModeFunc reads whether a terminal is in canonical mode (nil error) or says why it cannot.
+type TTYModeFunc func(tty string) (canonical bool, err error)
+
+// Force returns the detection for a profile named by the user (--agent NAME).
+func (s *ProfileSet) Force(name string) (Detection, error) {
+	p := s.Lookup(name)
+	if p == nil {
+		return Detection{}, fmt.Errorf("unknown agent profile %q: choose one of %s", name, strings.Join(s.Names(), ", "))
+	}
+	return Detection{Profile: p, Name: p.Name, Reason: "chosen with --agent", Forced: true}, nil
+}
+
+// Detect chooses the profile of a pane from its foreground process group (the pane's pid's tpgid in
+// /proc): an interactive shell or REPL there wins, because Enter makes it RUN the line; else the
+// shallowest process of that group (or below it) that an agent profile names; else "reader" when
+// the terminal is in canonical mode; else "generic". Without a process table it falls back on
+// #{pane_current_command}, which is the foreground leader's name. ttyMode may be nil.
+func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclude) Detection {
+	var fg *Process
+	var candidates []Process
+	if t != nil && p.PID > 0 {
+		if leader, group, ok := t.Foreground(p.PID); ok {
+			fg = &leader
+			candidates = group
+		} else if root, ok := t.proc(p.PID); ok {
+			// No foreground group known (go-ps has no tpgid): the whole tree, shallowest first.
+			candidates = append([]Process{root}, t.Descendants(p.PID)...)
+		}
+	}
+	det := Detection{Foreground: fg}
+	skip := make(map[int]bool, len(ex.PIDs))
+	for _, pid := range ex.PIDs {
+		skip[pid] = true
+	}
+	// The foreground leader decides first: a shell at its prompt means the agent, if any, is not
+	// the one reading the keyboard now.
+	if fg != nil {
+		if sh := s.firstOfKind(KindShell); sh != nil && sh.matches(*fg) {
+			return s.found(det, sh, fmt.Sprintf("%s (pid %d) is an interactive %s in the foreground: Enter would run the line",
+				progName(*fg), fg.PID, sh.Name))
+		}
+	} else if t == nil && p.Command != "" {
+		// #{pane_current_command} names the foreground leader; its arguments are unknown, so a
+		// shell name counts as an interactive shell: the safe guess.
+		if sh := s.firstOfKind(KindShell); sh != nil && slices.Contains(sh.Detect.Names, strings.TrimPrefix(p.Command, "-")) {
+			return s.found(det, sh, fmt.Sprintf("pane_current_command %q is a shell (no process table to tell more)", p.Command))
+		}
+		candidates = []Process{{PID: p.PID, Comm: p.Command}}
+	}
+	for _, c := range candidates {
+		if skip[c.PID] || progName(c) == "wcomm" {
+			continue
+		}
+		for _, prof := range s.Profiles {
+			if prof.Kind == KindAgent && prof.matches(c) {
+				c := c
+				det.Matched = &c
+				return s.found(det, prof, fmt.Sprintf("process %s (pid %d) in the pane's foreground is %s", progName(c), c.PID, prof.Title))
+			}
+		}
+	}
+	if fg != nil && fg.PID != p.PID {
+		det.Job = s.shellJob(t, p.PID, candidates)
+	}
+	if ttyMode != nil && p.TTY != "" {
+		canon, err := ttyMode(p.TTY)
+		switch {
+		case err != nil:
+			det.TTYMode = ""
+		case canon:
+			det.TTYMode = "cooked"
+			if r := s.firstOfKind(KindReader); r != nil && r.Detect.CanonicalTTY {
+				return s.found(det, r, fmt.Sprintf("terminal %s is in canonical (cooked) mode: a line reader", p.TTY))
+			}
+		default:
+			det.TTYMode = "raw"
+		}
+	}
+	name := p.Command
+	if fg != nil {
+		name = progName(*fg)
+	}
+	return s.found(det, s.Lookup("generic"), fmt.Sprintf("no profile knows %q", name))
+}
+
+// shellJob describes the foreground job of the pane's own interactive shell when none of the job's
+// processes reads the terminal, and returns "" otherwise (no shell, or a line reader at the
+// keyboard, which is a real recipient).
+func (s *ProfileSet) shellJob(t *ProcTable, panePID int, group []Process) string {
+	root, ok := t.proc(panePID)
+	sh := s.firstOfKind(KindShell)
+	if !ok || sh == nil || !sh.matches(root) {
+		return ""
+	}
+	const most = 16 // a pipeline's first processes are the ones at the keyboard
+	for i, q := range group {
+		if i == most {
+			break
+		}
+		if readsTerminal(q.PID) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s (pid %d) runs %s (pid %d) in the foreground", progName(root), root.PID, progName(group[0]), group[0].PID)
+}
+
+func (s *ProfileSet) found(det Detection, p *Profile, reason string) Detection {
+	det.Profile, det.Name, det.Reason = p, p.Name, reason
+	return det
+}
+
+func (s *ProfileSet) firstOfKind(kind string) *Profile {
+	for _, p := range s.Profiles {
+		if p.Kind == kind {
+			return p
+		}
+	}
+	return nil
+}
+
+// matches reports whether a process is this profile's program.
+func (p *Profile) matches(proc Process) bool {
+	d := p.Detect
+	if len(d.Names) == 0 && len(d.Cmdline) == 0 {
+		return false
+	}
+	name := progName(proc)
+	base := strings.TrimPrefix(filepath.Base(proc.Comm), "-")
+	if d.Interactive {
+		// The program itself, not a script it runs: progName would name the script.
+		argv0 := base
+		if len(proc.Args) > 0 {
+			argv0 = strings.TrimPrefix(filepath.Base(proc.Args[0]), "-")
+		}
+		return (namedIn(d.Names, argv0) || namedIn(d.Names, base)) && interactiveArgs(proc.Args)
+	}
+	if len(proc.Args) > 0 && shells[strings.TrimPrefix(filepath.Base(proc.Args[0]), "-")] {
+		// A shell script named like an agent ("codex" with a #!/bin/bash line runs as "bash
+		// ./codex", comm "codex") is not that agent: it has no input box to wait for.
+		name, base = "", ""
+	}
+	if name != "" && (slices.Contains(d.Names, name) || slices.Contains(d.Names, base)) {
+		return true
+	}
+	if len(proc.Args) > 1 {
+		for _, a := range proc.Args[1:] {
+			for _, sub := range d.Cmdline {
+				if sub != "" && strings.Contains(a, sub) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// namedIn reports whether name, or name without a version suffix ("python3.11", "bash5"), is
+// one of names.
+func namedIn(names []string, name string) bool {
+	return slices.Contains(names, name) || slices.Contains(names, strings.TrimRight(name, "0123456789."))
+}
+
+// interactiveArgs reports whether a shell's or interpreter's arguments leave it reading commands
+// from the terminal: no inline code (-c for shells, also -e and -m for interpreters) and no script
+// operand. -i and -s (commands from stdin, operands are then positional parameters) are
+// interactive. Options that take a value are skipped with it. When unsure it says interactive:
+// that is the safe mistake, since a shell taken for something else would run what is pasted.
+func interactiveArgs(args []string) bool {
+	if len(args) <= 1 {
+		return true
+	}
+	prog := strings.TrimPrefix(filepath.Base(args[0]), "-")
+	code := "c" // sh, bash, dash, zsh, ksh, fish, csh: -c CMD
+	if interpreters[prog] || strings.HasPrefix(prog, "python") || prog == "irb" {
+		code = "cem" // python -c/-m, node -e, irb -e
+	}
+	withValue := map[string]bool{"-o": true, "+o": true, "-O": true, "+O": true, "--rcfile": true,
+		"--init-file": true, "-W": true, "-X": true, "-r": true, "--require": true, "-I": true}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i+1 >= len(args)
+		case a == "-":
+			return true // commands from stdin
+		case withValue[a]:
+			i++
+		case strings.HasPrefix(a, "--"):
+			if a == "--command" || strings.HasPrefix(a, "--command=") || a == "--eval" || strings.HasPrefix(a, "--eval=") {
+				return false
+			}
+			// --norc, --noprofile, --login, --posix, --interactive ...: no value.
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			if strings.ContainsAny(a[1:], code) {
+				return false
+			}
+			if strings.Contains(a[1:], "s") && !interpreters[prog] {
+				return true // sh -s ARGS: commands from stdin, ARGS are positional parameters
+			}
+		default:
+			return false // a script or file operand
+		}
+	}
+	return true
+}
+
+// DefaultTTYMode is the terminal-mode reader Detect uses in production (TTYCanonical).
+func DefaultTTYMode() TTYModeFunc { return TTYCanonical }

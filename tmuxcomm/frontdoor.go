@@ -1,0 +1,96 @@
+package tmuxcomm
+
+// Room: the front door (frontdoor*.go). What both faces of the engine, the command line and the
+// MCP server, call around it, so that a command and the tool of the same name cannot disagree:
+// Door builds an engine from the settings that apply (a settings file that does not load stops a
+// tool as it stops a command, with its file:line), RelayOff is the one "question relay off" rule,
+// and frontdoor_errors.go holds the error classes (ClassOf, UsageError, Judged) with their words.
+// The typed delivery results (Signal) and their wording are in frontdoor_signal.go. A face adds
+// only its own words: flag names, argument names, where it prints.
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// Door is what a face knows about its caller, from which every call's engine is built: the root,
+// the tmux server, the caller's pane, the environment and the working folder. One Door serves a
+// whole process (an MCP server's every call); Engine reads the settings again each time, so an
+// edited settings file applies to the next call as it does to the next command.
+type Door struct {
+	Root string
+	Tmux Tmux
+	// Self is the caller's pane ($TMUX_PANE, when it belongs to the server Tmux reaches).
+	Self messages.PaneID
+	// CardKey names the tmux server for pane cards (CardKey); "" turns cards off.
+	CardKey string
+	// Getenv reads the environment (WCOMM_* overrides, the user's config folder).
+	Getenv func(string) string
+	// Dir is the working folder whose settings file applies; "" is the process's own.
+	Dir string
+	// SpawnDeliverer starts a pane's deliverer (see Engine.SpawnDeliverer); nil: none.
+	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// SpawnGuard starts the guard of a delivery (see Engine.SpawnGuard); nil: none.
+	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
+}
+
+// SettingsError is a settings file or variable that does not load: every call that works with
+// exchanges or questions stops on it, with the file:line the error names.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("%v; fix the settings file and run the command again", e.Err)
+}
+
+// Unwrap returns the load's own error.
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// Settings loads the settings that apply in the door's folder. An error is a *SettingsError.
+func (d *Door) Settings() (Settings, error) {
+	dir := d.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	getenv := d.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	s, err := LoadSettings(dir, getenv)
+	if err != nil {
+		return s, &SettingsError{Err: err}
+	}
+	return s, nil
+}
+
+// Engine builds one call's engine from the settings that apply. When they do not load, it
+// returns the error with an engine on the default settings, for the few callers that report a
+// bad file rather than stop on it (doctor); every other caller stops on the error.
+func (d *Door) Engine() (*Engine, Settings, error) {
+	s, err := d.Settings()
+	if err != nil {
+		s = DefaultSettings()
+	}
+	e := New(d.Root, d.Tmux)
+	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = d.Self, s.EnterDelay, s.MailTTL, s.NoQueue
+	if s.Profiles != nil {
+		e.Profiles = s.Profiles
+	}
+	e.SpawnDeliverer, e.SpawnGuard = d.SpawnDeliverer, d.SpawnGuard
+	e.CardKey = d.CardKey
+	return e, s, err
+}
+
+// RelayOff is the answer to each of qs when the settings turn the question relay off (nothing is
+// asked: the worker decides alone), and nil when the relay is on.
+func RelayOff(s Settings, qs []messages.Question) []messages.Answer {
+	if s.RelayEnabled {
+		return nil
+	}
+	out := make([]messages.Answer, len(qs))
+	for i, q := range qs {
+		out[i] = RelayOffAnswer(q.Task)
+	}
+	return out
+}

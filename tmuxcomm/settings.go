@@ -1,0 +1,112 @@
+package tmuxcomm
+
+// Room: settings and trust (settings*.go). The effective settings of one invocation: defaults,
+// then the settings file (settings_file.go: strict YAML, file:line errors), then the environment
+// (settings_env.go); a project's file names commands only once the user trusts its content
+// (settings_trust.go). The faces read settings through the engine's front door (frontdoor.go),
+// so a command and an MCP tool stop alike on a bad file.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// The settings file: .wcomm.yaml in the working folder, else $XDG_CONFIG_HOME/wcomm/config.yaml
+// (~/.config/wcomm/config.yaml without XDG_CONFIG_HOME). Only the first one found is read; the
+// environment overrides it and flags override both.
+//
+//	question_relay:
+//	  enabled: true                  # false: ask answers at once "decide yourself"
+//	  timeout_seconds: 180           # how long a blocking ask waits; 0 = no limit
+//	  auto_answer_on_timeout: true   # on timeout take the first option (DECIDED_BY auto-timeout)
+//	  max_questions_per_worker: 3    # per worker pane per task; more get DECIDED_BY cap-exceeded
+//	  poll_interval_seconds: 15      # accepted for seed compatibility; unused (waits use file events)
+//	enter_delay: 200ms               # pause between a paste and its Enter
+//	mailbox:
+//	  ttl: 6h                        # how long a message waits for a pane that is not ready
+//	  no_queue: false                # true: fail fast instead of queuing (scripts)
+//	on_question: notify-send wcomm   # run for every new question, the question's JSON on stdin
+//	on_question_timeout: 10s         # bound of one on_question run
+//	hosts:                           # remote hosts, reached through OpenSSH (see hosts.go)
+//	  gpu1:
+//	    via: [ssh, gpu1]             # argv prefix that runs a command there, stdin/stdout carried
+//	    wcomm: /usr/local/bin/wcomm  # the binary there (default wcomm)
+//	actions:                         # what an approval may run (see actions.go)
+//	  publish:
+//	    run: [make, docs]            # argv, never a shell string
+//	    targets: [docs]              # files or folders whose content is fingerprinted
+//	    dir: .                       # where it runs; default the settings file's folder
+//
+// A project's .wcomm.yaml comes with the repository someone cloned, so what it says about running
+// commands (on_question, actions) and about how panes are read and typed into (agent_profiles,
+// enter_delay, mailbox.no_queue) applies only once the user has trusted that file's exact content
+// (TrustConfig): a hash kept in the user's own config folder, as direnv's allow keeps one. A
+// profile decides whether a pane's text is pasted and Enter pressed, so an untrusted one could make
+// a shell run a request's lines. The user's own config file is trusted as it is.
+
+// ConfigFileName is the settings file looked for in the working folder.
+const ConfigFileName = ".wcomm.yaml"
+
+// Defaults of the question relay: a blocking ask waits 180 s so an agent's turn never hangs (the
+// README says why), and a worker asks at most 3 questions per task.
+const (
+	DefaultQuestionTimeout   = 180 * time.Second
+	DefaultMaxQuestions      = 3
+	DefaultOnQuestionTimeout = 10 * time.Second
+	// maxConfigSize bounds the settings file: a bigger one is not a settings file.
+	maxConfigSize = 1 << 20
+)
+
+// Settings are the effective settings of one invocation.
+type Settings struct {
+	RelayEnabled bool `json:"relay_enabled"`
+	// QuestionTimeout bounds a blocking ask; 0 waits without limit.
+	QuestionTimeout time.Duration `json:"question_timeout"`
+	AutoAnswer      bool          `json:"auto_answer_on_timeout"`
+	MaxQuestions    int           `json:"max_questions_per_worker"`
+	EnterDelay      time.Duration `json:"enter_delay"`
+	// MailTTL bounds how long a message waits in a pane's outbox; NoQueue makes deliveries fail
+	// fast instead of queuing.
+	MailTTL time.Duration `json:"mail_ttl"`
+	NoQueue bool          `json:"no_queue"`
+	// OnQuestion is the argv of the question hook (shlex-split, run without a shell); nil: none.
+	OnQuestion        []string      `json:"on_question,omitempty"`
+	OnQuestionTimeout time.Duration `json:"on_question_timeout"`
+	// Profiles are the agent profiles with the file's agent_profiles applied (nil: the embedded ones).
+	Profiles *paneops.ProfileSet `json:"-"`
+	// Actions are the registered actions by name, their folders resolved (nil: none).
+	Actions map[string]messages.ActionDef `json:"actions,omitempty"`
+	// Source is the settings file read, "" when none was found.
+	Source string `json:"source,omitempty"`
+	// Hosts are the declared remote hosts by name (hosts.go); nil: none.
+	Hosts map[string]HostDef `json:"hosts,omitempty"`
+	// Ignored names what an untrusted project file declared and was not applied ("on_question",
+	// "actions publish, lint"); empty when nothing was ignored.
+	Ignored []string `json:"ignored,omitempty"`
+}
+
+// IgnoredNote says what was ignored and how to trust it; "" when nothing was.
+func (s Settings) IgnoredNote() string {
+	if len(s.Ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s is not trusted: wcomm ignores its %s; review it and run 'wcomm trust %s' to trust its exact content (any change needs a new trust)",
+		s.Source, strings.Join(s.Ignored, " and its "), s.Source)
+}
+
+// DefaultSettings are the settings without a file or environment.
+func DefaultSettings() Settings {
+	return Settings{
+		RelayEnabled:      true,
+		QuestionTimeout:   DefaultQuestionTimeout,
+		AutoAnswer:        true,
+		MaxQuestions:      DefaultMaxQuestions,
+		EnterDelay:        DefaultEnterDelay,
+		MailTTL:           DefaultMailTTL,
+		OnQuestionTimeout: DefaultOnQuestionTimeout,
+	}
+}

@@ -1,0 +1,415 @@
+package tmuxcomm
+
+// How the settings file is found and read: its YAML shape, decoded strictly (an unknown key is an error
+// naming file:line), the checks on its values and on who owns it.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/shlex"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"go.yaml.in/yaml/v3"
+)
+
+// FindConfig returns the settings file that applies in dir, or "" when there is none.
+func FindConfig(dir string, getenv func(string) string) string {
+	if dir != "" {
+		p := filepath.Join(dir, ConfigFileName)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	base := userConfigDir(getenv)
+	if base == "" {
+		return ""
+	}
+	p := filepath.Join(base, "config.yaml")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// LoadSettings returns the defaults, overridden by the settings file that applies in dir (see
+// FindConfig), overridden by the environment: WCOMM_QUESTION_RELAY (on/off), WCOMM_QUESTION_TIMEOUT,
+// WCOMM_AUTO_ANSWER (true/false), WCOMM_MAX_QUESTIONS, WCOMM_ENTER_DELAY, WCOMM_MAIL_TTL,
+// WCOMM_NO_QUEUE (true/false), WCOMM_ON_QUESTION. A file
+// or variable that does not parse is an error naming it (file:line for the file).
+func LoadSettings(dir string, getenv func(string) string) (Settings, error) {
+	s := DefaultSettings()
+	if path := FindConfig(dir, getenv); path != "" {
+		if err := s.applyFile(path, getenv); err != nil {
+			return DefaultSettings(), err
+		}
+		s.Source = path
+	}
+	if err := s.applyEnv(getenv); err != nil {
+		return DefaultSettings(), err
+	}
+	return s, nil
+}
+
+// yamlLineRe finds yaml.v3's "line N: message" parts.
+var (
+	yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): (.*)`) })
+	yamlTypeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` in type [\w.]+`) })
+)
+
+// LoadSettingsFile returns the defaults overridden by the settings file at path (as LoadSettings,
+// without the environment): the dispatcher reads the file that registered an action.
+func LoadSettingsFile(path string, getenv func(string) string) (Settings, error) {
+	s := DefaultSettings()
+	if err := s.applyFile(path, getenv); err != nil {
+		return DefaultSettings(), err
+	}
+	s.Source = path
+	return s, nil
+}
+
+// configFile is the YAML shape of the settings file; pointers tell "absent" from zero.
+type configFile struct {
+	QuestionRelay     relayFile     `yaml:"question_relay"`
+	EnterDelay        *yamlDuration `yaml:"enter_delay"`
+	Mailbox           mailboxFile   `yaml:"mailbox"`
+	OnQuestion        *string       `yaml:"on_question"`
+	OnQuestionTimeout *yamlDuration `yaml:"on_question_timeout"`
+	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
+	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
+	Actions       map[string]actionFile `yaml:"actions"`
+	Hosts         map[string]hostFile   `yaml:"hosts"`
+}
+
+// mailboxFile is the mailbox block.
+type mailboxFile struct {
+	TTL     *yamlDuration `yaml:"ttl"`
+	NoQueue *bool         `yaml:"no_queue"`
+}
+
+// actionFile is one entry of the actions block.
+type actionFile struct {
+	Run     argvList `yaml:"run"`
+	Targets []string `yaml:"targets"`
+	Dir     string   `yaml:"dir"`
+}
+
+// argvList is a list of words; a single string is refused, so no one mistakes it for a shell line.
+type argvList []string
+
+func (a *argvList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return fmt.Errorf("line %d: run is a list of words such as [make, docs], never a shell string", n.Line)
+	}
+	var words []string
+	if err := n.Decode(&words); err != nil {
+		return err
+	}
+	*a = words
+	return nil
+}
+
+// relayFile is the question_relay block, with the key names other tools' settings files use for it.
+type relayFile struct {
+	Enabled               *bool    `yaml:"enabled"`
+	TimeoutSeconds        *float64 `yaml:"timeout_seconds"`
+	PollIntervalSeconds   *float64 `yaml:"poll_interval_seconds"`
+	AutoAnswerOnTimeout   *bool    `yaml:"auto_answer_on_timeout"`
+	MaxQuestionsPerWorker *int     `yaml:"max_questions_per_worker"`
+}
+
+// yamlDuration reads "300ms", "2m" or a number of seconds.
+type yamlDuration struct{ d time.Duration }
+
+func (y *yamlDuration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration such as 300ms or a number of seconds", n.Line)
+	}
+	d, err := ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	y.d = d
+	return nil
+}
+
+// ParseDuration reads "300ms", "2m" or a bare number of seconds ("0.3"); negative is an error.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return 0, fmt.Errorf("negative duration %q", s)
+		}
+		return d, nil
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) || secs > 1e9 {
+		return 0, fmt.Errorf("invalid duration %q (use 300ms, 30s, 2m or a number of seconds)", s)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}
+
+// applyFile applies the settings file at path; the commands it names apply only when it is the
+// user's own file or trusted as it is now.
+func (s *Settings) applyFile(path string, getenv func(string) string) error {
+	data, err := readConfig(path)
+	if err != nil {
+		return err
+	}
+	trusted := isUserConfig(path, getenv)
+	if !trusted {
+		list, err := readTrustList(getenv)
+		if err != nil {
+			return err
+		}
+		abs, _ := filepath.Abs(path)
+		trusted = list.Trusts(abs, messages.ContentSHA256(data))
+	}
+	return s.applyData(path, data, trusted)
+}
+
+func (s *Settings) applyData(path string, data []byte, trusted bool) error {
+	var c configFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	// Unknown keys are errors: a misspelt "timeout_secs" silently ignored would be worse.
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return configError(path, err)
+	}
+	r := c.QuestionRelay
+	if r.Enabled != nil {
+		s.RelayEnabled = *r.Enabled
+	}
+	if r.TimeoutSeconds != nil {
+		v := *r.TimeoutSeconds
+		if v < 0 || math.IsNaN(v) || v > 1e9 {
+			return fmt.Errorf("%s: question_relay.timeout_seconds is %v; want 0 (no limit) or more", path, v)
+		}
+		s.QuestionTimeout = time.Duration(v * float64(time.Second))
+	}
+	if r.AutoAnswerOnTimeout != nil {
+		s.AutoAnswer = *r.AutoAnswerOnTimeout
+	}
+	if r.MaxQuestionsPerWorker != nil {
+		if *r.MaxQuestionsPerWorker < 1 {
+			return fmt.Errorf("%s: question_relay.max_questions_per_worker is %d; want 1 or more (set enabled: false to ask nothing)", path, *r.MaxQuestionsPerWorker)
+		}
+		s.MaxQuestions = *r.MaxQuestionsPerWorker
+	}
+	if c.EnterDelay != nil {
+		if err := checkEnterDelay(c.EnterDelay.d); err != nil {
+			return fmt.Errorf("%s: enter_delay: %w", path, err)
+		}
+		if trusted {
+			s.EnterDelay = c.EnterDelay.d
+		} else {
+			s.Ignored = append(s.Ignored, "enter_delay")
+		}
+	}
+	if c.Mailbox.TTL != nil {
+		if c.Mailbox.TTL.d <= 0 {
+			return fmt.Errorf("%s: mailbox.ttl must be more than 0 (such as 6h)", path)
+		}
+		s.MailTTL = c.Mailbox.TTL.d
+	}
+	if c.Mailbox.NoQueue != nil {
+		if trusted {
+			s.NoQueue = *c.Mailbox.NoQueue
+		} else {
+			s.Ignored = append(s.Ignored, "mailbox.no_queue")
+		}
+	}
+	if c.OnQuestion != nil {
+		argv, err := splitCommand(*c.OnQuestion)
+		if err != nil {
+			return fmt.Errorf("%s: on_question: %w", path, err)
+		}
+		if trusted {
+			s.OnQuestion = argv
+		} else if argv != nil {
+			s.Ignored = append(s.Ignored, "on_question")
+		}
+	}
+	if len(c.Actions) > 0 {
+		actions, err := resolveActions(path, c.Actions)
+		if err != nil {
+			return err
+		}
+		if trusted {
+			s.Actions = actions
+		} else {
+			s.Ignored = append(s.Ignored, "actions "+strings.Join(sortedKeys(actions), ", "))
+		}
+	}
+	if len(c.Hosts) > 0 {
+		hosts, err := resolveHosts(path, c.Hosts)
+		if err != nil {
+			return err
+		}
+		if trusted {
+			s.Hosts = hosts
+		} else {
+			s.Ignored = append(s.Ignored, "hosts "+strings.Join(sortedKeys(hosts), ", "))
+		}
+	}
+	if c.AgentProfiles != nil {
+		overrides, err := json.Marshal(map[string]any{"profiles": c.AgentProfiles})
+		if err != nil {
+			return fmt.Errorf("%s: agent_profiles: %w", path, err)
+		}
+		set, err := paneops.LoadProfiles(overrides)
+		if err != nil {
+			return fmt.Errorf("%s: agent_profiles: %w", path, err)
+		}
+		if trusted {
+			s.Profiles = set
+		} else {
+			s.Ignored = append(s.Ignored, "agent_profiles")
+		}
+	}
+	if c.OnQuestionTimeout != nil {
+		if c.OnQuestionTimeout.d <= 0 {
+			return fmt.Errorf("%s: on_question_timeout must be more than 0", path)
+		}
+		s.OnQuestionTimeout = c.OnQuestionTimeout.d
+	}
+	return nil
+}
+
+// readConfig reads a settings file that is a regular file of this user, writable by no one else:
+// on_question runs a command from it, so a file another user could change must not be read.
+func readConfig(path string) ([]byte, error) { return readOwned("settings file", path) }
+
+// readOwned reads a regular file of this user that no one else may write.
+func readOwned(what, path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s is not a regular file", what, path)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return nil, fmt.Errorf("%s %s is owned by uid %d, not by you (uid %d); it is not read", what, path, sys.Uid, os.Getuid())
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("%s %s is writable by others (mode %04o); run chmod go-w on it", what, path, st.Mode().Perm())
+	}
+	if st.Size() > maxConfigSize {
+		return nil, fmt.Errorf("%s %s is %d bytes; it should be under %d", what, path, st.Size(), maxConfigSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return data, nil
+}
+
+// resolveActions checks the actions block and resolves each action's folder against the
+// settings file's folder.
+func resolveActions(path string, in map[string]actionFile) (map[string]messages.ActionDef, error) {
+	base, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]messages.ActionDef{}
+	for name, a := range in {
+		if err := messages.ValidActionName(name); err != nil {
+			return nil, fmt.Errorf("%s: actions: %v", path, err)
+		}
+		if len(a.Run) == 0 || a.Run[0] == "" {
+			return nil, fmt.Errorf("%s: actions.%s: run is empty; give the command as a list of words such as [make, docs]", path, name)
+		}
+		for _, w := range append(append([]string(nil), a.Run...), a.Targets...) {
+			if strings.ContainsRune(w, 0) {
+				return nil, fmt.Errorf("%s: actions.%s holds a NUL byte", path, name)
+			}
+		}
+		for _, t := range a.Targets {
+			if strings.TrimSpace(t) == "" {
+				return nil, fmt.Errorf("%s: actions.%s: an empty target", path, name)
+			}
+		}
+		dir := base
+		if a.Dir != "" {
+			dir = a.Dir
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(base, dir)
+			}
+		}
+		out[name] = messages.ActionDef{Run: a.Run, Targets: a.Targets, Dir: filepath.Clean(dir)}
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// configError turns yaml.v3's messages into "file:line: what is wrong" lines.
+func configError(path string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	var parts []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		// yaml.v3 names Go types; the user wrote YAML.
+		l = yamlTypeRe().ReplaceAllString(l, "")
+		l = strings.ReplaceAll(l, "!!", "")
+		if m := yamlLineRe().FindStringSubmatch(l); m != nil {
+			parts = append(parts, path+":"+m[1]+": "+strings.TrimPrefix(m[2], "line "+m[1]+": "))
+			continue
+		}
+		parts = append(parts, path+": "+l)
+	}
+	return fmt.Errorf("%s", strings.Join(parts, "; "))
+}
+
+// MaxEnterDelay bounds the pause between paste and Enter, from any source: the pane's lock is
+// held for it.
+const MaxEnterDelay = 10 * time.Second
+
+func checkEnterDelay(d time.Duration) error {
+	if d > MaxEnterDelay {
+		return fmt.Errorf("%s is longer than %s", d, MaxEnterDelay)
+	}
+	return nil
+}
+
+// splitCommand splits a hook command line like a shell would split words (quotes and
+// backslashes), without running a shell: no variables, globs, pipes or redirections.
+func splitCommand(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	argv, err := shlex.Split(s)
+	if err != nil {
+		return nil, fmt.Errorf("cannot split %q into words: %w", s, err)
+	}
+	if len(argv) == 0 {
+		return nil, nil
+	}
+	return argv, nil
+}

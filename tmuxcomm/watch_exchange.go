@@ -1,0 +1,230 @@
+package tmuxcomm
+
+// The watch feed's reading of a session folder and of its exchanges: a request, the new
+// lines of its delivery log, its response.
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+)
+
+// exchangeParts and questionParts say which files of one exchange or question a folder holds.
+type exchangeParts struct {
+	request, log bool
+}
+
+type questionParts struct {
+	task                            string
+	seq                             int
+	question, answer, log, resolved bool
+}
+
+// scanSession reports what is new in one session folder: per exchange, its request, new lines of
+// its delivery log, its response; per question, the question, new answer attempts, the answer,
+// the resolution.
+func (f *feed) scanSession(s *feedSession) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			delete(f.sessions, s.name) // removed: forget it, so memory follows the disk
+		}
+		return
+	}
+	exchanges := map[int]*exchangeParts{}
+	part := func(n int) *exchangeParts {
+		p := exchanges[n]
+		if p == nil {
+			p = &exchangeParts{}
+			exchanges[n] = p
+		}
+		return p
+	}
+	responses := map[string]bool{}
+	questions := map[string]*questionParts{}
+	for _, ent := range entries {
+		name := ent.Name()
+		if !ent.Type().IsRegular() {
+			continue
+		}
+		if n, k, ok := messages.ParseSeqFileName(name); ok {
+			if k == messages.KindRequest {
+				part(n).request = true
+			} else {
+				responses[name] = true
+			}
+			continue
+		}
+		if num, ok := strings.CutSuffix(name, "-delivery.jsonl"); ok && isSidecar(name) {
+			n, _ := strconv.Atoi(num)
+			part(n).log = true
+			continue
+		}
+		if task, seq, suffix, ok := messages.ParseQuestionFileName(name); ok {
+			key := messages.QuestionStem(task, seq)
+			q := questions[key]
+			if q == nil {
+				q = &questionParts{task: task, seq: seq}
+				questions[key] = q
+			}
+			switch suffix {
+			case messages.SuffixQuestion:
+				q.question = true
+			case messages.SuffixAnswer:
+				q.answer = true
+			case messages.SuffixLog:
+				q.log = true
+			case messages.SuffixResolved:
+				q.resolved = true
+			}
+		}
+	}
+	nums := make([]int, 0, len(exchanges))
+	for n := range exchanges {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for _, n := range nums {
+		f.scanExchange(s, n, exchanges[n], responses)
+	}
+	keys := make([]string, 0, len(questions))
+	for k := range questions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f.scanQuestion(s, k, questions[k])
+	}
+}
+
+func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses map[string]bool) {
+	x := s.ex[n]
+	if x == nil {
+		x = &feedExchange{respName: messages.SeqFileName(n+1, messages.KindResponse), last: s.born}
+		s.ex[n] = x
+	}
+	reqPath := filepath.Join(s.dir, messages.SeqFileName(n, messages.KindRequest))
+	ev := func(name string, at time.Time, detail map[string]string, path string) {
+		f.add(&x.last, WatchEvent{At: at, Session: s.name, Kind: FeedExchange, Seq: n, ID: x.id, Event: name, Detail: detail, Path: path})
+	}
+	if p.request && !x.request {
+		if f.quiet {
+			// Before the feed began: only the response's name matters, and only while unanswered.
+			x.request = true
+			if !responses[x.respName] {
+				f.loadRequest(x, reqPath)
+			}
+			x.answered = responses[x.respName]
+		} else if detail, at, ok := f.loadRequest(x, reqPath); ok {
+			x.request = true
+			ev(EventRequest, at, detail, reqPath)
+		}
+	}
+	if p.log {
+		logPath := filepath.Join(s.dir, logName(n))
+		if f.quiet {
+			if st, err := os.Stat(logPath); err == nil {
+				x.logOff = st.Size()
+			}
+		} else {
+			x.logOff = readNewLines(logPath, x.logOff, func(line []byte) {
+				var le Event
+				if json.Unmarshal(line, &le) != nil || le.State == "" {
+					return
+				}
+				detail := le.Detail
+				switch le.State {
+				case StateWritten:
+					if x.request {
+						return
+					}
+					x.request = true
+					if x.id == "" {
+						x.id = detail["id"]
+					}
+					ev(EventRequest, le.At, detail, reqPath)
+				case StateAnswered:
+					if x.answered {
+						return
+					}
+					x.answered = true
+					respPath := filepath.Join(s.dir, x.respName)
+					ev(EventAnswered, le.At, responseDetail(respPath, detail), respPath)
+				default:
+					ev(le.State, le.At, detail, "")
+				}
+			})
+		}
+	}
+	if !x.answered && responses[x.respName] {
+		respPath := filepath.Join(s.dir, x.respName)
+		if done, _ := responseComplete(respPath, false); done {
+			x.answered = true
+			at := time.Now()
+			if st, err := os.Lstat(respPath); err == nil {
+				at = st.ModTime()
+			}
+			ev(EventAnswered, at, responseDetail(respPath, nil), respPath)
+		}
+	}
+}
+
+// loadRequest reads a request's header for the feed; ok is false while the file is still being
+// written by a plain writer (the seed's cat > file), so a later event reports it whole.
+func (f *feed) loadRequest(x *feedExchange, path string) (map[string]string, time.Time, bool) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, time.Time{}, false
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return map[string]string{"error": err.Error()}, st.ModTime(), true
+	}
+	req, err := messages.ParseRequest(data)
+	if err != nil {
+		if len(data) == 0 || paneops.OpenForWriting(path) {
+			return nil, time.Time{}, false
+		}
+		return map[string]string{"error": "damaged request: " + err.Error()}, st.ModTime(), true
+	}
+	h := req.Header
+	x.id = h.ID
+	if rp := req.Instructions.ResponsePath; rp != "" && filepath.Dir(filepath.Clean(rp)) == filepath.Dir(path) {
+		x.respName = filepath.Base(rp)
+	}
+	return map[string]string{
+		"capability":   string(h.Capability),
+		"orchestrator": string(h.Orchestrator),
+		"worker":       string(h.Worker),
+		"summary":      firstLine(req.Body),
+	}, st.ModTime(), true
+}
+
+// responseDetail describes a response for the feed: its first line, or why it cannot be read.
+func responseDetail(path string, detail map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range detail {
+		out[k] = v
+	}
+	data, err := readFile(path)
+	if err != nil {
+		out["error"] = err.Error()
+		return out
+	}
+	resp, err := messages.ParseResponse(data)
+	if err != nil {
+		out["error"] = "damaged response: " + err.Error()
+		return out
+	}
+	out["summary"] = firstLine(resp.Body)
+	return out
+}
