@@ -139,7 +139,7 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	require.Len(t, f.delivered(), 1, "the worker has no door: typed")
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
-	assert.Equal(t, "pasted", res.Signal)
+	assert.Equal(t, SignalPasted, res.Signal)
 	assert.Equal(t, ViaSocket, res.Via)
 	assert.Len(t, f.delivered(), 1, "the RESPONSE line was not typed")
 	got := s.received(t, 1)
