@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,9 +87,6 @@ func (e *Engine) cachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	if _, err := storeDir(root, cardDir, false); err != nil {
-		return paneops.Pane{}, paneops.ServerInfo{}, false
-	}
 	data, err := readFile(e.cardPath(root, id))
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
@@ -128,7 +127,8 @@ func (e *Engine) recordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 	if err != nil {
 		return
 	}
-	if _, err := storeDir(root, cardDir, true); err != nil {
+	dir := filepath.Join(root, cardDir)
+	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 		return
 	}
 	_ = writeAtomicNoSync(e.cardPath(root, p.ID), data)

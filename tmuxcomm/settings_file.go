@@ -236,11 +236,7 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		if err := checkEnterDelay(c.EnterDelay.d); err != nil {
 			return fmt.Errorf("%s: enter_delay: %w", path, err)
 		}
-		if trusted {
-			s.EnterDelay = c.EnterDelay.d
-		} else {
-			s.Ignored = append(s.Ignored, "enter_delay")
-		}
+		s.EnterDelay = c.EnterDelay.d
 	}
 	if c.Mailbox.TTL != nil {
 		if c.Mailbox.TTL.d <= 0 {
@@ -249,11 +245,7 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		s.MailTTL = c.Mailbox.TTL.d
 	}
 	if c.Mailbox.NoQueue != nil {
-		if trusted {
-			s.NoQueue = *c.Mailbox.NoQueue
-		} else {
-			s.Ignored = append(s.Ignored, "mailbox.no_queue")
-		}
+		s.NoQueue = *c.Mailbox.NoQueue
 	}
 	if c.OnQuestion != nil {
 		argv, err := splitCommand(*c.OnQuestion)
@@ -304,11 +296,7 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: agent_profiles: %w", path, err)
 		}
-		if trusted {
-			s.Profiles = set
-		} else {
-			s.Ignored = append(s.Ignored, "agent_profiles")
-		}
+		s.Profiles = set
 	}
 	if c.OnQuestionTimeout != nil {
 		if c.OnQuestionTimeout.d <= 0 {

@@ -80,7 +80,9 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		if err != nil {
 			return err
 		}
-		c.warnIgnored(s)
+		if note := s.IgnoredNote(); note != "" {
+			fmt.Fprintf(c.stderr, "wcomm actions: %s\n", note)
+		}
 		e := c.engine()
 		opts := tmuxcomm.ActionsOptions{Getenv: c.getenv, ID: *id}
 		if *id != "" {

@@ -159,7 +159,9 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return nil
 		}
-		c.warnIgnored(s)
+		if note := s.IgnoredNote(); note != "" {
+			fmt.Fprintf(c.stderr, "wcomm ask: %s\n", note)
+		}
 		var intent *messages.Intent
 		if *action != "" {
 			intent, err = e.PrepareIntent(c.ctx, tmuxcomm.IntentOptions{Action: *action, Settings: s, Targets: targets,
