@@ -200,7 +200,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.now = time.Time(msg)
-		cmds := []tea.Cmd{tick()}
+		// The size is asked again on every tick: Bubble Tea reads it once at start and then
+		// listens for SIGWINCH, so a resize between the two (a window sized just after the
+		// console starts, as tmux does for a new pane) would otherwise be lost for good.
+		cmds := []tea.Cmd{tick(), tea.RequestWindowSize}
 		if !m.polling {
 			m.polling = true
 			cmds = append(cmds, m.pollPanes())
