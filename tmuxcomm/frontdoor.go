@@ -32,6 +32,8 @@ type Door struct {
 	Dir string
 	// SpawnDeliverer starts a pane's deliverer (see Engine.SpawnDeliverer); nil: none.
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// SpawnGuard starts the guard of a delivery (see Engine.SpawnGuard); nil: none.
+	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
 }
 
 // SettingsError is a settings file or variable that does not load: every call that works with
@@ -75,7 +77,7 @@ func (d *Door) Engine() (*Engine, Settings, error) {
 	if s.Profiles != nil {
 		e.Profiles = s.Profiles
 	}
-	e.SpawnDeliverer = d.SpawnDeliverer
+	e.SpawnDeliverer, e.SpawnGuard = d.SpawnDeliverer, d.SpawnGuard
 	e.CardKey = d.CardKey
 	return e, s, err
 }

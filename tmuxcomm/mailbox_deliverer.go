@@ -6,6 +6,7 @@ package tmuxcomm
 // empty. No daemon: at most one per pane (deliverer.lock), none when nothing waits.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +80,49 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 		}
 		last = ids
 	}
+}
+
+// GuardDelivery watches the delivery that process pid is making into pane: while pid lives and
+// the outbox's in-flight record is its, it looks again every guardPoll. When pid has died with
+// its record left behind (killed between paste and Enter), it runs the pane's deliverer, which
+// finishes that delivery first; when the record is gone or another's, it returns, typing nothing.
+// So a delivery's paste always has someone to press its Enter, and a sender that lives never
+// races its own guard.
+func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
+	root, err := e.root(false)
+	if err != nil {
+		return err
+	}
+	ob, err := openOutbox(root, server, pane, false)
+	if err != nil {
+		return err
+	}
+	for {
+		f, err := ob.readInflight()
+		if err != nil || f == nil || f.PID != pid {
+			return nil
+		}
+		if processGone(pid) {
+			return e.RunDeliverer(ctx, server, pane)
+		}
+		if err := sleepFor(ctx, guardPoll); err != nil {
+			return err
+		}
+	}
+}
+
+// guardPoll is how often a guard looks at the process it watches: a look is a stat of a /proc
+// file and a read of a small JSON file.
+const guardPoll = 25 * time.Millisecond
+
+// processGone reports whether pid has exited: no such process, or a zombie not yet reaped.
+func processGone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) != nil
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i > 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X')
 }
 
 // delivererStuckPasses bounds the passes over an outbox that end nothing.
@@ -160,7 +204,9 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	if pane == nil {
 		return delivererPoll, nil // tmux did not answer this time
 	}
-	e.recoverInflight(ctx, root, ob, *pane, srv)
+	if held := e.recoverInflight(ctx, root, ob, *pane, srv); held != nil {
+		return delivererPoll, nil
+	}
 	if live, _ = ob.pending(); len(live) == 0 {
 		return -1, nil
 	}
