@@ -5,6 +5,7 @@ package cli
 // service's documentation says.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -189,4 +191,47 @@ func TestE2EBridgeDoctorAndTokenFile(t *testing.T) {
 	ok := c.as("", env, "doctor", "--json")
 	assert.NotContains(t, ok.stdout, "FAILED")
 	assert.Contains(t, ok.stdout, `"ok": true`)
+}
+
+// TestE2EBridgeMCPAsk: an ask through the MCP server's ask tool starts the bridge as the
+// command's ask does (the front door's StartBridge serves both faces): the question reaches the
+// fake chat, and an answer there wakes the tool call.
+func TestE2EBridgeMCPAsk(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	c.send(c.orch, c.worker, "implement the auth module")
+	mc := c.mcpClient(c.worker, c.env...)
+
+	type called struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan called, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res, err := mc.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{
+			"task": "task-5", "question": "Should the auth module use bcrypt or argon2?",
+			"context": "The plan names no hash.", "options": []string{"Use bcrypt", "Use argon2"},
+		}})
+		done <- called{res, err}
+	}()
+
+	m, tok := c.post("Should the auth module use bcrypt or argon2?")
+	assert.True(t, lockfile.Running(c.root), "the MCP ask started a bridge for the root")
+	c.tg.Press(777, c.tg.Chat, m.ID, "a:"+tok+":2")
+	var got called
+	select {
+	case got = <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("the MCP ask did not wake; server stderr:\n%s", mc.stderr)
+	}
+	require.NoError(t, got.err, "server stderr:\n%s", mc.stderr)
+	require.False(t, got.res.IsError, "%s", text(got.res))
+	assert.Contains(t, text(got.res), "ANSWER: Use argon2")
+	q := c.question("task-5")
+	require.NotNil(t, q.Answer)
+	assert.Equal(t, "telegram", q.Answer.Source)
+	assert.Contains(t, c.sentText("✅"), "source telegram")
+	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
 }

@@ -209,20 +209,18 @@ func (c *cli) execBridge(args ...string) error {
 	return nil // not reached
 }
 
-// startBridge starts a bridge detached for this root when channels are configured and no bridge
-// runs, so a question reaches the chat without anyone having started one. Its diagnostics go to
-// bridge.log in the root's .bridge folder. A failure only warns: the question still reaches the
-// orchestrator's pane.
-func (c *cli) startBridge(s tmuxcomm.Settings) {
-	if !s.Channels.Any() {
-		return
-	}
-	root, err := filepath.Abs(c.rootDir())
-	if err != nil || lockfile.Running(root) {
-		return
-	}
-	if err := c.spawnBridge(root); err != nil {
-		fmt.Fprintf(c.stderr, "wcomm ask: warning: could not start the bridge to your channels (%v); run 'wcomm bridge'\n", err)
+// bridgeStarter is the front door's StartBridge: it starts a bridge detached for this root when
+// none runs, so a question reaches the chat without anyone having started one, whichever face
+// (an ask or the MCP server's ask tool) asked it. The engine calls it only when channels are
+// configured, and turns a failure into a warning: the question still reaches the orchestrator's
+// pane. The bridge's diagnostics go to bridge.log in the root's .bridge folder.
+func (c *cli) bridgeStarter(root string) func() error {
+	return func() error {
+		abs, err := filepath.Abs(root)
+		if err != nil || lockfile.Running(abs) {
+			return err
+		}
+		return c.spawnBridge(abs)
 	}
 }
 
