@@ -190,6 +190,61 @@ func tgConfig(f *chatfake.Telegram) (*messages.ChannelsConfig, func(string) stri
 		envOf(map[string]string{EnvTelegramToken: f.Token})
 }
 
+// runTelegram runs a bridge over eng on the fake chat f, in a root of its own.
+func runTelegram(t *testing.T, f *chatfake.Telegram, eng Engine) *running {
+	t.Helper()
+	cfg, env := tgConfig(f)
+	return startHub(t, tempRoot(t), eng, cfg, env)
+}
+
+// runSlack runs a bridge over eng on the fake workspace f, in a root of its own.
+func runSlack(t *testing.T, f *chatfake.Slack, eng Engine) *running {
+	t.Helper()
+	cfg, env := slackConfig(f)
+	return startHub(t, tempRoot(t), eng, cfg, env)
+}
+
+// tgSent waits for a message the bot sent whose text passes ok, and returns that text.
+func tgSent(f *chatfake.Telegram, what string, ok func(text string) bool) string {
+	var found string
+	f.WaitFor(what, func() bool {
+		for _, s := range f.Sent {
+			if ok(s.Text) {
+				found = s.Text
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// slackThreadPost waits for a post in the thread of ts whose text holds every one of want.
+func slackThreadPost(t *testing.T, f *chatfake.Slack, ts string, want ...string) string {
+	t.Helper()
+	var found string
+	eventually(t, fmt.Sprintf("a post in thread %s saying %q", ts, want), func() bool {
+		posts, _, _ := f.Snapshot()
+		for _, q := range posts {
+			if q.ThreadTS == ts && containsAll(q.Text, want) {
+				found = q.Text
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func containsAll(s string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
 func tempRoot(t *testing.T) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "root")

@@ -426,12 +426,14 @@ func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
 		if res != nil && res.Question != nil && res.Question.Answer != nil {
 			r.Answer = res.Question.Answer.Answer
 			r.Next = fmt.Sprintf("worker %s", res.Question.Worker)
-			switch res.Signal {
-			case "ask":
+			switch {
+			case res.Signal == tmuxcomm.SignalAsk:
 				r.Next += " (its ask woke)"
-			case "pasted":
+			case res.Signal == tmuxcomm.SignalPasted && res.Via == tmuxcomm.ViaSocket:
+				r.Next += " (answer written to its agent's messaging socket)"
+			case res.Signal == tmuxcomm.SignalPasted:
 				r.Next += " (answer typed into its pane)"
-			case "queued":
+			case res.Signal == tmuxcomm.SignalQueued:
 				r.Next += " (answer queued for its pane)"
 			}
 			if res.Question.Action != "" {

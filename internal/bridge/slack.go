@@ -100,32 +100,12 @@ func (s *slackChannel) Check(ctx context.Context) []Check {
 	return append(out, Check{Channel: "slack", What: "channel (conversations.info)", OK: true, Detail: "#" + messages.SanitizeField(ch.Name)})
 }
 
-// slackEscape escapes the three characters Slack's message text gives a meaning to.
-func slackEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(messages.Sanitize(s, true))
-}
-
-func slackQuestionHead(q Question) string {
-	kind := ":question:"
-	if q.Action != "" {
-		kind = ":lock: approval of " + slackEscape(q.Action) + ":"
-	}
-	return fmt.Sprintf("%s *%s*\n`%s` · task %s · worker %s", kind, slackEscape(q.Text), slackEscape(q.Token), slackEscape(q.Task), slackEscape(q.Worker))
-}
-
+// slackQuestionText is the whole question as posted: head, context, options, how to answer.
 func slackQuestionText(q Question) string {
 	var b strings.Builder
-	b.WriteString(slackQuestionHead(q))
-	if q.Context != "" {
-		b.WriteString("\n>" + slackEscape(clip(q.Context, 300)))
-	}
-	if q.Type != messages.YesNo {
-		for i, o := range q.Options {
-			fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), slackEscape(clip(o, 150)))
-		}
-	}
+	b.WriteString(slackMarkup.body(q, ">", 300, 150))
 	if q.Action != "" {
-		b.WriteString("\nA yes records intent only: 'wcomm actions run' executes it while its fingerprint holds.")
+		b.WriteString(intentOnly)
 	}
 	b.WriteString("\nReply in this thread to answer (" + slackEscape(q.Accepted) + ").")
 	return b.String()
@@ -146,7 +126,7 @@ func (s *slackChannel) Post(ctx context.Context, q Question) (string, error) {
 func (s *slackChannel) Close(ctx context.Context, q Question, ref string, how Outcome) error {
 	ctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
-	text := slackQuestionHead(q) + "\n*" + slackEscape(how.Words()) + "*"
+	text := slackMarkup.closed(q, how)
 	_, _, _, err := s.api.UpdateMessageContext(ctx, s.cfg.Channel, ref, slack.MsgOptionText(text, false))
 	if err != nil {
 		return s.err("chat.update", err)
@@ -234,28 +214,10 @@ func (s *slackChannel) message(ctx context.Context, m *slackevents.MessageEvent)
 	}); err != nil {
 		s.hub.logf("slack: save state: %v", err)
 	}
-	var text string
-	switch {
-	case r.Accepted:
-		text = fmt.Sprintf(":white_check_mark: *%s* · `%s` · source slack · next: %s", slackEscape(r.Answer), slackEscape(q.Token), slackEscape(r.Next))
-		if q.Request != "" {
-			text += " · request " + slackEscape(q.Request)
-		}
-	case r.Stale:
-		text = ":hourglass: stale: " + slackEscape(errText(r.Err))
-	case r.Invalid:
-		text = fmt.Sprintf(":x: not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(q.Token), slackEscape(q.Accepted))
-	default:
-		text = ":warning: not recorded: " + slackEscape(errText(r.Err))
-	}
+	text := slackMarkup.reply(q, r, fmt.Sprintf("not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(q.Token), slackEscape(q.Accepted)))
 	cctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
 	if _, _, err := s.api.PostMessageContext(cctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(m.ThreadTimeStamp)); err != nil {
 		s.hub.logf("slack: confirm in thread: %v", s.err("chat.postMessage", err))
 	}
-}
-
-// slackUnescape undoes Slack's escaping of what a person typed.
-func slackUnescape(s string) string {
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
 }

@@ -38,8 +38,7 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 	f := chatfake.NewSlack(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
-	cfg, env := slackConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runSlack(t, f, eng)
 	f.WaitConnected()
 	p := slackQuestionPost(t, f, "a1b2")
 	assert.Contains(t, p.Text, "Store&lt;User&gt; &amp; co", "escaped as Slack's text format wants")
@@ -55,15 +54,7 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 	assert.Equal(t, "slack", a.Source)
 	assert.Equal(t, "B", a.Raw)
 	assert.Equal(t, 1, eng.attemptCount(), "only the allowed user's reply was taken")
-	eventually(t, "the confirmation in the thread", func() bool {
-		posts, _, _ := f.Snapshot()
-		for _, q := range posts {
-			if q.ThreadTS == p.TS && strings.Contains(q.Text, "source slack") && strings.Contains(q.Text, "old cache") {
-				return true
-			}
-		}
-		return false
-	})
+	slackThreadPost(t, f, p.TS, "source slack", "old cache")
 	eventually(t, "every envelope acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[env1] && len(acks) == 3 })
 	eventually(t, "the question's message marked answered", func() bool {
 		_, ups, _ := f.Snapshot()
@@ -84,15 +75,7 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 	eventually(t, "the redelivery acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[again] })
 	// A late answer of the allowed user is told it is stale.
 	f.Reply("U777", f.Channel, p.TS, "A")
-	eventually(t, "the stale note", func() bool {
-		posts, _, _ := f.Snapshot()
-		for _, q := range posts {
-			if q.ThreadTS == p.TS && strings.Contains(q.Text, "stale") {
-				return true
-			}
-		}
-		return false
-	})
+	slackThreadPost(t, f, p.TS, "stale")
 	assert.Equal(t, "old cache", eng.answer(id).Answer)
 	// Events are handled in order: had the redelivery been applied, there would be three.
 	assert.Equal(t, 2, eng.attemptCount(), "a redelivered message is applied once")
@@ -102,20 +85,11 @@ func TestSlackInvalidReplyKeepsTheQuestionOpen(t *testing.T) {
 	f := chatfake.NewSlack(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := slackConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runSlack(t, f, eng)
 	f.WaitConnected()
 	p := slackQuestionPost(t, f, "c3d4")
 	f.Reply("U777", f.Channel, p.TS, "perhaps")
-	eventually(t, "the accepted forms in the thread", func() bool {
-		posts, _, _ := f.Snapshot()
-		for _, q := range posts {
-			if q.ThreadTS == p.TS && strings.Contains(q.Text, "yes or no") {
-				return true
-			}
-		}
-		return false
-	})
+	slackThreadPost(t, f, p.TS, "yes or no")
 	assert.Nil(t, eng.answer(id))
 	f.Reply("U777", f.Channel, p.TS, "yes")
 	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
@@ -126,8 +100,7 @@ func TestSlackAnsweredElsewhereIsMarkedAndRateLimitsAreWaitedOut(t *testing.T) {
 	f.Failures["chat.postMessage"] = []int{http.StatusTooManyRequests, http.StatusInternalServerError}
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := slackConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runSlack(t, f, eng)
 	p := slackQuestionPost(t, f, "c3d4")
 	assert.Contains(t, r.log.String(), "rate limited")
 	_, err := eng.Answer(context.Background(), tmuxcommAnswer(id, "yes", "local"))

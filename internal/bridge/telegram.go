@@ -91,7 +91,7 @@ func (t *telegram) Close(ctx context.Context, q Question, ref string, how Outcom
 	}
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
-	text := tgQuestionHead(q) + "\n<b>" + tgEscape(how.Words()) + "</b>"
+	text := tgMarkup.closed(q, how)
 	return t.c.edit(cctx, tgEdit{ChatID: t.cfg.ChatID, MessageID: id, Text: text, ParseMode: "HTML"})
 }
 
@@ -338,20 +338,7 @@ func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
 // reply tells the person what became of an answer: one compact confirmation, the reason it is
 // stale, or the accepted forms of an invalid one.
 func (t *telegram) reply(ctx context.Context, to int64, q Question, r Reply, raw string) {
-	var text string
-	switch {
-	case r.Accepted:
-		text = fmt.Sprintf("✅ <b>%s</b> · %s · source telegram · next: %s", tgEscape(r.Answer), tgEscape(q.Token), tgEscape(r.Next))
-		if q.Request != "" {
-			text += " · request " + tgEscape(q.Request)
-		}
-	case r.Stale:
-		text = "⏱ stale: " + tgEscape(errText(r.Err))
-	case r.Invalid:
-		text = fmt.Sprintf("❌ %q is not an answer to %s. Accepted: %s%s", tgEscape(raw), tgEscape(q.Token), tgEscape(q.Accepted), tgEscape(tgForms(q)))
-	default:
-		text = "⚠️ not recorded: " + tgEscape(errText(r.Err))
-	}
+	text := tgMarkup.reply(q, r, fmt.Sprintf("%q is not an answer to %s. Accepted: %s%s", tgEscape(raw), tgEscape(q.Token), tgEscape(q.Accepted), tgEscape(tgForms(q))))
 	t.say(ctx, to, text)
 }
 
