@@ -20,6 +20,7 @@ type Engine interface {
 	Questions(ctx context.Context, o tmuxcomm.QuestionsOptions) ([]*tmuxcomm.QuestionStatus, []string, error)
 	Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error)
 	Actions(ctx context.Context, o tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error)
+	DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []string)
 }
 
 // Hub is the bridge: it watches the root for questions, has each channel post the new ones and
@@ -44,6 +45,7 @@ type Hub struct {
 	mu      sync.Mutex
 	byID    map[string]*tmuxcomm.QuestionStatus
 	order   []string
+	dead    []tmuxcomm.DeadLetter // since the state began, oldest first (notice.go)
 	pokeCh  chan struct{}
 	started time.Time
 	// posting is held by a channel's outbound while it posts and records a post, so an answer
@@ -153,6 +155,9 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			pending, err := h.scan(ctx, full)
 			if err != nil {
 				h.logf("list questions: %v", err)
+			}
+			if full {
+				h.scanDead()
 			}
 			for _, o := range outs {
 				o.kick()
@@ -648,9 +653,16 @@ func (o *outbound) post(ctx context.Context, q Question) error {
 	})
 }
 
-// sync posts what is pending and not yet posted here, and closes posts of decided questions.
-// It stops at the first failure, for the loop to back off.
+// sync posts what is pending and not yet posted here, closes posts of decided questions and
+// tells of dead letters. It stops at the first failure, for the loop to back off.
 func (o *outbound) sync(ctx context.Context) error {
+	if err := o.questions(ctx); err != nil {
+		return err
+	}
+	return o.notify(ctx)
+}
+
+func (o *outbound) questions(ctx context.Context) error {
 	name := o.c.Name()
 	for _, q := range o.h.Pending() {
 		if ctx.Err() != nil {

@@ -16,7 +16,7 @@ type markup struct {
 	esc        func(string) string // plain text made safe for the format
 	bold, code [2]string           // what opens and closes each style
 	// The marks before a question, an approval and the replies to an answer.
-	question, approval, accepted, stale, invalid, failed string
+	question, approval, accepted, stale, invalid, failed, dead string
 }
 
 var (
@@ -27,9 +27,9 @@ var (
 	slackText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 	tgMarkup = markup{channel: "telegram", esc: tgEscape, bold: [2]string{"<b>", "</b>"}, code: [2]string{"<code>", "</code>"},
-		question: "❓", approval: "🔐", accepted: "✅", stale: "⏱", invalid: "❌", failed: "⚠️"}
+		question: "❓", approval: "🔐", accepted: "✅", stale: "⏱", invalid: "❌", failed: "⚠️", dead: "📭"}
 	slackMarkup = markup{channel: "slack", esc: slackEscape, bold: [2]string{"*", "*"}, code: [2]string{"`", "`"},
-		question: ":question:", approval: ":lock:", accepted: ":white_check_mark:", stale: ":hourglass:", invalid: ":x:", failed: ":warning:"}
+		question: ":question:", approval: ":lock:", accepted: ":white_check_mark:", stale: ":hourglass:", invalid: ":x:", failed: ":warning:", dead: ":mailbox_with_no_mail:"}
 )
 
 // tgEscape escapes text for Telegram's HTML parse mode. Control characters are dropped (text
@@ -96,4 +96,9 @@ func (m markup) reply(q Question, r Reply, invalid string) string {
 		return m.invalid + " " + invalid
 	}
 	return m.failed + " not recorded: " + m.esc(errText(r.Err))
+}
+
+// notice is a dead letter told in one message.
+func (m markup) notice(n Notice) string {
+	return m.dead + " " + m.esc(n.Words())
 }

@@ -122,6 +122,16 @@ func (s *slackChannel) Post(ctx context.Context, q Question) (string, error) {
 	return ts, nil
 }
 
+// Notify tells the channel of a dead letter, in a message of its own.
+func (s *slackChannel) Notify(ctx context.Context, n Notice) error {
+	ctx, cancel := context.WithTimeout(ctx, s.callTO)
+	defer cancel()
+	if _, _, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(slackMarkup.notice(n), false)); err != nil {
+		return s.err("chat.postMessage", err)
+	}
+	return nil
+}
+
 // Close edits the question's message to say how it ended.
 func (s *slackChannel) Close(ctx context.Context, q Question, ref string, how Outcome) error {
 	ctx, cancel := context.WithTimeout(ctx, s.callTO)

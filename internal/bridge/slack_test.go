@@ -148,3 +148,46 @@ func TestSlackDoctorChecksWithoutPostingOrLeaking(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "wrong-secret")
 }
+
+// A restarted bridge posts no question again, and an envelope Slack sends again to the new
+// connection (its ack was lost with the old one) is not applied twice: the posts and the messages
+// taken are kept on disk.
+func TestSlackRestartNeitherRepostsNorReapplies(t *testing.T) {
+	f := chatfake.NewSlack(t)
+	eng := &fakeEngine{}
+	id := eng.add(yesNoQ, "c3d4")
+	other := eng.add(numberedQ, "a1b2")
+	cfg, env := slackConfig(f)
+	root := tempRoot(t)
+	r := startHub(t, root, eng, cfg, env)
+	f.WaitConnected()
+	p := slackQuestionPost(t, f, "c3d4")
+	slackQuestionPost(t, f, "a1b2")
+	env1 := f.Reply("U777", f.Channel, p.TS, "yes")
+	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
+	slackThreadPost(t, f, p.TS, "source slack")
+	r.stop()
+	tops := func() int {
+		posts, _, _ := f.Snapshot()
+		n := 0
+		for _, q := range posts {
+			if q.ThreadTS == "" {
+				n++
+			}
+		}
+		return n
+	}
+	before := tops()
+	require.Equal(t, 2, before)
+
+	r2 := startHub(t, root, eng, cfg, env)
+	f.WaitConnected()
+	again := f.Redeliver(env1)
+	eventually(t, "the redelivery acknowledged", func() bool { _, _, acks := f.Snapshot(); return acks[again] })
+	// A new reply shows the second bridge knows the old posts; events are handled in order.
+	p2 := slackQuestionPost(t, f, "a1b2")
+	f.Reply("U777", f.Channel, p2.TS, "B")
+	eventually(t, "the second bridge's answer", func() bool { return eng.answer(other) != nil })
+	assert.Equal(t, 2, eng.attemptCount(), "the redelivered reply was not applied again: %s", r2.log)
+	assert.Equal(t, before, tops(), "no question posted again")
+}

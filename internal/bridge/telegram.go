@@ -83,6 +83,14 @@ func (t *telegram) Post(ctx context.Context, q Question) (string, error) {
 	return strconv.FormatInt(m.MessageID, 10), nil
 }
 
+// Notify tells the chat of a dead letter, in one message of its own.
+func (t *telegram) Notify(ctx context.Context, n Notice) error {
+	cctx, cancel := t.ctx(ctx)
+	defer cancel()
+	_, err := t.c.send(cctx, tgSend{ChatID: t.cfg.ChatID, Text: tgMarkup.notice(n), ParseMode: "HTML"})
+	return err
+}
+
 // Close edits the question's message to say how it ended; the edit drops its buttons.
 func (t *telegram) Close(ctx context.Context, q Question, ref string, how Outcome) error {
 	id, err := strconv.ParseInt(ref, 10, 64)

@@ -261,11 +261,14 @@ func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), dst.Mode().Perm())
 
+	sent := len(f.SentMsgs())
 	r2 := startHub(t, root, eng, cfg, env)
 	// A new update shows the second bridge is polling past the old ones.
 	f.Say(777, f.Chat, "B", questionMsg(t, f, "a1b2").ID)
 	eventually(t, "the second bridge's answer", func() bool { return eng.answer(other) != nil })
+	tgSent(f, "the second bridge's confirmation", func(s string) bool { return strings.HasPrefix(s, "✅ old cache · a1b2") })
 	assert.Equal(t, posts, countPosts(f), "no question posted again: %s", r2.log)
+	assert.Len(t, f.SentMsgs(), sent+1, "the second bridge said nothing but its confirmation: no summary of old questions")
 	assert.Equal(t, attempts+1, eng.attemptCount(), "no old update applied again")
 }
 

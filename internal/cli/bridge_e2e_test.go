@@ -84,6 +84,10 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	m, tok := c.post("Should the auth module use bcrypt or argon2?")
 	assert.Contains(t, m.Text, tok)
 	assert.True(t, lockfile.Running(c.root), "a bridge runs for the root")
+	argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", lockfile.PID(c.root)))
+	require.NoError(t, err)
+	assert.Contains(t, string(argv), "--idle-exit")
+	assert.NotContains(t, string(argv), c.tg.Token, "no secret in the started bridge's argv")
 
 	// A stranger's press changes nothing; the allowed user's press answers.
 	c.tg.Press(999, c.tg.Chat, m.ID, "a:"+tok+":1")
@@ -234,4 +238,35 @@ func TestE2EBridgeMCPAsk(t *testing.T) {
 	assert.Equal(t, "telegram", q.Answer.Source)
 	assert.Contains(t, c.sentText("✅"), "source telegram")
 	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
+}
+
+// TestE2EBridgeDeadLetterTold: a request whose pane stays busy past its time to live is
+// dead-lettered by its deliverer, and the running bridge tells the chat once, with the command
+// that re-sends it.
+func TestE2EBridgeDeadLetterTold(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	fg := c.startAs("", nil, "bridge")
+	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root) || fg.exited() }, "the bridge to take its lock")
+	require.False(t, fg.exited(), "%s", fg.res)
+	busy := c.bashPane("")
+	c.startJob(busy, "sleep 60", "sleep")
+	r := c.as(c.orch, []string{"WCOMM_MAIL_TTL=1s"}, "send", "--to", busy, "--", "a task that waits too long")
+	requireCode(t, 0, r)
+	id := strings.Fields(r.stdout)[0]
+	notice := c.sentText("📭")
+	assert.Contains(t, notice, "not delivered (expired): request "+id+" for pane "+busy)
+	assert.Contains(t, notice, "wcomm send --resend "+id)
+	require.NoError(t, fg.cmd.Process.Signal(os.Interrupt))
+	requireCode(t, 0, fg.wait(t, 20*time.Second))
+	c.tg.Mu.Lock()
+	defer c.tg.Mu.Unlock()
+	n := 0
+	for _, m := range c.tg.Sent {
+		if strings.HasPrefix(m.Text, "📭") {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "told once")
+	c.tmux("send-keys", "-t", busy, "C-c")
 }

@@ -69,7 +69,8 @@ until SIGINT or SIGTERM. Each new question is posted (Telegram: compact, a butto
 /yes_TOKEN and /no_TOKEN for yes-no; Slack: a message whose thread takes the answer; webhook: one
 JSON POST). An answer from an allowed user in the configured chat goes through the same path as
 'wcomm answer' with --source telegram or slack: the first valid answer from anywhere wins, a later
-one is told it is stale. A question answered elsewhere is marked answered in the chat. What was
+one is told it is stale. A question answered elsewhere is marked answered in the chat. A message
+dead-lettered (expired or undeliverable) is told once, with the command that re-sends it. What was
 posted and the update offsets are kept in the root's .bridge folder, so a restart posts nothing
 twice and applies no update twice. One bridge runs per root; a second one says which process runs
 it and exits 1. When channels are configured, an ask starts a bridge itself if none runs; that one

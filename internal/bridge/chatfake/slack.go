@@ -38,6 +38,7 @@ type Slack struct {
 	acks     map[string]bool
 	sentEnv  map[string]time.Time
 	conns    []*websocket.Conn
+	envSeq   int
 	envs     map[string]map[string]any
 	nextTS   int
 	Failures map[string][]int
@@ -205,16 +206,14 @@ func (f *Slack) WaitConnected() {
 	}
 }
 
-var envSeq int
-
 // Reply sends a message event in thread threadTS from user in channel over the newest
 // connection, as an events_api envelope; it returns the envelope id.
 func (f *Slack) Reply(user, channel, threadTS, text string) string {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
-	envSeq++
+	f.envSeq++
 	f.nextTS++
-	id := "env-" + strconv.Itoa(envSeq)
+	id := "env-" + strconv.Itoa(f.envSeq)
 	ts := fmt.Sprintf("1700000001.%06d", f.nextTS)
 	ev := map[string]any{"type": "message", "channel": channel, "user": user, "text": text, "ts": ts, "thread_ts": threadTS,
 		"event_ts": ts, "channel_type": "channel"}
@@ -235,8 +234,8 @@ func (f *Slack) Reply(user, channel, threadTS, text string) string {
 func (f *Slack) Redeliver(old string) string {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
-	envSeq++
-	id := "env-" + strconv.Itoa(envSeq)
+	f.envSeq++
+	id := "env-" + strconv.Itoa(f.envSeq)
 	env := map[string]any{}
 	for k, v := range f.envs[old] {
 		env[k] = v
