@@ -42,7 +42,7 @@ func TestSlackThreadReplyAnswersAndIsConfirmedInThread(t *testing.T) {
 	f.WaitConnected()
 	p := slackQuestionPost(t, f, "a1b2")
 	assert.Contains(t, p.Text, "Store&lt;User&gt; &amp; co", "escaped as Slack's text format wants")
-	assert.Contains(t, p.Text, "Reply in this thread")
+	assert.Contains(t, p.Text, "reply in this thread")
 
 	// A stranger, and an allowed user in another channel: nothing changes, nothing is said.
 	f.Reply("U999", f.Channel, p.TS, "A")
@@ -190,4 +190,69 @@ func TestSlackRestartNeitherRepostsNorReapplies(t *testing.T) {
 	eventually(t, "the second bridge's answer", func() bool { return eng.answer(other) != nil })
 	assert.Equal(t, 2, eng.attemptCount(), "the redelivered reply was not applied again: %s", r2.log)
 	assert.Equal(t, before, tops(), "no question posted again")
+}
+
+func slackPost(f *chatfake.Slack, ts string) chatfake.SlackPost {
+	posts, _, _ := f.Snapshot()
+	for _, p := range posts {
+		if p.TS == ts {
+			return p
+		}
+	}
+	return chatfake.SlackPost{}
+}
+
+// Every option is a Block Kit button: a press by an allowed user in the channel answers as a
+// thread reply would, is confirmed in the thread, and the post loses its buttons once decided;
+// a stranger's press changes nothing and gets no reply; a redelivered press is applied once.
+// The thread reply still answers a question with buttons.
+func TestSlackButtonPressAnswersAndIsConfirmedInThread(t *testing.T) {
+	f := chatfake.NewSlack(t)
+	eng := &fakeEngine{}
+	id := eng.add(numberedQ, "a1b2")
+	yid := eng.add(yesNoQ, "c3d4")
+	r := runSlack(t, f, eng)
+	f.WaitConnected()
+	p := slackQuestionPost(t, f, "a1b2")
+	require.Len(t, p.Buttons, 2)
+	assert.Equal(t, "A) Store<User> & co", p.Buttons[0].Text)
+	assert.Equal(t, "a:a1b2:2", p.Buttons[1].Value)
+	assert.Contains(t, p.Text, "Press an option or reply in this thread")
+	y := slackQuestionPost(t, f, "c3d4")
+	require.Len(t, y.Buttons, 2)
+	assert.Equal(t, []string{"yes", "no"}, []string{y.Buttons[0].Text, y.Buttons[1].Text})
+
+	f.Press("U999", f.Channel, p.TS, 0)
+	f.Press("U777", "C999", p.TS, 0)
+	env1 := f.Press("U777", f.Channel, p.TS, 1)
+	eventually(t, "the answer", func() bool { return eng.answer(id) != nil })
+	a := eng.answer(id)
+	assert.Equal(t, "old cache", a.Answer)
+	assert.Equal(t, "slack", a.Source)
+	assert.Equal(t, "old cache", a.Raw)
+	slackThreadPost(t, f, p.TS, "source slack", "old cache", "a1b2")
+	eventually(t, "the post marked answered, its buttons gone", func() bool {
+		_, ups, _ := f.Snapshot()
+		return strings.Contains(ups[p.TS], "answered: old cache (source slack)") && len(slackPost(f, p.TS).Buttons) == 0
+	})
+	again := f.Redeliver(env1)
+	eventually(t, "every envelope acknowledged", func() bool {
+		_, _, acks := f.Snapshot()
+		return acks[env1] && acks[again] && len(acks) == 4
+	})
+	assert.Equal(t, 2, strings.Count(r.log.String(), "ignored a button press"), r.log.String())
+
+	// The thread reply answers the yes-no question beside its buttons.
+	f.Reply("U777", f.Channel, y.TS, "no")
+	eventually(t, "the thread reply's answer", func() bool { return eng.answer(yid) != nil })
+	assert.Equal(t, "no", eng.answer(yid).Answer)
+	assert.Equal(t, 2, eng.attemptCount(), "the strangers' presses and the redelivery were not taken")
+	posts, _, _ := f.Snapshot()
+	replies := 0
+	for _, q := range posts {
+		if q.ThreadTS == p.TS {
+			replies++
+		}
+	}
+	assert.Equal(t, 1, replies, "strangers get no reply; the redelivery none either")
 }

@@ -181,22 +181,11 @@ func (t *telegram) handle(ctx context.Context, u tgUpdate) {
 	}
 }
 
-// callback_data is "a:TOKEN:N": option N (1-based) of the question with TOKEN.
-func tgCallbackData(tok string, n int) string { return "a:" + tok + ":" + strconv.Itoa(n) }
-
 func (t *telegram) callback(ctx context.Context, cb *tgCallback) {
-	parts := strings.Split(cb.Data, ":")
 	var r Reply
-	var q Question
-	ok := false
-	if len(parts) == 3 && parts[0] == "a" {
-		n, err := strconv.Atoi(parts[2])
-		q, ok = t.hub.ByToken(parts[1])
-		if ok && err == nil && n >= 1 && n <= len(q.Options) {
-			r = t.hub.Answer(ctx, "telegram", q.ID, q.Options[n-1])
-		} else {
-			ok = false
-		}
+	q, n, ok := t.hub.pressed(cb.Data)
+	if ok {
+		r = t.hub.Answer(ctx, "telegram", q.ID, q.Options[n-1])
 	}
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
@@ -217,16 +206,8 @@ func (t *telegram) callback(ctx context.Context, cb *tgCallback) {
 		t.hub.logf("telegram: answerCallbackQuery: %v", err)
 	}
 	if ok {
-		t.reply(ctx, cb.Message.MessageID, q, r, tgOptionWord(q, cb.Data))
+		t.reply(ctx, cb.Message.MessageID, q, r, q.Options[n-1])
 	}
-}
-
-func tgOptionWord(q Question, data string) string {
-	parts := strings.Split(data, ":")
-	if n, err := strconv.Atoi(parts[len(parts)-1]); err == nil && n >= 1 && n <= len(q.Options) {
-		return q.Options[n-1]
-	}
-	return data
 }
 
 // tgCommandRe reads "/word_TOKEN" with an optional "@BotName".

@@ -70,7 +70,7 @@ func tgButtons(q Question) *tgKeyboard {
 		if q.Type != messages.YesNo {
 			label = messages.OptionLetter(i) + ") " + label
 		}
-		row = append(row, tgButton{Text: label, CallbackData: tgCallbackData(q.Token, i+1)})
+		row = append(row, tgButton{Text: label, CallbackData: answerData(q.Token, i+1)})
 		// Short labels share a row; long ones get their own, so they are readable on a phone.
 		if len(row) == 3 || len([]rune(label)) > 12 {
 			k.Rows = append(k.Rows, row)

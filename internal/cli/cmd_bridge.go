@@ -66,7 +66,7 @@ func init() {
 		Summary: "carry questions to Telegram, Slack or a webhook and take answers from there",
 		Help: `Runs every channel of the settings' channels block (telegram, slack, webhook) in the foreground
 until SIGINT or SIGTERM. Each new question is posted (Telegram: compact, a button per option,
-/yes_TOKEN and /no_TOKEN for yes-no; Slack: a message whose thread takes the answer; webhook: one
+/yes_TOKEN and /no_TOKEN for yes-no; Slack: a button per option, and its thread takes a reply; webhook: one
 JSON POST). An answer from an allowed user in the configured chat goes through the same path as
 'wcomm answer' with --source telegram or slack: the first valid answer from anywhere wins, a later
 one is told it is stale. A question answered elsewhere is marked answered in the chat. A message
