@@ -362,6 +362,28 @@ func (h *Hub) Pending() []Question {
 	return out
 }
 
+// answerData is what a button carries (Telegram's callback_data, a Slack button's value):
+// "a:TOKEN:N", option N (1-based) of the question with TOKEN. At most 64 bytes, as Telegram wants.
+func answerData(tok string, n int) string { return "a:" + tok + ":" + strconv.Itoa(n) }
+
+// pressed is the question and option number a button's data names; ok false when it names no
+// known question or no option of it.
+func (h *Hub) pressed(data string) (q Question, n int, ok bool) {
+	parts := strings.Split(data, ":")
+	if len(parts) != 3 || parts[0] != "a" {
+		return Question{}, 0, false
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return Question{}, 0, false
+	}
+	q, ok = h.ByToken(parts[1])
+	if !ok || n < 1 || n > len(q.Options) {
+		return Question{}, 0, false
+	}
+	return q, n, true
+}
+
 // ByToken finds a question by its token, open or not.
 func (h *Hub) ByToken(tok string) (Question, bool) {
 	var id string
@@ -592,8 +614,8 @@ func (b *backoff) next(after time.Duration) time.Duration {
 
 func (b *backoff) reset() { b.cur = 0 }
 
-// outbound posts one channel's new questions and closes its decided ones, in its own goroutine
-// so that a channel that is down delays no other.
+// outbound posts one channel's new questions, closes its decided ones and tells it of dead
+// letters, in its own goroutine so that a channel that is down delays no other.
 type outbound struct {
 	h    *Hub
 	c    Channel

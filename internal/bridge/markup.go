@@ -5,7 +5,6 @@ package bridge
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
@@ -102,26 +101,4 @@ func (m markup) reply(q Question, r Reply, invalid string) string {
 // notice is a dead letter told in one message.
 func (m markup) notice(n Notice) string {
 	return m.dead + " " + m.esc(n.Words())
-}
-
-// answerData is what a button carries (Telegram's callback_data, a Slack button's value):
-// "a:TOKEN:N", option N (1-based) of the question with TOKEN. At most 64 bytes, as Telegram wants.
-func answerData(tok string, n int) string { return "a:" + tok + ":" + strconv.Itoa(n) }
-
-// pressed is the question and option number a button's data names; ok false when it names no
-// known question or no option of it.
-func (h *Hub) pressed(data string) (q Question, n int, ok bool) {
-	parts := strings.Split(data, ":")
-	if len(parts) != 3 || parts[0] != "a" {
-		return Question{}, 0, false
-	}
-	n, err := strconv.Atoi(parts[2])
-	if err != nil {
-		return Question{}, 0, false
-	}
-	q, ok = h.ByToken(parts[1])
-	if !ok || n < 1 || n > len(q.Options) {
-		return Question{}, 0, false
-	}
-	return q, n, true
 }
