@@ -43,10 +43,6 @@ type Delivery struct {
 	// deliverer killed mid-way leaves the server's own record of how far it got (see Marks).
 	// Only [a-z0-9-], since it is spliced into a tmux command string.
 	Mark string
-	// AfterPaste, when set, is called once tmux confirmed the paste, before the Enter delay (not
-	// for a paste whose Enter goes in the same call): the caller makes sure someone presses the
-	// Enter should this process die in between.
-	AfterPaste func()
 	// Expect, with Strict, is the pane's process and its server's as the sender last knew them: the
 	// guarded paste then also refuses, in the same call, a pane whose process or server is not
 	// those (ErrPaneChanged). It is what lets a sender trust a record of an earlier lookup instead

@@ -214,3 +214,22 @@ func TestVerifyRealScreen(t *testing.T) {
 	_, err = s.c.Screen(context.Background(), "%999")
 	assert.ErrorIs(t, err, ErrPaneNotFound)
 }
+
+// An agent whose event loop was held up reads the paste and the Enter in one go and takes the
+// Enter as part of the paste: the paste shows in its box only after the Enter, not submitted.
+// The delivery watches the box past that Enter instead of taking the empty box for a
+// submission, and presses Enter again once the paste shows.
+func TestVerifyRealLatePaste(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	f := s.startFake("--late-paste")
+	const msg = "a message read late"
+	res, err := s.c.Deliver(context.Background(), f.delivery(msg, 5*time.Second))
+	require.NoError(t, err)
+	assert.True(t, res.Submitted)
+	assert.True(t, res.Verified, "evidence: %s", res.Evidence)
+	assert.Equal(t, 2, res.Enters, "the Enter taken into the paste, then the one that submitted it")
+	recs := f.records()
+	assert.Equal(t, []map[string]string{{"pasted": msg}, {"submitted": msg}}, recs, "pasted once, submitted once")
+	noKeys(t, recs)
+}

@@ -34,6 +34,10 @@ type Door struct {
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
 	// SpawnGuard starts the guard of a delivery (see Engine.SpawnGuard); nil: none.
 	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
+	// StartBridge starts a bridge to the answer channels when none runs (the command line
+	// starts wcomm-bridge detached); nil: none. Engine hands it to the engine only when the
+	// settings configure channels, so an ask from any face reaches the chat.
+	StartBridge func() error
 }
 
 // SettingsError is a settings file or variable that does not load: every call that works with
@@ -78,6 +82,9 @@ func (d *Door) Engine() (*Engine, Settings, error) {
 		e.Profiles = s.Profiles
 	}
 	e.SpawnDeliverer, e.SpawnGuard = d.SpawnDeliverer, d.SpawnGuard
+	if s.Channels.Any() {
+		e.StartBridge = d.StartBridge
+	}
 	e.CardKey = d.CardKey
 	return e, s, err
 }

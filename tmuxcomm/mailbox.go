@@ -237,12 +237,6 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	}
 	d := e.delivery(pane, content, det, root, srv)
 	d.Strict, d.Mark = strict, m.ID
-	// Between the paste and its Enter (the Enter delay, spent waiting anyway) a guard is started:
-	// should this process die before its delivery is recorded, the guard becomes the pane's
-	// deliverer and presses the Enter (recoverInflight). Else it exits, having typed nothing.
-	if e.SpawnGuard != nil {
-		d.AfterPaste = func() { _ = e.SpawnGuard(ob.server, m.Socket, ob.pane, os.Getpid()) }
-	}
 	if strict {
 		d.BusyWait = 0
 	}
@@ -258,6 +252,11 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
 		return fail(err)
 	}
+	// Before the paste, a guard: should this process die between paste and Enter, the guard
+	// becomes the pane's deliverer and presses the Enter (recoverInflight). One per process and
+	// pane, asleep until this process ends; started before the paste, so its start-up never
+	// lands between a paste and its Enter, where the agent is busy taking the paste.
+	e.ensureGuard(ob, m.Socket)
 	res, derr := e.Tmux.Deliver(ctx, d)
 	size, sum := messages.BodySum([]byte(content))
 	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form,

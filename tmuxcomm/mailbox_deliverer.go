@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -82,12 +83,11 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 	}
 }
 
-// GuardDelivery watches the delivery that process pid is making into pane: while pid lives and
-// the outbox's in-flight record is its, it looks again every guardPoll. When pid has died with
-// its record left behind (killed between paste and Enter), it runs the pane's deliverer, which
-// finishes that delivery first; when the record is gone or another's, it returns, typing nothing.
-// So a delivery's paste always has someone to press its Enter, and a sender that lives never
-// races its own guard.
+// GuardDelivery guards the deliveries that process pid makes into pane: it sleeps until pid
+// ends (waitExit), then, when the outbox's in-flight record is still pid's (killed between paste
+// and Enter), runs the pane's deliverer, which finishes that delivery first; otherwise it
+// returns, typing nothing. So a delivery's paste always has someone to press its Enter, and a
+// sender that lives never races its own guard.
 func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
 	root, err := e.root(false)
 	if err != nil {
@@ -97,23 +97,32 @@ func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages
 	if err != nil {
 		return err
 	}
-	for {
-		f, err := ob.readInflight()
-		if err != nil || f == nil || f.PID != pid {
-			return nil
-		}
-		if processGone(pid) {
-			return e.RunDeliverer(ctx, server, pane)
-		}
-		if err := sleepFor(ctx, guardPoll); err != nil {
-			return err
-		}
+	if err := waitExit(ctx, pid); err != nil {
+		return err
+	}
+	if f, err := ob.readInflight(); err != nil || f == nil || f.PID != pid {
+		return nil
+	}
+	return e.RunDeliverer(ctx, server, pane)
+}
+
+// ensureGuard starts this process's guard of the pane's deliveries, once (see GuardDelivery).
+func (e *Engine) ensureGuard(ob *outbox, socket string) {
+	if e.SpawnGuard == nil {
+		return
+	}
+	key := ob.server + "/" + string(ob.pane)
+	if _, started := guarded.LoadOrStore(key, true); started {
+		return
+	}
+	if err := e.SpawnGuard(ob.server, socket, ob.pane, os.Getpid()); err != nil {
+		guarded.Delete(key) // the next delivery tries again
 	}
 }
 
-// guardPoll is how often a guard looks at the process it watches: a look is a stat of a /proc
-// file and a read of a small JSON file.
-const guardPoll = 25 * time.Millisecond
+// guarded holds the panes this process has started a guard for: a guard lives as long as the
+// process it guards, so one per pane is enough.
+var guarded sync.Map
 
 // processGone reports whether pid has exited: no such process, or a zombie not yet reaped.
 func processGone(pid int) bool {

@@ -155,9 +155,10 @@ func TestAudit3TamperedIntent(t *testing.T) {
 }
 
 // TestAudit3KilledNotifier: a notifier killed with SIGKILL between its paste and its Enter leaves
-// a guard behind, started right after the paste, that becomes the pane's deliverer and presses
-// the Enter: the orchestrator gets its RESPONSE line exactly once without any other message to
-// its pane. Before, nothing came until some other message went to that pane.
+// a guard behind, started before the paste and asleep until the notifier ends, that becomes the
+// pane's deliverer and presses the Enter: the orchestrator gets its RESPONSE line exactly once
+// without any other message to its pane. Before, nothing came until some other message went to
+// that pane.
 func TestAudit3KilledNotifier(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)

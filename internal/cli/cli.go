@@ -86,7 +86,7 @@ func (c *cli) door() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey:        tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root)}
+		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root)}
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay
