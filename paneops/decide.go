@@ -42,6 +42,8 @@ type Decision struct {
 	Evidence string
 	// Busy: a paste decided at the deadline although the agent is busy or still starting.
 	Busy bool
+	// Holds: the box still holds the paste (a watch that ends with it is not a submission).
+	Holds bool
 }
 
 // DecideBefore decides, from the box before any paste, whether to paste now. deadline says the

@@ -284,8 +284,14 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 		watchLeft += w
 	}
 	k, press := 0, true // k: the window of the latest Enter
+	var before *Screen  // the screen just before the latest Enter (RedrawBeforeRetry)
 	for {
 		if press {
+			if p.HasBox() && p.Verify.RedrawBeforeRetry {
+				if s, err := c.Screen(ctx, d.Pane); err == nil {
+					before = &s
+				}
+			}
 			out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect)...)
 			if err != nil {
 				return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
@@ -319,7 +325,7 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 		if !press {
 			watchLeft -= w
 		}
-		dec, err := c.watchWindow(ctx, d, res, shown, w, k == len(windows)-1)
+		dec, err := c.watchWindow(ctx, d, res, shown, w, k == len(windows)-1, before)
 		if err != nil || res.Submitted {
 			return err
 		}
@@ -327,6 +333,10 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 		case dec.Action == ActRetry:
 			// The box holds the paste: it has been seen, and takes the next window's Enter.
 			k, press, shown = k+1, true, true
+		case watchLeft <= 0 && dec.Holds:
+			res.Evidence = dec.Evidence
+			return fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
+				"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
 		case watchLeft <= 0:
 			res.Submitted, res.Evidence = true, dec.Evidence
 			return nil
@@ -338,8 +348,9 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 
 // watchWindow reads the box for w milliseconds after an Enter (or a window without one) until
 // DecideAfter settles: submitted (res.Submitted set), given up (an error), or, at the window's
-// end, ActRetry or ActWatch, whose decision it returns.
-func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResult, shown bool, w int, last bool) (Decision, error) {
+// end, ActRetry or ActWatch, whose decision it returns. With RedrawBeforeRetry, a retry on a
+// screen still equal to before (the screen before the latest Enter) becomes a watch that holds.
+func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResult, shown bool, w int, last bool, before *Screen) (Decision, error) {
 	p := d.Profile
 	deadline := time.Now().Add(time.Duration(w) * time.Millisecond)
 	for {
@@ -362,7 +373,12 @@ func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResul
 			res.Evidence = dec.Evidence
 			return dec, fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
 				"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
-		case ActRetry, ActWatch:
+		case ActRetry:
+			if p.Verify.RedrawBeforeRetry && before != nil && s.same(*before) {
+				return Decision{Action: ActWatch, Holds: true, Evidence: "input box still holds the message, and the agent has not redrawn since the Enter"}, nil
+			}
+			return dec, nil
+		case ActWatch:
 			return dec, nil
 		}
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in agent TUI for the delivery tests: an input box drawn the way Claude Code draws it.
 
-Usage: fakeagent.py LOG [--swallow N] [--never] [--busy SECONDS] [--nobox SECONDS] [--late-paste]
+Usage: fakeagent.py LOG [--swallow N] [--never] [--busy SECONDS] [--nobox SECONDS] [--late-paste] [--newline-first]
 
 Puts its tty in raw mode, enables bracketed paste and redraws after every input:
 
@@ -16,6 +16,8 @@ Keys: a bracketed paste or typed text goes into the input; Enter (CR) submits it
   --never      ignores every Enter (a stuck TUI),
   --busy S     shows "✻ Working… (esc to interrupt)" for S seconds after start,
   --nobox S    draws no input box for S seconds after start (still starting).
+  --newline-first takes the first Enter after a paste as a newline (as Gemini CLI takes an Enter
+               too close to its paste handling): the box grows a row, nothing is submitted.
   --late-paste holds up its first paste, drawing nothing, until an Enter has come after it, then
                reads both in one go and takes that Enter as part of the paste (an event loop held
                up, as Gemini CLI's is on a loaded machine): the paste shows, not submitted.
@@ -35,7 +37,7 @@ START, END = b"\x1b[200~", b"\x1b[201~"
 def main():
     args = sys.argv[1:]
     log = open(args[0], "a", encoding="utf-8")
-    swallow, never, busy, nobox, late = 0, False, 0.0, 0.0, False
+    swallow, never, busy, nobox, late, newline = 0, False, 0.0, 0.0, False, False
     i = 1
     while i < len(args):
         if args[i] == "--swallow":
@@ -48,6 +50,8 @@ def main():
             nobox = float(args[i + 1]); i += 2
         elif args[i] == "--late-paste":
             late = True; i += 1
+        elif args[i] == "--newline-first":
+            newline = True; i += 1
         else:
             raise SystemExit("unknown argument " + args[i])
     started = time.monotonic()
@@ -125,6 +129,12 @@ def main():
                     pasted_now = False  # read with the paste: taken as part of it
                     continue
                 if never:
+                    continue
+                if newline and text:
+                    newline = False
+                    text += "\n"
+                    pastes += 1
+                    collapsed = "[Pasted text #%d +%d lines]" % (pastes, text.count("\n"))
                     continue
                 if swallow > 0:
                     swallow -= 1
