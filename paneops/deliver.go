@@ -275,6 +275,10 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 	if p.HasBox() && len(p.Verify.WindowsMS) > 0 {
 		windows = p.Verify.WindowsMS
 	}
+	expect := ""
+	if d.Strict {
+		expect = d.Expect.guardValue()
+	}
 	watchLeft := 0
 	for _, w := range windows {
 		watchLeft += w
@@ -288,13 +292,20 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 					before = &s
 				}
 			}
-			out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k))...)
+			out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect)...)
 			if err != nil {
 				return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
 			}
-			if strings.TrimSpace(out) == enterRefused {
-				res.Evidence = "the pane died or its input went off between paste and Enter"
-				return fmt.Errorf("pasted into pane %s but not submitted: %w: it died or its input went off after the paste", d.Pane, ErrNotSubmitted)
+			switch strings.TrimSpace(out) {
+			case "":
+			case enterRefused + "-mode":
+				res.Evidence = "the pane went into copy mode between paste and Enter; the Enter waits until it leaves it"
+				return fmt.Errorf("pasted into pane %s, Enter not pressed: %w: %w: it is in copy mode (someone is reading it)", d.Pane, ErrEnterHeld, ErrBusy)
+			case enterRefused:
+				res.Evidence = "the pane died, its input went off or its process changed between paste and Enter"
+				return fmt.Errorf("pasted into pane %s but not submitted: %w: it died, its input went off or its process changed after the paste", d.Pane, ErrNotSubmitted)
+			default:
+				return fmt.Errorf("pasted into pane %s, Enter not known to be pressed: unexpected output %q from tmux; look at the pane", d.Pane, out)
 			}
 			res.Enters++
 			if res.Enters == 1 {

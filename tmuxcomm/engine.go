@@ -117,6 +117,9 @@ type Engine struct {
 	// Door finds an agent's own door into a pane's session and writes through it (route.go);
 	// the zero value reads the real process table and the agent's files.
 	Door door.Finder
+	// SpawnGuard starts a detached process that runs GuardDelivery for this process's delivery
+	// into the pane ('wcomm __deliver --guard PID'). nil: none.
+	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
 
 	Now  func() time.Time
 	Rand io.Reader

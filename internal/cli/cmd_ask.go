@@ -158,9 +158,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return nil
 		}
-		if note := s.IgnoredNote(); note != "" {
-			fmt.Fprintf(c.stderr, "wcomm ask: %s\n", note)
-		}
+		c.warnIgnored(s)
 		var intent *messages.Intent
 		if *action != "" {
 			intent, err = e.PrepareIntent(c.ctx, tmuxcomm.IntentOptions{Action: *action, Settings: s, Targets: targets,
