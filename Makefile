@@ -74,8 +74,9 @@ fuzz:
 fuzz-ci:
 	GO=$(GO) testdata/fuzz.sh $(FUZZCOUNT)
 
-# Delivery into the real Claude Code, Codex, Gemini CLI, OpenCode and Copilot CLI TUIs against a
-# scripted model on loopback (Claude Code also through its messaging socket);
+# Delivery into the real Claude Code, Codex and Gemini CLI TUIs against a scripted model on loopback
+# (Claude Code also through its messaging socket; OpenCode and Copilot CLI are installed, not yet run:
+# docs/delivery.md says why);
 # the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.
 e2e-agents: deps deps-agents
 	REQUIRE_TMUX=1 $(GO) test -tags agents -race -count=1 -run Agents -timeout 40m ./internal/cli

@@ -364,7 +364,8 @@ func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResul
 			res.Submitted, res.Evidence = true, "Enter sent; the screen could not be read after it: "+err.Error()
 			return Decision{}, nil
 		}
-		dec := DecideAfter(p, p.Inspect(s), string(d.Content), shown, final, last, res.Enters)
+		in := p.Inspect(s)
+		dec := DecideAfter(p, in, string(d.Content), shown, final, last, res.Enters)
 		switch dec.Action {
 		case ActSubmitted:
 			res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
@@ -374,8 +375,14 @@ func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResul
 			return dec, fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
 				"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
 		case ActRetry:
-			if p.Verify.RedrawBeforeRetry && before != nil && s.same(*before) {
+			switch {
+			case !p.Verify.RedrawBeforeRetry:
+			case before != nil && s.same(*before):
 				return Decision{Action: ActWatch, Holds: true, Evidence: "input box still holds the message, and the agent has not redrawn since the Enter"}, nil
+			case in.Busy:
+				// Busy, its box may be a drawing behind: an Enter now would queue the text
+				// again should the last one have taken it. Looked at again once it is idle.
+				return Decision{Action: ActWatch, Holds: true, Evidence: "input box still holds the message while the agent is busy"}, nil
 			}
 			return dec, nil
 		case ActWatch:

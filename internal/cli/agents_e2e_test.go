@@ -294,8 +294,11 @@ func TestAgents(t *testing.T) {
 	installed := installAgents(t)
 	// OpenCode is not in this run yet: it runs against the scripted model and takes a first
 	// message, but on a pane as wide as these its sidebar shares the box's rows and its profile
-	// does not find the box again after the first turn (see docs/delivery.md).
-	for _, agent := range []string{"claude", "codex", "gemini", "copilot"} {
+	// does not find the box again after the first turn. Copilot CLI (1.0.102) is out of it again:
+	// it passed 50 of 50 when it was added, and on later days switched, mid-run, to a view of
+	// tabs ("Sessions  Issues  Pull requests  Gists") and stopped taking prompts (47 and fewer
+	// of 50), on that day's main and on the commit it was added with (see docs/delivery.md).
+	for _, agent := range []string{"claude", "codex", "gemini"} {
 		t.Run(agent, func(t *testing.T) { runAgent(t, agent, installed) })
 	}
 	report(t)
@@ -370,10 +373,12 @@ func runAgent(t *testing.T, agent, installed string) {
 
 	// Every message reached the model once, whole, in order.
 	var got []prompt
+	var seen string
 	waitFor(t, 3*time.Minute, func() bool {
 		got = m.prompts(t, agent)
+		seen = fmt.Sprintf("%d so far; screen:\n%s", len(got), w.capture(pane))
 		return len(got) >= agentSends
-	}, "%d prompts from %s in %s", agentSends, agent, m.log)
+	}, "%d prompts from %s in %s: %s", agentSends, agent, m.log, &seen)
 	gotSums := make([]string, len(got))
 	for i, p := range got {
 		gotSums[i] = sum12s(strings.TrimSpace(p.Prompt))
