@@ -51,10 +51,19 @@ type screenReader interface {
 	Screen(ctx context.Context, pane messages.PaneID) (paneops.Screen, error)
 }
 
+// FleetTmux is what the fleet reads from tmux; a paneops.Client, or one that keeps a tmux client
+// open for reads that repeat (paneops.Control). Screens, when it has it, captures many panes in
+// one call.
+type FleetTmux interface {
+	ServerInfo(ctx context.Context) (paneops.ServerInfo, error)
+	Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error)
+}
+
 // Fleet reads the panes of a scope again and again, detecting each pane's profile only when the
 // pane's process or foreground command changed since the last read.
 type Fleet struct {
 	e     *Engine
+	tmux  FleetTmux
 	scope paneops.Scope
 	srv   string
 	known map[messages.PaneID]fleetDet
@@ -68,8 +77,11 @@ type fleetDet struct {
 
 // NewFleet returns a Fleet over the panes of scope.
 func (e *Engine) NewFleet(scope paneops.Scope) *Fleet {
-	return &Fleet{e: e, scope: scope, known: map[messages.PaneID]fleetDet{}}
+	return &Fleet{e: e, tmux: e.Tmux, scope: scope, known: map[messages.PaneID]fleetDet{}}
 }
+
+// ReadThrough makes the fleet read tmux through t instead of the engine's client.
+func (f *Fleet) ReadThrough(t FleetTmux) { f.tmux = t }
 
 // Server returns the key of the tmux server last read ("" before the first read).
 func (f *Fleet) Server() string { return f.srv }
@@ -78,7 +90,7 @@ func (f *Fleet) Server() string { return f.srv }
 func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 	e := f.e
 	if f.srv == "" {
-		si, err := e.Tmux.ServerInfo(ctx)
+		si, err := f.tmux.ServerInfo(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +98,7 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 	}
 	scope := f.scope
 	scope.Self = e.Self
-	panes, err := e.Tmux.Panes(ctx, scope)
+	panes, err := f.tmux.Panes(ctx, scope)
 	if err != nil {
 		f.srv = "" // the server may have restarted: ask again next time
 		return nil, err
@@ -135,13 +147,13 @@ func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messag
 	if len(panes) == 0 {
 		return nil
 	}
-	if sr, ok := f.e.Tmux.(screensReader); ok {
+	if sr, ok := f.tmux.(screensReader); ok {
 		if m, err := sr.Screens(ctx, panes); err == nil {
 			return m
 		}
 	}
 	m := map[messages.PaneID]paneops.Screen{}
-	if sr, ok := f.e.Tmux.(screenReader); ok {
+	if sr, ok := f.tmux.(screenReader); ok {
 		for _, p := range panes {
 			if s, err := sr.Screen(ctx, p); err == nil {
 				m[p] = s

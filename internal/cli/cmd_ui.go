@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,19 +62,20 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	}
 	e := c.engine()
 	scope := paneops.Scope{All: all, Session: session}
-	title := "all sessions"
+	title, target := "all sessions", ""
 	if !all {
-		title = session
-		if title == "" {
-			title = "current session"
-			if e.Self != "" {
-				if p, err := e.Tmux.Pane(c.ctx, string(e.Self)); err == nil {
-					title = p.Session
-				}
-			}
+		// Without --session the header names the session the panes are read from.
+		title, target = session, session
+		if target == "" {
+			target = tmuxSession(c.getenv("TMUX"))
 		}
 	}
+	// The panes are read every second through one tmux client kept open (control mode) rather
+	// than a client started for each read.
+	ctl := c.tmux().Control(target)
+	defer ctl.Close()
 	src := ui.NewEngineSource(e, scope, c.getenv)
+	src.ReadTmuxThrough(ctl.Client())
 	watch := func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error {
 		return e.Watch(ctx, tmuxcomm.WatchOptions{Since: since}, func(ev tmuxcomm.WatchEvent) error {
 			emit(ev)
@@ -86,6 +88,20 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 		return nil
 	}
 	return err
+}
+
+// tmuxSession is the session named by $TMUX ("SOCKET,PID,SESSION": "$SESSION"), the session
+// the console's pane was started in, or "". A pane id would do as a target too, but
+// attach-session makes a pane's window the current one of its session.
+func tmuxSession(env string) string {
+	f := strings.Split(env, ",")
+	if len(f) != 3 {
+		return ""
+	}
+	if _, err := strconv.Atoi(f[2]); err != nil {
+		return ""
+	}
+	return "$" + f[2]
 }
 
 // isTerminal reports whether f is a terminal (not merely a character device such as /dev/null).

@@ -59,7 +59,7 @@ const (
 
 // Options configure a Model.
 type Options struct {
-	Title string // what the header names: the session, or "all sessions"
+	Title string // what the header names: the session, or "all sessions" ("": the panes' session)
 	Color bool   // false: no colour at all (NO_COLOR)
 	Mouse bool   // wheel and clicks move the selection
 	// Detail is an event's short detail, as 'wcomm watch' prints it (nil: its fields as k=v).
@@ -152,6 +152,7 @@ func New(ctx context.Context, src Source, o Options, now time.Time) Model {
 	in := textinput.New()
 	in.Placeholder = "your answer"
 	in.CharLimit = 4096
+	in.SetWidth(80 - 4) // the width New assumes; a window of another size sends its own
 	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
 		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host}
 }

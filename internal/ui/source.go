@@ -28,6 +28,9 @@ func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string
 	return &EngineSource{E: e, fleet: e.NewFleet(scope), Getenv: getenv, ready: make(chan struct{})}
 }
 
+// ReadTmuxThrough makes the panes be read through t (a client kept open) instead of the engine's.
+func (s *EngineSource) ReadTmuxThrough(t tmuxcomm.FleetTmux) { s.fleet.ReadThrough(t) }
+
 // Ready is closed once the first files were read: the live feed starts after the first screen,
 // so its first look at the whole root does not delay it.
 func (s *EngineSource) Ready() <-chan struct{} { return s.ready }
