@@ -80,6 +80,18 @@ func (k *Control) Close() error {
 	return nil
 }
 
+// Start starts the control client now rather than at the first call, so its start overlaps
+// other work; a start that fails is left to the calls, which fall back.
+func (k *Control) Start() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil && !k.closed && time.Now().After(k.retry) {
+		if err := k.start(); err != nil {
+			k.retry = time.Now().Add(controlRetry)
+		}
+	}
+}
+
 // stop ends the running client, if any (k.mu held).
 func (k *Control) stop() {
 	if k.conn == nil {

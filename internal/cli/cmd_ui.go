@@ -74,6 +74,7 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	// than a client started for each read.
 	ctl := c.tmux().Control(target)
 	defer ctl.Close()
+	go ctl.Start() // its process start overlaps the terminal's set-up
 	src := ui.NewEngineSource(e, scope, c.getenv)
 	src.ReadTmuxThrough(ctl.Client())
 	watch := func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error {

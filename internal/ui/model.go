@@ -25,8 +25,11 @@ import (
 type Source interface {
 	// Panes reads the panes from tmux (at most about once a second).
 	Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error)
-	// Files reads what is on disk: pending questions, approvals, what waits on the panes.
+	// Files reads what is on disk: pending questions, approvals, what waits on the panes (server
+	// "": not the last).
 	Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error)
+	// Waiting reads only what waits on the panes.
+	Waiting(ctx context.Context, server string, panes []messages.PaneID) (*tmuxcomm.Waiting, error)
 	// Recent returns up to n exchanges, the most recently active first.
 	Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error)
 	// Show reads one exchange whole.
@@ -102,6 +105,7 @@ type Model struct {
 	detail  *tmuxcomm.Exchange
 	scroll  int
 	status  string
+	ticks   int  // ticks so far
 	pending bool // a reload of the files is scheduled
 	polling bool // a read of the panes is under way
 }
@@ -129,6 +133,10 @@ type (
 		files Files
 		err   error
 	}
+	waitingMsg struct {
+		w   *tmuxcomm.Waiting
+		err error
+	}
 	recentMsg struct{ xs []*tmuxcomm.Exchange }
 	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
 	FeedMsg   tmuxcomm.WatchEvent
@@ -142,6 +150,9 @@ type (
 
 // tickEvery is how often tmux is read and ages are redrawn.
 const tickEvery = time.Second
+
+// sizeTicks is how many ticks after the start ask the window's size.
+const sizeTicks = 3
 
 // reloadAfter gathers the file events of one burst into one read of the files.
 const reloadAfter = 100 * time.Millisecond
@@ -157,9 +168,11 @@ func New(ctx context.Context, src Source, o Options, now time.Time) Model {
 		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host}
 }
 
-// Init reads the panes, the files and the newest exchanges, and starts the tick.
+// Init reads the panes, the files and the newest exchanges at once, and starts the tick. The
+// questions need no panes, so they are read beside them; what waits on the panes follows the
+// first panes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.pollPanes(), m.loadRecent(), tick())
+	return tea.Batch(m.pollPanes(), m.loadFiles(), m.loadRecent(), tick())
 }
 
 func tick() tea.Cmd { return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) }) }
@@ -174,14 +187,28 @@ func (m Model) pollPanes() tea.Cmd {
 
 func (m Model) loadFiles() tea.Cmd {
 	src, ctx, srv := m.src, m.ctx, m.server
-	ids := make([]messages.PaneID, len(m.panes))
-	for i, p := range m.panes {
-		ids[i] = p.ID
-	}
+	ids := m.paneIDs()
 	return func() tea.Msg {
 		f, err := src.Files(ctx, srv, ids)
 		return filesMsg{f, err}
 	}
+}
+
+func (m Model) loadWaiting() tea.Cmd {
+	src, ctx, srv := m.src, m.ctx, m.server
+	ids := m.paneIDs()
+	return func() tea.Msg {
+		w, err := src.Waiting(ctx, srv, ids)
+		return waitingMsg{w, err}
+	}
+}
+
+func (m Model) paneIDs() []messages.PaneID {
+	ids := make([]messages.PaneID, len(m.panes))
+	for i, p := range m.panes {
+		ids[i] = p.ID
+	}
+	return ids
 }
 
 func (m Model) loadRecent() tea.Cmd {
@@ -201,10 +228,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.now = time.Time(msg)
-		// The size is asked again on every tick: Bubble Tea reads it once at start and then
-		// listens for SIGWINCH, so a resize between the two (a window sized just after the
-		// console starts, as tmux does for a new pane) would otherwise be lost for good.
-		cmds := []tea.Cmd{tick(), tea.RequestWindowSize}
+		m.ticks++
+		cmds := []tea.Cmd{tick()}
+		// The size is asked again on the first ticks: Bubble Tea reads it once at start and
+		// then listens for SIGWINCH, so a resize between the two (a window sized just after
+		// the console starts, as tmux does for a new pane) would otherwise be lost for good.
+		// Later resizes come with their signal.
+		if m.ticks <= sizeTicks {
+			cmds = append(cmds, tea.RequestWindowSize)
+		}
 		if !m.polling {
 			m.polling = true
 			cmds = append(cmds, m.pollPanes())
@@ -212,7 +244,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case panesMsg:
 		m.polling = false
-		first := m.panes == nil && !m.loaded
+		first := m.panes == nil
 		changed := paneSetChanged(m.panes, msg.panes)
 		if msg.err != nil {
 			m.panesErr = msg.err.Error()
@@ -226,9 +258,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.server = msg.panes[0].Server
 			}
 		}
-		// What waits on panes is read per pane: a new pane set needs a new read.
-		if first || changed {
+		// What waits on panes is read per pane: a new pane set needs a new read (the first only
+		// that: the questions are read from the start).
+		switch {
+		case msg.err != nil:
+		case first:
+			return m, m.loadWaiting()
+		case changed:
 			return m, m.loadFiles()
+		}
+		return m, nil
+	case waitingMsg:
+		if msg.err != nil {
+			m.filesErr = msg.err.Error()
+		} else {
+			m.files.Waiting = msg.w
 		}
 		return m, nil
 	case filesMsg:
@@ -237,7 +281,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.filesErr = msg.err.Error()
 		} else {
 			m.filesErr = ""
+			w := m.files.Waiting
 			m.files = msg.files
+			if m.files.Waiting == nil {
+				m.files.Waiting = w // read before the panes were: keep what the panes' read found
+			}
 		}
 		if m.picked != nil && findQuestion(m.files.Questions, m.picked.ID) == nil && m.view == viewQuestion {
 			m.status = m.picked.ID + " is no longer pending"

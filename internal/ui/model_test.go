@@ -59,6 +59,11 @@ func (f *fakeSource) Files(context.Context, string, []messages.PaneID) (Files, e
 	return f.files, nil
 }
 
+func (f *fakeSource) Waiting(context.Context, string, []messages.PaneID) (*tmuxcomm.Waiting, error) {
+	f.call("waiting")
+	return f.files.Waiting, nil
+}
+
 func (f *fakeSource) Recent(_ context.Context, n int) ([]*tmuxcomm.Exchange, error) {
 	f.call("recent")
 	return f.recent, nil
@@ -514,4 +519,59 @@ func TestMouseOptional(t *testing.T) {
 	m.opts.Mouse = true
 	assert.Equal(t, 1, step(t, m, wheel).cursor)
 	assert.Equal(t, tea.MouseModeCellMotion, m.View().MouseMode)
+}
+
+// The first screen's reads start together: the questions do not wait for the panes, and the
+// panes' first read asks only what waits on them, which a questions read that comes back later
+// does not wipe.
+func TestFirstReads(t *testing.T) {
+	waiting := &tmuxcomm.Waiting{Queued: map[messages.PaneID][]time.Time{"%1": {t0}}, Open: map[messages.PaneID][]time.Time{}}
+	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}, files: Files{Waiting: waiting}}
+	m := New(context.Background(), f, Options{Title: "work"}, t0)
+	batch, ok := m.Init()().(tea.BatchMsg)
+	require.True(t, ok)
+	for _, c := range batch {
+		if c != nil {
+			go c() // the tick's waits a second; the reads return at once
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for f.count("panes")+f.count("files")+f.count("recent") < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, 1, f.count("panes"))
+	assert.Equal(t, 1, f.count("files"))
+	assert.Equal(t, 1, f.count("recent"))
+
+	next, cmd := m.Update(panesMsg{panes: f.panes})
+	m = next.(Model)
+	require.NotNil(t, cmd)
+	msg := cmd()
+	assert.IsType(t, waitingMsg{}, msg, "the first panes read only what waits on them")
+	assert.Equal(t, 1, f.count("files"))
+	m = step(t, m, msg)
+	// The questions read, started before the panes were known, comes back last.
+	m = step(t, m, filesMsg{files: Files{}})
+	rows := m.rows()
+	require.Len(t, rows, 1)
+	assert.Equal(t, 1, rows[0].Queued)
+}
+
+// The first ticks ask the window's size (a resize just after the start comes before Bubble Tea
+// listens for it); later ones leave it to the resize signal.
+func TestSizeAskedOnFirstTicks(t *testing.T) {
+	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}}
+	m := world(t, f, 80, 24, false)
+	for i := 1; i <= sizeTicks+2; i++ {
+		next, cmd := m.Update(tickMsg(t0.Add(time.Duration(i) * time.Second)))
+		m = next.(Model)
+		batch, ok := cmd().(tea.BatchMsg)
+		require.True(t, ok)
+		want := 2 // the next tick and the read of the panes
+		if i <= sizeTicks {
+			want = 3 // and the size
+		}
+		assert.Len(t, batch, want, "tick %d", i)
+		m = step(t, m, panesMsg{panes: f.panes})
+	}
 }
