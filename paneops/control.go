@@ -43,6 +43,7 @@ const controlRetry = 5 * time.Second
 type Control struct {
 	spawn  Client // the socket flags, and the calls that fall back
 	target string
+	flags  string // attach-session -f
 
 	mu     sync.Mutex
 	conn   *controlConn
@@ -61,7 +62,13 @@ type controlConn struct {
 // tmux picks). It starts on the first call. The target names a session, not a pane or a window:
 // attach-session makes a window it is given the session's current one.
 func (c *Client) Control(target string) *Control {
-	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target}
+	return c.ControlFlags(target, controlFlags)
+}
+
+// ControlFlags is Control with other client flags (attach-session -f): a test harness that opens
+// windows through it leaves out read-only.
+func (c *Client) ControlFlags(target, flags string) *Control {
+	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target, flags: flags}
 }
 
 // Client is a Client whose calls without stdin go through the control client.
@@ -112,7 +119,7 @@ func (k *Control) stop() {
 
 // start runs the control client (k.mu held).
 func (k *Control) start() error {
-	args := []string{"-C", "attach-session", "-E", "-f", controlFlags}
+	args := []string{"-C", "attach-session", "-E", "-f", k.flags}
 	if k.target != "" {
 		args = append(args, "-t", k.target)
 	}

@@ -23,12 +23,14 @@ import (
 // benchUI measures the console as a person meets it: the time from opening it in a tmux window to
 // its first whole screen (panes, questions read, the newest exchanges), over the 10,000-exchange
 // history root and over an empty one; the share of a core it takes while nothing changes; and how
-// long a send takes to show on it. The screen is read with capture-pane through one tmux client
-// kept open (control mode), 2 ms apart: a tmux client started for each capture takes tens of ms
-// of wall time and most of a core here, which would both slow the console and add up to one
-// such capture to each time. Each time still includes up to one poll interval and one capture.
+// long a send takes to show on it. The window is opened, and the screen read with capture-pane,
+// through one tmux client kept open (control mode), captures 2 ms apart: a tmux client started for
+// each call takes tens of ms of wall time here (and, for captures in a loop, most of a core), which
+// would count the harness's own process starts in the console's time and slow the console down.
+// Each time still includes tmux opening the window, up to one poll interval and one capture.
 func (b *bxBench) benchUI() {
-	ctl := (&paneops.Client{Server: paneops.Server{Socket: b.s.sock}}).Control("uib")
+	// Not read-only: the console's windows are opened and sized through it too.
+	ctl := (&paneops.Client{Server: paneops.Server{Socket: b.s.sock}}).ControlFlags("uib", "ignore-size,no-output")
 	defer ctl.Close()
 	b.screens = ctl.Client()
 	defer func() { b.screens = nil }()
@@ -118,9 +120,13 @@ func (b *bxBench) benchUI() {
 // openConsole opens 'wcomm ui --root root' in an 80x24 window of session uib and returns its pane
 // and the time until its screen showed want with the panes and the questions read.
 func (b *bxBench) openConsole(root, want string) (string, time.Duration) {
+	ctx := context.Background()
 	start := time.Now()
-	pane := strings.TrimSpace(b.s.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "uib:", "--", b.s.bin, "ui", "--root", root, "-S", b.s.sock))
-	b.s.tmux("resize-window", "-t", pane, "-x", "80", "-y", "24")
+	out, err := b.screens.Run(ctx, nil, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "uib:", "--", b.s.bin, "ui", "--root", root, "-S", b.s.sock)
+	require.NoError(b.t, err)
+	pane := strings.TrimSpace(out)
+	_, err = b.screens.Run(ctx, nil, "resize-window", "-t", pane, "-x", "80", "-y", "24")
+	require.NoError(b.t, err)
 	b.waitScreen(pane, "no pending questions", want, "shell    idle")
 	return pane, time.Since(start)
 }

@@ -105,9 +105,9 @@ type Model struct {
 	detail  *tmuxcomm.Exchange
 	scroll  int
 	status  string
-	ticks   int  // ticks so far
-	pending bool // a reload of the files is scheduled
-	polling bool // a read of the panes is under way
+	ticks   int           // reads of the panes so far
+	every   time.Duration // between reads of the panes: tickEvery (tests: 0)
+	pending bool          // a reload of the files is scheduled
 }
 
 // xState is the latest event of one exchange.
@@ -124,8 +124,8 @@ type feedItem struct {
 
 // Messages the model takes besides Bubble Tea's own.
 type (
-	tickMsg  time.Time
 	panesMsg struct {
+		at    time.Time // when the read started: the console's clock for ages
 		panes []tmuxcomm.FleetPane
 		err   error
 	}
@@ -148,10 +148,11 @@ type (
 	doneMsg struct{ text string }
 )
 
-// tickEvery is how often tmux is read and ages are redrawn.
+// tickEvery is how often tmux is read and ages are redrawn: a read starts this long after the
+// last one came back.
 const tickEvery = time.Second
 
-// sizeTicks is how many ticks after the start ask the window's size.
+// sizeTicks is how many reads of the panes after the start ask the window's size.
 const sizeTicks = 3
 
 // reloadAfter gathers the file events of one burst into one read of the files.
@@ -165,24 +166,29 @@ func New(ctx context.Context, src Source, o Options, now time.Time) Model {
 	in.CharLimit = 4096
 	in.SetWidth(80 - 4) // the width New assumes; a window of another size sends its own
 	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
-		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host}
+		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host, every: tickEvery}
 }
 
 // Init reads the panes, the files and the newest exchanges at once, and starts the tick. The
 // questions need no panes, so they are read beside them; what waits on the panes follows the
 // first panes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.pollPanes(), m.loadFiles(), m.loadRecent(), tick())
+	return tea.Batch(m.pollPanes(0), m.loadFiles(), m.loadRecent())
 }
 
-func tick() tea.Cmd { return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) }) }
-
-func (m Model) pollPanes() tea.Cmd {
+// pollPanes reads the panes after d (0: now). The wait and the read are one command, one
+// goroutine and one message: while nothing changes that is all the console does in a second,
+// and each wake-up costs. Each read schedules the next, so there is never more than one.
+func (m Model) pollPanes(d time.Duration) tea.Cmd {
 	src, ctx := m.src, m.ctx
-	return func() tea.Msg {
+	read := func(t time.Time) tea.Msg {
 		p, err := src.Panes(ctx)
-		return panesMsg{p, err}
+		return panesMsg{at: t, panes: p, err: err}
 	}
+	if d <= 0 {
+		return func() tea.Msg { return read(time.Now()) }
+	}
+	return tea.Tick(d, read)
 }
 
 func (m Model) loadFiles() tea.Cmd {
@@ -226,24 +232,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.input.SetWidth(max(10, m.width-4))
 		return m, nil
-	case tickMsg:
-		m.now = time.Time(msg)
+	case panesMsg:
+		if !msg.at.IsZero() {
+			m.now = msg.at
+		}
 		m.ticks++
-		cmds := []tea.Cmd{tick()}
-		// The size is asked again on the first ticks: Bubble Tea reads it once at start and
+		cmds := []tea.Cmd{m.pollPanes(m.every)}
+		// The size is asked again on the first reads: Bubble Tea reads it once at start and
 		// then listens for SIGWINCH, so a resize between the two (a window sized just after
 		// the console starts, as tmux does for a new pane) would otherwise be lost for good.
 		// Later resizes come with their signal.
 		if m.ticks <= sizeTicks {
 			cmds = append(cmds, tea.RequestWindowSize)
 		}
-		if !m.polling {
-			m.polling = true
-			cmds = append(cmds, m.pollPanes())
-		}
-		return m, tea.Batch(cmds...)
-	case panesMsg:
-		m.polling = false
 		first := m.panes == nil
 		changed := paneSetChanged(m.panes, msg.panes)
 		if msg.err != nil {
@@ -263,11 +264,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case msg.err != nil:
 		case first:
-			return m, m.loadWaiting()
+			cmds = append(cmds, m.loadWaiting())
 		case changed:
-			return m, m.loadFiles()
+			cmds = append(cmds, m.loadFiles())
 		}
-		return m, nil
+		return m, tea.Batch(cmds...)
 	case waitingMsg:
 		if msg.err != nil {
 			m.filesErr = msg.err.Error()
