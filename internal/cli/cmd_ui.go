@@ -30,9 +30,10 @@ number, then its option's letter or number (freeform: type the answer, Enter); t
 through 'wcomm answer' with source ui. Approvals show what a yes would run and why they are stale.
 Tab shows the exchanges: the live feed of 'wcomm watch', newest first; Enter opens one whole, r
 re-sends a queued, refused or dead-lettered request ('wcomm send --resend'). Files are followed by
-their events, tmux is read once a second. ? shows the keys, q quits. --popup opens the console
-in a tmux popup over your pane. NO_COLOR turns colour off; --mouse lets the wheel move the
-selection.`,
+their events, tmux is read once a second through one tmux client kept open in control mode
+(read-only; 'tmux list-clients' shows it while the console runs). ? shows the keys, q quits.
+--popup opens the console in a tmux popup over your pane. NO_COLOR turns colour off; --mouse lets
+the wheel move the selection.`,
 		Example: "wcomm ui\nwcomm ui --all\nwcomm ui --popup",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			all := fs.Bool("all", false, "every session of the server")
