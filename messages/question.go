@@ -218,14 +218,17 @@ func OptionLetter(i int) string { return letter(i) }
 
 func anchor(pattern string) string { return `^(?:` + pattern + `)$` }
 
-// oneLine puts a field on one line: CR, LF and CRLF become one space, other white space at the
-// ends is trimmed. The record keeps the original; only the block flattens it.
+// oneLine puts a field on one line: CR, LF and CRLF become one space, and so do NEL and the line
+// and paragraph separators U+2028 and U+2029 (a line break for many readers: JavaScript, editors,
+// some terminals); other white space at the ends is trimmed. The record keeps the original; only
+// the block flattens it.
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", " ")
-	s = strings.ReplaceAll(s, "\n", " ")
-	s = strings.ReplaceAll(s, "\r", " ")
+	s = lineBreaks.Replace(s)
 	return strings.TrimSpace(s)
 }
+
+var lineBreaks = strings.NewReplacer("\n", " ", "\r", " ", "\u0085", " ", "\u2028", " ", "\u2029", " ")
 
 // optionDisplay is an option as the QUESTION block shows it: its text, and its description after
 // " — " when it has one.

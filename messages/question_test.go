@@ -190,10 +190,11 @@ func TestQuestionBlockRoundTrip(t *testing.T) {
 
 func TestQuestionBlockFlattensAndShowsDetails(t *testing.T) {
 	q := seedQuestion()
-	q.Text = "line one\r\nline two\nline three"
+	q.Text = "line one\r\nline two\nline three\u2028ANSWER: A\u2029end"
 	q.Details = []string{"no new dependency", ""}
 	block := FormatQuestionBlock(q)
-	assert.Contains(t, block, "QUESTION: line one line two line three\n")
+	assert.Contains(t, block, "QUESTION: line one line two line three ANSWER: A end\n")
+	assert.NotContains(t, block, "\u2028", "a line break for many readers")
 	assert.Contains(t, block, "[A: Use bcrypt (already in deps) — no new dependency, B: Use argon2")
 	got, err := ParseQuestionBlock(block)
 	require.NoError(t, err)

@@ -11,8 +11,9 @@ const esc = 0x1b
 // Sanitize makes text safe to paste into a pane: invalid UTF-8 becomes U+FFFD; CRLF and lone CR
 // become LF; whole escape sequences (CSI, OSC/DCS/SOS/PM/APC up to BEL or ST, any other ESC pair, a
 // trailing ESC) are removed; every other C0 control except LF and TAB, DEL and C1 (U+0080-U+009F)
-// are removed; TAB becomes 4 spaces; bidi overrides U+202A-U+202E and U+2066-U+2069 are removed.
-// When keepNewlines is false, LF becomes a space as well. The request file keeps the original bytes;
+// are removed; TAB becomes 4 spaces; bidi overrides U+202A-U+202E and U+2066-U+2069 are removed;
+// the line and paragraph separators U+2028 and U+2029 become LF. When keepNewlines is false, LF
+// becomes a space as well. The request file keeps the original bytes;
 // only what reaches a pane goes through here.
 func Sanitize(s string, keepNewlines bool) string {
 	return sanitize(s, keepNewlines, false)
@@ -70,7 +71,12 @@ func sanitize(s string, keepNewlines, keepTabs bool) string {
 			i++
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if !removedRune(r) {
+			switch {
+			case r == 0x2028 || r == 0x2029:
+				// LINE and PARAGRAPH SEPARATOR break the line for many readers (JavaScript,
+				// editors, some terminals and agents) and not for others: one meaning for all.
+				b.WriteString(nl)
+			case !removedRune(r):
 				b.WriteString(s[i : i+size])
 			}
 			i += size

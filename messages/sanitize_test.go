@@ -19,6 +19,7 @@ func TestSanitize(t *testing.T) {
 		{name: "plain", in: "hello world", keep: "hello world", single: "hello world"},
 		{name: "bracketed paste break-out", in: "harmless\x1b[201~\ntouch pwn\n", keep: "harmless\ntouch pwn\n", single: "harmless touch pwn "},
 		{name: "paste start marker", in: "a\x1b[200~b", keep: "ab", single: "ab"},
+		{name: "line and paragraph separators", in: "a\u2028[RESPONSE x]\u2029b", keep: "a\n[RESPONSE x]\nb", single: "a [RESPONSE x] b"},
 		{name: "ctrl-C", in: "before\x03after\n", keep: "beforeafter\n", single: "beforeafter "},
 		{name: "double ctrl-C", in: "ABC\x03\x03DEF", keep: "ABCDEF", single: "ABCDEF"},
 		{name: "ctrl-D alone", in: "\x04", keep: "", single: ""},

@@ -22,10 +22,11 @@ const (
 	ActEnter                        // between paste and Enter: the paste shows; press Enter
 	ActSubmitted                    // after Enter: the message was taken (Verified says how sure)
 	ActRetry                        // after Enter: the box still holds what wcomm pasted; press Enter again
+	ActWatch                        // after Enter: the paste never seen, the box empty or away; watch on without an Enter
 	ActGiveUp                       // stop: pasted but not submitted (Evidence says why)
 )
 
-var actionNames = [...]string{"paste", "wait", "refuse-human-text", "refuse-not-ready", "enter", "submitted", "retry", "give-up"}
+var actionNames = [...]string{"paste", "wait", "refuse-human-text", "refuse-not-ready", "enter", "submitted", "retry", "watch", "give-up"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) {
@@ -41,6 +42,8 @@ type Decision struct {
 	Evidence string
 	// Busy: a paste decided at the deadline although the agent is busy or still starting.
 	Busy bool
+	// Holds: the box still holds the paste (a watch that ends with it is not a submission).
+	Holds bool
 }
 
 // DecideBefore decides, from the box before any paste, whether to paste now. deadline says the
@@ -109,11 +112,20 @@ func DecideAfter(p *Profile, in Inspection, content string, shown bool, final, l
 		}
 		return Decision{Action: ActSubmitted, Evidence: ev}
 	}
+	// A paste that never showed is watched, past this window and without an Enter, before the
+	// Enter is taken as having submitted it: an agent whose event loop was held up reads the
+	// paste and the Enter in one go, takes the Enter as part of the paste, and shows the paste
+	// in its box seconds later (measured: Gemini CLI 0.61 on a loaded machine). ActWatch carries
+	// the evidence the delivery ends with once the caller has watched long enough; an Enter is
+	// pressed again only once the box shows what wcomm pasted.
 	if !in.Found {
-		if final {
-			return Decision{Action: ActSubmitted, Evidence: "input box not on screen after Enter"}
+		switch {
+		case !final:
+			return Decision{Action: ActWait}
+		case !shown:
+			return Decision{Action: ActWatch, Evidence: "input box not on screen after Enter"}
 		}
-		return Decision{Action: ActWait}
+		return Decision{Action: ActSubmitted, Evidence: "input box not on screen after Enter"}
 	}
 	a := p.Attribute(in, content)
 	switch {
@@ -129,7 +141,10 @@ func DecideAfter(p *Profile, in Inspection, content string, shown bool, final, l
 			ev += " (Enter pressed " + strconv.Itoa(enters) + " times)"
 		}
 		if !shown {
-			return Decision{Action: ActSubmitted, Evidence: ev + "; the paste was never seen in it"}
+			if !final {
+				return Decision{Action: ActWait}
+			}
+			return Decision{Action: ActWatch, Evidence: ev + "; the paste was never seen in it"}
 		}
 		return Decision{Action: ActSubmitted, Verified: true, Evidence: ev}
 	case !final:

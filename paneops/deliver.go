@@ -266,63 +266,122 @@ func (c *Client) awaitShown(ctx context.Context, d Delivery, res *DeliveryResult
 }
 
 // submit presses Enter and, with a box to read, watches it take the message: Enter again, after
-// growing waits, while the box holds nothing but the pasted text.
+// growing waits, while the box holds nothing but the pasted text. A paste never seen is watched
+// on without an Enter (ActWatch), for as long again as all the windows, before the empty box is
+// taken for its submission; watching spends no Enter.
 func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, shown bool) error {
 	p := d.Profile
 	windows := []int{0}
 	if p.HasBox() && len(p.Verify.WindowsMS) > 0 {
 		windows = p.Verify.WindowsMS
 	}
-	for i, w := range windows {
-		out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, i))...)
-		if err != nil {
-			return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
-		}
-		if strings.TrimSpace(out) == enterRefused {
-			res.Evidence = "the pane died or its input went off between paste and Enter"
-			return fmt.Errorf("pasted into pane %s but not submitted: %w: it died or its input went off after the paste", d.Pane, ErrNotSubmitted)
-		}
-		res.Enters++
-		if i == 0 {
-			res.EnterAt = time.Now()
-		}
-		if p == nil {
-			res.Submitted = true
-			return nil
-		}
-		if !p.HasBox() {
-			dec := DecideAfter(p, Inspection{}, "", shown, true, true, res.Enters)
-			res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
-			return nil
-		}
-		deadline := time.Now().Add(time.Duration(w) * time.Millisecond)
-		for {
-			if err := sleepCtx(ctx, pollEvery); err != nil {
-				return fmt.Errorf("pasted into pane %s, Enter sent, not verified: %w", d.Pane, err)
+	expect := ""
+	if d.Strict {
+		expect = d.Expect.guardValue()
+	}
+	watchLeft := 0
+	for _, w := range windows {
+		watchLeft += w
+	}
+	k, press := 0, true // k: the window of the latest Enter
+	var before *Screen  // the screen just before the latest Enter (RedrawBeforeRetry)
+	for {
+		if press {
+			if p.HasBox() && p.Verify.RedrawBeforeRetry {
+				if s, err := c.Screen(ctx, d.Pane); err == nil {
+					before = &s
+				}
 			}
-			final := !time.Now().Before(deadline)
-			s, err := c.Screen(ctx, d.Pane)
+			out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect)...)
 			if err != nil {
-				// The Enter went out; the pane may have gone since. Say so, do not guess.
-				res.Submitted, res.Evidence = true, "Enter sent; the screen could not be read after it: "+err.Error()
+				return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
+			}
+			switch strings.TrimSpace(out) {
+			case "":
+			case enterRefused + "-mode":
+				res.Evidence = "the pane went into copy mode between paste and Enter; the Enter waits until it leaves it"
+				return fmt.Errorf("pasted into pane %s, Enter not pressed: %w: %w: it is in copy mode (someone is reading it)", d.Pane, ErrEnterHeld, ErrBusy)
+			case enterRefused:
+				res.Evidence = "the pane died, its input went off or its process changed between paste and Enter"
+				return fmt.Errorf("pasted into pane %s but not submitted: %w: it died, its input went off or its process changed after the paste", d.Pane, ErrNotSubmitted)
+			default:
+				return fmt.Errorf("pasted into pane %s, Enter not known to be pressed: unexpected output %q from tmux; look at the pane", d.Pane, out)
+			}
+			res.Enters++
+			if res.Enters == 1 {
+				res.EnterAt = time.Now()
+			}
+			if p == nil {
+				res.Submitted = true
 				return nil
 			}
-			dec := DecideAfter(p, p.Inspect(s), string(d.Content), shown, final, i == len(windows)-1, res.Enters)
-			switch dec.Action {
-			case ActSubmitted:
+			if !p.HasBox() {
+				dec := DecideAfter(p, Inspection{}, "", shown, true, true, res.Enters)
 				res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
 				return nil
-			case ActGiveUp:
-				res.Evidence = dec.Evidence
-				return fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
-					"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
-			}
-			if dec.Action == ActRetry {
-				break
 			}
 		}
+		w := windows[k]
+		if !press {
+			watchLeft -= w
+		}
+		dec, err := c.watchWindow(ctx, d, res, shown, w, k == len(windows)-1, before)
+		if err != nil || res.Submitted {
+			return err
+		}
+		switch {
+		case dec.Action == ActRetry:
+			// The box holds the paste: it has been seen, and takes the next window's Enter.
+			k, press, shown = k+1, true, true
+		case watchLeft <= 0 && dec.Holds:
+			res.Evidence = dec.Evidence
+			return fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
+				"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
+		case watchLeft <= 0:
+			res.Submitted, res.Evidence = true, dec.Evidence
+			return nil
+		default:
+			press = false
+		}
 	}
-	return fmt.Errorf("pasted into pane %s but not submitted: %w", d.Pane, ErrNotSubmitted) // not reached: the last window gives up
+}
+
+// watchWindow reads the box for w milliseconds after an Enter (or a window without one) until
+// DecideAfter settles: submitted (res.Submitted set), given up (an error), or, at the window's
+// end, ActRetry or ActWatch, whose decision it returns. With RedrawBeforeRetry, a retry on a
+// screen still equal to before (the screen before the latest Enter) becomes a watch that holds.
+func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResult, shown bool, w int, last bool, before *Screen) (Decision, error) {
+	p := d.Profile
+	deadline := time.Now().Add(time.Duration(w) * time.Millisecond)
+	for {
+		if err := sleepCtx(ctx, pollEvery); err != nil {
+			return Decision{}, fmt.Errorf("pasted into pane %s, Enter sent, not verified: %w", d.Pane, err)
+		}
+		final := !time.Now().Before(deadline)
+		s, err := c.Screen(ctx, d.Pane)
+		if err != nil {
+			// The Enter went out; the pane may have gone since. Say so, do not guess.
+			res.Submitted, res.Evidence = true, "Enter sent; the screen could not be read after it: "+err.Error()
+			return Decision{}, nil
+		}
+		dec := DecideAfter(p, p.Inspect(s), string(d.Content), shown, final, last, res.Enters)
+		switch dec.Action {
+		case ActSubmitted:
+			res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
+			return dec, nil
+		case ActGiveUp:
+			res.Evidence = dec.Evidence
+			return dec, fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
+				"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
+		case ActRetry:
+			if p.Verify.RedrawBeforeRetry && before != nil && s.same(*before) {
+				return Decision{Action: ActWatch, Holds: true, Evidence: "input box still holds the message, and the agent has not redrawn since the Enter"}, nil
+			}
+			return dec, nil
+		case ActWatch:
+			return dec, nil
+		}
+	}
 }
 
 // markFor is the mark of the i-th Enter: only the first records it, so a retry never moves it.

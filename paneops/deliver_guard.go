@@ -137,12 +137,17 @@ func refusalOf(out, buffer string) (refused, inMode, changed, ok bool) {
 }
 
 // enterArgs presses Enter in the pane, a call of its own (measured on tmux 3.3a), guarded like
-// the paste: tmux checks in the same call that the pane is still alive and takes input, so a pane
-// that died between paste and Enter is reported (enterRefused) instead of logged as submitted.
-// literal sends the carriage return as a literal key instead of the named key Enter. A mark is
-// recorded in the same command. pane and mark must be generated ids: the branch goes through
-// tmux's command parser.
-func enterArgs(pane messages.PaneID, literal bool, mark string) []string {
+// the paste: tmux checks in the same call, with nothing between the look and the key, that the
+// pane is still alive and takes input, so a pane that died between paste and Enter is reported
+// instead of logged as submitted. A pane in copy mode would swallow the Enter (measured on tmux
+// 3.3a), and the next paste would join the line: strict refuses it then, printing
+// enterRefused+"-mode" (a person is reading; the Enter waits for them), and otherwise the pane
+// is taken out of the mode first, in the same call, as the paste did. expect, with strict, also
+// refuses a pane whose "#{pane_pid}-#{pid}" is not that (Identity.guardValue). literal sends the
+// carriage return as a literal key instead of the named key Enter. A mark is recorded in the same
+// command, so it says only what tmux did. pane and mark must be generated ids: the branches go
+// through tmux's command parser.
+func enterArgs(pane messages.PaneID, literal bool, mark string, strict bool, expect string) []string {
 	p := string(pane)
 	enter := "send-keys -t " + p + " Enter"
 	if literal {
@@ -151,10 +156,26 @@ func enterArgs(pane messages.PaneID, literal bool, mark string) []string {
 	if mark != "" {
 		enter += " ; set-option -p -t " + p + " " + markEntered + " " + mark
 	}
-	return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, enter}
+	if !strict {
+		return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, "copy-mode -q -t " + p + " ; " + enter}
+	}
+	cond := strictGuardCondition
+	if expect != "" {
+		cond = "#{||:" + strictGuardCondition + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
+	}
+	// A dead pane, input off or another process is refused as such; only a pane in a mode and
+	// nothing else is the "-mode" refusal, that waits.
+	refuse := "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{pane_dead},#{pane_input_off}},," +
+		"#{?#{pane_in_mode},-mode,}}'"
+	if expect != "" {
+		refuse = "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{||:#{pane_dead},#{pane_input_off}},#{!=:#{pane_pid}-#{pid}," + expect + "}},," +
+			"#{?#{pane_in_mode},-mode,}}'"
+	}
+	return []string{"if-shell", "-F", "-t", p, cond, refuse, enter}
 }
 
-// enterRefused is what the guarded Enter prints when the pane can no longer take it.
+// enterRefused is what the guarded Enter prints when the pane can no longer take it; with
+// "-mode" after it, when it only waits for the pane to leave copy mode.
 const enterRefused = "wcomm-enter-refused"
 
 // The pane options that hold a delivery's Mark.

@@ -65,9 +65,16 @@ func TestGuardArgs(t *testing.T) {
 		})
 	}
 	guard := []string{"if-shell", "-F", "-t", "%7", "#{||:#{pane_dead},#{pane_input_off}}", "display -p wcomm-enter-refused"}
-	assert.Equal(t, append(guard, "send-keys -t %7 Enter"), enterArgs("%7", false, ""))
-	assert.Equal(t, append(guard, `send-keys -t %7 -l "\r"`), enterArgs("%7", true, ""))
-	assert.Equal(t, append(guard, "send-keys -t %7 Enter ; set-option -p -t %7 @wcomm-entered m-1"), enterArgs("%7", false, "m-1"))
+	// Not strict: a pane in copy mode is taken out of it in the Enter's own call, as the paste did.
+	assert.Equal(t, append(guard, "copy-mode -q -t %7 ; send-keys -t %7 Enter"), enterArgs("%7", false, "", false, ""))
+	assert.Equal(t, append(guard, `copy-mode -q -t %7 ; send-keys -t %7 -l "\r"`), enterArgs("%7", true, "", false, ""))
+	assert.Equal(t, append(guard, "copy-mode -q -t %7 ; send-keys -t %7 Enter ; set-option -p -t %7 @wcomm-entered m-1"), enterArgs("%7", false, "m-1", false, ""))
+	// Strict: tmux refuses the Enter into a pane in a mode, and says so ("-mode").
+	assert.Equal(t, []string{"if-shell", "-F", "-t", "%7", "#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in_mode}}}",
+		"display -p -t %7 'wcomm-enter-refused#{?#{||:#{pane_dead},#{pane_input_off}},,#{?#{pane_in_mode},-mode,}}'",
+		"send-keys -t %7 Enter ; set-option -p -t %7 @wcomm-entered m-1"}, enterArgs("%7", false, "m-1", true, ""))
+	strictExpect := enterArgs("%7", false, "", true, "321-12")
+	assert.Equal(t, "#{||:#{||:#{pane_dead},#{||:#{pane_input_off},#{pane_in_mode}}},#{!=:#{pane_pid}-#{pid},321-12}}", strictExpect[4])
 	for _, bad := range []string{"", "M-1", "a;b", "a b", "a\nb", strings.Repeat("a", 65)} {
 		assert.False(t, validMark(bad), "%q", bad)
 	}

@@ -46,6 +46,10 @@ var (
 	// ErrBusy: a strict delivery found the pane not ready to take a message now (an agent mid-turn
 	// or starting, a shell running a job, copy mode); nothing was pasted.
 	ErrBusy = errors.New("pane is busy")
+	// ErrEnterHeld: pasted, and the Enter refused by tmux because the pane went into copy mode
+	// after the paste. It also matches ErrBusy. The paste stays in the pane's input, and its
+	// mark @wcomm-pasted without @wcomm-entered, for Resume to press Enter once the mode ends.
+	ErrEnterHeld = errors.New("pasted, its Enter waits for copy mode to end")
 	// ErrPaneChanged is a strict paste refused because the pane's process or its server is not
 	// the one the sender looked up (Delivery.Expect): a respawned pane, a restarted server. Nothing
 	// was pasted; a new lookup finds what is there now.

@@ -137,6 +137,12 @@ type VerifySpec struct {
 	// WindowsMS[i] ms; while it still holds the pasted text, Enter is pressed again, at most
 	// len(WindowsMS) Enters in all.
 	WindowsMS []int `json:"windows_ms,omitempty"`
+	// RedrawBeforeRetry presses Enter again only once the screen has changed since the last one:
+	// Gemini CLI submits the text of its last drawing, and while a long redraw is under way an
+	// Enter pressed again submits the same text again (measured on 0.61 under load: three Enters,
+	// one prompt holding the message three times). An unchanged screen means it has not yet
+	// taken the last Enter.
+	RedrawBeforeRetry bool `json:"redraw_before_retry,omitempty"`
 }
 
 // compiled holds a profile's regexes.

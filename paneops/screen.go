@@ -21,6 +21,19 @@ type Screen struct {
 	CursorY int
 }
 
+// same reports whether two captures show the same: the same rows and the cursor in the same place.
+func (s Screen) same(o Screen) bool {
+	if len(s.Lines) != len(o.Lines) || s.CursorX != o.CursorX || s.CursorY != o.CursorY {
+		return false
+	}
+	for i := range s.Lines {
+		if s.Lines[i].Text != o.Lines[i].Text {
+			return false
+		}
+	}
+	return true
+}
+
 // ScreenLine is one row: its text without escape sequences, and for each rune whether it was drawn
 // faint (SGR 2), which is how Codex and Claude Code draw hints in an empty input box. A cursor cell
 // drawn in reverse video just before faint text counts as faint: Claude Code draws its cursor over

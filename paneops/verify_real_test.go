@@ -214,3 +214,54 @@ func TestVerifyRealScreen(t *testing.T) {
 	_, err = s.c.Screen(context.Background(), "%999")
 	assert.ErrorIs(t, err, ErrPaneNotFound)
 }
+
+// An agent whose event loop was held up reads the paste and the Enter in one go and takes the
+// Enter as part of the paste: the paste shows in its box only after the Enter, not submitted.
+// The delivery watches the box past that Enter instead of taking the empty box for a
+// submission, and presses Enter again once the paste shows.
+func TestVerifyRealLatePaste(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	f := s.startFake("--late-paste")
+	const msg = "a message read late"
+	res, err := s.c.Deliver(context.Background(), f.delivery(msg, 5*time.Second))
+	require.NoError(t, err)
+	assert.True(t, res.Submitted)
+	assert.True(t, res.Verified, "evidence: %s", res.Evidence)
+	assert.Equal(t, 2, res.Enters, "the Enter taken into the paste, then the one that submitted it")
+	recs := f.records()
+	assert.Equal(t, []map[string]string{{"pasted": msg}, {"submitted": msg}}, recs, "pasted once, submitted once")
+	noKeys(t, recs)
+}
+
+// With RedrawBeforeRetry (Gemini CLI's profile), Enter is pressed again only once the screen
+// changed after the last one: an agent that took an Enter as a newline redrew, and gets its
+// second Enter; one that never redraws gets no second Enter, and the delivery says it was not
+// submitted.
+func TestVerifyRealRedrawBeforeRetry(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	set, err := LoadProfiles([]byte(`{"profiles": [{"name": "claude", "verify": {"windows_ms": [300, 600, 900], "redraw_before_retry": true}}]}`))
+	require.NoError(t, err)
+	redraw := func(f fakeAgent, msg string) Delivery {
+		d := f.delivery(msg, 5*time.Second)
+		d.Profile = set.Lookup("claude")
+		return d
+	}
+
+	f := s.startFake("--newline-first")
+	res, err := s.c.Deliver(context.Background(), redraw(f, "a line taken as a newline first"))
+	require.NoError(t, err)
+	assert.True(t, res.Verified, "evidence: %s", res.Evidence)
+	assert.Equal(t, 2, res.Enters)
+	recs := f.records()
+	require.Len(t, recs, 2, "%v", recs)
+	assert.Equal(t, "a line taken as a newline first\n", recs[1]["submitted"], "submitted once")
+
+	f = s.startFake("--never")
+	res, err = s.c.Deliver(context.Background(), redraw(f, "never taken, never redrawn"))
+	require.ErrorIs(t, err, ErrNotSubmitted)
+	assert.Contains(t, err.Error(), "has not redrawn since the Enter")
+	assert.Equal(t, 1, res.Enters, "no Enter again on a screen that did not change")
+	assert.Equal(t, []map[string]string{{"pasted": "never taken, never redrawn"}}, f.records())
+}

@@ -296,7 +296,12 @@ func TestVerifyDecideAfter(t *testing.T) {
 		{"box emptied", claude, "claude-answered", true, false, false, 1, ActSubmitted, true, "input box empty after Enter"},
 		{"box emptied, agent busy", codex, "codex-busy", true, false, false, 1, ActSubmitted, true, "agent busy"},
 		{"box emptied after a retry", claude, "claude-answered", true, false, false, 2, ActSubmitted, true, "2 times"},
-		{"box emptied, paste never seen", claude, "claude-answered", false, false, false, 1, ActSubmitted, false, "never seen"},
+		// A paste never seen: an empty box or none is watched on without an Enter, even after
+		// the last Enter (the caller bounds the watching), with the evidence it ends with.
+		{"box emptied, paste never seen, window open", claude, "claude-answered", false, false, false, 1, ActWait, false, ""},
+		{"box emptied, paste never seen, window over: watch", claude, "claude-answered", false, true, false, 1, ActWatch, false, "never seen"},
+		{"box emptied, paste never seen, last window over: watch", claude, "claude-answered", false, true, true, 1, ActWatch, false, "never seen"},
+		{"no box, paste never seen, window over: watch", claude, "", false, true, true, 1, ActWatch, false, "not on screen"},
 		{"queued behind a turn", claude, "claude-busy-queued", true, false, false, 1, ActSubmitted, true, "busy"},
 		{"still ours, window open: wait", claude, "claude-pasted-short", true, false, false, 1, ActWait, false, ""},
 		{"still ours at the window's end: Enter again", claude, "claude-pasted-short", true, true, false, 1, ActRetry, false, "still holds"},

@@ -163,6 +163,10 @@ func (e *Engine) execute(ctx context.Context, a *ActionStatus, timeout time.Dura
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	def := a.Definition
+	if def.Hash() != a.DefinitionHash || len(def.Run) == 0 {
+		// Checked by changes before the claim; again here, from the argv about to run.
+		return finish("not run: the command does not hash to the approved definition")
+	}
 	cmd := exec.CommandContext(ctx, def.Run[0], def.Run[1:]...)
 	cmd.Dir = def.Dir
 	cmd.Stdout, cmd.Stderr = out, out

@@ -18,6 +18,13 @@ import (
 // sent from the caller's pane whose response no await has returned yet (so `send; await` works even
 // when a fast worker answered before the await started). timeout <= 0 waits until ctx ends.
 func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (*Exchange, error) {
+	return e.AwaitThen(ctx, ref, timeout, nil)
+}
+
+// AwaitThen is Await that hands the complete exchange to out (which prints it) before it records
+// that an await returned it: a response whose output failed (a full disk, a closed pipe) is not
+// marked read, and the next plain await returns it again. out's error is returned as it is.
+func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*Exchange) error) (*Exchange, error) {
 	x, err := e.Locate(ctx, ref, roleOrchestrator)
 	if err != nil {
 		return nil, err
@@ -41,11 +48,11 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 	if done, err := e.pollResponse(ctx, x.ResponsePath, awaitQuickWait); err != nil {
 		return nil, err
 	} else if done {
-		return e.markRead(x)
+		return e.markRead(x, out)
 	}
 	if ctx.Err() != nil {
 		if done, _ := responseComplete(x.ResponsePath, false); done {
-			return e.markRead(x)
+			return e.markRead(x, out)
 		}
 		return x, e.awaitTimeout(ctx, x, timeout)
 	}
@@ -59,7 +66,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		if done, err := responseComplete(x.ResponsePath, renamed); err != nil {
 			return nil, err
 		} else if done {
-			return e.markRead(x)
+			return e.markRead(x, out)
 		}
 		if w == nil {
 			// No watcher: fall back to a short poll.
@@ -73,7 +80,7 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 		evs, err := w.Next(ctx)
 		if ctx.Err() != nil {
 			if done, _ := responseComplete(x.ResponsePath, renamed); done {
-				return e.markRead(x)
+				return e.markRead(x, out)
 			}
 			return x, e.awaitTimeout(ctx, x, timeout)
 		}
@@ -165,12 +172,13 @@ func responseComplete(path string, renamed bool) (bool, error) {
 	return !paneops.OpenForWriting(path), nil
 }
 
-// markRead loads the answered exchange whole and records that an await returned it, which takes it
-// out of the default choice of the next await. A response file that does not parse (no header, a
-// header of another form) is not an answer: it is reported, and not marked read, so the exchange
-// stays open for a worker's real notify once the file is removed. The read is recorded before the
-// body is handed back, and a record that cannot be written (a full disk) fails the await.
-func (e *Engine) markRead(x *Exchange) (*Exchange, error) {
+// markRead loads the answered exchange whole, hands it to out (when not nil), and then records
+// that an await returned it, which takes it out of the default choice of the next await. A
+// response file that does not parse (no header, a header of another form) is not an answer: it
+// is reported, and not marked read, so the exchange stays open for a worker's real notify once
+// the file is removed. The read is recorded only once out succeeded, and a record that cannot be
+// written (a full disk) fails the await.
+func (e *Engine) markRead(x *Exchange, out func(*Exchange) error) (*Exchange, error) {
 	full := loadExchangeBodies(x.Dir, x.Seq, !e.LeanAwait, true)
 	if full.Response() == nil {
 		why := "it could not be read"
@@ -179,6 +187,11 @@ func (e *Engine) markRead(x *Exchange) (*Exchange, error) {
 		}
 		return nil, fmt.Errorf("the response file of %s is damaged (%s); it was not taken as an answer: "+
 			"look at it, remove it and have the worker notify again: %w", orDashID(full), why, ErrDamaged)
+	}
+	if out != nil {
+		if err := out(full); err != nil {
+			return full, err
+		}
 	}
 	if err := logEvent(x.Dir, x.Seq, StateRead, nil, e.Now()); err != nil {
 		return nil, fmt.Errorf("the response of %s is complete at %s, but recording that it was read failed: %w", orDashID(full), full.ResponsePath, err)

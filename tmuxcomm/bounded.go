@@ -15,13 +15,40 @@ var ErrTooLarge = errors.New("too large")
 
 // readAllBounded reads r to its end, but never more than limit+1 bytes: the limit is checked as
 // the bytes stream in, not against a size the source reports (/dev/zero and a pipe report none).
+//
+// The bytes are held in blocks, not in one slice that doubles as it fills (io.ReadAll): a source
+// over the limit (/dev/zero) then costs the limit once, not the two or three times of a doubling
+// slice and its copy, and a source within it is copied once into a slice of its exact size.
 func readAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", what, err)
+	lr := io.LimitReader(r, limit+1)
+	var blocks [][]byte
+	var total int64
+	size := 64 << 10
+	for {
+		buf := make([]byte, size)
+		n, err := io.ReadFull(lr, buf)
+		if n > 0 {
+			blocks = append(blocks, buf[:n])
+			total += int64(n)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, err)
+		}
+		size = min(size*2, 4<<20)
 	}
-	if int64(len(data)) > limit {
+	if total > limit {
 		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
+	}
+	if len(blocks) == 1 {
+		return blocks[0], nil
+	}
+	data := make([]byte, 0, total)
+	for i, b := range blocks {
+		data = append(data, b...)
+		blocks[i] = nil
 	}
 	return data, nil
 }

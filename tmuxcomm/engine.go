@@ -110,9 +110,16 @@ type Engine struct {
 	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
 	// an inbox or a hook of that pane, or a deliverer run by the library's user.
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// StartBridge starts a bridge to the answer channels when none runs; Ask and WaitQuestions
+	// call it before they relay or wait, so a question reaches the chat whichever face asked it
+	// (the front door sets it when channels are configured). nil: no channels.
+	StartBridge func() error
 	// Door finds an agent's own door into a pane's session and writes through it (route.go);
 	// the zero value reads the real process table and the agent's files.
 	Door door.Finder
+	// SpawnGuard starts a detached process that runs GuardDelivery for this process's delivery
+	// into the pane ('wcomm __deliver --guard PID'). nil: none.
+	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
 
 	Now  func() time.Time
 	Rand io.Reader

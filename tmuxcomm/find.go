@@ -159,14 +159,27 @@ func (e *Engine) resolveWithServer(ctx context.Context, target string, scope pan
 	return p, srv, err
 }
 
-// notFound words a failed pane lookup: an unknown target is ErrNotFound.
+// notFound words a failed pane lookup: an unknown target is ErrNotFound (and still the tmux
+// error, for errors.Is), said once, in wcomm's words, with one thing to do next: tmux's own
+// stderr and its hint name tmux's commands, not this one's.
 func (e *Engine) notFound(target string, err error) error {
 	if isNotFound(err) {
-		return fmt.Errorf("no pane %q on this tmux server (%v); run 'wcomm panes --all': %w",
-			messages.SanitizeField(target), err, ErrNotFound)
+		return &paneNotFound{target: target, errs: []error{ErrNotFound, err}}
 	}
 	return err
 }
+
+// paneNotFound is the error of a target that names no pane.
+type paneNotFound struct {
+	target string
+	errs   []error
+}
+
+func (p *paneNotFound) Error() string {
+	return fmt.Sprintf("no pane %q on this tmux server; run 'wcomm panes --all' to see which panes exist", messages.SanitizeField(p.target))
+}
+
+func (p *paneNotFound) Unwrap() []error { return p.errs }
 
 func (e *Engine) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
 	p, err := e.Tmux.Pane(ctx, target)

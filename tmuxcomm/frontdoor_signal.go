@@ -56,6 +56,9 @@ func (r *AnswerResult) Say() string {
 	case SignalAsk:
 		return "the worker's waiting ask (pane " + string(st.Worker) + ") woke on the answer"
 	case SignalPasted:
+		if r.Via == ViaSocket {
+			return "no ask was waiting: the ANSWER block was written to the messaging socket of worker pane " + string(st.Worker) + " (via socket)"
+		}
 		return "no ask was waiting: the ANSWER block was pasted into worker pane " + string(st.Worker)
 	case SignalQueued:
 		return "no ask was waiting and worker pane " + string(st.Worker) + " is busy: the ANSWER block is queued and reaches it when it is idle ('" +

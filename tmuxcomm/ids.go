@@ -18,9 +18,9 @@ const pruneAge = time.Hour
 
 // newID returns a request id that no other request under root has.
 func (e *Engine) newID(root string) (string, error) {
-	dir := filepath.Join(root, idsDir)
-	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("create %s: %w", dir, err)
+	dir, err := storeDir(root, idsDir, true)
+	if err != nil {
+		return "", err
 	}
 	for attempt := 0; attempt < 64; attempt++ {
 		id, err := messages.NewID(e.Now(), e.Rand)
@@ -69,13 +69,13 @@ func RecordID(root, id, session string, seq int) error {
 	if err := messages.ValidID(id); err != nil {
 		return err
 	}
-	dir := filepath.Join(root, whereDir)
-	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create %s: %w", dir, err)
+	dir, err := storeDir(root, whereDir, true)
+	if err != nil {
+		return err
 	}
 	target := session + "/" + messages.SeqFileName(seq, messages.KindRequest)
 	path := filepath.Join(dir, id)
-	err := os.Symlink(target, path)
+	err = os.Symlink(target, path)
 	if errors.Is(err, fs.ErrExist) {
 		os.Remove(path)
 		err = os.Symlink(target, path)
@@ -86,7 +86,11 @@ func RecordID(root, id, session string, seq int) error {
 // idWhere follows an id's hint (RecordID) to the exchange, checking the request's own header;
 // nil when there is no hint or it does not hold.
 func idWhere(root, id string) *Exchange {
-	target, err := os.Readlink(filepath.Join(root, whereDir, id))
+	dir, err := storeDir(root, whereDir, false)
+	if err != nil {
+		return nil
+	}
+	target, err := os.Readlink(filepath.Join(dir, id))
 	if err != nil || len(target) > 256 {
 		return nil
 	}
@@ -101,7 +105,7 @@ func idWhere(root, id string) *Exchange {
 	if !ok || kind != messages.KindRequest {
 		return nil
 	}
-	dir := filepath.Join(root, session)
+	dir = filepath.Join(root, session)
 	line, err := readFirstLine(filepath.Join(dir, name))
 	if err != nil {
 		return nil

@@ -105,8 +105,17 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 	}
 	defer unlock()
 	// A delivery a killed process left between paste and Enter is finished first, fail-fast or
-	// not: typed after it, this message would join that text on one line.
-	e.recoverInflight(ctx, root, ob, pane, srv)
+	// not: typed after it, this message would join that text on one line. One whose Enter still
+	// waits (copy mode) holds everything behind it.
+	if held := e.recoverInflight(ctx, root, ob, pane, srv); held != nil {
+		if e.NoQueue {
+			why := fmt.Sprintf("nothing typed: %v", held)
+			e.recordMail(root, []messages.Mail{m}, evRefused, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": why}, e.Now())
+			e.endMail(root, ob, m, messages.MailUndeliverable, "", why, nil)
+			return &Posted{Mail: m, Outcome: messages.MailUndeliverable}, fmt.Errorf("deliver to pane %s: %s", m.Pane, why)
+		}
+		return queued(reasonOf(held))
+	}
 	if e.NoQueue {
 		return e.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
 	}
@@ -243,6 +252,11 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
 		return fail(err)
 	}
+	// Before the paste, a guard: should this process die between paste and Enter, the guard
+	// becomes the pane's deliverer and presses the Enter (recoverInflight). One per process and
+	// pane, asleep until this process ends; started before the paste, so its start-up never
+	// lands between a paste and its Enter, where the agent is busy taking the paste.
+	e.ensureGuard(ob, m.Socket)
 	res, derr := e.Tmux.Deliver(ctx, d)
 	size, sum := messages.BodySum([]byte(content))
 	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form,
@@ -275,6 +289,12 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		return p, derr
 	}
 	recErr := e.recordMail(root, group, evPasted, detail, res.PastedAt)
+	if errors.Is(derr, paneops.ErrEnterHeld) {
+		// Pasted, and tmux refused the Enter: the pane went into copy mode. The mail stays
+		// queued and inflight.json stays, so nothing else is typed onto that line; recovery
+		// presses the Enter once the mode ends (recoverInflight).
+		return p, derr
+	}
 	if derr != nil {
 		d := map[string]string{"pane": string(pane.ID), "profile": det.Name, "form": form, "error": derr.Error(), "mail": m.ID}
 		if res.Evidence != "" {
@@ -334,17 +354,19 @@ func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, d
 	return err
 }
 
-// recoverInflight finishes a delivery that a process killed mid-way left behind: the pane's own
-// marks say whether the paste and the Enter happened, so nothing is typed twice. Called with the
-// drain lock held; it changes nothing when the pane cannot be read now.
-func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) {
+// recoverInflight finishes a delivery that a process killed mid-way left behind, or whose Enter
+// tmux refused because the pane went into copy mode: the pane's own marks say whether the paste
+// and the Enter happened, so nothing is typed twice. Called with the drain lock held; it changes
+// nothing when the pane cannot be read now. held, when not nil, says why that delivery's Enter
+// still waits (the pane is in copy mode): nothing may be typed into the pane until it is pressed.
+func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) (held error) {
 	f, err := ob.readInflight()
 	if err != nil {
 		ob.clearInflight() // unreadable: a torn record of a paste that then never happened
-		return
+		return nil
 	}
 	if f == nil {
-		return
+		return nil
 	}
 	pend, _ := ob.pending()
 	var group []messages.Mail
@@ -357,7 +379,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	}
 	if len(group) == 0 {
 		ob.clearInflight()
-		return
+		return nil
 	}
 	if f.Route == ViaSocket {
 		e.recoverDoorInflight(root, ob, f, group)
@@ -368,14 +390,14 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		if isNotFound(err) {
 			ob.clearInflight() // the pane is gone: the next delivery says so
 		}
-		return
+		return nil
 	}
 	ids := f.IDs
 	switch {
 	case pasted != f.Mark:
 		// The paste never happened: deliver as usual.
 		ob.clearInflight()
-		return
+		return nil
 	case entered == f.Mark:
 		ev := "recovered: the pane recorded the paste and the Enter of a deliverer that stopped before recording them"
 		e.recordMail(root, group, evSubmitted, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "evidence": ev}, e.Now())
@@ -387,22 +409,25 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 			// Kept otherwise (a full disk): the record is what stops the message being typed again.
 			ob.clearInflight()
 		}
-		return
+		return nil
 	}
 	// Pasted, not submitted: press Enter only while the pane shows nothing but that paste.
 	det, err := e.Detect(ctx, pane, group[0].Agent)
 	if err != nil {
-		return
+		return nil
 	}
 	content, form, err := e.mailContent(root, group, det)
 	if err != nil {
-		return
+		return nil
 	}
 	d := e.delivery(pane, content, det, root, srv)
-	d.Mark = f.Mark
+	// Strict: a pane in copy mode keeps its Enter waiting rather than being taken out of it.
+	d.Mark, d.Strict = f.Mark, true
 	res, rerr := e.Tmux.Resume(ctx, d)
 	var endErr error
 	switch {
+	case errors.Is(rerr, paneops.ErrEnterHeld):
+		return rerr
 	case rerr != nil:
 		detail := map[string]string{"pane": string(ob.pane), "mail": f.Mark, "form": form,
 			"error": "a deliverer stopped between paste and Enter, and the pane now holds other text: " + rerr.Error()}
@@ -426,6 +451,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	if endErr == nil {
 		ob.clearInflight()
 	}
+	return nil
 }
 
 // ensureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).

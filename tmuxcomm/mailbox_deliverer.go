@@ -6,6 +6,7 @@ package tmuxcomm
 // empty. No daemon: at most one per pane (deliverer.lock), none when nothing waits.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -79,6 +81,57 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 		}
 		last = ids
 	}
+}
+
+// GuardDelivery guards the deliveries that process pid makes into pane: it sleeps until pid
+// ends (waitExit), then, when the outbox's in-flight record is still pid's (killed between paste
+// and Enter), runs the pane's deliverer, which finishes that delivery first; otherwise it
+// returns, typing nothing. So a delivery's paste always has someone to press its Enter, and a
+// sender that lives never races its own guard.
+func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
+	root, err := e.root(false)
+	if err != nil {
+		return err
+	}
+	ob, err := openOutbox(root, server, pane, false)
+	if err != nil {
+		return err
+	}
+	if err := waitExit(ctx, pid); err != nil {
+		return err
+	}
+	if f, err := ob.readInflight(); err != nil || f == nil || f.PID != pid {
+		return nil
+	}
+	return e.RunDeliverer(ctx, server, pane)
+}
+
+// ensureGuard starts this process's guard of the pane's deliveries, once (see GuardDelivery).
+func (e *Engine) ensureGuard(ob *outbox, socket string) {
+	if e.SpawnGuard == nil {
+		return
+	}
+	key := ob.server + "/" + string(ob.pane)
+	if _, started := guarded.LoadOrStore(key, true); started {
+		return
+	}
+	if err := e.SpawnGuard(ob.server, socket, ob.pane, os.Getpid()); err != nil {
+		guarded.Delete(key) // the next delivery tries again
+	}
+}
+
+// guarded holds the panes this process has started a guard for: a guard lives as long as the
+// process it guards, so one per pane is enough.
+var guarded sync.Map
+
+// processGone reports whether pid has exited: no such process, or a zombie not yet reaped.
+func processGone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) != nil
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i > 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X')
 }
 
 // delivererStuckPasses bounds the passes over an outbox that end nothing.
@@ -160,7 +213,9 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	if pane == nil {
 		return delivererPoll, nil // tmux did not answer this time
 	}
-	e.recoverInflight(ctx, root, ob, *pane, srv)
+	if held := e.recoverInflight(ctx, root, ob, *pane, srv); held != nil {
+		return delivererPoll, nil
+	}
 	if live, _ = ob.pending(); len(live) == 0 {
 		return -1, nil
 	}

@@ -7,6 +7,8 @@ package tmuxcomm
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -41,6 +43,11 @@ type InboxOptions struct {
 	Via  string
 	// All adds what has ended (outcomes are kept for a week), oldest first.
 	All bool
+	// Show, with Take, is handed what is about to be taken, under the outbox's drain lock (no
+	// deliverer types meanwhile); only when it succeeds does that mail end as delivered. The
+	// output that hands mail over is so part of its delivery: a hook or an inbox whose stdout
+	// fails takes nothing, and the mail waits as before.
+	Show func([]InboxItem) error
 }
 
 // InboxResult is the inbox of one pane.
@@ -83,8 +90,11 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		if err != nil {
 			return nil, err
 		}
-		taken, res.Problems = e.take(root, ob, o.Via)
+		taken, res.Problems, err = e.take(root, ob, o.Via, o.Show)
 		unlock()
+		if err != nil {
+			return nil, err
+		}
 		res.Taken = len(taken)
 	}
 	if o.All {
@@ -115,8 +125,8 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 // take ends every waiting piece of mail as delivered via via (or superseded, when it is no longer
 // wanted), under the drain lock held by the caller, and returns the delivered ones. Mail that a
 // stopped deliverer may have half typed is left to the deliverer, which knows from the pane's
-// marks how far it got.
-func (e *Engine) take(root string, ob *outbox, via string) ([]InboxItem, []string) {
+// marks how far it got. show, when not nil, is handed the mail first; its error takes nothing.
+func (e *Engine) take(root string, ob *outbox, via string, show func([]InboxItem) error) ([]InboxItem, []string, error) {
 	pend, problems := ob.pending()
 	inFlight := map[string]bool{}
 	if f, err := ob.readInflight(); err == nil && f != nil {
@@ -124,7 +134,7 @@ func (e *Engine) take(root string, ob *outbox, via string) ([]InboxItem, []strin
 			inFlight[id] = true
 		}
 	}
-	var out []InboxItem
+	var want []messages.Mail
 	for _, m := range pend {
 		if inFlight[m.ID] {
 			continue
@@ -133,16 +143,31 @@ func (e *Engine) take(root string, ob *outbox, via string) ([]InboxItem, []strin
 			e.endMail(root, ob, m, messages.MailSuperseded, "", why, nil)
 			continue
 		}
-		now := e.Now().UTC()
+		want = append(want, m)
+	}
+	now := e.Now().UTC()
+	items := make([]InboxItem, len(want))
+	for i, m := range want {
+		items[i] = inboxItem(root, m)
+		items[i].State, items[i].Via, items[i].EndedAt = messages.MailDelivered, via, &now
+	}
+	if show != nil && len(items) > 0 {
+		if err := show(items); err != nil {
+			return nil, problems, fmt.Errorf("%w; nothing was taken: the %d message(s) still wait", err, len(items))
+		}
+	}
+	var out []InboxItem
+	for i, m := range want {
 		if err := ob.finish(messages.MailOutcome{Mail: m, State: messages.MailDelivered, At: now, Via: via}); err != nil {
+			if show != nil && !errors.Is(err, ErrExists) {
+				problems = append(problems, fmt.Sprintf("mail %s was handed over but could not be recorded as delivered: %v", m.ID, err))
+			}
 			continue // ended meanwhile by someone else: not ours to show
 		}
 		e.recordMail(root, []messages.Mail{m}, evTaken, map[string]string{"pane": string(m.Pane), "mail": m.ID, "via": via}, now)
-		it := inboxItem(root, m)
-		it.State, it.Via, it.EndedAt = messages.MailDelivered, via, &now
-		out = append(out, it)
+		out = append(out, items[i])
 	}
-	return out, problems
+	return out, problems, nil
 }
 
 func inboxItem(root string, m messages.Mail) InboxItem {

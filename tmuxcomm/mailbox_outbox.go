@@ -72,8 +72,11 @@ func openOutbox(root, server string, pane messages.PaneID, create bool) (*outbox
 	if err != nil {
 		return nil, err
 	}
+	if _, err := storeDir(root, outboxFolder, create); err != nil {
+		return nil, err
+	}
 	ob := &outbox{dir: filepath.Join(root, outboxFolder, name), server: server, pane: pane}
-	for _, d := range []string{filepath.Join(root, outboxFolder), ob.dir, ob.path(outboxQueue), ob.path(outboxDone)} {
+	for _, d := range []string{ob.dir, ob.path(outboxQueue), ob.path(outboxDone)} {
 		if err := ensureDir(d, create); err != nil {
 			return nil, err
 		}
@@ -94,7 +97,10 @@ func ensureDir(d string, create bool) error {
 	if err != nil {
 		return err
 	}
-	if !st.IsDir() || st.Mode()&fs.ModeSymlink != 0 {
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; wcomm follows no symlink inside the root: remove it: %w", d, ErrUnsafeRoot)
+	}
+	if !st.IsDir() {
 		return fmt.Errorf("%s is not a folder: %w", d, ErrUnsafeRoot)
 	}
 	return checkOwned(d, st)

@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,6 +85,9 @@ func (e *Engine) cachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
+	if _, err := storeDir(root, cardDir, false); err != nil {
+		return paneops.Pane{}, paneops.ServerInfo{}, false
+	}
 	data, err := readFile(e.cardPath(root, id))
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
@@ -127,8 +128,7 @@ func (e *Engine) recordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 	if err != nil {
 		return
 	}
-	dir := filepath.Join(root, cardDir)
-	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+	if _, err := storeDir(root, cardDir, true); err != nil {
 		return
 	}
 	_ = writeAtomicNoSync(e.cardPath(root, p.ID), data)

@@ -25,7 +25,10 @@ type AnswerResult struct {
 	// Signal is how the worker learns the answer: SignalAsk (its waiting ask woke on the file),
 	// SignalPasted (no ask waited: the ANSWER block went into its pane) or SignalQueued (its pane
 	// was not ready: the block waits in its outbox); "" when none of these worked. Say words it.
-	Signal  Signal `json:"signal"`
+	Signal Signal `json:"signal"`
+	// Via is the ANSWER block's route when it was delivered now: "socket" (the agent's messaging
+	// socket) or "typed" (pasted and submitted).
+	Via     string `json:"via,omitempty"`
 	Warning string `json:"warning,omitempty"`
 }
 
@@ -109,7 +112,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 		e.logQ(st, qAskWoken, nil)
 		return res, nil
 	}
-	if res.Signal, err = e.pasteAnswer(ctx, st); err != nil {
+	if res.Signal, res.Via, err = e.pasteAnswer(ctx, st); err != nil {
 		res.Warning = fmt.Sprintf("the answer is recorded, but no ask was waiting and pasting it into worker pane %s failed: %v; the worker gets it with 'wcomm ask --wait %s'", st.Worker, err, st.ID)
 		return res, nil
 	}

@@ -208,6 +208,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	if len(relayed) == 0 {
 		return res, nil
 	}
+	res.Warnings = append(res.Warnings, e.startBridge()...)
 	derr := e.relayQuestions(ctx, root, p, relayed, res)
 	reached := derr == nil
 	if derr != nil {
@@ -233,6 +234,18 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	}
 	err = e.waitAnswers(ctx, relayed, nil)
 	return res, e.settle(relayed, locks, err)
+}
+
+// startBridge starts the bridge to the answer channels, if any are configured and none runs.
+// A failure is a warning: the question still reaches the orchestrator's pane.
+func (e *Engine) startBridge() []string {
+	if e.StartBridge == nil {
+		return nil
+	}
+	if err := e.StartBridge(); err != nil {
+		return []string{fmt.Sprintf("could not start the bridge to your answer channels (%v); run '%s bridge'", err, e.Command)}
+	}
+	return nil
 }
 
 func ids(sts []*QuestionStatus) string {

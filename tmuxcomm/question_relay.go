@@ -47,11 +47,12 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 }
 
 // pasteAnswer hands the ANSWER block to the worker's pane, when the pane still belongs to the
-// server the question came through, and returns SignalPasted or SignalQueued.
-func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, error) {
+// server the question came through, and returns SignalPasted or SignalQueued, with the route of
+// a delivery made now (ViaSocket or ViaTyped).
+func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, string, error) {
 	block := st.AnswerBlock()
 	if block == nil {
-		return "", fmt.Errorf("no answer to paste")
+		return "", "", fmt.Errorf("no answer to paste")
 	}
 	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, e.Command, st.ID)
 	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
@@ -61,12 +62,12 @@ func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, e
 		if posted == nil {
 			e.logQ(st, qAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
 		}
-		return "", err
+		return "", "", err
 	}
 	if posted.Queued {
-		return SignalQueued, nil
+		return SignalQueued, "", nil
 	}
-	return SignalPasted, nil
+	return SignalPasted, posted.Via, nil
 }
 
 // postTo posts m to its pane after checking that the pane's server is still the one m names and

@@ -233,6 +233,12 @@ func (e *Engine) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, 
 		}
 		res.Questions = append(res.Questions, st)
 	}
+	for _, st := range res.Questions {
+		if st.State == QuestionPending {
+			res.Warnings = append(res.Warnings, e.startBridge()...)
+			break
+		}
+	}
 	err = e.waitAnswers(ctx, res.Questions, o.AutoAnswer)
 	return res, e.settle(res.Questions, locks, err)
 }

@@ -86,6 +86,15 @@ func checkOwned(path string, st fs.FileInfo) error {
 	return nil
 }
 
+// storeDir is the one check of a store folder at the top of the root (.ids, .where, .panes,
+// .outbox; the pane locks' .locks is checked as strictly by paneops): a real folder of this user,
+// created 0700 when missing and create is set. A symlink, even to a folder inside the root, and a
+// folder another user made (a root that was once loose lets anyone plant one) are refused.
+func storeDir(root, name string, create bool) (string, error) {
+	d := filepath.Join(root, name)
+	return d, ensureDir(d, create)
+}
+
 // inRoot is the one way into the root for a path from outside (an argument, a RESPONSE line): it
 // checks that path lies inside root once cleaned, and walks it from the root down with Lstat,
 // refusing every symlink on the way (inside the root as well as out of it: a link between two

@@ -242,3 +242,28 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	assert.Equal(t, StatusUndelivered, x.Status)
 	assert.Contains(t, x.Evidence, "may have reached the agent")
 }
+
+// An answer that no ask waits for goes through the worker's door, and the answer's result says
+// so: it was written to the socket, not pasted.
+func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
+	f := newFake("%1", "%2")
+	s := newDoorSession(t, "%2", "idle")
+	orch := doorEngine(t, f, "%1", s, 1001)
+	x, err := orch.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	require.NoError(t, err)
+	s.received(t, 1)
+	worker := orch.as("%2")
+	res, err := worker.Ask(context.Background(), AskOptions{Exchange: x.ID, MaxQuestions: 3,
+		Questions: []messages.Question{{Text: "May I?", Task: "t", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "Both work."}}})
+	require.NoError(t, err)
+	typed := len(f.delivered())
+	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
+	require.NoError(t, err)
+	assert.Equal(t, SignalPasted, ar.Signal)
+	assert.Equal(t, ViaSocket, ar.Via)
+	assert.Len(t, f.delivered(), typed, "the ANSWER block was not typed")
+	got := s.received(t, 2)
+	require.Len(t, got, 2)
+	assert.Contains(t, got[1], "ANSWER: yes")
+	assert.Equal(t, "no ask was waiting: the ANSWER block was written to the messaging socket of worker pane %2 (via socket)", ar.Say())
+}

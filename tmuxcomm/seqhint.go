@@ -29,6 +29,10 @@ const hintFreeRun = 8
 
 // readSeqHint returns the number the folder's hint names.
 func readSeqHint(dir string) (int, bool) {
+	// A hint is a link this user made; one another user planted is no hint (see storeDir).
+	if st, err := os.Lstat(filepath.Join(dir, seqHintName)); err != nil || checkOwned(filepath.Join(dir, seqHintName), st) != nil {
+		return 0, false
+	}
 	target, err := os.Readlink(filepath.Join(dir, seqHintName))
 	if err != nil || len(target) > 12 {
 		return 0, false

@@ -45,10 +45,12 @@ import (
 //	  slack: {bot_token_file: ..., app_token_file: ..., channel: C0123456, allowed_users: [U0123456]}
 //	  webhook: {url: https://ntfy.sh/my-topic}
 //
-// A project's .wcomm.yaml comes with the repository someone cloned, so the commands it names
-// (on_question, actions) apply only once the user has trusted that file's exact content
-// (TrustConfig): a hash kept in the user's own config folder, as direnv's allow keeps one. The
-// user's own config file is trusted as it is.
+// A project's .wcomm.yaml comes with the repository someone cloned, so what it says about running
+// commands (on_question, actions) and about how panes are read and typed into (agent_profiles,
+// enter_delay, mailbox.no_queue) applies only once the user has trusted that file's exact content
+// (TrustConfig): a hash kept in the user's own config folder, as direnv's allow keeps one. A
+// profile decides whether a pane's text is pasted and Enter pressed, so an untrusted one could make
+// a shell run a request's lines. The user's own config file is trusted as it is.
 
 // ConfigFileName is the settings file looked for in the working folder.
 const ConfigFileName = ".wcomm.yaml"

@@ -236,7 +236,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		if err := checkEnterDelay(c.EnterDelay.d); err != nil {
 			return fmt.Errorf("%s: enter_delay: %w", path, err)
 		}
-		s.EnterDelay = c.EnterDelay.d
+		if trusted {
+			s.EnterDelay = c.EnterDelay.d
+		} else {
+			s.Ignored = append(s.Ignored, "enter_delay")
+		}
 	}
 	if c.Mailbox.TTL != nil {
 		if c.Mailbox.TTL.d <= 0 {
@@ -245,7 +249,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		s.MailTTL = c.Mailbox.TTL.d
 	}
 	if c.Mailbox.NoQueue != nil {
-		s.NoQueue = *c.Mailbox.NoQueue
+		if trusted {
+			s.NoQueue = *c.Mailbox.NoQueue
+		} else {
+			s.Ignored = append(s.Ignored, "mailbox.no_queue")
+		}
 	}
 	if c.OnQuestion != nil {
 		argv, err := splitCommand(*c.OnQuestion)
@@ -296,7 +304,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: agent_profiles: %w", path, err)
 		}
-		s.Profiles = set
+		if trusted {
+			s.Profiles = set
+		} else {
+			s.Ignored = append(s.Ignored, "agent_profiles")
+		}
 	}
 	if c.OnQuestionTimeout != nil {
 		if c.OnQuestionTimeout.d <= 0 {

@@ -52,7 +52,8 @@ func TestConfigSources(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, local, s.Source, "the working folder's file comes first, and alone")
 	assert.Equal(t, 3, s.MaxQuestions, "files are not merged")
-	assert.Equal(t, 50*time.Millisecond, s.EnterDelay)
+	assert.Equal(t, DefaultEnterDelay, s.EnterDelay, "an untrusted project file does not change how panes are typed into")
+	assert.Equal(t, []string{"enter_delay"}, s.Ignored)
 }
 
 func TestConfigFileAndEnv(t *testing.T) {
@@ -191,14 +192,24 @@ func TestConfigParseDuration(t *testing.T) {
 
 func TestConfigAgentProfiles(t *testing.T) {
 	dir := t.TempDir()
-	env := func(string) string { return "" }
+	env := cfgEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()})
+	path := filepath.Join(dir, ConfigFileName)
 	write := func(body string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName), []byte(body), 0o600))
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o600))
 	}
 
 	write("agent_profiles:\n  - name: codex\n    enter_delay:\n      floor_ms: 750\n  - name: mytui\n    kind: agent\n    detect:\n      names: [mytui]\n")
 	s, err := LoadSettings(dir, env)
 	require.NoError(t, err)
+	assert.Nil(t, s.Profiles, "an untrusted project file's profiles do not apply")
+	assert.Equal(t, []string{"agent_profiles"}, s.Ignored)
+	assert.Contains(t, s.IgnoredNote(), "run 'wcomm trust "+path+"'")
+
+	_, _, err = TrustConfig(path, env, time.Now())
+	require.NoError(t, err)
+	s, err = LoadSettings(dir, env)
+	require.NoError(t, err)
+	assert.Empty(t, s.Ignored)
 	require.NotNil(t, s.Profiles)
 	require.NotNil(t, s.Profiles.Lookup("codex"))
 	assert.Equal(t, 750, s.Profiles.Lookup("codex").EnterDelay.FloorMS, "an override changes the field it names")

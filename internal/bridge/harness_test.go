@@ -24,6 +24,7 @@ import (
 // tests run the real engine.)
 type fakeEngine struct {
 	actions  []*tmuxcomm.ActionStatus
+	dead     []tmuxcomm.DeadLetter
 	mu       sync.Mutex
 	qs       []*tmuxcomm.QuestionStatus
 	attempts []tmuxcomm.AnswerOptions
@@ -83,6 +84,26 @@ func (f *fakeEngine) Actions(context.Context, tmuxcomm.ActionsOptions) ([]*tmuxc
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.actions, nil, nil
+}
+
+func (f *fakeEngine) DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []tmuxcomm.DeadLetter
+	for _, d := range f.dead {
+		if !d.At.Before(since) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// deadLetter adds a request to pane %2 that was undeliverable at at.
+func (f *fakeEngine) deadLetter(id, exchange string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dead = append(f.dead, tmuxcomm.DeadLetter{ID: id, Kind: messages.MailRequest, Pane: "%2", From: "%1", Exchange: exchange,
+		State: messages.MailUndeliverable, At: at, Detail: "pane %2 no longer exists"})
 }
 
 // approval adds a yes-no approval of action.
@@ -188,6 +209,66 @@ func envOf(m map[string]string) func(string) string {
 func tgConfig(f *chatfake.Telegram) (*messages.ChannelsConfig, func(string) string) {
 	return &messages.ChannelsConfig{Telegram: &messages.TelegramConfig{APIURL: f.Srv.URL, ChatID: f.Chat, AllowedUsers: []int64{777}}},
 		envOf(map[string]string{EnvTelegramToken: f.Token})
+}
+
+// webhookConfig is a webhook block for url.
+func webhookConfig(url string) *messages.ChannelsConfig {
+	return &messages.ChannelsConfig{Webhook: &messages.WebhookConfig{URL: url}}
+}
+
+// runTelegram runs a bridge over eng on the fake chat f, in a root of its own.
+func runTelegram(t *testing.T, f *chatfake.Telegram, eng Engine) *running {
+	t.Helper()
+	cfg, env := tgConfig(f)
+	return startHub(t, tempRoot(t), eng, cfg, env)
+}
+
+// runSlack runs a bridge over eng on the fake workspace f, in a root of its own.
+func runSlack(t *testing.T, f *chatfake.Slack, eng Engine) *running {
+	t.Helper()
+	cfg, env := slackConfig(f)
+	return startHub(t, tempRoot(t), eng, cfg, env)
+}
+
+// tgSent waits for a message the bot sent whose text passes ok, and returns that text.
+func tgSent(f *chatfake.Telegram, what string, ok func(text string) bool) string {
+	var found string
+	f.WaitFor(what, func() bool {
+		for _, s := range f.Sent {
+			if ok(s.Text) {
+				found = s.Text
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// slackThreadPost waits for a post in the thread of ts whose text holds every one of want.
+func slackThreadPost(t *testing.T, f *chatfake.Slack, ts string, want ...string) string {
+	t.Helper()
+	var found string
+	eventually(t, fmt.Sprintf("a post in thread %s saying %q", ts, want), func() bool {
+		posts, _, _ := f.Snapshot()
+		for _, q := range posts {
+			if q.ThreadTS == ts && containsAll(q.Text, want) {
+				found = q.Text
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func containsAll(s string, want []string) bool {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func tempRoot(t *testing.T) string {

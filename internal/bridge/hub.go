@@ -20,6 +20,7 @@ type Engine interface {
 	Questions(ctx context.Context, o tmuxcomm.QuestionsOptions) ([]*tmuxcomm.QuestionStatus, []string, error)
 	Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error)
 	Actions(ctx context.Context, o tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error)
+	DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []string)
 }
 
 // Hub is the bridge: it watches the root for questions, has each channel post the new ones and
@@ -44,6 +45,7 @@ type Hub struct {
 	mu      sync.Mutex
 	byID    map[string]*tmuxcomm.QuestionStatus
 	order   []string
+	dead    []tmuxcomm.DeadLetter // since the state began, oldest first (notice.go)
 	pokeCh  chan struct{}
 	started time.Time
 	// posting is held by a channel's outbound while it posts and records a post, so an answer
@@ -153,6 +155,9 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			pending, err := h.scan(ctx, full)
 			if err != nil {
 				h.logf("list questions: %v", err)
+			}
+			if full {
+				h.scanDead()
 			}
 			for _, o := range outs {
 				o.kick()
@@ -357,6 +362,28 @@ func (h *Hub) Pending() []Question {
 	return out
 }
 
+// answerData is what a button carries (Telegram's callback_data, a Slack button's value):
+// "a:TOKEN:N", option N (1-based) of the question with TOKEN. At most 64 bytes, as Telegram wants.
+func answerData(tok string, n int) string { return "a:" + tok + ":" + strconv.Itoa(n) }
+
+// pressed is the question and option number a button's data names; ok false when it names no
+// known question or no option of it.
+func (h *Hub) pressed(data string) (q Question, n int, ok bool) {
+	parts := strings.Split(data, ":")
+	if len(parts) != 3 || parts[0] != "a" {
+		return Question{}, 0, false
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return Question{}, 0, false
+	}
+	q, ok = h.ByToken(parts[1])
+	if !ok || n < 1 || n > len(q.Options) {
+		return Question{}, 0, false
+	}
+	return q, n, true
+}
+
 // ByToken finds a question by its token, open or not.
 func (h *Hub) ByToken(tok string) (Question, bool) {
 	var id string
@@ -426,12 +453,14 @@ func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
 		if res != nil && res.Question != nil && res.Question.Answer != nil {
 			r.Answer = res.Question.Answer.Answer
 			r.Next = fmt.Sprintf("worker %s", res.Question.Worker)
-			switch res.Signal {
-			case "ask":
+			switch {
+			case res.Signal == tmuxcomm.SignalAsk:
 				r.Next += " (its ask woke)"
-			case "pasted":
+			case res.Signal == tmuxcomm.SignalPasted && res.Via == tmuxcomm.ViaSocket:
+				r.Next += " (answer written to its agent's messaging socket)"
+			case res.Signal == tmuxcomm.SignalPasted:
 				r.Next += " (answer typed into its pane)"
-			case "queued":
+			case res.Signal == tmuxcomm.SignalQueued:
 				r.Next += " (answer queued for its pane)"
 			}
 			if res.Question.Action != "" {
@@ -585,8 +614,8 @@ func (b *backoff) next(after time.Duration) time.Duration {
 
 func (b *backoff) reset() { b.cur = 0 }
 
-// outbound posts one channel's new questions and closes its decided ones, in its own goroutine
-// so that a channel that is down delays no other.
+// outbound posts one channel's new questions, closes its decided ones and tells it of dead
+// letters, in its own goroutine so that a channel that is down delays no other.
 type outbound struct {
 	h    *Hub
 	c    Channel
@@ -646,9 +675,16 @@ func (o *outbound) post(ctx context.Context, q Question) error {
 	})
 }
 
-// sync posts what is pending and not yet posted here, and closes posts of decided questions.
-// It stops at the first failure, for the loop to back off.
+// sync posts what is pending and not yet posted here, closes posts of decided questions and
+// tells of dead letters. It stops at the first failure, for the loop to back off.
 func (o *outbound) sync(ctx context.Context) error {
+	if err := o.questions(ctx); err != nil {
+		return err
+	}
+	return o.notify(ctx)
+}
+
+func (o *outbound) questions(ctx context.Context) error {
 	name := o.c.Name()
 	for _, q := range o.h.Pending() {
 		if ctx.Err() != nil {

@@ -19,7 +19,7 @@ import (
 )
 
 // slackChannel is the Slack channel: each question posted to one channel, answered by a reply in
-// its thread from an allowed user, read through Socket Mode (an outgoing websocket: no inbound
+// its thread or a press of one of its buttons from an allowed user, read through Socket Mode (an outgoing websocket: no inbound
 // listener). Posting and editing use the Web API with the bot token.
 type slackChannel struct {
 	cfg      messages.SlackConfig
@@ -100,54 +100,73 @@ func (s *slackChannel) Check(ctx context.Context) []Check {
 	return append(out, Check{Channel: "slack", What: "channel (conversations.info)", OK: true, Detail: "#" + messages.SanitizeField(ch.Name)})
 }
 
-// slackEscape escapes the three characters Slack's message text gives a meaning to.
-func slackEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(messages.Sanitize(s, true))
-}
-
-func slackQuestionHead(q Question) string {
-	kind := ":question:"
-	if q.Action != "" {
-		kind = ":lock: approval of " + slackEscape(q.Action) + ":"
-	}
-	return fmt.Sprintf("%s *%s*\n`%s` · task %s · worker %s", kind, slackEscape(q.Text), slackEscape(q.Token), slackEscape(q.Task), slackEscape(q.Worker))
-}
-
+// slackQuestionText is the whole question as posted: head, context, options, how to answer.
 func slackQuestionText(q Question) string {
 	var b strings.Builder
-	b.WriteString(slackQuestionHead(q))
-	if q.Context != "" {
-		b.WriteString("\n>" + slackEscape(clip(q.Context, 300)))
-	}
-	if q.Type != messages.YesNo {
-		for i, o := range q.Options {
-			fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), slackEscape(clip(o, 150)))
-		}
-	}
+	b.WriteString(slackMarkup.body(q, ">", 300, 150))
 	if q.Action != "" {
-		b.WriteString("\nA yes records intent only: 'wcomm actions run' executes it while its fingerprint holds.")
+		b.WriteString(intentOnly)
 	}
-	b.WriteString("\nReply in this thread to answer (" + slackEscape(q.Accepted) + ").")
+	how := "Reply in this thread"
+	if len(q.Options) > 0 {
+		how = "Press an option or reply in this thread"
+	}
+	b.WriteString("\n" + how + " to answer (" + slackEscape(q.Accepted) + ").")
 	return b.String()
+}
+
+// slackBlocks is the question as Block Kit: its text, and a button per option (yes and no for
+// yes-no) whose value names the question's token and the option. Slack shows at most 25 buttons
+// in an actions block and 75 characters on a button.
+func slackBlocks(q Question, text string) []slack.Block {
+	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)}
+	var buttons []slack.BlockElement
+	for i, o := range q.Options {
+		if i == 25 {
+			break
+		}
+		label := clip(o, 60)
+		if q.Type != messages.YesNo {
+			label = messages.OptionLetter(i) + ") " + label
+		}
+		buttons = append(buttons, slack.NewButtonBlockElement(fmt.Sprintf("answer-%d", i+1), answerData(q.Token, i+1),
+			slack.NewTextBlockObject(slack.PlainTextType, label, false, false)))
+	}
+	if len(buttons) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("answers", buttons...))
+	}
+	return blocks
 }
 
 // Post posts the question to the channel; its ts names the thread answers come in.
 func (s *slackChannel) Post(ctx context.Context, q Question) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
-	_, ts, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(slackQuestionText(q), false))
+	text := slackQuestionText(q)
+	_, ts, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(slackBlocks(q, text)...))
 	if err != nil {
 		return "", s.err("chat.postMessage", err)
 	}
 	return ts, nil
 }
 
+// Notify tells the channel of a dead letter, in a message of its own.
+func (s *slackChannel) Notify(ctx context.Context, n Notice) error {
+	ctx, cancel := context.WithTimeout(ctx, s.callTO)
+	defer cancel()
+	if _, _, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(slackMarkup.notice(n), false)); err != nil {
+		return s.err("chat.postMessage", err)
+	}
+	return nil
+}
+
 // Close edits the question's message to say how it ended.
 func (s *slackChannel) Close(ctx context.Context, q Question, ref string, how Outcome) error {
 	ctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
-	text := slackQuestionHead(q) + "\n*" + slackEscape(how.Words()) + "*"
-	_, _, _, err := s.api.UpdateMessageContext(ctx, s.cfg.Channel, ref, slack.MsgOptionText(text, false))
+	text := slackMarkup.closed(q, how)
+	// An empty block list removes the buttons; without it chat.update keeps the old blocks.
+	_, _, _, err := s.api.UpdateMessageContext(ctx, s.cfg.Channel, ref, slack.MsgOptionText(text, false), slack.MsgOptionBlocks())
 	if err != nil {
 		return s.err("chat.update", err)
 	}
@@ -196,7 +215,16 @@ func (s *slackChannel) Receive(ctx context.Context) error {
 						s.message(ctx, m)
 					}
 				}
-			case socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
+			case socketmode.EventTypeInteractive:
+				if evt.Request != nil {
+					if err := sm.AckCtx(ctx, evt.Request.EnvelopeID, nil); err != nil {
+						s.hub.logf("slack: ack: %v", err)
+					}
+				}
+				if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+					s.press(ctx, cb)
+				}
+			case socketmode.EventTypeSlashCommand:
 				if evt.Request != nil {
 					_ = sm.AckCtx(ctx, evt.Request.EnvelopeID, nil)
 				}
@@ -215,47 +243,70 @@ func (s *slackChannel) message(ctx context.Context, m *slackevents.MessageEvent)
 			messages.SanitizeField(m.User), messages.SanitizeField(m.Channel), s.cfg.Channel)
 		return
 	}
-	seen := false
-	s.hub.st.view(func(st *State) { seen = slices.Contains(st.SlackSeen, m.TimeStamp) })
-	if seen {
+	if s.seen(m.TimeStamp) {
 		return // a redelivered envelope: applied once already
 	}
 	q, ok := s.hub.ByRef("slack", m.ThreadTimeStamp)
 	if !ok {
 		return // a thread that is no question of ours
 	}
-	raw := slackUnescape(strings.TrimSpace(m.Text))
+	s.answer(ctx, m.TimeStamp, m.ThreadTimeStamp, q, slackUnescape(strings.TrimSpace(m.Text)))
+}
+
+// press takes a button press on a posted question from an allowed user as its answer: the
+// button's value names the question's token and the option.
+func (s *slackChannel) press(ctx context.Context, cb slack.InteractionCallback) {
+	if cb.Type != slack.InteractionTypeBlockActions {
+		return
+	}
+	channel, ts := cb.Channel.ID, cb.Container.MessageTs
+	if channel == "" {
+		channel = cb.Container.ChannelID
+	}
+	if ts == "" {
+		ts = cb.Message.Timestamp
+	}
+	if channel != s.cfg.Channel || !slices.Contains(s.cfg.AllowedUsers, cb.User.ID) {
+		s.hub.logf("slack: ignored a button press from user %s in channel %s (not an allowed user of channel %s)",
+			messages.SanitizeField(cb.User.ID), messages.SanitizeField(channel), s.cfg.Channel)
+		return
+	}
+	for _, a := range cb.ActionCallback.BlockActions {
+		key := "press:" + a.ActionTs
+		if a.ActionTs == "" || s.seen(key) {
+			continue // a redelivered envelope: applied once already
+		}
+		q, n, ok := s.hub.pressed(a.Value)
+		if !ok || s.hub.PostRef("slack", q.ID) != ts {
+			continue // a button of no question of ours, or of another post
+		}
+		s.answer(ctx, key, ts, q, q.Options[n-1])
+	}
+}
+
+// seen reports whether the message or press key was handled already.
+func (s *slackChannel) seen(key string) bool {
+	seen := false
+	s.hub.st.view(func(st *State) { seen = slices.Contains(st.SlackSeen, key) })
+	return seen
+}
+
+// answer gives raw as the answer to q, records key as handled, and says in the question's
+// thread what became of it.
+func (s *slackChannel) answer(ctx context.Context, key, thread string, q Question, raw string) {
 	r := s.hub.Answer(ctx, "slack", q.ID, raw)
 	if err := s.hub.st.update(func(st *State) {
-		st.SlackSeen = append(st.SlackSeen, m.TimeStamp)
+		st.SlackSeen = append(st.SlackSeen, key)
 		if len(st.SlackSeen) > 200 {
 			st.SlackSeen = st.SlackSeen[len(st.SlackSeen)-200:]
 		}
 	}); err != nil {
 		s.hub.logf("slack: save state: %v", err)
 	}
-	var text string
-	switch {
-	case r.Accepted:
-		text = fmt.Sprintf(":white_check_mark: *%s* · `%s` · source slack · next: %s", slackEscape(r.Answer), slackEscape(q.Token), slackEscape(r.Next))
-		if q.Request != "" {
-			text += " · request " + slackEscape(q.Request)
-		}
-	case r.Stale:
-		text = ":hourglass: stale: " + slackEscape(errText(r.Err))
-	case r.Invalid:
-		text = fmt.Sprintf(":x: not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(q.Token), slackEscape(q.Accepted))
-	default:
-		text = ":warning: not recorded: " + slackEscape(errText(r.Err))
-	}
+	text := slackMarkup.reply(q, r, fmt.Sprintf("%s is not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(raw), slackEscape(q.Token), slackEscape(q.Accepted)))
 	cctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
-	if _, _, err := s.api.PostMessageContext(cctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(m.ThreadTimeStamp)); err != nil {
+	if _, _, err := s.api.PostMessageContext(cctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(thread)); err != nil {
 		s.hub.logf("slack: confirm in thread: %v", s.err("chat.postMessage", err))
 	}
-}
-
-// slackUnescape undoes Slack's escaping of what a person typed.
-func slackUnescape(s string) string {
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
 }

@@ -42,6 +42,10 @@ type State struct {
 	// SlackSeen are the ids of the last Slack messages handled (Slack redelivers an envelope
 	// whose ack it missed).
 	SlackSeen []string `json:"slack_seen,omitempty"`
+	// NoticesSince is when the state began: dead letters that ended before it are not told.
+	NoticesSince time.Time `json:"notices_since"`
+	// Notices by channel, then mail id: when each dead letter was told there.
+	Notices map[string]map[string]time.Time `json:"notices,omitempty"`
 }
 
 // store is the state in memory with its file, safe for the bridge's goroutines.
@@ -72,6 +76,15 @@ func openStore(root string) (*store, error) {
 	}
 	if st.s.Tokens == nil {
 		st.s.Tokens = map[string]string{}
+	}
+	if st.s.Notices == nil {
+		st.s.Notices = map[string]map[string]time.Time{}
+	}
+	if st.s.NoticesSince.IsZero() {
+		st.s.NoticesSince = time.Now().UTC()
+		if err := st.saveLocked(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", st.path, err)
+		}
 	}
 	return st, nil
 }

@@ -83,6 +83,14 @@ func (t *telegram) Post(ctx context.Context, q Question) (string, error) {
 	return strconv.FormatInt(m.MessageID, 10), nil
 }
 
+// Notify tells the chat of a dead letter, in one message of its own.
+func (t *telegram) Notify(ctx context.Context, n Notice) error {
+	cctx, cancel := t.ctx(ctx)
+	defer cancel()
+	_, err := t.c.send(cctx, tgSend{ChatID: t.cfg.ChatID, Text: tgMarkup.notice(n), ParseMode: "HTML"})
+	return err
+}
+
 // Close edits the question's message to say how it ended; the edit drops its buttons.
 func (t *telegram) Close(ctx context.Context, q Question, ref string, how Outcome) error {
 	id, err := strconv.ParseInt(ref, 10, 64)
@@ -91,7 +99,7 @@ func (t *telegram) Close(ctx context.Context, q Question, ref string, how Outcom
 	}
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
-	text := tgQuestionHead(q) + "\n<b>" + tgEscape(how.Words()) + "</b>"
+	text := tgMarkup.closed(q, how)
 	return t.c.edit(cctx, tgEdit{ChatID: t.cfg.ChatID, MessageID: id, Text: text, ParseMode: "HTML"})
 }
 
@@ -173,22 +181,11 @@ func (t *telegram) handle(ctx context.Context, u tgUpdate) {
 	}
 }
 
-// callback_data is "a:TOKEN:N": option N (1-based) of the question with TOKEN.
-func tgCallbackData(tok string, n int) string { return "a:" + tok + ":" + strconv.Itoa(n) }
-
 func (t *telegram) callback(ctx context.Context, cb *tgCallback) {
-	parts := strings.Split(cb.Data, ":")
 	var r Reply
-	var q Question
-	ok := false
-	if len(parts) == 3 && parts[0] == "a" {
-		n, err := strconv.Atoi(parts[2])
-		q, ok = t.hub.ByToken(parts[1])
-		if ok && err == nil && n >= 1 && n <= len(q.Options) {
-			r = t.hub.Answer(ctx, "telegram", q.ID, q.Options[n-1])
-		} else {
-			ok = false
-		}
+	q, n, ok := t.hub.pressed(cb.Data)
+	if ok {
+		r = t.hub.Answer(ctx, "telegram", q.ID, q.Options[n-1])
 	}
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
@@ -209,16 +206,8 @@ func (t *telegram) callback(ctx context.Context, cb *tgCallback) {
 		t.hub.logf("telegram: answerCallbackQuery: %v", err)
 	}
 	if ok {
-		t.reply(ctx, cb.Message.MessageID, q, r, tgOptionWord(q, cb.Data))
+		t.reply(ctx, cb.Message.MessageID, q, r, q.Options[n-1])
 	}
-}
-
-func tgOptionWord(q Question, data string) string {
-	parts := strings.Split(data, ":")
-	if n, err := strconv.Atoi(parts[len(parts)-1]); err == nil && n >= 1 && n <= len(q.Options) {
-		return q.Options[n-1]
-	}
-	return data
 }
 
 // tgCommandRe reads "/word_TOKEN" with an optional "@BotName".
@@ -338,20 +327,7 @@ func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
 // reply tells the person what became of an answer: one compact confirmation, the reason it is
 // stale, or the accepted forms of an invalid one.
 func (t *telegram) reply(ctx context.Context, to int64, q Question, r Reply, raw string) {
-	var text string
-	switch {
-	case r.Accepted:
-		text = fmt.Sprintf("✅ <b>%s</b> · %s · source telegram · next: %s", tgEscape(r.Answer), tgEscape(q.Token), tgEscape(r.Next))
-		if q.Request != "" {
-			text += " · request " + tgEscape(q.Request)
-		}
-	case r.Stale:
-		text = "⏱ stale: " + tgEscape(errText(r.Err))
-	case r.Invalid:
-		text = fmt.Sprintf("❌ %q is not an answer to %s. Accepted: %s%s", tgEscape(raw), tgEscape(q.Token), tgEscape(q.Accepted), tgEscape(tgForms(q)))
-	default:
-		text = "⚠️ not recorded: " + tgEscape(errText(r.Err))
-	}
+	text := tgMarkup.reply(q, r, fmt.Sprintf("%q is not an answer to %s. Accepted: %s%s", tgEscape(raw), tgEscape(q.Token), tgEscape(q.Accepted), tgEscape(tgForms(q))))
 	t.say(ctx, to, text)
 }
 

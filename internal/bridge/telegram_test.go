@@ -53,8 +53,7 @@ func TestTelegramPostsCompactEscapedQuestionWithButtons(t *testing.T) {
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
 	yid := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 
 	m := questionMsg(t, f, "a1b2")
 	// The fake parsed the HTML as Telegram does: the text arrives as written.
@@ -89,8 +88,7 @@ func TestTelegramButtonPressAnswersAcknowledgesAndConfirms(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 	m := questionMsg(t, f, "a1b2")
 
 	f.Press(777, f.Chat, m.ID, "a:a1b2:2")
@@ -119,8 +117,7 @@ func TestTelegramTokenizedCommandsWithBotSuffix(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runTelegram(t, f, eng)
 	m := questionMsg(t, f, "c3d4")
 
 	// A command addressed to another bot in the group is not ours.
@@ -129,14 +126,7 @@ func TestTelegramTokenizedCommandsWithBotSuffix(t *testing.T) {
 	eventually(t, "the answer recorded", func() bool { return eng.answer(id) != nil })
 	assert.Equal(t, "yes", eng.answer(id).Answer)
 	assert.Equal(t, "/yes_c3d4@wcomm_test_bot"[1:4], eng.answer(id).Raw)
-	f.WaitFor("the compact confirmation", func() bool {
-		for _, s := range f.Sent {
-			if strings.HasPrefix(s.Text, "✅ yes · c3d4 · source telegram") {
-				return true
-			}
-		}
-		return false
-	})
+	tgSent(f, "the compact confirmation", func(s string) bool { return strings.HasPrefix(s, "✅ yes · c3d4 · source telegram") })
 	assert.Equal(t, 1, eng.attemptCount(), "the other bot's command was not taken: %s", r.log)
 	_ = m
 }
@@ -145,8 +135,7 @@ func TestTelegramReplyToTheQuestionAnswersIt(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(numberedQ, "a1b2")
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 	m := questionMsg(t, f, "a1b2")
 	f.Say(777, f.Chat, "B", m.ID)
 	eventually(t, "the answer recorded", func() bool { return eng.answer(id) != nil })
@@ -159,19 +148,13 @@ func TestTelegramInvalidAnswerGetsAcceptedFormsAndStaysOpen(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 	m := questionMsg(t, f, "c3d4")
-	reply := f.Say(777, f.Chat, "maybe <later>", m.ID)
-	_ = reply
-	f.WaitFor("the accepted forms", func() bool {
-		for _, s := range f.Sent {
-			if strings.Contains(s.Text, "is not an answer to c3d4") {
-				return strings.Contains(s.Text, "yes or no") && strings.Contains(s.Text, "/yes_c3d4") && strings.Contains(s.Text, "maybe <later>")
-			}
-		}
-		return false
-	})
+	f.Say(777, f.Chat, "maybe <later>", m.ID)
+	forms := tgSent(f, "the accepted forms", func(s string) bool { return strings.Contains(s, "is not an answer to c3d4") })
+	for _, want := range []string{"yes or no", "/yes_c3d4", "maybe <later>"} {
+		assert.Contains(t, forms, want)
+	}
 	assert.Nil(t, eng.answer(id), "the question stays open")
 	f.Say(777, f.Chat, "no", m.ID)
 	eventually(t, "a valid answer after the invalid one", func() bool { return eng.answer(id) != nil })
@@ -182,8 +165,7 @@ func TestTelegramStrangersChangeNothingAndLearnNothing(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runTelegram(t, f, eng)
 	m := questionMsg(t, f, "c3d4")
 	before := len(f.SentMsgs())
 
@@ -210,8 +192,7 @@ func TestTelegramLateAnswerIsStaleAndTheChatIsToldWhoWon(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 	m := questionMsg(t, f, "c3d4")
 	// The local console answers first.
 	_, err := eng.Answer(context.Background(), tmuxcommAnswer(id, "no", "local"))
@@ -220,14 +201,7 @@ func TestTelegramLateAnswerIsStaleAndTheChatIsToldWhoWon(t *testing.T) {
 		return strings.Contains(f.Msgs[m.ID].Text, "answered: no (source local)") && len(f.Msgs[m.ID].Keyboard) == 0
 	})
 	f.Say(777, f.Chat, "/yes_c3d4", 0)
-	f.WaitFor("told it is stale", func() bool {
-		for _, s := range f.Sent {
-			if strings.HasPrefix(s.Text, "⏱ stale") && strings.Contains(s.Text, "source local") {
-				return true
-			}
-		}
-		return false
-	})
+	tgSent(f, "told it is stale", func(s string) bool { return strings.HasPrefix(s, "⏱ stale") && strings.Contains(s, "source local") })
 	assert.Equal(t, "no", eng.answer(id).Answer, "the first answer stands")
 	assert.Equal(t, "local", eng.answer(id).Source)
 }
@@ -236,8 +210,7 @@ func TestTelegramHelpPendingDetails(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	eng.add(numberedQ, "a1b2")
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 	questionMsg(t, f, "a1b2")
 	reply := func(cmd string) string {
 		n := len(f.SentMsgs())
@@ -288,11 +261,14 @@ func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), dst.Mode().Perm())
 
+	sent := len(f.SentMsgs())
 	r2 := startHub(t, root, eng, cfg, env)
 	// A new update shows the second bridge is polling past the old ones.
 	f.Say(777, f.Chat, "B", questionMsg(t, f, "a1b2").ID)
 	eventually(t, "the second bridge's answer", func() bool { return eng.answer(other) != nil })
+	tgSent(f, "the second bridge's confirmation", func(s string) bool { return strings.HasPrefix(s, "✅ old cache · a1b2") })
 	assert.Equal(t, posts, countPosts(f), "no question posted again: %s", r2.log)
+	assert.Len(t, f.SentMsgs(), sent+1, "the second bridge said nothing but its confirmation: no summary of old questions")
 	assert.Equal(t, attempts+1, eng.attemptCount(), "no old update applied again")
 }
 
@@ -312,8 +288,7 @@ func TestTelegramServiceDownThenBackPostsWithBackoff(t *testing.T) {
 	f.FailNext("sendMessage", http.StatusInternalServerError, http.StatusTooManyRequests, http.StatusBadGateway)
 	f.FailNext("getUpdates", http.StatusBadGateway)
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runTelegram(t, f, eng)
 	// While the service fails, answering locally works as before.
 	_, err := eng.Answer(context.Background(), tmuxcommAnswer(eng.add(numberedQ, "a1b2"), "A", "local"))
 	require.NoError(t, err)
@@ -374,8 +349,7 @@ func TestTelegramApprovalRecordsIntentOnlyAndPendingListsApprovals(t *testing.T)
 	id := eng.approval("publish", "e5f6")
 	eng.actions = []*tmuxcomm.ActionStatus{{ID: "task-8.q1-0001", Status: tmuxcomm.ActionApproved}}
 	eng.actions[0].Action = "deploy"
-	cfg, env := tgConfig(f)
-	startHub(t, tempRoot(t), eng, cfg, env)
+	runTelegram(t, f, eng)
 	m := questionMsg(t, f, "e5f6")
 	assert.Contains(t, m.Text, "approval of publish")
 	assert.Contains(t, m.Text, "records intent only")
@@ -390,14 +364,8 @@ func TestTelegramApprovalRecordsIntentOnlyAndPendingListsApprovals(t *testing.T)
 	f.Say(777, f.Chat, "/yes_e5f6", 0)
 	eventually(t, "the approval recorded", func() bool { return eng.answer(id) != nil })
 	assert.Equal(t, "yes", eng.answer(id).Answer)
-	f.WaitFor("the confirmation saying intent only", func() bool {
-		for _, s := range f.Sent {
-			if strings.HasPrefix(s.Text, "✅ yes · e5f6") {
-				return strings.Contains(s.Text, "approval recorded as intent: 'wcomm actions run' executes it while its fingerprint holds")
-			}
-		}
-		return false
-	})
+	confirm := tgSent(f, "the confirmation", func(s string) bool { return strings.HasPrefix(s, "✅ yes · e5f6") })
+	assert.Contains(t, confirm, "approval recorded as intent: 'wcomm actions run' executes it while its fingerprint holds")
 }
 
 func TestTelegramServiceThatHangsIsTimedOutAndPostedLater(t *testing.T) {
@@ -407,8 +375,7 @@ func TestTelegramServiceThatHangsIsTimedOutAndPostedLater(t *testing.T) {
 	f.HangNext("sendMessage", 1)
 	eng := &fakeEngine{}
 	eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runTelegram(t, f, eng)
 	questionMsg(t, f, "c3d4")
 	assert.Contains(t, r.log.String(), "telegram sendMessage: timed out")
 	assert.NotContains(t, r.log.String(), f.Token)

@@ -8,22 +8,6 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// tgEscape escapes text for Telegram's HTML parse mode, which refuses a message with a stray
-// '<' or '&': "Store<User> & co" must arrive as written. Control characters are dropped (text
-// from a worker is not trusted); new lines stay.
-func tgEscape(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
-}
-
 // clip shortens s to n runes on one line.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -55,28 +39,11 @@ func tgCommandAnswers(q Question) []string {
 	return nil
 }
 
-// tgQuestionHead is the question and its token, the part kept when the message is edited.
-func tgQuestionHead(q Question) string {
-	kind := "❓"
-	if q.Action != "" {
-		kind = "🔐 approval of " + tgEscape(q.Action) + ":"
-	}
-	return fmt.Sprintf("%s <b>%s</b>\n<code>%s</code> · task %s · worker %s", kind, tgEscape(q.Text), tgEscape(q.Token), tgEscape(q.Task), tgEscape(q.Worker))
-}
-
 // tgQuestionText is the whole compact question: head, short context, options, the tokenized
 // answers and how to see more.
 func tgQuestionText(q Question) string {
 	var b strings.Builder
-	b.WriteString(tgQuestionHead(q))
-	if q.Context != "" {
-		b.WriteString("\n" + tgEscape(clip(q.Context, 200)))
-	}
-	if q.Type != messages.YesNo {
-		for i, o := range q.Options {
-			fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), tgEscape(clip(o, 100)))
-		}
-	}
+	b.WriteString(tgMarkup.body(q, "", 200, 100))
 	var cmds []string
 	for _, a := range tgCommandAnswers(q) {
 		cmds = append(cmds, "/"+a+"_"+q.Token)
@@ -85,7 +52,7 @@ func tgQuestionText(q Question) string {
 		b.WriteString("\n" + strings.Join(cmds, "  "))
 	}
 	if q.Action != "" {
-		b.WriteString("\nA yes records intent only: 'wcomm actions run' executes it while its fingerprint holds.")
+		b.WriteString(intentOnly)
 	}
 	b.WriteString("\nReply to this message to answer · /details_" + q.Token)
 	return b.String()
@@ -103,7 +70,7 @@ func tgButtons(q Question) *tgKeyboard {
 		if q.Type != messages.YesNo {
 			label = messages.OptionLetter(i) + ") " + label
 		}
-		row = append(row, tgButton{Text: label, CallbackData: tgCallbackData(q.Token, i+1)})
+		row = append(row, tgButton{Text: label, CallbackData: answerData(q.Token, i+1)})
 		// Short labels share a row; long ones get their own, so they are readable on a phone.
 		if len(row) == 3 || len([]rune(label)) > 12 {
 			k.Rows = append(k.Rows, row)
@@ -131,7 +98,7 @@ func tgForms(q Question) string {
 // tgDetails is /details_TOKEN: that question's whole context and options, nothing else.
 func tgDetails(q Question) string {
 	var b strings.Builder
-	b.WriteString(tgQuestionHead(q))
+	b.WriteString(tgMarkup.head(q))
 	fmt.Fprintf(&b, "\nid %s · asked %s", tgEscape(q.ID), q.AskedAt.Local().Format("2006-01-02 15:04"))
 	if q.Request != "" {
 		b.WriteString(" · request " + tgEscape(q.Request))

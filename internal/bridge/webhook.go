@@ -41,7 +41,12 @@ type WebhookPayload struct {
 // Post sends the question once; the bridge records that it did, so a restart does not post it
 // again.
 func (w *webhook) Post(ctx context.Context, q Question) (string, error) {
-	body, err := json.Marshal(WebhookPayload{Event: "question", Question: q, Answer: "wcomm answer " + q.ID + " ANSWER"})
+	return w.send(ctx, WebhookPayload{Event: "question", Question: q, Answer: "wcomm answer " + q.ID + " ANSWER"})
+}
+
+// send posts v as JSON; a 429 says when to try again.
+func (w *webhook) send(ctx context.Context, v any) (string, error) {
+	body, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
@@ -69,6 +74,13 @@ func (w *webhook) Post(ctx context.Context, q Question) (string, error) {
 		return "", fmt.Errorf("webhook: HTTP %d", resp.StatusCode)
 	}
 	return "posted", nil
+}
+
+// Notify posts a dead letter as one JSON object (event "dead-letter"); the bridge records that
+// it did, so a restart does not post it again.
+func (w *webhook) Notify(ctx context.Context, n Notice) error {
+	_, err := w.send(ctx, n)
+	return err
 }
 
 // Close does nothing: a webhook post cannot be changed.

@@ -70,8 +70,7 @@ func TestStateForgetsQuestionsGoneFromTheRoot(t *testing.T) {
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.add(yesNoQ, "c3d4")
-	cfg, env := tgConfig(f)
-	r := startHub(t, tempRoot(t), eng, cfg, env)
+	r := runTelegram(t, f, eng)
 	questionMsg(t, f, "c3d4")
 	eventually(t, "the post recorded", func() bool { return r.hub.PostRef("telegram", id) != "" })
 	eng.mu.Lock()

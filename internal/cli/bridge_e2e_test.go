@@ -5,6 +5,7 @@ package cli
 // service's documentation says.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -82,6 +84,10 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	m, tok := c.post("Should the auth module use bcrypt or argon2?")
 	assert.Contains(t, m.Text, tok)
 	assert.True(t, lockfile.Running(c.root), "a bridge runs for the root")
+	argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", lockfile.PID(c.root)))
+	require.NoError(t, err)
+	assert.Contains(t, string(argv), "--idle-exit")
+	assert.NotContains(t, string(argv), c.tg.Token, "no secret in the started bridge's argv")
 
 	// A stranger's press changes nothing; the allowed user's press answers.
 	c.tg.Press(999, c.tg.Chat, m.ID, "a:"+tok+":1")
@@ -189,4 +195,78 @@ func TestE2EBridgeDoctorAndTokenFile(t *testing.T) {
 	ok := c.as("", env, "doctor", "--json")
 	assert.NotContains(t, ok.stdout, "FAILED")
 	assert.Contains(t, ok.stdout, `"ok": true`)
+}
+
+// TestE2EBridgeMCPAsk: an ask through the MCP server's ask tool starts the bridge as the
+// command's ask does (the front door's StartBridge serves both faces): the question reaches the
+// fake chat, and an answer there wakes the tool call.
+func TestE2EBridgeMCPAsk(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	c.send(c.orch, c.worker, "implement the auth module")
+	mc := c.mcpClient(c.worker, c.env...)
+
+	type called struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan called, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res, err := mc.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{
+			"task": "task-5", "question": "Should the auth module use bcrypt or argon2?",
+			"context": "The plan names no hash.", "options": []string{"Use bcrypt", "Use argon2"},
+		}})
+		done <- called{res, err}
+	}()
+
+	m, tok := c.post("Should the auth module use bcrypt or argon2?")
+	assert.True(t, lockfile.Running(c.root), "the MCP ask started a bridge for the root")
+	c.tg.Press(777, c.tg.Chat, m.ID, "a:"+tok+":2")
+	var got called
+	select {
+	case got = <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("the MCP ask did not wake; server stderr:\n%s", mc.stderr)
+	}
+	require.NoError(t, got.err, "server stderr:\n%s", mc.stderr)
+	require.False(t, got.res.IsError, "%s", text(got.res))
+	assert.Contains(t, text(got.res), "ANSWER: Use argon2")
+	q := c.question("task-5")
+	require.NotNil(t, q.Answer)
+	assert.Equal(t, "telegram", q.Answer.Source)
+	assert.Contains(t, c.sentText("✅"), "source telegram")
+	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
+}
+
+// TestE2EBridgeDeadLetterTold: a request whose pane stays busy past its time to live is
+// dead-lettered by its deliverer, and the running bridge tells the chat once, with the command
+// that re-sends it.
+func TestE2EBridgeDeadLetterTold(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	fg := c.startAs("", nil, "bridge")
+	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root) || fg.exited() }, "the bridge to take its lock")
+	require.False(t, fg.exited(), "%s", fg.res)
+	busy := c.bashPane("")
+	c.startJob(busy, "sleep 60", "sleep")
+	r := c.as(c.orch, []string{"WCOMM_MAIL_TTL=1s"}, "send", "--to", busy, "--", "a task that waits too long")
+	requireCode(t, 0, r)
+	id := strings.Fields(r.stdout)[0]
+	notice := c.sentText("📭")
+	assert.Contains(t, notice, "not delivered (expired): request "+id+" for pane "+busy)
+	assert.Contains(t, notice, "wcomm send --resend "+id)
+	require.NoError(t, fg.cmd.Process.Signal(os.Interrupt))
+	requireCode(t, 0, fg.wait(t, 20*time.Second))
+	c.tg.Mu.Lock()
+	defer c.tg.Mu.Unlock()
+	n := 0
+	for _, m := range c.tg.Sent {
+		if strings.HasPrefix(m.Text, "📭") {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "told once")
+	c.tmux("send-keys", "-t", busy, "C-c")
 }

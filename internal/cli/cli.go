@@ -35,6 +35,8 @@ type cli struct {
 	// mcp serves MCP for the 'mcp' command in the program that links the server (RunMCP); nil in
 	// wcomm, whose 'mcp' hands over to that program.
 	mcp MCPServe
+
+	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -84,7 +86,7 @@ func (c *cli) door() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey:        tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		SpawnDeliverer: c.spawnDeliverer(root)}
+		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root)}
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay
@@ -92,11 +94,21 @@ func (c *cli) door() *tmuxcomm.Door {
 // it). Commands that work with exchanges have refused a settings file that does not load before
 // they get here (runCommand); the others (doctor, completion) go on with the defaults.
 func (c *cli) engine() *tmuxcomm.Engine {
-	e, _, err := c.door().Engine()
+	e, s, err := c.door().Engine()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %v; using the default settings\n", err)
 	}
+	c.warnIgnored(s)
 	return e
+}
+
+// warnIgnored says, once per invocation, what an untrusted project settings file declared that
+// wcomm ignores, and how to trust it: whoever runs a command there expects the file to apply.
+func (c *cli) warnIgnored(s tmuxcomm.Settings) {
+	if note := s.IgnoredNote(); note != "" && !c.warnedIgnored {
+		c.warnedIgnored = true
+		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", note)
+	}
 }
 
 // settings are the settings file and environment that apply in the working folder.

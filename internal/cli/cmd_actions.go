@@ -80,9 +80,7 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		if err != nil {
 			return err
 		}
-		if note := s.IgnoredNote(); note != "" {
-			fmt.Fprintf(c.stderr, "wcomm actions: %s\n", note)
-		}
+		c.warnIgnored(s)
 		e := c.engine()
 		opts := tmuxcomm.ActionsOptions{Getenv: c.getenv, ID: *id}
 		if *id != "" {

@@ -76,7 +76,6 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			// The wait is bounded as a blocking ask is (flag, else environment, else settings),
 			// from now: a question asked non-blocking never expires by its age.
-			c.startBridge(s)
 			res, err := e.WaitQuestions(c.ctx, tmuxcomm.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
 			return c.askOutput(res, err)
 		}
@@ -159,9 +158,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return nil
 		}
-		if note := s.IgnoredNote(); note != "" {
-			fmt.Fprintf(c.stderr, "wcomm ask: %s\n", note)
-		}
+		c.warnIgnored(s)
 		var intent *messages.Intent
 		if *action != "" {
 			intent, err = e.PrepareIntent(c.ctx, tmuxcomm.IntentOptions{Action: *action, Settings: s, Targets: targets,
@@ -170,7 +167,6 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 				return judged(err)
 			}
 		}
-		c.startBridge(s)
 		res, err := e.Ask(c.ctx, tmuxcomm.AskOptions{
 			Questions: qs, Exchange: *exchange, To: *to, Wait: u == messages.Blocking, Timeout: timeout,
 			AutoAnswer: *auto, MaxQuestions: s.MaxQuestions, BindGit: *bindGit, Dir: workdir,

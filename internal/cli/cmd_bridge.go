@@ -66,10 +66,11 @@ func init() {
 		Summary: "carry questions to Telegram, Slack or a webhook and take answers from there",
 		Help: `Runs every channel of the settings' channels block (telegram, slack, webhook) in the foreground
 until SIGINT or SIGTERM. Each new question is posted (Telegram: compact, a button per option,
-/yes_TOKEN and /no_TOKEN for yes-no; Slack: a message whose thread takes the answer; webhook: one
+/yes_TOKEN and /no_TOKEN for yes-no; Slack: a button per option, and its thread takes a reply; webhook: one
 JSON POST). An answer from an allowed user in the configured chat goes through the same path as
 'wcomm answer' with --source telegram or slack: the first valid answer from anywhere wins, a later
-one is told it is stale. A question answered elsewhere is marked answered in the chat. What was
+one is told it is stale. A question answered elsewhere is marked answered in the chat. A message
+dead-lettered (expired or undeliverable) is told once, with the command that re-sends it. What was
 posted and the update offsets are kept in the root's .bridge folder, so a restart posts nothing
 twice and applies no update twice. One bridge runs per root; a second one says which process runs
 it and exits 1. When channels are configured, an ask starts a bridge itself if none runs; that one
@@ -209,20 +210,18 @@ func (c *cli) execBridge(args ...string) error {
 	return nil // not reached
 }
 
-// startBridge starts a bridge detached for this root when channels are configured and no bridge
-// runs, so a question reaches the chat without anyone having started one. Its diagnostics go to
-// bridge.log in the root's .bridge folder. A failure only warns: the question still reaches the
-// orchestrator's pane.
-func (c *cli) startBridge(s tmuxcomm.Settings) {
-	if !s.Channels.Any() {
-		return
-	}
-	root, err := filepath.Abs(c.rootDir())
-	if err != nil || lockfile.Running(root) {
-		return
-	}
-	if err := c.spawnBridge(root); err != nil {
-		fmt.Fprintf(c.stderr, "wcomm ask: warning: could not start the bridge to your channels (%v); run 'wcomm bridge'\n", err)
+// bridgeStarter is the front door's StartBridge: it starts a bridge detached for this root when
+// none runs, so a question reaches the chat without anyone having started one, whichever face
+// (an ask or the MCP server's ask tool) asked it. The engine calls it only when channels are
+// configured, and turns a failure into a warning: the question still reaches the orchestrator's
+// pane. The bridge's diagnostics go to bridge.log in the root's .bridge folder.
+func (c *cli) bridgeStarter(root string) func() error {
+	return func() error {
+		abs, err := filepath.Abs(root)
+		if err != nil || lockfile.Running(abs) {
+			return err
+		}
+		return c.spawnBridge(abs)
 	}
 }
 

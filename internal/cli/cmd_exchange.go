@@ -65,7 +65,14 @@ send exits 0 once the message is submitted or queued.`,
 					e := c.engine()
 					mq.apply(e)
 					x, err := e.Resend(c.ctx, *resend, *agent)
-					return c.reportSent(x, err, *wait, timeout, e)
+					if err != nil {
+						// Not reportSent's "send --resend ID delivers it again": that is this call.
+						if x != nil && !c.json {
+							fmt.Fprintf(c.stderr, "wcomm send: the request stays kept at %s; 'wcomm show %s' shows its delivery log\n", x.RequestPath, x.ID)
+						}
+						return err
+					}
+					return c.reportSent(x, nil, *wait, timeout, e)
 				}
 				if *to == "" {
 					return usagef("send needs --to TARGET")
@@ -128,11 +135,9 @@ Exit 3 on timeout.`,
 				if timeout > 0 {
 					timeout = max(timeout-time.Since(start), time.Millisecond)
 				}
-				x, err := e.Await(c.ctx, ref, timeout)
-				if err != nil {
-					return err
-				}
-				return c.printResponse(x)
+				// Printed before it is recorded as read: output that fails leaves it unread.
+				_, err := e.AwaitThen(c.ctx, ref, timeout, c.printResponse)
+				return err
 			}
 		},
 	})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -92,6 +93,7 @@ and it exits 0.`,
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			server := fs.String("server", "", "the tmux server's key (PID-STARTTIME)")
 			pane := fs.String("pane", "", "the pane")
+			guard := fs.Int("guard", 0, "watch this process's delivery; deliver only should it die before recording it")
 			return func(args []string) error {
 				if *server == "" || *pane == "" || len(args) > 0 {
 					return usagef("__deliver needs --server KEY --pane %%N")
@@ -102,6 +104,9 @@ and it exits 0.`,
 				}
 				e := c.engine()
 				e.SpawnDeliverer = nil
+				if *guard > 0 {
+					return e.GuardDelivery(c.ctx, *server, p, *guard)
+				}
 				return e.RunDeliverer(c.ctx, *server, p)
 			}
 		},
@@ -113,31 +118,43 @@ and it exits 0.`,
 // command's process group reaches it. Its diagnostics go to deliverer.log in the outbox folder.
 func (c *cli) spawnDeliverer(root string) func(server, socket string, pane messages.PaneID) error {
 	return func(server, socket string, pane messages.PaneID) error {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		abs, err := filepath.Abs(root)
-		if err != nil {
-			return err
-		}
-		args := []string{"__deliver", "--root", abs, "--server", server, "--pane", string(pane)}
-		if socket != "" {
-			args = append(args, "-S", socket)
-		}
-		cmd := exec.Command(exe, args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if log, err := tmuxcomm.OpenDelivererLog(abs, server, pane); err == nil {
-			defer log.Close()
-			cmd.Stderr = log
-		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		// Reaped when it ends, should this process still run then (send --wait, ask).
-		go cmd.Wait()
-		return nil
+		return spawnDeliver(root, server, socket, pane)
 	}
+}
+
+// spawnGuard starts 'wcomm __deliver --guard PID' for a pane, detached as spawnDeliverer's.
+func (c *cli) spawnGuard(root string) func(server, socket string, pane messages.PaneID, pid int) error {
+	return func(server, socket string, pane messages.PaneID, pid int) error {
+		return spawnDeliver(root, server, socket, pane, "--guard", strconv.Itoa(pid))
+	}
+}
+
+// spawnDeliver starts 'wcomm __deliver' with extra arguments, detached.
+func spawnDeliver(root, server, socket string, pane messages.PaneID, extra ...string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"__deliver", "--root", abs, "--server", server, "--pane", string(pane)}, extra...)
+	if socket != "" {
+		args = append(args, "-S", socket)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if log, err := tmuxcomm.OpenDelivererLog(abs, server, pane); err == nil {
+		defer log.Close()
+		cmd.Stderr = log
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// Reaped when it ends, should this process still run then (send --wait, ask).
+	go cmd.Wait()
+	return nil
 }
 
 // printInbox prints an inbox: one block per message, its text last.
@@ -190,24 +207,31 @@ func (c *cli) runHook(agent string) error {
 		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), agent)
 	}
 	e := c.engine()
-	res, err := e.Inbox(c.ctx, tmuxcomm.InboxOptions{Take: true, Via: "hook"})
-	if err != nil {
-		return err
-	}
-	if res.Taken == 0 {
+	// The output is the delivery: the mail ends as delivered via the hook only once the agent
+	// has been handed it.
+	show := func(items []tmuxcomm.InboxItem) error {
+		var b strings.Builder
+		b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
+		for _, it := range items {
+			b.WriteString("\n" + messages.Sanitize(it.Text, true))
+		}
+		out, err := hookOutput(ev.Event, kind, b.String())
+		if err != nil {
+			return err
+		}
+		if _, err := c.stdout.Write(append(out, '\n')); err != nil {
+			return fmt.Errorf("write the hook's output: %w", err)
+		}
 		return nil
 	}
-	var b strings.Builder
-	b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
-	for _, it := range res.Items {
-		b.WriteString("\n" + messages.Sanitize(it.Text, true))
-	}
-	out, err := hookOutput(ev.Event, kind, b.String())
+	res, err := e.Inbox(c.ctx, tmuxcomm.InboxOptions{Take: true, Via: "hook", Show: show})
 	if err != nil {
 		return err
 	}
-	_, err = c.stdout.Write(append(out, '\n'))
-	return err
+	for _, p := range res.Problems {
+		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(p))
+	}
+	return nil
 }
 
 // hookKind says whether an agent's event comes before a turn ("prompt") or at its end ("stop").
@@ -281,8 +305,12 @@ func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout tim
 	// By path, not by id: ids have 16 random bits per second, and another exchange with
 	// the same id would be found first (TestSendWaitIDCollision).
 	e.LeanAwait = !c.json // only the response is printed
-	done, err := e.Await(c.ctx, x.ResponsePath, timeout)
-	if err != nil {
+	printed := false
+	_, err = e.AwaitThen(c.ctx, x.ResponsePath, timeout, func(done *tmuxcomm.Exchange) error {
+		printed = true
+		return c.printResponse(done)
+	})
+	if err != nil && !printed {
 		// The request went out: stdout says which, as a send without --wait does, so a script
 		// can await it again.
 		if c.json {
@@ -292,7 +320,7 @@ func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout tim
 		}
 		return err
 	}
-	return c.printResponse(done)
+	return err
 }
 
 // atOnce is how soon after it was sent a message that ended counts as ended "at once".

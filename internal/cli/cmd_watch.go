@@ -159,6 +159,23 @@ func (p *watchPrinter) print(ev tmuxcomm.WatchEvent) error {
 	return err
 }
 
+// deliveredDetail says how a delivery reached its pane, from the event's "via": through the
+// agent's messaging socket, typed (pasted, then Enter; a question's delivered event has no via),
+// or handed over by the agent's hook or inbox at a turn boundary.
+func deliveredDetail(d map[string]string) string {
+	switch d["via"] {
+	case tmuxcomm.ViaSocket:
+		return "written to the messaging socket of " + d["pane"] + "'s agent"
+	case "", tmuxcomm.ViaTyped, "paste":
+		s := "pasted into " + orDash(d["pane"])
+		if d["form"] != "" {
+			s += " as " + d["form"]
+		}
+		return s
+	}
+	return "handed to " + orDash(d["pane"]) + " by its " + d["via"]
+}
+
 // watchDetail is an event's short detail for the text feed. Every value may come from a file a
 // worker wrote, so each is sanitized before it reaches a terminal.
 func watchDetail(ev tmuxcomm.WatchEvent) string {
@@ -183,10 +200,7 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered:
 		s = fmt.Sprintf("pane %s: %s", orDash(d["pane"]), d["error"])
 	case tmuxcomm.StateNotified:
-		s = "RESPONSE line pasted into " + d["pane"]
-		if d["via"] != "" {
-			s = "RESPONSE line handed to " + d["pane"] + " by its " + d["via"]
-		}
+		s = "RESPONSE line " + deliveredDetail(d)
 		if d["coalesced"] != "" {
 			s += " (one paste with " + d["coalesced"] + " lines)"
 		}
@@ -197,7 +211,7 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 	case tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyUndeliverable:
 		s = "pane " + orDash(d["pane"]) + ": " + d["error"]
 	case tmuxcomm.StateDelivered:
-		s = "handed to " + d["pane"] + " by its " + d["via"]
+		s = deliveredDetail(d)
 	case tmuxcomm.StateAwaitWoken:
 		s = "a waiting await took the response; no line pasted"
 	case tmuxcomm.EventAsked:

@@ -257,7 +257,7 @@ func TestE2EGlobalFlagsFirstAndTmuxErrors(t *testing.T) {
 	r2 := w.run(call{}, "-S", w.sock, "doctor", "--pane", "%999")
 	requireCode(t, 4, r2)
 	_, problems, _ := strings.Cut(r2.stdout, "problems:")
-	assert.Contains(t, problems, "can't find pane: %999")
+	assert.Contains(t, problems, `no pane "%999" on this tmux server`, "one sentence in wcomm's words, not tmux's stderr")
 	for _, out := range []string{r.stderr, problems} {
 		assert.NotContains(t, out, "#{", "no tmux format in a message")
 		assert.NotContains(t, out, "-F ", "no tmux command line in a message")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in agent TUI for the delivery tests: an input box drawn the way Claude Code draws it.
 
-Usage: fakeagent.py LOG [--swallow N] [--never] [--busy SECONDS] [--nobox SECONDS]
+Usage: fakeagent.py LOG [--swallow N] [--never] [--busy SECONDS] [--nobox SECONDS] [--late-paste] [--newline-first]
 
 Puts its tty in raw mode, enables bracketed paste and redraws after every input:
 
@@ -16,6 +16,11 @@ Keys: a bracketed paste or typed text goes into the input; Enter (CR) submits it
   --never      ignores every Enter (a stuck TUI),
   --busy S     shows "✻ Working… (esc to interrupt)" for S seconds after start,
   --nobox S    draws no input box for S seconds after start (still starting).
+  --newline-first takes the first Enter after a paste as a newline (as Gemini CLI takes an Enter
+               too close to its paste handling): the box grows a row, nothing is submitted.
+  --late-paste holds up its first paste, drawing nothing, until an Enter has come after it, then
+               reads both in one go and takes that Enter as part of the paste (an event loop held
+               up, as Gemini CLI's is on a loaded machine): the paste shows, not submitted.
 Every paste is logged too: {"pasted": TEXT}. Escape and Ctrl-C are logged as {"key": NAME}: the
 tests check wcomm never sends them.
 """
@@ -32,7 +37,7 @@ START, END = b"\x1b[200~", b"\x1b[201~"
 def main():
     args = sys.argv[1:]
     log = open(args[0], "a", encoding="utf-8")
-    swallow, never, busy, nobox = 0, False, 0.0, 0.0
+    swallow, never, busy, nobox, late, newline = 0, False, 0.0, 0.0, False, False
     i = 1
     while i < len(args):
         if args[i] == "--swallow":
@@ -43,6 +48,10 @@ def main():
             busy = float(args[i + 1]); i += 2
         elif args[i] == "--nobox":
             nobox = float(args[i + 1]); i += 2
+        elif args[i] == "--late-paste":
+            late = True; i += 1
+        elif args[i] == "--newline-first":
+            newline = True; i += 1
         else:
             raise SystemExit("unknown argument " + args[i])
     started = time.monotonic()
@@ -89,6 +98,16 @@ def main():
         if not chunk:
             return
         buf += chunk
+        merge = False
+        if late and START in buf:
+            # Held up: nothing is read into the box until an Enter follows the paste's end.
+            while buf.find(END) < 0 or buf.find(b"\r", buf.find(END) + len(END)) < 0:
+                more = os.read(fd, 65536)
+                if not more:
+                    return
+                buf += more
+            late, merge = False, True
+        pasted_now = False
         while buf:
             if buf.startswith(START):
                 end = buf.find(END)
@@ -97,6 +116,7 @@ def main():
                 p = buf[len(START):end].decode("utf-8", "replace").replace("\r", "\n")
                 buf = buf[end + len(END):]
                 emit({"pasted": p})
+                pasted_now = merge
                 text += p
                 if "\n" in text:
                     pastes += 1
@@ -105,7 +125,16 @@ def main():
             c = buf[:1]
             buf = buf[1:]
             if c == b"\r":
+                if pasted_now:
+                    pasted_now = False  # read with the paste: taken as part of it
+                    continue
                 if never:
+                    continue
+                if newline and text:
+                    newline = False
+                    text += "\n"
+                    pastes += 1
+                    collapsed = "[Pasted text #%d +%d lines]" % (pastes, text.count("\n"))
                     continue
                 if swallow > 0:
                     swallow -= 1

@@ -8,8 +8,10 @@ package chatfake
 // or {"ok":false,"error":"invalid_auth"}; a rate limit is HTTP 429 with a Retry-After header.
 // apps.connections.open takes the app-level token (xapp-) and returns a websocket URL; on it
 // the server first sends {"type":"hello"}, then envelopes {"envelope_id","type":"events_api",
-// "payload":{"type":"event_callback","event":{...}},"accepts_response_payload"}, each of which the
-// app acknowledges by sending {"envelope_id":...} back.
+// "payload":{"type":"event_callback","event":{...}},"accepts_response_payload"} (a message) or
+// {"envelope_id","type":"interactive","payload":{"type":"block_actions","actions":[...],...}} (a
+// button pressed), each of which the app acknowledges by sending {"envelope_id":...} back.
+// Block Kit ("blocks", a JSON list, form-encoded as a string) is checked as Slack checks it.
 
 import (
 	"encoding/json"
@@ -38,6 +40,7 @@ type Slack struct {
 	acks     map[string]bool
 	sentEnv  map[string]time.Time
 	conns    []*websocket.Conn
+	envSeq   int
 	envs     map[string]map[string]any
 	nextTS   int
 	Failures map[string][]int
@@ -48,6 +51,60 @@ type Slack struct {
 // SlackPost is a message posted through chat.postMessage.
 type SlackPost struct {
 	TS, ThreadTS, Text string
+	// Buttons are the message's Block Kit buttons, in order (chat.update may replace them).
+	Buttons []SlackButton
+}
+
+// SlackButton is a button element of an actions block.
+type SlackButton struct {
+	ActionID, BlockID, Value, Text string
+}
+
+// slackBlocks reads a message's blocks as Block Kit defines them, and returns its buttons;
+// set says whether the call carried blocks at all. Slack answers invalid_blocks to a list that
+// is not JSON, a button whose text is not plain_text of 1-75 characters, a value over 2000
+// characters, an action_id over 255 or used twice, or an actions block of more than 25 elements.
+func slackBlocks(raw string) (buttons []SlackButton, set bool, err error) {
+	if raw == "" {
+		return nil, false, nil
+	}
+	var blocks []struct {
+		Type     string `json:"type"`
+		BlockID  string `json:"block_id"`
+		Elements []struct {
+			Type     string `json:"type"`
+			ActionID string `json:"action_id"`
+			Value    string `json:"value"`
+			Text     struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"text"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
+		return nil, true, err
+	}
+	ids := map[string]bool{}
+	for _, b := range blocks {
+		if b.Type != "actions" {
+			continue
+		}
+		if len(b.Elements) > 25 {
+			return nil, true, fmt.Errorf("more than 25 elements")
+		}
+		for _, e := range b.Elements {
+			if e.Type != "button" {
+				continue
+			}
+			n := len([]rune(e.Text.Text))
+			if e.Text.Type != "plain_text" || n == 0 || n > 75 || len(e.Value) > 2000 || e.ActionID == "" || len(e.ActionID) > 255 || ids[e.ActionID] {
+				return nil, true, fmt.Errorf("invalid button %+v", e)
+			}
+			ids[e.ActionID] = true
+			buttons = append(buttons, SlackButton{ActionID: e.ActionID, BlockID: b.BlockID, Value: e.Value, Text: e.Text.Text})
+		}
+	}
+	return buttons, true, nil
 }
 
 // NewSlack starts the fake on loopback; it stops when the test ends.
@@ -138,17 +195,33 @@ func (f *Slack) api(w http.ResponseWriter, r *http.Request) {
 			f.write(w, map[string]any{"ok": false, "error": "no_text"})
 			return
 		}
+		buttons, _, err := slackBlocks(vals["blocks"])
+		if err != nil {
+			f.write(w, map[string]any{"ok": false, "error": "invalid_blocks"})
+			return
+		}
 		f.Mu.Lock()
 		f.nextTS++
 		ts := fmt.Sprintf("1700000000.%06d", f.nextTS)
-		f.Posts = append(f.Posts, SlackPost{TS: ts, ThreadTS: vals["thread_ts"], Text: vals["text"]})
+		f.Posts = append(f.Posts, SlackPost{TS: ts, ThreadTS: vals["thread_ts"], Text: vals["text"], Buttons: buttons})
 		f.Mu.Unlock()
 		f.write(w, map[string]any{"ok": true, "channel": f.Channel, "ts": ts, "message": map[string]any{"text": vals["text"], "ts": ts, "bot_id": "BBOT"}})
 	case "chat.update":
+		// Without blocks the message keeps its old ones; an empty list removes them.
+		buttons, set, err := slackBlocks(vals["blocks"])
+		if err != nil {
+			f.write(w, map[string]any{"ok": false, "error": "invalid_blocks"})
+			return
+		}
 		f.Mu.Lock()
 		found := false
-		for _, p := range f.Posts {
-			found = found || p.TS == vals["ts"]
+		for i, p := range f.Posts {
+			if p.TS == vals["ts"] {
+				found = true
+				if set {
+					f.Posts[i].Buttons = buttons
+				}
+			}
 		}
 		if found {
 			f.Updates[vals["ts"]] = vals["text"]
@@ -205,16 +278,14 @@ func (f *Slack) WaitConnected() {
 	}
 }
 
-var envSeq int
-
 // Reply sends a message event in thread threadTS from user in channel over the newest
 // connection, as an events_api envelope; it returns the envelope id.
 func (f *Slack) Reply(user, channel, threadTS, text string) string {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
-	envSeq++
+	f.envSeq++
 	f.nextTS++
-	id := "env-" + strconv.Itoa(envSeq)
+	id := "env-" + strconv.Itoa(f.envSeq)
 	ts := fmt.Sprintf("1700000001.%06d", f.nextTS)
 	ev := map[string]any{"type": "message", "channel": channel, "user": user, "text": text, "ts": ts, "thread_ts": threadTS,
 		"event_ts": ts, "channel_type": "channel"}
@@ -230,13 +301,46 @@ func (f *Slack) Reply(user, channel, threadTS, text string) string {
 	return id
 }
 
+// Press sends the press of button n (0-based) of the message ts by user in channel over the
+// newest connection, as an interactive envelope with a block_actions payload (Socket Mode's
+// "button" example); it returns the envelope id.
+func (f *Slack) Press(user, channel, ts string, n int) string {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	var b SlackButton
+	for _, p := range f.Posts {
+		if p.TS == ts && n < len(p.Buttons) {
+			b = p.Buttons[n]
+		}
+	}
+	f.envSeq++
+	f.nextTS++
+	id := "env-" + strconv.Itoa(f.envSeq)
+	actionTS := fmt.Sprintf("1700000002.%06d", f.nextTS)
+	payload := map[string]any{"type": "block_actions", "user": map[string]any{"id": user, "username": "someone", "team_id": "T1"},
+		"api_app_id": "A1", "token": "verif", "trigger_id": "trig-" + id, "team": map[string]any{"id": "T1", "domain": "example"},
+		"container":    map[string]any{"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": false},
+		"channel":      map[string]any{"id": channel, "name": "builds"},
+		"message":      map[string]any{"type": "message", "ts": ts, "bot_id": "BBOT", "text": "..."},
+		"response_url": "https://hooks.slack.com/actions/T1/1/x",
+		"actions": []any{map[string]any{"type": "button", "action_id": b.ActionID, "block_id": b.BlockID, "value": b.Value,
+			"text": map[string]any{"type": "plain_text", "text": b.Text}, "action_ts": actionTS}}}
+	env := map[string]any{"envelope_id": id, "type": "interactive", "accepts_response_payload": false, "payload": payload}
+	f.envs[id] = env
+	f.sentEnv[id] = time.Now()
+	if err := f.conns[len(f.conns)-1].WriteJSON(env); err != nil {
+		f.T.Errorf("send envelope: %v", err)
+	}
+	return id
+}
+
 // Redeliver sends envelope id's event again under a new envelope id, as Slack does when an
 // ack came late (retry_attempt 1, retry_reason "timeout"); it returns the new id.
 func (f *Slack) Redeliver(old string) string {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
-	envSeq++
-	id := "env-" + strconv.Itoa(envSeq)
+	f.envSeq++
+	id := "env-" + strconv.Itoa(f.envSeq)
 	env := map[string]any{}
 	for k, v := range f.envs[old] {
 		env[k] = v
@@ -261,5 +365,9 @@ func (f *Slack) Snapshot() ([]SlackPost, map[string]string, map[string]bool) {
 	for k, v := range f.acks {
 		a[k] = v
 	}
-	return append([]SlackPost(nil), f.Posts...), u, a
+	posts := append([]SlackPost(nil), f.Posts...)
+	for i := range posts {
+		posts[i].Buttons = append([]SlackButton(nil), posts[i].Buttons...)
+	}
+	return posts, u, a
 }

@@ -1,0 +1,83 @@
+package tmuxcomm
+
+// Dead letters: mail that ended without reaching its pane (its time to live passed, or the pane
+// could not take it). Each outbox keeps what became of its mail for a week (done/); this lists
+// the dead ones of every pane, for the answer channels to tell a person, who may re-send them.
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// DeadLetter is one message that never reached its pane.
+type DeadLetter struct {
+	ID        string            `json:"id"`
+	Kind      messages.MailKind `json:"kind"`
+	Pane      messages.PaneID   `json:"pane"`
+	From      messages.PaneID   `json:"from,omitempty"`
+	Exchange  string            `json:"exchange,omitempty"`
+	Questions []string          `json:"questions,omitempty"`
+	// State is messages.MailExpired or messages.MailUndeliverable; Detail says why.
+	State  string    `json:"state"`
+	At     time.Time `json:"at"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// DeadLetters lists the mail of every outbox under the root that ended expired or undeliverable
+// at or after since, oldest first. An outcome file that does not read is a problem, not an
+// error; no root or no outbox is an empty list. Only outcome files written since then are read.
+func (e *Engine) DeadLetters(since time.Time) ([]DeadLetter, []string) {
+	root, err := e.root(false)
+	if err != nil {
+		return nil, nil
+	}
+	boxes, err := os.ReadDir(filepath.Join(root, outboxFolder))
+	if err != nil {
+		return nil, nil
+	}
+	var out []DeadLetter
+	var problems []string
+	for _, box := range boxes {
+		if !box.IsDir() {
+			continue
+		}
+		done := filepath.Join(root, outboxFolder, box.Name(), outboxDone)
+		ents, err := os.ReadDir(done)
+		if err != nil {
+			continue
+		}
+		for _, ent := range ents {
+			id, ok := strings.CutSuffix(ent.Name(), mailSuffix)
+			if !ok || !ent.Type().IsRegular() || messages.ValidMailID(id) != nil {
+				continue
+			}
+			if info, err := ent.Info(); err != nil || info.ModTime().Before(since) {
+				continue // written before since: no outcome in it is newer
+			}
+			path := filepath.Join(done, ent.Name())
+			data, err := readFile(path)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+			o, err := messages.ParseMailOutcome(data)
+			if err != nil {
+				problems = append(problems, path+":1: "+err.Error())
+				continue
+			}
+			if (o.State != messages.MailExpired && o.State != messages.MailUndeliverable) || o.At.Before(since) {
+				continue
+			}
+			m := o.Mail
+			out = append(out, DeadLetter{ID: m.ID, Kind: m.Kind, Pane: m.Pane, From: m.From, Exchange: m.Exchange,
+				Questions: m.Question, State: o.State, At: o.At, Detail: o.Detail})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, problems
+}
