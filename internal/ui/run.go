@@ -21,6 +21,9 @@ type Terminal struct {
 // Watcher runs the live feed until ctx ends, handing each event to emit: the engine's Watch.
 type Watcher func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error
 
+// fps is the renderer's frames a second (see Run).
+const fps = 15
+
 // Run shows the console on t until the person quits (nil) or ctx ends. The live feed starts once
 // ready is closed (nil: at once); it replays what happened on disk since Run started, so nothing
 // between the first screen and the feed's start is missed.
@@ -34,7 +37,7 @@ func Run(ctx context.Context, src Source, watch Watcher, ready <-chan struct{}, 
 	// 1/FPS), and each wake-up costs (on a small virtual machine a timer 20 times a second takes
 	// 0.4 % of a core, of the 1 % the console may use while nothing changes). 15 frames a second
 	// draw the first screen within 67 ms of its reads and a key within 67 ms.
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(t.In), tea.WithOutput(t.Out), tea.WithEnvironment(t.Env), tea.WithFPS(15),
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(t.In), tea.WithOutput(t.Out), tea.WithEnvironment(t.Env), tea.WithFPS(fps),
 		tea.WithColorProfile(colorProfile(o.Color, t.Env)), tea.WithFilter(sameSize)}
 	p := tea.NewProgram(m, opts...)
 	if watch != nil {
@@ -42,6 +45,13 @@ func Run(ctx context.Context, src Source, watch Watcher, ready <-chan struct{}, 
 			if ready != nil {
 				select {
 				case <-ready:
+				case <-ctx.Done():
+					return
+				}
+				// Then a frame more, so the first screen is on the terminal before the feed's
+				// first look (every delivery log under the root) takes the CPU.
+				select {
+				case <-time.After(time.Second / fps):
 				case <-ctx.Done():
 					return
 				}
