@@ -68,6 +68,15 @@ func TestRealControl(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, wantPanes, panes)
 
+	sp, sigs, err := cl.PanesSigs(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, wantPanes, sp, "the same panes, with their signatures")
+	require.Len(t, sigs, len(sp))
+	for i, sg := range sigs {
+		assert.Equal(t, sp[i].Width, sg.Width)
+		assert.Positive(t, sg.Activity, "window_activity is a time")
+	}
+
 	ids := []messages.PaneID{"%0", p}
 	screens, err := cl.Screens(ctx, ids)
 	require.NoError(t, err)
