@@ -338,8 +338,8 @@ func controlLines(args []string) ([]string, bool) {
 }
 
 // controlQuote is s in double quotes for tmux's command parser: backslash, the quote and "$"
-// (which would expand a variable) are escaped, and control characters are written as octal
-// escapes, so a newline or a tab in a format reaches tmux as the same byte the argv form
+// (which would expand a variable) are escaped, and control characters and "~" are written as
+// octal escapes, so a newline or a tab in a format reaches tmux as the same byte the argv form
 // carries.
 func controlQuote(s string) string {
 	var b strings.Builder
@@ -350,7 +350,8 @@ func controlQuote(s string) string {
 		case c == '\\' || c == '"' || c == '$':
 			b.WriteByte('\\')
 			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
+		case c < 0x20 || c == 0x7f || c == '~':
+			// '~' too: tmux expands a leading one to a home folder even inside double quotes.
 			fmt.Fprintf(&b, "\\%03o", c)
 		default:
 			b.WriteByte(c)

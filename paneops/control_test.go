@@ -22,6 +22,7 @@ func TestControlLines(t *testing.T) {
 		{"a list", []string{"display-message", "-p", "x", ";", "capture-pane", "-p"},
 			[]string{`"display-message" "-p" "x"`, `"capture-pane" "-p"`}},
 		{"escapes", []string{"a\tb\nc", `q"\$x`, "\x1emark"}, []string{`"a\011b\012c" "q\"\\\$x" "\036mark"`}},
+		{"a home folder stays a word", []string{"~/x", "a~b"}, []string{`"\176/x" "a\176b"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +56,15 @@ func TestRealControl(t *testing.T) {
 	want, err := s.c.ServerInfo(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, want, info)
+
+	// An argument reaches tmux as the argv form carries it: no home folder, variable or quote
+	// is expanded, no ";" splits it.
+	odd := "~/x $HOME \"q\" 'a' \\ ; \ttab"
+	got, err := cl.Run(ctx, nil, "display-message", "-p", odd)
+	require.NoError(t, err)
+	wantOdd, err := s.c.Run(ctx, nil, "display-message", "-p", odd)
+	require.NoError(t, err)
+	assert.Equal(t, wantOdd, got)
 
 	clients := s.tmux("list-clients", "-F", "#{client_flags}")
 	assert.Contains(t, clients, "control-mode")
