@@ -114,7 +114,7 @@ func (b *bxBench) benchUI() {
 	b.rowFloor("ui: a send shows on screen (from send's exit)", "time", bxMedian(ds[1:]), math.NaN(), 1, "the issue's bound", fmt.Sprintf("%d / —", len(ds)-1))
 	b.s.tmux("send-keys", "-t", pane, "q")
 	b.waitDead(pane)
-	b.params = append(b.params, "ui: the console in an 80x24 tmux window of a session of 6 idle bash panes; the first screen is timed from new-window to the capture that shows the panes, the questions read and the newest exchange (captures through one tmux client kept open, 2 ms apart); CPU is utime+stime of the console, of the tmux clients it ran and waited for (cutime+cstime) and of those still running (the one it keeps open), over the span, from /proc/PID/stat")
+	b.params = append(b.params, "ui: the console in an 80x24 tmux window of a session of 6 idle bash panes; the first screen is timed from new-window to the capture that shows the panes, the questions read and the newest exchange (new-window and the captures through one tmux client kept open, captures 2 ms apart); CPU is utime+stime of the console, of the tmux clients it ran and waited for (cutime+cstime) and of those still running (the one it keeps open), over the span, from /proc/PID/stat")
 }
 
 // openConsole opens 'wcomm ui --root root' in an 80x24 window of session uib and returns its pane
