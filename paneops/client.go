@@ -37,6 +37,8 @@ func (s Server) flags() []string {
 type Client struct {
 	Server Server
 	Bin    string // tmux binary; "" means "tmux" from PATH
+
+	ctl *Control // calls without stdin go through this control client (Control.Client)
 }
 
 // argv returns the full command line of one call: binary, socket flags, then args.
@@ -55,6 +57,11 @@ func (c *Client) argv(args []string) []string {
 // Run runs one tmux command list (argv after the socket flags) with stdin (may be nil) and returns
 // its stdout. A non-zero exit is an *Error. Never pass message text in args.
 func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	if c.ctl != nil && stdin == nil {
+		if out, ok, err := c.ctl.run(ctx, args); ok {
+			return out, err
+		}
+	}
 	argv := c.argv(args)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if path, err := lookPath(argv[0]); err == nil {

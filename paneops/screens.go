@@ -2,7 +2,9 @@ package paneops
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
@@ -64,4 +66,67 @@ func parseScreens(out string) (map[messages.PaneID]Screen, error) {
 		m[messages.PaneID(id)] = ParseScreen(rest, x, y)
 	}
 	return m, nil
+}
+
+// ScreenSig says whether a pane's screen may have changed since a capture: its cursor and size,
+// and the last second its window took output (window_activity: tmux updates it for every byte a
+// pane's terminal writes, whoever wrote it). A screen captured in second S is still what the
+// pane shows while these are the same and the window's last output came before S.
+type ScreenSig struct {
+	CursorX, CursorY int
+	Width, Height    int
+	Activity         int64 // unix seconds
+}
+
+// sigFields follow paneFormat on each line of PanesSigs.
+const sigFields = "\t#{cursor_x}\t#{cursor_y}\t#{window_activity}"
+
+// PanesSigs is Panes with each pane's ScreenSig, from the same one call: a console that reads the
+// panes every second captures only those whose screen may have changed.
+func (c *Client) PanesSigs(ctx context.Context, scope Scope) ([]Pane, []ScreenSig, error) {
+	args, err := panesArgs(scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	args[len(args)-1] += sigFields
+	out, err := c.Run(ctx, nil, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parsePanesSigs(out)
+}
+
+// parsePanesSigs parses what PanesSigs prints: a pane line, then the three signature fields.
+func parsePanesSigs(out string) ([]Pane, []ScreenSig, error) {
+	var panes []Pane
+	var sigs []ScreenSig
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 4 {
+			return nil, nil, fmt.Errorf("unexpected pane line %q from tmux: no screen signature", messages.SanitizeField(line))
+		}
+		n := len(f) - 3
+		p, err := parsePane(strings.Join(f[:n], "\t"))
+		if err != nil {
+			return nil, nil, err
+		}
+		var s ScreenSig
+		var errs []error
+		for i, dst := range []*int{&s.CursorX, &s.CursorY} {
+			v, err := strconv.Atoi(f[n+i])
+			*dst = v
+			errs = append(errs, err)
+		}
+		s.Activity, err = strconv.ParseInt(f[n+2], 10, 64)
+		if err := errors.Join(append(errs, err)...); err != nil {
+			return nil, nil, fmt.Errorf("unexpected screen signature in pane line %q from tmux: %w", messages.SanitizeField(line), err)
+		}
+		s.Width, s.Height = p.Width, p.Height
+		panes = append(panes, p)
+		sigs = append(sigs, s)
+	}
+	return panes, sigs, nil
 }

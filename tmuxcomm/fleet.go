@@ -3,7 +3,8 @@ package tmuxcomm
 // The fleet: a read-only view of every pane and what waits on it, for a person supervising many
 // agents (the console, 'wcomm ui'). Fleet.Panes is the tmux half, bounded to two tmux calls however
 // many panes there are (the pane list, then every screen in one command list) and meant to run at
-// most about once a second; Engine.Waiting and Engine.RecentExchanges are the disk half, read when
+// most about once a second; a screen whose pane took no output since it was captured (and whose
+// cursor, size and process are the same) is not captured again, so a quiet fleet costs one call; Engine.Waiting and Engine.RecentExchanges are the disk half, read when
 // files change. Nothing here writes, types or starts anything.
 
 import (
@@ -51,13 +52,44 @@ type screenReader interface {
 	Screen(ctx context.Context, pane messages.PaneID) (paneops.Screen, error)
 }
 
+// sigsReader is the optional paneops call that lists the panes with their screen signatures.
+type sigsReader interface {
+	PanesSigs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, []paneops.ScreenSig, error)
+}
+
+// fleetShot is a pane's last capture and what its screen looked like to tmux then.
+type fleetShot struct {
+	sig    paneops.ScreenSig
+	pid    int
+	at     int64 // the second (unix) the capture was asked in
+	screen paneops.Screen
+}
+
+// fresh says whether shot still shows the pane: same process, cursor and size, and no output in
+// its window since the second the capture was asked in (tmux counts activity in whole seconds,
+// so output in that same second counts as after it).
+func (sh fleetShot) fresh(pid int, sig paneops.ScreenSig) bool {
+	return sh.pid == pid && sh.sig.CursorX == sig.CursorX && sh.sig.CursorY == sig.CursorY &&
+		sh.sig.Width == sig.Width && sh.sig.Height == sig.Height && sig.Activity < sh.at
+}
+
+// FleetTmux is what the fleet reads from tmux; a paneops.Client, or one that keeps a tmux client
+// open for reads that repeat (paneops.Control). Screens, when it has it, captures many panes in
+// one call.
+type FleetTmux interface {
+	ServerInfo(ctx context.Context) (paneops.ServerInfo, error)
+	Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error)
+}
+
 // Fleet reads the panes of a scope again and again, detecting each pane's profile only when the
 // pane's process or foreground command changed since the last read.
 type Fleet struct {
 	e     *Engine
+	tmux  FleetTmux
 	scope paneops.Scope
 	srv   string
 	known map[messages.PaneID]fleetDet
+	shots map[messages.PaneID]fleetShot
 }
 
 type fleetDet struct {
@@ -68,8 +100,11 @@ type fleetDet struct {
 
 // NewFleet returns a Fleet over the panes of scope.
 func (e *Engine) NewFleet(scope paneops.Scope) *Fleet {
-	return &Fleet{e: e, scope: scope, known: map[messages.PaneID]fleetDet{}}
+	return &Fleet{e: e, tmux: e.Tmux, scope: scope, known: map[messages.PaneID]fleetDet{}, shots: map[messages.PaneID]fleetShot{}}
 }
+
+// ReadThrough makes the fleet read tmux through t instead of the engine's client.
+func (f *Fleet) ReadThrough(t FleetTmux) { f.tmux = t }
 
 // Server returns the key of the tmux server last read ("" before the first read).
 func (f *Fleet) Server() string { return f.srv }
@@ -78,7 +113,7 @@ func (f *Fleet) Server() string { return f.srv }
 func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 	e := f.e
 	if f.srv == "" {
-		si, err := e.Tmux.ServerInfo(ctx)
+		si, err := f.tmux.ServerInfo(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +121,14 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 	}
 	scope := f.scope
 	scope.Self = e.Self
-	panes, err := e.Tmux.Panes(ctx, scope)
+	var panes []paneops.Pane
+	var sigs []paneops.ScreenSig
+	var err error
+	if sr, ok := f.tmux.(sigsReader); ok {
+		panes, sigs, err = sr.PanesSigs(ctx, scope)
+	} else {
+		panes, err = f.tmux.Panes(ctx, scope)
+	}
 	if err != nil {
 		f.srv = "" // the server may have restarted: ask again next time
 		return nil, err
@@ -94,6 +136,8 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 	seen := make(map[messages.PaneID]bool, len(panes))
 	out := make([]FleetPane, len(panes))
 	var boxes []messages.PaneID
+	screens := map[messages.PaneID]paneops.Screen{}
+	sigOf := map[messages.PaneID]paneops.ScreenSig{}
 	for i, p := range panes {
 		seen[p.ID] = true
 		k, ok := f.known[p.ID]
@@ -112,6 +156,13 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 			out[i].Programs = []string{k.det.Foreground.Comm}
 		}
 		if !p.Dead && k.det.Profile != nil && k.det.Profile.HasBox() {
+			if sigs != nil {
+				sigOf[p.ID] = sigs[i]
+				if sh, ok := f.shots[p.ID]; ok && sh.fresh(p.PID, sigs[i]) {
+					screens[p.ID] = sh.screen
+					continue
+				}
+			}
 			boxes = append(boxes, p.ID)
 		}
 	}
@@ -120,7 +171,29 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 			delete(f.known, id)
 		}
 	}
-	screens := f.screens(ctx, boxes)
+	asked := time.Now().Unix()
+	got := f.screens(ctx, boxes)
+	pids := make(map[messages.PaneID]int, len(panes))
+	for _, p := range panes {
+		pids[p.ID] = p.PID
+	}
+	for _, id := range boxes {
+		sc, ok := got[id]
+		sig, signed := sigOf[id]
+		if !ok || !signed {
+			delete(f.shots, id)
+		} else {
+			f.shots[id] = fleetShot{sig: sig, pid: pids[id], at: asked, screen: sc}
+		}
+		if ok {
+			screens[id] = sc
+		}
+	}
+	for id := range f.shots {
+		if _, ok := sigOf[id]; !ok {
+			delete(f.shots, id) // gone, or no longer a pane with an input box
+		}
+	}
 	for i := range out {
 		k := f.known[out[i].ID]
 		sc, ok := screens[out[i].ID]
@@ -135,13 +208,13 @@ func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messag
 	if len(panes) == 0 {
 		return nil
 	}
-	if sr, ok := f.e.Tmux.(screensReader); ok {
+	if sr, ok := f.tmux.(screensReader); ok {
 		if m, err := sr.Screens(ctx, panes); err == nil {
 			return m
 		}
 	}
 	m := map[messages.PaneID]paneops.Screen{}
-	if sr, ok := f.e.Tmux.(screenReader); ok {
+	if sr, ok := f.tmux.(screenReader); ok {
 		for _, p := range panes {
 			if s, err := sr.Screen(ctx, p); err == nil {
 				m[p] = s

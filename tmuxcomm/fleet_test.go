@@ -98,3 +98,21 @@ func TestFleetRecentExchanges(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, xs, 4, "then the next folder")
 }
+
+func TestFleetShotFresh(t *testing.T) {
+	sig := paneops.ScreenSig{CursorX: 2, CursorY: 5, Width: 80, Height: 24, Activity: 99}
+	sh := fleetShot{sig: sig, pid: 7, at: 100}
+	assert.True(t, sh.fresh(7, sig), "no output since the capture's second")
+	for name, tt := range map[string]struct {
+		pid int
+		sig paneops.ScreenSig
+	}{
+		"output in the capture's second": {7, paneops.ScreenSig{CursorX: 2, CursorY: 5, Width: 80, Height: 24, Activity: 100}},
+		"output later":                   {7, paneops.ScreenSig{CursorX: 2, CursorY: 5, Width: 80, Height: 24, Activity: 101}},
+		"the cursor moved":               {7, paneops.ScreenSig{CursorX: 3, CursorY: 5, Width: 80, Height: 24, Activity: 99}},
+		"resized":                        {7, paneops.ScreenSig{CursorX: 2, CursorY: 5, Width: 100, Height: 24, Activity: 99}},
+		"another process":                {8, sig},
+	} {
+		assert.False(t, sh.fresh(tt.pid, tt.sig), name)
+	}
+}

@@ -209,18 +209,38 @@ func questionRefs(root string) ([]qref, error) {
 	}
 	var out []qref
 	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+		// Names only, unsorted, and a suffix test before the pattern: most entries are
+		// requests, responses and logs, and a root of thousands of exchanges holds tens of
+		// thousands of them. The few question files are sorted, as os.ReadDir would have.
+		names, err := readNames(dir)
 		if err != nil {
 			continue
 		}
-		for _, ent := range entries {
-			task, seq, suffix, ok := messages.ParseQuestionFileName(ent.Name())
+		var qs []string
+		for _, name := range names {
+			if strings.HasSuffix(name, "."+messages.SuffixQuestion) {
+				qs = append(qs, name)
+			}
+		}
+		sort.Strings(qs)
+		for _, name := range qs {
+			task, seq, suffix, ok := messages.ParseQuestionFileName(name)
 			if ok && suffix == messages.SuffixQuestion {
 				out = append(out, qref{dir: dir, task: task, seq: seq})
 			}
 		}
 	}
 	return out, nil
+}
+
+// readNames lists the names in dir, in no order.
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }
 
 // findQuestion loads the question with id from anywhere under root.

@@ -17,6 +17,7 @@ type treeWatcher struct {
 	f    *os.File
 	fd   int
 	dirs map[int32]string // watch descriptor -> folder
+	buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
 }
 
 // treeEvent names a folder in which something happened (Name: the entry, "" for the folder
@@ -66,7 +67,10 @@ func (w *treeWatcher) Next(ctx context.Context) ([]treeEvent, error) {
 	// Wake the read at once when ctx is cancelled (an interrupt), not only at its deadline.
 	stop := context.AfterFunc(ctx, func() { w.f.SetReadDeadline(time.Now()) })
 	defer stop()
-	buf := make([]byte, 256*(syscall.SizeofInotifyEvent+256))
+	if w.buf == nil {
+		w.buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
+	}
+	buf := w.buf
 	n, err := w.f.Read(buf)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {

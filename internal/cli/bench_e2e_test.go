@@ -38,6 +38,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
@@ -52,6 +53,7 @@ type bxBench struct {
 	rows    []bxRow
 	seq     int
 	wakeSeq int
+	screens *paneops.Client // the ui section's captures, through a client kept open
 }
 
 // bxRow is one line of the table. Kind says how the figures read: "time" (lower is better,

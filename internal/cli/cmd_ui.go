@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,9 +30,10 @@ number, then its option's letter or number (freeform: type the answer, Enter); t
 through 'wcomm answer' with source ui. Approvals show what a yes would run and why they are stale.
 Tab shows the exchanges: the live feed of 'wcomm watch', newest first; Enter opens one whole, r
 re-sends a queued, refused or dead-lettered request ('wcomm send --resend'). Files are followed by
-their events, tmux is read once a second. ? shows the keys, q quits. --popup opens the console
-in a tmux popup over your pane. NO_COLOR turns colour off; --mouse lets the wheel move the
-selection.`,
+their events, tmux is read once a second through one tmux client kept open in control mode
+(read-only; 'tmux list-clients' shows it while the console runs). ? shows the keys, q quits.
+--popup opens the console in a tmux popup over your pane. NO_COLOR turns colour off; --mouse lets
+the wheel move the selection.`,
 		Example: "wcomm ui\nwcomm ui --all\nwcomm ui --popup",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			all := fs.Bool("all", false, "every session of the server")
@@ -61,19 +63,21 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	}
 	e := c.engine()
 	scope := paneops.Scope{All: all, Session: session}
-	title := "all sessions"
+	title, target := "all sessions", ""
 	if !all {
-		title = session
-		if title == "" {
-			title = "current session"
-			if e.Self != "" {
-				if p, err := e.Tmux.Pane(c.ctx, string(e.Self)); err == nil {
-					title = p.Session
-				}
-			}
+		// Without --session the header names the session the panes are read from.
+		title, target = session, session
+		if target == "" {
+			target = tmuxSession(c.getenv("TMUX"))
 		}
 	}
+	// The panes are read every second through one tmux client kept open (control mode) rather
+	// than a client started for each read.
+	ctl := c.tmux().Control(target)
+	defer ctl.Close()
+	go ctl.Start() // its process start overlaps the terminal's set-up
 	src := ui.NewEngineSource(e, scope, c.getenv)
+	src.ReadTmuxThrough(ctl.Client())
 	watch := func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error {
 		return e.Watch(ctx, tmuxcomm.WatchOptions{Since: since}, func(ev tmuxcomm.WatchEvent) error {
 			emit(ev)
@@ -86,6 +90,20 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 		return nil
 	}
 	return err
+}
+
+// tmuxSession is the session named by $TMUX ("SOCKET,PID,SESSION": "$SESSION"), the session
+// the console's pane was started in, or "". A pane id would do as a target too, but
+// attach-session makes a pane's window the current one of its session.
+func tmuxSession(env string) string {
+	f := strings.Split(env, ",")
+	if len(f) != 3 {
+		return ""
+	}
+	if _, err := strconv.Atoi(f[2]); err != nil {
+		return ""
+	}
+	return "$" + f[2]
 }
 
 // isTerminal reports whether f is a terminal (not merely a character device such as /dev/null).

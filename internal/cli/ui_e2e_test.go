@@ -172,6 +172,19 @@ func TestE2EUI(t *testing.T) {
 		u.fits(120, 45)
 	}
 
+	// states change while the console runs: a screen read once is read again when its pane
+	// takes output (a person types, a job starts and ends)
+	{
+		q.tmux("send-keys", "-t", idle, "-l", "ls")
+		u.waitUIRe(paneRow(idle, "shell", "typing"))
+		q.tmux("send-keys", "-t", idle, "C-u")
+		u.waitUIRe(paneRow(idle, "shell", "idle"))
+		q.tmux("send-keys", "-t", idle, "-l", "sleep 4")
+		q.tmux("send-keys", "-t", idle, "Enter")
+		u.waitUIRe(paneRow(idle, "shell", "busy"))
+		u.waitUIRe(paneRow(idle, "shell", "idle"))
+	}
+
 	// live: a new exchange shows without a key
 	{
 		s := q.send(q.orch, cat, "Second request: look \x1b[2J\x1b]2;pwned\x07 here.")

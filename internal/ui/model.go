@@ -25,8 +25,11 @@ import (
 type Source interface {
 	// Panes reads the panes from tmux (at most about once a second).
 	Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error)
-	// Files reads what is on disk: pending questions, approvals, what waits on the panes.
+	// Files reads what is on disk: pending questions, approvals, what waits on the panes (server
+	// "": not the last).
 	Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error)
+	// Waiting reads only what waits on the panes.
+	Waiting(ctx context.Context, server string, panes []messages.PaneID) (*tmuxcomm.Waiting, error)
 	// Recent returns up to n exchanges, the most recently active first.
 	Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error)
 	// Show reads one exchange whole.
@@ -59,7 +62,7 @@ const (
 
 // Options configure a Model.
 type Options struct {
-	Title string // what the header names: the session, or "all sessions"
+	Title string // what the header names: the session, or "all sessions" ("": the panes' session)
 	Color bool   // false: no colour at all (NO_COLOR)
 	Mouse bool   // wheel and clicks move the selection
 	// Detail is an event's short detail, as 'wcomm watch' prints it (nil: its fields as k=v).
@@ -102,8 +105,9 @@ type Model struct {
 	detail  *tmuxcomm.Exchange
 	scroll  int
 	status  string
-	pending bool // a reload of the files is scheduled
-	polling bool // a read of the panes is under way
+	ticks   int           // reads of the panes so far
+	every   time.Duration // between reads of the panes: tickEvery (tests: 0)
+	pending bool          // a reload of the files is scheduled
 }
 
 // xState is the latest event of one exchange.
@@ -120,14 +124,18 @@ type feedItem struct {
 
 // Messages the model takes besides Bubble Tea's own.
 type (
-	tickMsg  time.Time
 	panesMsg struct {
+		at    time.Time // when the read started: the console's clock for ages
 		panes []tmuxcomm.FleetPane
 		err   error
 	}
 	filesMsg struct {
 		files Files
 		err   error
+	}
+	waitingMsg struct {
+		w   *tmuxcomm.Waiting
+		err error
 	}
 	recentMsg struct{ xs []*tmuxcomm.Exchange }
 	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
@@ -140,8 +148,12 @@ type (
 	doneMsg struct{ text string }
 )
 
-// tickEvery is how often tmux is read and ages are redrawn.
+// tickEvery is how often tmux is read and ages are redrawn: a read starts this long after the
+// last one came back.
 const tickEvery = time.Second
+
+// sizeTicks is how many reads of the panes after the start ask the window's size.
+const sizeTicks = 3
 
 // reloadAfter gathers the file events of one burst into one read of the files.
 const reloadAfter = 100 * time.Millisecond
@@ -152,35 +164,57 @@ func New(ctx context.Context, src Source, o Options, now time.Time) Model {
 	in := textinput.New()
 	in.Placeholder = "your answer"
 	in.CharLimit = 4096
+	in.SetWidth(80 - 4) // the width New assumes; a window of another size sends its own
 	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
-		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host}
+		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host, every: tickEvery}
 }
 
-// Init reads the panes, the files and the newest exchanges, and starts the tick.
+// Init reads the panes, the files and the newest exchanges at once, and starts the tick. The
+// questions need no panes, so they are read beside them; what waits on the panes follows the
+// first panes.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.pollPanes(), m.loadRecent(), tick())
+	return tea.Batch(m.pollPanes(0), m.loadFiles(), m.loadRecent())
 }
 
-func tick() tea.Cmd { return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) }) }
-
-func (m Model) pollPanes() tea.Cmd {
+// pollPanes reads the panes after d (0: now). The wait and the read are one command, one
+// goroutine and one message: while nothing changes that is all the console does in a second,
+// and each wake-up costs. Each read schedules the next, so there is never more than one.
+func (m Model) pollPanes(d time.Duration) tea.Cmd {
 	src, ctx := m.src, m.ctx
-	return func() tea.Msg {
+	read := func(t time.Time) tea.Msg {
 		p, err := src.Panes(ctx)
-		return panesMsg{p, err}
+		return panesMsg{at: t, panes: p, err: err}
 	}
+	if d <= 0 {
+		return func() tea.Msg { return read(time.Now()) }
+	}
+	return tea.Tick(d, read)
 }
 
 func (m Model) loadFiles() tea.Cmd {
 	src, ctx, srv := m.src, m.ctx, m.server
-	ids := make([]messages.PaneID, len(m.panes))
-	for i, p := range m.panes {
-		ids[i] = p.ID
-	}
+	ids := m.paneIDs()
 	return func() tea.Msg {
 		f, err := src.Files(ctx, srv, ids)
 		return filesMsg{f, err}
 	}
+}
+
+func (m Model) loadWaiting() tea.Cmd {
+	src, ctx, srv := m.src, m.ctx, m.server
+	ids := m.paneIDs()
+	return func() tea.Msg {
+		w, err := src.Waiting(ctx, srv, ids)
+		return waitingMsg{w, err}
+	}
+}
+
+func (m Model) paneIDs() []messages.PaneID {
+	ids := make([]messages.PaneID, len(m.panes))
+	for i, p := range m.panes {
+		ids[i] = p.ID
+	}
+	return ids
 }
 
 func (m Model) loadRecent() tea.Cmd {
@@ -198,20 +232,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.input.SetWidth(max(10, m.width-4))
 		return m, nil
-	case tickMsg:
-		m.now = time.Time(msg)
-		// The size is asked again on every tick: Bubble Tea reads it once at start and then
-		// listens for SIGWINCH, so a resize between the two (a window sized just after the
-		// console starts, as tmux does for a new pane) would otherwise be lost for good.
-		cmds := []tea.Cmd{tick(), tea.RequestWindowSize}
-		if !m.polling {
-			m.polling = true
-			cmds = append(cmds, m.pollPanes())
-		}
-		return m, tea.Batch(cmds...)
 	case panesMsg:
-		m.polling = false
-		first := m.panes == nil && !m.loaded
+		if !msg.at.IsZero() {
+			m.now = msg.at
+		}
+		m.ticks++
+		cmds := []tea.Cmd{m.pollPanes(m.every)}
+		// The size is asked again on the first reads: Bubble Tea reads it once at start and
+		// then listens for SIGWINCH, so a resize between the two (a window sized just after
+		// the console starts, as tmux does for a new pane) would otherwise be lost for good.
+		// Later resizes come with their signal.
+		if m.ticks <= sizeTicks {
+			cmds = append(cmds, tea.RequestWindowSize)
+		}
+		first := m.panes == nil
 		changed := paneSetChanged(m.panes, msg.panes)
 		if msg.err != nil {
 			m.panesErr = msg.err.Error()
@@ -225,9 +259,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.server = msg.panes[0].Server
 			}
 		}
-		// What waits on panes is read per pane: a new pane set needs a new read.
-		if first || changed {
-			return m, m.loadFiles()
+		// What waits on panes is read per pane: a new pane set needs a new read (the first only
+		// that: the questions are read from the start).
+		switch {
+		case msg.err != nil:
+		case first:
+			cmds = append(cmds, m.loadWaiting())
+		case changed:
+			cmds = append(cmds, m.loadFiles())
+		}
+		return m, tea.Batch(cmds...)
+	case waitingMsg:
+		if msg.err != nil {
+			m.filesErr = msg.err.Error()
+		} else {
+			m.files.Waiting = msg.w
 		}
 		return m, nil
 	case filesMsg:
@@ -236,7 +282,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.filesErr = msg.err.Error()
 		} else {
 			m.filesErr = ""
+			w := m.files.Waiting
 			m.files = msg.files
+			if m.files.Waiting == nil {
+				m.files.Waiting = w // read before the panes were: keep what the panes' read found
+			}
 		}
 		if m.picked != nil && findQuestion(m.files.Questions, m.picked.ID) == nil && m.view == viewQuestion {
 			m.status = m.picked.ID + " is no longer pending"

@@ -59,6 +59,11 @@ func (f *fakeSource) Files(context.Context, string, []messages.PaneID) (Files, e
 	return f.files, nil
 }
 
+func (f *fakeSource) Waiting(context.Context, string, []messages.PaneID) (*tmuxcomm.Waiting, error) {
+	f.call("waiting")
+	return f.files.Waiting, nil
+}
+
 func (f *fakeSource) Recent(_ context.Context, n int) ([]*tmuxcomm.Exchange, error) {
 	f.call("recent")
 	return f.recent, nil
@@ -220,23 +225,28 @@ func TestPanesAllSessions(t *testing.T) {
 	assert.Contains(t, screen, "other:0.0")
 }
 
-// tmux is read on the tick only, never twice at once, and never because files changed.
+// tmux is read once a second, one read at a time (each read schedules the next), and never
+// because files changed.
 func TestPanesPolledOnTickOnly(t *testing.T) {
 	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}}
 	m := world(t, f, 80, 24, false)
-	next, cmd := m.Update(tickMsg(t0.Add(time.Second)))
-	m = next.(Model)
-	require.NotNil(t, cmd)
-	assert.True(t, m.polling, "a tick starts one read of tmux")
-	next, _ = m.Update(tickMsg(t0.Add(2 * time.Second)))
-	assert.True(t, next.(Model).polling)
-	// The second tick came while the first read was under way: it reads nothing more. Only a
-	// batch with the next tick comes back, so running the read (not the tick) counts the calls.
-	m = step(t, next.(Model), panesMsg{panes: f.panes})
-	assert.False(t, m.polling)
+	m.every = 0 // the scheduled read runs at once, so it can be counted
+	for i := 0; i < sizeTicks+2; i++ {
+		next, cmd := m.Update(panesMsg{at: t0.Add(time.Duration(i) * time.Second), panes: f.panes})
+		m = next.(Model)
+		polls := 0
+		for _, msg := range run(cmd) {
+			if _, ok := msg.(panesMsg); ok {
+				polls++
+			}
+		}
+		assert.Equal(t, 1, polls, "read %d schedules exactly one next read", i)
+		assert.Equal(t, t0.Add(time.Duration(i)*time.Second), m.now, "ages count from the read")
+	}
+	assert.Equal(t, time.Second, New(context.Background(), f, Options{}, t0).every, "a read a second")
 
 	before := f.count("panes")
-	next, cmd = m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0, Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: tmuxcomm.StatePasted}))
+	next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0, Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: tmuxcomm.StatePasted}))
 	m = next.(Model)
 	require.NotNil(t, cmd, "a file event schedules a read of the files")
 	next, cmd = m.Update(reloadMsg{})
@@ -246,6 +256,23 @@ func TestPanesPolledOnTickOnly(t *testing.T) {
 	assert.Equal(t, before, f.count("panes"), "file events never read tmux")
 	assert.Equal(t, 1, f.count("files"), "the read after the event")
 	_ = next
+}
+
+// run runs a command (a batch: each of its commands) and returns the messages.
+func run(c tea.Cmd) []tea.Msg {
+	if c == nil {
+		return nil
+	}
+	msg := c()
+	b, ok := msg.(tea.BatchMsg)
+	if !ok {
+		return []tea.Msg{msg}
+	}
+	var out []tea.Msg
+	for _, c := range b {
+		out = append(out, run(c)...)
+	}
+	return out
 }
 
 // A burst of file events is one read of the files.
@@ -514,4 +541,65 @@ func TestMouseOptional(t *testing.T) {
 	m.opts.Mouse = true
 	assert.Equal(t, 1, step(t, m, wheel).cursor)
 	assert.Equal(t, tea.MouseModeCellMotion, m.View().MouseMode)
+}
+
+// The first screen's reads start together: the questions do not wait for the panes, and the
+// panes' first read asks only what waits on them, which a questions read that comes back later
+// does not wipe.
+func TestFirstReads(t *testing.T) {
+	waiting := &tmuxcomm.Waiting{Queued: map[messages.PaneID][]time.Time{"%1": {t0}}, Open: map[messages.PaneID][]time.Time{}}
+	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}, files: Files{Waiting: waiting}}
+	m := New(context.Background(), f, Options{Title: "work"}, t0)
+	batch, ok := m.Init()().(tea.BatchMsg)
+	require.True(t, ok)
+	for _, c := range batch {
+		if c != nil {
+			go c() // the tick's waits a second; the reads return at once
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for f.count("panes")+f.count("files")+f.count("recent") < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, 1, f.count("panes"))
+	assert.Equal(t, 1, f.count("files"))
+	assert.Equal(t, 1, f.count("recent"))
+
+	m.every = 0
+	next, cmd := m.Update(panesMsg{panes: f.panes})
+	m = next.(Model)
+	var got []string
+	for _, msg := range run(cmd) {
+		switch msg := msg.(type) {
+		case waitingMsg:
+			got = append(got, "waiting")
+			m = step(t, m, msg)
+		case filesMsg:
+			got = append(got, "files")
+		}
+	}
+	assert.Equal(t, []string{"waiting"}, got, "the first panes read only what waits on them")
+	assert.Equal(t, 1, f.count("files"))
+	// The questions read, started before the panes were known, comes back last.
+	m = step(t, m, filesMsg{files: Files{}})
+	rows := m.rows()
+	require.Len(t, rows, 1)
+	assert.Equal(t, 1, rows[0].Queued)
+}
+
+// The first reads of the panes ask the window's size (a resize just after the start comes
+// before Bubble Tea listens for it); later ones leave it to the resize signal.
+func TestSizeAskedOnFirstTicks(t *testing.T) {
+	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}}
+	m := world(t, f, 80, 24, false)
+	m.every = 0
+	for i := 2; i <= sizeTicks+2; i++ { // world made the first read
+		next, cmd := m.Update(panesMsg{at: t0.Add(time.Duration(i) * time.Second), panes: f.panes})
+		m = next.(Model)
+		want := 1 // the next read
+		if i <= sizeTicks {
+			want = 2 // and the size
+		}
+		assert.Len(t, run(cmd), want, "read %d", i)
+	}
 }

@@ -19,27 +19,52 @@ type EngineSource struct {
 	// Getenv finds the trust list and config an approval's staleness is judged against.
 	Getenv func(string) string
 
-	once  sync.Once
+	mu    sync.Mutex
+	first map[string]bool // which of the first screen's reads came back
 	ready chan struct{}
 }
 
 // NewEngineSource reads the panes of scope through e.
 func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string) string) *EngineSource {
-	return &EngineSource{E: e, fleet: e.NewFleet(scope), Getenv: getenv, ready: make(chan struct{})}
+	return &EngineSource{E: e, fleet: e.NewFleet(scope), Getenv: getenv, ready: make(chan struct{}), first: map[string]bool{}}
 }
 
-// Ready is closed once the first files were read: the live feed starts after the first screen,
-// so its first look at the whole root does not delay it.
+// ReadTmuxThrough makes the panes be read through t (a client kept open) instead of the engine's.
+func (s *EngineSource) ReadTmuxThrough(t tmuxcomm.FleetTmux) { s.fleet.ReadThrough(t) }
+
+// Ready is closed once the first screen's reads came back (the panes, the files and the newest
+// exchanges): the live feed starts after the first screen, so its first look at the whole root
+// (every delivery log) does not compete with it.
 func (s *EngineSource) Ready() <-chan struct{} { return s.ready }
+
+// done notes that one of the first screen's reads came back.
+func (s *EngineSource) done(read string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first == nil {
+		return // closed already
+	}
+	s.first[read] = true
+	if s.first["panes"] && s.first["files"] && s.first["recent"] {
+		s.first = nil
+		close(s.ready)
+	}
+}
 
 // Panes implements Source.
 func (s *EngineSource) Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error) {
+	defer s.done("panes")
 	return s.fleet.Panes(ctx)
+}
+
+// Waiting implements Source.
+func (s *EngineSource) Waiting(ctx context.Context, server string, panes []messages.PaneID) (*tmuxcomm.Waiting, error) {
+	return s.E.Waiting(ctx, server, panes)
 }
 
 // Files implements Source.
 func (s *EngineSource) Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error) {
-	defer s.once.Do(func() { close(s.ready) })
+	defer s.done("files")
 	var f Files
 	qs, probs, err := s.E.Questions(ctx, tmuxcomm.QuestionsOptions{Pending: true})
 	if err != nil {
@@ -73,6 +98,7 @@ func (s *EngineSource) Files(ctx context.Context, server string, panes []message
 
 // Recent implements Source.
 func (s *EngineSource) Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error) {
+	defer s.done("recent")
 	return s.E.RecentExchanges(ctx, n)
 }
 

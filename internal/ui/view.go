@@ -80,7 +80,7 @@ func cell(s string, w int) string {
 func clean(s string) string { return messages.SanitizeField(s) }
 
 func (m Model) header(w int) string {
-	left := "wcomm ui · " + clean(m.opts.Title)
+	left := "wcomm ui · " + clean(m.title())
 	var n int
 	for _, q := range m.files.Questions {
 		if q.State == tmuxcomm.QuestionPending {
@@ -426,4 +426,16 @@ func (m Model) helpLines(w int) []string {
 	}
 	out = append(out, "", m.st.dim.Render("any key closes this"))
 	return out
+}
+
+// title is what the header names: the scope the options give, else the session of the panes
+// shown (the console's own session), read with them rather than by a tmux call of its own.
+func (m Model) title() string {
+	switch {
+	case m.opts.Title != "":
+		return m.opts.Title
+	case len(m.panes) > 0:
+		return m.panes[0].Session
+	}
+	return "current session"
 }

@@ -1,0 +1,362 @@
+package paneops
+
+// A tmux client kept open in control mode (tmux(1), CONTROL MODE) for reads that repeat. The
+// console reads the panes and their screens every second; a tmux client started for each read
+// costs a process start, which on a small virtual machine is about 10 ms of CPU, so two reads a
+// second alone would take 2 % of a core while nothing changes. One client kept open answers the
+// same commands for a write and a read on a pipe.
+//
+// The client attaches read-only, without pane output and without a say in window sizes
+// (attach-session -f ignore-size,no-output,read-only, tmux 3.2), and without copying its
+// environment into the session (-E). It still counts as an attached client while it runs
+// (list-clients shows it). When it cannot start or breaks, the calls fall back on a client per
+// call, as before, and a new start is tried a few seconds later.
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// controlFlags are the attached client's flags: it reads, it never types, sizes or receives output.
+const controlFlags = "ignore-size,no-output,read-only"
+
+// controlTimeout bounds one exchange with the control client: a server that does not answer a
+// read in this time is treated as gone, and the next call starts a new client.
+const controlTimeout = 5 * time.Second
+
+// controlRetry is how long after a failed start the next start is tried; the calls made in
+// between start a client each, as without control mode.
+const controlRetry = 5 * time.Second
+
+// Control is a tmux client kept open in control mode, attached to Target's session. Its Client
+// runs commands without stdin through it. It is safe for concurrent use; Close ends the client.
+type Control struct {
+	spawn  Client // the socket flags, and the calls that fall back
+	target string
+	flags  string // attach-session -f
+
+	mu     sync.Mutex
+	conn   *controlConn
+	retry  time.Time
+	closed bool
+}
+
+// controlConn is one running control client.
+type controlConn struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan string // stdout, one line at a time; closed when the client ends
+}
+
+// Control returns a control-mode client that will attach to session target ("" for the one
+// tmux picks). It starts on the first call. The target names a session, not a pane or a window:
+// attach-session makes a window it is given the session's current one.
+func (c *Client) Control(target string) *Control {
+	return c.ControlFlags(target, controlFlags)
+}
+
+// ControlFlags is Control with other client flags (attach-session -f): a test harness that opens
+// windows through it leaves out read-only.
+func (c *Client) ControlFlags(target, flags string) *Control {
+	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target, flags: flags}
+}
+
+// Client is a Client whose calls without stdin go through the control client.
+func (k *Control) Client() *Client {
+	cl := k.spawn
+	cl.ctl = k
+	return &cl
+}
+
+// Close ends the control client.
+func (k *Control) Close() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.closed = true
+	k.stop()
+	return nil
+}
+
+// Start starts the control client now rather than at the first call, so its start overlaps
+// other work; a start that fails is left to the calls, which fall back.
+func (k *Control) Start() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil && !k.closed && time.Now().After(k.retry) {
+		if err := k.start(); err != nil {
+			k.retry = time.Now().Add(controlRetry)
+		}
+	}
+}
+
+// stop ends the running client, if any (k.mu held).
+func (k *Control) stop() {
+	if k.conn == nil {
+		return
+	}
+	_ = k.conn.in.Close() // the client detaches and exits when its input ends
+	done := make(chan struct{})
+	cmd := k.conn.cmd
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	k.conn = nil
+}
+
+// start runs the control client (k.mu held).
+func (k *Control) start() error {
+	args := []string{"-C", "attach-session", "-E", "-f", k.flags}
+	if k.target != "" {
+		args = append(args, "-t", k.target)
+	}
+	cl := k.spawn
+	env := os.Environ()
+	if cl.Server == (Server{}) {
+		// The default server is the one $TMUX names; the variable itself is left out below.
+		if sock, _, _ := strings.Cut(os.Getenv("TMUX"), ","); sock != "" {
+			cl.Server.Socket = sock
+		}
+	}
+	argv := cl.argv(args)
+	path, err := lookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	// Without TMUX: attach-session refuses a client it takes for nested in a pane.
+	cmd.Env = withoutEnv(env, "TMUX", "TMUX_PANE")
+	cmd.SysProcAttr = dieWithParent()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	conn := &controlConn{cmd: cmd, in: in, lines: make(chan string, 1024)}
+	go func() {
+		defer close(conn.lines)
+		r := bufio.NewReaderSize(out, 64<<10)
+		for {
+			line, err := r.ReadString('\n')
+			if line != "" {
+				conn.lines <- strings.TrimSuffix(line, "\n")
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	k.conn = conn
+	return nil
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, n := range names {
+			drop = drop || k == n
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// errControl is a control client that broke or answered out of step.
+var errControl = errors.New("tmux control client out of step")
+
+// run runs one command list (args as for Client.Run) through the control client. ok is false
+// when the control client is not available: the caller then starts a client for the call.
+func (k *Control) run(ctx context.Context, args []string) (out string, ok bool, err error) {
+	cmds, ok := controlLines(args)
+	if !ok {
+		return "", false, nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return "", false, nil
+	}
+	if k.conn == nil {
+		if time.Now().Before(k.retry) {
+			return "", false, nil
+		}
+		if err := k.start(); err != nil {
+			k.retry = time.Now().Add(controlRetry)
+			return "", false, nil
+		}
+	}
+	out, err = k.exchange(ctx, args, cmds)
+	if errors.Is(err, errControl) {
+		// Out of step, ended (the session closed, the server stopped) or too slow: drop it and
+		// let this call fall back; a later call starts a new one.
+		k.stop()
+		k.retry = time.Now().Add(controlRetry)
+		if ctx.Err() != nil {
+			return "", true, &Error{Argv: k.spawn.argv(args), ExitCode: -1, Err: ctx.Err()}
+		}
+		return "", false, nil
+	}
+	return out, true, err
+}
+
+// exchange writes the commands, one a line, then a marker line, and reads their answers
+// (k.mu held). Each command's answer is a block: "%begin TIME NUMBER 1", its output lines, then
+// "%end" or "%error" with the same three numbers (flag 1: the command came from this client).
+// Lines outside a block are notifications and are skipped. The marker's block must hold only the
+// marker, a random word no pane can print: a row of a pane that imitates an %end line throws
+// the reading out of step, which is caught here, never taken for output.
+func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (string, error) {
+	var nb [8]byte
+	_, _ = rand.Read(nb[:])
+	marker := "\x1ewcomm-end " + hex.EncodeToString(nb[:])
+	var w strings.Builder
+	for _, c := range cmds {
+		w.WriteString(c)
+		w.WriteByte('\n')
+	}
+	w.WriteString("display-message -p " + controlQuote(marker) + "\n")
+	if _, err := io.WriteString(k.conn.in, w.String()); err != nil {
+		return "", errControl
+	}
+	timer := time.NewTimer(controlTimeout)
+	defer timer.Stop()
+	next := func() (string, error) {
+		select {
+		case l, open := <-k.conn.lines:
+			if !open {
+				return "", errControl
+			}
+			return l, nil
+		case <-ctx.Done():
+			return "", errControl
+		case <-timer.C:
+			return "", errControl
+		}
+	}
+	var stdout strings.Builder
+	var failed *Error
+	for i := 0; i <= len(cmds); i++ {
+		var begin string
+		for {
+			l, err := next()
+			if err != nil {
+				return "", err
+			}
+			if strings.HasPrefix(l, "%begin ") && strings.HasSuffix(l, " 1") {
+				begin = strings.TrimPrefix(l, "%begin ")
+				break
+			}
+			if !strings.HasPrefix(l, "%") {
+				return "", errControl // only notifications come between blocks
+			}
+		}
+		var body []string
+		isErr := false
+		for {
+			l, err := next()
+			if err != nil {
+				return "", err
+			}
+			if l == "%end "+begin {
+				break
+			}
+			if l == "%error "+begin {
+				isErr = true
+				break
+			}
+			body = append(body, l)
+		}
+		if i == len(cmds) {
+			if isErr || len(body) != 1 || body[0] != marker {
+				return "", errControl
+			}
+			break
+		}
+		text := ""
+		if len(body) > 0 {
+			text = strings.Join(body, "\n") + "\n"
+		}
+		switch {
+		case failed != nil:
+			// tmux stops a command list at its first error; what ran after it here is dropped.
+		case isErr:
+			argv := k.spawn.argv(args)
+			failed = newError(argv, 1, text, fmt.Errorf("tmux exited with status 1"))
+		default:
+			stdout.WriteString(text)
+		}
+	}
+	if failed != nil {
+		return stdout.String(), failed
+	}
+	return stdout.String(), nil
+}
+
+// controlLines splits a command list (args as for Client.Run, ";" between commands) into
+// command lines, each argument double-quoted. ok is false for an empty list.
+func controlLines(args []string) ([]string, bool) {
+	var lines []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			lines = append(lines, strings.Join(cur, " "))
+		}
+		cur = nil
+	}
+	for _, a := range args {
+		if a == ";" {
+			flush()
+			continue
+		}
+		cur = append(cur, controlQuote(a))
+	}
+	flush()
+	return lines, len(lines) > 0
+}
+
+// controlQuote is s in double quotes for tmux's command parser: backslash, the quote and "$"
+// (which would expand a variable) are escaped, and control characters and "~" are written as
+// octal escapes, so a newline or a tab in a format reaches tmux as the same byte the argv form
+// carries.
+func controlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' || c == '"' || c == '$':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f || c == '~':
+			// '~' too: tmux expands a leading one to a home folder even inside double quotes.
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

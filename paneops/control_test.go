@@ -1,0 +1,145 @@
+package paneops
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+func TestControlLines(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"one command", []string{"list-panes", "-t", "%1"}, []string{`"list-panes" "-t" "%1"`}},
+		{"a list", []string{"display-message", "-p", "x", ";", "capture-pane", "-p"},
+			[]string{`"display-message" "-p" "x"`, `"capture-pane" "-p"`}},
+		{"escapes", []string{"a\tb\nc", `q"\$x`, "\x1emark"}, []string{`"a\011b\012c" "q\"\\\$x" "\036mark"`}},
+		{"a home folder stays a word", []string{"~/x", "a~b"}, []string{`"\176/x" "a\176b"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := controlLines(tt.args)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	_, ok := controlLines([]string{";"})
+	assert.False(t, ok, "an empty list")
+}
+
+// TestRealControl reads through a control client what a client per call reads, and sees the
+// errors a client per call sees.
+func TestRealControl(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+	// Rows that imitate control mode's own lines are rows like any other.
+	p := s.newWindow("bash", "-c", `printf '%%begin 1 2 1\n%%end 1 2 1\n%%error 3 4 1\n\036wcomm-end 00\nlast ; row\n'; exec sleep 300`)
+	waitFor(t, 10*time.Second, func() bool {
+		out, err := s.c.Capture(ctx, p, 0)
+		return err == nil && strings.Contains(out, "last ; row")
+	})
+	ctl := s.c.Control("main")
+	defer ctl.Close()
+	cl := ctl.Client()
+
+	info, err := cl.ServerInfo(ctx)
+	require.NoError(t, err)
+	want, err := s.c.ServerInfo(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, info)
+
+	// An argument reaches tmux as the argv form carries it: no home folder, variable or quote
+	// is expanded, no ";" splits it.
+	odd := "~/x $HOME \"q\" 'a' \\ ; \ttab"
+	got, err := cl.Run(ctx, nil, "display-message", "-p", odd)
+	require.NoError(t, err)
+	wantOdd, err := s.c.Run(ctx, nil, "display-message", "-p", odd)
+	require.NoError(t, err)
+	assert.Equal(t, wantOdd, got)
+
+	clients := s.tmux("list-clients", "-F", "#{client_flags}")
+	assert.Contains(t, clients, "control-mode")
+	assert.Contains(t, clients, "read-only")
+	assert.Contains(t, clients, "ignore-size")
+	assert.Contains(t, clients, "no-output")
+
+	panes, err := cl.Panes(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	wantPanes, err := s.c.Panes(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, wantPanes, panes)
+
+	sp, sigs, err := cl.PanesSigs(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, wantPanes, sp, "the same panes, with their signatures")
+	require.Len(t, sigs, len(sp))
+	for i, sg := range sigs {
+		assert.Equal(t, sp[i].Width, sg.Width)
+		assert.Positive(t, sg.Activity, "window_activity is a time")
+	}
+
+	ids := []messages.PaneID{"%0", p}
+	screens, err := cl.Screens(ctx, ids)
+	require.NoError(t, err)
+	wantScreens, err := s.c.Screens(ctx, ids)
+	require.NoError(t, err)
+	assert.Equal(t, wantScreens, screens)
+	var rows []string
+	for _, l := range screens[p].Lines {
+		rows = append(rows, l.Text)
+	}
+	assert.Contains(t, strings.Join(rows, "\n"), "%begin 1 2 1\n%end 1 2 1\n%error 3 4 1\nwcomm-end 00\nlast ; row") // tmux keeps no C0 byte in a row
+
+	_, err = cl.Pane(ctx, "%999")
+	require.ErrorIs(t, err, ErrPaneNotFound)
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 1, te.ExitCode)
+	assert.Contains(t, te.Stderr, "%999")
+	// The client is still in step after an error.
+	again, err := cl.Panes(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, wantPanes, again)
+
+	require.NoError(t, ctl.Close())
+	waitFor(t, 10*time.Second, func() bool {
+		return strings.TrimSpace(s.tmux("list-clients", "-F", "#{client_flags}")) == ""
+	})
+	// Closed, it falls back on a client per call.
+	after, err := cl.Panes(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, wantPanes, after)
+}
+
+// TestRealControlSessionGone: the session the control client is attached to closes; the next
+// reads fall back on a client per call and still answer.
+func TestRealControlSessionGone(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+	s.tmux("new-session", "-d", "-s", "other", "sleep", "300")
+	ctl := s.c.Control("other")
+	defer ctl.Close()
+	cl := ctl.Client()
+	_, err := cl.Panes(ctx, Scope{All: true})
+	require.NoError(t, err)
+	require.Contains(t, s.tmux("list-clients", "-F", "#{client_flags}"), "control-mode")
+	s.tmux("kill-session", "-t", "other")
+	waitFor(t, 10*time.Second, func() bool {
+		return strings.TrimSpace(s.tmux("list-clients", "-F", "#{client_flags}")) == ""
+	})
+	panes, err := cl.Panes(ctx, Scope{All: true})
+	require.NoError(t, err)
+	want, err := s.c.Panes(ctx, Scope{All: true})
+	require.NoError(t, err)
+	assert.Equal(t, want, panes)
+}
