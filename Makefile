@@ -17,7 +17,7 @@ APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missin
 	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wcomm ./cmd/wcomm-mcp ./cmd/wcomm-bridge
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wcomm ./cmd/wcomm-mcp ./cmd/wcomm-bridge ./cmd/wcomm-ui
 
 # go install, then a link where a login shell finds it: tmux starts each pane's shell as a login
 # shell, which sets PATH afresh, so Go's bin folder on this shell's PATH is not enough (see the script).

@@ -73,7 +73,7 @@ if [ -z "$dir" ]; then
 fi
 
 mkdir -p "$dir"
-for b in wcomm wcomm-mcp wcomm-bridge; do
+for b in wcomm wcomm-mcp wcomm-bridge wcomm-ui; do
 	[ -e "$src/$b" ] && ln -sf "$src/$b" "$dir/$b"
 done
 found=$(login_finds)

@@ -196,7 +196,13 @@ func (c *cli) bridgeArgv(path string, args ...string) ([]string, error) {
 
 // execBridge replaces this process with wcomm-bridge running args.
 func (c *cli) execBridge(args ...string) error {
-	path, err := findProgram(bridgeProgram, "the bridge")
+	return c.execCompanion(bridgeProgram, "the bridge", args...)
+}
+
+// execCompanion replaces this process with a companion program (wcomm-bridge, wcomm-ui) running
+// args, with this invocation's root and server.
+func (c *cli) execCompanion(name, what string, args ...string) error {
+	path, err := findProgram(name, what)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -12,10 +13,37 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/wcomm/wcomm/internal/ui"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
+
+// The console itself lives in the companion program wcomm-ui (cmd/wcomm-ui, internal/ui): its
+// terminal libraries look at the terminal when their packages load (Lip Gloss runs 'tmux info'
+// whenever stdout is a terminal inside tmux, 30-45 ms measured), which every send, await and
+// notify typed in a pane would otherwise pay. 'wcomm ui' hands over to it.
+const uiProgram = "wcomm-ui"
+
+// UIConsole runs the console on a terminal; wcomm-ui sets it. In wcomm it is nil, and 'ui' hands
+// over to wcomm-ui.
+var UIConsole func(ctx context.Context, a UIArgs) error
+
+// UIArgs is what the console runs with: the engine and what it reads, set up by this package.
+type UIArgs struct {
+	Engine *tmuxcomm.Engine
+	Scope  paneops.Scope
+	Getenv func(string) string
+	// Tmux reads tmux through the client kept open in control mode.
+	Tmux  *paneops.Client
+	Watch func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error
+	Title string
+	Color bool
+	Mouse bool
+	// Detail words a feed event as 'wcomm watch' does.
+	Detail func(tmuxcomm.WatchEvent) string
+	In     *os.File
+	Out    io.Writer
+	Env    []string
+}
 
 func init() {
 	register(&command{
@@ -61,6 +89,19 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	if !ok || !isTerminal(in) {
 		return usagef("wcomm ui needs a terminal: run it in a tmux pane (or use 'wcomm watch' in a pipeline)")
 	}
+	if UIConsole == nil {
+		args := []string{"ui"}
+		if all {
+			args = append(args, "--all")
+		}
+		if session != "" {
+			args = append(args, "--session", session)
+		}
+		if mouse {
+			args = append(args, "--mouse")
+		}
+		return c.execCompanion(uiProgram, "the console", args...)
+	}
 	e := c.engine()
 	scope := paneops.Scope{All: all, Session: session}
 	title, target := "all sessions", ""
@@ -76,16 +117,15 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	ctl := c.tmux().Control(target)
 	defer ctl.Close()
 	go ctl.Start() // its process start overlaps the terminal's set-up
-	src := ui.NewEngineSource(e, scope, c.getenv)
-	src.ReadTmuxThrough(ctl.Client())
 	watch := func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error {
 		return e.Watch(ctx, tmuxcomm.WatchOptions{Since: since}, func(ev tmuxcomm.WatchEvent) error {
 			emit(ev)
 			return nil
 		})
 	}
-	o := ui.Options{Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse, Detail: watchDetail}
-	err := ui.Run(c.ctx, src, watch, src.Ready(), o, ui.Terminal{In: in, Out: c.stdout, Env: os.Environ()})
+	err := UIConsole(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: watch,
+		Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse,
+		Detail: watchDetail, In: in, Out: c.stdout, Env: os.Environ()})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

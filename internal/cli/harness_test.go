@@ -49,8 +49,10 @@ var (
 const (
 	wcommPkg    = "github.com/wcomm/wcomm/cmd/wcomm"
 	wcommMCPPkg = "github.com/wcomm/wcomm/cmd/wcomm-mcp"
-	// wcommBridgePkg runs the answer channels; wcomm starts it from beside itself.
+	// wcommBridgePkg runs the answer channels, wcommUIPkg the console; wcomm starts them from
+	// beside itself.
 	wcommBridgePkg = "github.com/wcomm/wcomm/cmd/wcomm-bridge"
+	wcommUIPkg     = "github.com/wcomm/wcomm/cmd/wcomm-ui"
 )
 
 // TestMain also makes this test binary the wcomm command of the testscript scripts
@@ -83,7 +85,7 @@ func wcommBin(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "wcomm")
-		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), wcommPkg, wcommMCPPkg, wcommBridgePkg)
+		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), wcommPkg, wcommMCPPkg, wcommBridgePkg, wcommUIPkg)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %w\n%s", err, out)

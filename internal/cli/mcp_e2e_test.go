@@ -298,12 +298,18 @@ func TestE2EMCPPrograms(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, ".gemini", "settings.json"))
 	})
 
-	t.Run("wcomm links no MCP SDK and no net/http", func(t *testing.T) {
+	t.Run("wcomm links no MCP SDK, no net/http and no terminal UI library", func(t *testing.T) {
 		out, err := exec.Command("go", "list", "-deps", wcommPkg).Output()
 		require.NoError(t, err)
 		deps := strings.Fields(string(out))
 		assert.NotContains(t, deps, "net/http")
 		assert.NotContains(t, deps, "github.com/modelcontextprotocol/go-sdk/mcp")
+		// Lip Gloss runs 'tmux info' when its package loads: only wcomm-ui links it.
+		assert.NotContains(t, deps, "charm.land/lipgloss/v2")
+		assert.NotContains(t, deps, "charm.land/bubbletea/v2")
+		out, err = exec.Command("go", "list", "-deps", wcommUIPkg).Output()
+		require.NoError(t, err)
+		assert.Contains(t, strings.Fields(string(out)), "charm.land/bubbletea/v2")
 		out, err = exec.Command("go", "list", "-deps", wcommMCPPkg).Output()
 		require.NoError(t, err)
 		assert.Contains(t, strings.Fields(string(out)), "github.com/modelcontextprotocol/go-sdk/mcp")

@@ -1,0 +1,30 @@
+// Command wcomm-ui is wcomm with its fleet console (internal/ui): 'wcomm ui' hands over to it.
+// Run without arguments it runs the console; with arguments it runs them as wcomm would. It is a
+// program of its own because its terminal libraries look at the terminal when their packages
+// load (Lip Gloss runs 'tmux info' whenever stdout is a terminal inside tmux), which wcomm,
+// started for every send, await and notify, should not pay (see internal/cli/cmd_ui.go).
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/wcomm/wcomm/internal/cli"
+	"github.com/wcomm/wcomm/internal/ui"
+)
+
+func main() {
+	cli.UIConsole = run
+	args := os.Args[1:]
+	if len(args) == 0 {
+		args = []string{"ui"}
+	}
+	os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, a cli.UIArgs) error {
+	src := ui.NewEngineSource(a.Engine, a.Scope, a.Getenv)
+	src.ReadTmuxThrough(a.Tmux)
+	o := ui.Options{Title: a.Title, Color: a.Color, Mouse: a.Mouse, Detail: a.Detail}
+	return ui.Run(ctx, src, a.Watch, src.Ready(), o, ui.Terminal{In: a.In, Out: a.Out, Env: a.Env})
+}
