@@ -292,9 +292,7 @@ func TestStressHardenRoots(t *testing.T) {
 	})
 
 	t.Run("session folder of another user", func(t *testing.T) {
-		if os.Getuid() != 0 {
-			t.Skip("needs root to give a folder to another uid") // CI runs as root
-		}
+		needRoot(t, "to give a folder to another uid")
 		sxFault(t, func() {
 			// The pair's own folder, with a forged response, handed to another user as if planted.
 			y := holderExchange(t, s, orch, holder, hlog)
@@ -334,9 +332,7 @@ func TestStressHardenRoots(t *testing.T) {
 	})
 
 	t.Run("root of another user", func(t *testing.T) {
-		if os.Getuid() != 0 {
-			t.Skip("needs root to give a folder to another uid") // CI runs as root
-		}
+		needRoot(t, "to give a folder to another uid")
 		sxFault(t, func() {
 			root := filepath.Join(s.work, "root-of-nobody")
 			require.NoError(t, os.MkdirAll(root, 0o700))
@@ -535,13 +531,24 @@ func TestStressHardenReadOnlyRoot(t *testing.T) {
 // and returns its path. Mounting needs root, which CI has.
 func mountTmpfs(t *testing.T, s *sxServer, name, size string) string {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("needs root to mount a tmpfs") // CI runs as root
-	}
+	needRoot(t, "to mount a tmpfs")
 	mnt := filepath.Join(s.work, name)
 	require.NoError(t, os.MkdirAll(mnt, 0o700))
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", mnt).CombinedOutput()
 	require.NoError(t, err, "mount a tmpfs: %s", out)
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
 	return mnt
+}
+
+// needRoot skips a test that needs root where there is none, except under REQUIRE_TMUX=1 (CI,
+// which runs as root): there the test fails instead, so CI never skips it.
+func needRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Getuid() == 0 {
+		return
+	}
+	if os.Getenv("REQUIRE_TMUX") == "1" {
+		t.Fatalf("needs root %s, and REQUIRE_TMUX=1 forbids skipping it", why)
+	}
+	t.Skip("needs root " + why)
 }
