@@ -508,6 +508,9 @@ func TestStressHardenReadOnlyRoot(t *testing.T) {
 	orch, _ := s.linesPane()
 	w, _ := s.linesPane()
 	x := s.mustSend(orch, w, []byte("sent before the file system became read-only"))
+	// The send's guard (a child that outlives it by a moment) holds the deliverer's log open for
+	// writing until it sees the send end; the kernel refuses to remount while it does.
+	waitNoOpenFiles(t, mnt)
 	out, err := exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput()
 	require.NoError(t, err, "remount read-only: %s", out)
 
@@ -525,6 +528,22 @@ func TestStressHardenReadOnlyRoot(t *testing.T) {
 		got := showJSON(t, s, x.ID)
 		assert.Equal(t, tmuxcomm.StatusPending, got.Status, "no answer was reported")
 	})
+}
+
+// waitNoOpenFiles polls, to a deadline, until no process holds a file under dir open.
+func waitNoOpenFiles(t *testing.T, dir string) {
+	t.Helper()
+	var holders []string
+	require.Eventually(t, func() bool {
+		holders = holders[:0]
+		fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+		for _, fd := range fds {
+			if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, dir+"/") {
+				holders = append(holders, fd+" -> "+l)
+			}
+		}
+		return len(holders) == 0
+	}, 10*time.Second, 20*time.Millisecond, "files under %s stay open: %v", dir, holders)
 }
 
 // mountTmpfs mounts a private tmpfs of size under the test's work folder (unmounted at cleanup)
