@@ -171,10 +171,11 @@ func TestAudit3KilledNotifier(t *testing.T) {
 		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
 		return strings.TrimSpace(out) != ""
 	}, "the notifier's paste")
+	// Checked before the kill: once the notifier is dead its guard may press the Enter at once.
+	require.Empty(t, jsonLines(t, recLog), "paste seen, Enter still 5 s away: nothing submitted yet")
 	require.NoError(t, n.cmd.Process.Kill())
 	r := n.wait(t, time.Minute)
 	require.Equal(t, -1, r.code, "killed: %s", r)
-	assert.Empty(t, jsonLines(t, recLog), "killed before its Enter: nothing submitted yet")
 
 	waitFor(t, 30*time.Second, func() bool { return len(jsonLines(t, recLog)) >= 1 }, "the RESPONSE line's Enter")
 	waitNoDeliverer(t, w.root)

@@ -262,9 +262,10 @@ func TestE2EMailboxKilledDeliverer(t *testing.T) {
 		PID int `json:"pid"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(readString(t, inflights[0])), &f))
+	// Checked before the kill: once the deliverer is dead, its guard may press the Enter at once.
+	require.Empty(t, jsonLines(t, recLog), "paste seen, Enter still 5 s away: nothing submitted yet")
 	require.NoError(t, syscall.Kill(f.PID, syscall.SIGKILL))
 	waitFor(t, 10*time.Second, func() bool { return syscall.Kill(f.PID, 0) != nil || isZombie(f.PID) }, "the deliverer to die")
-	assert.Empty(t, jsonLines(t, recLog), "killed before its Enter: nothing submitted yet")
 
 	// Anything that looks at the outbox starts a new deliverer; it finishes the delivery.
 	requireCode(t, 0, w.in(rec, "inbox", "--peek"))
