@@ -84,7 +84,8 @@ func TestE2EFacesAgree(t *testing.T) {
 		assert.NotContains(t, text(res), "was pasted")
 		w.tmux("send-keys", "-t", orch, "-X", "cancel")
 		waitNoDeliverer(t, w.root)
-		w.waitScreen(orch, "/002-response.md", "/004-response.md")
+		w.waitScreen(orch, "/002-response.md") // both lines reached the pane
+		w.waitScreen(orch, "/004-response.md")
 	})
 
 	t.Run("an unknown pane", func(t *testing.T) {

@@ -166,13 +166,17 @@ func TestE2ERemoteRoundTrip(t *testing.T) {
 		assert.Empty(t, out)
 		require.NoError(t, os.WriteFile(filepath.Join(h.Share, "gate", s.ID), nil, 0o600))
 		// Nobody awaits: the puller brings the RESPONSE line into the orchestrator's pane.
-		screen := rw.waitScreen(orch, "[RESPONSE", s.Response)
-		var line string
-		for _, l := range strings.Split(screen, "\n") {
-			if strings.Contains(l, "[RESPONSE") && strings.Contains(l, s.Response) {
-				line = l
+		// Polled until one line holds both: the pane may be caught with the line half echoed.
+		var line, screen string
+		waitFor(t, 10*time.Second, func() bool {
+			screen, _ = rw.tmuxErr("capture-pane", "-p", "-J", "-S", "-", "-t", orch)
+			for _, l := range strings.Split(screen, "\n") {
+				if strings.Contains(l, "[RESPONSE") && strings.Contains(l, s.Response) {
+					line = l
+				}
 			}
-		}
+			return line != ""
+		}, "the RESPONSE line in the orchestrator's pane; screen:\n%s", &screen)
 		r = rw.call(orch, "parse", "--json", line)
 		requireCode(t, 0, r)
 		px := decode[exchangeJSON](t, r)
