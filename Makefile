@@ -16,13 +16,17 @@ FUZZCOUNT    ?= 50000x
 APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missing"; \
 	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing
 
+# The programs are built without cgo, so static: a process start (every send, notify, await and
+# a send's guard is one) then costs about 2.5 ms of CPU instead of 3.3 ms, the dynamic loader's
+# share (measured, 300 starts of 'wcomm version'). Nothing of wcomm needs cgo: Go's own resolver
+# and user lookup read the same files. The tests' -race needs cgo, so it is not set for them.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wcomm ./cmd/wcomm-mcp ./cmd/wcomm-bridge ./cmd/wcomm-ui
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/wcomm ./cmd/wcomm-mcp ./cmd/wcomm-bridge ./cmd/wcomm-ui
 
 # go install, then a link where a login shell finds it: tmux starts each pane's shell as a login
 # shell, which sets PATH afresh, so Go's bin folder on this shell's PATH is not enough (see the script).
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
+	CGO_ENABLED=0 $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 	scripts/link-bin.sh "$$(d=$$($(GO) env GOBIN); [ -n "$$d" ] || d=$$($(GO) env GOPATH)/bin; echo "$$d")"
 
 # What the tests need: tmux and real programs for its panes (python3), the shells the completion

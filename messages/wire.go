@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // The wire between two wcomm processes on two hosts: the local wcomm runs `VIA... WCOMM __remote`
@@ -93,11 +94,11 @@ type WirePane struct {
 
 // hostNameRE: a host's name in the settings and in HOST:TARGET. No ':' or '/', never a leading
 // '-' (it would read as an option to ssh).
-var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`)
+var hostNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$`) })
 
 // ValidHostName checks a declared host's name.
 func ValidHostName(s string) error {
-	if !hostNameRE.MatchString(s) {
+	if !hostNameRE().MatchString(s) {
 		return fmt.Errorf("host name %q: use letters, digits, '.', '_' and '-' (at most 64, not starting with '-')", SanitizeField(s))
 	}
 	return nil

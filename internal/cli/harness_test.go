@@ -86,6 +86,7 @@ func wcommBin(t *testing.T) string {
 		}
 		binPath = filepath.Join(binDir, "wcomm")
 		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), wcommPkg, wcommMCPPkg, wcommBridgePkg, wcommUIPkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build and make install build them
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %w\n%s", err, out)
