@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -74,6 +76,13 @@ func init() {
 						return usagef("%v", err) // a malformed name can name no folder
 					}
 					o.Session = args[0]
+				}
+				// The listing makes many small objects that live until their session is printed:
+				// with the collector's default pace a fifth of its time went to collecting.
+				// Measured over 10,000 exchanges: 485 ms and 15 MiB at GOGC=100, 370 ms and
+				// 25 MiB at 400 (median of 8). A GOGC the user set is left as it is.
+				if os.Getenv("GOGC") == "" {
+					debug.SetGCPercent(400)
 				}
 				// Each session is printed as it is read, not gathered first: 10,000 exchanges
 				// are about 20 MiB of JSON. The bytes are those of printJSON of the whole.
