@@ -392,8 +392,7 @@ func TestAudit3SmallerOnes(t *testing.T) {
 	err := cmd.Run()
 	require.Error(t, err)
 	assert.Contains(t, stderr.String(), "larger than 256 MiB")
-	kib, err := strconv.ParseInt(strings.TrimSpace(readString(t, rss)), 10, 64)
-	require.NoError(t, err)
+	kib := readPeakRSS(t, rss)
 	t.Logf("send --file /dev/zero: peak resident %d MiB", kib>>10)
 	assert.Less(t, kib<<10, int64(384<<20), "peak resident memory for a 256 MiB bound")
 }
@@ -406,7 +405,12 @@ func withPeakRSS(t *testing.T, cmd *exec.Cmd, file string) {
 	t.Helper()
 	py, err := exec.LookPath("python3")
 	require.NoError(t, err)
-	const script = `import os, sys
+	cmd.Args = append([]string{py, "-c", peakRSSScript, file, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = py
+}
+
+// peakRSSScript runs argv[2:] as a child and writes its peak resident set (KiB) to argv[1].
+const peakRSSScript = `import os, sys
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[2], sys.argv[2:])
@@ -415,6 +419,11 @@ with open(sys.argv[1], "w") as f:
     f.write(str(ru.ru_maxrss))
 sys.exit(os.waitstatus_to_exitcode(status) & 0xff)
 `
-	cmd.Args = append([]string{py, "-c", script, file, cmd.Path}, cmd.Args[1:]...)
-	cmd.Path = py
+
+// readPeakRSS reads what peakRSSScript wrote, in KiB.
+func readPeakRSS(t *testing.T, file string) int64 {
+	t.Helper()
+	kib, err := strconv.ParseInt(strings.TrimSpace(readString(t, file)), 10, 64)
+	require.NoError(t, err)
+	return kib
 }
