@@ -537,17 +537,17 @@ func TestStressHardenReadOnlyRoot(t *testing.T) {
 // waitNoOpenFiles polls, to a deadline, until no process holds a file under dir open.
 func waitNoOpenFiles(t *testing.T, dir string) {
 	t.Helper()
-	var holders []string
-	require.Eventually(t, func() bool {
-		holders = holders[:0]
+	var holders string
+	waitFor(t, 10*time.Second, func() bool {
+		holders = ""
 		fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
 		for _, fd := range fds {
 			if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, dir+"/") {
-				holders = append(holders, fd+" -> "+l)
+				holders += "\n" + fd + " -> " + l
 			}
 		}
-		return len(holders) == 0
-	}, 10*time.Second, 20*time.Millisecond, "files under %s stay open: %v", dir, holders)
+		return holders == ""
+	}, "no file under %s to be open; open:%s", dir, &holders)
 }
 
 // mountTmpfs mounts a private tmpfs of size under the test's work folder (unmounted at cleanup)
