@@ -105,8 +105,11 @@ func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent
 	// The watches are in place before the first look, so nothing that happens in between is lost;
 	// what the look and a later event both see is reported once, as the state remembers it.
 	f.quiet, f.initial = o.Since <= 0, true
+	if o.Since > 0 {
+		f.cutoff = time.Now().Add(-o.Since) // held against file times: the real clock
+	}
 	f.rescanRoot()
-	f.quiet, f.initial = false, false
+	f.quiet, f.initial, f.cutoff = false, false, time.Time{}
 	if o.Since > 0 {
 		cutoff := e.Now().Add(-o.Since)
 		var keep []keyedEvent

@@ -94,7 +94,16 @@ func (f *feed) scanSession(s *feedSession) {
 	}
 	sort.Ints(nums)
 	for _, n := range nums {
+		if f.quiet || !f.before(s, n, exchanges[n], responses) {
+			f.scanExchange(s, n, exchanges[n], responses)
+			continue
+		}
+		// Nothing of it falls in the replay: its state is recorded as a start without replay
+		// records it (a stat of its log, not a read), which on a root of 10,000 exchanges saves
+		// reading and parsing every delivery log (seconds of CPU) at each console start.
+		f.quiet = true
 		f.scanExchange(s, n, exchanges[n], responses)
+		f.quiet = false
 	}
 	keys := make([]string, 0, len(questions))
 	for k := range questions {
@@ -106,6 +115,38 @@ func (f *feed) scanSession(s *feedSession) {
 	}
 }
 
+// before reports whether, during a first look with a replay, every file of exchange n was last
+// written well before the replay's cutoff, so that none of its events can be replayed. An event's
+// time is taken before its line is written, and a file's time comes from the kernel's coarse
+// clock, a few ms behind: the margin covers both.
+func (f *feed) before(s *feedSession, n int, p *exchangeParts, responses map[string]bool) bool {
+	if !f.initial || f.cutoff.IsZero() || !p.request {
+		return false
+	}
+	// An exchange without its usual response file may be open, or answered under the name its
+	// request gives: read it as usual (such exchanges are few).
+	resp := messages.SeqFileName(n+1, messages.KindResponse)
+	if !responses[resp] {
+		return false
+	}
+	limit := f.cutoff.Add(-replayMargin)
+	names := []string{messages.SeqFileName(n, messages.KindRequest), resp}
+	if p.log {
+		names = append(names, logName(n))
+	}
+	for _, name := range names {
+		st, err := os.Lstat(filepath.Join(s.dir, name))
+		if err != nil || !st.ModTime().Before(limit) {
+			return false
+		}
+	}
+	return true
+}
+
+// replayMargin is how far before the replay's cutoff an exchange's files must have been written
+// for the exchange to be recorded without reading it.
+const replayMargin = time.Second
+
 func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses map[string]bool) {
 	x := s.ex[n]
 	if x == nil {
@@ -114,6 +155,9 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 	}
 	reqPath := filepath.Join(s.dir, messages.SeqFileName(n, messages.KindRequest))
 	ev := func(name string, at time.Time, detail map[string]string, path string) {
+		if x.id == "" && !f.quiet && p.request {
+			f.loadRequest(x, reqPath) // recorded quietly before: the id is in its header
+		}
 		f.add(&x.last, WatchEvent{At: at, Session: s.name, Kind: FeedExchange, Seq: n, ID: x.id, Event: name, Detail: detail, Path: path})
 	}
 	if p.request && !x.request {

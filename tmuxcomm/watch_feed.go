@@ -21,7 +21,10 @@ type feed struct {
 	sessions map[string]*feedSession
 	quiet    bool // record what exists without reporting it (the start without replay)
 	initial  bool // the first look, at the start
-	out      []keyedEvent
+	// cutoff, during the first look with a replay (--since), is the oldest time replayed: an
+	// exchange whose files were all last written before it is recorded quietly, not read.
+	cutoff time.Time
+	out    []keyedEvent
 }
 
 type feedSession struct {

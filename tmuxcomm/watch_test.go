@@ -538,3 +538,45 @@ func TestReadNewLines(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
+
+// TestWatchReplayLeavesOldExchangesUnread: a replay (Since) records an exchange whose files were
+// all last written before its window without reading them: on a root of 10,000 exchanges that is
+// every delivery log, seconds of CPU at each console start. The old exchange here has log lines
+// stamped now in a file last written two hours ago, so a read of it would replay them. What
+// happens to it later is still reported, with its id; an exchange in the window is replayed whole.
+func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	ctx := context.Background()
+	old, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("old one")})
+	require.NoError(t, err)
+	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: old.ResponsePath, Body: []byte("done long ago")})
+	require.NoError(t, err)
+	oldLog := filepath.Join(filepath.Dir(old.RequestPath), logName(old.Seq))
+	past := time.Now().Add(-2 * time.Hour)
+	for _, p := range []string{old.RequestPath, old.ResponsePath, oldLog} {
+		require.NoError(t, os.Chtimes(p, past, past))
+	}
+	recent, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("recent one")})
+	require.NoError(t, err)
+	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: recent.ResponsePath, Body: []byte("done now")})
+	require.NoError(t, err)
+
+	w := startWatch(t, e, WatchOptions{Since: time.Hour})
+	evs := w.next(t, 6)
+	assert.Equal(t, []string{"session:session", "exchange:request", "exchange:pasted", "exchange:submitted",
+		"exchange:answered", "exchange:notified"}, eventNames(evs))
+	for _, ev := range evs[1:] {
+		assert.Equal(t, recent.ID, ev.ID)
+	}
+	w.quiet(t)
+
+	line, err := json.Marshal(Event{State: StateAwaitWoken, At: time.Now().UTC(), Detail: map[string]string{"pid": "1"}})
+	require.NoError(t, err)
+	require.NoError(t, appendLine(oldLog, line))
+	evs = w.next(t, 1)
+	assert.Equal(t, "exchange:"+StateAwaitWoken, eventNames(evs)[0])
+	assert.Equal(t, old.ID, evs[0].ID, "the id of an exchange recorded without reading it")
+	assert.Equal(t, old.Seq, evs[0].Seq)
+	w.quiet(t)
+}
