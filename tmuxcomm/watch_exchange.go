@@ -155,8 +155,9 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 	}
 	reqPath := filepath.Join(s.dir, messages.SeqFileName(n, messages.KindRequest))
 	ev := func(name string, at time.Time, detail map[string]string, path string) {
-		if x.id == "" && !f.quiet && p.request {
-			f.loadRequest(x, reqPath) // recorded quietly before: the id is in its header
+		if x.unread && !f.quiet {
+			x.unread = false
+			f.loadRequest(x, reqPath) // recorded without reading it: the id is in its header
 		}
 		f.add(&x.last, WatchEvent{At: at, Session: s.name, Kind: FeedExchange, Seq: n, ID: x.id, Event: name, Detail: detail, Path: path})
 	}
@@ -166,6 +167,8 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 			x.request = true
 			if !responses[x.respName] {
 				f.loadRequest(x, reqPath)
+			} else {
+				x.unread = true // its id is read when an event of it comes
 			}
 			x.answered = responses[x.respName]
 		} else if detail, at, ok := f.loadRequest(x, reqPath); ok {

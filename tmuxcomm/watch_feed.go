@@ -39,6 +39,7 @@ type feedExchange struct {
 	request  bool // reported (or there before the feed began)
 	answered bool
 	id       string
+	unread   bool   // recorded before the feed began without reading its request (id unknown)
 	respName string // the response file's name, from the request's instructions
 	logOff   int64
 	last     time.Time // sort key of the last event: keeps the exchange's events in order

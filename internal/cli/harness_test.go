@@ -625,3 +625,34 @@ func waitLog(t *testing.T, path string, what string, match func(map[string]any) 
 func event(name, id string) func(map[string]any) bool {
 	return func(e map[string]any) bool { return e["event"] == name && (id == "" || e["id"] == id) }
 }
+
+// withPeakRSS makes cmd run under a small python3 parent that writes the program's peak resident
+// set (KiB) to file and exits with its status. Taken from this process's wait, the figure would
+// be at least this test process's own: a child started by a vfork-like clone keeps, across its
+// exec, the high-water mark of the memory it shared (under the full suite with -race, 412 MiB).
+func withPeakRSS(t *testing.T, cmd *exec.Cmd, file string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	require.NoError(t, err)
+	cmd.Args = append([]string{py, "-c", peakRSSScript, file, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = py
+}
+
+// peakRSSScript runs argv[2:] as a child and writes its peak resident set (KiB) to argv[1].
+const peakRSSScript = `import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(ru.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) & 0xff)
+`
+
+// readPeakRSS reads what peakRSSScript wrote, in KiB.
+func readPeakRSS(t *testing.T, file string) int64 {
+	t.Helper()
+	kib, err := strconv.ParseInt(strings.TrimSpace(readString(t, file)), 10, 64)
+	require.NoError(t, err)
+	return kib
+}
