@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -116,7 +118,7 @@ func (e *Engine) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus
 				return []*ActionStatus{a}, problems, nil
 			}
 		}
-		return nil, problems, fmt.Errorf("no approved-action intent %s under %s; run 'wcomm actions' to list them: %w", o.ID, root, ErrNotFound)
+		return nil, problems, fmt.Errorf("no approved-action intent %s under %s; run 'wcomm actions' to list them: %w", o.ID, root, store.ErrNotFound)
 	}
 	return out, problems, nil
 }
@@ -128,7 +130,7 @@ func (e *Engine) loadAction(r qref) (*ActionStatus, error) {
 		return nil, err
 	}
 	path := q.file(messages.SuffixIntent)
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -150,14 +152,14 @@ func (e *Engine) loadAction(r qref) (*ActionStatus, error) {
 func (a *ActionStatus) refresh() error {
 	a.q.refresh()
 	a.Answer, a.Dispatch, a.Result, a.Output = a.q.Answer, nil, nil, ""
-	if data, err := readFile(a.q.file(messages.SuffixDispatch)); err == nil {
+	if data, err := store.ReadFile(a.q.file(messages.SuffixDispatch)); err == nil {
 		d, err := messages.ParseDispatch(data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.q.file(messages.SuffixDispatch), err)
 		}
 		a.Dispatch = &d
 	}
-	if data, err := readFile(a.q.file(messages.SuffixResult)); err == nil {
+	if data, err := store.ReadFile(a.q.file(messages.SuffixResult)); err == nil {
 		r, err := messages.ParseActionResult(data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.q.file(messages.SuffixResult), err)
@@ -265,5 +267,5 @@ func processAlive(pid int, host string) bool {
 func writeIntent(st *QuestionStatus, in messages.Intent) error {
 	in.QuestionID = st.ID
 	in.RequestID = st.Exchange
-	return writeExclusive(st.file(messages.SuffixIntent), messages.FormatIntent(in))
+	return store.WriteExclusive(st.file(messages.SuffixIntent), messages.FormatIntent(in))
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -108,8 +110,8 @@ func (e *Engine) dispatch(ctx context.Context, r *ActionRun, timeout time.Durati
 	if a.Status == ActionStale {
 		d.Decision, d.Reasons = messages.DecisionBlock, a.Reasons
 	}
-	if err := writeExclusive(a.q.file(messages.SuffixDispatch), messages.FormatDispatch(d)); err != nil {
-		if errors.Is(err, ErrExists) {
+	if err := store.WriteExclusive(a.q.file(messages.SuffixDispatch), messages.FormatDispatch(d)); err != nil {
+		if errors.Is(err, store.ErrExists) {
 			r.Note = "claimed by another dispatcher"
 			if a.refresh() == nil && a.Dispatch != nil {
 				r.Note += " (" + a.Dispatch.String() + ")"
@@ -127,7 +129,7 @@ func (e *Engine) dispatch(ctx context.Context, r *ActionRun, timeout time.Durati
 	}
 	e.logQ(a.q, aClaimed, map[string]string{"action": a.Action, "pid": fmt.Sprint(d.PID)})
 	res := e.execute(ctx, a, timeout)
-	if err := writeExclusive(a.q.file(messages.SuffixResult), messages.FormatActionResult(res)); err != nil {
+	if err := store.WriteExclusive(a.q.file(messages.SuffixResult), messages.FormatActionResult(res)); err != nil {
 		r.Note = fmt.Sprintf("ran, but its result could not be recorded: %v", err)
 	}
 	a.Result = &res
@@ -154,7 +156,7 @@ func (e *Engine) execute(ctx context.Context, a *ActionStatus, timeout time.Dura
 		res.EndedAt, res.Error = e.Now().UTC(), msg
 		return res
 	}
-	out, err := os.OpenFile(a.q.file(messages.SuffixOutput), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fileMode)
+	out, err := os.OpenFile(a.q.file(messages.SuffixOutput), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)
 	if err != nil {
 		res.Output = ""
 		return finish(fmt.Sprintf("cannot create the output file: %v", err))

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -30,14 +32,14 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 		return nil, err
 	}
 	if x.Status == StatusUndelivered {
-		return x, fmt.Errorf("request %s (%s) was never delivered (%s); send it again: %w", x.ID, x.RequestPath, x.State, ErrUndelivered)
+		return x, fmt.Errorf("request %s (%s) was never delivered (%s); send it again: %w", x.ID, x.RequestPath, x.State, store.ErrUndelivered)
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	unlock, err := flock(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
 	if err == nil {
 		defer unlock()
 	}
@@ -56,7 +58,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 		}
 		return x, e.awaitTimeout(ctx, x, timeout)
 	}
-	w, werr := newDirWatcher(x.Dir)
+	w, werr := store.NewDirWatcher(x.Dir)
 	if werr == nil {
 		defer w.Close()
 	}
@@ -142,7 +144,7 @@ func (e *Engine) awaitTimeout(ctx context.Context, x *Exchange, timeout time.Dur
 		return fmt.Errorf("interrupted while waiting for %s; the response will be at %s: %w", x.ID, x.ResponsePath, ctx.Err())
 	}
 	return fmt.Errorf("no response to %s after %s; it will be at %s (wcomm await %s to wait again): %w",
-		x.ID, timeout, x.ResponsePath, x.ID, ErrTimeout)
+		x.ID, timeout, x.ResponsePath, x.ID, store.ErrTimeout)
 }
 
 // responseComplete reports whether a response file is whole. wcomm's own responses appear by
@@ -186,7 +188,7 @@ func (e *Engine) markRead(x *Exchange, out func(*Exchange) error) (*Exchange, er
 			why = full.Problems[len(full.Problems)-1]
 		}
 		return nil, fmt.Errorf("the response file of %s is damaged (%s); it was not taken as an answer: "+
-			"look at it, remove it and have the worker notify again: %w", orDashID(full), why, ErrDamaged)
+			"look at it, remove it and have the worker notify again: %w", orDashID(full), why, store.ErrDamaged)
 	}
 	if out != nil {
 		if err := out(full); err != nil {

@@ -16,32 +16,15 @@ package tmuxcomm
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"io"
 	"os"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
-)
-
-// Sentinel errors, mapped to exit codes by the command line.
-var (
-	ErrTimeout   = errors.New("timed out")
-	ErrNotFound  = errors.New("not found")
-	ErrAmbiguous = errors.New("ambiguous")
-	// ErrOrchestratorGone: the response was saved but the orchestrator's pane no longer exists.
-	ErrOrchestratorGone = errors.New("orchestrator pane is gone")
-	// ErrUndelivered: the request file was written but could not be delivered to the worker.
-	ErrUndelivered = errors.New("request not delivered")
-	// ErrAnswered: the exchange already has a response; the first one stands.
-	ErrAnswered = errors.New("already answered")
-	// ErrNotRecorded marks a step that happened but could not be written to its log (a full
-	// disk): the command fails rather than report a state the files do not hold.
-	ErrNotRecorded = errors.New("not recorded")
-	// ErrDamaged marks a protocol file that exists but does not parse.
-	ErrDamaged = errors.New("damaged file")
 )
 
 // Tmux is what the engine needs from paneops.Client.
@@ -146,7 +129,7 @@ const MaxCallWait = 10 * time.Minute
 // whole here, an Engine is never filled in later, so one Engine serves concurrent calls.
 func New(root string, t Tmux) *Engine {
 	if root == "" {
-		root = DefaultRoot
+		root = store.DefaultRoot
 	}
 	return &Engine{
 		Root:        root,
@@ -168,5 +151,5 @@ func New(root string, t Tmux) *Engine {
 
 // root returns the checked absolute root, creating it when create is set.
 func (e *Engine) root(create bool) (string, error) {
-	return ensureRoot(e.Root, create)
+	return store.EnsureRoot(e.Root, create)
 }

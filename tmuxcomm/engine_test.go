@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -175,7 +177,7 @@ func TestSendAfterServerRestartMakesNewSession(t *testing.T) {
 
 	// The old exchange's orchestrator %1 now names a pane of the new server: notify must not paste.
 	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: a.ResponsePath, Body: []byte("late")})
-	require.ErrorIs(t, err, ErrOrchestratorGone)
+	require.ErrorIs(t, err, store.ErrOrchestratorGone)
 	assert.FileExists(t, a.ResponsePath)
 }
 
@@ -255,7 +257,7 @@ func TestSendRefusedIsUndeliveredButKept(t *testing.T) {
 	f.refuse["%2"] = true
 	e := newEngine(t, f, "%1")
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
-	require.ErrorIs(t, err, ErrUndelivered)
+	require.ErrorIs(t, err, store.ErrUndelivered)
 	require.NotNil(t, x)
 	assert.FileExists(t, x.RequestPath)
 	assert.Equal(t, StatusUndelivered, x.Status)
@@ -270,7 +272,7 @@ func TestSendRefusesOwnPaneAndEmptyBody(t *testing.T) {
 	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("  \n")})
 	assert.ErrorContains(t, err, "empty message")
 	_, err = e.Send(context.Background(), SendOptions{To: "%9", Body: []byte("x")})
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
@@ -297,7 +299,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 	assert.Equal(t, []string{"a.go"}, got.Delta.Changes)
 
 	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("second")})
-	assert.ErrorIs(t, err, ErrAnswered)
+	assert.ErrorIs(t, err, store.ErrAnswered)
 	data, _ := os.ReadFile(x.ResponsePath)
 	assert.Contains(t, string(data), "the answer")
 }
@@ -358,7 +360,7 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 		done <- result{got, err}
 	}()
 	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
-	require.Eventually(t, func() bool { return isLocked(lock) }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return store.IsLocked(lock) }, 5*time.Second, time.Millisecond)
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
 	require.NoError(t, err)
@@ -375,7 +377,7 @@ func TestAwaitTimeout(t *testing.T) {
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
 	require.NoError(t, err)
 	_, err = e.Await(context.Background(), x.ID, 50*time.Millisecond)
-	assert.ErrorIs(t, err, ErrTimeout)
+	assert.ErrorIs(t, err, store.ErrTimeout)
 }
 
 func TestAwaitWaitsForForeignWriterToClose(t *testing.T) {
@@ -457,7 +459,7 @@ func TestParseRefusesPathsOutsideRoot(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, link))
 	line := fmt.Sprintf("[RESPONSE started_at=20200101-000000 orchestrator=%%1 worker=%%2] %s", filepath.Join(link, "002-response.md"))
 	_, err = e.Parse(context.Background(), line)
-	assert.ErrorIs(t, err, ErrOutsideRoot)
+	assert.ErrorIs(t, err, store.ErrOutsideRoot)
 }
 
 func TestRootRefusedWhenSymlink(t *testing.T) {
@@ -466,12 +468,12 @@ func TestRootRefusedWhenSymlink(t *testing.T) {
 	require.NoError(t, os.Mkdir(real, 0o700))
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink(real, link))
-	_, err := ensureRoot(link, true)
-	assert.ErrorIs(t, err, ErrUnsafeRoot)
+	_, err := store.EnsureRoot(link, true)
+	assert.ErrorIs(t, err, store.ErrUnsafeRoot)
 
 	loose := filepath.Join(dir, "loose")
 	require.NoError(t, os.Mkdir(loose, 0o755))
-	_, err = ensureRoot(loose, true)
+	_, err = store.EnsureRoot(loose, true)
 	require.NoError(t, err)
 	st, err := os.Stat(loose)
 	require.NoError(t, err)
@@ -501,7 +503,7 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	assert.Contains(t, err.Error(), "no free request id")
 	assert.Equal(t, "20260117-120000-abab", a.ID)
 
-	pruneIDs(filepath.Join(filepath.Dir(a.Dir), idsDir), fixed.Add(time.Second))
+	pruneIDs(filepath.Join(filepath.Dir(a.Dir), store.IDsDir), fixed.Add(time.Second))
 	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("three")})
 	assert.NoError(t, err, "a pruned claim frees its id")
 }
@@ -515,7 +517,7 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	b, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("second")})
 	require.NoError(t, err)
 	root := filepath.Dir(a.Dir)
-	claim := filepath.Join(root, whereDir, a.ID)
+	claim := filepath.Join(root, store.WhereDir, a.ID)
 	hint, err := os.Readlink(claim)
 	require.NoError(t, err)
 	assert.Equal(t, a.Session+"/001-request.md", hint, "send records where its request is")

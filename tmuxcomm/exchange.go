@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -60,12 +62,12 @@ func logEvent(dir string, n int, state string, detail map[string]string, at time
 	if err != nil {
 		return err
 	}
-	return appendLine(filepath.Join(dir, logName(n)), line)
+	return store.AppendLine(filepath.Join(dir, logName(n)), line)
 }
 
 func readEvents(dir string, n int) ([]Event, []string) {
 	path := filepath.Join(dir, logName(n))
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -218,7 +220,7 @@ func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	if s, err := messages.ParseSessionName(name); err == nil {
 		x.StartedAt, x.Orchestrator, x.Worker = s.StartedAt, s.Orchestrator, s.Worker
 	}
-	data, mtime, err := readFileText(x.RequestPath)
+	data, mtime, err := store.ReadFileText(x.RequestPath)
 	if !mtime.IsZero() {
 		x.SentAt = mtime.UTC()
 	}
@@ -264,7 +266,7 @@ func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 		// Without bodies, a request of megabytes is not held: what is needed of its body (first
 		// line, size and hash) is taken above, and nothing kept may point into the file's text.
 		x.request.Body = ""
-		if len(data) >= bigFile {
+		if len(data) >= store.BigFile {
 			x.detach()
 		}
 	}
@@ -329,7 +331,7 @@ func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 
 // loadResponse fills the response part when the response file exists and is complete.
 func (x *Exchange) loadResponse(bodies bool) {
-	data, mtime, err := readFileText(x.ResponsePath)
+	data, mtime, err := store.ReadFileText(x.ResponsePath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
@@ -359,7 +361,7 @@ func (x *Exchange) loadResponse(bodies bool) {
 	x.Delta = resp.Delta
 	if bodies {
 		x.ResponseBody = resp.Body
-	} else if len(data) >= bigFile {
+	} else if len(data) >= store.BigFile {
 		x.detachResponse()
 	}
 	if x.ID != "" && resp.Header.ID != x.ID {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -80,11 +82,11 @@ func (e *Engine) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 	case len(matches) == 1 || (first && len(matches) > 1):
 		return matches[0].Pane, nil
 	case len(matches) == 0:
-		fe := &FindError{Agent: agent, Scope: scope, err: ErrNotFound}
+		fe := &FindError{Agent: agent, Scope: scope, err: store.ErrNotFound}
 		fe.Panes, _ = e.Panes(ctx, scope)
 		return paneops.Pane{}, fe
 	default:
-		return paneops.Pane{}, &FindError{Agent: agent, Scope: scope, Matches: matches, err: ErrAmbiguous}
+		return paneops.Pane{}, &FindError{Agent: agent, Scope: scope, Matches: matches, err: store.ErrAmbiguous}
 	}
 }
 
@@ -164,7 +166,7 @@ func (e *Engine) resolveWithServer(ctx context.Context, target string, scope pan
 // stderr and its hint name tmux's commands, not this one's.
 func (e *Engine) notFound(target string, err error) error {
 	if isNotFound(err) {
-		return &paneNotFound{target: target, errs: []error{ErrNotFound, err}}
+		return &paneNotFound{target: target, errs: []error{store.ErrNotFound, err}}
 	}
 	return err
 }

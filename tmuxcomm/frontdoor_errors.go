@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -51,12 +53,12 @@ func ClassOf(err error) Class {
 		return ClassOK
 	case errors.As(err, &ue), errors.Is(err, messages.ErrInvalidAnswer), errors.Is(err, ErrUnregistered):
 		return ClassUsage
-	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, store.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return ClassTimeout
-	case errors.Is(err, ErrOrchestratorGone):
+	case errors.Is(err, store.ErrOrchestratorGone):
 		// The response is saved; only the signal found no pane. Not a target the caller named.
 		return ClassFailure
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrAmbiguous),
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrAmbiguous),
 		errors.Is(err, paneops.ErrPaneNotFound), errors.Is(err, paneops.ErrTargetNotFound):
 		return ClassNotFound
 	}

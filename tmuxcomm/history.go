@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -119,7 +121,7 @@ func (e *Engine) HistoryEach(ctx context.Context, o HistoryOptions, start func(f
 		// One named session: its problems decide whether it exists, before anything is printed.
 		s := e.summarize(dirs[0], o.Pending)
 		if len(s.Problems) > 0 && len(s.Exchanges) == 0 {
-			return nil, fmt.Errorf("session %s: %s: %w", o.Session, s.Problems[0], ErrNotFound)
+			return nil, fmt.Errorf("session %s: %s: %w", o.Session, s.Problems[0], store.ErrNotFound)
 		}
 		if start != nil {
 			if err := start(foreign); err != nil {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -18,7 +20,7 @@ const pruneAge = time.Hour
 
 // newID returns a request id that no other request under root has.
 func (e *Engine) newID(root string) (string, error) {
-	dir, err := storeDir(root, idsDir, true)
+	dir, err := store.Dir(root, store.IDsDir, true)
 	if err != nil {
 		return "", err
 	}
@@ -27,7 +29,7 @@ func (e *Engine) newID(root string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		f, err := os.OpenFile(filepath.Join(dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fileMode)
+		f, err := os.OpenFile(filepath.Join(dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -69,7 +71,7 @@ func RecordID(root, id, session string, seq int) error {
 	if err := messages.ValidID(id); err != nil {
 		return err
 	}
-	dir, err := storeDir(root, whereDir, true)
+	dir, err := store.Dir(root, store.WhereDir, true)
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func RecordID(root, id, session string, seq int) error {
 // idWhere follows an id's hint (RecordID) to the exchange, checking the request's own header;
 // nil when there is no hint or it does not hold.
 func idWhere(root, id string) *Exchange {
-	dir, err := storeDir(root, whereDir, false)
+	dir, err := store.Dir(root, store.WhereDir, false)
 	if err != nil {
 		return nil
 	}
@@ -106,7 +108,7 @@ func idWhere(root, id string) *Exchange {
 		return nil
 	}
 	dir = filepath.Join(root, session)
-	line, err := readFirstLine(filepath.Join(dir, name))
+	line, err := store.ReadFirstLine(filepath.Join(dir, name))
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -36,7 +38,7 @@ func sessionDirs(root string) (dirs []string, foreign []string, err error) {
 			continue
 		}
 		// A session folder another user planted is never read: its files could say anything.
-		if st, err := ent.Info(); err != nil || checkOwned(filepath.Join(root, name), st) != nil {
+		if st, err := ent.Info(); err != nil || store.CheckOwned(filepath.Join(root, name), st) != nil {
 			foreign = append(foreign, name+" (not yours: owned by another user)")
 			continue
 		}
@@ -63,7 +65,7 @@ func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, err
 	}
 	root, err := e.root(false)
 	if err != nil {
-		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, ErrNotFound)
+		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
 	}
 	switch {
 	case ref == "":
@@ -77,13 +79,13 @@ func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, err
 
 // byPath loads the exchange a request or response path belongs to.
 func (e *Engine) byPath(root, path string) (*Exchange, error) {
-	clean, err := inRoot(root, path)
+	clean, err := store.InRoot(root, path)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(clean)
 	if filepath.Dir(dir) != root {
-		return nil, fmt.Errorf("%s is not a file of a session folder directly under %s: %w", clean, root, ErrOutsideRoot)
+		return nil, fmt.Errorf("%s is not a file of a session folder directly under %s: %w", clean, root, store.ErrOutsideRoot)
 	}
 	if _, err := messages.ParseSessionName(filepath.Base(dir)); err != nil {
 		return nil, fmt.Errorf("%s is not in a session folder: %w", clean, err)
@@ -101,7 +103,7 @@ func (e *Engine) byPath(root, path string) (*Exchange, error) {
 		n--
 	}
 	if _, err := os.Lstat(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))); err != nil {
-		return nil, fmt.Errorf("no request for %s: %w", clean, ErrNotFound)
+		return nil, fmt.Errorf("no request for %s: %w", clean, store.ErrNotFound)
 	}
 	return loadExchange(dir, n, false), nil
 }
@@ -162,7 +164,7 @@ func (e *Engine) byID(root, id string) (*Exchange, error) {
 			if f.Kind != messages.KindRequest {
 				continue
 			}
-			line, err := readFirstLine(filepath.Join(dir, f.Name))
+			line, err := store.ReadFirstLine(filepath.Join(dir, f.Name))
 			if err != nil || !strings.Contains(line, "id="+id+" ") && !strings.Contains(line, "id="+id+"]") {
 				continue
 			}
@@ -171,7 +173,7 @@ func (e *Engine) byID(root, id string) (*Exchange, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("no exchange with id %s under %s; run 'wcomm history' to list them: %w", id, root, ErrNotFound)
+	return nil, fmt.Errorf("no exchange with id %s under %s; run 'wcomm history' to list them: %w", id, root, store.ErrNotFound)
 }
 
 // newestOpen finds the newest open exchange where the caller's pane has role r: for a worker, one
@@ -235,7 +237,7 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 		if r == roleWorker {
 			what = "addressed to"
 		}
-		return nil, fmt.Errorf("no open request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, ErrNotFound)
+		return nil, fmt.Errorf("no open request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, store.ErrNotFound)
 	}
 	return best, nil
 }

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
@@ -329,7 +331,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if endErr != nil {
 		// inflight.json stays: with the pane's marks it lets the next delivery record the outcome
 		// without typing the message again.
-		return p, fmt.Errorf("typed into pane %s and submitted, but %w: %w", pane.ID, ErrNotRecorded, endErr)
+		return p, fmt.Errorf("typed into pane %s and submitted, but %w: %w", pane.ID, store.ErrNotRecorded, endErr)
 	}
 	ob.clearInflight()
 	if recErr != nil {
@@ -348,7 +350,7 @@ func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, d
 		}
 	}
 	err := ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
-	if errors.Is(err, ErrExists) {
+	if errors.Is(err, store.ErrExists) {
 		return nil
 	}
 	return err

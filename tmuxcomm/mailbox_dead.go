@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -36,7 +38,7 @@ func (e *Engine) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 	if err != nil {
 		return nil, nil
 	}
-	boxes, err := os.ReadDir(filepath.Join(root, outboxFolder))
+	boxes, err := os.ReadDir(filepath.Join(root, store.OutboxDir))
 	if err != nil {
 		return nil, nil
 	}
@@ -46,7 +48,7 @@ func (e *Engine) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 		if !box.IsDir() {
 			continue
 		}
-		done := filepath.Join(root, outboxFolder, box.Name(), outboxDone)
+		done := filepath.Join(root, store.OutboxDir, box.Name(), outboxDone)
 		ents, err := os.ReadDir(done)
 		if err != nil {
 			continue
@@ -60,7 +62,7 @@ func (e *Engine) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 				continue // written before since: no outcome in it is newer
 			}
 			path := filepath.Join(done, ent.Name())
-			data, err := readFile(path)
+			data, err := store.ReadFile(path)
 			if err != nil {
 				problems = append(problems, err.Error())
 				continue

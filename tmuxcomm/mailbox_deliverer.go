@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -46,7 +48,7 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 	var last []string
 	stuck := 0
 	for {
-		unlock, err := flock(ob.path(outboxDelivLock), syscall.LOCK_EX, 0)
+		unlock, err := store.Lock(ob.path(outboxDelivLock), syscall.LOCK_EX, 0)
 		if err != nil {
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				return nil // another deliverer has it
@@ -54,7 +56,7 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 			return err
 		}
 		// Who holds it, for a person (or a test) that looks: the lock file holds the pid.
-		_ = os.WriteFile(ob.path(outboxDelivLock), []byte(strconv.Itoa(os.Getpid())+"\n"), fileMode)
+		_ = os.WriteFile(ob.path(outboxDelivLock), []byte(strconv.Itoa(os.Getpid())+"\n"), store.FileMode)
 		derr := e.drain(ctx, root, ob)
 		unlock()
 		if derr != nil {
@@ -242,7 +244,7 @@ func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, 
 // OpenDelivererLog opens (creates, 0600, appending) the diagnostics file of a pane's deliverer in
 // its outbox folder.
 func OpenDelivererLog(root, server string, pane messages.PaneID) (*os.File, error) {
-	root, err := ensureRoot(root, true)
+	root, err := store.EnsureRoot(root, true)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +252,7 @@ func OpenDelivererLog(root, server string, pane messages.PaneID) (*os.File, erro
 	if err != nil {
 		return nil, err
 	}
-	return os.OpenFile(ob.path(outboxDelivLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+	return os.OpenFile(ob.path(outboxDelivLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
 }
 
 // sleepFor waits d or until ctx ends.

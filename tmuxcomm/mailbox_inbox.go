@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -159,7 +161,7 @@ func (e *Engine) take(root string, ob *outbox, via string, show func([]InboxItem
 	var out []InboxItem
 	for i, m := range want {
 		if err := ob.finish(messages.MailOutcome{Mail: m, State: messages.MailDelivered, At: now, Via: via}); err != nil {
-			if show != nil && !errors.Is(err, ErrExists) {
+			if show != nil && !errors.Is(err, store.ErrExists) {
 				problems = append(problems, fmt.Sprintf("mail %s was handed over but could not be recorded as delivered: %v", m.ID, err))
 			}
 			continue // ended meanwhile by someone else: not ours to show

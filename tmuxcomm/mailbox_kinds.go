@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -124,7 +126,7 @@ func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, de
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrNotRecorded, errors.Join(errs...))
+		return fmt.Errorf("%w: %w", store.ErrNotRecorded, errors.Join(errs...))
 	}
 	return nil
 }
@@ -149,7 +151,7 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 		if x.Read {
 			return "an await returned the response"
 		}
-		if isLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
+		if store.IsLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
 			return "an await is waiting on the exchange and wakes on the file"
 		}
 	case messages.MailQuestion:
@@ -164,7 +166,7 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 		}
 	case messages.MailAnswer:
 		for _, st := range mailQuestions(root, m) {
-			if isLocked(st.waitLock()) {
+			if store.IsLocked(st.waitLock()) {
 				return "an ask is waiting for the answer and takes it from the file"
 			}
 			if slices.ContainsFunc(QuestionEvents(st), func(ev Event) bool { return ev.State == qAnswerRead || ev.State == qAskWoken }) {
@@ -235,7 +237,7 @@ func mailText(root string, m messages.Mail) string {
 		return messages.Sanitize(m.Text, true)
 	}
 	path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return messages.Sanitize(m.Text, true)
 	}

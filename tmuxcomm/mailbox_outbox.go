@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -72,38 +74,16 @@ func openOutbox(root, server string, pane messages.PaneID, create bool) (*outbox
 	if err != nil {
 		return nil, err
 	}
-	if _, err := storeDir(root, outboxFolder, create); err != nil {
+	if _, err := store.Dir(root, store.OutboxDir, create); err != nil {
 		return nil, err
 	}
-	ob := &outbox{dir: filepath.Join(root, outboxFolder, name), server: server, pane: pane}
+	ob := &outbox{dir: filepath.Join(root, store.OutboxDir, name), server: server, pane: pane}
 	for _, d := range []string{ob.dir, ob.path(outboxQueue), ob.path(outboxDone)} {
-		if err := ensureDir(d, create); err != nil {
+		if err := store.EnsureDir(d, create); err != nil {
 			return nil, err
 		}
 	}
 	return ob, nil
-}
-
-// ensureDir checks that d is a real folder (not a symlink) and creates it 0700 when missing and
-// create is set.
-func ensureDir(d string, create bool) error {
-	st, err := os.Lstat(d)
-	if errors.Is(err, fs.ErrNotExist) && create {
-		if err := os.Mkdir(d, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("create %s: %w", d, err)
-		}
-		st, err = os.Lstat(d)
-	}
-	if err != nil {
-		return err
-	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symlink; wcomm follows no symlink inside the root: remove it: %w", d, ErrUnsafeRoot)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a folder: %w", d, ErrUnsafeRoot)
-	}
-	return checkOwned(d, st)
 }
 
 func (ob *outbox) path(parts ...string) string {
@@ -115,7 +95,7 @@ func (ob *outbox) put(m messages.Mail) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
 	}
-	return writeExclusiveNoSync(ob.path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
+	return store.WriteExclusiveNoSync(ob.path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
 }
 
 // pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
@@ -132,7 +112,7 @@ func (ob *outbox) pending() (mail []messages.Mail, problems []string) {
 			continue
 		}
 		path := ob.path(outboxQueue, id+mailSuffix)
-		data, err := readFile(path)
+		data, err := store.ReadFile(path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				problems = append(problems, fmt.Sprintf("%s: %v", path, err))
@@ -179,7 +159,7 @@ func (ob *outbox) ended(id string) bool {
 // finish records the outcome of one piece of mail and removes it from the queue. It fails with
 // ErrExists when the mail had already ended: the first outcome stands.
 func (ob *outbox) finish(o messages.MailOutcome) error {
-	if err := writeExclusiveNoSync(ob.path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
+	if err := store.WriteExclusiveNoSync(ob.path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
 		return err
 	}
 	if err := os.Remove(ob.path(outboxQueue, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -191,7 +171,7 @@ func (ob *outbox) finish(o messages.MailOutcome) error {
 // outcome reads the outcome of mail id.
 func (ob *outbox) outcome(id string) (messages.MailOutcome, error) {
 	path := ob.path(outboxDone, id+mailSuffix)
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return messages.MailOutcome{}, err
 	}
@@ -212,7 +192,7 @@ func (ob *outbox) outcomes(now time.Time) ([]messages.MailOutcome, []string) {
 	var problems []string
 	for _, id := range names {
 		path := ob.path(outboxDone, id+mailSuffix)
-		data, err := readFile(path)
+		data, err := store.ReadFile(path)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
 			continue
@@ -248,7 +228,7 @@ func (ob *outbox) setInflight(f inflight) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomicNoSync(ob.path(outboxInflight), append(data, '\n'))
+	return store.WriteAtomicNoSync(ob.path(outboxInflight), append(data, '\n'))
 }
 
 func (ob *outbox) clearInflight() {
@@ -257,7 +237,7 @@ func (ob *outbox) clearInflight() {
 
 // readInflight returns the record of an interrupted delivery, if any.
 func (ob *outbox) readInflight() (*inflight, error) {
-	data, err := readFile(ob.path(outboxInflight))
+	data, err := store.ReadFile(ob.path(outboxInflight))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -273,7 +253,7 @@ func (ob *outbox) readInflight() (*inflight, error) {
 
 // lockDrain takes the outbox's drain lock, waiting up to timeout.
 func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
-	unlock, err := flock(ob.path(outboxDrainLock), syscall.LOCK_EX, timeout)
+	unlock, err := store.Lock(ob.path(outboxDrainLock), syscall.LOCK_EX, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock the outbox of pane %s: %w", ob.pane, err)
 	}
@@ -282,5 +262,5 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 
 // delivererRunning reports whether a deliverer holds this outbox.
 func (ob *outbox) delivererRunning() bool {
-	return isLocked(ob.path(outboxDelivLock))
+	return store.IsLocked(ob.path(outboxDelivLock))
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -328,11 +330,11 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
 	ob, err := openOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return isLocked(ob.path(outboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return store.IsLocked(ob.path(outboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
 		"the deliverer to start")
 	// The pane stays busy, so the deliverer waits on it, until its outbox is removed under it.
 	// Renamed away at once (removing it file by file races the deliverer's own writes).
-	require.NoError(t, os.Rename(filepath.Join(root, outboxFolder), filepath.Join(t.TempDir(), "gone")))
+	require.NoError(t, os.Rename(filepath.Join(root, store.OutboxDir), filepath.Join(t.TempDir(), "gone")))
 	select {
 	case err := <-done:
 		assert.NoError(t, err)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -58,7 +60,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		return nil, fmt.Errorf("request %s is damaged (%s); answer cannot be matched to it", x.RequestPath, strings.Join(x.Problems, "; "))
 	}
 	if x.Status == StatusAnswered {
-		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, ErrAnswered)
+		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, store.ErrAnswered)
 	}
 	if e.Self != "" && e.Self != x.Worker {
 		// The first response stands: one from the wrong pane would shut out the worker's own.
@@ -76,7 +78,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	dir, seq, responsePath := x.Dir, x.Seq, x.ResponsePath
 	x, req = nil, nil
 	if o.BodyFile != "" {
-		if o.Body, err = ReadFileBounded(ctx, o.BodyFile, maxFile); err != nil {
+		if o.Body, err = store.ReadFileBounded(ctx, o.BodyFile, store.MaxFile); err != nil {
 			return nil, fmt.Errorf("read the response file: %w", err)
 		}
 		if len(bytes.TrimSpace(o.Body)) == 0 {
@@ -91,14 +93,14 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		parts = append(parts, body, []byte("\n"))
 	}
 	o.Body = nil
-	if err := writeExclusiveParts(responsePath, true, parts...); err != nil {
-		if errors.Is(err, ErrExists) {
+	if err := store.WriteExclusiveParts(responsePath, true, parts...); err != nil {
+		if errors.Is(err, store.ErrExists) {
 			// Only a complete response of this exchange stands: a FIFO, a folder, a symlink or a
 			// file that does not parse in its place is not an answer, and nothing was saved.
 			if bad := notAResponse(responsePath); bad != "" {
-				return nil, fmt.Errorf("%s is %s, not a response; nothing was saved: remove it and notify again: %w", responsePath, bad, ErrDamaged)
+				return nil, fmt.Errorf("%s is %s, not a response; nothing was saved: remove it and notify again: %w", responsePath, bad, store.ErrDamaged)
 			}
-			return &NotifyResult{Exchange: loadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, ErrAnswered)
+			return &NotifyResult{Exchange: loadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, store.ErrAnswered)
 		}
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	}
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
-	if isLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {
+	if store.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {
 		res.Signal = SignalAwait
 		if err := logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
@@ -158,19 +160,19 @@ func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted,
 	p, srv, err := e.reach(ctx, root, orch, server, "orchestrator", true)
 	if err != nil {
 		if !isUnreachable(err) {
-			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, ErrOrchestratorGone)
+			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, store.ErrOrchestratorGone)
 		}
-		return gone("response saved at %s, but %v: %w", x.ResponsePath, err, ErrOrchestratorGone)
+		return gone("response saved at %s, but %v: %w", x.ResponsePath, err, store.ErrOrchestratorGone)
 	}
 	m := messages.Mail{Kind: messages.MailResponse, Pane: orch, Server: srv.Key(), Socket: srv.Socket, From: x.Worker,
 		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}
 	posted, err := e.post(ctx, root, m, p, srv)
 	if err != nil {
-		if errors.Is(err, ErrNotRecorded) {
+		if errors.Is(err, store.ErrNotRecorded) {
 			return posted, fmt.Errorf("response saved at %s; the RESPONSE line went to orchestrator pane %s, but %w", x.ResponsePath, orch, err)
 		}
 		if errors.Is(err, paneops.ErrRefused) || isNotFound(err) {
-			return posted, fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, ErrOrchestratorGone)
+			return posted, fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, store.ErrOrchestratorGone)
 		}
 		return posted, fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)
 	}
@@ -192,7 +194,7 @@ func notAResponse(path string) string {
 	case !st.Mode().IsRegular():
 		return "not a regular file"
 	}
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return "unreadable (" + err.Error() + ")"
 	}

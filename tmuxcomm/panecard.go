@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -71,7 +73,7 @@ func CardKey(socketPath, socketName, tmuxEnv, tmuxTmpdir string) string {
 }
 
 func (e *Engine) cardPath(root string, pane messages.PaneID) string {
-	return filepath.Join(root, cardDir, e.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
+	return filepath.Join(root, store.CardsDir, e.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
 }
 
 // cachedPane returns the pane target names and its server from the pane's card, when the target
@@ -85,10 +87,10 @@ func (e *Engine) cachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	if _, err := storeDir(root, cardDir, false); err != nil {
+	if _, err := store.Dir(root, store.CardsDir, false); err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	data, err := readFile(e.cardPath(root, id))
+	data, err := store.ReadFile(e.cardPath(root, id))
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
@@ -128,8 +130,8 @@ func (e *Engine) recordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 	if err != nil {
 		return
 	}
-	if _, err := storeDir(root, cardDir, true); err != nil {
+	if _, err := store.Dir(root, store.CardsDir, true); err != nil {
 		return
 	}
-	_ = writeAtomicNoSync(e.cardPath(root, p.ID), data)
+	_ = store.WriteAtomicNoSync(e.cardPath(root, p.ID), data)
 }

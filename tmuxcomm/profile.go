@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -65,7 +67,7 @@ func (e *Engine) busyWait() time.Duration {
 func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: LockDir(root), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
+		LockDir: store.LockDir(root), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
 		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
 		// A strict paste checks, in its own call, that the pane and the server are still the ones
 		// looked up (or read from the pane's card).
@@ -130,7 +132,7 @@ const neverPasted = 1 << 20
 // pasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
 func (e *Engine) pasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {
-		header, err := readFirstLine(path)
+		header, err := store.ReadFirstLine(path)
 		if err != nil {
 			return "", "", err
 		}
@@ -139,7 +141,7 @@ func (e *Engine) pasteFormOfFile(path string, prof *paneops.Profile) (content, f
 		}
 		return pointerLineOf(header, int(st.Size()), path, "too long to paste"), FormPointer, nil
 	}
-	data, _, err := readFileText(path)
+	data, _, err := store.ReadFileText(path)
 	if err != nil {
 		return "", "", err
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -110,7 +112,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
 			require.NotNil(t, x)
 			if tt.err != nil {
-				require.ErrorIs(t, err, ErrUndelivered)
+				require.ErrorIs(t, err, store.ErrUndelivered)
 				require.ErrorIs(t, err, tt.err)
 			} else {
 				require.NoError(t, err)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -39,7 +41,7 @@ type AnswerResult struct {
 func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
 	root, err := e.root(false)
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
 	st, err := findQuestion(root, o.ID)
 	if err != nil {
@@ -79,7 +81,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
 		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: e.Self, At: e.Now().UTC()}
-	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -90,10 +92,10 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 	}
 	// Whether an ask waits is decided here, under the root lock that an ask also holds to stop
 	// waiting (settle): after the answer is published, a woken ask may exit at once.
-	waiting := isLocked(st.waitLock())
+	waiting := store.IsLocked(st.waitLock())
 	err = writeJSONExclusive(st.file(messages.SuffixAnswer), a)
 	unlock()
-	if errors.Is(err, ErrExists) {
+	if errors.Is(err, store.ErrExists) {
 		st.refresh()
 		return stale(decidedReason(st))
 	}
@@ -144,25 +146,25 @@ func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*Quest
 	}
 	root, err := e.root(false)
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
 	st, err := findQuestion(root, id)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
 	defer unlock()
 	if st.refresh(); st.decided() {
-		return st, fmt.Errorf("question %s: %s; nothing to resolve: %w", st.ID, decidedReason(st), ErrAnswered)
+		return st, fmt.Errorf("question %s: %s; nothing to resolve: %w", st.ID, decidedReason(st), store.ErrAnswered)
 	}
 	r := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
 	if err := writeJSONExclusive(st.file(messages.SuffixResolved), r); err != nil {
-		if errors.Is(err, ErrExists) {
+		if errors.Is(err, store.ErrExists) {
 			st.refresh()
-			return st, fmt.Errorf("question %s is already resolved: %w", st.ID, ErrAnswered)
+			return st, fmt.Errorf("question %s is already resolved: %w", st.ID, store.ErrAnswered)
 		}
 		return nil, err
 	}

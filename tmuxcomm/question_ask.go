@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -107,10 +109,10 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 	switch {
 	case err == nil && (o.To == "" || x.Orchestrator == orch.ID):
 		return fromExchange(x)
-	case err != nil && !errors.Is(err, ErrNotFound):
+	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	case o.To == "":
-		return nil, needf(NeedOrchestrator, ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", e.Self)
+		return nil, needf(NeedOrchestrator, store.ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", e.Self)
 	}
 	dir, sess, err := e.openSession(root, orch.ID, e.Self, srv.Key(), srv.Socket)
 	if err != nil {
@@ -260,7 +262,7 @@ func ids(sts []*QuestionStatus) string {
 type lockSet struct{ unlocks []func() }
 
 func (l *lockSet) take(path string, timeout time.Duration) error {
-	u, err := flock(path, syscall.LOCK_SH, timeout)
+	u, err := store.Lock(path, syscall.LOCK_SH, timeout)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -279,7 +281,7 @@ func (l *lockSet) release() {
 // sequence number claimed with link(2) and a question over the cap answered at once with
 // DECIDED_BY cap-exceeded. onCreate runs for each stored question before the lock is released.
 func (e *Engine) createQuestions(root, dir string, base QuestionRecord, qs []messages.Question, onCreate func(*QuestionStatus) error) ([]*QuestionStatus, error) {
-	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}

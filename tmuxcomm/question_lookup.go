@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -15,7 +17,7 @@ func (e *Engine) Question(ctx context.Context, id string) (*QuestionStatus, erro
 	}
 	root, err := e.root(false)
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
 	list, _, err := e.Questions(ctx, QuestionsOptions{})
 	if err != nil {
@@ -28,7 +30,7 @@ func (e *Engine) Question(ctx context.Context, id string) (*QuestionStatus, erro
 	}
 	_, err = findQuestion(root, id)
 	if err == nil {
-		err = fmt.Errorf("question %s is unreadable; run 'wcomm questions' to see the problem: %w", id, ErrNotFound)
+		err = fmt.Errorf("question %s is unreadable; run 'wcomm questions' to see the problem: %w", id, store.ErrNotFound)
 	}
 	return nil, err
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -110,12 +112,12 @@ func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string
 	if err != nil {
 		return err
 	}
-	return appendLine(st.file(messages.SuffixLog), line)
+	return store.AppendLine(st.file(messages.SuffixLog), line)
 }
 
 // QuestionEvents reads a question's log.
 func QuestionEvents(st *QuestionStatus) []Event {
-	data, err := readFile(st.file(messages.SuffixLog))
+	data, err := store.ReadFile(st.file(messages.SuffixLog))
 	if err != nil {
 		return nil
 	}
@@ -140,7 +142,7 @@ func IsQuestionFile(name string) bool {
 // answered, auto-answered, cap-exceeded, resolved); staleness is judged separately.
 func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	path := filepath.Join(dir, messages.QuestionFileName(task, seq, messages.SuffixQuestion))
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 // refresh re-reads the answer and resolved files.
 func (st *QuestionStatus) refresh() {
 	st.State = QuestionPending
-	if data, err := readFile(st.file(messages.SuffixAnswer)); err == nil {
+	if data, err := store.ReadFile(st.file(messages.SuffixAnswer)); err == nil {
 		var a AnswerRecord
 		if json.Unmarshal(data, &a) == nil {
 			st.Answer = &a
@@ -181,7 +183,7 @@ func (st *QuestionStatus) refresh() {
 			return
 		}
 	}
-	if data, err := readFile(st.file(messages.SuffixResolved)); err == nil {
+	if data, err := store.ReadFile(st.file(messages.SuffixResolved)); err == nil {
 		var r ResolvedRecord
 		if json.Unmarshal(data, &r) == nil {
 			st.Resolved = &r
@@ -263,7 +265,7 @@ func findQuestion(root, id string) (*QuestionStatus, error) {
 			return st, nil
 		}
 	}
-	return nil, fmt.Errorf("no question %s under %s; run 'wcomm questions' to list them: %w", qid, root, ErrNotFound)
+	return nil, fmt.Errorf("no question %s under %s; run 'wcomm questions' to list them: %w", qid, root, store.ErrNotFound)
 }
 
 // nextQuestionSeq is one more than the highest sequence number of task's files in dir.
@@ -307,7 +309,7 @@ func (e *Engine) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionS
 		rec.ID = messages.QuestionID{Task: rec.Task, Seq: seq, Tag: tag}.String()
 		path := filepath.Join(dir, messages.QuestionFileName(rec.Task, seq, messages.SuffixQuestion))
 		err = writeJSONExclusive(path, rec)
-		if errors.Is(err, ErrExists) {
+		if errors.Is(err, store.ErrExists) {
 			continue
 		}
 		if err != nil {
@@ -323,7 +325,7 @@ func writeJSONExclusive(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeExclusive(path, append(data, '\n'))
+	return store.WriteExclusive(path, append(data, '\n'))
 }
 
 // tagsInUse returns the tags of the questions numbered seq of task anywhere under root.
@@ -332,7 +334,7 @@ func tagsInUse(root, task string, seq int) map[string]bool {
 	dirs, _, _ := sessionDirs(root)
 	name := messages.QuestionFileName(task, seq, messages.SuffixQuestion)
 	for _, dir := range dirs {
-		data, err := readFile(filepath.Join(dir, name))
+		data, err := store.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}

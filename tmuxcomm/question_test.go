@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -60,7 +62,7 @@ func qWaitQuestion(t *testing.T, e *Engine, n int) *QuestionStatus {
 	var list []*QuestionStatus
 	require.Eventually(t, func() bool {
 		list, _, _ = e.Questions(context.Background(), QuestionsOptions{})
-		return len(list) == n && isLocked(list[n-1].waitLock()) || len(list) == n && list[n-1].Urgency == messages.NonBlocking
+		return len(list) == n && store.IsLocked(list[n-1].waitLock()) || len(list) == n && list[n-1].Urgency == messages.NonBlocking
 	}, 5*time.Second, 5*time.Millisecond)
 	return list[n-1]
 }
@@ -242,7 +244,7 @@ func TestQuestionTimeout(t *testing.T) {
 		wantErr   error
 	}{
 		{"auto-answer takes the first option", true, QuestionAutoAnswered, nil},
-		{"without auto-answer the ask times out", false, QuestionPending, ErrTimeout},
+		{"without auto-answer the ask times out", false, QuestionPending, store.ErrTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -343,7 +345,7 @@ func TestQuestionPlacement(t *testing.T) {
 	f := newFake("%1", "%2")
 	worker := newEngine(t, f, "%2")
 	_, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}})
-	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorIs(t, err, store.ErrNotFound)
 	var need *NeedError
 	require.ErrorAs(t, err, &need)
 	assert.Equal(t, NeedOrchestrator, need.Need)
@@ -510,7 +512,7 @@ func TestQuestionResolve(t *testing.T) {
 	require.ErrorIs(t, err, ErrStale)
 	assert.Contains(t, err.Error(), "resolved without an answer")
 	_, err = orch.ResolveQuestion(context.Background(), st.ID, "again")
-	assert.ErrorIs(t, err, ErrAnswered)
+	assert.ErrorIs(t, err, store.ErrAnswered)
 	_, statErr := os.Stat(st.file(messages.SuffixAnswer))
 	assert.True(t, errors.Is(statErr, os.ErrNotExist), "resolve invents no answer")
 }
@@ -528,7 +530,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 	assert.True(t, strings.HasSuffix(err.Error(), BestJudgment))
-	assert.False(t, isLocked(st.waitLock()))
+	assert.False(t, store.IsLocked(st.waitLock()))
 
 	pending, _, err := orch.Questions(context.Background(), QuestionsOptions{Pending: true})
 	require.NoError(t, err)
@@ -540,7 +542,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 		res, err := worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{st.ID}})
 		waitDone <- qOutcome{res, err}
 	}()
-	require.Eventually(t, func() bool { return isLocked(st.waitLock()) }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return store.IsLocked(st.waitLock()) }, 5*time.Second, 5*time.Millisecond)
 	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "2"})
 	require.NoError(t, err)
 	assert.Equal(t, SignalAsk, ar.Signal)
@@ -565,11 +567,11 @@ func TestQuestionWaitDeadlineFromRecord(t *testing.T) {
 	require.NoError(t, err)
 	off := false
 	_, err = worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{res.Questions[0].ID}, Timeout: 50 * time.Millisecond, TimeoutSet: true, AutoAnswer: &off})
-	require.ErrorIs(t, err, ErrTimeout)
+	require.ErrorIs(t, err, store.ErrTimeout)
 	assert.Contains(t, err.Error(), "within 50ms")
 
 	_, err = worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{"task-3.q9-0000"}})
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func qGit(t *testing.T, dir string, args ...string) {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -30,7 +32,7 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 		dirs[st.Dir] = true
 	}
 	for dir := range dirs {
-		w, err := newDirWatcher(dir)
+		w, err := store.NewDirWatcher(dir)
 		if err != nil {
 			// No watcher: a short poll still wakes within tens of milliseconds.
 			go func() {
@@ -124,7 +126,7 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 // first, under the root lock that also orders answer and resolve.
 func (e *Engine) autoAnswer(st *QuestionStatus) error {
 	root := filepath.Dir(st.Dir)
-	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -134,7 +136,7 @@ func (e *Engine) autoAnswer(st *QuestionStatus) error {
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: st.Options[0], DecidedBy: messages.DecidedByTimeout,
 		Source: "timeout", Type: st.Type, Form: "auto", Option: 1, At: e.Now().UTC()}
-	if err := writeJSONExclusive(st.file(messages.SuffixAnswer), a); err != nil && !errors.Is(err, ErrExists) {
+	if err := writeJSONExclusive(st.file(messages.SuffixAnswer), a); err != nil && !errors.Is(err, store.ErrExists) {
 		return err
 	}
 	e.logQ(st, qAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": a.Answer})
@@ -149,7 +151,7 @@ func (e *Engine) autoAnswer(st *QuestionStatus) error {
 func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	if len(sts) > 0 {
 		root := filepath.Dir(sts[0].Dir)
-		if unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
+		if unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
 			locks.release()
 			for _, st := range sts {
 				if !st.decided() {
@@ -183,7 +185,7 @@ func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error
 	}
 	if len(timedOut) > 0 {
 		st := timedOut[0]
-		return judgedf(ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
+		return judgedf(store.ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
 			ids(timedOut), st.limit.Round(time.Millisecond), e.Command, st.ID)
 	}
 	if len(closed) > 0 {
@@ -209,7 +211,7 @@ type WaitOptions struct {
 func (e *Engine) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
 	root, err := e.root(false)
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, ErrNotFound)
+		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
 	if len(o.IDs) == 0 {
 		return nil, fmt.Errorf("no question id to wait for")

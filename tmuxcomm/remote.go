@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -54,12 +56,12 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, rep
 		return nil, false, err
 	}
 	dir := filepath.Join(root, relayFolder)
-	if err := ensureDir(dir, true); err != nil {
+	if err := store.EnsureDir(dir, true); err != nil {
 		return nil, false, err
 	}
-	unlock, err := flock(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
-		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, ErrTimeout)
+		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, store.ErrTimeout)
 	}
 	defer unlock()
 	// The id's hint, written right after the request file, finds a first relay without reading
@@ -82,7 +84,7 @@ func (e *Engine) RelayedResponse(id string) (body string, ok bool, err error) {
 		return "", false, err
 	}
 	if !relayedHere(x.Dir) {
-		return "", false, fmt.Errorf("%s was not relayed from another host: %w", id, ErrNotFound)
+		return "", false, fmt.Errorf("%s was not relayed from another host: %w", id, store.ErrNotFound)
 	}
 	if x.Status != StatusAnswered {
 		return "", false, nil

@@ -18,6 +18,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
@@ -136,7 +138,7 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	p.Outcome, p.Via = messages.MailDelivered, ViaSocket
 	if endErr != nil {
 		// inflight.json stays: recovery then records the outcome without writing it again.
-		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w: %w", pane.ID, ErrNotRecorded, endErr)
+		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w: %w", pane.ID, store.ErrNotRecorded, endErr)
 	}
 	ob.clearInflight()
 	if recErr != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -87,7 +89,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
 	if worker.Dead {
-		return nil, fmt.Errorf("%w; nothing was written: %w", deadPane(worker), ErrUndelivered)
+		return nil, fmt.Errorf("%w; nothing was written: %w", deadPane(worker), store.ErrUndelivered)
 	}
 	dir, sess, err := e.openSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
@@ -142,10 +144,10 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 // deliveryError names a failed delivery: undelivered, or, when the message did reach the pane but
 // its record could not be written, that (the command still fails: its state is not on disk).
 func deliveryError(name string, pane messages.PaneID, again string, err error) error {
-	if errors.Is(err, ErrNotRecorded) {
+	if errors.Is(err, store.ErrNotRecorded) {
 		return fmt.Errorf("%s for pane %s: %w", name, pane, err)
 	}
-	return fmt.Errorf("deliver %s to pane %s%s: %w: %w", name, pane, again, ErrUndelivered, err)
+	return fmt.Errorf("deliver %s to pane %s%s: %w: %w", name, pane, again, store.ErrUndelivered, err)
 }
 
 // notifyCommand is the line the instructions give a worker that has wcomm.
@@ -170,7 +172,7 @@ func submittedDetail(pane messages.PaneID, form, profile string, res paneops.Del
 func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, error) {
 	root, err := e.root(false)
 	if err != nil {
-		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, ErrNotFound)
+		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
 	}
 	if err := e.CheckAgent(agent); err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 		return x, fmt.Errorf("request %s is damaged (%s); send it anew", x.RequestPath, strings.Join(x.Problems, "; "))
 	}
 	if x.Status == StatusAnswered {
-		return x, fmt.Errorf("%s is already answered (%s); nothing to send again: %w", x.ID, x.ResponsePath, ErrAnswered)
+		return x, fmt.Errorf("%s is already answered (%s); nothing to send again: %w", x.ID, x.ResponsePath, store.ErrAnswered)
 	}
 	server := ""
 	if m, err := readMeta(x.Dir); err == nil && m.Host != "" {
@@ -206,7 +208,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 	}
 	if rerr != nil {
 		if ue != nil {
-			return x, fmt.Errorf("%w, so %s was not sent again: %w", rerr, x.ID, ErrUndelivered)
+			return x, fmt.Errorf("%w, so %s was not sent again: %w", rerr, x.ID, store.ErrUndelivered)
 		}
 		return x, fmt.Errorf("worker pane %s of %s: %w", x.Worker, x.ID, rerr)
 	}

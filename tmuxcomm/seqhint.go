@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -30,10 +32,10 @@ const hintFreeRun = 8
 // readSeqHint returns the number the folder's hint names.
 func readSeqHint(dir string) (int, bool) {
 	// A hint is a link this user made; one another user planted is no hint (see storeDir).
-	if st, err := os.Lstat(filepath.Join(dir, seqHintName)); err != nil || checkOwned(filepath.Join(dir, seqHintName), st) != nil {
+	if st, err := os.Lstat(filepath.Join(dir, store.SeqHintName)); err != nil || store.CheckOwned(filepath.Join(dir, store.SeqHintName), st) != nil {
 		return 0, false
 	}
-	target, err := os.Readlink(filepath.Join(dir, seqHintName))
+	target, err := os.Readlink(filepath.Join(dir, store.SeqHintName))
 	if err != nil || len(target) > 12 {
 		return 0, false
 	}
@@ -44,11 +46,11 @@ func readSeqHint(dir string) (int, bool) {
 // writeSeqHint records n as the newest request number claimed in dir. Best effort: the link is
 // made under a temporary name and renamed over the old one, so a reader sees one whole hint.
 func writeSeqHint(dir string, n int) {
-	tmp := filepath.Join(dir, fmt.Sprintf("%s.%d-%d", seqHintName, os.Getpid(), n))
+	tmp := filepath.Join(dir, fmt.Sprintf("%s.%d-%d", store.SeqHintName, os.Getpid(), n))
 	if err := os.Symlink(strconv.Itoa(n), tmp); err != nil {
 		return
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, seqHintName)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, store.SeqHintName)); err != nil {
 		os.Remove(tmp)
 	}
 }

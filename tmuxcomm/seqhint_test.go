@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,16 +50,16 @@ func TestClaimRequestHint(t *testing.T) {
 		}, 9},
 		{"a seed sender counting files", func(t *testing.T, dir string) { touchSeq(t, dir, 6, messages.KindRequest) }, 8},
 		{"damaged hint", func(t *testing.T, dir string) {
-			require.NoError(t, os.Remove(filepath.Join(dir, seqHintName)))
-			require.NoError(t, os.Symlink("../../etc", filepath.Join(dir, seqHintName)))
+			require.NoError(t, os.Remove(filepath.Join(dir, store.SeqHintName)))
+			require.NoError(t, os.Symlink("../../etc", filepath.Join(dir, store.SeqHintName)))
 		}, 5},
 		{"hint names a request that was removed", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, messages.SeqFileName(3, messages.KindRequest))))
 		}, 3},
 		{"hint above every file", func(t *testing.T, dir string) { writeSeqHint(dir, 41) }, 5},
 		{"hint is a regular file", func(t *testing.T, dir string) {
-			require.NoError(t, os.Remove(filepath.Join(dir, seqHintName)))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, seqHintName), []byte("1"), 0o600))
+			require.NoError(t, os.Remove(filepath.Join(dir, store.SeqHintName)))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, store.SeqHintName), []byte("1"), 0o600))
 		}, 5},
 		{"other .md files counted by a seed sender", func(t *testing.T, dir string) {
 			touchSeq(t, dir, 3+hintFreeRun, messages.KindRequest)

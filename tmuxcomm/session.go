@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -30,13 +32,13 @@ type SessionMeta struct {
 }
 
 func readMeta(dir string) (*SessionMeta, error) {
-	data, err := readFile(filepath.Join(dir, metaName))
+	data, err := store.ReadFile(filepath.Join(dir, store.MetaName))
 	if err != nil {
 		return nil, err
 	}
 	var m SessionMeta
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, metaName), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, store.MetaName), err)
 	}
 	return &m, nil
 }
@@ -48,7 +50,7 @@ const maxSessionBump = 100
 
 // openSession returns the folder of the newest session of this pair on this server, or creates one.
 func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
-	unlock, err := flock(filepath.Join(root, rootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -65,7 +67,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 		if err != nil || !ent.IsDir() || s.Orchestrator != orch || s.Worker != worker {
 			continue
 		}
-		if st, err := ent.Info(); err != nil || checkOwned(filepath.Join(root, ent.Name()), st) != nil {
+		if st, err := ent.Info(); err != nil || store.CheckOwned(filepath.Join(root, ent.Name()), st) != nil {
 			continue // planted by another user: its meta and files are not ours to trust
 		}
 		m, err := readMeta(filepath.Join(root, ent.Name()))
@@ -83,7 +85,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 	for i := 0; i < maxSessionBump; i++ {
 		s := messages.Session{StartedAt: now.Add(time.Duration(i) * time.Second).Format(messages.StampLayout), Orchestrator: orch, Worker: worker}
 		dir := filepath.Join(root, s.Name())
-		if err := os.Mkdir(dir, dirMode); err != nil {
+		if err := os.Mkdir(dir, store.DirMode); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				// Same pair, same second, another server (or a seed folder): take the next second.
 				continue
@@ -92,7 +94,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 		}
 		meta, _ := json.MarshalIndent(SessionMeta{Server: serverKey, Socket: socket, Orchestrator: orch,
 			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: e.mirrorHost, Relayed: e.Relayed}, "", "  ")
-		if err := writeAtomic(filepath.Join(dir, metaName), append(meta, '\n')); err != nil {
+		if err := store.WriteAtomic(filepath.Join(dir, store.MetaName), append(meta, '\n')); err != nil {
 			os.RemoveAll(dir)
 			return "", messages.Session{}, err
 		}
@@ -172,12 +174,12 @@ func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 	if h, ok := readSeqHint(dir); ok {
 		if n, ok := nextFromHint(dir, h); ok {
 			path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-			err := writeExclusiveParts(path, true, build(n)...)
+			err := store.WriteExclusiveParts(path, true, build(n)...)
 			if err == nil {
 				writeSeqHint(dir, n)
 				return n, path, nil
 			}
-			if !errors.Is(err, ErrExists) {
+			if !errors.Is(err, store.ErrExists) {
 				return 0, "", err
 			}
 			// Another sender took n first: the listing decides.
@@ -190,12 +192,12 @@ func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 		}
 		n := nextRequestNumber(files)
 		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-		err = writeExclusiveParts(path, true, build(n)...)
+		err = store.WriteExclusiveParts(path, true, build(n)...)
 		if err == nil {
 			writeSeqHint(dir, n)
 			return n, path, nil
 		}
-		if !errors.Is(err, ErrExists) {
+		if !errors.Is(err, store.ErrExists) {
 			return 0, "", err
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -92,11 +94,11 @@ func TrustConfig(path string, getenv func(string) string, now time.Time) (string
 	if err != nil {
 		return "", "", err
 	}
-	if err := os.MkdirAll(filepath.Dir(listPath), dirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(listPath), store.DirMode); err != nil {
 		return "", "", fmt.Errorf("create %s: %w", filepath.Dir(listPath), err)
 	}
 	sum := messages.ContentSHA256(data)
-	if err := writeAtomic(listPath, messages.FormatTrustList(list.With(abs, sum, now))); err != nil {
+	if err := store.WriteAtomic(listPath, messages.FormatTrustList(list.With(abs, sum, now))); err != nil {
 		return "", "", err
 	}
 	return abs, sum, nil

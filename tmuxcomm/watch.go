@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -89,10 +91,10 @@ func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent
 		// A session folder is made by the first send between two panes, never later under the
 		// same name (its stamp is that send's time): one that is not there will not come.
 		if _, err := os.Lstat(filepath.Join(root, o.Session)); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("no session folder %s under %s; run 'wcomm history' to list them: %w", o.Session, root, ErrNotFound)
+			return fmt.Errorf("no session folder %s under %s; run 'wcomm history' to list them: %w", o.Session, root, store.ErrNotFound)
 		}
 	}
-	tw, err := newTreeWatcher()
+	tw, err := store.NewTreeWatcher()
 	if err != nil {
 		return err
 	}

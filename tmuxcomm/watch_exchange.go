@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -232,7 +234,7 @@ func (f *feed) loadRequest(x *feedExchange, path string) (map[string]string, tim
 	if err != nil {
 		return nil, time.Time{}, false
 	}
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return map[string]string{"error": err.Error()}, st.ModTime(), true
 	}
@@ -262,7 +264,7 @@ func responseDetail(path string, detail map[string]string) map[string]string {
 	for k, v := range detail {
 		out[k] = v
 	}
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		out["error"] = err.Error()
 		return out

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -17,7 +19,7 @@ import (
 type feed struct {
 	root     string
 	only     string
-	tw       *treeWatcher
+	tw       *store.TreeWatcher
 	sessions map[string]*feedSession
 	quiet    bool // record what exists without reporting it (the start without replay)
 	initial  bool // the first look, at the start
@@ -87,7 +89,7 @@ func (f *feed) flush(emit func(WatchEvent) error) error {
 }
 
 // handle looks again at the folders the events name, each once, in the order first named.
-func (f *feed) handle(evs []treeEvent) {
+func (f *feed) handle(evs []store.TreeEvent) {
 	var dirs []string
 	seen := map[string]bool{}
 	for _, ev := range evs {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -79,7 +81,7 @@ func readRecord[T any](path string) (rec T, mtime time.Time, bad string, ok bool
 	if err != nil {
 		return rec, time.Time{}, "", false
 	}
-	data, err := readFile(path)
+	data, err := store.ReadFile(path)
 	if err != nil {
 		return rec, st.ModTime(), err.Error(), true
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -172,7 +174,7 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 	w := startWatch(t, e, WatchOptions{})
 
 	_, err := e.Send(context.Background(), SendOptions{To: "%3", Body: []byte("into a refusing pane")})
-	require.ErrorIs(t, err, ErrUndelivered)
+	require.ErrorIs(t, err, store.ErrUndelivered)
 	evs := w.next(t, 3)
 	assert.Equal(t, []string{"session:session", "exchange:request", "exchange:refused"}, eventNames(evs))
 	assert.NotEmpty(t, evs[2].Detail["error"])
@@ -187,7 +189,7 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 	}()
 	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	deadline := time.Now().Add(10 * time.Second)
-	for !isLocked(lock) {
+	for !store.IsLocked(lock) {
 		require.True(t, time.Now().Before(deadline), "await never took its lock")
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -249,7 +251,7 @@ func writeJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
-	require.NoError(t, writeAtomic(path, data))
+	require.NoError(t, store.WriteAtomic(path, data))
 }
 
 // logLine appends an event to a question's log as the relay writes it.
@@ -257,7 +259,7 @@ func logLine(t *testing.T, stem, state string, detail map[string]string) {
 	t.Helper()
 	line, err := json.Marshal(Event{State: state, At: time.Now().UTC(), Detail: detail})
 	require.NoError(t, err)
-	require.NoError(t, appendLine(stem+".answers.jsonl", line))
+	require.NoError(t, store.AppendLine(stem+".answers.jsonl", line))
 }
 
 // TestWatchReportsQuestions writes a question's files as the relay's writer does, in the record
@@ -305,7 +307,7 @@ func TestWatchReportsQuestions(t *testing.T) {
 			assert.Equal(t, "already answered", ev.Detail["reason"])
 		}},
 		{"a log line of no state is no event", func() {
-			require.NoError(t, appendLine(q+".answers.jsonl", []byte(`{"status":"invalid","answer":"C"}`)))
+			require.NoError(t, store.AppendLine(q+".answers.jsonl", []byte(`{"status":"invalid","answer":"C"}`)))
 			logLine(t, q, qAnswerPasted, nil)
 		}, "answer-pasted", nil},
 		{"cap", func() {
@@ -408,7 +410,7 @@ func TestWatchSessionFilter(t *testing.T) {
 	// A session folder is named by the stamp of its first send: one that is not there is an
 	// unknown session, not one to wait for.
 	err = e.Watch(context.Background(), WatchOptions{Session: "20260117-120000-o6-w7"}, func(WatchEvent) error { return nil })
-	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorIs(t, err, store.ErrNotFound)
 
 	require.NoError(t, os.Mkdir(filepath.Join(root, "20260117-120000-o6-w7"), 0o700))
 	w := startWatch(t, e, WatchOptions{Session: "20260117-120000-o6-w7"})
@@ -476,7 +478,7 @@ func TestWatchForgetsRemovedSessionsAndRescansOnOverflow(t *testing.T) {
 	e := newEngine(t, newFake(), "")
 	root, err := e.root(true)
 	require.NoError(t, err)
-	tw, err := newTreeWatcher()
+	tw, err := store.NewTreeWatcher()
 	require.NoError(t, err)
 	defer tw.Close()
 	fd := &feed{root: root, tw: tw, sessions: map[string]*feedSession{}}
@@ -484,13 +486,13 @@ func TestWatchForgetsRemovedSessionsAndRescansOnOverflow(t *testing.T) {
 	dir := filepath.Join(root, "20260117-120000-o6-w7")
 	require.NoError(t, os.Mkdir(dir, 0o700))
 	writeSeedRequest(t, dir, 1, "20260117-120000-0001", "one")
-	fd.handle([]treeEvent{{Overflow: true}})
+	fd.handle([]store.TreeEvent{{Overflow: true}})
 	assert.Equal(t, []string{"session:session", "exchange:request"}, eventNames(drain(fd)))
-	fd.handle([]treeEvent{{Overflow: true}})
+	fd.handle([]store.TreeEvent{{Overflow: true}})
 	assert.Empty(t, drain(fd), "a rescan reports nothing twice")
 
 	require.NoError(t, os.RemoveAll(dir))
-	fd.handle([]treeEvent{{Dir: dir, Name: "001-request.md"}})
+	fd.handle([]store.TreeEvent{{Dir: dir, Name: "001-request.md"}})
 	assert.Empty(t, fd.sessions)
 }
 
@@ -573,7 +575,7 @@ func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
 
 	line, err := json.Marshal(Event{State: StateAwaitWoken, At: time.Now().UTC(), Detail: map[string]string{"pid": "1"}})
 	require.NoError(t, err)
-	require.NoError(t, appendLine(oldLog, line))
+	require.NoError(t, store.AppendLine(oldLog, line))
 	evs = w.next(t, 1)
 	assert.Equal(t, "exchange:"+StateAwaitWoken, eventNames(evs)[0])
 	assert.Equal(t, old.ID, evs[0].ID, "the id of an exchange recorded without reading it")

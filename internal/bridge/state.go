@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	files "github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // stateFile is the bridge's state in its folder (lockfile.Dir): what was posted where, tokens,
@@ -96,7 +96,7 @@ func (st *store) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	return tmuxcomm.WriteFile(st.path, append(data, '\n'), 0o600)
+	return files.WriteFile(st.path, append(data, '\n'), 0o600)
 }
 
 // update runs f on the state under the lock and saves it.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -166,9 +168,9 @@ func (c *cli) readRawBody(file string, args []string) ([]byte, error) {
 	case file != "" && len(args) > 0:
 		return nil, usagef("give the message either with --file or as arguments, not both")
 	case file == "-" || (len(args) == 1 && args[0] == "-"):
-		return tmuxcomm.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
+		return store.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
 	case file != "":
-		data, err := tmuxcomm.ReadFileBounded(c.ctx, file, maxMessage)
+		data, err := store.ReadFileBounded(c.ctx, file, maxMessage)
 		if err != nil {
 			return nil, fmt.Errorf("read message file: %w", err)
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -198,9 +200,9 @@ func (c *cli) envelopeQuestions(file string, task func() (string, error), u mess
 	var data []byte
 	var err error
 	if file == "-" {
-		data, err = tmuxcomm.ReadBounded(c.ctx, c.stdin, maxEnvelope, "the envelope on stdin")
+		data, err = store.ReadBounded(c.ctx, c.stdin, maxEnvelope, "the envelope on stdin")
 	} else {
-		data, err = tmuxcomm.ReadFileBounded(c.ctx, file, maxEnvelope)
+		data, err = store.ReadFileBounded(c.ctx, file, maxEnvelope)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the envelope: %w", err)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
@@ -230,7 +232,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		return r
 	}
 	d := paneops.Delivery{Pane: p.ID, Profile: prof, BusyWait: busyWait,
-		LockDir: tmuxcomm.LockDir(e.Root), LockKey: srv.Key(), LockTimeout: e.LockTimeout}
+		LockDir: store.LockDir(e.Root), LockKey: srv.Key(), LockTimeout: e.LockTimeout}
 	var worst time.Duration
 	for range 3 {
 		res, err := client.Probe(ctx, d)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -28,7 +30,7 @@ func init() {
 			return func(args []string) error {
 				var text string
 				if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
-					data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, maxParseInput, "the text on stdin")
+					data, err := store.ReadBounded(c.ctx, c.stdin, maxParseInput, "the text on stdin")
 					if err != nil {
 						return err
 					}

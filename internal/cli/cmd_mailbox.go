@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -191,7 +193,7 @@ func validHookAgent(a string) bool { return a == "claude" || a == "codex" || a =
 // events add context; turn-end events block the stop with the messages as the reason, which the
 // agent hands to its model as feedback and so goes on with them.
 func (c *cli) runHook(agent string) error {
-	data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, 1<<20, "the hook's input on stdin")
+	data, err := store.ReadBounded(c.ctx, c.stdin, 1<<20, "the hook's input on stdin")
 	if err != nil {
 		return err
 	}

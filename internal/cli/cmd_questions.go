@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -111,7 +113,7 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		id := args[0]
 		raw := strings.Join(args[1:], " ")
 		if len(args) == 2 && args[1] == "-" {
-			data, err := tmuxcomm.ReadBounded(c.ctx, c.stdin, 64<<10, "the answer on stdin")
+			data, err := store.ReadBounded(c.ctx, c.stdin, 64<<10, "the answer on stdin")
 			if err != nil {
 				return err
 			}

@@ -15,8 +15,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // The markers of wcomm's block in AGENTS.md and GEMINI.md, and of its hash.
@@ -380,5 +381,5 @@ func writeTarget(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	return tmuxcomm.WriteFile(path, data, mode)
+	return store.WriteFile(path, data, mode)
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -171,7 +173,7 @@ func writeRecord(root, kind string, r *Record) error {
 	if err != nil {
 		return err
 	}
-	return tmuxcomm.WriteFile(filepath.Join(dir, r.ID+".json"), b, 0o600)
+	return store.WriteFile(filepath.Join(dir, r.ID+".json"), b, 0o600)
 }
 
 // readRecords lists the records of one kind, oldest id first; damaged ones are skipped.

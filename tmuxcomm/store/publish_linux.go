@@ -1,4 +1,4 @@
-package tmuxcomm
+package store
 
 import (
 	"syscall"
@@ -9,8 +9,8 @@ import (
 // preferred to link(2) for publishing: a waiter's inotify sees a rename (IN_MOVED_TO), which tells
 // it the file is whole, while a link looks like any creation and costs the waiter a scan of every
 // process's open files. ok is false where the kernel or file system lacks it.
-func renameNoReplace(tmp, path string) (ok bool, err error) {
-	if sysRenameat2 < 0 {
+func RenameNoReplace(tmp, path string) (ok bool, err error) {
+	if SysRenameat2 < 0 {
 		return false, nil
 	}
 	from, err := syscall.BytePtrFromString(tmp)
@@ -23,7 +23,7 @@ func renameNoReplace(tmp, path string) (ok bool, err error) {
 	}
 	const atFDCWD, renameNoReplaceFlag = -100, 1
 	fdcwd := atFDCWD
-	_, _, errno := syscall.Syscall6(uintptr(sysRenameat2), uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
+	_, _, errno := syscall.Syscall6(uintptr(SysRenameat2), uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
 		uintptr(fdcwd), uintptr(unsafe.Pointer(to)), renameNoReplaceFlag, 0)
 	switch {
 	case errno == 0:

@@ -1,4 +1,4 @@
-package tmuxcomm
+package store
 
 import (
 	"context"
@@ -7,21 +7,21 @@ import (
 
 // safetyTick bounds every wait on file events: a lost event (an inotify queue overflow) costs
 // latency, not a hang, because the waiter re-checks the state at least this often.
-const safetyTick = 500 * time.Millisecond
+const SafetyTick = 500 * time.Millisecond
 
 // dirWatcher wakes a waiter when entries of one folder are created, renamed in, or written and
 // closed: await and ask return within milliseconds of the file that answers them, instead of
 // polling. It is a treeWatcher over a single folder.
-type dirWatcher struct{ t *treeWatcher }
+type DirWatcher struct{ T *TreeWatcher }
 
 // fsEvent is one event for an entry of the watched folder.
-type fsEvent struct {
+type DirEvent struct {
 	Name  string
 	Moved bool // renamed or linked in, so published whole
 }
 
-func newDirWatcher(dir string) (*dirWatcher, error) {
-	t, err := newTreeWatcher()
+func NewDirWatcher(dir string) (*DirWatcher, error) {
+	t, err := NewTreeWatcher()
 	if err != nil {
 		return nil, err
 	}
@@ -29,17 +29,17 @@ func newDirWatcher(dir string) (*dirWatcher, error) {
 		t.Close()
 		return nil, err
 	}
-	return &dirWatcher{t: t}, nil
+	return &DirWatcher{T: t}, nil
 }
 
-func (w *dirWatcher) Close() error { return w.t.Close() }
+func (w *DirWatcher) Close() error { return w.T.Close() }
 
 // Next waits for events, the safety tick or ctx, whichever comes first.
-func (w *dirWatcher) Next(ctx context.Context) ([]fsEvent, error) {
-	evs, err := w.t.Next(ctx)
-	out := make([]fsEvent, 0, len(evs))
+func (w *DirWatcher) Next(ctx context.Context) ([]DirEvent, error) {
+	evs, err := w.T.Next(ctx)
+	out := make([]DirEvent, 0, len(evs))
 	for _, ev := range evs {
-		out = append(out, fsEvent{Name: ev.Name, Moved: ev.Moved})
+		out = append(out, DirEvent{Name: ev.Name, Moved: ev.Moved})
 	}
 	return out, err
 }

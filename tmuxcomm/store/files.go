@@ -1,4 +1,4 @@
-package tmuxcomm
+package store
 
 import (
 	"context"
@@ -20,10 +20,10 @@ import (
 // written, synced and closed, then renamed (replace) or linked (claim, fails if the name exists).
 
 const (
-	dirMode  = 0o700
-	fileMode = 0o600
+	DirMode  = 0o700
+	FileMode = 0o600
 	// maxFile bounds what a reader loads: a response or request larger than this is damaged or hostile.
-	maxFile = 256 << 20
+	MaxFile = 256 << 20
 )
 
 // ErrExists is returned by writeExclusive when the name is already taken.
@@ -32,7 +32,7 @@ var ErrExists = errors.New("file exists")
 // writeTempSync writes the parts one after the other to a new hidden temp file in dir, with
 // permissions perm and the fsync optional (see writeExclusiveNoSync), and returns its path. Parts
 // let a large body be written from where it is, never copied into one buffer with its header.
-func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
+func WriteTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
@@ -64,23 +64,23 @@ func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) 
 }
 
 // writeAtomic replaces path with data atomically, as a file of the protocol's state (0600).
-func writeAtomic(path string, data []byte) error { return WriteFile(path, data, fileMode) }
+func WriteAtomic(path string, data []byte) error { return WriteFile(path, data, FileMode) }
 
 // writeAtomicNoSync is writeAtomic without the fsync, for the outbox's own state (see
 // writeExclusiveNoSync).
-func writeAtomicNoSync(path string, data []byte) error {
-	return writeAtomicSync(path, data, fileMode, false)
+func WriteAtomicNoSync(path string, data []byte) error {
+	return WriteAtomicSync(path, data, FileMode, false)
 }
 
 // WriteFile replaces path with data atomically, with permissions perm: a temp file in the same
 // folder, written, synced and closed, then renamed over path. A reader sees the old file or the
 // new one whole, never a part; a crash leaves at worst a hidden temp file.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
-	return writeAtomicSync(path, data, perm, true)
+	return WriteAtomicSync(path, data, perm, true)
 }
 
-func writeAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) error {
-	tmp, err := writeTempSync(filepath.Dir(path), durable, perm, data)
+func WriteAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) error {
+	tmp, err := WriteTempSync(filepath.Dir(path), durable, perm, data)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func writeAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) e
 // writeExclusive creates path with data atomically, failing with ErrExists when path is taken:
 // one step both claims the name and publishes the whole content, by renameat2(RENAME_NOREPLACE)
 // where the kernel has it, else by link(2) of the complete temp file.
-func writeExclusive(path string, data []byte) error { return writeExclusiveSync(path, data, true) }
+func WriteExclusive(path string, data []byte) error { return WriteExclusiveSync(path, data, true) }
 
 // writeExclusiveNoSync is writeExclusive without the fsync, for the outbox's own state (queued
 // mail and outcomes). It is just as whole-or-absent for every other process, and it survives the
@@ -102,21 +102,21 @@ func writeExclusive(path string, data []byte) error { return writeExclusiveSync(
 // machine crash, and that also ends the tmux server the outbox belongs to (an outbox is named by
 // the server's pid and start time), so it would guard nothing, at about 0.3 ms a file on ext4
 // (measured). The protocol's record (requests, responses, questions) keeps its fsync.
-func writeExclusiveNoSync(path string, data []byte) error {
-	return writeExclusiveSync(path, data, false)
+func WriteExclusiveNoSync(path string, data []byte) error {
+	return WriteExclusiveSync(path, data, false)
 }
 
-func writeExclusiveSync(path string, data []byte, durable bool) error {
-	return writeExclusiveParts(path, durable, data)
+func WriteExclusiveSync(path string, data []byte, durable bool) error {
+	return WriteExclusiveParts(path, durable, data)
 }
 
 // writeExclusiveParts is writeExclusive of the parts written one after the other.
-func writeExclusiveParts(path string, durable bool, parts ...[]byte) error {
-	tmp, err := writeTempSync(filepath.Dir(path), durable, fileMode, parts...)
+func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
+	tmp, err := WriteTempSync(filepath.Dir(path), durable, FileMode, parts...)
 	if err != nil {
 		return err
 	}
-	ok, err := renameNoReplace(tmp, path)
+	ok, err := RenameNoReplace(tmp, path)
 	if ok {
 		if err != nil {
 			os.Remove(tmp)
@@ -138,16 +138,16 @@ func writeExclusiveParts(path string, durable bool, parts ...[]byte) error {
 }
 
 // readFile reads a regular file without following a symlink at its last component, up to maxFile.
-func readFile(path string) ([]byte, error) {
-	data, _, err := readFileStat(path)
+func ReadFile(path string) ([]byte, error) {
+	data, _, err := ReadFileStat(path)
 	return data, err
 }
 
 // readFileStat is readFile that also returns the file's modification time, from the same open
 // file. It uses plain system calls: a history reads tens of thousands of small files, and an
 // os.File adds a failed poller registration to each open, and a growing buffer extra reads.
-func readFileStat(path string) ([]byte, time.Time, error) {
-	fd, st, mtime, err := openRegular(path)
+func ReadFileStat(path string) ([]byte, time.Time, error) {
+	fd, st, mtime, err := OpenRegular(path)
 	if err != nil {
 		return nil, mtime, err
 	}
@@ -156,8 +156,8 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 	buf := make([]byte, 0, st.Size+1)
 	for {
 		if len(buf) == cap(buf) {
-			if len(buf) > maxFile {
-				return nil, mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, maxFile, ErrTooLarge)
+			if len(buf) > MaxFile {
+				return nil, mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, MaxFile, ErrTooLarge)
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
@@ -181,17 +181,17 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 }
 
 // bigFile is the size from which a file is worth a garbage collection before it is read.
-const bigFile = 1 << 20
+const BigFile = 1 << 20
 
 // readFileText is readFileStat into a string, read in pieces into the string's own memory: a
 // message of megabytes is held once, not as bytes and then again as their string.
-func readFileText(path string) (string, time.Time, error) {
-	fd, st, mtime, err := openRegular(path)
+func ReadFileText(path string) (string, time.Time, error) {
+	fd, st, mtime, err := OpenRegular(path)
 	if err != nil {
 		return "", mtime, err
 	}
 	defer syscall.Close(fd)
-	if st.Size >= bigFile {
+	if st.Size >= BigFile {
 		// Collect first: what earlier reads of this size left behind is then reused for this
 		// one instead of adding to the resident memory (a message of 10 MB read three times
 		// would otherwise hold 30 MB of pages).
@@ -212,15 +212,15 @@ func readFileText(path string) (string, time.Time, error) {
 			return b.String(), mtime, nil
 		}
 		b.Write(chunk[:n])
-		if b.Len() > maxFile {
-			return "", mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, maxFile, ErrTooLarge)
+		if b.Len() > MaxFile {
+			return "", mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, MaxFile, ErrTooLarge)
 		}
 	}
 }
 
 // openRegular opens a regular file for reading without following a symlink at its last
 // component, and checks its size against maxFile.
-func openRegular(path string) (int, syscall.Stat_t, time.Time, error) {
+func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 	var st syscall.Stat_t
 	var fd int
 	var err error
@@ -253,14 +253,14 @@ func openRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 		return fail(fmt.Errorf("%s is owned by uid %d, not by you (uid %d), so another user made it; wcomm does not use it: remove it: %w",
 			path, st.Uid, os.Getuid(), ErrUnsafeRoot))
 	}
-	if st.Size > maxFile {
-		return fail(fmt.Errorf("%s is %d bytes, more than the %d this tool reads: %w", path, st.Size, maxFile, ErrTooLarge))
+	if st.Size > MaxFile {
+		return fail(fmt.Errorf("%s is %d bytes, more than the %d this tool reads: %w", path, st.Size, MaxFile, ErrTooLarge))
 	}
 	return fd, st, mtime, nil
 }
 
 // readFirstLine reads at most the first 4 KiB of a file and returns its first line.
-func readFirstLine(path string) (string, error) {
+func ReadFirstLine(path string) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
@@ -273,7 +273,7 @@ func readFirstLine(path string) (string, error) {
 	if !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	if err := checkOwned(path, st); err != nil {
+	if err := CheckOwned(path, st); err != nil {
 		return "", err
 	}
 	buf := make([]byte, 4096)
@@ -286,8 +286,8 @@ func readFirstLine(path string) (string, error) {
 }
 
 // appendLine appends one line to a log file (O_APPEND keeps concurrent small writes whole).
-func appendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+func AppendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
 		return err
 	}
@@ -302,8 +302,8 @@ func appendLine(path string, line []byte) error {
 // the kernel up to timeout (0: try once; see paneops.Flock). The lock is released by the returned
 // func or by process death, so a killed holder never leaves it stale. A lock still held at the
 // deadline is an error wrapping EWOULDBLOCK.
-func flock(path string, how int, timeout time.Duration) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+func Lock(path string, how int, timeout time.Duration) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ func flock(path string, how int, timeout time.Duration) (func(), error) {
 }
 
 // isLocked reports whether another process holds a lock on path, without waiting.
-func isLocked(path string) bool {
+func IsLocked(path string) bool {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return false

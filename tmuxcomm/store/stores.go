@@ -1,4 +1,4 @@
-package tmuxcomm
+package store
 
 import "path/filepath"
 
@@ -22,28 +22,28 @@ const (
 	// (the seed's format), so busy senders collide now and then (a stress run saw 1 in 1,600); a
 	// claim made with O_EXCL makes every id unique under the root. Only ids of the same second
 	// can collide, so old claims are pruned now and then.
-	idsDir = ".ids"
+	IDsDir = ".ids"
 	// whereDir holds, per request id, where the request is (RecordID), so that show, await and
 	// notify by id read one link instead of the request headers of other sessions. It grows with
 	// the requests themselves, and only hints: the files stay the truth.
-	whereDir = ".where"
+	WhereDir = ".where"
 	// cardDir holds the pane cards (panecard.go).
-	cardDir = ".panes"
+	CardsDir = ".panes"
 	// outboxFolder holds one outbox folder per pane (mailbox_outbox.go).
-	outboxFolder = ".outbox"
+	OutboxDir = ".outbox"
 	// lockDir holds the per-pane delivery locks that paneops takes.
-	lockDir = ".locks"
+	LocksDir = ".locks"
 	// rootLockName serializes the creation of session folders across processes.
-	rootLockName = ".wcomm.lock"
+	RootLockName = ".wcomm.lock"
 	// seqHintName is the hint link in a session folder naming the newest request claimed there
 	// (seqhint.go).
-	seqHintName = ".wcomm-seq"
+	SeqHintName = ".wcomm-seq"
 	// metaName is the hidden file in a session folder that names the tmux server the pair lives
 	// on. Pane ids restart at %0 when a server restarts, so a folder is reused only by the same
 	// server: an old "o0-w1" folder must never be taken for a new pane %1. Hidden, and not *.md,
 	// so the seed's file counting and a person's ls see only the exchange files.
-	metaName = ".wcomm-session.json"
+	MetaName = ".wcomm-session.json"
 )
 
 // LockDir is the folder of the per-pane delivery locks under root (paneops.Delivery.LockDir).
-func LockDir(root string) string { return filepath.Join(root, lockDir) }
+func LockDir(root string) string { return filepath.Join(root, LocksDir) }

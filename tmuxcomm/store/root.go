@@ -1,4 +1,4 @@
-package tmuxcomm
+package store
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ var ErrOutsideRoot = errors.New("path outside the root")
 // ensureRoot makes sure dir exists as a real folder owned by this user with mode 0700. A root that
 // is a symlink or owned by someone else is refused: in /tmp anyone could plant one to redirect or
 // read our writes. A root of ours with a looser mode (the seed's mkdir -p gives 0755) is tightened.
-func ensureRoot(dir string, create bool) (string, error) {
+func EnsureRoot(dir string, create bool) (string, error) {
 	if dir == "" {
 		return "", fmt.Errorf("empty root: %w", ErrUnsafeRoot)
 	}
@@ -32,7 +32,7 @@ func ensureRoot(dir string, create bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("root %q: %w", dir, err)
 	}
-	if err := checkRootChars(abs); err != nil {
+	if err := CheckRootChars(abs); err != nil {
 		return "", err
 	}
 	st, err := os.Lstat(abs)
@@ -43,7 +43,7 @@ func ensureRoot(dir string, create bool) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return "", fmt.Errorf("create parent of root %s: %w", abs, err)
 		}
-		if err := os.Mkdir(abs, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Mkdir(abs, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", fmt.Errorf("create root %s: %w", abs, err)
 		}
 		st, err = os.Lstat(abs)
@@ -61,8 +61,8 @@ func ensureRoot(dir string, create bool) (string, error) {
 		return "", fmt.Errorf("root %s is owned by uid %d, not by you (uid %d); pass --root: %w",
 			abs, sys.Uid, os.Getuid(), ErrUnsafeRoot)
 	}
-	if st.Mode().Perm() != dirMode {
-		if err := os.Chmod(abs, dirMode); err != nil {
+	if st.Mode().Perm() != DirMode {
+		if err := os.Chmod(abs, DirMode); err != nil {
 			return "", fmt.Errorf("tighten root %s to 0700: %w", abs, err)
 		}
 	}
@@ -73,13 +73,13 @@ func ensureRoot(dir string, create bool) (string, error) {
 // same user, so one that is not ours was planted (in a root that was once loose, or in /tmp). A
 // folder of ours with a looser mode than 0700 (the plain procedure's mkdir -p gives 0755) is
 // tightened, as the root is.
-func checkOwned(path string, st fs.FileInfo) error {
+func CheckOwned(path string, st fs.FileInfo) error {
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
 		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d), so another user made it; wcomm does not use it: remove it: %w",
 			path, sys.Uid, os.Getuid(), ErrUnsafeRoot)
 	}
-	if st.IsDir() && st.Mode().Perm() != dirMode {
-		if err := os.Chmod(path, dirMode); err != nil {
+	if st.IsDir() && st.Mode().Perm() != DirMode {
+		if err := os.Chmod(path, DirMode); err != nil {
 			return fmt.Errorf("tighten %s to 0700: %w", path, err)
 		}
 	}
@@ -90,9 +90,9 @@ func checkOwned(path string, st fs.FileInfo) error {
 // .outbox; the pane locks' .locks is checked as strictly by paneops): a real folder of this user,
 // created 0700 when missing and create is set. A symlink, even to a folder inside the root, and a
 // folder another user made (a root that was once loose lets anyone plant one) are refused.
-func storeDir(root, name string, create bool) (string, error) {
+func Dir(root, name string, create bool) (string, error) {
 	d := filepath.Join(root, name)
-	return d, ensureDir(d, create)
+	return d, EnsureDir(d, create)
 }
 
 // inRoot is the one way into the root for a path from outside (an argument, a RESPONSE line): it
@@ -102,7 +102,7 @@ func storeDir(root, name string, create bool) (string, error) {
 // is not ours. It returns the cleaned absolute path under root as root is spelt. The last
 // component may be missing (a response not yet written), and a symlink there is left to the
 // reader, which opens with O_NOFOLLOW and names it.
-func inRoot(root, path string) (string, error) {
+func InRoot(root, path string) (string, error) {
 	if path == "" || strings.ContainsRune(path, 0) {
 		return "", fmt.Errorf("invalid path %q", messages.SanitizeField(path))
 	}
@@ -110,11 +110,11 @@ func inRoot(root, path string) (string, error) {
 		return "", fmt.Errorf("path %q is not absolute: %w", messages.SanitizeField(path), ErrOutsideRoot)
 	}
 	clean := filepath.Clean(path)
-	rel, ok := under(root, clean)
+	rel, ok := Under(root, clean)
 	if !ok {
 		// The root may be spelt through a symlinked parent (/tmp -> /private/tmp) in the path.
 		if realRoot, err := filepath.EvalSymlinks(root); err == nil {
-			rel, ok = under(realRoot, clean)
+			rel, ok = Under(realRoot, clean)
 		}
 	}
 	if !ok {
@@ -144,7 +144,7 @@ func inRoot(root, path string) (string, error) {
 		if !st.IsDir() {
 			return "", fmt.Errorf("%s is not a folder", cur)
 		}
-		if err := checkOwned(cur, st); err != nil {
+		if err := CheckOwned(cur, st); err != nil {
 			return "", err
 		}
 	}
@@ -152,7 +152,7 @@ func inRoot(root, path string) (string, error) {
 }
 
 // under returns path relative to dir when it lies strictly inside it.
-func under(dir, path string) (string, bool) {
+func Under(dir, path string) (string, bool) {
 	rel, ok := strings.CutPrefix(path, dir+string(filepath.Separator))
 	return rel, ok && rel != ""
 }
@@ -161,11 +161,33 @@ func under(dir, path string) (string, bool) {
 // ends at the first white space of a RESPONSE line, and the plain procedure's fallback command
 // puts it in a double-quoted shell string, so a space, a quote, $ or a control character in the
 // root would make every exchange under it unanswerable.
-func checkRootChars(abs string) error {
+func CheckRootChars(abs string) error {
 	probe := filepath.Join(abs, "20260101-000000-o1-w2", messages.SeqFileName(2, messages.KindResponse))
 	if err := messages.ValidResponsePath(probe); err != nil {
 		return fmt.Errorf("root %q cannot be named in a RESPONSE line (%v); pass --root with a path of letters, digits and . _ - /: %w",
 			messages.SanitizeField(abs), err, ErrUnsafeRoot)
 	}
 	return nil
+}
+
+// ensureDir checks that d is a real folder (not a symlink) and creates it 0700 when missing and
+// create is set.
+func EnsureDir(d string, create bool) error {
+	st, err := os.Lstat(d)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err := os.Mkdir(d, DirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		st, err = os.Lstat(d)
+	}
+	if err != nil {
+		return err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; wcomm follows no symlink inside the root: remove it: %w", d, ErrUnsafeRoot)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a folder: %w", d, ErrUnsafeRoot)
+	}
+	return CheckOwned(d, st)
 }

@@ -1,3 +1,3 @@
-package tmuxcomm
+package store
 
 const sysRenameat2 = 276

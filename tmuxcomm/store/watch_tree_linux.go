@@ -1,4 +1,4 @@
-package tmuxcomm
+package store
 
 import (
 	"context"
@@ -13,72 +13,72 @@ import (
 // treeWatcher is one inotify instance watching many folders: the root and every session folder.
 // One instance, not one per folder: a user gets only 128 inotify instances by default
 // (fs.inotify.max_user_instances), and a root may hold hundreds of session folders.
-type treeWatcher struct {
-	f    *os.File
-	fd   int
-	dirs map[int32]string // watch descriptor -> folder
-	buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
+type TreeWatcher struct {
+	F    *os.File
+	Fd   int
+	Dirs map[int32]string // watch descriptor -> folder
+	Buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
 }
 
 // treeEvent names a folder in which something happened (Name: the entry, "" for the folder
 // itself). Overflow means events were lost: every folder must be looked at again.
-type treeEvent struct {
+type TreeEvent struct {
 	Dir      string
 	Name     string
 	Moved    bool // renamed or linked into the folder: published whole
 	Overflow bool
 }
 
-func newTreeWatcher() (*treeWatcher, error) {
+func NewTreeWatcher() (*TreeWatcher, error) {
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
 	// A non-blocking fd makes os.File pollable, so reads honour deadlines.
-	return &treeWatcher{f: os.NewFile(uintptr(fd), "inotify"), fd: fd, dirs: map[int32]string{}}, nil
+	return &TreeWatcher{F: os.NewFile(uintptr(fd), "inotify"), Fd: fd, Dirs: map[int32]string{}}, nil
 }
 
 // Add watches one folder for entries created, renamed or linked in, written and closed.
-func (w *treeWatcher) Add(dir string) error {
+func (w *TreeWatcher) Add(dir string) error {
 	mask := uint32(syscall.IN_CREATE | syscall.IN_MOVED_TO | syscall.IN_CLOSE_WRITE | syscall.IN_MODIFY | syscall.IN_ONLYDIR)
-	wd, err := syscall.InotifyAddWatch(w.fd, dir, mask)
+	wd, err := syscall.InotifyAddWatch(w.Fd, dir, mask)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
 			return fmt.Errorf("watch %s: the inotify watch limit is reached (raise fs.inotify.max_user_watches): %w", dir, err)
 		}
 		return fmt.Errorf("watch %s: %w", dir, err)
 	}
-	w.dirs[int32(wd)] = dir
+	w.Dirs[int32(wd)] = dir
 	return nil
 }
 
-func (w *treeWatcher) Close() error { return w.f.Close() }
+func (w *TreeWatcher) Close() error { return w.F.Close() }
 
 // Next waits for events or the end of ctx. It returns a nil slice with a nil error now and then
 // (at least every safetyTick), so the caller may re-check what it waits for.
-func (w *treeWatcher) Next(ctx context.Context) ([]treeEvent, error) {
-	deadline := time.Now().Add(safetyTick)
+func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
+	deadline := time.Now().Add(SafetyTick)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := w.f.SetReadDeadline(deadline); err != nil {
+	if err := w.F.SetReadDeadline(deadline); err != nil {
 		return nil, err
 	}
 	// Wake the read at once when ctx is cancelled (an interrupt), not only at its deadline.
-	stop := context.AfterFunc(ctx, func() { w.f.SetReadDeadline(time.Now()) })
+	stop := context.AfterFunc(ctx, func() { w.F.SetReadDeadline(time.Now()) })
 	defer stop()
-	if w.buf == nil {
-		w.buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
+	if w.Buf == nil {
+		w.Buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
 	}
-	buf := w.buf
-	n, err := w.f.Read(buf)
+	buf := w.Buf
+	n, err := w.F.Read(buf)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, ctx.Err()
 		}
 		return nil, err
 	}
-	var evs []treeEvent
+	var evs []TreeEvent
 	for off := 0; off+syscall.SizeofInotifyEvent <= n; {
 		wd := int32(binary.NativeEndian.Uint32(buf[off:]))
 		mask := binary.NativeEndian.Uint32(buf[off+4:])
@@ -95,13 +95,13 @@ func (w *treeWatcher) Next(ctx context.Context) ([]treeEvent, error) {
 		off = end
 		switch {
 		case mask&syscall.IN_Q_OVERFLOW != 0:
-			evs = append(evs, treeEvent{Overflow: true})
+			evs = append(evs, TreeEvent{Overflow: true})
 		case mask&syscall.IN_IGNORED != 0:
 			// The folder was removed (or unmounted): its watch is gone.
-			delete(w.dirs, wd)
+			delete(w.Dirs, wd)
 		default:
-			if dir, ok := w.dirs[wd]; ok {
-				evs = append(evs, treeEvent{Dir: dir, Name: name, Moved: mask&syscall.IN_MOVED_TO != 0})
+			if dir, ok := w.Dirs[wd]; ok {
+				evs = append(evs, TreeEvent{Dir: dir, Name: name, Moved: mask&syscall.IN_MOVED_TO != 0})
 			}
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tmuxcomm
+package store
 
 // renameNoReplace is Linux only; elsewhere publishing uses link(2).
 func renameNoReplace(tmp, path string) (bool, error) { return false, nil }

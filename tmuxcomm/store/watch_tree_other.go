@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tmuxcomm
+package store
 
 import (
 	"context"

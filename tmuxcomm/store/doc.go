@@ -1,0 +1,7 @@
+// Package store is the room under every other room of the engine: the root and its checks (a
+// root that is a symlink or another user's is refused), whole files written atomically or claimed
+// exclusively, bounded reads, the one lock helper (flock), the one map of the root's hidden stores
+// (stores.go), the tree watcher (inotify) that the watch feed, the waits and the bridge share, and
+// the sentinel errors every room returns. It knows nothing of exchanges, questions or tmux: it
+// imports only the standard library.
+package store

@@ -1,0 +1,3 @@
+package store
+
+const SysRenameat2 = 316

@@ -1,3 +1,0 @@
-package tmuxcomm
-
-const sysRenameat2 = 316
