@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // Config is what the server needs from the command that starts it.
@@ -66,7 +67,7 @@ func New(cfg Config) *mcp.Server {
 }
 
 // engine builds one call's engine through the front door. Settings that do not load stop the call.
-func (s *server) engine() (*tmuxcomm.Engine, tmuxcomm.Settings, error) {
+func (s *server) engine() (*tmuxcomm.Engine, settings.Values, error) {
 	return s.cfg.Door.Engine()
 }
 

@@ -14,13 +14,14 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // IntentOptions are the inputs of PrepareIntent.
 type IntentOptions struct {
 	Action string
 	// Settings are the asker's settings: the action must be registered (and trusted) there.
-	Settings Settings
+	Settings settings.Values
 	// Targets are extra files or folders to fingerprint, besides the action's own; relative ones
 	// are taken from Dir.
 	Targets []string
@@ -38,7 +39,7 @@ func (e *Engine) PrepareIntent(ctx context.Context, o IntentOptions) (*messages.
 	if !ok {
 		return nil, fmt.Errorf("no action %q is registered%s: %w", messages.SanitizeField(o.Action), registeredNote(o.Settings), ErrUnregistered)
 	}
-	in := &messages.Intent{Action: o.Action, Definition: def, DefinitionHash: def.Hash(), Config: o.Settings.Source,
+	in := &messages.Intent{Action: o.Action, Definition: def, DefinitionHash: def.Hash(), Config: o.Settings.ActionsFrom,
 		RunID: o.RunID, CreatedAt: e.Now().UTC()}
 	if abs, err := filepath.Abs(in.Config); err == nil {
 		in.Config = abs
@@ -71,9 +72,9 @@ func (e *Engine) PrepareIntent(ctx context.Context, o IntentOptions) (*messages.
 }
 
 // registeredNote names the registered actions, and what an untrusted file declared.
-func registeredNote(s Settings) string {
+func registeredNote(s settings.Values) string {
 	var b strings.Builder
-	if names := sortedKeys(s.Actions); len(names) > 0 {
+	if names := settings.SortedKeys(s.Actions); len(names) > 0 {
 		fmt.Fprintf(&b, "; registered: %s", strings.Join(names, ", "))
 	} else if s.Source != "" && len(s.Ignored) == 0 {
 		fmt.Fprintf(&b, "; %s registers none", s.Source)
@@ -166,7 +167,7 @@ func hashEntry(h io.Writer, path string, st fs.FileInfo) error {
 
 // loadedSettings is one settings file as the dispatcher reads it, read once per listing.
 type loadedSettings struct {
-	s   Settings
+	s   settings.Values
 	err error
 }
 
@@ -179,7 +180,7 @@ func (e *Engine) changes(ctx context.Context, in messages.Intent, cache map[stri
 	ls := cache[in.Config]
 	if ls == nil {
 		ls = &loadedSettings{}
-		ls.s, ls.err = LoadSettingsFile(in.Config, getenv)
+		ls.s, ls.err = settings.LoadFile(in.Config, getenv)
 		cache[in.Config] = ls
 	}
 	def, ok := ls.s.Actions[in.Action]

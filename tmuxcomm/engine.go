@@ -110,7 +110,6 @@ type Engine struct {
 
 // Defaults of the engine's settings.
 const (
-	DefaultEnterDelay  = 200 * time.Millisecond
 	DefaultLockTimeout = 30 * time.Second
 	DefaultPasteLimit  = 64 << 10
 	DefaultLineLimit   = 4000

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // Door is what a face knows about its caller, from which every call's engine is built: the root,
@@ -52,7 +53,7 @@ func (e *SettingsError) Error() string {
 func (e *SettingsError) Unwrap() error { return e.Err }
 
 // Settings loads the settings that apply in the door's folder. An error is a *SettingsError.
-func (d *Door) Settings() (Settings, error) {
+func (d *Door) Settings() (settings.Values, error) {
 	dir := d.Dir
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -61,7 +62,7 @@ func (d *Door) Settings() (Settings, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	s, err := LoadSettings(dir, getenv)
+	s, err := settings.Load(dir, getenv)
 	if err != nil {
 		return s, &SettingsError{Err: err}
 	}
@@ -71,10 +72,10 @@ func (d *Door) Settings() (Settings, error) {
 // Engine builds one call's engine from the settings that apply. When they do not load, it
 // returns the error with an engine on the default settings, for the few callers that report a
 // bad file rather than stop on it (doctor); every other caller stops on the error.
-func (d *Door) Engine() (*Engine, Settings, error) {
+func (d *Door) Engine() (*Engine, settings.Values, error) {
 	s, err := d.Settings()
 	if err != nil {
-		s = DefaultSettings()
+		s = settings.Defaults()
 	}
 	e := New(d.Root, d.Tmux)
 	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = d.Self, s.EnterDelay, s.MailTTL, s.NoQueue
@@ -91,7 +92,7 @@ func (d *Door) Engine() (*Engine, Settings, error) {
 
 // RelayOff is the answer to each of qs when the settings turn the question relay off (nothing is
 // asked: the worker decides alone), and nil when the relay is on.
-func RelayOff(s Settings, qs []messages.Question) []messages.Answer {
+func RelayOff(s settings.Values, qs []messages.Question) []messages.Answer {
 	if s.RelayEnabled {
 		return nil
 	}

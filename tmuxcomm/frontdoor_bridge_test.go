@@ -3,6 +3,7 @@ package tmuxcomm
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -58,4 +59,14 @@ func TestQuestionAskStartsBridge(t *testing.T) {
 	defer cancel()
 	_, _ = worker.WaitQuestions(ctx, WaitOptions{IDs: []string{pend.Questions[0].ID}})
 	assert.Equal(t, 3, calls)
+}
+
+func cfgEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeCfg(t *testing.T, path, text string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 }

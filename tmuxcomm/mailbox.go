@@ -25,6 +25,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // Posted says what became of a message handed to the mailbox.
@@ -64,7 +65,7 @@ func (e *Engine) mailTTL() time.Duration {
 	if e.MailTTL > 0 {
 		return e.MailTTL
 	}
-	return DefaultMailTTL
+	return settings.DefaultMailTTL
 }
 
 // post writes m to the outbox of its pane and delivers it now when it is first in line and the

@@ -36,10 +36,6 @@ const (
 	mailSuffix      = ".json"
 )
 
-// DefaultMailTTL is how long a message waits for its pane by default: long enough for an agent's
-// longest turns and a person's lunch, short enough that a stale message does not surface days later.
-const DefaultMailTTL = 6 * time.Hour
-
 // outcomeKeepFor is how long an ended message's record is kept (for inbox --all).
 const outcomeKeepFor = 7 * 24 * time.Hour
 

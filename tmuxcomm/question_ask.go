@@ -14,6 +14,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // AskOptions are the inputs of one ask.
@@ -149,7 +150,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		qs[i] = q
 	}
 	if o.MaxQuestions <= 0 {
-		o.MaxQuestions = DefaultMaxQuestions
+		o.MaxQuestions = settings.DefaultMaxQuestions
 	}
 	if o.Intent != nil && (len(qs) != 1 || qs[0].Type != messages.YesNo) {
 		return nil, fmt.Errorf("an action is approved by one yes-no question")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // runHook runs the on_question command for one question: argv without a shell, the question's
@@ -19,7 +20,7 @@ import (
 // timeout (its whole process group is killed then).
 func (e *Engine) runHook(ctx context.Context, argv []string, timeout time.Duration, dir string, st *QuestionStatus) error {
 	if timeout <= 0 {
-		timeout = DefaultOnQuestionTimeout
+		timeout = settings.DefaultOnQuestionTimeout
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {

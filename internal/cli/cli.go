@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // cli is one invocation's environment: streams, environment and the global flags.
@@ -106,7 +107,7 @@ func (c *cli) engine() *tmuxcomm.Engine {
 
 // warnIgnored says, once per invocation, what an untrusted project settings file declared that
 // wcomm ignores, and how to trust it: whoever runs a command there expects the file to apply.
-func (c *cli) warnIgnored(s tmuxcomm.Settings) {
+func (c *cli) warnIgnored(s settings.Values) {
 	if note := s.IgnoredNote(); note != "" && !c.warnedIgnored {
 		c.warnedIgnored = true
 		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", note)
@@ -114,7 +115,7 @@ func (c *cli) warnIgnored(s tmuxcomm.Settings) {
 }
 
 // settings are the settings file and environment that apply in the working folder.
-func (c *cli) settings() (tmuxcomm.Settings, error) { return c.door().Settings() }
+func (c *cli) settings() (settings.Values, error) { return c.door().Settings() }
 
 // maxMessage bounds a message: the engine reads files up to 256 MiB, and a message that large is
 // better sent as a path anyway.

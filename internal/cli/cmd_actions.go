@@ -11,6 +11,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // Approved actions' commands: actions (list), actions run (the dispatcher) and trust (a
@@ -54,16 +55,16 @@ func setupTrust(fs *flag.FlagSet, c *cli) func([]string) error {
 		if len(args) > 1 {
 			return usagef("trust takes at most one FILE")
 		}
-		file := tmuxcomm.ConfigFileName
+		file := settings.ConfigFileName
 		if len(args) == 1 {
 			file = args[0]
 		}
-		path, sum, err := tmuxcomm.TrustConfig(file, c.getenv, time.Now())
+		path, sum, err := settings.TrustConfig(file, c.getenv, time.Now())
 		if err != nil {
 			return err
 		}
 		if c.json {
-			return c.printJSON(map[string]string{"path": path, "sha256": sum, "trust_list": tmuxcomm.TrustListPath(c.getenv)})
+			return c.printJSON(map[string]string{"path": path, "sha256": sum, "trust_list": settings.TrustListPath(c.getenv)})
 		}
 		fmt.Fprintf(c.stdout, "trusted %s (sha256 %s)\n", path, sum[:16])
 		return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // spawnedIdleExit is how long a bridge an ask started waits with nothing pending before it ends:
@@ -44,7 +45,7 @@ var (
 // BridgeEnv is what the bridge takes from the command line that starts it.
 type BridgeEnv struct {
 	Engine   *tmuxcomm.Engine
-	Settings tmuxcomm.Settings
+	Settings settings.Values
 	Root     string // absolute
 	Getenv   func(string) string
 	IdleExit time.Duration
@@ -241,7 +242,7 @@ func (c *cli) spawnBridge(root string) error {
 	}
 	idle := spawnedIdleExit
 	if v := c.getenv("WCOMM_BRIDGE_IDLE_EXIT"); v != "" {
-		if d, err := tmuxcomm.ParseDuration(v); err == nil && d > 0 {
+		if d, err := settings.ParseDuration(v); err == nil && d > 0 {
 			idle = d
 		}
 	}

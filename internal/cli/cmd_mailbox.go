@@ -20,6 +20,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 func init() {
@@ -268,7 +269,7 @@ type mailQueue struct {
 func mailFlags(fs *flag.FlagSet) *mailQueue {
 	q := &mailQueue{set: func() map[string]bool { return flagsSet(fs) }}
 	fs.BoolVar(&q.noQueue, "no-queue", false, "fail fast instead of queuing when the pane is not ready (env WCOMM_NO_QUEUE=1)")
-	durationVar(fs, &q.ttl, "ttl", tmuxcomm.DefaultMailTTL, "how long a queued message may wait for the pane before it expires (env WCOMM_MAIL_TTL)")
+	durationVar(fs, &q.ttl, "ttl", settings.DefaultMailTTL, "how long a queued message may wait for the pane before it expires (env WCOMM_MAIL_TTL)")
 	return q
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/internal/remote"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func init() {
 
 // remoteTarget splits HOST:TARGET when HOST is a declared host; ok false for any other target (a
 // tmux session:window reads as itself unless its session name is a declared host's).
-func (c *cli) remoteTarget(to string) (h tmuxcomm.HostDef, target string, ok bool, err error) {
+func (c *cli) remoteTarget(to string) (h settings.HostDef, target string, ok bool, err error) {
 	name, target, found := strings.Cut(to, ":")
 	if !found || messages.ValidHostName(name) != nil {
 		return h, "", false, nil
@@ -79,13 +80,13 @@ func (c *cli) remoteTarget(to string) (h tmuxcomm.HostDef, target string, ok boo
 }
 
 // host returns a declared host by name.
-func (c *cli) host(name string) (tmuxcomm.HostDef, error) {
+func (c *cli) host(name string) (settings.HostDef, error) {
 	if err := messages.ValidHostName(name); err != nil {
-		return tmuxcomm.HostDef{}, usagef("--host: %v", err)
+		return settings.HostDef{}, usagef("--host: %v", err)
 	}
 	s, err := c.settings()
 	if err != nil {
-		return tmuxcomm.HostDef{}, err
+		return settings.HostDef{}, err
 	}
 	h, ok := s.Hosts[name]
 	if !ok {
@@ -98,7 +99,7 @@ func (c *cli) host(name string) (tmuxcomm.HostDef, error) {
 	return h, nil
 }
 
-func settingsHint(s tmuxcomm.Settings) string {
+func settingsHint(s settings.Values) string {
 	if s.Source != "" {
 		return s.Source
 	}
@@ -106,7 +107,7 @@ func settingsHint(s tmuxcomm.Settings) string {
 }
 
 // remoteClient is the client of a host, with the shared ssh control folder.
-func (c *cli) remoteClient(h tmuxcomm.HostDef) (*remote.Client, error) {
+func (c *cli) remoteClient(h settings.HostDef) (*remote.Client, error) {
 	cl := &remote.Client{Host: h}
 	if h.ViaSSH() {
 		dir, err := remote.ControlDir(c.getenv)
@@ -119,7 +120,7 @@ func (c *cli) remoteClient(h tmuxcomm.HostDef) (*remote.Client, error) {
 }
 
 // sendRemote is send --to HOST:TARGET.
-func (c *cli) sendRemote(e *tmuxcomm.Engine, h tmuxcomm.HostDef, o tmuxcomm.SendOptions, wait bool, timeout time.Duration) error {
+func (c *cli) sendRemote(e *tmuxcomm.Engine, h settings.HostDef, o tmuxcomm.SendOptions, wait bool, timeout time.Duration) error {
 	cl, err := c.remoteClient(h)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // The flags of the commands that deliver into a pane (send, notify, ask, answer, doctor), declared
@@ -36,8 +37,8 @@ func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
 			// No default of its own: without the flag, WCOMM_ENTER_DELAY or the settings file
 			// decide, and a target's profile may ask for more.
 			// Bounded like the settings file's enter_delay: the pane's lock is held for it.
-			fs.Var(cappedDuration{durationFlag{&d.enterDelay}, tmuxcomm.MaxEnterDelay}, n,
-				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", tmuxcomm.MaxEnterDelay, tmuxcomm.DefaultEnterDelay))
+			fs.Var(cappedDuration{durationFlag{&d.enterDelay}, settings.MaxEnterDelay}, n,
+				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", settings.MaxEnterDelay, settings.DefaultEnterDelay))
 		case flagBusyWait:
 			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, "when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle (0: do not wait)")
 		case flagFrom:

@@ -28,6 +28,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // Failures of a call, for errors.Is. Only ErrUnreachable is worth a retry later.
@@ -53,7 +54,7 @@ func Version() int {
 
 // Client calls one host.
 type Client struct {
-	Host tmuxcomm.HostDef
+	Host settings.HostDef
 	// ControlDir holds the ssh master's socket; "" uses ControlDir().
 	ControlDir string
 	// Timeout bounds one call (connection and reply); 0: 60 s.
@@ -149,7 +150,7 @@ func (c *Client) control(ctx context.Context) (string, error) {
 
 // ControlSocket is the path of a host's ssh master socket in the control folder dir: named by
 // the host's via, so two hosts that reach the same place through the same argv share it.
-func ControlSocket(dir string, h tmuxcomm.HostDef) string {
+func ControlSocket(dir string, h settings.HostDef) string {
 	sum := sha256.Sum256([]byte(strings.Join(h.Via, "\x00")))
 	return filepath.Join(dir, hex.EncodeToString(sum[:8]))
 }

@@ -8,18 +8,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 func TestArgv(t *testing.T) {
-	ssh := &Client{Host: tmuxcomm.HostDef{Name: "gpu1", Via: []string{"ssh", "-F", "cfg", "gpu1"}, Wcomm: "/usr/local/bin/wcomm"}}
+	ssh := &Client{Host: settings.HostDef{Name: "gpu1", Via: []string{"ssh", "-F", "cfg", "gpu1"}, Wcomm: "/usr/local/bin/wcomm"}}
 	assert.Equal(t, []string{"ssh", "-o", "ControlMaster=no", "-o", "ControlPath=/c/s", "-o", "BatchMode=yes", "-F", "cfg", "gpu1", "/usr/local/bin/wcomm", "__remote"},
 		ssh.argv("/c/s"))
 	// No master for docker or kubectl: their argv is the via as given.
-	docker := &Client{Host: tmuxcomm.HostDef{Name: "box", Via: []string{"docker", "exec", "-i", "box"}, Wcomm: "wcomm"}}
+	docker := &Client{Host: settings.HostDef{Name: "box", Via: []string{"docker", "exec", "-i", "box"}, Wcomm: "wcomm"}}
 	assert.False(t, docker.Host.ViaSSH())
 	assert.Equal(t, []string{"docker", "exec", "-i", "box", "wcomm", "__remote"}, docker.argv(""))
-	assert.True(t, tmuxcomm.HostDef{Via: []string{"/usr/bin/ssh", "h"}}.ViaSSH())
+	assert.True(t, settings.HostDef{Via: []string{"/usr/bin/ssh", "h"}}.ViaSSH())
 }
 
 // exitErr runs a shell that exits with code, for an *exec.ExitError of that code.
@@ -31,7 +31,7 @@ func exitErr(t *testing.T, code string) error {
 }
 
 func TestClassify(t *testing.T) {
-	c := &Client{Host: tmuxcomm.HostDef{Name: "gpu1", Via: []string{"ssh", "gpu1"}, Wcomm: "wcomm"}}
+	c := &Client{Host: settings.HostDef{Name: "gpu1", Via: []string{"ssh", "gpu1"}, Wcomm: "wcomm"}}
 	for _, tc := range []struct {
 		name, code, stderr string
 		want               error

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // The local side's files, under ROOT/.remote: queue/ID.json is a send waiting for its host,
@@ -32,7 +33,7 @@ const (
 // Record is one relayed or queued send.
 type Record struct {
 	ID         string              `json:"id"`
-	Host       tmuxcomm.HostDef    `json:"host"`
+	Host       settings.HostDef    `json:"host"`
 	To         string              `json:"to"`
 	From       messages.PaneID     `json:"from"`
 	Capability messages.Capability `json:"capability"`
@@ -87,7 +88,7 @@ func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o SendOptions) (*S
 	now := time.Now().UTC()
 	ttl := o.TTL
 	if ttl <= 0 {
-		ttl = tmuxcomm.DefaultMailTTL
+		ttl = settings.DefaultMailTTL
 	}
 	r := &Record{ID: id, Host: c.Host, To: o.To, From: e.Self, Capability: o.Capability, Agent: o.Agent, Body: o.Body,
 		QueuedAt: now, Expires: now.Add(ttl), NextTry: now}
@@ -192,7 +193,7 @@ func readRecords(root, kind string) []*Record {
 			continue
 		}
 		var r Record
-		if json.Unmarshal(b, &r) != nil || r.ID != id || tmuxcomm.CheckHost(r.Host) != nil {
+		if json.Unmarshal(b, &r) != nil || r.ID != id || settings.CheckHost(r.Host) != nil {
 			continue
 		}
 		out = append(out, &r)

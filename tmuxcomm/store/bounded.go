@@ -19,7 +19,7 @@ var ErrTooLarge = errors.New("too large")
 // The bytes are held in blocks, not in one slice that doubles as it fills (io.ReadAll): a source
 // over the limit (/dev/zero) then costs the limit once, not the two or three times of a doubling
 // slice and its copy, and a source within it is copied once into a slice of its exact size.
-func ReadAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
+func readAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 	lr := io.LimitReader(r, limit+1)
 	var blocks [][]byte
 	var total int64
@@ -40,7 +40,7 @@ func ReadAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 		size = min(size*2, 4<<20)
 	}
 	if total > limit {
-		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, SizeText(limit), ErrTooLarge)
+		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
 	}
 	if len(blocks) == 1 {
 		return blocks[0], nil
@@ -57,20 +57,20 @@ func ReadAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 // gives up when ctx ends: a stdin that never closes must not outlive SIGINT or SIGTERM. what names
 // the source in errors ("the message on stdin").
 func ReadBounded(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	return Interruptible(ctx, what, func() ([]byte, error) { return ReadAllBounded(r, limit, what) })
+	return interruptible(ctx, what, func() ([]byte, error) { return readAllBounded(r, limit, what) })
 }
 
 // ReadFileBounded reads the file at path like ReadBounded. Opening happens inside the
 // interruptible part too: opening a FIFO blocks until a writer comes.
 func ReadFileBounded(ctx context.Context, path string, limit int64) ([]byte, error) {
 	what := "file " + path
-	return Interruptible(ctx, what, func() ([]byte, error) {
+	return interruptible(ctx, what, func() ([]byte, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		return ReadFileSized(f, limit, what)
+		return readFileSized(f, limit, what)
 	})
 }
 
@@ -78,10 +78,10 @@ func ReadFileBounded(ctx context.Context, path string, limit int64) ([]byte, err
 // a buffer of its size, not one that doubles as it fills (a 10 MB message would otherwise pass
 // through buffers of 8 and 16 MB, each of them resident). The limit is still checked on what is
 // read, not on the size the file reported.
-func ReadFileSized(f *os.File, limit int64, what string) ([]byte, error) {
+func readFileSized(f *os.File, limit int64, what string) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() > limit {
-		return ReadAllBounded(f, limit, what)
+		return readAllBounded(f, limit, what)
 	}
 	if st.Size() >= BigFile {
 		// As readFileText does: what earlier reads of this size left behind is reused.
@@ -92,19 +92,19 @@ func ReadFileSized(f *os.File, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if int64(buf.Len()) > limit {
-		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, SizeText(limit), ErrTooLarge)
+		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
 	}
 	return buf.Bytes(), nil
 }
 
 // interruptible runs read and returns its result, or ctx's error as soon as ctx ends. A read
 // left blocked is abandoned: the process is on its way out.
-func Interruptible(ctx context.Context, what string, read func() ([]byte, error)) ([]byte, error) {
+func interruptible(ctx context.Context, what string, read func() ([]byte, error)) ([]byte, error) {
 	if ctx.Done() == nil {
 		return read()
 	}
 	type result struct {
-		Data []byte
+		data []byte
 		Err  error
 	}
 	ch := make(chan result, 1)
@@ -114,14 +114,14 @@ func Interruptible(ctx context.Context, what string, read func() ([]byte, error)
 	}()
 	select {
 	case r := <-ch:
-		return r.Data, r.Err
+		return r.data, r.Err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("interrupted while reading %s: %w", what, ctx.Err())
 	}
 }
 
 // sizeText is a limit in the largest whole unit: "256 MiB", "64 KiB", "100 bytes".
-func SizeText(n int64) string {
+func sizeText(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

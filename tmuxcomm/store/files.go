@@ -32,7 +32,7 @@ var ErrExists = errors.New("file exists")
 // writeTempSync writes the parts one after the other to a new hidden temp file in dir, with
 // permissions perm and the fsync optional (see writeExclusiveNoSync), and returns its path. Parts
 // let a large body be written from where it is, never copied into one buffer with its header.
-func WriteTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
+func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
@@ -69,18 +69,18 @@ func WriteAtomic(path string, data []byte) error { return WriteFile(path, data, 
 // writeAtomicNoSync is writeAtomic without the fsync, for the outbox's own state (see
 // writeExclusiveNoSync).
 func WriteAtomicNoSync(path string, data []byte) error {
-	return WriteAtomicSync(path, data, FileMode, false)
+	return writeAtomicSync(path, data, FileMode, false)
 }
 
 // WriteFile replaces path with data atomically, with permissions perm: a temp file in the same
 // folder, written, synced and closed, then renamed over path. A reader sees the old file or the
 // new one whole, never a part; a crash leaves at worst a hidden temp file.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
-	return WriteAtomicSync(path, data, perm, true)
+	return writeAtomicSync(path, data, perm, true)
 }
 
-func WriteAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) error {
-	tmp, err := WriteTempSync(filepath.Dir(path), durable, perm, data)
+func writeAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) error {
+	tmp, err := writeTempSync(filepath.Dir(path), durable, perm, data)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func WriteAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) e
 // writeExclusive creates path with data atomically, failing with ErrExists when path is taken:
 // one step both claims the name and publishes the whole content, by renameat2(RENAME_NOREPLACE)
 // where the kernel has it, else by link(2) of the complete temp file.
-func WriteExclusive(path string, data []byte) error { return WriteExclusiveSync(path, data, true) }
+func WriteExclusive(path string, data []byte) error { return writeExclusiveSync(path, data, true) }
 
 // writeExclusiveNoSync is writeExclusive without the fsync, for the outbox's own state (queued
 // mail and outcomes). It is just as whole-or-absent for every other process, and it survives the
@@ -103,20 +103,20 @@ func WriteExclusive(path string, data []byte) error { return WriteExclusiveSync(
 // the server's pid and start time), so it would guard nothing, at about 0.3 ms a file on ext4
 // (measured). The protocol's record (requests, responses, questions) keeps its fsync.
 func WriteExclusiveNoSync(path string, data []byte) error {
-	return WriteExclusiveSync(path, data, false)
+	return writeExclusiveSync(path, data, false)
 }
 
-func WriteExclusiveSync(path string, data []byte, durable bool) error {
+func writeExclusiveSync(path string, data []byte, durable bool) error {
 	return WriteExclusiveParts(path, durable, data)
 }
 
 // writeExclusiveParts is writeExclusive of the parts written one after the other.
 func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
-	tmp, err := WriteTempSync(filepath.Dir(path), durable, FileMode, parts...)
+	tmp, err := writeTempSync(filepath.Dir(path), durable, FileMode, parts...)
 	if err != nil {
 		return err
 	}
-	ok, err := RenameNoReplace(tmp, path)
+	ok, err := renameNoReplace(tmp, path)
 	if ok {
 		if err != nil {
 			os.Remove(tmp)
@@ -139,15 +139,15 @@ func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
 
 // readFile reads a regular file without following a symlink at its last component, up to maxFile.
 func ReadFile(path string) ([]byte, error) {
-	data, _, err := ReadFileStat(path)
+	data, _, err := readFileStat(path)
 	return data, err
 }
 
 // readFileStat is readFile that also returns the file's modification time, from the same open
 // file. It uses plain system calls: a history reads tens of thousands of small files, and an
 // os.File adds a failed poller registration to each open, and a growing buffer extra reads.
-func ReadFileStat(path string) ([]byte, time.Time, error) {
-	fd, st, mtime, err := OpenRegular(path)
+func readFileStat(path string) ([]byte, time.Time, error) {
+	fd, st, mtime, err := openRegular(path)
 	if err != nil {
 		return nil, mtime, err
 	}
@@ -186,7 +186,7 @@ const BigFile = 1 << 20
 // readFileText is readFileStat into a string, read in pieces into the string's own memory: a
 // message of megabytes is held once, not as bytes and then again as their string.
 func ReadFileText(path string) (string, time.Time, error) {
-	fd, st, mtime, err := OpenRegular(path)
+	fd, st, mtime, err := openRegular(path)
 	if err != nil {
 		return "", mtime, err
 	}
@@ -220,7 +220,7 @@ func ReadFileText(path string) (string, time.Time, error) {
 
 // openRegular opens a regular file for reading without following a symlink at its last
 // component, and checks its size against maxFile.
-func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
+func openRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 	var st syscall.Stat_t
 	var fd int
 	var err error

@@ -9,7 +9,7 @@ import (
 // preferred to link(2) for publishing: a waiter's inotify sees a rename (IN_MOVED_TO), which tells
 // it the file is whole, while a link looks like any creation and costs the waiter a scan of every
 // process's open files. ok is false where the kernel or file system lacks it.
-func RenameNoReplace(tmp, path string) (ok bool, err error) {
+func renameNoReplace(tmp, path string) (ok bool, err error) {
 	if SysRenameat2 < 0 {
 		return false, nil
 	}

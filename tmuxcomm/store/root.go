@@ -32,7 +32,7 @@ func EnsureRoot(dir string, create bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("root %q: %w", dir, err)
 	}
-	if err := CheckRootChars(abs); err != nil {
+	if err := checkRootChars(abs); err != nil {
 		return "", err
 	}
 	st, err := os.Lstat(abs)
@@ -110,11 +110,11 @@ func InRoot(root, path string) (string, error) {
 		return "", fmt.Errorf("path %q is not absolute: %w", messages.SanitizeField(path), ErrOutsideRoot)
 	}
 	clean := filepath.Clean(path)
-	rel, ok := Under(root, clean)
+	rel, ok := under(root, clean)
 	if !ok {
 		// The root may be spelt through a symlinked parent (/tmp -> /private/tmp) in the path.
 		if realRoot, err := filepath.EvalSymlinks(root); err == nil {
-			rel, ok = Under(realRoot, clean)
+			rel, ok = under(realRoot, clean)
 		}
 	}
 	if !ok {
@@ -152,7 +152,7 @@ func InRoot(root, path string) (string, error) {
 }
 
 // under returns path relative to dir when it lies strictly inside it.
-func Under(dir, path string) (string, bool) {
+func under(dir, path string) (string, bool) {
 	rel, ok := strings.CutPrefix(path, dir+string(filepath.Separator))
 	return rel, ok && rel != ""
 }
@@ -161,7 +161,7 @@ func Under(dir, path string) (string, bool) {
 // ends at the first white space of a RESPONSE line, and the plain procedure's fallback command
 // puts it in a double-quoted shell string, so a space, a quote, $ or a control character in the
 // root would make every exchange under it unanswerable.
-func CheckRootChars(abs string) error {
+func checkRootChars(abs string) error {
 	probe := filepath.Join(abs, "20260101-000000-o1-w2", messages.SeqFileName(2, messages.KindResponse))
 	if err := messages.ValidResponsePath(probe); err != nil {
 		return fmt.Errorf("root %q cannot be named in a RESPONSE line (%v); pass --root with a path of letters, digits and . _ - /: %w",

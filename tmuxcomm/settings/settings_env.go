@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 // The environment's overrides of the settings (WCOMM_*), applied over the file's.
 
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-func (s *Settings) applyEnv(getenv func(string) string) error {
+func (s *Values) applyEnv(getenv func(string) string) error {
 	if v := getenv("WCOMM_QUESTION_RELAY"); v != "" {
 		b, err := parseBool(v)
 		if err != nil {

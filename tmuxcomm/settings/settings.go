@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 // Room: settings and trust (settings*.go). The effective settings of one invocation: defaults,
 // then the settings file (settings_file.go: strict YAML, file:line errors), then the environment
@@ -66,7 +66,7 @@ const (
 )
 
 // Settings are the effective settings of one invocation.
-type Settings struct {
+type Values struct {
 	RelayEnabled bool `json:"relay_enabled"`
 	// QuestionTimeout bounds a blocking ask; 0 waits without limit.
 	QuestionTimeout time.Duration `json:"question_timeout"`
@@ -87,8 +87,11 @@ type Settings struct {
 	// Channels are the chat services questions go to and answers come from (nil: none). A
 	// project file's apply only once trusted: they send its questions elsewhere.
 	Channels *messages.ChannelsConfig `json:"channels,omitempty"`
-	// Source is the settings file read, "" when none was found.
+	// Source is the most specific settings file read (the project's, else the user's), "" when
+	// none was found.
 	Source string `json:"source,omitempty"`
+	// ActionsFrom is the settings file that registered Actions, "" when none did.
+	ActionsFrom string `json:"actions_from,omitempty"`
 	// Hosts are the declared remote hosts by name (hosts.go); nil: none.
 	Hosts map[string]HostDef `json:"hosts,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
@@ -97,7 +100,7 @@ type Settings struct {
 }
 
 // IgnoredNote says what was ignored and how to trust it; "" when nothing was.
-func (s Settings) IgnoredNote() string {
+func (s Values) IgnoredNote() string {
 	if len(s.Ignored) == 0 {
 		return ""
 	}
@@ -106,8 +109,8 @@ func (s Settings) IgnoredNote() string {
 }
 
 // DefaultSettings are the settings without a file or environment.
-func DefaultSettings() Settings {
-	return Settings{
+func Defaults() Values {
+	return Values{
 		RelayEnabled:      true,
 		QuestionTimeout:   DefaultQuestionTimeout,
 		AutoAnswer:        true,
@@ -117,3 +120,11 @@ func DefaultSettings() Settings {
 		OnQuestionTimeout: DefaultOnQuestionTimeout,
 	}
 }
+
+// DefaultMailTTL is how long a message waits for its pane by default: long enough for an agent's
+// longest turns and a person's lunch, short enough that a stale message does not surface days later.
+const DefaultMailTTL = 6 * time.Hour
+
+// DefaultEnterDelay is the pause between the paste and its Enter that the command line uses
+// when the settings name none.
+const DefaultEnterDelay = 200 * time.Millisecond

@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 // How the settings file is found and read: its YAML shape, decoded strictly (an unknown key is an error
 // naming file:line), the checks on its values and on who owns it.
@@ -45,44 +45,57 @@ func FindConfig(dir string, getenv func(string) string) string {
 	return ""
 }
 
-// LoadSettings returns the defaults, overridden by the settings file that applies in dir (see
-// FindConfig), overridden by the environment: WCOMM_QUESTION_RELAY (on/off), WCOMM_QUESTION_TIMEOUT,
-// WCOMM_AUTO_ANSWER (true/false), WCOMM_MAX_QUESTIONS, WCOMM_ENTER_DELAY, WCOMM_MAIL_TTL,
-// WCOMM_NO_QUEUE (true/false), WCOMM_ON_QUESTION. A file
-// or variable that does not parse is an error naming it (file:line for the file).
-func LoadSettings(dir string, getenv func(string) string) (Settings, error) {
-	s := DefaultSettings()
-	if path := FindConfig(dir, getenv); path != "" {
+// Load returns the settings that apply in dir, in layers: the built-in defaults, then the user's
+// own file (~/.config/wcomm/config.yaml), then the project's .wcomm.yaml found in dir, key by key
+// (a key the project file leaves out keeps the user's value; hosts merge by name), then the
+// environment: WCOMM_QUESTION_RELAY (on/off), WCOMM_QUESTION_TIMEOUT, WCOMM_AUTO_ANSWER
+// (true/false), WCOMM_MAX_QUESTIONS, WCOMM_ENTER_DELAY, WCOMM_MAIL_TTL, WCOMM_NO_QUEUE
+// (true/false), WCOMM_ON_QUESTION. What an untrusted project file may not set (commands, hosts,
+// channels, ...) is ignored and named in Ignored, so the user's own value stands. A file or
+// variable that does not parse is an error naming it (file:line for the file).
+func Load(dir string, getenv func(string) string) (Values, error) {
+	s := Defaults()
+	for _, path := range layers(dir, getenv) {
 		if err := s.applyFile(path, getenv); err != nil {
-			return DefaultSettings(), err
+			return Defaults(), err
 		}
 		s.Source = path
-		if err := s.userChannels(path, getenv); err != nil {
-			return DefaultSettings(), err
-		}
 	}
 	if err := s.applyEnv(getenv); err != nil {
-		return DefaultSettings(), err
+		return Defaults(), err
 	}
 	return s, nil
 }
 
-// userChannels applies the user's own channels where a project file names none: channels
-// belong to the person, who wants a question from any project on the phone.
-func (s *Settings) userChannels(path string, getenv func(string) string) error {
-	if s.Channels != nil || isUserConfig(path, getenv) || userConfigDir(getenv) == "" {
-		return nil
+// layers lists the settings files that apply in dir, the most general first: the user's own
+// file, then the project's. A project file that is the user's own file is read once.
+func layers(dir string, getenv func(string) string) []string {
+	var out []string
+	user := ""
+	if base := userConfigDir(getenv); base != "" {
+		p := filepath.Join(base, "config.yaml")
+		if _, err := os.Stat(p); err == nil {
+			user = p
+			out = append(out, p)
+		}
 	}
-	up := filepath.Join(userConfigDir(getenv), "config.yaml")
-	if _, err := os.Stat(up); err != nil {
-		return nil
+	if dir != "" {
+		p := filepath.Join(dir, ConfigFileName)
+		if _, err := os.Stat(p); err == nil && !sameFile(p, user) {
+			out = append(out, p)
+		}
 	}
-	u := DefaultSettings()
-	if err := u.applyFile(up, getenv); err != nil {
-		return err
+	return out
+}
+
+// sameFile reports whether a and b name one file.
+func sameFile(a, b string) bool {
+	if b == "" {
+		return false
 	}
-	s.Channels = u.Channels
-	return nil
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // yamlLineRe finds yaml.v3's "line N: message" parts.
@@ -93,12 +106,15 @@ var (
 
 // LoadSettingsFile returns the defaults overridden by the settings file at path (as LoadSettings,
 // without the environment): the dispatcher reads the file that registered an action.
-func LoadSettingsFile(path string, getenv func(string) string) (Settings, error) {
-	s := DefaultSettings()
+func LoadFile(path string, getenv func(string) string) (Values, error) {
+	s := Defaults()
 	if err := s.applyFile(path, getenv); err != nil {
-		return DefaultSettings(), err
+		return Defaults(), err
 	}
 	s.Source = path
+	if s.ActionsFrom == "" {
+		s.ActionsFrom = path
+	}
 	return s, nil
 }
 
@@ -155,7 +171,7 @@ type relayFile struct {
 }
 
 // yamlDuration reads "300ms", "2m" or a number of seconds.
-type yamlDuration struct{ d time.Duration }
+type yamlDuration struct{ D time.Duration }
 
 func (y *yamlDuration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
@@ -165,7 +181,7 @@ func (y *yamlDuration) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return fmt.Errorf("line %d: %v", n.Line, err)
 	}
-	y.d = d
+	y.D = d
 	return nil
 }
 
@@ -187,7 +203,7 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // applyFile applies the settings file at path; the commands it names apply only when it is the
 // user's own file or trusted as it is now.
-func (s *Settings) applyFile(path string, getenv func(string) string) error {
+func (s *Values) applyFile(path string, getenv func(string) string) error {
 	data, err := readConfig(path)
 	if err != nil {
 		return err
@@ -204,7 +220,7 @@ func (s *Settings) applyFile(path string, getenv func(string) string) error {
 	return s.applyData(path, data, trusted)
 }
 
-func (s *Settings) applyData(path string, data []byte, trusted bool) error {
+func (s *Values) applyData(path string, data []byte, trusted bool) error {
 	var c configFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	// Unknown keys are errors: a misspelt "timeout_secs" silently ignored would be worse.
@@ -233,20 +249,20 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		s.MaxQuestions = *r.MaxQuestionsPerWorker
 	}
 	if c.EnterDelay != nil {
-		if err := checkEnterDelay(c.EnterDelay.d); err != nil {
+		if err := checkEnterDelay(c.EnterDelay.D); err != nil {
 			return fmt.Errorf("%s: enter_delay: %w", path, err)
 		}
 		if trusted {
-			s.EnterDelay = c.EnterDelay.d
+			s.EnterDelay = c.EnterDelay.D
 		} else {
 			s.Ignored = append(s.Ignored, "enter_delay")
 		}
 	}
 	if c.Mailbox.TTL != nil {
-		if c.Mailbox.TTL.d <= 0 {
+		if c.Mailbox.TTL.D <= 0 {
 			return fmt.Errorf("%s: mailbox.ttl must be more than 0 (such as 6h)", path)
 		}
-		s.MailTTL = c.Mailbox.TTL.d
+		s.MailTTL = c.Mailbox.TTL.D
 	}
 	if c.Mailbox.NoQueue != nil {
 		if trusted {
@@ -272,9 +288,11 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			return err
 		}
 		if trusted {
-			s.Actions = actions
+			// One file registers the actions, so an approval can name it (ActionsFrom) and the
+			// dispatcher read it again; a project's actions replace the user's whole.
+			s.Actions, s.ActionsFrom = actions, path
 		} else {
-			s.Ignored = append(s.Ignored, "actions "+strings.Join(sortedKeys(actions), ", "))
+			s.Ignored = append(s.Ignored, "actions "+strings.Join(SortedKeys(actions), ", "))
 		}
 	}
 	if len(c.Hosts) > 0 {
@@ -283,9 +301,16 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 			return err
 		}
 		if trusted {
-			s.Hosts = hosts
+			merged := make(map[string]HostDef, len(s.Hosts)+len(hosts))
+			for name, h := range s.Hosts {
+				merged[name] = h
+			}
+			for name, h := range hosts {
+				merged[name] = h
+			}
+			s.Hosts = merged
 		} else {
-			s.Ignored = append(s.Ignored, "hosts "+strings.Join(sortedKeys(hosts), ", "))
+			s.Ignored = append(s.Ignored, "hosts "+strings.Join(SortedKeys(hosts), ", "))
 		}
 	}
 	if c.Channels != nil {
@@ -311,10 +336,10 @@ func (s *Settings) applyData(path string, data []byte, trusted bool) error {
 		}
 	}
 	if c.OnQuestionTimeout != nil {
-		if c.OnQuestionTimeout.d <= 0 {
+		if c.OnQuestionTimeout.D <= 0 {
 			return fmt.Errorf("%s: on_question_timeout must be more than 0", path)
 		}
-		s.OnQuestionTimeout = c.OnQuestionTimeout.d
+		s.OnQuestionTimeout = c.OnQuestionTimeout.D
 	}
 	return nil
 }
@@ -385,7 +410,7 @@ func resolveActions(path string, in map[string]actionFile) (map[string]messages.
 	return out, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

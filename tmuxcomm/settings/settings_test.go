@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 import (
 	"os"
@@ -27,41 +27,41 @@ func TestConfigSources(t *testing.T) {
 	homeFile := filepath.Join(home, ".config", "wcomm", "config.yaml")
 	env := map[string]string{"HOME": home}
 
-	s, err := LoadSettings(work, cfgEnv(env))
+	s, err := Load(work, cfgEnv(env))
 	require.NoError(t, err)
-	assert.Equal(t, DefaultSettings(), s, "no file: the defaults")
+	assert.Equal(t, Defaults(), s, "no file: the defaults")
 	assert.Equal(t, 180*time.Second, s.QuestionTimeout)
 	assert.True(t, s.AutoAnswer)
 	assert.Equal(t, 3, s.MaxQuestions)
 
 	writeCfg(t, homeFile, "question_relay:\n  max_questions_per_worker: 5\n")
-	s, err = LoadSettings(work, cfgEnv(env))
+	s, err = Load(work, cfgEnv(env))
 	require.NoError(t, err)
 	assert.Equal(t, homeFile, s.Source)
 	assert.Equal(t, 5, s.MaxQuestions)
 
 	env["XDG_CONFIG_HOME"] = xdg
 	writeCfg(t, xdgFile, "question_relay:\n  max_questions_per_worker: 6\n")
-	s, err = LoadSettings(work, cfgEnv(env))
+	s, err = Load(work, cfgEnv(env))
 	require.NoError(t, err)
 	assert.Equal(t, xdgFile, s.Source, "XDG_CONFIG_HOME comes before ~/.config")
 	assert.Equal(t, 6, s.MaxQuestions)
 
 	writeCfg(t, local, "enter_delay: 50ms\n")
-	s, err = LoadSettings(work, cfgEnv(env))
+	s, err = Load(work, cfgEnv(env))
 	require.NoError(t, err)
-	assert.Equal(t, local, s.Source, "the working folder's file comes first, and alone")
-	assert.Equal(t, 3, s.MaxQuestions, "files are not merged")
+	assert.Equal(t, local, s.Source, "the working folder's file is the most specific")
+	assert.Equal(t, 6, s.MaxQuestions, "a key the project file leaves out keeps the user's value")
 	assert.Equal(t, DefaultEnterDelay, s.EnterDelay, "an untrusted project file does not change how panes are typed into")
 	assert.Equal(t, []string{"enter_delay"}, s.Ignored)
 }
 
 func TestConfigFileAndEnv(t *testing.T) {
 	tests := []struct {
-		name string
-		file string
-		env  map[string]string
-		want func(s *Settings)
+		Name string
+		File string
+		Env  map[string]string
+		Want func(s *Values)
 	}{
 		{"the question_relay block other tools write", `question_relay:
   enabled: true
@@ -69,7 +69,7 @@ func TestConfigFileAndEnv(t *testing.T) {
   poll_interval_seconds: 15
   auto_answer_on_timeout: true
   max_questions_per_worker: 3
-`, nil, func(s *Settings) {}},
+`, nil, func(s *Values) {}},
 		{"everything", `question_relay:
   enabled: false
   timeout_seconds: 0
@@ -78,7 +78,7 @@ func TestConfigFileAndEnv(t *testing.T) {
 enter_delay: 0.5
 on_question: "notify-send 'wcomm question' --urgency=low"
 on_question_timeout: 3s
-`, nil, func(s *Settings) {
+`, nil, func(s *Values) {
 			s.RelayEnabled, s.QuestionTimeout, s.AutoAnswer, s.MaxQuestions = false, 0, false, 1
 			s.EnterDelay = 500 * time.Millisecond
 			s.OnQuestion = []string{"notify-send", "wcomm question", "--urgency=low"}
@@ -87,33 +87,33 @@ on_question_timeout: 3s
 		{"env overrides the file", "question_relay:\n  timeout_seconds: 30\nenter_delay: 1s\non_question: a b\n", map[string]string{
 			"WCOMM_QUESTION_TIMEOUT": "2m", "WCOMM_AUTO_ANSWER": "off", "WCOMM_MAX_QUESTIONS": "7",
 			"WCOMM_ENTER_DELAY": "10ms", "WCOMM_QUESTION_RELAY": "0", "WCOMM_ON_QUESTION": `tee "/x y"`,
-		}, func(s *Settings) {
+		}, func(s *Values) {
 			s.QuestionTimeout, s.AutoAnswer, s.MaxQuestions, s.EnterDelay, s.RelayEnabled = 2*time.Minute, false, 7, 10*time.Millisecond, false
 			s.OnQuestion = []string{"tee", "/x y"}
 		}},
-		{"empty file", "", nil, func(s *Settings) {}},
-		{"mailbox", "mailbox:\n  ttl: 90m\n  no_queue: true\n", nil, func(s *Settings) { s.MailTTL, s.NoQueue = 90*time.Minute, true }},
+		{"empty file", "", nil, func(s *Values) {}},
+		{"mailbox", "mailbox:\n  ttl: 90m\n  no_queue: true\n", nil, func(s *Values) { s.MailTTL, s.NoQueue = 90*time.Minute, true }},
 		{"mailbox from the environment", "mailbox:\n  ttl: 90m\n", map[string]string{"WCOMM_MAIL_TTL": "2h", "WCOMM_NO_QUEUE": "1"},
-			func(s *Settings) { s.MailTTL, s.NoQueue = 2*time.Hour, true }},
-		{"seconds as a fraction", "question_relay:\n  timeout_seconds: 1.5\n", nil, func(s *Settings) { s.QuestionTimeout = 1500 * time.Millisecond }},
+			func(s *Values) { s.MailTTL, s.NoQueue = 2*time.Hour, true }},
+		{"seconds as a fraction", "question_relay:\n  timeout_seconds: 1.5\n", nil, func(s *Values) { s.QuestionTimeout = 1500 * time.Millisecond }},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, ConfigFileName)
-			writeCfg(t, path, tt.file)
+			writeCfg(t, path, tt.File)
 			env := map[string]string{"HOME": t.TempDir()}
-			for k, v := range tt.env {
+			for k, v := range tt.Env {
 				env[k] = v
 			}
 			// Trusted, so that its on_question applies (TestConfigTrust tests the rule).
 			_, _, err := TrustConfig(path, cfgEnv(env), time.Now())
 			require.NoError(t, err)
-			got, err := LoadSettings(dir, cfgEnv(env))
+			got, err := Load(dir, cfgEnv(env))
 			require.NoError(t, err)
-			want := DefaultSettings()
+			want := Defaults()
 			want.Source = path
-			tt.want(&want)
+			tt.Want(&want)
 			assert.Equal(t, want, got)
 		})
 	}
@@ -121,11 +121,11 @@ on_question_timeout: 3s
 
 func TestConfigErrors(t *testing.T) {
 	tests := []struct {
-		name string
-		file string
-		mode os.FileMode
-		env  map[string]string
-		want string
+		Name string
+		File string
+		Mode os.FileMode
+		Env  map[string]string
+		Want string
 	}{
 		{"unknown key", "question_relay:\n  enabled: true\n  timeout_secs: 10\n", 0o600, nil, ".wcomm.yaml:3: field timeout_secs not found"},
 		{"wrong type", "question_relay:\n  max_questions_per_worker: many\n", 0o600, nil, ".wcomm.yaml:2: cannot unmarshal"},
@@ -145,29 +145,29 @@ func TestConfigErrors(t *testing.T) {
 		{"bad env no-queue", "", 0o600, map[string]string{"WCOMM_NO_QUEUE": "maybe"}, "WCOMM_NO_QUEUE"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, ConfigFileName)
-			writeCfg(t, path, tt.file)
-			require.NoError(t, os.Chmod(path, tt.mode))
+			writeCfg(t, path, tt.File)
+			require.NoError(t, os.Chmod(path, tt.Mode))
 			env := map[string]string{"HOME": t.TempDir()}
-			for k, v := range tt.env {
+			for k, v := range tt.Env {
 				env[k] = v
 			}
-			got, err := LoadSettings(dir, cfgEnv(env))
+			got, err := Load(dir, cfgEnv(env))
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), tt.Want)
 			assert.NotContains(t, err.Error(), "tmuxcomm.", "errors name YAML, not Go types")
-			assert.Equal(t, DefaultSettings(), got)
+			assert.Equal(t, Defaults(), got)
 		})
 	}
 }
 
 func TestConfigParseDuration(t *testing.T) {
 	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
+		In   string
+		Want time.Duration
+		Ok   bool
 	}{
 		{"200ms", 200 * time.Millisecond, true},
 		{"2m", 2 * time.Minute, true},
@@ -180,13 +180,13 @@ func TestConfigParseDuration(t *testing.T) {
 		{"NaN", 0, false},
 	}
 	for _, tt := range tests {
-		got, err := ParseDuration(tt.in)
-		if !tt.ok {
-			assert.Error(t, err, tt.in)
+		got, err := ParseDuration(tt.In)
+		if !tt.Ok {
+			assert.Error(t, err, tt.In)
 			continue
 		}
-		require.NoError(t, err, tt.in)
-		assert.Equal(t, tt.want, got, tt.in)
+		require.NoError(t, err, tt.In)
+		assert.Equal(t, tt.Want, got, tt.In)
 	}
 }
 
@@ -199,7 +199,7 @@ func TestConfigAgentProfiles(t *testing.T) {
 	}
 
 	write("agent_profiles:\n  - name: codex\n    enter_delay:\n      floor_ms: 750\n  - name: mytui\n    kind: agent\n    detect:\n      names: [mytui]\n")
-	s, err := LoadSettings(dir, env)
+	s, err := Load(dir, env)
 	require.NoError(t, err)
 	assert.Nil(t, s.Profiles, "an untrusted project file's profiles do not apply")
 	assert.Equal(t, []string{"agent_profiles"}, s.Ignored)
@@ -207,7 +207,7 @@ func TestConfigAgentProfiles(t *testing.T) {
 
 	_, _, err = TrustConfig(path, env, time.Now())
 	require.NoError(t, err)
-	s, err = LoadSettings(dir, env)
+	s, err = Load(dir, env)
 	require.NoError(t, err)
 	assert.Empty(t, s.Ignored)
 	require.NotNil(t, s.Profiles)
@@ -217,7 +217,7 @@ func TestConfigAgentProfiles(t *testing.T) {
 	assert.NotNil(t, s.Profiles.Lookup("mytui"), "a new name adds a profile")
 
 	write("agent_profiles:\n  - name: codex\n    enter_dealy:\n      floor_ms: 750\n")
-	_, err = LoadSettings(dir, env)
+	_, err = Load(dir, env)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "agent_profiles")
 	assert.Contains(t, err.Error(), "enter_dealy")
@@ -230,7 +230,7 @@ func TestConfigTrust(t *testing.T) {
 	body := "on_question: notify-send q\nactions:\n  publish:\n    run: [make, docs]\n    targets: [docs]\n  lint:\n    run: [make, lint]\n    dir: sub\n"
 	writeCfg(t, local, body)
 
-	s, err := LoadSettings(work, env)
+	s, err := Load(work, env)
 	require.NoError(t, err)
 	assert.Nil(t, s.OnQuestion, "an untrusted project file's hook does not apply")
 	assert.Nil(t, s.Actions, "nor its actions")
@@ -244,7 +244,7 @@ func TestConfigTrust(t *testing.T) {
 	info, err := os.Stat(TrustListPath(env))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
-	s, err = LoadSettings(work, env)
+	s, err = Load(work, env)
 	require.NoError(t, err)
 	assert.Empty(t, s.Ignored)
 	assert.Equal(t, []string{"notify-send", "q"}, s.OnQuestion)
@@ -254,7 +254,7 @@ func TestConfigTrust(t *testing.T) {
 	assert.Equal(t, filepath.Join(work, "sub"), s.Actions["lint"].Dir, "dir is relative to the settings file")
 
 	writeCfg(t, local, body+"# one more line\n")
-	s, err = LoadSettings(work, env)
+	s, err = Load(work, env)
 	require.NoError(t, err)
 	assert.Nil(t, s.Actions, "any change needs a new trust")
 	assert.Len(t, s.Ignored, 2)
@@ -262,7 +262,7 @@ func TestConfigTrust(t *testing.T) {
 	// The user's own file is trusted as it is.
 	require.NoError(t, os.Remove(local))
 	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"), body)
-	s, err = LoadSettings(work, env)
+	s, err = Load(work, env)
 	require.NoError(t, err)
 	assert.Empty(t, s.Ignored)
 	assert.Contains(t, s.Actions, "publish")
@@ -273,6 +273,6 @@ func TestConfigTrust(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), ".wcomm.yaml:3: run is a list of words such as [make, docs], never a shell string")
 	writeCfg(t, local, "actions:\n  pub lish:\n    run: [x]\n")
-	_, err = LoadSettings(work, env)
+	_, err = Load(work, env)
 	assert.ErrorContains(t, err, "action name")
 }

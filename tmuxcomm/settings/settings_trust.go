@@ -1,4 +1,4 @@
-package tmuxcomm
+package settings
 
 // Trust of a project's settings file: the user's own config folder, the trust list in it, and
 // TrustConfig, which trusts a file's exact content.
@@ -82,7 +82,7 @@ func TrustConfig(path string, getenv func(string) string, now time.Time) (string
 	if err != nil {
 		return "", "", err
 	}
-	scratch := DefaultSettings()
+	scratch := Defaults()
 	if err := scratch.applyData(abs, data, true); err != nil {
 		return "", "", fmt.Errorf("not trusted: %w", err)
 	}
