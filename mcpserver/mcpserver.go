@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -34,7 +35,7 @@ type Config struct {
 	Version string
 	// SendRemote sends to HOST:TARGET when the target names a declared remote host (handled true);
 	// AwaitRemote readies an await of a relayed exchange (nil: no remote hosts).
-	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (x *tmuxcomm.Exchange, handled bool, err error)
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (x *exchange.Exchange, handled bool, err error)
 	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // Await's bounds. A tool call must end before the client gives up on it: Codex allows 60 s unless
@@ -47,7 +48,7 @@ next idle moment: the state is then "queued", and the call still succeeds. Retur
 id, request_path, response_path and the delivery state. Then call await with the id. With no_queue,
 a pane that stays not ready for busy_wait_seconds fails the call (class failure); the request is
 kept on disk.`,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*tmuxcomm.Exchange, string, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*exchange.Exchange, string, error) {
 		if in.To == "" {
 			return nil, "", usagef("send needs to: a pane id, a tmux target or an agent name")
 		}
@@ -77,7 +78,7 @@ kept on disk.`,
 		e.NoQueue = e.NoQueue || in.NoQueue
 		o := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
 			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
-		x, handled, err := (*tmuxcomm.Exchange)(nil), false, error(nil)
+		x, handled, err := (*exchange.Exchange)(nil), false, error(nil)
 		if s.cfg.SendRemote != nil {
 			x, handled, err = s.cfg.SendRemote(ctx, e, o)
 		}
@@ -112,7 +113,7 @@ type awaitOut struct {
 	ID           string             `json:"id" jsonschema:"the exchange's id"`
 	ResponsePath string             `json:"response_path" jsonschema:"where the response is, or will be"`
 	Response     string             `json:"response,omitempty" jsonschema:"the response's body, when answered"`
-	Exchange     *tmuxcomm.Exchange `json:"exchange,omitempty" jsonschema:"the whole exchange, when answered"`
+	Exchange     *exchange.Exchange `json:"exchange,omitempty" jsonschema:"the whole exchange, when answered"`
 	Next         string             `json:"next,omitempty" jsonschema:"what to do next, when waiting"`
 }
 
@@ -204,7 +205,7 @@ type historyIn struct {
 }
 
 type historyOut struct {
-	Sessions []tmuxcomm.SessionSummary `json:"sessions" jsonschema:"each session folder with its exchanges: seq, id, status, delivery state, first line"`
+	Sessions []exchange.SessionSummary `json:"sessions" jsonschema:"each session folder with its exchanges: seq, id, status, delivery state, first line"`
 	Foreign  []string                  `json:"foreign,omitempty" jsonschema:"entries of the root that are not session folders"`
 }
 
@@ -221,12 +222,12 @@ the history; damaged or foreign files are named, not fatal.`,
 		if err != nil {
 			return historyOut{}, "", err
 		}
-		sessions, foreign, err := e.History(ctx, tmuxcomm.HistoryOptions{Session: in.Session, Pending: in.Pending})
+		sessions, foreign, err := e.History(ctx, exchange.HistoryOptions{Session: in.Session, Pending: in.Pending})
 		if err != nil {
 			return historyOut{}, "", err
 		}
 		if sessions == nil {
-			sessions = []tmuxcomm.SessionSummary{}
+			sessions = []exchange.SessionSummary{}
 		}
 		n := 0
 		for _, ss := range sessions {
@@ -246,7 +247,7 @@ func (s *server) showTool() tool {
 		Title:       "Show one exchange",
 		Description: `Returns one exchange whole: ids, panes, status, delivery log with its evidence, the request's and the response's bodies.`,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*tmuxcomm.Exchange, string, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in showIn) (*exchange.Exchange, string, error) {
 		if in.Ref == "" {
 			return nil, "", usagef("show takes one ID or PATH")
 		}

@@ -77,7 +77,7 @@ type ActionsOptions struct {
 // Actions lists every intent under the root with its status, oldest first, and names the files
 // it could not read.
 func (e *Engine) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus, []string, error) {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, nil, nil
 	}

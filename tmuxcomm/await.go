@@ -13,25 +13,26 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // Await blocks until the response of the exchange named by ref is complete and returns the
 // exchange with both bodies. ref is an id, a request or response path, or "" for the newest request
 // sent from the caller's pane whose response no await has returned yet (so `send; await` works even
 // when a fast worker answered before the await started). timeout <= 0 waits until ctx ends.
-func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (*Exchange, error) {
+func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (*exchange.Exchange, error) {
 	return e.AwaitThen(ctx, ref, timeout, nil)
 }
 
 // AwaitThen is Await that hands the complete exchange to out (which prints it) before it records
 // that an await returned it: a response whose output failed (a full disk, a closed pipe) is not
 // marked read, and the next plain await returns it again. out's error is returned as it is.
-func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*Exchange) error) (*Exchange, error) {
-	x, err := e.Locate(ctx, ref, roleOrchestrator)
+func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
-	if x.Status == StatusUndelivered {
+	if x.Status == exchange.StatusUndelivered {
 		return x, fmt.Errorf("request %s (%s) was never delivered (%s); send it again: %w", x.ID, x.RequestPath, x.State, store.ErrUndelivered)
 	}
 	if timeout > 0 {
@@ -139,7 +140,7 @@ func (e *Engine) pollResponse(ctx context.Context, path string, d time.Duration)
 	}
 }
 
-func (e *Engine) awaitTimeout(ctx context.Context, x *Exchange, timeout time.Duration) error {
+func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout time.Duration) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("interrupted while waiting for %s; the response will be at %s: %w", x.ID, x.ResponsePath, ctx.Err())
 	}
@@ -180,8 +181,8 @@ func responseComplete(path string, renamed bool) (bool, error) {
 // is reported, and not marked read, so the exchange stays open for a worker's real notify once
 // the file is removed. The read is recorded only once out succeeded, and a record that cannot be
 // written (a full disk) fails the await.
-func (e *Engine) markRead(x *Exchange, out func(*Exchange) error) (*Exchange, error) {
-	full := loadExchangeBodies(x.Dir, x.Seq, !e.LeanAwait, true)
+func (e *Engine) markRead(x *exchange.Exchange, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+	full := exchange.LoadExchangeBodies(x.Dir, x.Seq, !e.LeanAwait, true)
 	if full.Response() == nil {
 		why := "it could not be read"
 		if len(full.Problems) > 0 {
@@ -195,14 +196,14 @@ func (e *Engine) markRead(x *Exchange, out func(*Exchange) error) (*Exchange, er
 			return full, err
 		}
 	}
-	if err := logEvent(x.Dir, x.Seq, StateRead, nil, e.Now()); err != nil {
+	if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateRead, nil, e.Now()); err != nil {
 		return nil, fmt.Errorf("the response of %s is complete at %s, but recording that it was read failed: %w", orDashID(full), full.ResponsePath, err)
 	}
 	full.Read = true
 	return full, nil
 }
 
-func orDashID(x *Exchange) string {
+func orDashID(x *exchange.Exchange) string {
 	if x.ID != "" {
 		return x.ID
 	}

@@ -14,141 +14,44 @@
 package tmuxcomm
 
 import (
-	"context"
-	"crypto/rand"
-	"io"
-	"os"
-	"time"
-
-	"github.com/wcomm/wcomm/tmuxcomm/store"
-
-	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // Tmux is what the engine needs from paneops.Client.
-type Tmux interface {
-	ServerInfo(ctx context.Context) (paneops.ServerInfo, error)
-	Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error)
-	Pane(ctx context.Context, target string) (paneops.Pane, error)
-	Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
-	// Resume and Marks finish a delivery that a stopped process left between paste and Enter.
-	Resume(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
-	Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error)
+type Tmux = core.Tmux
+
+// Engine runs the protocol for one caller: the rooms of the engine over one *core.Config, whose
+// fields (Root, Self, EnterDelay, ...) it promotes. Build it with New.
+type Engine struct {
+	*core.Config
+	*exchange.Book
 }
 
-// Engine runs the protocol for one caller. Build it with New, which sets every field to its default.
-type Engine struct {
-	Root string
-	Tmux Tmux
-	// Relayed marks the engine of a remote wcomm delivering for an orchestrator on another host
-	// (remote.go): Self is that orchestrator's pane there, not a pane of this host.
-	Relayed bool
-	// mirrorHost is set while a relayed exchange is mirrored here (remote.go).
-	mirrorHost string
-	// Procs scans the process table (paneops.ScanProcs).
-	Procs func() (*paneops.ProcTable, error)
-	// PaneProcs reads only what detection needs about one pane (paneops.ScanPane): the pane's
-	// tree, its foreground group and the ancestors of also. nil: Detect uses Procs. A caller
-	// that gives Procs a table of its own sets this too (or clears it), so that table is the
-	// only one detection sees.
-	PaneProcs func(panePID int, also ...int) (*paneops.ProcTable, error)
-	// Self is the caller's own pane ($TMUX_PANE); empty outside tmux.
-	Self messages.PaneID
-	// SelfPID is the caller's pid: it and its ancestors never match a find.
-	SelfPID int
+// New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
+// through t, with every setting at its default (see core.New): change a field after New to set it.
+func New(root string, t Tmux) *Engine {
+	return build(core.New(root, t))
+}
 
-	EnterDelay  time.Duration
-	LockTimeout time.Duration
-	// PasteLimit and LineLimit bound what is pasted whole; a bigger request is delivered as a
-	// pointer line to its file. LineLimit exists because a cooked-mode reader (cat, read) silently
-	// drops a line longer than the kernel's 4096-byte canonical buffer, Enter included.
-	PasteLimit int
-	LineLimit  int
-	// Command is how instructions name this tool ("wcomm").
-	Command string
+// Copy returns an engine of its own with e's settings, for a caller that changes one of them (its
+// Self, say) without changing e's: the rooms share one *core.Config, so a copy of the Engine value
+// would share it too.
+func (e *Engine) Copy() *Engine {
+	c := *e.Config
+	return build(&c)
+}
 
-	// Profiles are the agent profiles (nil: paneops.DefaultProfiles, the embedded ones).
-	Profiles *paneops.ProfileSet
-	// TTYMode reads whether a pane's terminal is in cooked mode (nil: paneops.TTYCanonical).
-	TTYMode paneops.TTYModeFunc
-	// BusyWait bounds the wait for a target's input box to be usable: empty (no one's text in it),
-	// on screen, and the agent idle. 0 means DefaultBusyWait; see Delivery.BusyWait.
-	BusyWait time.Duration
-
-	// NoQueue makes every delivery fail fast as it did before the mailbox: it waits up to BusyWait
-	// and is refused when the pane is still not ready, instead of waiting in the pane's outbox.
-	NoQueue bool
-	// CardKey, when set, lets a send to a pane id use the record of the pane's last lookup
-	// instead of a tmux call (see panecard.go). It names the tmux server the client reaches
-	// (CardKey()); "" turns cards off.
-	CardKey string
-	// LeanAwait leaves the request's body out of the exchange Await returns, for a caller that
-	// prints only the response: a request of megabytes is then not held beside the response.
-	LeanAwait bool
-	// MailTTL bounds how long a message waits in an outbox (0: DefaultMailTTL).
-	MailTTL time.Duration
-	// SpawnDeliverer starts a detached process that runs RunDeliverer for the pane's outbox (the
-	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
-	// an inbox or a hook of that pane, or a deliverer run by the library's user.
-	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
-	// StartBridge starts a bridge to the answer channels when none runs; Ask and WaitQuestions
-	// call it before they relay or wait, so a question reaches the chat whichever face asked it
-	// (the front door sets it when channels are configured). nil: no channels.
-	StartBridge func() error
-	// Door finds an agent's own door into a pane's session and writes through it (route.go);
-	// the zero value reads the real process table and the agent's files.
-	Door door.Finder
-	// SpawnGuard starts a detached process that runs GuardDelivery for this process's delivery
-	// into the pane ('wcomm __deliver --guard PID'). nil: none.
-	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
-
-	Now  func() time.Time
-	Rand io.Reader
+// build wires the rooms over cfg.
+func build(cfg *core.Config) *Engine {
+	return &Engine{Config: cfg, Book: &exchange.Book{Config: cfg}}
 }
 
 // Defaults of the engine's settings.
 const (
-	DefaultLockTimeout = 30 * time.Second
-	DefaultPasteLimit  = 64 << 10
-	DefaultLineLimit   = 4000
-	DefaultBusyWait    = 10 * time.Second
+	DefaultLockTimeout = core.DefaultLockTimeout
+	DefaultPasteLimit  = core.DefaultPasteLimit
+	DefaultLineLimit   = core.DefaultLineLimit
+	DefaultBusyWait    = core.DefaultBusyWait
+	MaxCallWait        = core.MaxCallWait
 )
-
-// MaxCallWait is the longest one call of a long-lived client (an MCP tool call: await, ask) waits
-// for a response or an answer. Clients give up on a call that runs too long, so a wait is bounded
-// and the call repeated; install-mcp sets agents' tool limits above it.
-const MaxCallWait = 10 * time.Minute
-
-// New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
-// through t, with every other setting at its default (EnterDelay 0: the pause the target's profile
-// asks for, nothing more; the command line sets DefaultEnterDelay or the settings'): change a field
-// after New to set it. Built
-// whole here, an Engine is never filled in later, so one Engine serves concurrent calls.
-func New(root string, t Tmux) *Engine {
-	if root == "" {
-		root = store.DefaultRoot
-	}
-	return &Engine{
-		Root:        root,
-		Tmux:        t,
-		Procs:       paneops.ScanProcs,
-		PaneProcs:   paneops.ScanPane,
-		SelfPID:     os.Getpid(),
-		LockTimeout: DefaultLockTimeout,
-		PasteLimit:  DefaultPasteLimit,
-		LineLimit:   DefaultLineLimit,
-		Command:     "wcomm",
-		Profiles:    paneops.DefaultProfiles(),
-		TTYMode:     paneops.DefaultTTYMode(),
-		BusyWait:    DefaultBusyWait,
-		Now:         time.Now,
-		Rand:        rand.Reader,
-	}
-}
-
-// root returns the checked absolute root, creating it when create is set.
-func (e *Engine) root(create bool) (string, error) {
-	return store.EnsureRoot(e.Root, create)
-}

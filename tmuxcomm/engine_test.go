@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // fakeTmux is a tmux server in memory: panes by id, and every delivery recorded.
@@ -109,9 +110,9 @@ func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 }
 
 func (e *Engine) as(self string) *Engine {
-	c := *e
+	c := e.Copy()
 	c.Self = messages.PaneID(self)
-	return &c
+	return c
 }
 
 func TestSendWritesRequestAndDelivers(t *testing.T) {
@@ -121,8 +122,8 @@ func TestSendWritesRequestAndDelivers(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, 1, x.Seq)
-	assert.Equal(t, StatusPending, x.Status)
-	assert.Equal(t, StateSubmitted, x.State)
+	assert.Equal(t, exchange.StatusPending, x.Status)
+	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Equal(t, "paste", x.Form)
 	assert.Equal(t, "ok", x.Integrity)
 	assert.Equal(t, filepath.Join(x.Dir, "002-response.md"), x.ResponsePath)
@@ -199,8 +200,8 @@ func TestLocateByIDInAFolderDatedLater(t *testing.T) {
 	require.Equal(t, "20261122-021810-o1-w2", b.Session, "the second's name was taken: the next second")
 	require.True(t, strings.HasPrefix(b.ID, "20261122-021809-"))
 
-	for _, x := range []*Exchange{a, b} {
-		got, err := e.Locate(context.Background(), x.ID, roleOrchestrator)
+	for _, x := range []*exchange.Exchange{a, b} {
+		got, err := e.Locate(context.Background(), x.ID, exchange.RoleOrchestrator)
 		require.NoError(t, err, x.ID)
 		assert.Equal(t, x.RequestPath, got.RequestPath)
 	}
@@ -260,8 +261,8 @@ func TestSendRefusedIsUndeliveredButKept(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrUndelivered)
 	require.NotNil(t, x)
 	assert.FileExists(t, x.RequestPath)
-	assert.Equal(t, StatusUndelivered, x.Status)
-	assert.Equal(t, StateRefused, x.State)
+	assert.Equal(t, exchange.StatusUndelivered, x.Status)
+	assert.Equal(t, exchange.StateRefused, x.State)
 }
 
 func TestSendRefusesOwnPaneAndEmptyBody(t *testing.T) {
@@ -293,7 +294,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 
 	got, err := e.Await(context.Background(), x.ID, time.Second)
 	require.NoError(t, err)
-	assert.Equal(t, StatusAnswered, got.Status)
+	assert.Equal(t, exchange.StatusAnswered, got.Status)
 	assert.Contains(t, got.ResponseBody, "the answer")
 	require.NotNil(t, got.Delta)
 	assert.Equal(t, []string{"a.go"}, got.Delta.Changes)
@@ -351,7 +352,7 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	require.NoError(t, err)
 
 	type result struct {
-		x   *Exchange
+		x   *exchange.Exchange
 		err error
 	}
 	done := make(chan result, 1)
@@ -394,7 +395,7 @@ func TestAwaitWaitsForForeignWriterToClose(t *testing.T) {
 	_, err = w.WriteString(header.String() + "\npart one\n")
 	require.NoError(t, err)
 
-	done := make(chan *Exchange, 1)
+	done := make(chan *exchange.Exchange, 1)
 	go func() {
 		got, err := e.Await(context.Background(), x.ID, 10*time.Second)
 		assert.NoError(t, err)
@@ -423,17 +424,17 @@ func TestHistoryNamesDamagedAndForeignFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(x.Dir, "notes.txt"), []byte("mine"), 0o600))
 	require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(x.Dir), "not-a-session"), 0o700))
 
-	sessions, foreign, err := e.History(context.Background(), HistoryOptions{})
+	sessions, foreign, err := e.History(context.Background(), exchange.HistoryOptions{})
 	require.NoError(t, err)
 	require.Len(t, sessions, 1)
 	require.Len(t, sessions[0].Exchanges, 2)
-	assert.Equal(t, StatusPending, sessions[0].Exchanges[0].Status)
-	assert.Equal(t, StatusDamaged, sessions[0].Exchanges[1].Status)
+	assert.Equal(t, exchange.StatusPending, sessions[0].Exchanges[0].Status)
+	assert.Equal(t, exchange.StatusDamaged, sessions[0].Exchanges[1].Status)
 	assert.NotEmpty(t, sessions[0].Exchanges[1].Problems)
 	assert.Equal(t, []string{"notes.txt"}, sessions[0].Foreign)
 	assert.Equal(t, []string{"not-a-session"}, foreign)
 
-	pending, _, err := e.History(context.Background(), HistoryOptions{Pending: true})
+	pending, _, err := e.History(context.Background(), exchange.HistoryOptions{Pending: true})
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
 	assert.Len(t, pending[0].Exchanges, 1)
@@ -503,7 +504,7 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	assert.Contains(t, err.Error(), "no free request id")
 	assert.Equal(t, "20260117-120000-abab", a.ID)
 
-	pruneIDs(filepath.Join(filepath.Dir(a.Dir), store.IDsDir), fixed.Add(time.Second))
+	exchange.PruneIDs(filepath.Join(filepath.Dir(a.Dir), store.IDsDir), fixed.Add(time.Second))
 	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("three")})
 	assert.NoError(t, err, "a pruned claim frees its id")
 }
@@ -522,7 +523,7 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a.Session+"/001-request.md", hint, "send records where its request is")
 
-	got, err := e.Locate(ctx, a.ID, roleOrchestrator)
+	got, err := e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath)
 
@@ -531,17 +532,17 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	for _, bad := range []string{b.Session + "/001-request.md", "../elsewhere/001-request.md", "garbage", a.Session + "/002-response.md"} {
 		require.NoError(t, os.Remove(claim))
 		require.NoError(t, os.Symlink(bad, claim))
-		got, err := e.Locate(ctx, a.ID, roleOrchestrator)
+		got, err := e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 		require.NoError(t, err, "%q", bad)
 		assert.Equal(t, a.RequestPath, got.RequestPath, "%q", bad)
 	}
 	require.NoError(t, os.Remove(claim))
 	require.NoError(t, os.WriteFile(claim, []byte(a.Session+"/001-request.md"), 0o600))
-	got, err = e.Locate(ctx, a.ID, roleOrchestrator)
+	got, err = e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath, "a file where a link should be: the scan")
 	require.NoError(t, os.Remove(claim))
-	got, err = e.Locate(ctx, a.ID, roleOrchestrator)
+	got, err = e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath, "no claim at all: the scan")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // FindError is a find that matched no pane or several; it carries what runs where, so the caller
@@ -109,7 +110,7 @@ func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope)
 // as a tmux target (a session or window name).
 func (e *Engine) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
 	if target == "" {
-		return paneops.Pane{}, needf(NeedTarget, nil, "no target: name the worker's pane or its agent")
+		return paneops.Pane{}, core.Needf(core.NeedTarget, nil, "no target: name the worker's pane or its agent")
 	}
 	if strings.HasPrefix(target, "%") {
 		if _, err := messages.ParsePaneID(target); err != nil {

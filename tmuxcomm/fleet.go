@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // A pane's state as the fleet view names it.
@@ -273,7 +274,7 @@ type Waiting struct {
 // cost follows the panes shown, not the size of the root.
 func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
 	w := &Waiting{Queued: map[messages.PaneID][]time.Time{}, Open: map[messages.PaneID][]time.Time{}}
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return w, nil // no root yet: nothing waits
 	}
@@ -287,7 +288,7 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 			}
 		}
 	}
-	dirs, _, err := sessionDirs(root)
+	dirs, _, err := exchange.SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -299,10 +300,10 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 		if err != nil || !want[sn.Worker] {
 			continue
 		}
-		if m, err := readMeta(dir); err != nil || m.Server != srv {
+		if m, err := exchange.ReadMeta(dir); err != nil || m.Server != srv {
 			continue
 		}
-		files, _, err := listSeq(dir)
+		files, _, err := exchange.ListSeq(dir)
 		if err != nil {
 			continue
 		}
@@ -316,8 +317,8 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 			if f.Kind != messages.KindRequest || answered[f.N] {
 				continue
 			}
-			x := loadExchange(dir, f.N, false)
-			if x.Status == StatusPending {
+			x := exchange.LoadExchange(dir, f.N, false)
+			if x.Status == exchange.StatusPending {
 				w.Open[sn.Worker] = append(w.Open[sn.Worker], x.SentAt)
 			}
 		}
@@ -330,15 +331,15 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 // newest first, each from its newest request, and only until n are found, so the first rows of a
 // root of thousands of exchanges come in milliseconds. An exchange's activity is its last logged
 // event (else when it was sent).
-func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error) {
-	root, err := e.root(false)
+func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*exchange.Exchange, error) {
+	root, err := e.RootDir(false)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	dirs, _, err := sessionDirs(root)
+	dirs, _, err := exchange.SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +354,7 @@ func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error
 		}
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i].mod.After(ds[j].mod) })
-	var out []*Exchange
+	var out []*exchange.Exchange
 	for _, d := range ds {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -364,7 +365,7 @@ func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error
 		if len(out) >= n {
 			break
 		}
-		files, _, err := listSeq(d.dir)
+		files, _, err := exchange.ListSeq(d.dir)
 		if err != nil {
 			continue
 		}
@@ -372,7 +373,7 @@ func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error
 			if files[i].Kind != messages.KindRequest {
 				continue
 			}
-			x := loadExchange(d.dir, files[i].N, false)
+			x := exchange.LoadExchange(d.dir, files[i].N, false)
 			out = append(out, x)
 			if len(out) >= n {
 				break // newest requests first: the folder's older ones would not be shown
@@ -387,7 +388,7 @@ func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*Exchange, error
 }
 
 // Activity is when an exchange last changed: its last logged event, else when it was sent.
-func Activity(x *Exchange) time.Time {
+func Activity(x *exchange.Exchange) time.Time {
 	if len(x.Events) > 0 {
 		return x.Events[len(x.Events)-1].At
 	}

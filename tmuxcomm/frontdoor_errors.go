@@ -6,13 +6,12 @@ package tmuxcomm
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // Class is what kind of failure an error is; its number is the command line's exit code.
@@ -47,7 +46,7 @@ func (c Class) String() string {
 
 // ClassOf sorts err into its class.
 func ClassOf(err error) Class {
-	var ue *UsageError
+	var ue *core.UsageError
 	switch {
 	case err == nil:
 		return ClassOK
@@ -65,67 +64,26 @@ func ClassOf(err error) Class {
 	return ClassFailure
 }
 
-// UsageError is a mistake in a call's words (class usage). Its text names what is wrong in words
-// both faces can use; a face adds its own flag or argument name.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// Usagef returns a *UsageError.
-func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
-
 // Judged ends an ask's error with BestJudgment, the instruction to go on without the answer, unless
 // its words already end so; its class stays the error's own.
 func Judged(err error) error {
-	var je *JudgedError
+	var je *core.JudgedError
 	if err == nil || errors.As(err, &je) {
 		return err
 	}
-	return &JudgedError{Msg: err.Error() + "; " + BestJudgment, Err: err}
-}
-
-// Need names what a call lacks that only its caller can give.
-type Need string
-
-// What a call can lack.
-const (
-	NeedOwnPane      Need = "own-pane"     // the caller's pane: the call runs outside tmux
-	NeedTarget       Need = "target"       // the pane to send to
-	NeedOrchestrator Need = "orchestrator" // the pane to ask, when no request names one
-	NeedOnePane      Need = "one-pane"     // one of several panes that matched
-	NeedPane         Need = "pane"         // the pane whose mail it is
-	NeedMessage      Need = "message"      // the text of a request or a response
-	NeedReason       Need = "reason"       // why a question is closed without an answer
-)
-
-// NeedError is a call that lacks something only its caller can give. Its words say what is
-// missing in words both faces use; a face adds how it is given there (a flag, an argument), from
-// Need. It wraps Err (nil, or a sentinel such as ErrNotFound for the class).
-type NeedError struct {
-	Need Need
-	Msg  string
-	Err  error
-}
-
-func (e *NeedError) Error() string { return e.Msg }
-
-// Unwrap returns the sentinel, if any.
-func (e *NeedError) Unwrap() error { return e.Err }
-
-func needf(n Need, sentinel error, format string, a ...any) error {
-	return &NeedError{Need: n, Msg: fmt.Sprintf(format, a...), Err: sentinel}
+	return &core.JudgedError{Msg: err.Error() + "; " + core.BestJudgment, Err: err}
 }
 
 // NeedOf says what err lacks that only the caller can give, when it says so: a *NeedError, or a
 // find that matched several panes (the caller names one, or takes the first).
-func NeedOf(err error) (Need, bool) {
-	var ne *NeedError
+func NeedOf(err error) (core.Need, bool) {
+	var ne *core.NeedError
 	if errors.As(err, &ne) {
 		return ne.Need, true
 	}
 	var fe *FindError
 	if errors.As(err, &fe) && len(fe.Matches) > 1 {
-		return NeedOnePane, true
+		return core.NeedOnePane, true
 	}
 	return "", false
 }
@@ -133,7 +91,7 @@ func NeedOf(err error) (Need, bool) {
 // Hinted is err with how the caller gives what it lacks, in a face's own words (hints, by Need),
 // added to its text; err itself when it lacks nothing the face has a hint for. Its class stays
 // err's.
-func Hinted(err error, hints map[Need]string) error {
+func Hinted(err error, hints map[core.Need]string) error {
 	n, ok := NeedOf(err)
 	if h := hints[n]; ok && h != "" {
 		return &hintedError{err: err, hint: h}
@@ -149,11 +107,42 @@ type hintedError struct {
 func (e *hintedError) Error() string { return e.err.Error() + " (" + e.hint + ")" }
 func (e *hintedError) Unwrap() error { return e.err }
 
-// CheckRef refuses, as a usage error, a reference that can name no exchange: neither an exchange
-// id nor an absolute path to a request or response file.
-func CheckRef(ref string) error {
-	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil {
-		return nil
-	}
-	return Usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
-}
+// The words of the error classes that the rooms below the door build (core), named here for the
+// faces.
+type (
+	// UsageError is a mistake in a call's words (class usage).
+	UsageError = core.UsageError
+	// NeedError is a call that lacks something only its caller can give.
+	NeedError = core.NeedError
+	// JudgedError is an ask's failure whose message already ends with BestJudgment.
+	JudgedError = core.JudgedError
+	// Need names what a call lacks that only its caller can give.
+	Need = core.Need
+)
+
+// What a call can lack.
+const (
+	NeedOwnPane      = core.NeedOwnPane
+	NeedTarget       = core.NeedTarget
+	NeedOrchestrator = core.NeedOrchestrator
+	NeedOnePane      = core.NeedOnePane
+	NeedPane         = core.NeedPane
+	NeedMessage      = core.NeedMessage
+	NeedReason       = core.NeedReason
+)
+
+// BestJudgment ends every message of an ask that ends without an answer.
+const BestJudgment = core.BestJudgment
+
+// The sentinels of the questions room.
+var (
+	ErrStale     = core.ErrStale
+	ErrNoAnswer  = core.ErrNoAnswer
+	ErrUnrelayed = core.ErrUnrelayed
+)
+
+// Usagef returns a *UsageError.
+func Usagef(format string, a ...any) error { return core.Usagef(format, a...) }
+
+// CheckRef refuses, as a usage error, a reference that can name no exchange.
+func CheckRef(ref string) error { return core.CheckRef(ref) }

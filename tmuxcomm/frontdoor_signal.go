@@ -2,7 +2,10 @@ package tmuxcomm
 
 // The typed results of a hand-over, with one wording for both faces.
 
-import "github.com/wcomm/wcomm/messages"
+import (
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+)
 
 // Signal is how the other side learned of what a call handed over: a response to its
 // orchestrator (Notify), an answer to its worker (Answer). Its text is what the JSON carries.
@@ -43,7 +46,7 @@ func (r *NotifyResult) Say() string {
 		return "queued: " + orch + " is not ready (" + messages.SanitizeField(r.Reason) +
 			"); the RESPONSE line is delivered at its next idle moment or turn boundary"
 	}
-	if r.Via == ViaSocket {
+	if r.Via == exchange.ViaSocket {
 		return "the RESPONSE line was written to the messaging socket of " + orch + " (via socket)"
 	}
 	return "the RESPONSE line was pasted into " + orch
@@ -56,7 +59,7 @@ func (r *AnswerResult) Say() string {
 	case SignalAsk:
 		return "the worker's waiting ask (pane " + string(st.Worker) + ") woke on the answer"
 	case SignalPasted:
-		if r.Via == ViaSocket {
+		if r.Via == exchange.ViaSocket {
 			return "no ask was waiting: the ANSWER block was written to the messaging socket of worker pane " + string(st.Worker) + " (via socket)"
 		}
 		return "no ask was waiting: the ANSWER block was pasted into worker pane " + string(st.Worker)

@@ -25,6 +25,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -328,7 +329,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	for _, g := range group {
 		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
 	}
-	p.Outcome, p.Via = messages.MailDelivered, ViaTyped
+	p.Outcome, p.Via = messages.MailDelivered, exchange.ViaTyped
 	if endErr != nil {
 		// inflight.json stays: with the pane's marks it lets the next delivery record the outcome
 		// without typing the message again.
@@ -384,7 +385,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		ob.clearInflight()
 		return nil
 	}
-	if f.Route == ViaSocket {
+	if f.Route == exchange.ViaSocket {
 		e.recoverDoorInflight(root, ob, f, group)
 		return
 	}

@@ -34,7 +34,7 @@ type DeadLetter struct {
 // at or after since, oldest first. An outcome file that does not read is a problem, not an
 // error; no root or no outbox is an empty list. Only outcome files written since then are read.
 func (e *Engine) DeadLetters(since time.Time) ([]DeadLetter, []string) {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, nil
 	}

@@ -37,7 +37,7 @@ const (
 // RunDeliverer drains the outbox of pane on the tmux server whose key is server, and returns when
 // the outbox is empty or ctx ends. It returns at once when another deliverer holds the outbox.
 func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.PaneID) error {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 // returns, typing nothing. So a delivery's paste always has someone to press its Enter, and a
 // sender that lives never races its own guard.
 func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return err
 	}

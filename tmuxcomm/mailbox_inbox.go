@@ -14,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // InboxItem is one message for a pane.
@@ -68,13 +69,13 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		pane = e.Self
 	}
 	if pane == "" {
-		return nil, needf(NeedPane, nil, "not inside a tmux pane: run inbox in the pane whose mail it is, or name that pane")
+		return nil, core.Needf(core.NeedPane, nil, "not inside a tmux pane: run inbox in the pane whose mail it is, or name that pane")
 	}
 	if _, err := messages.ParsePaneID(string(pane)); err != nil {
 		return nil, err
 	}
 	res := &InboxResult{Pane: pane, Items: []InboxItem{}}
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return res, nil // no root yet: nothing was ever sent
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // mailEvent is a step of a mail's delivery, recorded in the log of what it carries.
@@ -32,19 +33,6 @@ const (
 	evTaken                          // handed over without typing: an agent's hook, or wcomm inbox
 )
 
-// Exchange log states of the mailbox (beside those of exchange.go).
-const (
-	StateQueued        = "queued"        // waits in the pane's outbox
-	StateDelivered     = "delivered"     // handed to the worker's agent by its hook or its inbox
-	StateExpired       = "expired"       // its time to live passed before the pane was ready
-	StateUndeliverable = "undeliverable" // the pane or its server went away first
-
-	// The RESPONSE line's own: it waits for the orchestrator's pane, or ended without reaching it.
-	StateNotifyQueued        = "notify-queued"
-	StateNotifyExpired       = "notify-expired"
-	StateNotifyUndeliverable = "notify-undeliverable"
-)
-
 // Question log events of the mailbox.
 const (
 	qQueued             = "queued"
@@ -59,8 +47,8 @@ const (
 
 // exchangeStates and questionStates name each event per kind; "" records nothing.
 var (
-	requestStates  = [...]string{StateQueued, StatePasted, StateSubmitted, StateRefused, StateUndelivered, StateUndeliverable, StateExpired, StateDelivered}
-	responseStates = [...]string{StateNotifyQueued, "", StateNotified, StateNotifyLost, StateNotifyLost, StateNotifyUndeliverable, StateNotifyExpired, StateNotified}
+	requestStates  = [...]string{exchange.StateQueued, exchange.StatePasted, exchange.StateSubmitted, exchange.StateRefused, exchange.StateUndelivered, exchange.StateUndeliverable, exchange.StateExpired, exchange.StateDelivered}
+	responseStates = [...]string{exchange.StateNotifyQueued, "", exchange.StateNotified, exchange.StateNotifyLost, exchange.StateNotifyLost, exchange.StateNotifyUndeliverable, exchange.StateNotifyExpired, exchange.StateNotified}
 	questionStates = [...]string{qQueued, "", qDelivered, qUndelivered, qUndelivered, qUndeliverable, qExpired, qDelivered}
 	answerStates   = [...]string{qAnswerQueued, "", qAnswerPasted, qAnswerLost, qAnswerLost, qAnswerUndelivrable, qAnswerExpired, qAnswerDelivered}
 )
@@ -106,7 +94,7 @@ func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, de
 			}
 			dir, err := sessionDir(root, m)
 			if err == nil && states[ev] != "" {
-				if err := logEvent(dir, m.Seq, states[ev], detail, at); err != nil {
+				if err := exchange.LogEvent(dir, m.Seq, states[ev], detail, at); err != nil {
 					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
 				}
 			}
@@ -141,9 +129,9 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 		if err != nil {
 			return ""
 		}
-		x := loadExchange(dir, m.Seq, false)
+		x := exchange.LoadExchange(dir, m.Seq, false)
 		if m.Kind == messages.MailRequest {
-			if x.Status == StatusAnswered {
+			if x.Status == exchange.StatusAnswered {
 				return "the exchange was answered before the request reached the pane"
 			}
 			return ""
@@ -169,7 +157,7 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 			if store.IsLocked(st.waitLock()) {
 				return "an ask is waiting for the answer and takes it from the file"
 			}
-			if slices.ContainsFunc(QuestionEvents(st), func(ev Event) bool { return ev.State == qAnswerRead || ev.State == qAskWoken }) {
+			if slices.ContainsFunc(QuestionEvents(st), func(ev exchange.Event) bool { return ev.State == qAnswerRead || ev.State == qAskWoken }) {
 				return "the asking worker already has the answer"
 			}
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // busyPanes makes the fake refuse strict deliveries to the panes marked busy, as a busy agent
@@ -60,7 +61,7 @@ func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.Pan
 
 // answeredWhileBusy sends a request from %1 to %2 and answers it from %2 while %1 is busy, so the
 // RESPONSE line waits in %1's outbox; it returns the exchange.
-func answeredWhileBusy(t *testing.T, e *Engine) *Exchange {
+func answeredWhileBusy(t *testing.T, e *Engine) *exchange.Exchange {
 	t.Helper()
 	ctx := context.Background()
 	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
@@ -91,12 +92,12 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 	f, b, e, spawned := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	var xs []*Exchange
+	var xs []*exchange.Exchange
 	for i := range 3 {
 		x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task " + string(rune('a'+i)))})
 		require.NoError(t, err, "a busy pane never fails a send")
-		assert.Equal(t, StateQueued, x.State)
-		assert.Equal(t, StatusPending, x.Status)
+		assert.Equal(t, exchange.StateQueued, x.State)
+		assert.Equal(t, exchange.StatusPending, x.Status)
 		assert.Contains(t, x.Evidence, "busy")
 		xs = append(xs, x)
 	}
@@ -114,8 +115,8 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 		assert.Contains(t, c, "task "+string(rune('a'+i)), "in the order sent")
 	}
 	for _, x := range xs {
-		got := loadExchange(x.Dir, x.Seq, false)
-		assert.Equal(t, StateSubmitted, got.State)
+		got := exchange.LoadExchange(x.Dir, x.Seq, false)
+		assert.Equal(t, exchange.StateSubmitted, got.State)
 	}
 	// Nothing is delivered twice, whoever runs next.
 	drainPane(t, f, e, "%2")
@@ -126,7 +127,7 @@ func TestMailboxReadyPaneIsDeliveredAtOnce(t *testing.T) {
 	f, _, e, spawned := mailboxWorld(t)
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("now")})
 	require.NoError(t, err)
-	assert.Equal(t, StateSubmitted, x.State)
+	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Empty(t, *spawned, "no deliverer for a pane that was ready")
 	require.Len(t, f.delivered(), 1)
 	assert.NotEmpty(t, f.delivered()[0].Mark, "the paste is marked in the pane")
@@ -180,9 +181,9 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 	drainPane(t, f, e, "%3")
 	assert.Len(t, f.delivered(), before, "nothing typed: one superseded, one expired")
 
-	yx := loadExchange(y.Dir, y.Seq, false)
-	assert.Equal(t, StateExpired, yx.State)
-	assert.Equal(t, StatusUndelivered, yx.Status)
+	yx := exchange.LoadExchange(y.Dir, y.Seq, false)
+	assert.Equal(t, exchange.StateExpired, yx.State)
+	assert.Equal(t, exchange.StatusUndelivered, yx.Status)
 	res, err := e.as("%1").Inbox(ctx, InboxOptions{All: true})
 	require.NoError(t, err)
 	require.Len(t, res.Items, 1)
@@ -217,8 +218,8 @@ func TestMailboxInboxTakesOnce(t *testing.T) {
 	before := len(f.delivered())
 	drainPane(t, f, e, "%1")
 	assert.Len(t, f.delivered(), before, "taken by a hook: never typed")
-	evs := loadExchange(x.Dir, x.Seq, false).Events
-	assert.Equal(t, StateNotified, evs[len(evs)-1].State)
+	evs := exchange.LoadExchange(x.Dir, x.Seq, false).Events
+	assert.Equal(t, exchange.StateNotified, evs[len(evs)-1].State)
 	assert.Equal(t, "hook", evs[len(evs)-1].Detail["via"])
 }
 
@@ -257,7 +258,7 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			b.set("%2", true)
 			_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 			require.NoError(t, err)
-			root, err := e.root(false)
+			root, err := e.RootDir(false)
 			require.NoError(t, err)
 			srv, _ := f.ServerInfo(ctx)
 			ob, err := openOutbox(root, srv.Key(), "%2", false)
@@ -296,9 +297,9 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 	delete(f.panes, "%2")
 	f.mu.Unlock()
 	drainPane(t, f, e, "%2")
-	got := loadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, StateUndeliverable, got.State)
-	assert.Equal(t, StatusUndelivered, got.Status)
+	got := exchange.LoadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, exchange.StateUndeliverable, got.State)
+	assert.Equal(t, exchange.StatusUndelivered, got.Status)
 	assert.Contains(t, got.Evidence, "no longer exists")
 }
 
@@ -306,15 +307,15 @@ func TestMailboxLateQueuedEvent(t *testing.T) {
 	_, _, e, _ := mailboxWorld(t)
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	require.Equal(t, StateSubmitted, x.State)
+	require.Equal(t, exchange.StateSubmitted, x.State)
 	mail := x.Events[len(x.Events)-1].Detail["mail"]
 	require.NotEmpty(t, mail)
 	// A sender that gave up waiting for the lock logs "queued" after the delivery it lost to.
-	require.NoError(t, logEvent(x.Dir, x.Seq, StateQueued, map[string]string{"mail": mail, "reason": "another delivery"}, time.Now()))
-	assert.Equal(t, StateSubmitted, loadExchange(x.Dir, x.Seq, false).State, "still delivered")
+	require.NoError(t, exchange.LogEvent(x.Dir, x.Seq, exchange.StateQueued, map[string]string{"mail": mail, "reason": "another delivery"}, time.Now()))
+	assert.Equal(t, exchange.StateSubmitted, exchange.LoadExchange(x.Dir, x.Seq, false).State, "still delivered")
 	// A new message for it (a resend) is queued indeed.
-	require.NoError(t, logEvent(x.Dir, x.Seq, StateQueued, map[string]string{"mail": "01795573754248449989-0000", "reason": "busy"}, time.Now()))
-	assert.Equal(t, StateQueued, loadExchange(x.Dir, x.Seq, false).State)
+	require.NoError(t, exchange.LogEvent(x.Dir, x.Seq, exchange.StateQueued, map[string]string{"mail": "01795573754248449989-0000", "reason": "busy"}, time.Now()))
+	assert.Equal(t, exchange.StateQueued, exchange.LoadExchange(x.Dir, x.Seq, false).State)
 }
 
 func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
@@ -323,7 +324,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	b.set("%2", true)
 	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	require.NoError(t, err)
 	srv, _ := f.ServerInfo(ctx)
 	done := make(chan error, 1)
@@ -348,7 +349,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 func TestMailboxDelivererStartFailureHint(t *testing.T) {
 	_, _, e, _ := mailboxWorld(t)
 	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	require.NoError(t, err)
 	ob, err := openOutbox(root, "1-2", "%1", true)
 	require.NoError(t, err)

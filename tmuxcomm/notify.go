@@ -14,6 +14,8 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // NotifyOptions are the inputs of one notify.
@@ -28,7 +30,7 @@ type NotifyOptions struct {
 
 // NotifyResult says what notify did.
 type NotifyResult struct {
-	Exchange *Exchange `json:"exchange"`
+	Exchange *exchange.Exchange `json:"exchange"`
 	// Signal is how the orchestrator learns of the response: SignalPasted, SignalAwait or
 	// SignalQueued (Reason says what the line waits for); Say words it.
 	Signal Signal `json:"signal"`
@@ -47,11 +49,11 @@ type NotifyResult struct {
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
 // ErrOrchestratorGone.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
-	empty := needf(NeedMessage, nil, "empty response: give the response's text")
+	empty := core.Needf(core.NeedMessage, nil, "empty response: give the response's text")
 	if o.BodyFile == "" && len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, empty
 	}
-	x, err := e.Locate(ctx, o.Ref, roleWorker)
+	x, err := e.Locate(ctx, o.Ref, exchange.RoleWorker)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +61,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	if req == nil {
 		return nil, fmt.Errorf("request %s is damaged (%s); answer cannot be matched to it", x.RequestPath, strings.Join(x.Problems, "; "))
 	}
-	if x.Status == StatusAnswered {
+	if x.Status == exchange.StatusAnswered {
 		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, store.ErrAnswered)
 	}
 	if e.Self != "" && e.Self != x.Worker {
@@ -72,7 +74,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		Orchestrator: h.Orchestrator, Worker: h.Worker, RequestBytes: -1}}
 	if h.Bytes >= 0 {
 		// Echo what the worker's copy of the request holds, so a truncated or edited request shows.
-		resp.Header.RequestBytes, resp.Header.RequestSum = x.bodyBytes, x.bodySum
+		resp.Header.RequestBytes, resp.Header.RequestSum = x.BodyBytes, x.BodySum
 	}
 	// A request of megabytes is read again below, not held meanwhile.
 	dir, seq, responsePath := x.Dir, x.Seq, x.ResponsePath
@@ -100,15 +102,15 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 			if bad := notAResponse(responsePath); bad != "" {
 				return nil, fmt.Errorf("%s is %s, not a response; nothing was saved: remove it and notify again: %w", responsePath, bad, store.ErrDamaged)
 			}
-			return &NotifyResult{Exchange: loadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, store.ErrAnswered)
+			return &NotifyResult{Exchange: exchange.LoadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, store.ErrAnswered)
 		}
 		return nil, err
 	}
-	if err := logEvent(dir, seq, StateAnswered, map[string]string{"response": responsePath}, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, seq, exchange.StateAnswered, map[string]string{"response": responsePath}, e.Now()); err != nil {
 		// The response file is whole; the orchestrator is not told of a state the log lacks.
 		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
 	}
-	x = loadExchange(dir, seq, false)
+	x = exchange.LoadExchange(dir, seq, false)
 	line := messages.Notification{StartedAt: h.StartedAt, Orchestrator: h.Orchestrator, Worker: h.Worker, Path: x.ResponsePath}.String()
 	res := &NotifyResult{Exchange: x, Line: line}
 	if x.Integrity == "mismatch" {
@@ -123,9 +125,9 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	}
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
-	if store.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || wasRead(x.Dir, x.Seq) {
+	if store.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || exchange.WasRead(x.Dir, x.Seq) {
 		res.Signal = SignalAwait
-		if err := logEvent(x.Dir, x.Seq, StateAwaitWoken, nil, e.Now()); err != nil {
+		if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateAwaitWoken, nil, e.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
 		}
 		return res, nil
@@ -143,18 +145,18 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 
 // signal hands the RESPONSE line to the orchestrator's pane through its outbox: pasted and
 // submitted now when the pane is ready, else queued.
-func (e *Engine) signal(ctx context.Context, x *Exchange, line string) (*Posted, error) {
+func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) (*Posted, error) {
 	orch := x.Orchestrator
 	gone := func(format string, a ...any) (*Posted, error) {
 		err := fmt.Errorf(format, a...)
-		_ = logEvent(x.Dir, x.Seq, StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
+		_ = exchange.LogEvent(x.Dir, x.Seq, exchange.StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
 		return nil, err
 	}
 	root := filepath.Dir(x.Dir)
 	// The session's server: pane ids start again at %0 on a restarted server, so the pane of that
 	// id may now belong to someone else.
 	server := ""
-	if m, err := readMeta(x.Dir); err == nil {
+	if m, err := exchange.ReadMeta(x.Dir); err == nil {
 		server = m.Server
 	}
 	p, srv, err := e.reach(ctx, root, orch, server, "orchestrator", true)

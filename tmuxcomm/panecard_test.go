@@ -23,7 +23,7 @@ func TestPaneCard(t *testing.T) {
 	setup := func(t *testing.T) (*Engine, string) {
 		e := newEngine(t, newFake("%1", "%3"), "%1")
 		e.CardKey = CardKey(sock, "", "", "")
-		root, err := e.root(true)
+		root, err := e.RootDir(true)
 		require.NoError(t, err)
 		e.recordPane(root, pane, srv)
 		return e, root
@@ -88,7 +88,7 @@ func TestPaneCard(t *testing.T) {
 	t.Run("a dead pane is not recorded", func(t *testing.T) {
 		e := newEngine(t, newFake("%1", "%3"), "%1")
 		e.CardKey = CardKey(sock, "", "", "")
-		root, err := e.root(true)
+		root, err := e.RootDir(true)
 		require.NoError(t, err)
 		dead := pane
 		dead.Dead = true

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func TestProfilePasteForm(t *testing.T) {
@@ -88,16 +89,16 @@ func TestVerifyDeliveryStates(t *testing.T) {
 		events    []string
 	}{
 		{"verified", paneops.DeliveryResult{Pasted: true, Submitted: true, Verified: true, Enters: 2, Evidence: "input box empty after Enter"}, nil,
-			StateSubmitted, StatusPending, true, "input box empty after Enter", []string{StateWritten, StatePasted, StateSubmitted}},
+			exchange.StateSubmitted, exchange.StatusPending, true, "input box empty after Enter", []string{exchange.StateWritten, exchange.StatePasted, exchange.StateSubmitted}},
 		{"unverified", paneops.DeliveryResult{Pasted: true, Submitted: true, Enters: 1, Evidence: "cooked reader: Enter sent"}, nil,
-			StateSubmitted, StatusPending, false, "cooked reader: Enter sent", []string{StateWritten, StatePasted, StateSubmitted}},
+			exchange.StateSubmitted, exchange.StatusPending, false, "cooked reader: Enter sent", []string{exchange.StateWritten, exchange.StatePasted, exchange.StateSubmitted}},
 		{"someone's text in the box", paneops.DeliveryResult{Before: "input box holds \"ls\""}, fmt.Errorf("deliver: %w", paneops.ErrHumanInput),
-			StateRefused, StatusUndelivered, false, "someone else's text", []string{StateWritten, StateRefused}},
+			exchange.StateRefused, exchange.StatusUndelivered, false, "someone else's text", []string{exchange.StateWritten, exchange.StateRefused}},
 		{"no box", paneops.DeliveryResult{}, fmt.Errorf("deliver: %w", paneops.ErrNotReady),
-			StateRefused, StatusUndelivered, false, "not on screen", []string{StateWritten, StateRefused}},
+			exchange.StateRefused, exchange.StatusUndelivered, false, "not on screen", []string{exchange.StateWritten, exchange.StateRefused}},
 		{"pasted, never submitted", paneops.DeliveryResult{Pasted: true, Enters: 3, Evidence: "input box still holds the message after 3 Enter(s)"},
 			fmt.Errorf("deliver: %w", paneops.ErrNotSubmitted),
-			StateUndelivered, StatusUndelivered, false, "after 3 Enter(s)", []string{StateWritten, StatePasted, StateUndelivered}},
+			exchange.StateUndelivered, exchange.StatusUndelivered, false, "after 3 Enter(s)", []string{exchange.StateWritten, exchange.StatePasted, exchange.StateUndelivered}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,9 +12,6 @@ package tmuxcomm
 // and the on_question hook (question_hook.go).
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -28,41 +25,11 @@ const (
 	QuestionResolved     = "resolved"
 )
 
-// BestJudgment ends every message of an ask that ends without an answer: a question is an
-// optimization, never a blocker: a worker that waits for ever on a person helps nobody.
-const BestJudgment = `continue on your best judgment and mark the choice "assumed — needs review"`
-
 // RelayOffAnswer is the ANSWER a worker gets for a question on task when the question relay is
 // off: nothing is asked, and the worker decides alone.
 func RelayOffAnswer(task string) messages.Answer {
 	return messages.Answer{Task: task, DecidedBy: messages.DecidedByDisabled,
 		Text: "The question relay is off. Make the decision yourself and mark it \"assumed — needs review\" in your report."}
-}
-
-var (
-	// ErrStale: the answer came too late (already answered, resolved, or the question no longer
-	// applies); it was recorded as stale and changed nothing.
-	ErrStale = errors.New("stale")
-	// ErrNoAnswer: the ask ended without an answer (the question was resolved or became stale).
-	ErrNoAnswer = errors.New("no answer")
-	// ErrUnrelayed: the question is stored but reached nobody (no pane took the paste, no hook ran).
-	ErrUnrelayed = errors.New("question not relayed")
-)
-
-// JudgedError is an ask's failure whose message already ends with BestJudgment; Unwrap gives the
-// sentinel (ErrTimeout, ErrNoAnswer, ErrUnrelayed, a context error) for the exit code.
-type JudgedError struct {
-	Msg string
-	Err error
-}
-
-func (e *JudgedError) Error() string { return e.Msg }
-
-// Unwrap returns the sentinel.
-func (e *JudgedError) Unwrap() error { return e.Err }
-
-func judgedf(sentinel error, format string, a ...any) error {
-	return &JudgedError{Msg: fmt.Sprintf(format, a...) + "; " + BestJudgment, Err: sentinel}
 }
 
 // Events of a question's log.

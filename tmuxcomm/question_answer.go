@@ -12,6 +12,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // AnswerOptions are the inputs of one answer.
@@ -39,7 +40,7 @@ type AnswerResult struct {
 // answer to a question that is decided or no longer applies wraps ErrStale. Every attempt is
 // logged. The accepted answer wakes a waiting ask, or else is pasted into the worker's pane.
 func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
@@ -61,7 +62,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 			d[k] = v
 		}
 		e.logQ(st, qStale, d)
-		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %s; your answer was recorded as stale and changed nothing: %w", st.ID, reason, ErrStale)
+		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %s; your answer was recorded as stale and changed nothing: %w", st.ID, reason, core.ErrStale)
 	}
 	if why := decidedReason(st); why != "" {
 		return stale(why)
@@ -139,12 +140,12 @@ func decidedReason(st *QuestionStatus) string {
 func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return nil, needf(NeedReason, nil, "resolve needs a reason: say why the question is closed without an answer")
+		return nil, core.Needf(core.NeedReason, nil, "resolve needs a reason: say why the question is closed without an answer")
 	}
 	if len(reason) > 1000 {
-		return nil, Usagef("the reason is %d bytes; keep it under 1000", len(reason))
+		return nil, core.Usagef("the reason is %d bytes; keep it under 1000", len(reason))
 	}
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -55,7 +57,7 @@ type place struct {
 	dir    string
 	sess   messages.Session
 	orch   messages.PaneID
-	x      *Exchange
+	x      *exchange.Exchange
 	server string
 	socket string
 }
@@ -67,30 +69,30 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("no tmux server to relay the question through: %w", err)
 	}
-	fromExchange := func(x *Exchange) (*place, error) {
+	fromExchange := func(x *exchange.Exchange) (*place, error) {
 		if x.Worker != e.Self {
 			return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; ask from the worker's pane", x.ID, x.Worker, e.Self)
 		}
-		if x.Status == StatusAnswered {
-			return nil, fmt.Errorf("request %s is already answered; a question about it would be stale: %w", x.ID, ErrStale)
+		if x.Status == exchange.StatusAnswered {
+			return nil, fmt.Errorf("request %s is already answered; a question about it would be stale: %w", x.ID, core.ErrStale)
 		}
 		p := &place{dir: x.Dir, orch: x.Orchestrator, x: x, server: srv.Key(), socket: srv.Socket}
 		p.sess, _ = messages.ParseSessionName(filepath.Base(x.Dir))
-		if m, err := readMeta(x.Dir); err == nil {
+		if m, err := exchange.ReadMeta(x.Dir); err == nil {
 			p.server, p.socket = m.Server, m.Socket
 			if m.Relayed {
 				// Its orchestrator pane is on another host: a pane of the same id here is someone
 				// else's, and questions do not cross hosts (remote.go).
-				return nil, fmt.Errorf("request %s came from an orchestrator on another host, which questions do not reach: %w", x.ID, ErrStale)
+				return nil, fmt.Errorf("request %s came from an orchestrator on another host, which questions do not reach: %w", x.ID, core.ErrStale)
 			}
 		}
 		if p.server != srv.Key() {
-			return nil, fmt.Errorf("request %s came through a tmux server that has since restarted; its orchestrator pane %s is gone: %w", x.ID, x.Orchestrator, ErrStale)
+			return nil, fmt.Errorf("request %s came through a tmux server that has since restarted; its orchestrator pane %s is gone: %w", x.ID, x.Orchestrator, core.ErrStale)
 		}
 		return p, nil
 	}
 	if o.Exchange != "" {
-		x, err := e.Locate(ctx, o.Exchange, roleWorker)
+		x, err := e.Locate(ctx, o.Exchange, exchange.RoleWorker)
 		if err != nil {
 			return nil, err
 		}
@@ -103,19 +105,19 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 			return nil, err
 		}
 		if orch.ID == e.Self {
-			return nil, needf(NeedOrchestrator, nil, "%s is your own pane; name the orchestrator's pane", orch.ID)
+			return nil, core.Needf(core.NeedOrchestrator, nil, "%s is your own pane; name the orchestrator's pane", orch.ID)
 		}
 	}
-	x, err := e.Locate(ctx, "", roleWorker)
+	x, err := e.Locate(ctx, "", exchange.RoleWorker)
 	switch {
 	case err == nil && (o.To == "" || x.Orchestrator == orch.ID):
 		return fromExchange(x)
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	case o.To == "":
-		return nil, needf(NeedOrchestrator, store.ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", e.Self)
+		return nil, core.Needf(core.NeedOrchestrator, store.ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", e.Self)
 	}
-	dir, sess, err := e.openSession(root, orch.ID, e.Self, srv.Key(), srv.Socket)
+	dir, sess, err := e.OpenSession(root, orch.ID, e.Self, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +129,12 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 // result lists every question with its state; the error says why some have no answer (it wraps
 // ErrTimeout, ErrNoAnswer or ErrUndelivered) and ends with BestJudgment.
 func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, needf(NeedOwnPane, nil, "not inside a tmux pane: ask from the worker's pane, or name the pane you ask for")
+		return nil, core.Needf(core.NeedOwnPane, nil, "not inside a tmux pane: ask from the worker's pane, or name the pane you ask for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
@@ -229,7 +231,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		}
 	}
 	if !reached {
-		return res, judgedf(ErrUnrelayed, "question %s is saved but reached nobody (%v); it stays pending and can still be answered with '%s answer %s ...'",
+		return res, core.Judgedf(core.ErrUnrelayed, "question %s is saved but reached nobody (%v); it stays pending and can still be answered with '%s answer %s ...'",
 			ids(relayed), derr, e.Command, relayed[0].ID)
 	}
 	if !o.Wait {

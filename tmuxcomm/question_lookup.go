@@ -15,7 +15,7 @@ func (e *Engine) Question(ctx context.Context, id string) (*QuestionStatus, erro
 	if _, err := messages.ParseQuestionID(id); err != nil {
 		return nil, err
 	}
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}

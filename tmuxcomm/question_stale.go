@@ -7,6 +7,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // liveness is one look at the tmux server: which panes exist.
@@ -75,7 +76,7 @@ func (e *Engine) judgeStale(ctx context.Context, st *QuestionStatus, live *liven
 		return
 	}
 	if st.ExchangeSeq > 0 {
-		if x := loadExchange(st.Dir, st.ExchangeSeq, false); x.Status == StatusAnswered {
+		if x := exchange.LoadExchange(st.Dir, st.ExchangeSeq, false); x.Status == exchange.StatusAnswered {
 			mark(fmt.Sprintf("request %s was answered after the question was asked", orUnknown(st.Exchange)))
 			return
 		}

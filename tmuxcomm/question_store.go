@@ -14,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // QuestionRecord is the {task}.q{seq}.question file. Its question fields keep the names the plain
@@ -108,7 +109,7 @@ func (st *QuestionStatus) waitLock() string {
 
 // logQ appends one event to the question's log; a failed log write never fails the operation.
 func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string) error {
-	line, err := json.Marshal(Event{State: state, At: e.Now().UTC(), Detail: detail})
+	line, err := json.Marshal(exchange.Event{State: state, At: e.Now().UTC(), Detail: detail})
 	if err != nil {
 		return err
 	}
@@ -116,26 +117,19 @@ func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string
 }
 
 // QuestionEvents reads a question's log.
-func QuestionEvents(st *QuestionStatus) []Event {
+func QuestionEvents(st *QuestionStatus) []exchange.Event {
 	data, err := store.ReadFile(st.file(messages.SuffixLog))
 	if err != nil {
 		return nil
 	}
-	var evs []Event
+	var evs []exchange.Event
 	for _, l := range strings.Split(string(data), "\n") {
-		var ev Event
+		var ev exchange.Event
 		if strings.TrimSpace(l) != "" && json.Unmarshal([]byte(l), &ev) == nil {
 			evs = append(evs, ev)
 		}
 	}
 	return evs
-}
-
-// IsQuestionFile reports whether name is one of the question relay's files in a session folder,
-// so exchange listings need not count it as foreign.
-func IsQuestionFile(name string) bool {
-	_, _, _, ok := messages.ParseQuestionFileName(name)
-	return ok
 }
 
 // loadQuestion reads a question's files and derives its state from them alone (pending,
@@ -205,7 +199,7 @@ type qref struct {
 
 // questionRefs lists every question file under root, in folder and name order.
 func questionRefs(root string) ([]qref, error) {
-	dirs, _, err := sessionDirs(root)
+	dirs, _, err := exchange.SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +245,7 @@ func findQuestion(root, id string) (*QuestionStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs, _, err := sessionDirs(root)
+	dirs, _, err := exchange.SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +325,7 @@ func writeJSONExclusive(path string, v any) error {
 // tagsInUse returns the tags of the questions numbered seq of task anywhere under root.
 func tagsInUse(root, task string, seq int) map[string]bool {
 	taken := map[string]bool{}
-	dirs, _, _ := sessionDirs(root)
+	dirs, _, _ := exchange.SessionDirs(root)
 	name := messages.QuestionFileName(task, seq, messages.SuffixQuestion)
 	for _, dir := range dirs {
 		data, err := store.ReadFile(filepath.Join(dir, name))
@@ -377,7 +371,7 @@ type QuestionsOptions struct {
 // Questions lists every question under the root with its state, oldest first, and names the
 // question files it could not read.
 func (e *Engine) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, nil, nil
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // The question relay against the in-memory tmux of engine_test.go: %1 is the orchestrator, %2
@@ -32,7 +34,7 @@ func qQuestion(text string) messages.Question {
 
 // qPair sends a request from %1 to %2 and returns the orchestrator's engine, the worker's engine
 // and the exchange the worker's questions tie to.
-func qPair(t *testing.T) (*fakeTmux, *Engine, *Engine, *Exchange) {
+func qPair(t *testing.T) (*fakeTmux, *Engine, *Engine, *exchange.Exchange) {
 	t.Helper()
 	f := newFake("%1", "%2")
 	orch := newEngine(t, f, "%1")
@@ -225,7 +227,7 @@ func TestQuestionRacingAnswersOneWins(t *testing.T) {
 			won++
 			continue
 		}
-		assert.ErrorIs(t, err, ErrStale)
+		assert.ErrorIs(t, err, core.ErrStale)
 		assert.Contains(t, err.Error(), "the first answer stands")
 	}
 	assert.Equal(t, 1, won)
@@ -259,7 +261,7 @@ func TestQuestionTimeout(t *testing.T) {
 				return
 			}
 			require.ErrorIs(t, err, tt.wantErr)
-			assert.True(t, strings.HasSuffix(err.Error(), BestJudgment), err.Error())
+			assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment), err.Error())
 			assert.Contains(t, err.Error(), "ask --wait "+st.ID)
 			assert.Contains(t, qEvents(st), qTimedOut)
 			// Still pending, still answerable; no ask waits now, so the answer is pasted.
@@ -346,9 +348,9 @@ func TestQuestionPlacement(t *testing.T) {
 	worker := newEngine(t, f, "%2")
 	_, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}})
 	require.ErrorIs(t, err, store.ErrNotFound)
-	var need *NeedError
+	var need *core.NeedError
 	require.ErrorAs(t, err, &need)
-	assert.Equal(t, NeedOrchestrator, need.Need)
+	assert.Equal(t, core.NeedOrchestrator, need.Need)
 	assert.Contains(t, err.Error(), "name the orchestrator's pane")
 
 	_, err = worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, To: "%2"})
@@ -378,8 +380,8 @@ func TestQuestionUndelivered(t *testing.T) {
 	f.refuse["%1"] = true
 	f.mu.Unlock()
 	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
-	require.ErrorIs(t, err, ErrUnrelayed)
-	assert.True(t, strings.HasSuffix(err.Error(), BestJudgment))
+	require.ErrorIs(t, err, core.ErrUnrelayed)
+	assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment))
 	st := res.Questions[0]
 	assert.Equal(t, QuestionPending, st.State)
 	assert.Contains(t, qEvents(st), qUndelivered)
@@ -406,7 +408,7 @@ func TestQuestionHook(t *testing.T) {
 		{"failing hook is a warning", []string{"false"}, false, time.Second, nil, "on_question for"},
 		{"slow hook is killed", []string{"sleep", "30"}, false, 100 * time.Millisecond, nil, "did not finish within 100ms"},
 		{"hook reaches someone when the pane refuses", []string{"tee", out}, true, time.Second, nil, "could not paste"},
-		{"nothing reaches anyone", []string{"false"}, true, time.Second, ErrUnrelayed, ""},
+		{"nothing reaches anyone", []string{"false"}, true, time.Second, core.ErrUnrelayed, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -460,7 +462,7 @@ func TestQuestionStale(t *testing.T) {
 		pending, _, _ := orch.Questions(context.Background(), QuestionsOptions{Pending: true})
 		assert.Empty(t, pending, "a stale question is not surfaced")
 		_, err = orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
-		require.ErrorIs(t, err, ErrStale)
+		require.ErrorIs(t, err, core.ErrStale)
 		assert.Contains(t, err.Error(), "was answered")
 	})
 	t.Run("worker pane gone", func(t *testing.T) {
@@ -473,7 +475,7 @@ func TestQuestionStale(t *testing.T) {
 		delete(f.panes, "%2")
 		f.mu.Unlock()
 		_, err = orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
-		require.ErrorIs(t, err, ErrStale)
+		require.ErrorIs(t, err, core.ErrStale)
 		assert.Contains(t, err.Error(), "worker pane %2 is gone")
 	})
 	t.Run("server restarted", func(t *testing.T) {
@@ -504,12 +506,12 @@ func TestQuestionResolve(t *testing.T) {
 	assert.Equal(t, QuestionResolved, got.State)
 
 	out := <-done
-	require.ErrorIs(t, out.err, ErrNoAnswer)
+	require.ErrorIs(t, out.err, core.ErrNoAnswer)
 	assert.Contains(t, out.err.Error(), "task was cancelled")
-	assert.True(t, strings.HasSuffix(out.err.Error(), BestJudgment))
+	assert.True(t, strings.HasSuffix(out.err.Error(), core.BestJudgment))
 
 	_, err = orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "A"})
-	require.ErrorIs(t, err, ErrStale)
+	require.ErrorIs(t, err, core.ErrStale)
 	assert.Contains(t, err.Error(), "resolved without an answer")
 	_, err = orch.ResolveQuestion(context.Background(), st.ID, "again")
 	assert.ErrorIs(t, err, store.ErrAnswered)
@@ -529,7 +531,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 	cancel()
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
-	assert.True(t, strings.HasSuffix(err.Error(), BestJudgment))
+	assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment))
 	assert.False(t, store.IsLocked(st.waitLock()))
 
 	pending, _, err := orch.Questions(context.Background(), QuestionsOptions{Pending: true})
@@ -619,7 +621,7 @@ func TestQuestionGitBinding(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, ErrStale)
+			require.ErrorIs(t, err, core.ErrStale)
 			assert.Contains(t, err.Error(), tt.reason)
 			st, err := findQuestion(filepath.Dir(res.Questions[0].Dir), res.Questions[0].ID)
 			require.NoError(t, err)
@@ -633,10 +635,10 @@ func TestQuestionGitBinding(t *testing.T) {
 }
 
 func TestQuestionFilesAreNotForeign(t *testing.T) {
-	assert.True(t, IsQuestionFile("task-3.q1.question"))
-	assert.True(t, IsQuestionFile("task-3.q1.answers.jsonl"))
-	assert.False(t, IsQuestionFile("001-request.md"))
-	assert.False(t, IsQuestionFile(".task-3.q1.wait.lock"))
+	assert.True(t, exchange.IsQuestionFile("task-3.q1.question"))
+	assert.True(t, exchange.IsQuestionFile("task-3.q1.answers.jsonl"))
+	assert.False(t, exchange.IsQuestionFile("001-request.md"))
+	assert.False(t, exchange.IsQuestionFile(".task-3.q1.wait.lock"))
 }
 
 func TestQuestionIntoShellOrchestratorIsACommentLine(t *testing.T) {

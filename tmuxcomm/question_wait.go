@@ -11,6 +11,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // waitAnswers waits until every question is decided or its deadline passes; at its deadline a
@@ -113,7 +114,7 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 		select {
 		case <-ctx.Done():
 			stop()
-			return judgedf(ctx.Err(), "interrupted while waiting for %s; the question stays pending (%s ask --wait %s picks it up again)",
+			return core.Judgedf(ctx.Err(), "interrupted while waiting for %s; the question stays pending (%s ask --wait %s picks it up again)",
 				ids(sts), e.Command, sts[0].ID)
 		case <-wake:
 		case <-timer:
@@ -185,12 +186,12 @@ func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error
 	}
 	if len(timedOut) > 0 {
 		st := timedOut[0]
-		return judgedf(store.ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
+		return core.Judgedf(store.ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
 			ids(timedOut), st.limit.Round(time.Millisecond), e.Command, st.ID)
 	}
 	if len(closed) > 0 {
 		st := closed[0]
-		return judgedf(ErrNoAnswer, "question %s was closed without an answer (%s)", st.ID, st.Reason)
+		return core.Judgedf(core.ErrNoAnswer, "question %s was closed without an answer (%s)", st.ID, st.Reason)
 	}
 	return nil
 }
@@ -209,7 +210,7 @@ type WaitOptions struct {
 // WaitQuestions picks up questions asked earlier (by a non-blocking ask, or an ask that was
 // killed) and waits for their answers as Ask does.
 func (e *Engine) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}

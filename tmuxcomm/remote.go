@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // relayFolder holds one lock per relayed id, so two relays of one id never both deliver.
@@ -25,33 +26,30 @@ const relayFolder = ".relay"
 
 // relayedHere reports whether the session folder dir holds requests relayed from another host.
 func relayedHere(dir string) bool {
-	m, err := readMeta(dir)
+	m, err := exchange.ReadMeta(dir)
 	return err == nil && m.Relayed
 }
 
 // NewID claims a new exchange id under the root, as send does.
 func (e *Engine) NewID() (string, error) {
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	if err != nil {
 		return "", err
 	}
-	return e.newID(root)
+	return e.ClaimID(root)
 }
-
-// RootDir returns the root, creating it (0700) when create is set.
-func (e *Engine) RootDir(create bool) (string, error) { return e.root(create) }
 
 // RelaySend sends a request relayed from another host under its own id (o.ID, required). A relay
 // repeated after a broken connection finds the exchange of the first one and returns it with
 // repeated set: nothing is delivered twice.
-func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, repeated bool, err error) {
+func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *exchange.Exchange, repeated bool, err error) {
 	if !e.Relayed {
 		return nil, false, fmt.Errorf("RelaySend needs a relayed engine")
 	}
 	if err := messages.ValidID(o.ID); err != nil {
 		return nil, false, err
 	}
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, false, err
 	}
@@ -66,7 +64,7 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, rep
 	defer unlock()
 	// The id's hint, written right after the request file, finds a first relay without reading
 	// the root's other exchanges (a new id would otherwise cost a scan of them all).
-	if prev := idWhere(root, o.ID); prev != nil && relayedHere(prev.Dir) {
+	if prev := exchange.IdWhere(root, o.ID); prev != nil && relayedHere(prev.Dir) {
 		return prev, true, nil
 	}
 	x, err = e.Send(ctx, o)
@@ -75,22 +73,22 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *Exchange, rep
 
 // RelayedResponse returns the response body of relayed exchange id, ok false while none came.
 func (e *Engine) RelayedResponse(id string) (body string, ok bool, err error) {
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return "", false, err
 	}
-	x, err := e.byID(root, id)
+	x, err := e.ByID(root, id)
 	if err != nil {
 		return "", false, err
 	}
 	if !relayedHere(x.Dir) {
 		return "", false, fmt.Errorf("%s was not relayed from another host: %w", id, store.ErrNotFound)
 	}
-	if x.Status != StatusAnswered {
+	if x.Status != exchange.StatusAnswered {
 		return "", false, nil
 	}
-	full := loadExchangeBodies(x.Dir, x.Seq, false, true)
-	return full.ResponseBody, full.Status == StatusAnswered, nil
+	full := exchange.LoadExchangeBodies(x.Dir, x.Seq, false, true)
+	return full.ResponseBody, full.Status == exchange.StatusAnswered, nil
 }
 
 // MirrorOptions describe a request relayed to a worker on a declared host.
@@ -108,7 +106,7 @@ type MirrorOptions struct {
 // MirrorRequest writes the local copy of a relayed request: a session folder of this pane and the
 // remote worker's pane, marked with the host, holding the request under its id. Its response file
 // is written when the response is pulled (by Notify, from outside any pane).
-func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange, error) {
+func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
 	if err := messages.ValidHostName(o.Host); err != nil {
 		return nil, err
 	}
@@ -118,12 +116,12 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange,
 	if _, err := messages.ParsePaneID(string(o.Worker)); err != nil {
 		return nil, fmt.Errorf("worker pane on %s: %w", o.Host, err)
 	}
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
-	if prev := idWhere(root, o.ID); prev != nil {
-		if m, err := readMeta(prev.Dir); err == nil && m.Host == o.Host {
+	if prev := exchange.IdWhere(root, o.ID); prev != nil {
+		if m, err := exchange.ReadMeta(prev.Dir); err == nil && m.Host == o.Host {
 			return prev, nil
 		}
 	}
@@ -131,9 +129,9 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange,
 	if err != nil {
 		return nil, err
 	}
-	e.mirrorHost = o.Host
-	defer func() { e.mirrorHost = "" }()
-	dir, sess, err := e.openSession(root, e.Self, o.Worker, srv.Key(), srv.Socket)
+	e.Mirroring = o.Host
+	defer func() { e.Mirroring = "" }()
+	dir, sess, err := e.OpenSession(root, e.Self, o.Worker, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +139,7 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange,
 	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: o.Worker, Bytes: size, Sum: sum}
 	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
-	n, reqPath, err := claimRequest(dir, func(n int) [][]byte {
+	n, reqPath, err := exchange.ClaimRequest(dir, func(n int) [][]byte {
 		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
 		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
 			Instructions: messages.Instructions{
@@ -154,7 +152,7 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange,
 	if err != nil {
 		return nil, err
 	}
-	if err := logEvent(dir, n, StateWritten, map[string]string{"id": o.ID, "bytes": strconv.Itoa(size), "sha256": sum, "host": o.Host}, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, n, exchange.StateWritten, map[string]string{"id": o.ID, "bytes": strconv.Itoa(size), "sha256": sum, "host": o.Host}, e.Now()); err != nil {
 		os.Remove(reqPath)
 		return nil, fmt.Errorf("record the mirror of %s in %s: %w", o.ID, dir, err)
 	}
@@ -163,20 +161,8 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*Exchange,
 		for k, v := range o.Detail {
 			d[k] = v
 		}
-		_ = logEvent(dir, n, o.State, d, e.Now())
+		_ = exchange.LogEvent(dir, n, o.State, d, e.Now())
 	}
-	_ = RecordID(root, o.ID, filepath.Base(dir), n)
-	return loadExchange(dir, n, false), nil
-}
-
-// MirrorHost returns the host an exchange's session folder mirrors ("" for a local one).
-func MirrorHost(x *Exchange) string {
-	if x == nil {
-		return ""
-	}
-	m, err := readMeta(x.Dir)
-	if err != nil {
-		return ""
-	}
-	return m.Host
+	_ = exchange.RecordID(root, o.ID, filepath.Base(dir), n)
+	return exchange.LoadExchange(dir, n, false), nil
 }

@@ -23,12 +23,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
-)
-
-// Routes, as the delivery log and show name them.
-const (
-	ViaSocket = door.RouteSocket
-	ViaTyped  = door.RouteTyped
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // maxDoorCandidates bounds how many processes of a pane are looked at for a session file: an
@@ -105,7 +100,7 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	if f, err := ob.readInflight(); err == nil && f != nil {
 		return p, true, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is sent until it is", errNotReady, f.Mark, pane.ID)
 	}
-	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC(), Route: ViaSocket}); err != nil {
+	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC(), Route: exchange.ViaSocket}); err != nil {
 		return p, false, err
 	}
 	if werr := e.Door.Write(ctx, route, content); werr != nil {
@@ -121,7 +116,7 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	if route.Status != "" {
 		evidence += " (the session was " + route.Status + ")"
 	}
-	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form, "via": ViaSocket,
+	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form, "via": exchange.ViaSocket,
 		"bytes": strconv.Itoa(size), "sha256": sum, "mail": m.ID, "profile": det.Name, "detected": det.Reason,
 		"evidence": evidence}
 	if route.Status != "" {
@@ -133,9 +128,9 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	recErr := e.recordMail(root, group, evSubmitted, detail, at)
 	var endErr error
 	for _, g := range group {
-		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, ViaSocket, evidence, ids))
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, exchange.ViaSocket, evidence, ids))
 	}
-	p.Outcome, p.Via = messages.MailDelivered, ViaSocket
+	p.Outcome, p.Via = messages.MailDelivered, exchange.ViaSocket
 	if endErr != nil {
 		// inflight.json stays: recovery then records the outcome without writing it again.
 		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w: %w", pane.ID, store.ErrNotRecorded, endErr)
@@ -152,10 +147,10 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 // undeliverable with that said ('wcomm resend' sends a request anew).
 func (e *Engine) recoverDoorInflight(root string, ob *outbox, f *inflight, group []messages.Mail) {
 	why := "a delivery through the messaging socket was under way when its process stopped; it may have reached the agent, so it is not written again"
-	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "via": ViaSocket, "error": why}, e.Now())
+	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "via": exchange.ViaSocket, "error": why}, e.Now())
 	var endErr error
 	for _, g := range group {
-		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, ViaSocket, why, f.IDs))
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, exchange.ViaSocket, why, f.IDs))
 	}
 	if endErr == nil {
 		ob.clearInflight()

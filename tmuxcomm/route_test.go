@@ -19,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // doorSession is a fake Claude Code session for pane %2 of the fake server (pane pid 1001): a
@@ -123,9 +124,9 @@ func TestSendGoesThroughTheDoor(t *testing.T) {
 	got := s.received(t, 1)
 	require.Len(t, got, 1, "written once")
 	assert.Contains(t, got[0], "the task, whole")
-	x = loadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, StateSubmitted, x.State)
-	assert.Equal(t, ViaSocket, x.Via)
+	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, exchange.StateSubmitted, x.State)
+	assert.Equal(t, exchange.ViaSocket, x.Via)
 	assert.Equal(t, "claude", x.Profile)
 	assert.Contains(t, x.Evidence, "messaging socket of Claude Code session 4242 (the session was busy)")
 }
@@ -140,7 +141,7 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
 	assert.Equal(t, SignalPasted, res.Signal)
-	assert.Equal(t, ViaSocket, res.Via)
+	assert.Equal(t, exchange.ViaSocket, res.Via)
 	assert.Len(t, f.delivered(), 1, "the RESPONSE line was not typed")
 	got := s.received(t, 1)
 	require.Len(t, got, 1)
@@ -157,8 +158,8 @@ func TestDoorGoneIsTypedOnce(t *testing.T) {
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Len(t, f.delivered(), 1, "typed once")
-	x = loadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, ViaTyped, x.Via)
+	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, exchange.ViaTyped, x.Via)
 	assert.Empty(t, s.received(t, 0))
 }
 
@@ -184,13 +185,13 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, f.delivered(), "nothing typed yet")
 	assert.Equal(t, []messages.PaneID{"%2"}, spawned)
-	assert.Equal(t, StateQueued, loadExchange(x.Dir, x.Seq, false).State)
+	assert.Equal(t, exchange.StateQueued, exchange.LoadExchange(x.Dir, x.Seq, false).State)
 	drainPane(t, f, e, "%2")
 	assert.Len(t, f.delivered(), 1, "typed once")
 	assert.Empty(t, s.received(t, 0), "nothing reached the ended session")
-	x = loadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, StateSubmitted, x.State)
-	assert.Equal(t, ViaTyped, x.Via)
+	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, exchange.StateSubmitted, x.State)
+	assert.Equal(t, exchange.ViaTyped, x.Via)
 }
 
 // Where typing is the route, the session's own "busy" holds the message back.
@@ -205,8 +206,8 @@ func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.delivered())
-	x = loadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, StateQueued, x.State)
+	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, exchange.StateQueued, x.State)
 	assert.Contains(t, x.Evidence, "session says it is busy")
 }
 
@@ -224,22 +225,22 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	}
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	require.NoError(t, err)
 	srv, _ := f.ServerInfo(context.Background())
 	ob, err := openOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
 	pend, _ := ob.pending()
 	require.Len(t, pend, 1)
-	require.NoError(t, ob.setInflight(inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: ViaSocket}))
+	require.NoError(t, ob.setInflight(inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: exchange.ViaSocket}))
 	e.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
 	f.result = nil
 	typedBefore := len(f.delivered())
 	drainPane(t, f, e, "%2")
 	assert.Len(t, f.delivered(), typedBefore, "not typed")
 	assert.Empty(t, s.received(t, 0), "not written again")
-	x = loadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, StatusUndelivered, x.Status)
+	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	assert.Equal(t, exchange.StatusUndelivered, x.Status)
 	assert.Contains(t, x.Evidence, "may have reached the agent")
 }
 
@@ -260,7 +261,7 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
 	require.NoError(t, err)
 	assert.Equal(t, SignalPasted, ar.Signal)
-	assert.Equal(t, ViaSocket, ar.Via)
+	assert.Equal(t, exchange.ViaSocket, ar.Via)
 	assert.Len(t, f.delivered(), typed, "the ANSWER block was not typed")
 	got := s.received(t, 2)
 	require.Len(t, got, 2)

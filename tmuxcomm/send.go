@@ -16,6 +16,8 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // SendOptions are the inputs of one send.
@@ -35,19 +37,19 @@ type SendOptions struct {
 // Send writes the next request file of the caller/worker pair and delivers it into the worker's
 // pane. The returned exchange is valid whenever the request file was written, also when delivery
 // failed (then the error wraps ErrUndelivered and the delivery log says why).
-func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
-	root, err := e.root(true)
+func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, error) {
+	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, needf(NeedOwnPane, nil, "not inside a tmux pane: send from the orchestrator's pane, or name the pane you send for")
+		return nil, core.Needf(core.NeedOwnPane, nil, "not inside a tmux pane: send from the orchestrator's pane, or name the pane you send for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
 	}
 	if len(bytes.TrimSpace(o.Body)) == 0 {
-		return nil, needf(NeedMessage, nil, "empty message: give the request's text")
+		return nil, core.Needf(core.NeedMessage, nil, "empty message: give the request's text")
 	}
 	if o.Capability == "" {
 		o.Capability = messages.ReadOnly
@@ -68,7 +70,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 			idc <- claimed{o.ID, messages.ValidID(o.ID)}
 			return
 		}
-		id, err := e.newID(root)
+		id, err := e.ClaimID(root)
 		idc <- claimed{id, err}
 	}()
 	lookup := "tmux"
@@ -91,7 +93,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	if worker.Dead {
 		return nil, fmt.Errorf("%w; nothing was written: %w", deadPane(worker), store.ErrUndelivered)
 	}
-	dir, sess, err := e.openSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
+	dir, sess, err := e.OpenSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum}
 	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
-	n, reqPath, err := claimRequest(dir, func(n int) [][]byte {
+	n, reqPath, err := exchange.ClaimRequest(dir, func(n int) [][]byte {
 		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
 		// The body is written from the caller's bytes, between its header and its instructions:
 		// a message of megabytes is never copied into the file's text.
@@ -119,7 +121,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		return nil, err
 	}
 	o.Body = nil // the file holds it now; let a large one go before it is read back
-	if err := logEvent(dir, n, StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, n, exchange.StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}, e.Now()); err != nil {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
 		os.Remove(reqPath)
@@ -129,12 +131,12 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Exchange, error) {
 		}
 		return nil, fmt.Errorf("record request %s in %s: %w; nothing was sent: %s", id, dir, err, hint)
 	}
-	_ = RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
+	_ = exchange.RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
 		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent}
 	_, derr := e.post(ctx, root, m, worker, srv)
-	x := loadExchange(dir, n, false)
+	x := exchange.LoadExchange(dir, n, false)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
 	}
@@ -169,26 +171,26 @@ func submittedDetail(pane messages.PaneID, form, profile string, res paneops.Del
 // Resend delivers a kept request again, under its own id and sequence number, so its response
 // still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
 // request already waiting in the worker's outbox, or already answered, is not sent twice.
-func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, error) {
-	root, err := e.root(false)
+func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Exchange, error) {
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
 	}
 	if err := e.CheckAgent(agent); err != nil {
 		return nil, err
 	}
-	x, err := e.Locate(ctx, ref, roleOrchestrator)
+	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
 	if x.Request() == nil {
 		return x, fmt.Errorf("request %s is damaged (%s); send it anew", x.RequestPath, strings.Join(x.Problems, "; "))
 	}
-	if x.Status == StatusAnswered {
+	if x.Status == exchange.StatusAnswered {
 		return x, fmt.Errorf("%s is already answered (%s); nothing to send again: %w", x.ID, x.ResponsePath, store.ErrAnswered)
 	}
 	server := ""
-	if m, err := readMeta(x.Dir); err == nil && m.Host != "" {
+	if m, err := exchange.ReadMeta(x.Dir); err == nil && m.Host != "" {
 		return x, fmt.Errorf("%s went to a worker on host %s; send it anew with --to %s:TARGET", x.ID, m.Host, m.Host)
 	} else if err == nil {
 		server = m.Server
@@ -215,7 +217,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*Exchange, erro
 	m := messages.Mail{Kind: messages.MailRequest, Pane: x.Worker, Server: srv.Key(), Socket: srv.Socket,
 		From: x.Orchestrator, Session: x.Session, Seq: x.Seq, Exchange: x.ID, Agent: agent}
 	_, derr := e.post(ctx, root, m, worker, srv)
-	x = loadExchange(x.Dir, x.Seq, false)
+	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(x.RequestPath), x.Worker, " again", derr)
 	}

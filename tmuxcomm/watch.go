@@ -79,7 +79,7 @@ var ErrStopWatch = errors.New("stop watching")
 // the root, never with the time watched or the size of a log: logs are read from where the last
 // read stopped, a bounded chunk at a time.
 func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent) error) error {
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	if err != nil {
 		return err
 	}

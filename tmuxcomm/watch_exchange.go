@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // exchangeParts and questionParts say which files of one exchange or question a folder holds.
@@ -66,7 +67,7 @@ func (f *feed) scanSession(s *feedSession) {
 			}
 			continue
 		}
-		if num, ok := strings.CutSuffix(name, "-delivery.jsonl"); ok && isSidecar(name) {
+		if num, ok := strings.CutSuffix(name, "-delivery.jsonl"); ok && exchange.IsSidecar(name) {
 			n, _ := strconv.Atoi(num)
 			part(n).log = true
 			continue
@@ -134,7 +135,7 @@ func (f *feed) before(s *feedSession, n int, p *exchangeParts, responses map[str
 	limit := f.cutoff.Add(-replayMargin)
 	names := []string{messages.SeqFileName(n, messages.KindRequest), resp}
 	if p.log {
-		names = append(names, logName(n))
+		names = append(names, exchange.LogName(n))
 	}
 	for _, name := range names {
 		st, err := os.Lstat(filepath.Join(s.dir, name))
@@ -179,20 +180,20 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 		}
 	}
 	if p.log {
-		logPath := filepath.Join(s.dir, logName(n))
+		logPath := filepath.Join(s.dir, exchange.LogName(n))
 		if f.quiet {
 			if st, err := os.Stat(logPath); err == nil {
 				x.logOff = st.Size()
 			}
 		} else {
 			x.logOff = readNewLines(logPath, x.logOff, func(line []byte) {
-				var le Event
+				var le exchange.Event
 				if json.Unmarshal(line, &le) != nil || le.State == "" {
 					return
 				}
 				detail := le.Detail
 				switch le.State {
-				case StateWritten:
+				case exchange.StateWritten:
 					if x.request {
 						return
 					}
@@ -201,7 +202,7 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 						x.id = detail["id"]
 					}
 					ev(EventRequest, le.At, detail, reqPath)
-				case StateAnswered:
+				case exchange.StateAnswered:
 					if x.answered {
 						return
 					}
@@ -254,7 +255,7 @@ func (f *feed) loadRequest(x *feedExchange, path string) (map[string]string, tim
 		"capability":   string(h.Capability),
 		"orchestrator": string(h.Orchestrator),
 		"worker":       string(h.Worker),
-		"summary":      firstLine(req.Body),
+		"summary":      exchange.FirstLine(req.Body),
 	}, st.ModTime(), true
 }
 
@@ -274,6 +275,6 @@ func responseDetail(path string, detail map[string]string) map[string]string {
 		out["error"] = "damaged response: " + err.Error()
 		return out
 	}
-	out["summary"] = firstLine(resp.Body)
+	out["summary"] = exchange.FirstLine(resp.Body)
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // feed is the state of one Watch: what it has reported, per session folder.
@@ -162,7 +163,7 @@ func (f *feed) newEntry(name string) {
 	// The folder's birth: its metadata's time; else, while the folder is new, now; else its
 	// name's stamp.
 	at := time.Now()
-	if m, err := readMeta(dir); err == nil && !m.Created.IsZero() {
+	if m, err := exchange.ReadMeta(dir); err == nil && !m.Created.IsZero() {
 		at = m.Created
 	} else if f.initial {
 		at, _ = time.ParseInLocation(messages.StampLayout, sn.StartedAt, time.Local)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
@@ -105,7 +106,7 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 			logTime = st.ModTime()
 		}
 		q.logOff = readNewLines(logPath, q.logOff, func(line []byte) {
-			var le Event
+			var le exchange.Event
 			if json.Unmarshal(line, &le) != nil || le.State == "" {
 				return
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // logEventName is the watch's name for a question log's state: refused and late answer attempts
@@ -51,7 +52,7 @@ func logDetail(d map[string]string) map[string]string {
 func details(kv ...string) map[string]string {
 	out := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		if v := firstLine(kv[i+1]); v != "" {
+		if v := exchange.FirstLine(kv[i+1]); v != "" {
 			out[kv[i]] = v
 		}
 	}

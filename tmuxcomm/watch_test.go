@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // watching is a Watch running in the background for a test.
@@ -221,7 +223,7 @@ func writeSeedRequest(t *testing.T, dir string, n int, id, body string) (req, re
 
 func TestWatchReportsSeedStyleFiles(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	require.NoError(t, err)
 	w := startWatch(t, e, WatchOptions{})
 
@@ -257,7 +259,7 @@ func writeJSON(t *testing.T, path string, v any) {
 // logLine appends an event to a question's log as the relay writes it.
 func logLine(t *testing.T, stem, state string, detail map[string]string) {
 	t.Helper()
-	line, err := json.Marshal(Event{State: state, At: time.Now().UTC(), Detail: detail})
+	line, err := json.Marshal(exchange.Event{State: state, At: time.Now().UTC(), Detail: detail})
 	require.NoError(t, err)
 	require.NoError(t, store.AppendLine(stem+".answers.jsonl", line))
 }
@@ -266,7 +268,7 @@ func logLine(t *testing.T, stem, state string, detail map[string]string) {
 // types it writes, and reads the events.
 func TestWatchReportsQuestions(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	require.NoError(t, err)
 	dir := filepath.Join(root, "20260117-120000-o6-w7")
 	require.NoError(t, os.Mkdir(dir, 0o700))
@@ -397,7 +399,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "telegram", evs[0].Detail["source"])
 
 	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "A"})
-	require.ErrorIs(t, err, ErrStale)
+	require.ErrorIs(t, err, core.ErrStale)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-stale"}, eventNames(evs))
 	w.quiet(t)
@@ -405,7 +407,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 
 func TestWatchSessionFilter(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	require.NoError(t, err)
 	// A session folder is named by the stamp of its first send: one that is not there is an
 	// unknown session, not one to wait for.
@@ -476,7 +478,7 @@ func TestWatchEnds(t *testing.T) {
 
 func TestWatchForgetsRemovedSessionsAndRescansOnOverflow(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.root(true)
+	root, err := e.RootDir(true)
 	require.NoError(t, err)
 	tw, err := store.NewTreeWatcher()
 	require.NoError(t, err)
@@ -554,7 +556,7 @@ func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: old.ResponsePath, Body: []byte("done long ago")})
 	require.NoError(t, err)
-	oldLog := filepath.Join(filepath.Dir(old.RequestPath), logName(old.Seq))
+	oldLog := filepath.Join(filepath.Dir(old.RequestPath), exchange.LogName(old.Seq))
 	past := time.Now().Add(-2 * time.Hour)
 	for _, p := range []string{old.RequestPath, old.ResponsePath, oldLog} {
 		require.NoError(t, os.Chtimes(p, past, past))
@@ -573,11 +575,11 @@ func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
 	}
 	w.quiet(t)
 
-	line, err := json.Marshal(Event{State: StateAwaitWoken, At: time.Now().UTC(), Detail: map[string]string{"pid": "1"}})
+	line, err := json.Marshal(exchange.Event{State: exchange.StateAwaitWoken, At: time.Now().UTC(), Detail: map[string]string{"pid": "1"}})
 	require.NoError(t, err)
 	require.NoError(t, store.AppendLine(oldLog, line))
 	evs = w.next(t, 1)
-	assert.Equal(t, "exchange:"+StateAwaitWoken, eventNames(evs)[0])
+	assert.Equal(t, "exchange:"+exchange.StateAwaitWoken, eventNames(evs)[0])
 	assert.Equal(t, old.ID, evs[0].ID, "the id of an exchange recorded without reading it")
 	assert.Equal(t, old.Seq, evs[0].Seq)
 	w.quiet(t)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // Engine is what the bridge needs of the protocol engine (tmuxcomm.Engine).
@@ -456,7 +457,7 @@ func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
 			switch {
 			case res.Signal == tmuxcomm.SignalAsk:
 				r.Next += " (its ask woke)"
-			case res.Signal == tmuxcomm.SignalPasted && res.Via == tmuxcomm.ViaSocket:
+			case res.Signal == tmuxcomm.SignalPasted && res.Via == exchange.ViaSocket:
 				r.Next += " (answer written to its agent's messaging socket)"
 			case res.Signal == tmuxcomm.SignalPasted:
 				r.Next += " (answer typed into its pane)"

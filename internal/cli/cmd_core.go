@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // maxParseInput bounds what parse reads: a screen capture with a RESPONSE line in it.
@@ -23,7 +24,7 @@ const DefaultAwaitTimeout = 30 * time.Minute
 
 // printResponse prints an awaited response: its body, or with --json the whole exchange. Problems
 // (an id or integrity mismatch) go to stderr.
-func (c *cli) printResponse(x *tmuxcomm.Exchange) error {
+func (c *cli) printResponse(x *exchange.Exchange) error {
 	for _, p := range x.Problems {
 		fmt.Fprintf(c.stderr, "wcomm: warning: %s\n", p)
 	}
@@ -46,7 +47,7 @@ func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
 		if p.Dead {
 			progs = "(dead) " + progs
 		}
-		if p.Route == tmuxcomm.ViaSocket || p.AgentStatus != "" {
+		if p.Route == exchange.ViaSocket || p.AgentStatus != "" {
 			// The agent's door and its own word on its state (route.go).
 			progs += "  [" + strings.Join(nonEmpty(p.Route, p.AgentStatus), ", ") + "]"
 		}
@@ -59,7 +60,7 @@ func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
 }
 
 // printHistorySession prints the i-th session of a history listing.
-func printHistorySession(w io.Writer, i int, s tmuxcomm.SessionSummary, now time.Time) {
+func printHistorySession(w io.Writer, i int, s exchange.SessionSummary, now time.Time) {
 	if i > 0 {
 		fmt.Fprintln(w)
 	}
@@ -68,7 +69,7 @@ func printHistorySession(w io.Writer, i int, s tmuxcomm.SessionSummary, now time
 	for _, x := range s.Exchanges {
 		age := ""
 		if !x.SentAt.IsZero() {
-			age = tmuxcomm.Age(now, x.SentAt)
+			age = exchange.Age(now, x.SentAt)
 		}
 		state := stateText(x, 60)
 		fmt.Fprintf(tw, "  %03d\t%s\t%s\t%s\t%s\t%s\n", x.Seq, orDash(x.ID), x.Status, state, age, x.Summary)
@@ -90,7 +91,7 @@ func printHistoryEnd(w io.Writer, n int, foreign []string) {
 	}
 }
 
-func allProblems(s tmuxcomm.SessionSummary) []string {
+func allProblems(s exchange.SessionSummary) []string {
 	out := append([]string(nil), s.Problems...)
 	for _, x := range s.Exchanges {
 		out = append(out, x.Problems...)
@@ -106,12 +107,12 @@ func allProblems(s tmuxcomm.SessionSummary) []string {
 
 // stateText is a delivery state with its evidence: "submitted (verified: input box empty after
 // Enter)"; width > 0 shortens the evidence for a table.
-func stateText(x *tmuxcomm.Exchange, width int) string {
+func stateText(x *exchange.Exchange, width int) string {
 	if x.State == "" {
 		return "-"
 	}
 	ev := messages.SanitizeField(x.Evidence)
-	if ev == "" || x.State == tmuxcomm.StateAnswered || x.State == tmuxcomm.StateRead {
+	if ev == "" || x.State == exchange.StateAnswered || x.State == exchange.StateRead {
 		return x.State
 	}
 	if width > 0 {
@@ -119,8 +120,8 @@ func stateText(x *tmuxcomm.Exchange, width int) string {
 			ev = string(r[:width-3]) + "..."
 		}
 	}
-	if x.State == tmuxcomm.StateSubmitted {
-		if x.Via == tmuxcomm.ViaSocket {
+	if x.State == exchange.StateSubmitted {
+		if x.Via == exchange.ViaSocket {
 			return x.State + " via socket (" + ev + ")"
 		}
 		if x.Verified {
@@ -132,7 +133,7 @@ func stateText(x *tmuxcomm.Exchange, width int) string {
 }
 
 // warnIntegrity says on stderr when an exchange's files differ from what was sent.
-func warnIntegrity(c *cli, x *tmuxcomm.Exchange) {
+func warnIntegrity(c *cli, x *exchange.Exchange) {
 	if x.Integrity != "mismatch" {
 		return
 	}
@@ -158,7 +159,7 @@ func orDash(s string) string {
 	return s
 }
 
-func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
+func printExchange(w io.Writer, x *exchange.Exchange) {
 	fmt.Fprintf(w, "id:            %s\n", orDash(x.ID))
 	fmt.Fprintf(w, "session:       %s\n", x.Session)
 	fmt.Fprintf(w, "seq:           %03d\n", x.Seq)
@@ -180,7 +181,7 @@ func printExchange(w io.Writer, x *tmuxcomm.Exchange) {
 		}
 		switch x.Via {
 		case "":
-		case tmuxcomm.ViaTyped:
+		case exchange.ViaTyped:
 			how += ", typed"
 		default:
 			how += ", via " + x.Via

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func init() {
@@ -72,7 +73,7 @@ func init() {
 				if len(args) > 1 {
 					return usagef("history takes at most one SESSION")
 				}
-				o := tmuxcomm.HistoryOptions{Pending: *pending}
+				o := exchange.HistoryOptions{Pending: *pending}
 				if len(args) == 1 {
 					if _, err := messages.ParseSessionName(args[0]); err != nil {
 						return usagef("%v", err) // a malformed name can name no folder
@@ -101,7 +102,7 @@ func init() {
 					_, err = fmt.Fprintf(w, "{\n  \"foreign\": %s,\n  \"sessions\": [", f)
 					return err
 				}
-				foreign, err := c.engine().HistoryEach(c.ctx, o, start, func(s tmuxcomm.SessionSummary) error {
+				foreign, err := c.engine().HistoryEach(c.ctx, o, start, func(s exchange.SessionSummary) error {
 					n++
 					if !c.json {
 						printHistorySession(w, n-1, s, now)

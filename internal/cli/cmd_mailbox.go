@@ -20,6 +20,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -285,14 +286,14 @@ func (q *mailQueue) apply(e *tmuxcomm.Engine) {
 
 // reportSent prints what send did: "ID RESPONSE-PATH" on stdout, and on stderr whether the request
 // is queued and why; with wait it then awaits the response.
-func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
+func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
 	if err != nil {
 		if x != nil && !c.json {
 			fmt.Fprintf(c.stderr, "wcomm send: request kept at %s; 'wcomm send --resend %s' delivers it again\n", x.RequestPath, x.ID)
 		}
 		return err
 	}
-	queued := x.State == tmuxcomm.StateQueued
+	queued := x.State == exchange.StateQueued
 	if queued && !c.json {
 		fmt.Fprintf(c.stderr, "wcomm send: queued: pane %s is not ready (%s); the request is delivered at its next idle moment or turn boundary ('wcomm show %s' follows it)\n",
 			x.Worker, messages.SanitizeField(x.Evidence), x.ID)
@@ -309,7 +310,7 @@ func (c *cli) reportSent(x *tmuxcomm.Exchange, err error, wait bool, timeout tim
 	// the same id would be found first (TestSendWaitIDCollision).
 	e.LeanAwait = !c.json // only the response is printed
 	printed := false
-	_, err = e.AwaitThen(c.ctx, x.ResponsePath, timeout, func(done *tmuxcomm.Exchange) error {
+	_, err = e.AwaitThen(c.ctx, x.ResponsePath, timeout, func(done *exchange.Exchange) error {
 		printed = true
 		return c.printResponse(done)
 	})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func init() {
@@ -75,7 +76,7 @@ type MCPEnv struct {
 	In      io.Reader
 	Out     io.Writer
 	// SendRemote and AwaitRemote are send's and await's remote hosts (cmd_remote.go).
-	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error)
+	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*exchange.Exchange, bool, error)
 	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 

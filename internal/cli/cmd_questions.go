@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // The question relay's commands: ask (worker), answer (orchestrator or a person), questions.
@@ -233,7 +234,7 @@ func printQuestion(w io.Writer, st *tmuxcomm.QuestionStatus, now time.Time) {
 	for _, line := range strings.Split(messages.FormatQuestionBlock(q), "\n") {
 		fmt.Fprintln(w, messages.SanitizeField(line))
 	}
-	fmt.Fprintf(w, "STATE: %s (worker %s, request %s, asked %s ago)\n", st.State, st.Worker, orDash(st.Exchange), tmuxcomm.Age(now, st.AskedAt))
+	fmt.Fprintf(w, "STATE: %s (worker %s, request %s, asked %s ago)\n", st.State, st.Worker, orDash(st.Exchange), exchange.Age(now, st.AskedAt))
 	switch {
 	case st.Answer != nil:
 		fmt.Fprintf(w, "ANSWER: %s (decided by %s, source %s)\n", messages.SanitizeField(st.Answer.Answer), st.Answer.DecidedBy, messages.SanitizeField(st.Answer.Source))
@@ -258,7 +259,7 @@ func printQuestions(w io.Writer, list []*tmuxcomm.QuestionStatus, problems []str
 				q = q[:67] + "..."
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.ID, st.State, st.Task, st.Worker, orDash(st.Exchange),
-				tmuxcomm.Age(now, st.AskedAt), q)
+				exchange.Age(now, st.AskedAt), q)
 		}
 		tw.Flush()
 		for _, st := range list {

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/internal/remote"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -145,7 +146,7 @@ func (c *cli) sendRemote(e *tmuxcomm.Engine, h settings.HostDef, o tmuxcomm.Send
 		fmt.Fprintf(c.stderr, "wcomm send: queued on host %s: pane %s is not ready there (%s)\n", h.Name, s.Exchange.Worker, s.Reason)
 	}
 	x := s.Exchange
-	x.State = tmuxcomm.StateSubmitted
+	x.State = exchange.StateSubmitted
 	return c.reportSent(x, nil, wait, timeout, e)
 }
 
@@ -347,7 +348,7 @@ func (c *cli) doctorHost(name string) error {
 
 // mcpSendRemote is the send tool's HOST:TARGET: handled false for a target that names no declared
 // host. A send queued here (the host unreachable) returns its id with state queued.
-func (c *cli) mcpSendRemote(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*tmuxcomm.Exchange, bool, error) {
+func (c *cli) mcpSendRemote(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*exchange.Exchange, bool, error) {
 	h, target, ok, err := c.remoteTarget(o.To)
 	if err != nil || !ok {
 		return nil, ok || err != nil, err
@@ -365,7 +366,7 @@ func (c *cli) mcpSendRemote(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.
 		return nil, true, err
 	}
 	if s.Exchange == nil {
-		return &tmuxcomm.Exchange{ID: s.ID, State: tmuxcomm.StateQueued, Evidence: s.Reason}, true, nil
+		return &exchange.Exchange{ID: s.ID, State: exchange.StateQueued, Evidence: s.Reason}, true, nil
 	}
 	return s.Exchange, true, nil
 }

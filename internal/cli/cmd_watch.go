@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func init() {
@@ -115,12 +116,12 @@ func eventColor(ev tmuxcomm.WatchEvent) string {
 		return ansiBold
 	case tmuxcomm.EventRequest:
 		return ansiCyan
-	case tmuxcomm.StatePasted, tmuxcomm.StateSubmitted:
+	case exchange.StatePasted, exchange.StateSubmitted:
 		return ansiBlue
-	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered, tmuxcomm.StateNotifyLost, tmuxcomm.EventAnswerInvalid,
-		tmuxcomm.StateExpired, tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyExpired, tmuxcomm.StateNotifyUndeliverable:
+	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateNotifyLost, tmuxcomm.EventAnswerInvalid,
+		exchange.StateExpired, exchange.StateUndeliverable, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable:
 		return ansiRed
-	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued:
+	case exchange.StateQueued, exchange.StateNotifyQueued:
 		return ansiYellow
 	case tmuxcomm.EventAsked:
 		return ansiYellow
@@ -164,9 +165,9 @@ func (p *watchPrinter) print(ev tmuxcomm.WatchEvent) error {
 // or handed over by the agent's hook or inbox at a turn boundary.
 func deliveredDetail(d map[string]string) string {
 	switch d["via"] {
-	case tmuxcomm.ViaSocket:
+	case exchange.ViaSocket:
 		return "written to the messaging socket of " + d["pane"] + "'s agent"
-	case "", tmuxcomm.ViaTyped, "paste":
+	case "", exchange.ViaTyped, "paste":
 		s := "pasted into " + orDash(d["pane"])
 		if d["form"] != "" {
 			s += " as " + d["form"]
@@ -193,26 +194,26 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 		} else if d["bytes"] != "" {
 			s = d["bytes"] + " bytes"
 		}
-	case tmuxcomm.StatePasted:
+	case exchange.StatePasted:
 		s = fmt.Sprintf("into %s as %s, %s bytes", d["pane"], orDash(d["form"]), orDash(d["bytes"]))
-	case tmuxcomm.StateSubmitted:
+	case exchange.StateSubmitted:
 		s = fmt.Sprintf("Enter into %s after %s", d["pane"], orDash(d["enter_delay"]))
-	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered:
+	case exchange.StateRefused, exchange.StateUndelivered:
 		s = fmt.Sprintf("pane %s: %s", orDash(d["pane"]), d["error"])
-	case tmuxcomm.StateNotified:
+	case exchange.StateNotified:
 		s = "RESPONSE line " + deliveredDetail(d)
 		if d["coalesced"] != "" {
 			s += " (one paste with " + d["coalesced"] + " lines)"
 		}
-	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued:
+	case exchange.StateQueued, exchange.StateNotifyQueued:
 		s = "waits for pane " + d["pane"] + ": " + d["reason"]
-	case tmuxcomm.StateExpired, tmuxcomm.StateNotifyExpired:
+	case exchange.StateExpired, exchange.StateNotifyExpired:
 		s = d["reason"]
-	case tmuxcomm.StateUndeliverable, tmuxcomm.StateNotifyUndeliverable:
+	case exchange.StateUndeliverable, exchange.StateNotifyUndeliverable:
 		s = "pane " + orDash(d["pane"]) + ": " + d["error"]
-	case tmuxcomm.StateDelivered:
+	case exchange.StateDelivered:
 		s = deliveredDetail(d)
-	case tmuxcomm.StateAwaitWoken:
+	case exchange.StateAwaitWoken:
 		s = "a waiting await took the response; no line pasted"
 	case tmuxcomm.EventAsked:
 		if d["urgency"] != "" {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // A history far larger than the output buffer is printed in pieces of whole sessions: no
@@ -45,7 +45,7 @@ func TestHistoryStreamsWithoutSplittingCharacters(t *testing.T) {
 	require.Equal(t, 0, Run([]string{"history", "--root", root, "--json"}, strings.NewReader(""), &out, &errb), errb.String())
 	require.Greater(t, out.Len(), 128<<10, "more than the buffer holds")
 	var got struct {
-		Sessions []tmuxcomm.SessionSummary `json:"sessions"`
+		Sessions []exchange.SessionSummary `json:"sessions"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	require.Len(t, got.Sessions, sessions)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // completeKinds are the kinds __complete knows.
@@ -74,7 +74,7 @@ func (c *cli) complete(ctx context.Context, kind string) ([]candidate, error) {
 		}
 		return out, nil
 	case "sessions", "ids":
-		sessions, _, err := c.engine().History(ctx, tmuxcomm.HistoryOptions{})
+		sessions, _, err := c.engine().History(ctx, exchange.HistoryOptions{})
 		if err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // kitRun runs the command line in-process and returns its streams and exit code.
@@ -629,13 +630,13 @@ func TestKitWatchPrinter(t *testing.T) {
 		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: tmuxcomm.EventRequest,
 			Detail: map[string]string{"orchestrator": "%6", "worker": "%7", "capability": "READONLY", "summary": "list the tests"}},
 			"001 20260117-120000-a1b2  request        %6 -> %7 READONLY: list the tests"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: tmuxcomm.StatePasted,
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: exchange.StatePasted,
 			Detail: map[string]string{"pane": "%7", "form": "paste", "bytes": "512"}},
 			"pasted         into %7 as paste, 512 bytes"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: tmuxcomm.StateRefused,
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateRefused,
 			Detail: map[string]string{"pane": "%7", "error": "pane is dead"}},
 			"001 -                     refused        pane %7: pane is dead"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: tmuxcomm.StateAwaitWoken},
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateAwaitWoken},
 			"await-woken    a waiting await took the response; no line pasted"},
 		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, Seq: 1, ID: "task-3.q1-a1b2", Event: tmuxcomm.EventAsked,
 			Detail: map[string]string{"question": "bcrypt?", "urgency": "blocking", "options": "A | B"}},
@@ -647,17 +648,17 @@ func TestKitWatchPrinter(t *testing.T) {
 			Detail: map[string]string{"summary": "all pass\x1b[2J\x07"}},
 			"answered       all pass\n"},
 		// A question's delivered event: typed (no via), through the agent's socket, or by its hook.
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: tmuxcomm.StateDelivered,
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: exchange.StateDelivered,
 			Detail: map[string]string{"pane": "%0", "form": "paste"}},
 			"delivered      pasted into %0 as paste\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: tmuxcomm.StateDelivered,
-			Detail: map[string]string{"pane": "%0", "via": tmuxcomm.ViaSocket}},
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: exchange.StateDelivered,
+			Detail: map[string]string{"pane": "%0", "via": exchange.ViaSocket}},
 			"delivered      written to the messaging socket of %0's agent\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: tmuxcomm.StateDelivered,
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateDelivered,
 			Detail: map[string]string{"pane": "%7", "via": "hook"}},
 			"delivered      handed to %7 by its hook\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: tmuxcomm.StateNotified,
-			Detail: map[string]string{"pane": "%6", "via": tmuxcomm.ViaSocket}},
+		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateNotified,
+			Detail: map[string]string{"pane": "%6", "via": exchange.ViaSocket}},
 			"notified       RESPONSE line written to the messaging socket of %6's agent\n"},
 		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Event: "future-state", Detail: map[string]string{"b": "2", "a": "1"}},
 			"future-state   a=1 b=2"},

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // The faults of hostile output, unbounded input, damaged files, hostile roots, dying panes and
@@ -28,7 +28,7 @@ import (
 const nobody = 65534
 
 // holderExchange sends a request to a worker that never answers and returns the exchange.
-func holderExchange(t *testing.T, s *sxServer, orch, holder, hlog string) *tmuxcomm.Exchange {
+func holderExchange(t *testing.T, s *sxServer, orch, holder, hlog string) *exchange.Exchange {
 	t.Helper()
 	x := s.mustSend(orch, holder, []byte("a request for the hardening cases "+sxNonce()))
 	sxWaitReceipt(t, hlog, x.ResponsePath)
@@ -36,16 +36,16 @@ func holderExchange(t *testing.T, s *sxServer, orch, holder, hlog string) *tmuxc
 }
 
 // showJSON reads an exchange back with show --json.
-func showJSON(t *testing.T, s *sxServer, ref string) tmuxcomm.Exchange {
+func showJSON(t *testing.T, s *sxServer, ref string) exchange.Exchange {
 	t.Helper()
 	out := s.wcomm(nil, "show", ref, "--json")
 	require.Equal(t, 0, out.Code, "%s", out)
-	var x tmuxcomm.Exchange
+	var x exchange.Exchange
 	require.NoError(t, json.Unmarshal([]byte(out.Stdout), &x))
 	return x
 }
 
-func hasState(x tmuxcomm.Exchange, state string) bool {
+func hasState(x exchange.Exchange, state string) bool {
 	for _, ev := range x.Events {
 		if ev.State == state {
 			return true
@@ -115,7 +115,7 @@ func TestStressHardenOutput(t *testing.T) {
 			assert.Empty(t, termSafe(o.Stdout), "--json carries control characters escaped")
 			assert.Contains(t, o.Stdout, `\u001b]2;HACKED-TITLE\u0007`)
 			assert.Contains(t, o.Stdout, `\u009b`)
-			var got tmuxcomm.Exchange
+			var got exchange.Exchange
 			require.NoError(t, json.Unmarshal([]byte(o.Stdout), &got))
 			assert.Equal(t, body, got.ResponseBody, "the escaped JSON decodes to the exact body")
 		})
@@ -212,7 +212,7 @@ func TestStressHardenInput(t *testing.T) {
 		})
 	}
 	assert.Equal(t, before, len(sxRequestFiles(t, s.root)), "no interrupted send wrote a request")
-	assert.False(t, showJSON(t, s, x.ID).Status == tmuxcomm.StatusAnswered, "no interrupted notify wrote a response")
+	assert.False(t, showJSON(t, s, x.ID).Status == exchange.StatusAnswered, "no interrupted notify wrote a response")
 }
 
 // TestStressHardenDamaged: a response file without its header is not an answer (await fails and
@@ -233,7 +233,7 @@ func TestStressHardenDamaged(t *testing.T) {
 			assert.Contains(t, o.Stderr, "damaged")
 			assert.Empty(t, o.Stdout, "no empty body is printed as if it were the answer")
 			got := showJSON(t, s, x.ID)
-			assert.False(t, got.Read || hasState(got, tmuxcomm.StateRead), "a damaged response is not marked read")
+			assert.False(t, got.Read || hasState(got, exchange.StateRead), "a damaged response is not marked read")
 		})
 	})
 	for _, tc := range []struct {
@@ -368,11 +368,11 @@ func TestStressHardenPanes(t *testing.T) {
 			o := bg.wait(t, time.Minute)
 			assert.Equal(t, 1, o.Code, "%s", o)
 			assert.Contains(t, o.Stderr, "not submitted")
-			var x tmuxcomm.Exchange
+			var x exchange.Exchange
 			if json.Unmarshal([]byte(o.Stdout), &x) == nil && x.ID != "" {
 				got := showJSON(t, s, x.ID)
-				assert.False(t, hasState(got, tmuxcomm.StateSubmitted), "never logged submitted")
-				assert.Equal(t, tmuxcomm.StateUndelivered, got.State)
+				assert.False(t, hasState(got, exchange.StateSubmitted), "never logged submitted")
+				assert.Equal(t, exchange.StateUndelivered, got.State)
 			}
 			assert.True(t, s.alive(), "the tmux server survives")
 		})
@@ -455,11 +455,11 @@ func TestStressHardenFullDisk(t *testing.T) {
 			assert.NotContains(t, o.Stderr, "panic")
 			if o.Code == 0 {
 				ok++
-				var x tmuxcomm.Exchange
+				var x exchange.Exchange
 				require.NoError(t, json.Unmarshal([]byte(o.Stdout), &x), "%s", o)
 				got := showJSON(t, s, x.ID)
-				assert.True(t, hasState(got, tmuxcomm.StateWritten), "round %d: exit 0 with 'written' recorded", i)
-				assert.True(t, hasState(got, tmuxcomm.StateSubmitted) || hasState(got, tmuxcomm.StateQueued),
+				assert.True(t, hasState(got, exchange.StateWritten), "round %d: exit 0 with 'written' recorded", i)
+				assert.True(t, hasState(got, exchange.StateSubmitted) || hasState(got, exchange.StateQueued),
 					"round %d: exit 0 with 'submitted' or 'queued' recorded: %+v", i, got.Events)
 			} else {
 				failed++
@@ -530,7 +530,7 @@ func TestStressHardenReadOnlyRoot(t *testing.T) {
 		assert.Equal(t, 1, n.Code, "%s", n)
 		assert.Contains(t, n.Stderr, "read-only file system")
 		got := showJSON(t, s, x.ID)
-		assert.Equal(t, tmuxcomm.StatusPending, got.Status, "no answer was reported")
+		assert.Equal(t, exchange.StatusPending, got.Status, "no answer was reported")
 	})
 }
 

@@ -40,6 +40,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -549,13 +550,13 @@ func (s *sxServer) wcommIn(pane string, stdin []byte, cmd string, args ...string
 }
 
 // send sends body from orch to worker (Enter delay 0) and returns the exchange.
-func (s *sxServer) send(orch, worker string, body []byte, extra ...string) (*tmuxcomm.Exchange, sxOut) {
+func (s *sxServer) send(orch, worker string, body []byte, extra ...string) (*exchange.Exchange, sxOut) {
 	args := append([]string{"--to", worker, "--from", orch, "--enter-delay", "0", "--json", "--file", "-"}, extra...)
 	out := s.wcomm(body, "send", args...)
 	if out.Code != 0 {
 		return nil, out
 	}
-	var x tmuxcomm.Exchange
+	var x exchange.Exchange
 	if err := json.Unmarshal([]byte(out.Stdout), &x); err != nil {
 		out.Code, out.Stderr = -1, out.Stderr+"\n(send --json printed no exchange: "+err.Error()+")"
 		return nil, out
@@ -563,7 +564,7 @@ func (s *sxServer) send(orch, worker string, body []byte, extra ...string) (*tmu
 	return &x, out
 }
 
-func (s *sxServer) mustSend(orch, worker string, body []byte) *tmuxcomm.Exchange {
+func (s *sxServer) mustSend(orch, worker string, body []byte) *exchange.Exchange {
 	s.t.Helper()
 	x, out := s.send(orch, worker, body)
 	require.Equal(s.t, 0, out.Code, "%s", out)
@@ -753,7 +754,7 @@ func TestStressManySenders(t *testing.T) {
 	type sent struct {
 		orch int
 		body string
-		x    *tmuxcomm.Exchange
+		x    *exchange.Exchange
 	}
 	var (
 		mu    sync.Mutex
@@ -872,7 +873,7 @@ func TestStressFanInNotify(t *testing.T) {
 		wpanes[i], wlogs[i] = s.workerPane("hold", "0s")
 	}
 	type pair struct {
-		x      *tmuxcomm.Exchange
+		x      *exchange.Exchange
 		answer string
 	}
 	var all []pair
@@ -1075,7 +1076,7 @@ func TestStressOrchestratorGone(t *testing.T) {
 				assert.Equal(t, "the answer nobody reads yet", sxTrimNL(out.Stdout))
 				out = s.wcomm(nil, "show", x.ID, "--json")
 				require.Equal(t, 0, out.Code, "%s", out)
-				assert.Contains(t, out.Stdout, tmuxcomm.StateNotifyLost)
+				assert.Contains(t, out.Stdout, exchange.StateNotifyLost)
 			})
 			sxCount(1, 0, 0, 0, 0)
 		})
@@ -1327,7 +1328,7 @@ type sxHostile struct {
 	rawLog  string
 	outside string // a folder next to the root that nothing may read or change
 	canary  string // the content of outside/secret.txt; it must never be printed
-	x       *tmuxcomm.Exchange
+	x       *exchange.Exchange
 }
 
 // corpus reads testdata/hostile/NAME with {{ROOT}}, {{OUTSIDE}}, {{SESSION}}, {{ORCH}},

@@ -141,7 +141,7 @@ func pullHost(ctx context.Context, e *tmuxcomm.Engine, root, controlDir string, 
 		if r == nil {
 			continue // not asked for: nothing from the remote side names a local file
 		}
-		ne := *e
+		ne := e.Copy()
 		ne.Self = ""
 		_, err := ne.Notify(ctx, tmuxcomm.NotifyOptions{Ref: r.Response, Body: resp.Body})
 		switch {

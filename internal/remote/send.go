@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -53,7 +54,7 @@ type Record struct {
 // Sent is what a remote send did: relayed (Exchange is the local mirror) or queued.
 type Sent struct {
 	ID       string
-	Exchange *tmuxcomm.Exchange
+	Exchange *exchange.Exchange
 	Queued   bool
 	Reason   string
 	Repeated bool
@@ -128,7 +129,7 @@ func relay(ctx context.Context, e *tmuxcomm.Engine, c *Client, root string, r *R
 	}
 	state := rx.State
 	if err != nil {
-		state = tmuxcomm.StateUndelivered
+		state = exchange.StateUndelivered
 	}
 	x, merr := e.MirrorRequest(ctx, tmuxcomm.MirrorOptions{Host: c.Host.Name, ID: r.ID, Worker: rx.Worker, Capability: r.Capability,
 		Body: r.Body, State: state, Detail: map[string]string{"remote_request": messages.SanitizeField(rx.RequestPath),
@@ -144,7 +145,7 @@ func relay(ctx context.Context, e *tmuxcomm.Engine, c *Client, root string, r *R
 	if err := writeRecord(root, pendingDir, &p); err != nil {
 		return nil, fmt.Errorf("relayed %s to host %s, but recording it for the response failed: %w", r.ID, c.Host.Name, err)
 	}
-	return &Sent{ID: r.ID, Exchange: x, Queued: rx.State == tmuxcomm.StateQueued, Reason: messages.SanitizeField(rx.Evidence), Repeated: rx.Repeated}, nil
+	return &Sent{ID: r.ID, Exchange: x, Queued: rx.State == exchange.StateQueued, Reason: messages.SanitizeField(rx.Evidence), Repeated: rx.Repeated}, nil
 }
 
 // backoff is the wait before attempt n+1: 1 s doubling to at most a minute.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // keyHelp is what '?' shows: every key, by screen.
@@ -28,8 +29,8 @@ var keyHelp = [][2]string{
 // resendable are the states of a request that 'send --resend' can deliver again: it waits, it
 // was refused, or it was never delivered (dead-lettered: expired or undeliverable).
 var resendable = map[string]bool{
-	tmuxcomm.StateQueued: true, tmuxcomm.StateRefused: true, tmuxcomm.StateUndelivered: true,
-	tmuxcomm.StateExpired: true, tmuxcomm.StateUndeliverable: true,
+	exchange.StateQueued: true, exchange.StateRefused: true, exchange.StateUndelivered: true,
+	exchange.StateExpired: true, exchange.StateUndeliverable: true,
 }
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -152,8 +153,8 @@ func (m Model) resend() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	st, ok := m.states[key]
-	if m.view == viewDetail && m.detail.Status == tmuxcomm.StatusUndelivered {
-		ok, st.event = true, tmuxcomm.StateUndelivered
+	if m.view == viewDetail && m.detail.Status == exchange.StatusUndelivered {
+		ok, st.event = true, exchange.StateUndelivered
 	}
 	if !ok || !resendable[st.event] {
 		m.status = fmt.Sprintf("%s is %s: only a queued, refused or dead-lettered request is re-sent", id, orDash(st.event))

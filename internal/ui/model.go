@@ -19,6 +19,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // Source is where the console reads and acts: the engine in production, a fake in tests.
@@ -31,9 +32,9 @@ type Source interface {
 	// Waiting reads only what waits on the panes.
 	Waiting(ctx context.Context, server string, panes []messages.PaneID) (*tmuxcomm.Waiting, error)
 	// Recent returns up to n exchanges, the most recently active first.
-	Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error)
+	Recent(ctx context.Context, n int) ([]*exchange.Exchange, error)
 	// Show reads one exchange whole.
-	Show(ctx context.Context, ref string) (*tmuxcomm.Exchange, error)
+	Show(ctx context.Context, ref string) (*exchange.Exchange, error)
 	// Answer answers a question as 'wcomm answer' does, with source "ui"; it returns what was
 	// recorded and what became of it.
 	Answer(ctx context.Context, id, raw string) (string, error)
@@ -102,7 +103,7 @@ type Model struct {
 	cursor  int // the selected row of the feed
 	picked  *tmuxcomm.QuestionStatus
 	input   textinput.Model
-	detail  *tmuxcomm.Exchange
+	detail  *exchange.Exchange
 	scroll  int
 	status  string
 	ticks   int           // reads of the panes so far
@@ -137,12 +138,12 @@ type (
 		w   *tmuxcomm.Waiting
 		err error
 	}
-	recentMsg struct{ xs []*tmuxcomm.Exchange }
+	recentMsg struct{ xs []*exchange.Exchange }
 	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
 	FeedMsg   tmuxcomm.WatchEvent
 	reloadMsg struct{}
 	shownMsg  struct {
-		x   *tmuxcomm.Exchange
+		x   *exchange.Exchange
 		err error
 	}
 	doneMsg struct{ text string }
@@ -352,13 +353,13 @@ func paneSetChanged(a, b []tmuxcomm.FleetPane) bool {
 }
 
 // lastEvent is an exchange's newest logged event as a feed event.
-func lastEvent(x *tmuxcomm.Exchange) tmuxcomm.WatchEvent {
+func lastEvent(x *exchange.Exchange) tmuxcomm.WatchEvent {
 	ev := tmuxcomm.WatchEvent{At: x.SentAt, Session: x.Session, Kind: tmuxcomm.FeedExchange, Seq: x.Seq, ID: x.ID,
 		Event: tmuxcomm.EventRequest, Path: x.RequestPath,
 		Detail: map[string]string{"orchestrator": string(x.Orchestrator), "worker": string(x.Worker), "capability": x.Capability, "summary": x.Summary}}
 	if n := len(x.Events); n > 0 {
 		last := x.Events[n-1]
-		if last.State != tmuxcomm.StateWritten {
+		if last.State != exchange.StateWritten {
 			ev.At, ev.Event, ev.Detail = last.At, last.State, last.Detail
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // fakeSource records what the model asks of it.
@@ -24,8 +25,8 @@ type fakeSource struct {
 	mu      sync.Mutex
 	panes   []tmuxcomm.FleetPane
 	files   Files
-	recent  []*tmuxcomm.Exchange
-	shown   *tmuxcomm.Exchange
+	recent  []*exchange.Exchange
+	shown   *exchange.Exchange
 	calls   []string
 	answers [][2]string
 	resends []string
@@ -64,12 +65,12 @@ func (f *fakeSource) Waiting(context.Context, string, []messages.PaneID) (*tmuxc
 	return f.files.Waiting, nil
 }
 
-func (f *fakeSource) Recent(_ context.Context, n int) ([]*tmuxcomm.Exchange, error) {
+func (f *fakeSource) Recent(_ context.Context, n int) ([]*exchange.Exchange, error) {
 	f.call("recent")
 	return f.recent, nil
 }
 
-func (f *fakeSource) Show(_ context.Context, ref string) (*tmuxcomm.Exchange, error) {
+func (f *fakeSource) Show(_ context.Context, ref string) (*exchange.Exchange, error) {
 	f.call("show " + ref)
 	if f.shown == nil {
 		return nil, errors.New("no such exchange")
@@ -246,7 +247,7 @@ func TestPanesPolledOnTickOnly(t *testing.T) {
 	assert.Equal(t, time.Second, New(context.Background(), f, Options{}, t0).every, "a read a second")
 
 	before := f.count("panes")
-	next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0, Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: tmuxcomm.StatePasted}))
+	next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0, Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: exchange.StatePasted}))
 	m = next.(Model)
 	require.NotNil(t, cmd, "a file event schedules a read of the files")
 	next, cmd = m.Update(reloadMsg{})
@@ -281,7 +282,7 @@ func TestFeedEventsCoalesce(t *testing.T) {
 	m := world(t, f, 80, 24, false)
 	var cmds int
 	for i := 0; i < 5; i++ {
-		next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0.Add(time.Duration(i) * time.Second), Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: tmuxcomm.StatePasted}))
+		next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0.Add(time.Duration(i) * time.Second), Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: exchange.StatePasted}))
 		m = next.(Model)
 		if cmd != nil {
 			cmds++
@@ -375,18 +376,18 @@ func exchangeEvent(seq int, id, event string, at time.Time) tmuxcomm.WatchEvent 
 }
 
 func TestExchangesFeed(t *testing.T) {
-	x := &tmuxcomm.Exchange{Session: "20261125-095000-o1-w2", Seq: 1, ID: "20261125-095000-aaaa", Orchestrator: "%1", Worker: "%2",
-		Status: tmuxcomm.StatusAnswered, State: tmuxcomm.StateAnswered, SentAt: t0.Add(-time.Hour), Summary: "look at it",
-		Events: []tmuxcomm.Event{{State: tmuxcomm.StateWritten, At: t0.Add(-time.Hour)}, {State: tmuxcomm.StateAnswered, At: t0.Add(-50 * time.Minute)}}}
-	f := &fakeSource{recent: []*tmuxcomm.Exchange{x}}
+	x := &exchange.Exchange{Session: "20261125-095000-o1-w2", Seq: 1, ID: "20261125-095000-aaaa", Orchestrator: "%1", Worker: "%2",
+		Status: exchange.StatusAnswered, State: exchange.StateAnswered, SentAt: t0.Add(-time.Hour), Summary: "look at it",
+		Events: []exchange.Event{{State: exchange.StateWritten, At: t0.Add(-time.Hour)}, {State: exchange.StateAnswered, At: t0.Add(-50 * time.Minute)}}}
+	f := &fakeSource{recent: []*exchange.Exchange{x}}
 	m := world(t, f, 80, 24, false)
 	require.Len(t, m.feed, 1)
-	assert.Equal(t, tmuxcomm.StateAnswered, m.feed[0].Event, "an exchange from disk shows its last event")
+	assert.Equal(t, exchange.StateAnswered, m.feed[0].Event, "an exchange from disk shows its last event")
 
-	m = step(t, m, FeedMsg(exchangeEvent(3, "20261125-095000-cccc", tmuxcomm.StateRefused, t0.Add(-time.Minute))))
-	m = step(t, m, FeedMsg(exchangeEvent(5, "20261125-095000-eeee", tmuxcomm.StatePasted, t0)))
-	m = step(t, m, FeedMsg(exchangeEvent(5, "20261125-095000-eeee", tmuxcomm.StatePasted, t0))) // a replay: once
-	m = step(t, m, FeedMsg(exchangeEvent(4, "20261125-095000-dddd", tmuxcomm.StateQueued, t0.Add(-30*time.Second))))
+	m = step(t, m, FeedMsg(exchangeEvent(3, "20261125-095000-cccc", exchange.StateRefused, t0.Add(-time.Minute))))
+	m = step(t, m, FeedMsg(exchangeEvent(5, "20261125-095000-eeee", exchange.StatePasted, t0)))
+	m = step(t, m, FeedMsg(exchangeEvent(5, "20261125-095000-eeee", exchange.StatePasted, t0))) // a replay: once
+	m = step(t, m, FeedMsg(exchangeEvent(4, "20261125-095000-dddd", exchange.StateQueued, t0.Add(-30*time.Second))))
 	var order []int
 	for _, it := range m.feed {
 		order = append(order, it.Seq)
@@ -400,9 +401,9 @@ func TestExchangesFeed(t *testing.T) {
 	assert.Regexp(t, `#5 %1→%2\s+pasted`, screen)
 
 	t.Run("enter opens one whole", func(t *testing.T) {
-		f.shown = &tmuxcomm.Exchange{Session: x.Session, Seq: 5, ID: "20261125-095000-eeee", Orchestrator: "%1", Worker: "%2",
+		f.shown = &exchange.Exchange{Session: x.Session, Seq: 5, ID: "20261125-095000-eeee", Orchestrator: "%1", Worker: "%2",
 			RequestBody: "Look at the failing test.\nReport what you find.", ResponseBody: "All good.\x1b]2;pwned\x07",
-			Events: []tmuxcomm.Event{{State: tmuxcomm.StatePasted, At: t0, Detail: map[string]string{"pane": "%2"}}}}
+			Events: []exchange.Event{{State: exchange.StatePasted, At: t0, Detail: map[string]string{"pane": "%2"}}}}
 		m2, cmd := press(t, m, "enter")
 		require.NotNil(t, cmd)
 		m2 = step(t, m2, cmd())
@@ -439,9 +440,9 @@ func TestExchangesFeed(t *testing.T) {
 	})
 	t.Run("a request's latest state decides", func(t *testing.T) {
 		// #3 was refused, then delivered on a retry: nothing to re-send any more.
-		m2 := step(t, m, FeedMsg(exchangeEvent(3, "20261125-095000-cccc", tmuxcomm.StateSubmitted, t0.Add(time.Second))))
+		m2 := step(t, m, FeedMsg(exchangeEvent(3, "20261125-095000-cccc", exchange.StateSubmitted, t0.Add(time.Second))))
 		m2, _ = press(t, m2, "G")
-		for it, _ := m2.selected(); it.Seq != 3 || it.Event != tmuxcomm.StateRefused; it, _ = m2.selected() {
+		for it, _ := m2.selected(); it.Seq != 3 || it.Event != exchange.StateRefused; it, _ = m2.selected() {
 			m2, _ = press(t, m2, "up")
 		}
 		_, cmd := press(t, m2, "r")
@@ -467,7 +468,7 @@ func busyWorld(t *testing.T, color bool, w, h int) Model {
 	f := &fakeSource{panes: panes, files: Files{Questions: []*tmuxcomm.QuestionStatus{q}}}
 	m := world(t, f, w, h, color)
 	for i := 0; i < 50; i++ {
-		ev := exchangeEvent(i, "20261125-095000-aaaa", tmuxcomm.StateRefused, t0.Add(time.Duration(i)*time.Second))
+		ev := exchangeEvent(i, "20261125-095000-aaaa", exchange.StateRefused, t0.Add(time.Duration(i)*time.Second))
 		ev.Detail["error"] = wide
 		m = step(t, m, FeedMsg(ev))
 	}
@@ -483,7 +484,7 @@ func TestRenderFitsTheWindow(t *testing.T) {
 			m2, _ := press(t, m, keys...)
 			if len(keys) > 0 && keys[0] == "tab" {
 				f := m2.src.(*fakeSource)
-				f.shown = &tmuxcomm.Exchange{ID: "x", RequestBody: strings.Repeat("長い ", 200) + "\n\ttab", ResponseBody: strings.Repeat("w", 500)}
+				f.shown = &exchange.Exchange{ID: "x", RequestBody: strings.Repeat("長い ", 200) + "\n\ttab", ResponseBody: strings.Repeat("w", 500)}
 				m3, cmd := press(t, m2, "enter")
 				m3 = step(t, m3, cmd())
 				checkFits(t, m3.Render(), size, append(keys, "enter"))
@@ -532,7 +533,7 @@ func TestMouseOptional(t *testing.T) {
 	f := &fakeSource{}
 	m := world(t, f, 80, 24, false)
 	for i := 0; i < 3; i++ {
-		m = step(t, m, FeedMsg(exchangeEvent(i, "x", tmuxcomm.StatePasted, t0.Add(time.Duration(i)*time.Second))))
+		m = step(t, m, FeedMsg(exchangeEvent(i, "x", exchange.StatePasted, t0.Add(time.Duration(i)*time.Second))))
 	}
 	m, _ = press(t, m, "tab")
 	wheel := tea.MouseWheelMsg{Button: tea.MouseWheelDown}

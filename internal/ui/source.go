@@ -8,6 +8,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // EngineSource is the Source over the protocol engine: the same reads as 'wcomm panes',
@@ -97,13 +98,13 @@ func (s *EngineSource) Files(ctx context.Context, server string, panes []message
 }
 
 // Recent implements Source.
-func (s *EngineSource) Recent(ctx context.Context, n int) ([]*tmuxcomm.Exchange, error) {
+func (s *EngineSource) Recent(ctx context.Context, n int) ([]*exchange.Exchange, error) {
 	defer s.done("recent")
 	return s.E.RecentExchanges(ctx, n)
 }
 
 // Show implements Source.
-func (s *EngineSource) Show(ctx context.Context, ref string) (*tmuxcomm.Exchange, error) {
+func (s *EngineSource) Show(ctx context.Context, ref string) (*exchange.Exchange, error) {
 	return s.E.Show(ctx, ref)
 }
 

@@ -4,6 +4,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // styles are the console's looks. Without colour (NO_COLOR) only bold and reverse remain, so the
@@ -51,10 +52,10 @@ func (st styles) stateStyle(name string) lipgloss.Style {
 		return s
 	}
 	switch name {
-	case tmuxcomm.StateRefused, tmuxcomm.StateUndelivered, tmuxcomm.StateExpired, tmuxcomm.StateUndeliverable,
-		tmuxcomm.StateNotifyLost, tmuxcomm.StateNotifyExpired, tmuxcomm.StateNotifyUndeliverable, tmuxcomm.EventAnswerInvalid:
+	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateExpired, exchange.StateUndeliverable,
+		exchange.StateNotifyLost, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable, tmuxcomm.EventAnswerInvalid:
 		return st.bad
-	case tmuxcomm.StateQueued, tmuxcomm.StateNotifyQueued, tmuxcomm.EventAsked:
+	case exchange.StateQueued, exchange.StateNotifyQueued, tmuxcomm.EventAsked:
 		return st.warn
 	}
 	return lipgloss.NewStyle()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // View draws the console: every line fits the width, and there are never more lines than rows.
@@ -208,7 +209,7 @@ func urgency(r Row) int {
 func (m Model) paneLine(r Row, w int) string {
 	age := "-"
 	if !r.Oldest.IsZero() {
-		age = tmuxcomm.Age(m.now, r.Oldest)
+		age = exchange.Age(m.now, r.Oldest)
 	}
 	id := string(r.ID)
 	if r.Self {
@@ -245,7 +246,7 @@ func (m Model) questionLine(n int, q *tmuxcomm.QuestionStatus, w int) string {
 	if q.Action != "" {
 		kind = "approval"
 	}
-	lead := fmt.Sprintf("%d %-12s %-5s %4s  ", n, "["+kind+"]", q.Worker, tmuxcomm.Age(m.now, q.AskedAt))
+	lead := fmt.Sprintf("%d %-12s %-5s %4s  ", n, "["+kind+"]", q.Worker, exchange.Age(m.now, q.AskedAt))
 	return m.st.key.Render(lead[:1]) + lead[1:] + clean(q.Text)
 }
 
@@ -384,7 +385,7 @@ func (m Model) questionLines(w int) []string {
 		title = "APPROVAL "
 	}
 	out = append(out, m.st.head.Render(title+clean(q.ID)))
-	add(fmt.Sprintf("from %s (task %s, request %s), %s, asked %s ago", q.Worker, q.Task, orDash(q.Exchange), q.Urgency, tmuxcomm.Age(m.now, q.AskedAt)))
+	add(fmt.Sprintf("from %s (task %s, request %s), %s, asked %s ago", q.Worker, q.Task, orDash(q.Exchange), q.Urgency, exchange.Age(m.now, q.AskedAt)))
 	add("")
 	add(q.Text)
 	if q.Context != "" {

@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ type SessionMeta struct {
 	Relayed bool   `json:"relayed,omitempty"`
 }
 
-func readMeta(dir string) (*SessionMeta, error) {
+func ReadMeta(dir string) (*SessionMeta, error) {
 	data, err := store.ReadFile(filepath.Join(dir, store.MetaName))
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func readMeta(dir string) (*SessionMeta, error) {
 const maxSessionBump = 100
 
 // openSession returns the folder of the newest session of this pair on this server, or creates one.
-func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
+func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
 	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)
@@ -70,8 +70,8 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 		if st, err := ent.Info(); err != nil || store.CheckOwned(filepath.Join(root, ent.Name()), st) != nil {
 			continue // planted by another user: its meta and files are not ours to trust
 		}
-		m, err := readMeta(filepath.Join(root, ent.Name()))
-		if err != nil || m.Server != serverKey || m.Host != e.mirrorHost || m.Relayed != e.Relayed {
+		m, err := ReadMeta(filepath.Join(root, ent.Name()))
+		if err != nil || m.Server != serverKey || m.Host != e.Mirroring || m.Relayed != e.Relayed {
 			continue
 		}
 		if ent.Name() > best {
@@ -93,7 +93,7 @@ func (e *Engine) openSession(root string, orch, worker messages.PaneID, serverKe
 			return "", messages.Session{}, fmt.Errorf("create session folder %s: %w", dir, err)
 		}
 		meta, _ := json.MarshalIndent(SessionMeta{Server: serverKey, Socket: socket, Orchestrator: orch,
-			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: e.mirrorHost, Relayed: e.Relayed}, "", "  ")
+			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: e.Mirroring, Relayed: e.Relayed}, "", "  ")
 		if err := store.WriteAtomic(filepath.Join(dir, store.MetaName), append(meta, '\n')); err != nil {
 			os.RemoveAll(dir)
 			return "", messages.Session{}, err
@@ -111,7 +111,7 @@ type seqFile struct {
 }
 
 // listSeq returns the numbered files of a folder in number order.
-func listSeq(dir string) ([]seqFile, []string, error) {
+func ListSeq(dir string) ([]seqFile, []string, error) {
 	// Names only: os.ReadDir would also sort every entry by name, a third of the cost in a folder
 	// of thousands of files, and the numbered ones are sorted by number below anyway.
 	d, err := os.Open(dir)
@@ -130,7 +130,7 @@ func listSeq(dir string) ([]seqFile, []string, error) {
 			files = append(files, seqFile{N: n, Kind: k, Name: name})
 			continue
 		}
-		if name[0] == '.' || isSidecar(name) || IsQuestionFile(name) {
+		if name[0] == '.' || IsSidecar(name) || IsQuestionFile(name) {
 			continue
 		}
 		other = append(other, name)
@@ -170,7 +170,7 @@ func nextRequestNumber(files []seqFile) int {
 // claimRequest writes build(n) as the next request file n of dir and returns n and the path. The
 // link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
 // content depends on n (it names the response file n+1), so it is built per attempt.
-func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
+func ClaimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 	if h, ok := readSeqHint(dir); ok {
 		if n, ok := nextFromHint(dir, h); ok {
 			path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
@@ -186,7 +186,7 @@ func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 		}
 	}
 	for attempt := 0; attempt < 1000; attempt++ {
-		files, _, err := listSeq(dir)
+		files, _, err := ListSeq(dir)
 		if err != nil {
 			return 0, "", err
 		}
@@ -202,4 +202,23 @@ func claimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 		}
 	}
 	return 0, "", fmt.Errorf("could not claim a request number in %s", dir)
+}
+
+// MirrorHost returns the host an exchange's session folder mirrors ("" for a local one).
+func MirrorHost(x *Exchange) string {
+	if x == nil {
+		return ""
+	}
+	m, err := ReadMeta(x.Dir)
+	if err != nil {
+		return ""
+	}
+	return m.Host
+}
+
+// IsQuestionFile reports whether name is one of the question relay's files in a session folder,
+// so exchange listings need not count it as foreign.
+func IsQuestionFile(name string) bool {
+	_, _, _, ok := messages.ParseQuestionFileName(name)
+	return ok
 }

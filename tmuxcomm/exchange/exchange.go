@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -43,12 +44,12 @@ type Event struct {
 }
 
 // logName returns the delivery log's name for request number n.
-func logName(n int) string {
+func LogName(n int) string {
 	return strings.TrimSuffix(messages.SeqFileName(n, messages.KindRequest), "-request.md") + "-delivery.jsonl"
 }
 
 // isSidecar reports whether name is a delivery log of ours, which listings do not count as foreign.
-func isSidecar(name string) bool {
+func IsSidecar(name string) bool {
 	num, ok := strings.CutSuffix(name, "-delivery.jsonl")
 	if !ok || len(num) < 3 {
 		return false
@@ -57,16 +58,16 @@ func isSidecar(name string) bool {
 	return err == nil
 }
 
-func logEvent(dir string, n int, state string, detail map[string]string, at time.Time) error {
+func LogEvent(dir string, n int, state string, detail map[string]string, at time.Time) error {
 	line, err := json.Marshal(Event{State: state, At: at.UTC(), Detail: detail})
 	if err != nil {
 		return err
 	}
-	return store.AppendLine(filepath.Join(dir, logName(n)), line)
+	return store.AppendLine(filepath.Join(dir, LogName(n)), line)
 }
 
 func readEvents(dir string, n int) ([]Event, []string) {
-	path := filepath.Join(dir, logName(n))
+	path := filepath.Join(dir, LogName(n))
 	data, err := store.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -132,7 +133,7 @@ func (x *Exchange) detachResponse() {
 
 // wasRead reports whether an await has returned the response of request n: its log says so.
 // It reads the log alone, not the request and response, which may be megabytes.
-func wasRead(dir string, n int) bool {
+func WasRead(dir string, n int) bool {
 	evs, _ := readEvents(dir, n)
 	for _, ev := range evs {
 		if ev.State == StateRead {
@@ -187,8 +188,8 @@ type Exchange struct {
 	response *messages.Response
 	// bodyBytes and bodySum are the request body's size and hash as the file holds it now, when
 	// its header records them (what a response echoes).
-	bodyBytes int
-	bodySum   string
+	BodyBytes int
+	BodySum   string
 }
 
 // Request returns the parsed request, nil when it was damaged. Its Body is empty unless the
@@ -201,12 +202,12 @@ func (x *Exchange) Response() *messages.Response { return x.response }
 // loadExchange reads request n of a session folder and its response n+1 (when complete). With
 // bodies set, the bodies are kept in the record. It never fails on a damaged file: the problem is
 // named in Problems and the status is "damaged".
-func loadExchange(dir string, n int, bodies bool) *Exchange {
-	return loadExchangeBodies(dir, n, bodies, bodies)
+func LoadExchange(dir string, n int, bodies bool) *Exchange {
+	return LoadExchangeBodies(dir, n, bodies, bodies)
 }
 
 // loadExchangeBodies is loadExchange keeping the request's body and the response's body apart.
-func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exchange {
+func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exchange {
 	bodies := requestBody
 	name := filepath.Base(dir)
 	x := &Exchange{
@@ -230,13 +231,13 @@ func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	} else if req, err := messages.ParseRequestText(data); err != nil {
 		x.Status = StatusDamaged
 		x.Problems = append(x.Problems, fmt.Sprintf("%s:1: %v", x.RequestPath, err))
-		x.Summary = firstLine(data)
+		x.Summary = FirstLine(data)
 	} else {
 		x.request = &req
 		h := req.Header
 		x.ID, x.StartedAt, x.Orchestrator, x.Worker = h.ID, h.StartedAt, h.Orchestrator, h.Worker
 		x.Capability = string(h.Capability)
-		x.Summary = firstLine(req.Body)
+		x.Summary = FirstLine(req.Body)
 		if bodies {
 			x.RequestBody = req.Body
 		}
@@ -252,7 +253,7 @@ func loadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 		}
 		if h.Bytes >= 0 {
 			n, sum := messages.BodySumText(req.Body)
-			x.bodyBytes, x.bodySum = n, sum
+			x.BodyBytes, x.BodySum = n, sum
 			if n == h.Bytes && sum == h.Sum {
 				x.Integrity = "ok"
 			} else {
@@ -379,7 +380,7 @@ func (x *Exchange) loadResponse(bodies bool) {
 	}
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	s = strings.TrimLeft(s, "\n")
 	line, _, _ := strings.Cut(s, "\n")
 	line = messages.SanitizeField(line)
@@ -388,3 +389,22 @@ func firstLine(s string) string {
 	}
 	return line
 }
+
+// Exchange log states of the mailbox (beside those of exchange.go).
+const (
+	StateQueued        = "queued"        // waits in the pane's outbox
+	StateDelivered     = "delivered"     // handed to the worker's agent by its hook or its inbox
+	StateExpired       = "expired"       // its time to live passed before the pane was ready
+	StateUndeliverable = "undeliverable" // the pane or its server went away first
+
+	// The RESPONSE line's own: it waits for the orchestrator's pane, or ended without reaching it.
+	StateNotifyQueued        = "notify-queued"
+	StateNotifyExpired       = "notify-expired"
+	StateNotifyUndeliverable = "notify-undeliverable"
+)
+
+// Routes, as the delivery log and show name them.
+const (
+	ViaSocket = door.RouteSocket
+	ViaTyped  = door.RouteTyped
+)

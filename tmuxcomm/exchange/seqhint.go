@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"errors"

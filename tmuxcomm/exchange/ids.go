@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ import (
 const pruneAge = time.Hour
 
 // newID returns a request id that no other request under root has.
-func (e *Engine) newID(root string) (string, error) {
+func (e *Book) ClaimID(root string) (string, error) {
 	dir, err := store.Dir(root, store.IDsDir, true)
 	if err != nil {
 		return "", err
@@ -39,7 +39,7 @@ func (e *Engine) newID(root string) (string, error) {
 		f.Close()
 		if id[len(id)-1] == '0' && id[len(id)-2] == '0' {
 			// About one send in 256 tidies the claims up.
-			pruneIDs(dir, e.Now().Add(-pruneAge))
+			PruneIDs(dir, e.Now().Add(-pruneAge))
 		}
 		return id, nil
 	}
@@ -47,7 +47,7 @@ func (e *Engine) newID(root string) (string, error) {
 }
 
 // pruneIDs removes claims whose second is before cutoff.
-func pruneIDs(dir string, cutoff time.Time) {
+func PruneIDs(dir string, cutoff time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -87,7 +87,7 @@ func RecordID(root, id, session string, seq int) error {
 
 // idWhere follows an id's hint (RecordID) to the exchange, checking the request's own header;
 // nil when there is no hint or it does not hold.
-func idWhere(root, id string) *Exchange {
+func IdWhere(root, id string) *Exchange {
 	dir, err := store.Dir(root, store.WhereDir, false)
 	if err != nil {
 		return nil
@@ -115,5 +115,5 @@ func idWhere(root, id string) *Exchange {
 	if h, err := messages.ParseRequestHeader(line); err != nil || h.ID != id {
 		return nil
 	}
-	return loadExchange(dir, seq, false)
+	return LoadExchange(dir, seq, false)
 }

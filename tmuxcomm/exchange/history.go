@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 // Parse reads a RESPONSE line (with any text around it, as a prompt shows it) and returns the
 // exchange it names with both bodies. The path must lie inside the root: a notification is text a
 // worker controls, and following it elsewhere would read any file.
-func (e *Engine) Parse(ctx context.Context, text string) (*Exchange, error) {
+func (e *Book) Parse(ctx context.Context, text string) (*Exchange, error) {
 	n, err := messages.FindNotification(text)
 	if err != nil {
 		return nil, err
 	}
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (e *Engine) Parse(ctx context.Context, text string) (*Exchange, error) {
 	if err != nil {
 		return nil, err
 	}
-	x = loadExchange(x.Dir, x.Seq, true)
+	x = LoadExchange(x.Dir, x.Seq, true)
 	if x.StartedAt != n.StartedAt || x.Orchestrator != n.Orchestrator || x.Worker != n.Worker {
 		x.Problems = append(x.Problems, fmt.Sprintf("the line says started_at=%s orchestrator=%s worker=%s; the files say started_at=%s orchestrator=%s worker=%s",
 			n.StartedAt, n.Orchestrator, n.Worker, x.StartedAt, x.Orchestrator, x.Worker))
@@ -39,15 +39,15 @@ func (e *Engine) Parse(ctx context.Context, text string) (*Exchange, error) {
 }
 
 // Show returns one exchange whole, by id or path.
-func (e *Engine) Show(ctx context.Context, ref string) (*Exchange, error) {
+func (e *Book) Show(ctx context.Context, ref string) (*Exchange, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("name the exchange by id or path")
 	}
-	x, err := e.Locate(ctx, ref, roleOrchestrator)
+	x, err := e.Locate(ctx, ref, RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
-	x = loadExchange(x.Dir, x.Seq, true)
+	x = LoadExchange(x.Dir, x.Seq, true)
 	x.Host = MirrorHost(x)
 	return x, nil
 }
@@ -76,7 +76,7 @@ type HistoryOptions struct {
 
 // History lists the sessions under the root with their exchanges, oldest first. Damaged and
 // foreign files are named, never fatal.
-func (e *Engine) History(ctx context.Context, o HistoryOptions) ([]SessionSummary, []string, error) {
+func (e *Book) History(ctx context.Context, o HistoryOptions) ([]SessionSummary, []string, error) {
 	var out []SessionSummary
 	foreign, err := e.HistoryEach(ctx, o, nil, func(s SessionSummary) error {
 		out = append(out, s)
@@ -93,8 +93,8 @@ func (e *Engine) History(ctx context.Context, o HistoryOptions) ([]SessionSummar
 // names (nil start: not called), then each with every session. Sessions are read by as many
 // goroutines as there are CPUs, a few ahead of the one being handed over; reading 30,000 small
 // files is mostly system-call time, which the CPUs share.
-func (e *Engine) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
-	root, err := e.root(false)
+func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
+	root, err := e.RootDir(false)
 	if errors.Is(err, fs.ErrNotExist) {
 		// No root yet: no exchanges, which is a listing like any other.
 		if start != nil {
@@ -112,7 +112,7 @@ func (e *Engine) HistoryEach(ctx context.Context, o HistoryOptions, start func(f
 		}
 		dirs = []string{filepath.Join(root, o.Session)}
 	} else {
-		dirs, foreign, err = sessionDirs(root)
+		dirs, foreign, err = SessionDirs(root)
 		if err != nil {
 			return nil, err
 		}
@@ -174,16 +174,16 @@ func (e *Engine) HistoryEach(ctx context.Context, o HistoryOptions, start func(f
 	return foreign, nil
 }
 
-func (e *Engine) summarize(dir string, pending bool) SessionSummary {
+func (e *Book) summarize(dir string, pending bool) SessionSummary {
 	name := filepath.Base(dir)
 	s := SessionSummary{Name: name, Dir: dir}
 	if sn, err := messages.ParseSessionName(name); err == nil {
 		s.StartedAt, s.Orchestrator, s.Worker = sn.StartedAt, sn.Orchestrator, sn.Worker
 	}
-	if m, err := readMeta(dir); err == nil {
+	if m, err := ReadMeta(dir); err == nil {
 		s.Server = m.Server
 	}
-	files, other, err := listSeq(dir)
+	files, other, err := ListSeq(dir)
 	if err != nil {
 		s.Problems = append(s.Problems, err.Error())
 		return s
@@ -194,7 +194,7 @@ func (e *Engine) summarize(dir string, pending bool) SessionSummary {
 		if f.Kind != messages.KindRequest {
 			continue
 		}
-		x := loadExchange(dir, f.N, false)
+		x := LoadExchange(dir, f.N, false)
 		claimed[filepath.Base(x.ResponsePath)] = true
 		// Pending: everything without a response, refused, undelivered, queued and expired
 		// requests included (they can be sent again with send --resend).

@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"os"
@@ -30,7 +30,7 @@ func FuzzLoadExchange(f *testing.F) {
 				}
 			}
 		}
-		x := loadExchange(dir, 1, true)
+		x := LoadExchange(dir, 1, true)
 		switch x.Status {
 		case StatusPending, StatusAnswered, StatusUndelivered, StatusDamaged:
 		default:

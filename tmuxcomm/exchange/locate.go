@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"context"
@@ -12,18 +12,19 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 type role int
 
 const (
-	roleOrchestrator role = iota
-	roleWorker
+	RoleOrchestrator role = iota
+	RoleWorker
 )
 
 // sessionDirs returns the session folders of the root in name order (oldest first), and the names
 // of anything else found there.
-func sessionDirs(root string) (dirs []string, foreign []string, err error) {
+func SessionDirs(root string) (dirs []string, foreign []string, err error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read root %s: %w", root, err)
@@ -50,20 +51,20 @@ func sessionDirs(root string) (dirs []string, foreign []string, err error) {
 
 // WorkingOn returns the request a worker's pane works on: ref (an id or a path) or, for "", the
 // newest unanswered request addressed to the caller's pane.
-func (e *Engine) WorkingOn(ctx context.Context, ref string) (*Exchange, error) {
-	return e.Locate(ctx, ref, roleWorker)
+func (e *Book) WorkingOn(ctx context.Context, ref string) (*Exchange, error) {
+	return e.Locate(ctx, ref, RoleWorker)
 }
 
 // Locate finds one exchange: by id, by the path of its request or response file (inside the
 // root), or, for "", the newest unanswered exchange of the caller's pane in the given role on the
 // current tmux server.
-func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, error) {
+func (e *Book) Locate(ctx context.Context, ref string, r role) (*Exchange, error) {
 	if ref != "" && !strings.ContainsRune(ref, '/') {
-		if err := CheckRef(ref); err != nil {
+		if err := core.CheckRef(ref); err != nil {
 			return nil, err
 		}
 	}
-	root, err := e.root(false)
+	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
 	}
@@ -73,12 +74,12 @@ func (e *Engine) Locate(ctx context.Context, ref string, r role) (*Exchange, err
 	case strings.ContainsRune(ref, '/'):
 		return e.byPath(root, ref)
 	default:
-		return e.byID(root, ref)
+		return e.ByID(root, ref)
 	}
 }
 
 // byPath loads the exchange a request or response path belongs to.
-func (e *Engine) byPath(root, path string) (*Exchange, error) {
+func (e *Book) byPath(root, path string) (*Exchange, error) {
 	clean, err := store.InRoot(root, path)
 	if err != nil {
 		return nil, err
@@ -105,19 +106,19 @@ func (e *Engine) byPath(root, path string) (*Exchange, error) {
 	if _, err := os.Lstat(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))); err != nil {
 		return nil, fmt.Errorf("no request for %s: %w", clean, store.ErrNotFound)
 	}
-	return loadExchange(dir, n, false), nil
+	return LoadExchange(dir, n, false), nil
 }
 
 func findByResponse(dir, response string) *Exchange {
 	// wcomm pairs request N with response N+1: look there before listing the folder.
 	if n, _, ok := messages.ParseSeqFileName(filepath.Base(response)); ok && n > 1 {
 		if _, err := os.Lstat(filepath.Join(dir, messages.SeqFileName(n-1, messages.KindRequest))); err == nil {
-			if x := loadExchange(dir, n-1, false); x.ResponsePath == response {
+			if x := LoadExchange(dir, n-1, false); x.ResponsePath == response {
 				return x
 			}
 		}
 	}
-	files, _, err := listSeq(dir)
+	files, _, err := ListSeq(dir)
 	if err != nil {
 		return nil
 	}
@@ -126,7 +127,7 @@ func findByResponse(dir, response string) *Exchange {
 		if f.Kind != messages.KindRequest {
 			continue
 		}
-		x := loadExchange(dir, f.N, false)
+		x := LoadExchange(dir, f.N, false)
 		if x.ResponsePath == response {
 			return x
 		}
@@ -138,11 +139,11 @@ func findByResponse(dir, response string) *Exchange {
 // number of other sessions does not matter), else by scanning request headers. Session folders are named by their start stamp and an
 // id starts with its send time, so folders named more than maxSessionBump seconds after the id's
 // time are skipped (a folder's name may be dated up to that much after its creation).
-func (e *Engine) byID(root, id string) (*Exchange, error) {
-	if x := idWhere(root, id); x != nil {
+func (e *Book) ByID(root, id string) (*Exchange, error) {
+	if x := IdWhere(root, id); x != nil {
 		return x, nil
 	}
-	dirs, _, err := sessionDirs(root)
+	dirs, _, err := SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +156,7 @@ func (e *Engine) byID(root, id string) (*Exchange, error) {
 		if s, err := messages.ParseSessionName(filepath.Base(dir)); err == nil && latest != "" && s.StartedAt > latest {
 			continue
 		}
-		files, _, err := listSeq(dir)
+		files, _, err := ListSeq(dir)
 		if err != nil {
 			continue
 		}
@@ -169,7 +170,7 @@ func (e *Engine) byID(root, id string) (*Exchange, error) {
 				continue
 			}
 			if h, err := messages.ParseRequestHeader(line); err == nil && h.ID == id {
-				return loadExchange(dir, f.N, false), nil
+				return LoadExchange(dir, f.N, false), nil
 			}
 		}
 	}
@@ -179,7 +180,7 @@ func (e *Engine) byID(root, id string) (*Exchange, error) {
 // newestOpen finds the newest open exchange where the caller's pane has role r: for a worker, one
 // still waiting for its response; for an orchestrator, one whose response no await has returned.
 // Only folders of the current server count when wcomm made them (a seed folder has no record).
-func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
+func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
 	if e.Self == "" {
 		return nil, fmt.Errorf("not inside a tmux pane: name the exchange by id or path")
 	}
@@ -189,7 +190,7 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 			key = srv.Key()
 		}
 	}
-	dirs, _, err := sessionDirs(root)
+	dirs, _, err := SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -197,16 +198,16 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 	for _, dir := range dirs {
 		s, _ := messages.ParseSessionName(filepath.Base(dir))
 		mine := s.Orchestrator == e.Self
-		if r == roleWorker {
+		if r == RoleWorker {
 			mine = s.Worker == e.Self
 		}
 		if !mine {
 			continue
 		}
-		if m, err := readMeta(dir); err == nil && key != "" && m.Server != key {
+		if m, err := ReadMeta(dir); err == nil && key != "" && m.Server != key {
 			continue
 		}
-		files, _, err := listSeq(dir)
+		files, _, err := ListSeq(dir)
 		if err != nil {
 			continue
 		}
@@ -217,9 +218,9 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 			if f.Kind != messages.KindRequest {
 				continue
 			}
-			x := loadExchange(dir, f.N, false)
+			x := LoadExchange(dir, f.N, false)
 			open := x.Status == StatusPending
-			if r == roleOrchestrator {
+			if r == RoleOrchestrator {
 				// The orchestrator's default is the newest response it has not read yet.
 				open = (x.Status == StatusPending || x.Status == StatusAnswered) && !x.Read
 			}
@@ -234,7 +235,7 @@ func (e *Engine) newestOpen(ctx context.Context, root string, r role) (*Exchange
 	}
 	if best == nil {
 		what := "sent from"
-		if r == roleWorker {
+		if r == RoleWorker {
 			what = "addressed to"
 		}
 		return nil, fmt.Errorf("no open request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, store.ErrNotFound)

@@ -1,4 +1,4 @@
-package tmuxcomm
+package exchange
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 // listedNext is the number the listing gives: the oracle the hint must agree with.
 func listedNext(t *testing.T, dir string) int {
 	t.Helper()
-	files, _, err := listSeq(dir)
+	files, _, err := ListSeq(dir)
 	require.NoError(t, err)
 	return nextRequestNumber(files)
 }
@@ -29,7 +29,7 @@ func touchSeq(t *testing.T, dir string, n int, k messages.Kind) {
 
 func claimN(t *testing.T, dir string) int {
 	t.Helper()
-	n, path, err := claimRequest(dir, func(n int) [][]byte { return [][]byte{[]byte("request " + strconv.Itoa(n) + "\n")} })
+	n, path, err := ClaimRequest(dir, func(n int) [][]byte { return [][]byte{[]byte("request " + strconv.Itoa(n) + "\n")} })
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), path)
 	return n

@@ -1,0 +1,89 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// UsageError is a mistake in a call's words (class usage). Its text names what is wrong in words
+// both faces can use; a face adds its own flag or argument name.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a *UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// Need names what a call lacks that only its caller can give.
+type Need string
+
+// What a call can lack.
+const (
+	NeedOwnPane      Need = "own-pane"     // the caller's pane: the call runs outside tmux
+	NeedTarget       Need = "target"       // the pane to send to
+	NeedOrchestrator Need = "orchestrator" // the pane to ask, when no request names one
+	NeedOnePane      Need = "one-pane"     // one of several panes that matched
+	NeedPane         Need = "pane"         // the pane whose mail it is
+	NeedMessage      Need = "message"      // the text of a request or a response
+	NeedReason       Need = "reason"       // why a question is closed without an answer
+)
+
+// NeedError is a call that lacks something only its caller can give. Its words say what is
+// missing in words both faces use; a face adds how it is given there (a flag, an argument), from
+// Need. It wraps Err (nil, or a sentinel such as ErrNotFound for the class).
+type NeedError struct {
+	Need Need
+	Msg  string
+	Err  error
+}
+
+func (e *NeedError) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel, if any.
+func (e *NeedError) Unwrap() error { return e.Err }
+
+func Needf(n Need, sentinel error, format string, a ...any) error {
+	return &NeedError{Need: n, Msg: fmt.Sprintf(format, a...), Err: sentinel}
+}
+
+// CheckRef refuses, as a usage error, a reference that can name no exchange: neither an exchange
+// id nor an absolute path to a request or response file.
+func CheckRef(ref string) error {
+	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil {
+		return nil
+	}
+	return Usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
+}
+
+// BestJudgment ends every message of an ask that ends without an answer: a question is an
+// optimization, never a blocker: a worker that waits for ever on a person helps nobody.
+const BestJudgment = `continue on your best judgment and mark the choice "assumed — needs review"`
+
+var (
+	// ErrStale: the answer came too late (already answered, resolved, or the question no longer
+	// applies); it was recorded as stale and changed nothing.
+	ErrStale = errors.New("stale")
+	// ErrNoAnswer: the ask ended without an answer (the question was resolved or became stale).
+	ErrNoAnswer = errors.New("no answer")
+	// ErrUnrelayed: the question is stored but reached nobody (no pane took the paste, no hook ran).
+	ErrUnrelayed = errors.New("question not relayed")
+)
+
+// JudgedError is an ask's failure whose message already ends with BestJudgment; Unwrap gives the
+// sentinel (ErrTimeout, ErrNoAnswer, ErrUnrelayed, a context error) for the exit code.
+type JudgedError struct {
+	Msg string
+	Err error
+}
+
+func (e *JudgedError) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel.
+func (e *JudgedError) Unwrap() error { return e.Err }
+
+func Judgedf(sentinel error, format string, a ...any) error {
+	return &JudgedError{Msg: fmt.Sprintf(format, a...) + "; " + BestJudgment, Err: sentinel}
+}

@@ -1,0 +1,14 @@
+// Package exchange is the room of the exchanges' files: the session folders under the root (one
+// per orchestrator and worker pair on one tmux server), their sequenced request and response files
+// and delivery logs, the request ids and where each one is, reading an exchange back (Locate,
+// Show, Parse) and the history. It writes and reads files only: sending, awaiting and notifying
+// are the door's, delivery is the mailbox's and paneops'. It imports core, store, paneops and
+// messages, never a room above it.
+package exchange
+
+import "github.com/wcomm/wcomm/tmuxcomm/core"
+
+// Book reads and writes the exchanges under one engine's root.
+type Book struct {
+	*core.Config
+}
