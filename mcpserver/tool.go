@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // ToolError is the structured content of a failed tool call: the words the command line prints
@@ -22,7 +23,7 @@ type ToolError struct {
 	Class    string `json:"class" jsonschema:"usage, failure, timed_out or not_found"`
 	ExitCode int    `json:"exit_code" jsonschema:"the command line's exit code: 1 failure, 2 usage, 3 timed out, 4 not found or ambiguous"`
 	// Panes is what runs where, when a find or a send's agent name matched no pane or several.
-	Panes []tmuxcomm.PaneInfo `json:"panes,omitempty" jsonschema:"what runs where, when an agent name matched no pane or several"`
+	Panes []fleet.PaneInfo `json:"panes,omitempty" jsonschema:"what runs where, when an agent name matched no pane or several"`
 	// RequestPath is the request kept on disk by a send that could not deliver it.
 	RequestPath string `json:"request_path,omitempty" jsonschema:"the request file kept on disk by a send that was not delivered"`
 }

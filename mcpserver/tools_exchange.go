@@ -14,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // Await's bounds. A tool call must end before the client gives up on it: Codex allows 60 s unless
@@ -86,7 +87,7 @@ kept on disk.`,
 			x, err = e.Send(ctx, o)
 		}
 		if err != nil {
-			var fe *tmuxcomm.FindError
+			var fe *fleet.FindError
 			errors.As(err, &fe)
 			kept := ""
 			if x != nil {

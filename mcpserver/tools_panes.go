@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 type findIn struct {
@@ -44,7 +44,7 @@ that lists what runs where (pass first to take the first of several). Use the pa
 
 // findDetail adds what runs where to a find that matched no pane or several.
 func findDetail(err error) error {
-	var fe *tmuxcomm.FindError
+	var fe *fleet.FindError
 	if !errors.As(err, &fe) || len(fe.Panes) == 0 {
 		return err
 	}
@@ -57,7 +57,7 @@ type panesIn struct {
 }
 
 type panesOut struct {
-	Panes []tmuxcomm.PaneInfo `json:"panes" jsonschema:"the panes: pane_id, session, window, pane, pid, the notable programs running in each; self marks this server's own pane"`
+	Panes []fleet.PaneInfo `json:"panes" jsonschema:"the panes: pane_id, session, window, pane, pid, the notable programs running in each; self marks this server's own pane"`
 }
 
 func (s *server) panesTool() tool {
@@ -75,7 +75,7 @@ codex, gemini, python3, ...). Your own pane has self: true.`,
 		}
 		panes, err := e.Panes(ctx, paneops.Scope{All: in.All, Session: in.Session})
 		if panes == nil {
-			panes = []tmuxcomm.PaneInfo{}
+			panes = []fleet.PaneInfo{}
 		}
 		if err != nil {
 			return panesOut{}, "", err

@@ -16,6 +16,7 @@ package tmuxcomm
 import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // Tmux is what the engine needs from paneops.Client.
@@ -26,6 +27,7 @@ type Tmux = core.Tmux
 type Engine struct {
 	*core.Config
 	*exchange.Book
+	*fleet.Finder
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
@@ -44,7 +46,9 @@ func (e *Engine) Copy() *Engine {
 
 // build wires the rooms over cfg.
 func build(cfg *core.Config) *Engine {
-	return &Engine{Config: cfg, Book: &exchange.Book{Config: cfg}}
+	e := &Engine{Config: cfg, Book: &exchange.Book{Config: cfg}, Finder: &fleet.Finder{Config: cfg}}
+	e.Finder.Mail = e
+	return e
 }
 
 // Defaults of the engine's settings.

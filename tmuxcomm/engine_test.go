@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // fakeTmux is a tmux server in memory: panes by id, and every delivery recorded.
@@ -557,7 +558,7 @@ func TestLargeMessagesAreWrittenWholeAndLeanAwaitLeavesTheRequestOut(t *testing.
 	x, err := e.Send(ctx, SendOptions{To: "%2", Body: big})
 	require.NoError(t, err)
 	assert.Equal(t, "ok", x.Integrity, "the body written between header and instructions is the body sent")
-	assert.Equal(t, FormPointer, x.Form)
+	assert.Equal(t, fleet.FormPointer, x.Form)
 	assert.Empty(t, x.Request().Body, "an exchange loaded without bodies holds no body")
 	assert.Equal(t, "a line of a large request", x.Summary)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // Class is what kind of failure an error is; its number is the command line's exit code.
@@ -81,7 +82,7 @@ func NeedOf(err error) (core.Need, bool) {
 	if errors.As(err, &ne) {
 		return ne.Need, true
 	}
-	var fe *FindError
+	var fe *fleet.FindError
 	if errors.As(err, &fe) && len(fe.Matches) > 1 {
 		return core.NeedOnePane, true
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -239,7 +240,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	} else if strict && route.Status == door.StatusBusy {
 		return p, fmt.Errorf("%w: the agent's session says it is busy", errNotReady)
 	}
-	d := e.delivery(pane, content, det, root, srv)
+	d := e.Delivery(pane, content, det, root, srv)
 	d.Strict, d.Mark = strict, m.ID
 	if strict {
 		d.BusyWait = 0
@@ -391,7 +392,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	}
 	pasted, entered, err := e.Tmux.Marks(ctx, ob.pane)
 	if err != nil {
-		if isNotFound(err) {
+		if fleet.IsNotFound(err) {
 			ob.clearInflight() // the pane is gone: the next delivery says so
 		}
 		return nil
@@ -424,7 +425,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	if err != nil {
 		return nil
 	}
-	d := e.delivery(pane, content, det, root, srv)
+	d := e.Delivery(pane, content, det, root, srv)
 	// Strict: a pane in copy mode keeps its Enter waiting rather than being taken out of it.
 	d.Mark, d.Strict = f.Mark, true
 	res, rerr := e.Tmux.Resume(ctx, d)

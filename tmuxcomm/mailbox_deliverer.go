@@ -22,6 +22,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // Polling intervals of a deliverer: quick at first (a person clearing the box, an agent ending
@@ -231,9 +232,9 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 // lookPane finds the outbox's pane on its server. gone is set when it can never be delivered to
 // (the server restarted or stopped, the pane closed); pane is nil when tmux could not tell now.
 func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
-	p, srv, err := e.reach(ctx, "", ob.pane, ob.server, "", false)
+	p, srv, err := e.Reach(ctx, "", ob.pane, ob.server, "", false)
 	switch {
-	case isUnreachable(err):
+	case fleet.IsUnreachable(err):
 		return srv, nil, err
 	case err != nil:
 		return srv, nil, nil // tmux could not tell now: look again

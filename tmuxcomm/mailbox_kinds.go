@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // mailEvent is a step of a mail's delivery, recorded in the log of what it carries.
@@ -191,23 +192,23 @@ func (e *Engine) mailContent(root string, group []messages.Mail, det paneops.Det
 			return "", "", err
 		}
 		path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
-		return e.pasteFormOfFile(path, det.Profile)
+		return e.PasteFormOfFile(path, det.Profile)
 	case messages.MailResponse:
 		lines := make([]string, len(group))
 		for i, g := range group {
 			lines[i] = messages.SanitizeField(g.Text)
 			if shell {
-				lines[i] = ShellLine(lines[i])
+				lines[i] = fleet.ShellLine(lines[i])
 			}
 		}
 		form = "line"
 		if shell {
-			form = FormComment
+			form = fleet.FormComment
 		}
 		return strings.Join(lines, "\n"), form, nil
 	default:
 		if shell {
-			return ShellLine(messages.SanitizeField(m.Summary)), FormComment, nil
+			return fleet.ShellLine(messages.SanitizeField(m.Summary)), fleet.FormComment, nil
 		}
 		return strings.TrimRight(messages.Sanitize(m.Text, true), "\n"), "block", nil
 	}
@@ -229,5 +230,5 @@ func mailText(root string, m messages.Mail) string {
 	if err != nil {
 		return messages.Sanitize(m.Text, true)
 	}
-	return pointerLine(string(data), path, "it waited in your inbox")
+	return fleet.PointerLine(string(data), path, "it waited in your inbox")
 }

@@ -260,3 +260,14 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 func (ob *outbox) delivererRunning() bool {
 	return store.IsLocked(ob.path(outboxDelivLock))
 }
+
+// Pending is the mail waiting in pane's outbox on server, oldest first: none when the pane has no
+// outbox or it does not read.
+func (e *Engine) Pending(root, server string, pane messages.PaneID) []messages.Mail {
+	ob, err := openOutbox(root, server, pane, false)
+	if err != nil {
+		return nil
+	}
+	pend, _ := ob.pending()
+	return pend
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // NotifyOptions are the inputs of one notify.
@@ -159,9 +160,9 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 	if m, err := exchange.ReadMeta(x.Dir); err == nil {
 		server = m.Server
 	}
-	p, srv, err := e.reach(ctx, root, orch, server, "orchestrator", true)
+	p, srv, err := e.Reach(ctx, root, orch, server, "orchestrator", true)
 	if err != nil {
-		if !isUnreachable(err) {
+		if !fleet.IsUnreachable(err) {
 			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, store.ErrOrchestratorGone)
 		}
 		return gone("response saved at %s, but %v: %w", x.ResponsePath, err, store.ErrOrchestratorGone)
@@ -173,7 +174,7 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 		if errors.Is(err, store.ErrNotRecorded) {
 			return posted, fmt.Errorf("response saved at %s; the RESPONSE line went to orchestrator pane %s, but %w", x.ResponsePath, orch, err)
 		}
-		if errors.Is(err, paneops.ErrRefused) || isNotFound(err) {
+		if errors.Is(err, paneops.ErrRefused) || fleet.IsNotFound(err) {
 			return posted, fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, store.ErrOrchestratorGone)
 		}
 		return posted, fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)

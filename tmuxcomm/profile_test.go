@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/stretchr/testify/assert"
@@ -30,14 +31,14 @@ func TestProfilePasteForm(t *testing.T) {
 		request string
 		form    string
 	}{
-		{"agent, small", "claude", header + "hello\n", FormPaste},
-		{"agent, 100 KB is pasted whole", "claude", big, FormPaste},
-		{"agent, above its bound", "codex", header + strings.Repeat("y\n", 70<<10), FormPointer},
-		{"generic, 100 KB goes as a pointer", "generic", big, FormPointer},
-		{"reader, line of 4095 bytes", "reader", header + line(4095), FormPaste},
-		{"reader, line of 4096 bytes", "reader", header + line(4096), FormPointer},
-		{"shell, always a comment", "shell", header + "echo hi\n", FormComment},
-		{"no profile", "", header + "hello\n", FormPaste},
+		{"agent, small", "claude", header + "hello\n", fleet.FormPaste},
+		{"agent, 100 KB is pasted whole", "claude", big, fleet.FormPaste},
+		{"agent, above its bound", "codex", header + strings.Repeat("y\n", 70<<10), fleet.FormPointer},
+		{"generic, 100 KB goes as a pointer", "generic", big, fleet.FormPointer},
+		{"reader, line of 4095 bytes", "reader", header + line(4095), fleet.FormPaste},
+		{"reader, line of 4096 bytes", "reader", header + line(4096), fleet.FormPointer},
+		{"shell, always a comment", "shell", header + "echo hi\n", fleet.FormComment},
+		{"no profile", "", header + "hello\n", fleet.FormPaste},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,17 +46,17 @@ func TestProfilePasteForm(t *testing.T) {
 			if tt.profile != "" {
 				p = set.Lookup(tt.profile)
 			}
-			content, form := e.pasteForm(tt.request, "/tmp/worker-comm/s/001-request.md", p)
+			content, form := e.PasteForm(tt.request, "/tmp/worker-comm/s/001-request.md", p)
 			assert.Equal(t, tt.form, form)
 			switch form {
-			case FormPaste:
+			case fleet.FormPaste:
 				assert.Equal(t, strings.TrimRight(messages.Sanitize(tt.request, true), "\n"), content)
-			case FormPointer, FormComment:
+			case fleet.FormPointer, fleet.FormComment:
 				assert.NotContains(t, content, "\n")
 				assert.Contains(t, content, "read it whole from /tmp/worker-comm/s/001-request.md and follow its [RESPONSE INSTRUCTIONS].")
 				assert.Less(t, len(content), 600)
 			}
-			if form == FormComment {
+			if form == fleet.FormComment {
 				assert.True(t, strings.HasPrefix(content, "# [WORKER capability=READONLY"), content)
 			}
 		})
@@ -64,14 +65,14 @@ func TestProfilePasteForm(t *testing.T) {
 
 func TestProfileShellLine(t *testing.T) {
 	hostile := "[RESPONSE x] $(touch pwn) `id` a;b & c | d > e < f 'q' \"dq\" \\ !1 {a,b} (sub) ~ é \x1b[31m\n"
-	got := ShellLine(hostile)
+	got := fleet.ShellLine(hostile)
 	assert.True(t, strings.HasPrefix(got, "# [RESPONSE x] "), got)
 	for _, c := range got[2:] {
 		assert.True(t, c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(" []%=/.,:_+@-", c),
 			"character %q can do something in some shell: %s", c, got)
 	}
 	assert.Equal(t, "# [RESPONSE started_at=20260101-000000 orchestrator=%1 worker=%2] /tmp/worker-comm/x/002-response.md",
-		ShellLine("[RESPONSE started_at=20260101-000000 orchestrator=%1 worker=%2] /tmp/worker-comm/x/002-response.md"),
+		fleet.ShellLine("[RESPONSE started_at=20260101-000000 orchestrator=%1 worker=%2] /tmp/worker-comm/x/002-response.md"),
 		"a RESPONSE line goes through unchanged")
 }
 
@@ -148,7 +149,7 @@ func TestProfileSendForcedAgent(t *testing.T) {
 
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("echo $(touch pwn)"), Agent: "shell"})
 	require.NoError(t, err)
-	assert.Equal(t, FormComment, x.Form)
+	assert.Equal(t, fleet.FormComment, x.Form)
 	assert.Equal(t, "shell", x.Profile)
 	d := f.delivered()[0]
 	assert.True(t, strings.HasPrefix(string(d.Content), "# [WORKER "), string(d.Content))
@@ -158,7 +159,7 @@ func TestProfileSendForcedAgent(t *testing.T) {
 	f.panes["%3"] = paneops.Pane{ID: "%3", Session: "s", PID: 1003, Command: "zsh"}
 	x, err = e.Send(context.Background(), SendOptions{To: "%3", Body: []byte("rm -rf /")})
 	require.NoError(t, err)
-	assert.Equal(t, FormComment, x.Form)
+	assert.Equal(t, fleet.FormComment, x.Form)
 }
 
 func TestVerifyIntegrityMismatch(t *testing.T) {

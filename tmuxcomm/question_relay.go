@@ -73,7 +73,7 @@ func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, s
 // postTo posts m to its pane after checking that the pane's server is still the one m names and
 // the pane is alive. A nil Posted with the error means nothing was queued.
 func (e *Engine) postTo(ctx context.Context, root string, m messages.Mail) (*Posted, error) {
-	p, srv, err := e.reach(ctx, root, m.Pane, m.Server, "", false)
+	p, srv, err := e.Reach(ctx, root, m.Pane, m.Server, "", false)
 	if err != nil {
 		return nil, err
 	}

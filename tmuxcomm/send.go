@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // SendOptions are the inputs of one send.
@@ -74,13 +75,13 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, e
 		idc <- claimed{id, err}
 	}()
 	lookup := "tmux"
-	worker, srv, ok := e.cachedPane(root, o.To)
+	worker, srv, ok := e.CachedPane(root, o.To)
 	if ok {
 		lookup = "record"
 	} else {
-		worker, srv, err = e.resolveWithServer(ctx, o.To, o.Scope, o.First)
+		worker, srv, err = e.ResolveWithServer(ctx, o.To, o.Scope, o.First)
 		if err == nil {
-			e.recordPane(root, worker, srv)
+			e.RecordPane(root, worker, srv)
 		}
 	}
 	c := <-idc
@@ -91,7 +92,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, e
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
 	if worker.Dead {
-		return nil, fmt.Errorf("%w; nothing was written: %w", deadPane(worker), store.ErrUndelivered)
+		return nil, fmt.Errorf("%w; nothing was written: %w", fleet.DeadPane(worker), store.ErrUndelivered)
 	}
 	dir, sess, err := e.OpenSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
@@ -195,9 +196,9 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	} else if err == nil {
 		server = m.Server
 	}
-	worker, srv, rerr := e.reach(ctx, root, x.Worker, server, "worker", false)
-	var ue *UnreachableError
-	if errors.As(rerr, &ue) && ue.Why == ServerRestarted {
+	worker, srv, rerr := e.Reach(ctx, root, x.Worker, server, "worker", false)
+	var ue *fleet.UnreachableError
+	if errors.As(rerr, &ue) && ue.Why == fleet.ServerRestarted {
 		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
 	}
 	if ob, err := openOutbox(root, srv.Key(), x.Worker, false); rerr == nil && err == nil {

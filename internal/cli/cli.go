@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -88,7 +89,7 @@ func (c *cli) self() messages.PaneID {
 func (c *cli) door() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
-		CardKey:        tmuxcomm.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
+		CardKey:        fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
 		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root)}
 }
 

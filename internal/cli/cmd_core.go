@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // maxParseInput bounds what parse reads: a screen capture with a RESPONSE line in it.
@@ -39,7 +39,7 @@ func (c *cli) printResponse(x *exchange.Exchange) error {
 	return err
 }
 
-func printPanes(w io.Writer, panes []tmuxcomm.PaneInfo) {
+func printPanes(w io.Writer, panes []fleet.PaneInfo) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PANE\tTARGET\tPID\tPROGRAMS")
 	for _, p := range panes {

@@ -19,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 func init() {
@@ -205,9 +206,9 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	}
 	switch prof.Kind {
 	case paneops.KindShell:
-		pr.Form = tmuxcomm.FormComment + " (a shell would run the request: only a comment line pointing at its file is typed)"
+		pr.Form = fleet.FormComment + " (a shell would run the request: only a comment line pointing at its file is typed)"
 	default:
-		pr.Form = tmuxcomm.FormPaste
+		pr.Form = fleet.FormPaste
 	}
 	if p.Dead {
 		pr.InputNote = "the pane is dead: nothing can be delivered"

@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 func init() {
@@ -35,7 +35,7 @@ func init() {
 				}
 				if c.json {
 					if panes == nil {
-						panes = []tmuxcomm.PaneInfo{}
+						panes = []fleet.PaneInfo{}
 					}
 					return c.printJSON(panes)
 				}
@@ -65,7 +65,7 @@ func init() {
 				scope := paneops.Scope{All: *all, Session: *session}
 				p, err := e.Find(c.ctx, args[0], scope, *first)
 				if err != nil {
-					var fe *tmuxcomm.FindError
+					var fe *fleet.FindError
 					if errors.As(err, &fe) && !c.json {
 						fmt.Fprintf(c.stderr, "wcomm find: %v\n", err)
 						if len(fe.Panes) > 0 {

@@ -20,17 +20,18 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // Source is where the console reads and acts: the engine in production, a fake in tests.
 type Source interface {
 	// Panes reads the panes from tmux (at most about once a second).
-	Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error)
+	Panes(ctx context.Context) ([]fleet.FleetPane, error)
 	// Files reads what is on disk: pending questions, approvals, what waits on the panes (server
 	// "": not the last).
 	Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error)
 	// Waiting reads only what waits on the panes.
-	Waiting(ctx context.Context, server string, panes []messages.PaneID) (*tmuxcomm.Waiting, error)
+	Waiting(ctx context.Context, server string, panes []messages.PaneID) (*fleet.Waiting, error)
 	// Recent returns up to n exchanges, the most recently active first.
 	Recent(ctx context.Context, n int) ([]*exchange.Exchange, error)
 	// Show reads one exchange whole.
@@ -47,7 +48,7 @@ type Files struct {
 	Questions []*tmuxcomm.QuestionStatus
 	// Actions are the approvals by question id (what a yes would run, and why it is stale).
 	Actions  map[string]*tmuxcomm.ActionStatus
-	Waiting  *tmuxcomm.Waiting
+	Waiting  *fleet.Waiting
 	Problems []string
 }
 
@@ -89,7 +90,7 @@ type Model struct {
 	view          view
 	help          bool
 
-	panes    []tmuxcomm.FleetPane
+	panes    []fleet.FleetPane
 	panesErr string
 	server   string
 	files    Files
@@ -127,7 +128,7 @@ type feedItem struct {
 type (
 	panesMsg struct {
 		at    time.Time // when the read started: the console's clock for ages
-		panes []tmuxcomm.FleetPane
+		panes []fleet.FleetPane
 		err   error
 	}
 	filesMsg struct {
@@ -135,7 +136,7 @@ type (
 		err   error
 	}
 	waitingMsg struct {
-		w   *tmuxcomm.Waiting
+		w   *fleet.Waiting
 		err error
 	}
 	recentMsg struct{ xs []*exchange.Exchange }
@@ -254,7 +255,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.panesErr = ""
 			m.panes = msg.panes
 			if m.panes == nil {
-				m.panes = []tmuxcomm.FleetPane{}
+				m.panes = []fleet.FleetPane{}
 			}
 			if len(msg.panes) > 0 {
 				m.server = msg.panes[0].Server
@@ -340,7 +341,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // paneSetChanged reports whether the panes differ in which ids there are.
-func paneSetChanged(a, b []tmuxcomm.FleetPane) bool {
+func paneSetChanged(a, b []fleet.FleetPane) bool {
 	if len(a) != len(b) {
 		return true
 	}
@@ -435,7 +436,7 @@ func findQuestion(qs []*tmuxcomm.QuestionStatus, id string) *tmuxcomm.QuestionSt
 
 // Row is one pane as the panes table shows it: its state with what waits on it folded in.
 type Row struct {
-	tmuxcomm.FleetPane
+	fleet.FleetPane
 	Queued, Open, Asking int
 	Oldest               time.Time
 }
@@ -467,11 +468,11 @@ func (m Model) rows() []Row {
 			}
 			r.Asking++
 			older(q.AskedAt)
-			if q.Urgency == messages.Blocking && r.State != tmuxcomm.PaneGone {
+			if q.Urgency == messages.Blocking && r.State != fleet.PaneGone {
 				if q.Action != "" {
-					r.State, r.Evidence = tmuxcomm.PanePermission, "its approval "+q.ID+" waits for a person"
-				} else if r.State != tmuxcomm.PanePermission {
-					r.State, r.Evidence = tmuxcomm.PaneAnswer, "its question "+q.ID+" waits for an answer"
+					r.State, r.Evidence = fleet.PanePermission, "its approval "+q.ID+" waits for a person"
+				} else if r.State != fleet.PanePermission {
+					r.State, r.Evidence = fleet.PaneAnswer, "its question "+q.ID+" waits for an answer"
 				}
 			}
 		}

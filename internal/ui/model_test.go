@@ -18,12 +18,13 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // fakeSource records what the model asks of it.
 type fakeSource struct {
 	mu      sync.Mutex
-	panes   []tmuxcomm.FleetPane
+	panes   []fleet.FleetPane
 	files   Files
 	recent  []*exchange.Exchange
 	shown   *exchange.Exchange
@@ -50,7 +51,7 @@ func (f *fakeSource) count(s string) int {
 	return n
 }
 
-func (f *fakeSource) Panes(context.Context) ([]tmuxcomm.FleetPane, error) {
+func (f *fakeSource) Panes(context.Context) ([]fleet.FleetPane, error) {
 	f.call("panes")
 	return f.panes, nil
 }
@@ -60,7 +61,7 @@ func (f *fakeSource) Files(context.Context, string, []messages.PaneID) (Files, e
 	return f.files, nil
 }
 
-func (f *fakeSource) Waiting(context.Context, string, []messages.PaneID) (*tmuxcomm.Waiting, error) {
+func (f *fakeSource) Waiting(context.Context, string, []messages.PaneID) (*fleet.Waiting, error) {
 	f.call("waiting")
 	return f.files.Waiting, nil
 }
@@ -96,8 +97,8 @@ func (f *fakeSource) Resend(_ context.Context, id string) (string, error) {
 
 var t0 = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
-func pane(id, agent, state string) tmuxcomm.FleetPane {
-	return tmuxcomm.FleetPane{PaneInfo: tmuxcomm.PaneInfo{Pane: paneops.Pane{ID: messages.PaneID(id), Session: "work", PID: 10}},
+func pane(id, agent, state string) fleet.FleetPane {
+	return fleet.FleetPane{PaneInfo: fleet.PaneInfo{Pane: paneops.Pane{ID: messages.PaneID(id), Session: "work", PID: 10}},
 		Server: "1-1", Agent: agent, State: state}
 }
 
@@ -167,10 +168,10 @@ func finish(t *testing.T, m Model, cmd tea.Cmd) Model {
 
 func TestPanesViewRows(t *testing.T) {
 	f := &fakeSource{
-		panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneBusy), pane("%2", "codex", tmuxcomm.PaneIdle),
-			pane("%3", "shell", tmuxcomm.PaneTyping), pane("%4", "claude", tmuxcomm.PaneIdle), pane("%5", "generic", tmuxcomm.PaneGone),
-			pane("%6", "gemini", tmuxcomm.PaneStarting)},
-		files: Files{Waiting: &tmuxcomm.Waiting{
+		panes: []fleet.FleetPane{pane("%1", "claude", fleet.PaneBusy), pane("%2", "codex", fleet.PaneIdle),
+			pane("%3", "shell", fleet.PaneTyping), pane("%4", "claude", fleet.PaneIdle), pane("%5", "generic", fleet.PaneGone),
+			pane("%6", "gemini", fleet.PaneStarting)},
+		files: Files{Waiting: &fleet.Waiting{
 			Queued: map[messages.PaneID][]time.Time{"%1": {t0.Add(-3 * time.Minute), t0.Add(-time.Minute)}},
 			Open:   map[messages.PaneID][]time.Time{"%1": {t0.Add(-10 * time.Minute)}, "%2": {t0.Add(-30 * time.Second)}},
 		}},
@@ -191,12 +192,12 @@ func TestPanesViewRows(t *testing.T) {
 		queued, open, asking int
 		oldest               time.Time
 	}{
-		{"%1", tmuxcomm.PaneBusy, 2, 1, 0, t0.Add(-10 * time.Minute)},
-		{"%2", tmuxcomm.PaneAnswer, 0, 1, 1, t0.Add(-2 * time.Hour)}, // its blocking question wins over idle
-		{"%3", tmuxcomm.PaneTyping, 0, 0, 1, t0.Add(-time.Minute)},   // a non-blocking question leaves the state
-		{"%4", tmuxcomm.PanePermission, 0, 0, 1, t0.Add(-time.Minute)},
-		{"%5", tmuxcomm.PaneGone, 0, 0, 0, time.Time{}},
-		{"%6", tmuxcomm.PaneStarting, 0, 0, 0, time.Time{}},
+		{"%1", fleet.PaneBusy, 2, 1, 0, t0.Add(-10 * time.Minute)},
+		{"%2", fleet.PaneAnswer, 0, 1, 1, t0.Add(-2 * time.Hour)}, // its blocking question wins over idle
+		{"%3", fleet.PaneTyping, 0, 0, 1, t0.Add(-time.Minute)},   // a non-blocking question leaves the state
+		{"%4", fleet.PanePermission, 0, 0, 1, t0.Add(-time.Minute)},
+		{"%5", fleet.PaneGone, 0, 0, 0, time.Time{}},
+		{"%6", fleet.PaneStarting, 0, 0, 0, time.Time{}},
 	}
 	for _, tt := range tests {
 		r := rows[tt.pane]
@@ -214,9 +215,9 @@ func TestPanesViewRows(t *testing.T) {
 }
 
 func TestPanesAllSessions(t *testing.T) {
-	a, b := pane("%1", "claude", tmuxcomm.PaneIdle), pane("%9", "codex", tmuxcomm.PaneIdle)
+	a, b := pane("%1", "claude", fleet.PaneIdle), pane("%9", "codex", fleet.PaneIdle)
 	b.Session = "other"
-	f := &fakeSource{panes: []tmuxcomm.FleetPane{a, b}}
+	f := &fakeSource{panes: []fleet.FleetPane{a, b}}
 	m := New(context.Background(), f, Options{Title: "all sessions"}, t0)
 	m = step(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	m = step(t, m, panesMsg{panes: f.panes})
@@ -229,7 +230,7 @@ func TestPanesAllSessions(t *testing.T) {
 // tmux is read once a second, one read at a time (each read schedules the next), and never
 // because files changed.
 func TestPanesPolledOnTickOnly(t *testing.T) {
-	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}}
+	f := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", fleet.PaneIdle)}}
 	m := world(t, f, 80, 24, false)
 	m.every = 0 // the scheduled read runs at once, so it can be counted
 	for i := 0; i < sizeTicks+2; i++ {
@@ -456,9 +457,9 @@ var colorSGR = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10
 func busyWorld(t *testing.T, color bool, w, h int) Model {
 	t.Helper()
 	wide := "界" + strings.Repeat("長い名前", 40) + "\x1b[31mred\x1b[0m\x1b]2;pwned\x07😀"
-	var panes []tmuxcomm.FleetPane
+	var panes []fleet.FleetPane
 	for i := 0; i < 30; i++ {
-		p := pane("%"+string(rune('0'+i%10))+"0", "claude", tmuxcomm.PaneBusy)
+		p := pane("%"+string(rune('0'+i%10))+"0", "claude", fleet.PaneBusy)
 		p.Title = wide
 		p.Programs = []string{wide}
 		panes = append(panes, p)
@@ -548,8 +549,8 @@ func TestMouseOptional(t *testing.T) {
 // panes' first read asks only what waits on them, which a questions read that comes back later
 // does not wipe.
 func TestFirstReads(t *testing.T) {
-	waiting := &tmuxcomm.Waiting{Queued: map[messages.PaneID][]time.Time{"%1": {t0}}, Open: map[messages.PaneID][]time.Time{}}
-	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}, files: Files{Waiting: waiting}}
+	waiting := &fleet.Waiting{Queued: map[messages.PaneID][]time.Time{"%1": {t0}}, Open: map[messages.PaneID][]time.Time{}}
+	f := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", fleet.PaneIdle)}, files: Files{Waiting: waiting}}
 	m := New(context.Background(), f, Options{Title: "work"}, t0)
 	batch, ok := m.Init()().(tea.BatchMsg)
 	require.True(t, ok)
@@ -591,7 +592,7 @@ func TestFirstReads(t *testing.T) {
 // The first reads of the panes ask the window's size (a resize just after the start comes
 // before Bubble Tea listens for it); later ones leave it to the resize signal.
 func TestSizeAskedOnFirstTicks(t *testing.T) {
-	f := &fakeSource{panes: []tmuxcomm.FleetPane{pane("%1", "claude", tmuxcomm.PaneIdle)}}
+	f := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", fleet.PaneIdle)}}
 	m := world(t, f, 80, 24, false)
 	m.every = 0
 	for i := 2; i <= sizeTicks+2; i++ { // world made the first read

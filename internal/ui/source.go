@@ -9,6 +9,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // EngineSource is the Source over the protocol engine: the same reads as 'wcomm panes',
@@ -16,7 +17,7 @@ import (
 // and the same re-send as 'wcomm send --resend'.
 type EngineSource struct {
 	E     *tmuxcomm.Engine
-	fleet *tmuxcomm.Fleet
+	fleet *fleet.Fleet
 	// Getenv finds the trust list and config an approval's staleness is judged against.
 	Getenv func(string) string
 
@@ -31,7 +32,7 @@ func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string
 }
 
 // ReadTmuxThrough makes the panes be read through t (a client kept open) instead of the engine's.
-func (s *EngineSource) ReadTmuxThrough(t tmuxcomm.FleetTmux) { s.fleet.ReadThrough(t) }
+func (s *EngineSource) ReadTmuxThrough(t fleet.FleetTmux) { s.fleet.ReadThrough(t) }
 
 // Ready is closed once the first screen's reads came back (the panes, the files and the newest
 // exchanges): the live feed starts after the first screen, so its first look at the whole root
@@ -53,13 +54,13 @@ func (s *EngineSource) done(read string) {
 }
 
 // Panes implements Source.
-func (s *EngineSource) Panes(ctx context.Context) ([]tmuxcomm.FleetPane, error) {
+func (s *EngineSource) Panes(ctx context.Context) ([]fleet.FleetPane, error) {
 	defer s.done("panes")
 	return s.fleet.Panes(ctx)
 }
 
 // Waiting implements Source.
-func (s *EngineSource) Waiting(ctx context.Context, server string, panes []messages.PaneID) (*tmuxcomm.Waiting, error) {
+func (s *EngineSource) Waiting(ctx context.Context, server string, panes []messages.PaneID) (*fleet.Waiting, error) {
 	return s.E.Waiting(ctx, server, panes)
 }
 

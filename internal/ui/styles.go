@@ -5,6 +5,7 @@ import (
 
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // styles are the console's looks. Without colour (NO_COLOR) only bold and reverse remain, so the
@@ -20,8 +21,8 @@ func newStyles(color bool) styles {
 		title: s().Bold(true), head: s().Bold(true), dim: s(), sel: s().Reverse(true),
 		warn: s().Bold(true), bad: s().Bold(true), key: s().Bold(true),
 		state: map[string]lipgloss.Style{
-			tmuxcomm.PaneAnswer: s().Bold(true), tmuxcomm.PanePermission: s().Bold(true),
-			tmuxcomm.PaneTyping: s().Bold(true),
+			fleet.PaneAnswer: s().Bold(true), fleet.PanePermission: s().Bold(true),
+			fleet.PaneTyping: s().Bold(true),
 		},
 	}
 	if !color {
@@ -34,14 +35,14 @@ func newStyles(color bool) styles {
 	st.key = s().Foreground(c("6")).Bold(true)
 	st.title = s().Foreground(c("6")).Bold(true)
 	st.state = map[string]lipgloss.Style{
-		tmuxcomm.PaneIdle:       s().Foreground(c("2")),
-		tmuxcomm.PaneBusy:       s().Foreground(c("4")),
-		tmuxcomm.PaneTyping:     s().Foreground(c("3")).Bold(true),
-		tmuxcomm.PaneAnswer:     s().Foreground(c("5")).Bold(true),
-		tmuxcomm.PanePermission: s().Foreground(c("5")).Bold(true),
-		tmuxcomm.PaneStarting:   s().Foreground(c("6")),
-		tmuxcomm.PaneGone:       s().Foreground(c("1")),
-		tmuxcomm.PaneUnknown:    s().Foreground(c("8")),
+		fleet.PaneIdle:       s().Foreground(c("2")),
+		fleet.PaneBusy:       s().Foreground(c("4")),
+		fleet.PaneTyping:     s().Foreground(c("3")).Bold(true),
+		fleet.PaneAnswer:     s().Foreground(c("5")).Bold(true),
+		fleet.PanePermission: s().Foreground(c("5")).Bold(true),
+		fleet.PaneStarting:   s().Foreground(c("6")),
+		fleet.PaneGone:       s().Foreground(c("1")),
+		fleet.PaneUnknown:    s().Foreground(c("8")),
 	}
 	return st
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
 // View draws the console: every line fits the width, and there are never more lines than rows.
@@ -195,9 +196,9 @@ func (m Model) homeLines(w, body int) []string {
 // urgency orders panes: those waiting on a person first, then the rest as tmux lists them.
 func urgency(r Row) int {
 	switch r.State {
-	case tmuxcomm.PaneAnswer, tmuxcomm.PanePermission:
+	case fleet.PaneAnswer, fleet.PanePermission:
 		return 3
-	case tmuxcomm.PaneTyping:
+	case fleet.PaneTyping:
 		return 2
 	}
 	if r.Queued > 0 {

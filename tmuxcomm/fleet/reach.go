@@ -1,4 +1,4 @@
-package tmuxcomm
+package fleet
 
 import (
 	"context"
@@ -73,10 +73,10 @@ func (e *UnreachableError) Unwrap() error {
 // it. With card, a pane card that still holds (panecard.go) spares the tmux call, and a pane found
 // by tmux gets its card written. A pane that cannot be reached is an *UnreachableError; any other
 // error is tmux failing to answer now (a look later may succeed).
-func (e *Engine) reach(ctx context.Context, root string, pane messages.PaneID, server, role string, card bool) (paneops.Pane, paneops.ServerInfo, error) {
+func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, server, role string, card bool) (paneops.Pane, paneops.ServerInfo, error) {
 	gone := func(why Unreachable) error { return &UnreachableError{Pane: pane, Role: role, Why: why} }
 	if card {
-		if p, srv, ok := e.cachedPane(root, string(pane)); ok && (server == "" || srv.Key() == server) {
+		if p, srv, ok := e.CachedPane(root, string(pane)); ok && (server == "" || srv.Key() == server) {
 			return p, srv, nil
 		}
 	}
@@ -102,11 +102,11 @@ func (e *Engine) reach(ctx context.Context, root string, pane messages.PaneID, s
 		if server != "" && srv.Key() != server {
 			return p, srv, gone(ServerRestarted)
 		}
-		if !oneCall || !isNotFound(err) {
+		if !oneCall || !IsNotFound(err) {
 			p, err = e.Tmux.Pane(ctx, string(pane))
 		}
 		if err != nil {
-			if isNotFound(err) {
+			if IsNotFound(err) {
 				return p, srv, gone(PaneMissing)
 			}
 			return p, srv, err
@@ -119,18 +119,18 @@ func (e *Engine) reach(ctx context.Context, root string, pane messages.PaneID, s
 		return p, srv, gone(PaneDead)
 	}
 	if card {
-		e.recordPane(root, p, srv)
+		e.RecordPane(root, p, srv)
 	}
 	return p, srv, nil
 }
 
 // isUnreachable reports whether err says a pane can never be reached again.
-func isUnreachable(err error) bool {
+func IsUnreachable(err error) bool {
 	var ue *UnreachableError
 	return errors.As(err, &ue)
 }
 
 // deadPane is the error of a pane found dead by a lookup made elsewhere (a send's target).
-func deadPane(p paneops.Pane) error {
+func DeadPane(p paneops.Pane) error {
 	return fmt.Errorf("%w (%s)", &UnreachableError{Pane: p.ID, Why: PaneDead}, p.Target())
 }

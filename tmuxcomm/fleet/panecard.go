@@ -1,4 +1,4 @@
-package tmuxcomm
+package fleet
 
 import (
 	"crypto/sha256"
@@ -72,13 +72,13 @@ func CardKey(socketPath, socketName, tmuxEnv, tmuxTmpdir string) string {
 	return hex.EncodeToString(h[:12])
 }
 
-func (e *Engine) cardPath(root string, pane messages.PaneID) string {
+func (e *Finder) CardPath(root string, pane messages.PaneID) string {
 	return filepath.Join(root, store.CardsDir, e.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
 }
 
 // cachedPane returns the pane target names and its server from the pane's card, when the target
 // is a pane id, cards are on (CardKey) and the card passes its /proc checks.
-func (e *Engine) cachedPane(root, target string) (paneops.Pane, paneops.ServerInfo, bool) {
+func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerInfo, bool) {
 	if e.CardKey == "" || e.NoQueue {
 		// Only a strict delivery has the paste check the card: fail-fast mode looks up every time.
 		return paneops.Pane{}, paneops.ServerInfo{}, false
@@ -90,7 +90,7 @@ func (e *Engine) cachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 	if _, err := store.Dir(root, store.CardsDir, false); err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	data, err := store.ReadFile(e.cardPath(root, id))
+	data, err := store.ReadFile(e.CardPath(root, id))
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
@@ -113,7 +113,7 @@ func (e *Engine) cachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 
 // recordPane writes what a lookup of a pane found as its card. Best effort: without a card the
 // next send asks tmux.
-func (e *Engine) recordPane(root string, p paneops.Pane, srv paneops.ServerInfo) {
+func (e *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo) {
 	if e.CardKey == "" || p.Dead || p.PID <= 0 || srv.PID <= 0 {
 		return
 	}
@@ -133,5 +133,5 @@ func (e *Engine) recordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 	if _, err := store.Dir(root, store.CardsDir, true); err != nil {
 		return
 	}
-	_ = store.WriteAtomicNoSync(e.cardPath(root, p.ID), data)
+	_ = store.WriteAtomicNoSync(e.CardPath(root, p.ID), data)
 }

@@ -1,4 +1,4 @@
-package tmuxcomm
+package fleet
 
 // The fleet: a read-only view of every pane and what waits on it, for a person supervising many
 // agents (the console, 'wcomm ui'). Fleet.Panes is the tmux half, bounded to two tmux calls however
@@ -85,7 +85,7 @@ type FleetTmux interface {
 // Fleet reads the panes of a scope again and again, detecting each pane's profile only when the
 // pane's process or foreground command changed since the last read.
 type Fleet struct {
-	e     *Engine
+	e     *Finder
 	tmux  FleetTmux
 	scope paneops.Scope
 	srv   string
@@ -100,7 +100,7 @@ type fleetDet struct {
 }
 
 // NewFleet returns a Fleet over the panes of scope.
-func (e *Engine) NewFleet(scope paneops.Scope) *Fleet {
+func (e *Finder) NewFleet(scope paneops.Scope) *Fleet {
 	return &Fleet{e: e, tmux: e.Tmux, scope: scope, known: map[messages.PaneID]fleetDet{}, shots: map[messages.PaneID]fleetShot{}}
 }
 
@@ -272,7 +272,7 @@ type Waiting struct {
 // Waiting reads the outboxes of panes on server srv and the session folders whose worker is one
 // of panes (on that server) for requests without a response. Only those folders are read, so the
 // cost follows the panes shown, not the size of the root.
-func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
+func (e *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
 	w := &Waiting{Queued: map[messages.PaneID][]time.Time{}, Open: map[messages.PaneID][]time.Time{}}
 	root, err := e.RootDir(false)
 	if err != nil {
@@ -281,11 +281,8 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 	want := make(map[messages.PaneID]bool, len(panes))
 	for _, p := range panes {
 		want[p] = true
-		if ob, err := openOutbox(root, srv, p, false); err == nil {
-			pend, _ := ob.pending()
-			for _, m := range pend {
-				w.Queued[p] = append(w.Queued[p], m.QueuedAt)
-			}
+		for _, m := range e.Mail.Pending(root, srv, p) {
+			w.Queued[p] = append(w.Queued[p], m.QueuedAt)
 		}
 	}
 	dirs, _, err := exchange.SessionDirs(root)
@@ -331,7 +328,7 @@ func (e *Engine) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 // newest first, each from its newest request, and only until n are found, so the first rows of a
 // root of thousands of exchanges come in milliseconds. An exchange's activity is its last logged
 // event (else when it was sent).
-func (e *Engine) RecentExchanges(ctx context.Context, n int) ([]*exchange.Exchange, error) {
+func (e *Finder) RecentExchanges(ctx context.Context, n int) ([]*exchange.Exchange, error) {
 	root, err := e.RootDir(false)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

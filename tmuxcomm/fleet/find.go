@@ -1,4 +1,4 @@
-package tmuxcomm
+package fleet
 
 import (
 	"context"
@@ -56,7 +56,7 @@ type PaneInfo struct {
 }
 
 // Panes lists the panes in scope with what runs in each.
-func (e *Engine) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, error) {
+func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, error) {
 	panes, t, err := e.panesAndProcs(ctx, scope)
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (e *Engine) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 
 // Find returns the one pane in scope whose process tree runs agent. With first, the first of
 // several matches is taken; otherwise several matches are a *FindError wrapping ErrAmbiguous.
-func (e *Engine) Find(ctx context.Context, agent string, scope paneops.Scope, first bool) (paneops.Pane, error) {
+func (e *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, first bool) (paneops.Pane, error) {
 	matches, err := e.FindAll(ctx, agent, scope)
 	if err != nil {
 		return paneops.Pane{}, err
@@ -92,7 +92,7 @@ func (e *Engine) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 }
 
 // FindAll returns every pane in scope whose process tree runs agent, never the caller's own.
-func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
+func (e *Finder) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
 	if strings.TrimSpace(agent) == "" {
 		return nil, fmt.Errorf("empty agent name")
 	}
@@ -108,7 +108,7 @@ func (e *Engine) FindAll(ctx context.Context, agent string, scope paneops.Scope)
 // Resolve turns a send target into a pane: "%N" is a pane id; a target with ':' or '.' is a tmux
 // target; any other word is first looked up as an agent (as find does) and, when no pane runs it,
 // as a tmux target (a session or window name).
-func (e *Engine) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
+func (e *Finder) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
 	if target == "" {
 		return paneops.Pane{}, core.Needf(core.NeedTarget, nil, "no target: name the worker's pane or its agent")
 	}
@@ -141,7 +141,7 @@ type paneServer interface {
 
 // resolveWithServer is Resolve followed by ServerInfo, in one tmux call when the target names a
 // pane or a tmux target and the Tmux can do both at once.
-func (e *Engine) resolveWithServer(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, paneops.ServerInfo, error) {
+func (e *Finder) ResolveWithServer(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, paneops.ServerInfo, error) {
 	if ps, ok := e.Tmux.(paneServer); ok && (strings.HasPrefix(target, "%") || strings.ContainsAny(target, ":.")) {
 		if strings.HasPrefix(target, "%") {
 			if _, err := messages.ParsePaneID(target); err != nil {
@@ -165,8 +165,8 @@ func (e *Engine) resolveWithServer(ctx context.Context, target string, scope pan
 // notFound words a failed pane lookup: an unknown target is ErrNotFound (and still the tmux
 // error, for errors.Is), said once, in wcomm's words, with one thing to do next: tmux's own
 // stderr and its hint name tmux's commands, not this one's.
-func (e *Engine) notFound(target string, err error) error {
-	if isNotFound(err) {
+func (e *Finder) notFound(target string, err error) error {
+	if IsNotFound(err) {
 		return &paneNotFound{target: target, errs: []error{store.ErrNotFound, err}}
 	}
 	return err
@@ -184,7 +184,7 @@ func (p *paneNotFound) Error() string {
 
 func (p *paneNotFound) Unwrap() []error { return p.errs }
 
-func (e *Engine) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
+func (e *Finder) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
 	p, err := e.Tmux.Pane(ctx, target)
 	if err != nil {
 		return paneops.Pane{}, e.notFound(target, err)
@@ -192,12 +192,12 @@ func (e *Engine) paneOrNotFound(ctx context.Context, target string) (paneops.Pan
 	return p, nil
 }
 
-func isNotFound(err error) bool {
+func IsNotFound(err error) bool {
 	return errors.Is(err, paneops.ErrPaneNotFound) || errors.Is(err, paneops.ErrTargetNotFound)
 }
 
 // panesAndProcs lists the panes in scope and reads the process table once.
-func (e *Engine) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
+func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
 	scope.Self = e.Self
 	panes, err := e.Tmux.Panes(ctx, scope)
 	if err != nil {

@@ -1,4 +1,4 @@
-package tmuxcomm
+package fleet
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const (
 // Detect chooses the profile of a pane: the one named agent when it is not "" (an unknown name is
 // an error naming the known ones), else what paneops' detection finds in the pane's foreground.
 // Without a process table it decides from the pane's current command alone.
-func (e *Engine) Detect(ctx context.Context, p paneops.Pane, agent string) (paneops.Detection, error) {
+func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (paneops.Detection, error) {
 	if agent != "" {
 		return e.Profiles.Force(agent)
 	}
@@ -46,7 +46,7 @@ func (e *Engine) Detect(ctx context.Context, p paneops.Pane, agent string) (pane
 }
 
 // CheckAgent refuses an --agent name no profile has, before anything is written.
-func (e *Engine) CheckAgent(agent string) error {
+func (e *Finder) CheckAgent(agent string) error {
 	if agent == "" {
 		return nil
 	}
@@ -55,7 +55,7 @@ func (e *Engine) CheckAgent(agent string) error {
 }
 
 // busyWait is the bound of Delivery.BusyWait: a negative setting means "do not wait".
-func (e *Engine) busyWait() time.Duration {
+func (e *Finder) busyWait() time.Duration {
 	if e.BusyWait < 0 {
 		return 0
 	}
@@ -64,7 +64,7 @@ func (e *Engine) busyWait() time.Duration {
 
 // delivery is the Delivery of content into pane p under profile det, with the engine's settings.
 // The pane locks live in the root's .locks folder.
-func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
+func (e *Finder) Delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
 		LockDir: store.LockDir(root), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
@@ -80,9 +80,9 @@ func (e *Engine) delivery(p paneops.Pane, content string, det paneops.Detection,
 // to paste safely for the pane's profile, else one pointer line to the file (the file keeps the
 // original bytes either way). An interactive shell gets the pointer as an inert comment line:
 // pasting the request with Enter would run its lines as commands.
-func (e *Engine) pasteForm(request, path string, prof *paneops.Profile) (content, form string) {
+func (e *Finder) PasteForm(request, path string, prof *paneops.Profile) (content, form string) {
 	if prof != nil && prof.Kind == paneops.KindShell {
-		return ShellLine(pointerLine(request, path, "it is not pasted into a shell, which would run it")), FormComment
+		return ShellLine(PointerLine(request, path, "it is not pasted into a shell, which would run it")), FormComment
 	}
 	// The profile's bounds, measured for its program, take the place of the engine's defaults.
 	pasteLimit, lineLimit := e.PasteLimit, e.LineLimit
@@ -105,13 +105,13 @@ func (e *Engine) pasteForm(request, path string, prof *paneops.Profile) (content
 	if !long && utf8.ValidString(clean) && strings.TrimSpace(clean) != "" {
 		return strings.TrimRight(clean, "\n"), FormPaste
 	}
-	return pointerLine(request, path, "too long to paste"), FormPointer
+	return PointerLine(request, path, "too long to paste"), FormPointer
 }
 
 // pointerLine is the one line that stands for a request: its header, its size, why it is not
 // pasted, and where to read it. Workers (and the test fixtures) look for "read it whole from PATH
 // and follow".
-func pointerLine(request, path, why string) string {
+func PointerLine(request, path, why string) string {
 	header, _, _ := strings.Cut(request, "\n")
 	return pointerLineOf(header, len(request), path, why)
 }
@@ -130,7 +130,7 @@ func pointerLineOf(header string, size int, path, why string) string {
 const neverPasted = 1 << 20
 
 // pasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
-func (e *Engine) pasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
+func (e *Finder) PasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {
 		header, err := store.ReadFirstLine(path)
 		if err != nil {
@@ -145,7 +145,7 @@ func (e *Engine) pasteFormOfFile(path string, prof *paneops.Profile) (content, f
 	if err != nil {
 		return "", "", err
 	}
-	content, form = e.pasteForm(data, path, prof)
+	content, form = e.PasteForm(data, path, prof)
 	return content, form, nil
 }
 

@@ -1,0 +1,72 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
+)
+
+// Which door a delivery into a pane goes through: the agent's own (its messaging socket) or the
+// pane's keys.
+
+// maxDoorCandidates bounds how many processes of a pane are looked at for a session file: an
+// agent's session is its own process, near the top of the pane's tree.
+const maxDoorCandidates = 64
+
+// Route says how a delivery into pane p under profile det goes now, and why.
+func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detection) door.Finding {
+	if det.Profile == nil || det.Profile.Door == "" {
+		return e.routeIn(p, det, nil)
+	}
+	var t *paneops.ProcTable
+	var err error
+	if e.PaneProcs != nil && p.PID > 0 {
+		t, err = e.PaneProcs(p.PID, e.SelfPID)
+	} else if e.Procs != nil {
+		t, err = e.Procs()
+	}
+	if err != nil {
+		t = nil
+	}
+	return e.routeIn(p, det, t)
+}
+
+// routeIn is Route with the process table at hand (nil: only the detected process is looked at).
+func (e *Finder) routeIn(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) door.Finding {
+	if det.Profile == nil || det.Profile.Door == "" {
+		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
+	}
+	return e.Door.Find(string(p.ID), doorCandidates(p, det, t))
+}
+
+func orGeneric(name string) string {
+	if name == "" {
+		return "generic"
+	}
+	return name
+}
+
+// doorCandidates are the processes of the pane that may own a session file: the process the
+// profile was detected by first, then the pane's whole tree, shallowest first.
+func doorCandidates(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) []int {
+	var pids []int
+	seen := map[int]bool{}
+	add := func(pid int) {
+		if pid > 0 && !seen[pid] && len(pids) < maxDoorCandidates {
+			seen[pid] = true
+			pids = append(pids, pid)
+		}
+	}
+	if det.Matched != nil {
+		add(det.Matched.PID)
+	}
+	if t != nil && p.PID > 0 {
+		add(p.PID)
+		for _, c := range t.Descendants(p.PID) {
+			add(c.PID)
+		}
+	}
+	return pids
+}
