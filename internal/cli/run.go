@@ -7,8 +7,8 @@
 // flags, the door, reading a message), hints.go (this face's words for what a call lacks),
 // output.go (sanitised printing), flags_delivery.go (the delivery flags), cmd_*.go (the commands:
 // panes and find, send/await/notify, parse/history/show, ask, answer and questions, actions, the
-// mailbox, watch, doctor, mcp, remote hosts, version) and kit_*.go (prompts, completion, hooks and
-// the install-skill and install-mcp set-up).
+// mailbox, watch, doctor, mcp, remote hosts, version, and the agent kit's, whose work is
+// internal/kit's).
 package cli
 
 import (
@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wcomm/wcomm/internal/kit"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -286,15 +287,7 @@ func (c *cli) printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
 	})
 	fmt.Fprintln(w, "  global: -L NAME, -S PATH, --root DIR, --json")
 	if cmd.Example != "" {
-		fmt.Fprintf(w, "\nexample:\n%s\n", indent(strings.TrimSpace(cmd.Example), "  "))
+		fmt.Fprintf(w, "\nexample:\n%s\n", kit.Indent(strings.TrimSpace(cmd.Example), "  "))
 	}
 	fmt.Fprintf(w, "\n%s", exitCodesText)
-}
-
-func indent(s, pre string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = pre + l
-	}
-	return strings.Join(lines, "\n")
 }
