@@ -244,8 +244,8 @@ func countKept(results []kit.Result) int {
 
 // installMCP runs install-mcp over targets and prints what it did (or, dry, would do).
 func (c *cli) installMCP(targets []kit.MCPTarget, dryRun bool) error {
-	if c.mcp == nil {
-		if _, err := findMCPProgram(); err != nil {
+	if c.comp.MCP == nil {
+		if _, err := findProgram(mcpProgram, "the MCP server"); err != nil {
 			// The entries are still written: they are right once wcomm-mcp is installed.
 			fmt.Fprintf(c.stderr, "wcomm install-mcp: warning: 'wcomm mcp' will fail until then: %v\n", err)
 		}

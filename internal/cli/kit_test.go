@@ -25,7 +25,7 @@ import (
 func kitRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Run(args, strings.NewReader(""), &out, &errb)
+	code = Run(Companions{}, args, strings.NewReader(""), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
