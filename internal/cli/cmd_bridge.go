@@ -17,10 +17,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -185,21 +185,7 @@ func (c *cli) spawnBridge(root string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(path, argv[1:]...)
-	// Its own session, no terminal: it outlives the ask, and no signal to the ask's process
-	// group reaches it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	log, err := os.OpenFile(filepath.Join(lockfile.Dir(root), lockfile.LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err == nil {
-		defer log.Close()
-		cmd.Stderr = log
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	// Reaped when it ends, should this process still run then (a blocking ask).
-	go cmd.Wait()
-	return nil
+	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: filepath.Join(lockfile.Dir(root), lockfile.LogFile)})
 }
 
 // doctorChannels checks each configured channel (token valid, chat reachable) without posting,

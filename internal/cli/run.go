@@ -8,7 +8,7 @@
 // face's words for what a call lacks), output.go (sanitised printing), flags_delivery.go (the
 // delivery flags), cmd_*.go (the commands: panes and find, send/await/notify, parse/history/show,
 // ask, answer and questions, actions, the mailbox, watch, doctor, mcp, remote hosts, version, and
-// the agent kit's, whose work is internal/kit's).
+// the agent kit's, whose work is internal/kit's). Detached helpers start through internal/launch.
 package cli
 
 import (
