@@ -91,15 +91,9 @@ func MCPTargets(o MCPOptions) ([]MCPTarget, error) {
 			home = h
 		}
 	} else {
-		if dir == "" {
-			dir = "."
-		}
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--dir %s: %w", dir, err)
-		}
-		if !st.IsDir() {
-			return nil, tmuxcomm.Usagef("--dir %s is not a folder", dir)
+		var err error
+		if dir, err = projectDir(dir); err != nil {
+			return nil, err
 		}
 	}
 	args := []any{"mcp"}

@@ -70,15 +70,9 @@ func skillTargets(dir string, user bool, forAgents string, getenv func(string) s
 		agents = filepath.Join(home, ".codex", "AGENTS.md")
 		gemini = filepath.Join(home, ".gemini", "GEMINI.md")
 	} else {
-		if dir == "" {
-			dir = "."
-		}
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--dir %s: %w", dir, err)
-		}
-		if !st.IsDir() {
-			return nil, tmuxcomm.Usagef("--dir %s is not a folder", dir)
+		var err error
+		if dir, err = projectDir(dir); err != nil {
+			return nil, err
 		}
 		skill = filepath.Join(dir, ".claude", "skills", "wcomm", "SKILL.md")
 		agents = filepath.Join(dir, "AGENTS.md")
@@ -112,6 +106,19 @@ func orDot(dir string) string {
 		return "."
 	}
 	return dir
+}
+
+// projectDir checks a project folder given with --dir ("": the current one).
+func projectDir(dir string) (string, error) {
+	dir = orDot(dir)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return "", tmuxcomm.Usagef("--dir %s is not a folder", dir)
+	}
+	return dir, nil
 }
 
 // agentsOf lists the agents of the targets, once each.
