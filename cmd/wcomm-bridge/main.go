@@ -14,13 +14,11 @@ import (
 )
 
 func main() {
-	cli.BridgeRun = run
-	cli.BridgeCheck = check
 	args := os.Args[1:]
 	if len(args) == 0 {
 		args = []string{"bridge"}
 	}
-	os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(cli.Companions{Bridge: cli.Bridge{Run: run, Check: check}}, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func hub(env cli.BridgeEnv) *bridge.Hub {

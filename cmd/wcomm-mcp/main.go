@@ -18,7 +18,7 @@ func main() {
 	if len(args) == 0 {
 		args = []string{"mcp"}
 	}
-	os.Exit(cli.RunMCP(serve, args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(cli.Companions{MCP: serve}, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func serve(ctx context.Context, env cli.MCPEnv) error {

@@ -15,12 +15,11 @@ import (
 )
 
 func main() {
-	cli.UIConsole = run
 	args := os.Args[1:]
 	if len(args) == 0 {
 		args = []string{"ui"}
 	}
-	os.Exit(cli.Run(args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(cli.Companions{UI: run}, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func run(ctx context.Context, a cli.UIArgs) error {

@@ -36,9 +36,8 @@ type cli struct {
 	json       bool
 	raw        bool // --raw: foreign text printed as is (see output.go)
 
-	// mcp serves MCP for the 'mcp' command in the program that links the server (RunMCP); nil in
-	// wcomm, whose 'mcp' hands over to that program.
-	mcp MCPServe
+	// comp are the companion programs' parts this program links (companions.go).
+	comp Companions
 
 	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
 }

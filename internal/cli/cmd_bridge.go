@@ -17,10 +17,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
@@ -30,17 +30,6 @@ import (
 // long enough to outlast the gap between the ask that started it and its question
 // (WCOMM_BRIDGE_IDLE_EXIT sets another).
 const spawnedIdleExit = 30 * time.Second
-
-// bridgeProgram is the name of the program that runs the channels.
-const bridgeProgram = "wcomm-bridge"
-
-// BridgeRun runs the channels until ctx ends (or, with IdleExit, until nothing is pending);
-// BridgeCheck checks each channel without posting. wcomm-bridge sets both; in wcomm they are
-// nil and the commands hand over to wcomm-bridge.
-var (
-	BridgeRun   func(ctx context.Context, env BridgeEnv) error
-	BridgeCheck func(ctx context.Context, env BridgeEnv) ([]ChannelCheck, error)
-)
 
 // BridgeEnv is what the bridge takes from the command line that starts it.
 type BridgeEnv struct {
@@ -87,8 +76,8 @@ command hands over to. See 'wcomm help channels'.`,
 				if len(args) > 0 {
 					return usagef("bridge takes no arguments")
 				}
-				if BridgeRun == nil {
-					return c.execBridge("bridge", "--idle-exit", idle.String())
+				if c.comp.Bridge.Run == nil {
+					return c.execCompanion(bridgeProgram, "the bridge", "bridge", "--idle-exit", idle.String())
 				}
 				return c.runBridge(idle)
 			}
@@ -100,14 +89,14 @@ command hands over to. See 'wcomm help channels'.`,
 		Example: "wcomm-bridge __channels",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {
-				if BridgeCheck == nil {
+				if c.comp.Bridge.Check == nil {
 					return fmt.Errorf("__channels runs in %s", bridgeProgram)
 				}
 				env, err := c.bridgeEnv(0, nil)
 				if err != nil {
 					return err
 				}
-				checks, err := BridgeCheck(c.ctx, env)
+				checks, err := c.comp.Bridge.Check(c.ctx, env)
 				if err != nil {
 					return err
 				}
@@ -154,7 +143,7 @@ func (c *cli) runBridge(idle time.Duration) error {
 		return err
 	}
 	defer unlock()
-	return BridgeRun(c.ctx, env)
+	return c.comp.Bridge.Run(c.ctx, env)
 }
 
 func userConfigName(getenv func(string) string) string {
@@ -162,59 +151,6 @@ func userConfigName(getenv func(string) string) string {
 		return filepath.Join(x, "wcomm", "config.yaml")
 	}
 	return "~/.config/wcomm/config.yaml"
-}
-
-// findProgram returns the path of a companion program: beside this binary, else on PATH.
-func findProgram(name, what string) (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		if exe, err := filepath.EvalSymlinks(exe); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
-				return p, nil
-			}
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%s is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", what, name)
-}
-
-// bridgeArgv is wcomm-bridge's command line for a command of this invocation: the global flags
-// and the root, never a token (they stay in the environment or their files).
-func (c *cli) bridgeArgv(path string, args ...string) ([]string, error) {
-	root, err := filepath.Abs(c.rootDir())
-	if err != nil {
-		return nil, err
-	}
-	argv := []string{path, args[0], "--root", root}
-	if c.socketPath != "" {
-		argv = append(argv, "-S", c.socketPath)
-	} else if c.socketName != "" {
-		argv = append(argv, "-L", c.socketName)
-	}
-	return append(argv, args[1:]...), nil
-}
-
-// execBridge replaces this process with wcomm-bridge running args.
-func (c *cli) execBridge(args ...string) error {
-	return c.execCompanion(bridgeProgram, "the bridge", args...)
-}
-
-// execCompanion replaces this process with a companion program (wcomm-bridge, wcomm-ui) running
-// args, with this invocation's root and server.
-func (c *cli) execCompanion(name, what string, args ...string) error {
-	path, err := findProgram(name, what)
-	if err != nil {
-		return err
-	}
-	argv, err := c.bridgeArgv(path, args...)
-	if err != nil {
-		return err
-	}
-	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
-		return fmt.Errorf("start %s: %w", path, err)
-	}
-	return nil // not reached
 }
 
 // bridgeStarter is the front door's StartBridge: it starts a bridge detached for this root when
@@ -246,25 +182,11 @@ func (c *cli) spawnBridge(root string) error {
 			idle = d
 		}
 	}
-	argv, err := c.bridgeArgv(path, "bridge", "--idle-exit", idle.String())
+	argv, err := c.companionArgv(path, "bridge", "--idle-exit", idle.String())
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(path, argv[1:]...)
-	// Its own session, no terminal: it outlives the ask, and no signal to the ask's process
-	// group reaches it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	log, err := os.OpenFile(filepath.Join(lockfile.Dir(root), lockfile.LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err == nil {
-		defer log.Close()
-		cmd.Stderr = log
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	// Reaped when it ends, should this process still run then (a blocking ask).
-	go cmd.Wait()
-	return nil
+	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: filepath.Join(lockfile.Dir(root), lockfile.LogFile)})
 }
 
 // doctorChannels checks each configured channel (token valid, chat reachable) without posting,
@@ -295,18 +217,18 @@ func (c *cli) doctorChannels(r *doctorReport) {
 }
 
 func (c *cli) channelChecks() ([]ChannelCheck, error) {
-	if BridgeCheck != nil {
+	if c.comp.Bridge.Check != nil {
 		env, err := c.bridgeEnv(0, nil)
 		if err != nil {
 			return nil, err
 		}
-		return BridgeCheck(c.ctx, env)
+		return c.comp.Bridge.Check(c.ctx, env)
 	}
 	path, err := findProgram(bridgeProgram, "the channels' check")
 	if err != nil {
 		return nil, err
 	}
-	argv, err := c.bridgeArgv(path, "__channels")
+	argv, err := c.companionArgv(path, "__channels")
 	if err != nil {
 		return nil, err
 	}

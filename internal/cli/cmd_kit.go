@@ -1,8 +1,8 @@
 package cli
 
-// The command registry (help, prompts and completion are generated from it) and the agent
-// integration kit's commands; prompt, install-skill, install-mcp, __complete and completion each
-// have a file.
+// The agent integration kit's commands (prompt, install-skill, install-mcp, completion and
+// __complete): the flags and the printing; what they make and write is the kit's (internal/kit),
+// which reads the command registry through book.
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/kit"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
@@ -32,7 +33,7 @@ command, its tool time limits).`,
 				if len(args) != 1 {
 					return usagef("prompt takes one role: orchestrator or worker")
 				}
-				text, err := promptText(args[0], *agent)
+				text, err := book().Prompt(args[0], *agent)
 				if err != nil {
 					return err
 				}
@@ -77,19 +78,7 @@ the agent has; run install-skill again after moving the binary.`,
 				if *user && *dir != "" {
 					return usagef("give --dir or --user, not both")
 				}
-				targets, err := installTargets(*dir, *user, *forAgents, c.getenv)
-				if err != nil {
-					return err
-				}
-				var hooks []hookTarget
-				if !*noHooks {
-					home := ""
-					if *user {
-						home = userHome(c.getenv)
-					}
-					hooks = hookTargets(orDot(*dir), home, agentsOf(targets))
-				}
-				return c.installSkill(targets, hooks, *force)
+				return c.installSkill(kit.SkillOptions{Dir: *dir, User: *user, For: *forAgents, Force: *force, NoHooks: *noHooks, Getenv: c.getenv})
 			}
 		},
 	})
@@ -122,14 +111,7 @@ the agent starts with).`,
 				if *user && *dir != "" {
 					return usagef("give --dir or --user, not both")
 				}
-				cmdPath := *command
-				if cmdPath == "" {
-					var err error
-					if cmdPath, err = mcpCommand(); err != nil {
-						return err
-					}
-				}
-				targets, err := mcpTargets(*agent, *dir, *user, cmdPath, c.getenv)
+				targets, err := kit.MCPTargets(kit.MCPOptions{For: *agent, Dir: *dir, User: *user, Command: *command, Getenv: c.getenv})
 				if err != nil {
 					return err
 				}
@@ -152,7 +134,7 @@ through the hidden 'wcomm __complete'.
 				if len(args) != 1 {
 					return usagef("completion takes one shell: bash, zsh or fish")
 				}
-				script, err := completionScript(args[0])
+				script, err := book().CompletionScript(args[0])
 				if err != nil {
 					return err
 				}
@@ -164,7 +146,7 @@ through the hidden 'wcomm __complete'.
 	register(&command{
 		Name: "__complete", Args: "[--describe] KIND [PREFIX]", Role: "admin", Hidden: true,
 		Summary: "print completion candidates of one kind, one per line (used by the completion scripts)",
-		Help: `KIND is one of: ` + strings.Join(completeKinds, ", ") + `. Candidates start with PREFIX.
+		Help: `KIND is one of: ` + strings.Join(kit.CompleteKinds, ", ") + `. Candidates start with PREFIX.
 --describe adds a tab and a short description to each line. Prints nothing, and exits 0, when the
 tmux server or the root cannot be read: a completion must never print errors into a command line.`,
 		Example: "wcomm __complete panes %\nwcomm __complete --describe agents co",
@@ -180,7 +162,7 @@ tmux server or the root cannot be read: a completion must never print errors int
 				}
 				ctx, cancel := context.WithTimeout(c.ctx, 3*time.Second)
 				defer cancel()
-				cands, err := c.complete(ctx, args[0])
+				cands, err := book().Complete(ctx, c.engine, args[0])
 				if err != nil {
 					var ue *tmuxcomm.UsageError
 					if errors.As(err, &ue) {
@@ -189,13 +171,13 @@ tmux server or the root cannot be read: a completion must never print errors int
 					return nil
 				}
 				for _, cand := range cands {
-					if !strings.HasPrefix(cand.value, prefix) {
+					if !strings.HasPrefix(cand.Value, prefix) {
 						continue
 					}
-					if *describe && cand.desc != "" {
-						fmt.Fprintf(c.stdout, "%s\t%s\n", cand.value, cand.desc)
+					if *describe && cand.Desc != "" {
+						fmt.Fprintf(c.stdout, "%s\t%s\n", cand.Value, cand.Desc)
 					} else {
-						fmt.Fprintln(c.stdout, cand.value)
+						fmt.Fprintln(c.stdout, cand.Value)
 					}
 				}
 				return nil
@@ -216,4 +198,84 @@ func commandFlags(cmd *command) *flag.FlagSet {
 	c.outputFlags(fs, cmd.Name)
 	cmd.Setup(fs, c)
 	return fs
+}
+
+// book is the command registry as the kit reads it: the visible commands, by name.
+func book() kit.Book {
+	v, _ := buildVersion()
+	b := kit.Book{Topics: topicNames(), ExitCodes: exitCodesText, Version: v}
+	for _, n := range commandNames() {
+		cmd := commands[n]
+		b.Commands = append(b.Commands, kit.Command{Name: n, Summary: cmd.Summary, Example: cmd.Example, Role: cmd.Role,
+			Flags: func() *flag.FlagSet { return commandFlags(cmd) }})
+	}
+	return b
+}
+
+// installSkill runs install-skill and prints what it did to each file.
+func (c *cli) installSkill(o kit.SkillOptions) error {
+	files, hooks, err := book().InstallSkill(o)
+	if err != nil {
+		return err
+	}
+	if err := c.printInstalled(append(files, hooks...), false); err != nil {
+		return err
+	}
+	if n := countKept(files); n > 0 {
+		// Keeping someone's edit is the intended outcome, not a failure: say so and exit 0.
+		fmt.Fprintf(c.stderr, "wcomm install-skill: %d file(s) edited since wcomm wrote them were kept; compare them with 'wcomm prompt', then run again with --force to overwrite\n", n)
+	}
+	if n := countKept(hooks); n > 0 {
+		// A settings file wcomm cannot read: its hooks are not installed.
+		return &exitErr{code: exitFailure, err: fmt.Errorf("%d settings file(s) could not be read, so their hooks are not installed; fix them and run again", n)}
+	}
+	return nil
+}
+
+func countKept(results []kit.Result) int {
+	n := 0
+	for _, r := range results {
+		if r.Status == kit.Kept {
+			n++
+		}
+	}
+	return n
+}
+
+// installMCP runs install-mcp over targets and prints what it did (or, dry, would do).
+func (c *cli) installMCP(targets []kit.MCPTarget, dryRun bool) error {
+	if c.comp.MCP == nil {
+		if _, err := findProgram(mcpProgram, "the MCP server"); err != nil {
+			// The entries are still written: they are right once wcomm-mcp is installed.
+			fmt.Fprintf(c.stderr, "wcomm install-mcp: warning: 'wcomm mcp' will fail until then: %v\n", err)
+		}
+	}
+	results, err := kit.InstallMCP(targets, dryRun)
+	for _, r := range results {
+		if r.Preview != nil && !c.json {
+			fmt.Fprintf(c.stdout, "--- %s would become:\n%s", r.Path, r.Preview)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return c.printInstalled(results, true)
+}
+
+// printInstalled prints install results: as JSON, or a line each, with the agent when withAgent.
+func (c *cli) printInstalled(results []kit.Result, withAgent bool) error {
+	if c.json {
+		return c.printJSON(results)
+	}
+	for _, r := range results {
+		fmt.Fprintf(c.stdout, "%-9s %s", r.Status, r.Path)
+		if withAgent {
+			fmt.Fprintf(c.stdout, " (%s)", r.Agent)
+		}
+		if r.Note != "" {
+			fmt.Fprintf(c.stdout, " (%s)", r.Note)
+		}
+		fmt.Fprintln(c.stdout)
+	}
+	return nil
 }

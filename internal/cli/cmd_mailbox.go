@@ -9,19 +9,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/wcomm/wcomm/tmuxcomm/store"
-
+	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 func init() {
@@ -117,9 +115,9 @@ and it exits 0.`,
 	})
 }
 
-// spawnDeliverer starts 'wcomm __deliver' for a pane, detached (its own session, no terminal,
-// stdin and stdout closed), so it outlives the command that queued and no signal to that
-// command's process group reaches it. Its diagnostics go to deliverer.log in the outbox folder.
+// spawnDeliverer starts 'wcomm __deliver' for a pane, detached (internal/launch), so it outlives
+// the command that queued and no signal to that command's process group reaches it. Its
+// diagnostics go to deliverer.log in the outbox folder.
 func (c *cli) spawnDeliverer(root string) func(server, socket string, pane messages.PaneID) error {
 	return func(server, socket string, pane messages.PaneID) error {
 		return spawnDeliver(root, server, socket, pane)
@@ -135,10 +133,6 @@ func (c *cli) spawnGuard(root string) func(server, socket string, pane messages.
 
 // spawnDeliver starts 'wcomm __deliver' with extra arguments, detached.
 func spawnDeliver(root, server, socket string, pane messages.PaneID, extra ...string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -147,18 +141,7 @@ func spawnDeliver(root, server, socket string, pane messages.PaneID, extra ...st
 	if socket != "" {
 		args = append(args, "-S", socket)
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if log, err := tmuxcomm.OpenDelivererLog(abs, server, pane); err == nil {
-		defer log.Close()
-		cmd.Stderr = log
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	// Reaped when it ends, should this process still run then (send --wait, ask).
-	go cmd.Wait()
-	return nil
+	return launch.Start(launch.Helper{Args: args, OpenLog: func() (*os.File, error) { return tmuxcomm.OpenDelivererLog(abs, server, pane) }})
 }
 
 // printInbox prints an inbox: one block per message, its text last.

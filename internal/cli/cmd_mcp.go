@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -44,11 +42,11 @@ Claude Code, Codex and Gemini CLI.`,
 					return usagef("--log-level: %q is not debug, info, warn or error", *level)
 				}
 				log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: lv}))
-				if c.mcp == nil {
+				if c.comp.MCP == nil {
 					return c.execMCP(*level)
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
-				return c.mcp(c.ctx, MCPEnv{Door: c.door(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout,
+				return c.comp.MCP(c.ctx, MCPEnv{Door: c.door(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout,
 					SendRemote: c.mcpSendRemote, AwaitRemote: c.mcpAwaitRemote})
 			}
 		},
@@ -56,8 +54,8 @@ Claude Code, Codex and Gemini CLI.`,
 }
 
 // MCPServe serves MCP on env's streams until the client closes them or ctx ends. wcomm-mcp
-// (cmd/wcomm-mcp), the program that links the MCP SDK, passes it to RunMCP; wcomm has none, and
-// 'wcomm mcp' hands over to wcomm-mcp.
+// (cmd/wcomm-mcp), the program that links the MCP SDK, passes it to Run (Companions.MCP); wcomm
+// has none, and 'wcomm mcp' hands over to wcomm-mcp.
 //
 // They are two programs because the SDK brings net/http, TLS and a JSON Schema validator, and
 // their package initialisation (page faults of a binary twice the size) adds about 1.3 ms to the
@@ -80,14 +78,11 @@ type MCPEnv struct {
 	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
-// mcpProgram is the name of the program that serves MCP.
-const mcpProgram = "wcomm-mcp"
-
 // execMCP replaces this process with wcomm-mcp, found beside this binary or else on PATH, with
 // the same global flags and environment: the agent that launched 'wcomm mcp' keeps talking to the
 // same process id on the same stdin and stdout.
 func (c *cli) execMCP(level string) error {
-	path, err := findMCPProgram()
+	path, err := findProgram(mcpProgram, "the MCP server")
 	if err != nil {
 		return err
 	}
@@ -106,25 +101,4 @@ func (c *cli) execMCP(level string) error {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil // not reached: Exec replaced this process
-}
-
-// findMCPProgram returns the path of wcomm-mcp: beside this binary, else on PATH.
-func findMCPProgram() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		if exe, err := filepath.EvalSymlinks(exe); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), mcpProgram); isExecutable(p) {
-				return p, nil
-			}
-		}
-	}
-	if p, err := exec.LookPath(mcpProgram); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("the MCP server is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", mcpProgram)
-}
-
-// isExecutable reports whether path is a regular file someone may execute.
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }

@@ -7,13 +7,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/internal/remote"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -150,34 +148,15 @@ func (c *cli) sendRemote(e *tmuxcomm.Engine, h settings.HostDef, o tmuxcomm.Send
 	return c.reportSent(x, nil, wait, timeout, e)
 }
 
-// spawnPuller starts 'wcomm __remote-pull' for root, detached as the deliverer is; one already
-// running makes it exit at once.
+// spawnPuller starts 'wcomm __remote-pull' for root, detached as the deliverer is
+// (internal/launch); one already running makes it exit at once.
 func (c *cli) spawnPuller(root string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return err
 	}
-	args := []string{"__remote-pull", "--root", abs}
-	if c.socketPath != "" {
-		args = append(args, "-S", c.socketPath)
-	} else if c.socketName != "" {
-		args = append(args, "-L", c.socketName)
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if log, err := os.OpenFile(remote.LogPath(abs), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600); err == nil {
-		defer log.Close()
-		cmd.Stderr = log
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait()
-	return nil
+	args := append([]string{"__remote-pull", "--root", abs}, c.serverArgs()...)
+	return launch.Start(launch.Helper{Args: args, Log: remote.LogPath(abs)})
 }
 
 // pullRemote makes sure a puller runs while responses from remote hosts are still to come, so an

@@ -21,11 +21,10 @@ import (
 // terminal libraries look at the terminal when their packages load (Lip Gloss runs 'tmux info'
 // whenever stdout is a terminal inside tmux, 30-45 ms measured), which every send, await and
 // notify typed in a pane would otherwise pay. 'wcomm ui' hands over to it.
-const uiProgram = "wcomm-ui"
 
-// UIConsole runs the console on a terminal; wcomm-ui sets it. In wcomm it is nil, and 'ui' hands
-// over to wcomm-ui.
-var UIConsole func(ctx context.Context, a UIArgs) error
+// UIConsole runs the console on a terminal; wcomm-ui passes it to Run (Companions.UI). wcomm has
+// none, and 'ui' hands over to wcomm-ui.
+type UIConsole func(ctx context.Context, a UIArgs) error
 
 // UIArgs is what the console runs with: the engine and what it reads, set up by this package.
 type UIArgs struct {
@@ -89,7 +88,7 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	if !ok || !isTerminal(in) {
 		return usagef("wcomm ui needs a terminal: run it in a tmux pane (or use 'wcomm watch' in a pipeline)")
 	}
-	if UIConsole == nil {
+	if c.comp.UI == nil {
 		args := []string{"ui"}
 		if all {
 			args = append(args, "--all")
@@ -123,7 +122,7 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 			return nil
 		})
 	}
-	err := UIConsole(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: watch,
+	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: watch,
 		Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse,
 		Detail: watchDetail, In: in, Out: c.stdout, Env: os.Environ()})
 	if errors.Is(err, context.Canceled) {

@@ -60,7 +60,7 @@ const (
 func TestMain(m *testing.M) {
 	sshtest.Supervise() // a remote test's sshd host, when started as one
 	testscript.Main(removingBinDir{m}, map[string]func(){
-		"wcomm": func() { os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"wcomm": func() { os.Exit(Run(Companions{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

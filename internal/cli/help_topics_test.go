@@ -219,6 +219,6 @@ type helpResult struct {
 func runHelp(t *testing.T, args ...string) helpResult {
 	t.Helper()
 	var out, errOut strings.Builder
-	code := Run(append([]string{"help"}, args...), strings.NewReader(""), &out, &errOut)
+	code := Run(Companions{}, append([]string{"help"}, args...), strings.NewReader(""), &out, &errOut)
 	return helpResult{code, out.String(), errOut.String()}
 }

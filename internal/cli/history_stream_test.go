@@ -42,7 +42,7 @@ func TestHistoryStreamsWithoutSplittingCharacters(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	require.Equal(t, 0, Run([]string{"history", "--root", root, "--json"}, strings.NewReader(""), &out, &errb), errb.String())
+	require.Equal(t, 0, Run(Companions{}, []string{"history", "--root", root, "--json"}, strings.NewReader(""), &out, &errb), errb.String())
 	require.Greater(t, out.Len(), 128<<10, "more than the buffer holds")
 	var got struct {
 		Sessions []exchange.SessionSummary `json:"sessions"`
@@ -56,7 +56,7 @@ func TestHistoryStreamsWithoutSplittingCharacters(t *testing.T) {
 		}
 	}
 	out.Reset()
-	require.Equal(t, 0, Run([]string{"history", "--root", root}, strings.NewReader(""), &out, &errb), errb.String())
+	require.Equal(t, 0, Run(Companions{}, []string{"history", "--root", root}, strings.NewReader(""), &out, &errb), errb.String())
 	assert.Equal(t, sessions*per, strings.Count(out.String(), summary))
 	assert.NotContains(t, out.String(), "\uFFFD")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wcomm/wcomm/internal/kit"
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -25,7 +26,7 @@ import (
 func kitRun(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Run(args, strings.NewReader(""), &out, &errb)
+	code = Run(Companions{}, args, strings.NewReader(""), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -36,7 +37,7 @@ func TestKitEveryCommandHasAnExample(t *testing.T) {
 			out, errOut, code := kitRun(t, name, "--help")
 			require.Equal(t, exitOK, code, errOut)
 			assert.Contains(t, out, "\nexample:\n")
-			first, _, _ := strings.Cut(firstExample(cmd), "\n")
+			first, _, _ := strings.Cut(kit.FirstExample(cmd.Example), "\n")
 			assert.Contains(t, out, "  "+first+"\n")
 			assert.Contains(t, out, exitCodesText)
 		})
@@ -69,7 +70,7 @@ func TestKitHelp(t *testing.T) {
 
 func TestKitPrompt(t *testing.T) {
 	for _, role := range []string{"orchestrator", "worker"} {
-		for _, agent := range agentNames() {
+		for _, agent := range kit.AgentNames() {
 			t.Run(role+"/"+agent, func(t *testing.T) {
 				out, errOut, code := kitRun(t, "prompt", role, "--agent", agent)
 				require.Equal(t, exitOK, code, errOut)
@@ -81,33 +82,33 @@ func TestKitPrompt(t *testing.T) {
 					}
 					assert.LessOrEqual(t, len([]rune(l)), 110, "line too long: %q", l)
 				}
-				a, _ := findAgent(agent)
+				a, _ := kit.FindAgent(agent)
 				assert.Contains(t, out, a.Shell)
 				for n := 0; n <= 4; n++ {
 					assert.Regexp(t, `(?m)^  `+string(rune('0'+n))+`  \S`, out, "exit code %d", n)
 				}
-				steps := workerSteps()
+				steps := kit.WorkerSteps()
 				if role == "orchestrator" {
-					steps = orchestratorSteps(agent)
+					steps = kit.OrchestratorSteps(agent)
 				}
 				for _, s := range steps {
 					if s.Run != "" {
 						assert.Contains(t, out, "\n     "+s.Run+"\n")
 					}
 				}
-				for _, c := range roleCommands(role, nil) {
+				for _, c := range book().RoleCommands(role, nil) {
 					assert.Regexp(t, `(?m)^  `+regexp.QuoteMeta(c.Name)+` +`+regexp.QuoteMeta(c.Summary)+`$`, out, "command list")
 				}
-				for _, c := range questionCommands(role) {
-					assert.Contains(t, out, indent(firstExample(c), "     "))
+				for _, c := range book().QuestionCommands(role) {
+					assert.Contains(t, out, kit.Indent(kit.FirstExample(c.Example), "     "))
 				}
 				if role == "orchestrator" {
 					n, err := messages.FindNotification(out)
 					require.NoError(t, err, "the RESPONSE line example must parse")
-					assert.Equal(t, exampleResponsePath(), n.Path)
-					assert.Contains(t, out, "wcomm parse '"+phLine+"'")
+					assert.Equal(t, kit.ExampleResponsePath(), n.Path)
+					assert.Contains(t, out, "wcomm parse '"+kit.LinePlaceholder+"'")
 				} else {
-					assert.Contains(t, out, indent(strings.TrimRight(exampleRequest(), "\n"), "  "))
+					assert.Contains(t, out, kit.Indent(strings.TrimRight(kit.ExampleRequest(), "\n"), "  "))
 					assert.Contains(t, out, "READONLY: ")
 					assert.Contains(t, out, "WRITABLE: ")
 				}
@@ -119,7 +120,7 @@ func TestKitPrompt(t *testing.T) {
 		require.Equal(t, exitOK, code)
 		var v map[string]string
 		require.NoError(t, json.Unmarshal([]byte(out), &v))
-		want, err := promptText("worker", "generic")
+		want, err := book().Prompt("worker", "generic")
 		require.NoError(t, err)
 		assert.Equal(t, want, v["text"])
 	})
@@ -127,27 +128,6 @@ func TestKitPrompt(t *testing.T) {
 		_, _, code := kitRun(t, args...)
 		assert.Equal(t, exitUsage, code, args)
 	}
-}
-
-func TestKitPromptExamplesAreWhatTheCodeMakes(t *testing.T) {
-	req, err := messages.ParseRequest([]byte(exampleRequest()))
-	require.NoError(t, err)
-	assert.Equal(t, exampleResponsePath(), req.Instructions.ResponsePath)
-	assert.Equal(t, messages.ReadOnly, req.Header.Capability)
-
-	q, err := messages.ParseQuestionBlock(exampleQuestion())
-	require.NoError(t, err)
-	assert.Equal(t, exampleQuestionID, q.ID)
-	assert.Equal(t, exampleOptions, q.Options)
-	a, err := messages.ParseAnswerBlock(messages.FormatAnswerBlock(messages.Answer{Text: exampleOptions[0], Task: "task-3",
-		DecidedBy: messages.DecidedByUser, ID: exampleQuestionID}))
-	require.NoError(t, err)
-	assert.Equal(t, exampleOptions[0], a.Text)
-
-	d, found, err := messages.ParseDelta(deltaExample)
-	require.NoError(t, err)
-	require.True(t, found)
-	assert.NotEmpty(t, d.Changes)
 }
 
 // kitShellSegments splits a shell line into the words of its simple commands, as far as the
@@ -230,17 +210,17 @@ func TestKitShellSegments(t *testing.T) {
 // named command's own flags: a renamed or removed flag fails here, not in an agent's hands.
 func TestKitLinesMatchTheFlags(t *testing.T) {
 	var lines []string
-	for _, a := range agentNames() {
-		for _, s := range orchestratorSteps(a) {
+	for _, a := range kit.AgentNames() {
+		for _, s := range kit.OrchestratorSteps(a) {
 			lines = append(lines, s.Run)
 		}
 	}
-	for _, s := range workerSteps() {
+	for _, s := range kit.WorkerSteps() {
 		lines = append(lines, s.Run)
 	}
-	lines = append(lines, "wcomm parse '"+phLine+"'")
+	lines = append(lines, "wcomm parse '"+kit.LinePlaceholder+"'")
 	for _, c := range commands {
-		for _, ex := range exampleLines(c.Example) {
+		for _, ex := range kit.ExampleLines(c.Example) {
 			lines = append(lines, strings.ReplaceAll(ex, "\\\n", " "))
 		}
 	}
@@ -293,11 +273,11 @@ func TestKitInstallSkill(t *testing.T) {
 	require.True(t, ok && strings.HasPrefix(first[skill], "---\n"), "SKILL.md opens with front matter:\n%s", first[skill])
 	var meta map[string]string
 	require.NoError(t, yaml.Unmarshal([]byte(front), &meta))
-	assert.Equal(t, map[string]string{"name": "wcomm", "description": skillDescription}, meta)
+	assert.Equal(t, map[string]string{"name": "wcomm", "description": kit.SkillDescription}, meta)
 	assert.Contains(t, first[skill], "## Orchestrator")
 	assert.Contains(t, first[skill], "## Worker")
-	assert.True(t, strings.HasPrefix(first[agents], userText+"\n"+markBegin+"\n"), "the user's text is kept, the block appended")
-	assert.True(t, strings.HasSuffix(first[agents], markEnd+"\n"))
+	assert.True(t, strings.HasPrefix(first[agents], userText+"\n"+kit.MarkBegin+"\n"), "the user's text is kept, the block appended")
+	assert.True(t, strings.HasSuffix(first[agents], kit.MarkEnd+"\n"))
 	assert.Contains(t, first[agents], "wcomm prompt worker --agent codex")
 	assert.Contains(t, first[gemini], "wcomm prompt worker --agent gemini")
 	st, err := os.Stat(filepath.Dir(skill))
@@ -347,10 +327,10 @@ func TestKitInstallSkill(t *testing.T) {
 		d := t.TempDir()
 		out, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "codex", "--json")
 		require.Equal(t, exitOK, code, errOut)
-		var res []installResult
+		var res []kit.Result
 		require.NoError(t, json.Unmarshal([]byte(out), &res))
 		require.Len(t, res, 2)
-		assert.Equal(t, installResult{Path: filepath.Join(d, "AGENTS.md"), Agent: "codex", Status: stCreated}, res[0])
+		assert.Equal(t, kit.Result{Path: filepath.Join(d, "AGENTS.md"), Agent: "codex", Status: kit.Created}, res[0])
 		assert.Equal(t, filepath.Join(d, ".codex", "hooks.json"), res[1].Path)
 		assert.Contains(t, res[1].Note, "trust")
 		assert.NoFileExists(t, filepath.Join(d, "GEMINI.md"))
@@ -382,7 +362,7 @@ func TestKitInstallSkill(t *testing.T) {
 				stop = append(stop, h.Command)
 			}
 		}
-		self, err := selfPath()
+		self, err := kit.SelfPath()
 		require.NoError(t, err)
 		assert.Equal(t, []string{"my-stop.sh", self + " hook --agent claude"}, stop, "the hook runs this binary by its absolute path")
 		require.Len(t, got.Hooks["UserPromptSubmit"], 1)
@@ -427,14 +407,14 @@ func TestKitInstallSkill(t *testing.T) {
 		assert.NotZero(t, st.Mode()&os.ModeSymlink)
 		data, err := os.ReadFile(filepath.Join(d, "CLAUDE.md"))
 		require.NoError(t, err)
-		assert.Contains(t, string(data), markBegin)
+		assert.Contains(t, string(data), kit.MarkBegin)
 	})
 	t.Run("broken markers", func(t *testing.T) {
 		d := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(d, "AGENTS.md"), []byte(markBegin+"\nhalf a block\n"), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "AGENTS.md"), []byte(kit.MarkBegin+"\nhalf a block\n"), 0o600))
 		_, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "codex", "--force")
 		assert.Equal(t, exitFailure, code)
-		assert.Contains(t, errOut, "without "+markEnd)
+		assert.Contains(t, errOut, "without "+kit.MarkEnd)
 	})
 	t.Run("usage", func(t *testing.T) {
 		for _, args := range [][]string{{"--for", "vim"}, {"--for", ""}, {"--user", "--dir", "x"}, {"extra"}} {
@@ -443,6 +423,9 @@ func TestKitInstallSkill(t *testing.T) {
 		}
 	})
 }
+
+// shQuote quotes s for a POSIX shell, for the shell lines the tests run.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // kitBashComplete loads the bash script and completes the words (the last is the one being typed)
 // with the environment env (nil: the test's, less any tmux pane).
@@ -557,18 +540,6 @@ source ` + shQuote(scripts["zsh"]) + "\n"
 		assert.NoError(t, err, "%s", out)
 		assert.Contains(t, string(out), "send\t")
 		assert.Contains(t, string(out), "WRITABLE")
-	}
-}
-
-func TestKitUsageChoices(t *testing.T) {
-	tests := []struct{ usage, want string }{
-		{"deliver with this profile (claude, codex, shell) instead", "=claude codex shell"},
-		{"READONLY (look, change nothing) or WRITABLE", ""},
-		{"how long to wait (0: no limit)", ""},
-		{"one word (only)", ""},
-	}
-	for _, tc := range tests {
-		assert.Equal(t, tc.want, usageChoices(tc.usage), tc.usage)
 	}
 }
 

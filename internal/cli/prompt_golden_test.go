@@ -27,7 +27,7 @@ func TestPromptGolden(t *testing.T) {
 			name := role + "-" + agent + ".txt"
 			t.Run(name, func(t *testing.T) {
 				var stdout, stderr bytes.Buffer
-				code := Run([]string{"prompt", role, "--agent", agent}, strings.NewReader(""), &stdout, &stderr)
+				code := Run(Companions{}, []string{"prompt", role, "--agent", agent}, strings.NewReader(""), &stdout, &stderr)
 				require.Equal(t, exitOK, code, stderr.String())
 				golden := filepath.Join(dir, name)
 				if *update {

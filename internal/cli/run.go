@@ -1,14 +1,14 @@
 // Package cli is the wcomm command line: flags, output (text and --json) and exit codes, over the
 // protocol engine's front door (tmuxcomm.Door: settings, error classes, typed results). It lives
-// outside cmd/wcomm so that two programs share it: wcomm itself (Run), and wcomm-mcp, the same
-// commands plus the MCP server (RunMCP; see cmd_mcp.go for why they are two).
+// outside cmd/wcomm so that the four programs share it: wcomm itself, and its companions wcomm-mcp,
+// wcomm-bridge and wcomm-ui, the same commands plus one part each (companions.go says why).
 //
 // Files: run.go (the command registry, flag parsing, exit codes), cli.go (one invocation: global
-// flags, the door, reading a message), hints.go (this face's words for what a call lacks),
-// output.go (sanitised printing), flags_delivery.go (the delivery flags), cmd_*.go (the commands:
-// panes and find, send/await/notify, parse/history/show, ask, answer and questions, actions, the
-// mailbox, watch, doctor, mcp, remote hosts, version) and kit_*.go (prompts, completion, hooks and
-// the install-skill and install-mcp set-up).
+// flags, the door, reading a message), companions.go (the companion programs), hints.go (this
+// face's words for what a call lacks), output.go (sanitised printing), flags_delivery.go (the
+// delivery flags), cmd_*.go (the commands: panes and find, send/await/notify, parse/history/show,
+// ask, answer and questions, actions, the mailbox, watch, doctor, mcp, remote hosts, version, and
+// the agent kit's, whose work is internal/kit's). Detached helpers start through internal/launch.
 package cli
 
 import (
@@ -23,20 +23,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wcomm/wcomm/internal/kit"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
-
-// Run is the whole program for a main function: it runs one command line and returns its exit code.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run(args, stdin, stdout, stderr, nil)
-}
-
-// RunMCP is Run for the program that links the MCP server: 'mcp' serves through serve instead of
-// handing over to that program.
-func RunMCP(serve MCPServe, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run(args, stdin, stdout, stderr, serve)
-}
 
 // Exit codes are part of the interface: scripts and agents branch on them. They are the engine's
 // error classes (tmuxcomm.Class), which the MCP server reports too.
@@ -87,12 +77,13 @@ func commandNames() []string {
 // usagef is a mistake in the call's words: exit 2 (the engine's front door holds the classes).
 var usagef = tmuxcomm.Usagef
 
-// run is the whole program: it parses args, runs one command and maps its error to an exit code.
-// It prints the error once, on stderr.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, serve MCPServe) int {
+// Run is the whole program for a main function: it parses args, runs one command and returns its
+// exit code, with the parts of the companion programs that main links (none for wcomm). It prints
+// the error once, on stderr.
+func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, mcp: serve}
+	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, comp: comp}
 	global, args, err := leadingGlobals(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "wcomm: %v\n", err)
@@ -286,15 +277,7 @@ func (c *cli) printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
 	})
 	fmt.Fprintln(w, "  global: -L NAME, -S PATH, --root DIR, --json")
 	if cmd.Example != "" {
-		fmt.Fprintf(w, "\nexample:\n%s\n", indent(strings.TrimSpace(cmd.Example), "  "))
+		fmt.Fprintf(w, "\nexample:\n%s\n", kit.Indent(strings.TrimSpace(cmd.Example), "  "))
 	}
 	fmt.Fprintf(w, "\n%s", exitCodesText)
-}
-
-func indent(s, pre string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = pre + l
-	}
-	return strings.Join(lines, "\n")
 }

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 // install-mcp's editor of JSON settings files (.mcp.json, ~/.claude.json, .gemini/settings.json):
 // wcomm's entry under "mcpServers" is set by splicing bytes, so every other member, the key order

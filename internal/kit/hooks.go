@@ -1,4 +1,4 @@
-package cli
+package kit
 
 // The agents' own hooks, installed by install-skill: at a turn boundary (a prompt submitted, a turn
 // ending) the agent runs 'wcomm hook', which hands the model what waits in its pane's outbox, so
@@ -41,15 +41,15 @@ func hookTargets(dir, home string, agents []string) []hookTarget {
 	return out
 }
 
-// hookCommand is the command an agent's hook runs: this binary by its absolute path (kit_self.go).
+// hookCommand is the command an agent's hook runs: this binary by its absolute path (self.go).
 func hookCommand(self, agent string) string { return shellWord(self) + " hook --agent " + agent }
 
 // installHooks adds wcomm's hook to each event of t's settings file, once: an entry that already
 // runs 'wcomm hook' is brought up to date, not duplicated. A file that is not a JSON object is
 // left alone and reported.
-func installHooks(t hookTarget) (installResult, error) {
-	r := installResult{Path: t.Path, Agent: t.Agent}
-	self, err := selfPath()
+func installHooks(t hookTarget) (Result, error) {
+	r := Result{Path: t.Path, Agent: t.Agent}
+	self, err := SelfPath()
 	if err != nil {
 		return r, err
 	}
@@ -62,13 +62,13 @@ func installHooks(t hookTarget) (installResult, error) {
 		dec := json.NewDecoder(bytes.NewReader(old))
 		dec.UseNumber()
 		if err := dec.Decode(&settings); err != nil {
-			r.Status, r.Note = stKept, fmt.Sprintf("not a JSON object (%v): fix it, then run again", err)
+			r.Status, r.Note = Kept, fmt.Sprintf("not a JSON object (%v): fix it, then run again", err)
 			return r, nil
 		}
 	}
 	hooks, ok := settings["hooks"].(map[string]any)
 	if settings["hooks"] != nil && !ok {
-		r.Status, r.Note = stKept, `its "hooks" is not an object: fix it, then run again`
+		r.Status, r.Note = Kept, `its "hooks" is not an object: fix it, then run again`
 		return r, nil
 	}
 	if hooks == nil {
@@ -78,7 +78,7 @@ func installHooks(t hookTarget) (installResult, error) {
 	for _, ev := range t.Events {
 		groups, _ := hooks[ev].([]any)
 		if hooks[ev] != nil && groups == nil {
-			r.Status, r.Note = stKept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
+			r.Status, r.Note = Kept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
 			return r, nil
 		}
 		if c := setHookCommand(groups, hookCommand(self, t.Agent)); c != nil {
@@ -89,7 +89,7 @@ func installHooks(t hookTarget) (installResult, error) {
 		changed = true
 	}
 	if !changed {
-		r.Status = stUnchanged
+		r.Status = Unchanged
 		return r, nil
 	}
 	settings["hooks"] = hooks
@@ -98,9 +98,9 @@ func installHooks(t hookTarget) (installResult, error) {
 		return r, err
 	}
 	if len(old) == 0 {
-		r.Status, mode = stCreated, 0o644
+		r.Status, mode = Created, 0o644
 	} else {
-		r.Status = stUpdated
+		r.Status = Updated
 	}
 	r.Note = t.Note
 	return r, writeTarget(real, append(data, '\n'), mode)

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 // What the agents' configuration runs: install-skill's hooks and install-mcp's server entries name
 // the running wcomm by its absolute path. An agent starts with whatever PATH its own start gave it
@@ -14,9 +14,9 @@ import (
 	"github.com/google/shlex"
 )
 
-// selfPath is the absolute path of the running binary, symlinks resolved, so that the entry keeps
+// SelfPath is the absolute path of the running binary, symlinks resolved, so that the entry keeps
 // working when the link it was started through is moved.
-func selfPath() (string, error) {
+func SelfPath() (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find this binary (%v); pass --command PATH", err)
@@ -35,7 +35,7 @@ func shellWord(s string) string {
 	}) < 0 {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shQuote(s)
 }
 
 // isHookCommand reports whether cmd runs 'wcomm hook', by whatever path: a hook that an older
@@ -49,8 +49,8 @@ func isHookCommand(cmd string) bool {
 	return base == "wcomm" || base == "wcomm-mcp" || words[0] == mustSelf()
 }
 
-// mustSelf is selfPath, or "" when it cannot be found.
+// mustSelf is SelfPath, or "" when it cannot be found.
 func mustSelf() string {
-	p, _ := selfPath()
+	p, _ := SelfPath()
 	return p
 }

@@ -1,6 +1,6 @@
-package cli
+package kit
 
-// wcomm completion: the bash, zsh and fish scripts, built from the command registry.
+// wcomm completion: the bash, zsh and fish scripts, built from the command line's Book.
 
 import (
 	"flag"
@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // compFlag is one flag of a command, as a completion script needs it.
@@ -52,7 +53,7 @@ func flagKind(cmd, name string) string {
 		return "=READONLY WRITABLE"
 	case "agent":
 		if cmd == "prompt" {
-			return "=" + strings.Join(agentNames(), " ")
+			return "=" + strings.Join(AgentNames(), " ")
 		}
 		return "" // the command's own list, from its usage: see usageChoices
 	case "for":
@@ -69,7 +70,7 @@ func flagKind(cmd, name string) string {
 }
 
 // posKind says how a command's positional arguments complete.
-func posKind(cmd string) string {
+func (k Book) posKind(cmd string) string {
 	switch cmd {
 	case "find":
 		return "agents"
@@ -82,7 +83,7 @@ func posKind(cmd string) string {
 	case "completion":
 		return "=bash zsh fish"
 	case "help":
-		return "=" + strings.Join(commandNames(), " ") + " " + strings.Join(topicNames(), " ")
+		return "=" + strings.Join(k.names(), " ") + " " + strings.Join(k.Topics, " ")
 	case "send", "notify":
 		return ""
 	}
@@ -105,12 +106,12 @@ func usageChoices(usage string) string {
 }
 
 // completionModel describes every visible command for the scripts.
-func completionModel() []compCommand {
+func (k Book) completionModel() []compCommand {
 	var out []compCommand
-	for _, n := range commandNames() {
-		cmd := commands[n]
-		fs := commandFlags(cmd)
-		cc := compCommand{Name: n, Summary: cmd.Summary, Pos: posKind(n)}
+	for _, cmd := range k.Commands {
+		n := cmd.Name
+		fs := cmd.Flags()
+		cc := compCommand{Name: n, Summary: cmd.Summary, Pos: k.posKind(n)}
 		fs.VisitAll(func(f *flag.Flag) {
 			if f.Name == "h" {
 				return
@@ -132,16 +133,17 @@ func completionModel() []compCommand {
 	return out
 }
 
-func completionScript(shell string) (string, error) {
+// CompletionScript is the completion script for a shell: bash, zsh or fish.
+func (k Book) CompletionScript(shell string) (string, error) {
 	switch shell {
 	case "bash":
-		return bashCompletion(completionModel()), nil
+		return bashCompletion(k.completionModel()), nil
 	case "zsh":
-		return zshCompletion(completionModel()), nil
+		return zshCompletion(k.completionModel()), nil
 	case "fish":
-		return fishCompletion(completionModel()), nil
+		return fishCompletion(k.completionModel()), nil
 	}
-	return "", usagef("unknown shell %q; use bash, zsh or fish", messages.SanitizeField(shell))
+	return "", tmuxcomm.Usagef("unknown shell %q; use bash, zsh or fish", messages.SanitizeField(shell))
 }
 
 // shQuote quotes s for a POSIX shell (and zsh, and fish, which read '...' alike except for \).

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 // install-mcp's editor of Codex's config.toml: wcomm's [mcp_servers.wcomm] table is set line by
 // line, so comments, other tables and their order stay; a TOML encoder would drop the comments.

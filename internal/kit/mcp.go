@@ -1,4 +1,4 @@
-package cli
+package kit
 
 // wcomm install-mcp: registers `wcomm mcp` with Claude Code (.mcp.json, ~/.claude.json), Codex
 // (config.toml) and Gemini CLI (settings.json), each in its own format. A file is edited in place:
@@ -37,15 +37,32 @@ type mcpKey struct {
 	Value any
 }
 
-// mcpTarget is one agent's configuration file and wcomm's entry in it.
-type mcpTarget struct {
+// MCPOptions are install-mcp's choices.
+type MCPOptions struct {
+	For     string // the agents, comma-separated: claude, codex, gemini, or all
+	Dir     string // the project folder ("": the current one)
+	User    bool   // the user's files instead of a project's
+	Command string // what the agents run ("": this binary's absolute path)
+	Getenv  func(string) string
+}
+
+// MCPTarget is one agent's configuration file and wcomm's entry in it.
+type MCPTarget struct {
 	Agent string
 	Path  string
 	TOML  bool // Codex; the others are JSON with a top-level "mcpServers" object
 	Entry []mcpKey
 }
 
-func mcpTargets(agent, dir string, user bool, command string, getenv func(string) string) ([]mcpTarget, error) {
+// MCPTargets are the files install-mcp edits, with the entry each gets.
+func MCPTargets(o MCPOptions) ([]MCPTarget, error) {
+	agent, dir, user, command, getenv := o.For, o.Dir, o.User, o.Command, o.Getenv
+	if command == "" {
+		var err error
+		if command, err = mcpCommand(); err != nil {
+			return nil, err
+		}
+	}
 	var want []string
 	for _, a := range strings.Split(agent, ",") {
 		switch a = strings.ToLower(strings.TrimSpace(a)); a {
@@ -57,11 +74,11 @@ func mcpTargets(agent, dir string, user bool, command string, getenv func(string
 			}
 		case "":
 		default:
-			return nil, usagef("--for: unknown agent %q; use claude, codex, gemini (or all)", messages.SanitizeField(a))
+			return nil, tmuxcomm.Usagef("--for: unknown agent %q; use claude, codex, gemini (or all)", messages.SanitizeField(a))
 		}
 	}
 	if len(want) == 0 {
-		return nil, usagef("--for names no agent; use claude, codex, gemini (or all)")
+		return nil, tmuxcomm.Usagef("--for names no agent; use claude, codex, gemini (or all)")
 	}
 	var home string
 	if user {
@@ -74,21 +91,15 @@ func mcpTargets(agent, dir string, user bool, command string, getenv func(string
 			home = h
 		}
 	} else {
-		if dir == "" {
-			dir = "."
-		}
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--dir %s: %w", dir, err)
-		}
-		if !st.IsDir() {
-			return nil, usagef("--dir %s is not a folder", dir)
+		var err error
+		if dir, err = projectDir(dir); err != nil {
+			return nil, err
 		}
 	}
 	args := []any{"mcp"}
-	var out []mcpTarget
+	var out []MCPTarget
 	for _, a := range want {
-		t := mcpTarget{Agent: a}
+		t := MCPTarget{Agent: a}
 		switch a {
 		case "claude":
 			// Project scope is .mcp.json at the project's root; user scope is the top-level
@@ -127,21 +138,17 @@ func mcpTargets(agent, dir string, user bool, command string, getenv func(string
 	return out, nil
 }
 
-// mcpCommand is what agents run: this binary's absolute path (kit_self.go says why).
-func mcpCommand() (string, error) { return selfPath() }
+// mcpCommand is what agents run: this binary's absolute path (self.go says why).
+func mcpCommand() (string, error) { return SelfPath() }
 
-func (c *cli) installMCP(targets []mcpTarget, dryRun bool) error {
-	if c.mcp == nil {
-		if _, err := findMCPProgram(); err != nil {
-			// The entries are still written: they are right once wcomm-mcp is installed.
-			fmt.Fprintf(c.stderr, "wcomm install-mcp: warning: 'wcomm mcp' will fail until then: %v\n", err)
-		}
-	}
-	var results []installResult
+// InstallMCP sets wcomm's entry in each target's file, or with dryRun only says what it would
+// write (each Result's Preview). On an error it returns the results so far.
+func InstallMCP(targets []MCPTarget, dryRun bool) ([]Result, error) {
+	var results []Result
 	for _, t := range targets {
 		real, old, mode, err := readTarget(t.Path)
 		if err != nil {
-			return err
+			return results, err
 		}
 		var data []byte
 		var changed bool
@@ -151,40 +158,27 @@ func (c *cli) installMCP(targets []mcpTarget, dryRun bool) error {
 			data, changed, err = setJSONEntry(old, mcpServerName, t.Entry)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w; nothing was changed", t.Path, err)
+			return results, fmt.Errorf("%s: %w; nothing was changed", t.Path, err)
 		}
-		r := installResult{Path: t.Path, Agent: t.Agent, Status: stUnchanged}
+		r := Result{Path: t.Path, Agent: t.Agent, Status: Unchanged}
 		switch {
 		case !changed:
 		case old == nil:
-			r.Status = stCreated
+			r.Status = Created
 		default:
-			r.Status = stUpdated
+			r.Status = Updated
 		}
 		if changed && dryRun {
-			r.Note = "dry run: not written"
-			if !c.json {
-				fmt.Fprintf(c.stdout, "--- %s would become:\n%s", t.Path, data)
-			}
+			r.Note, r.Preview = "dry run: not written", data
 		}
 		if changed && !dryRun {
 			if err := writeTarget(real, data, mode); err != nil {
-				return err
+				return results, err
 			}
 		}
 		results = append(results, r)
 	}
-	if c.json {
-		return c.printJSON(results)
-	}
-	for _, r := range results {
-		fmt.Fprintf(c.stdout, "%-9s %s (%s)", r.Status, r.Path, r.Agent)
-		if r.Note != "" {
-			fmt.Fprintf(c.stdout, " (%s)", r.Note)
-		}
-		fmt.Fprintln(c.stdout)
-	}
-	return nil
+	return results, nil
 }
 
 // mergeEntry sets wcomm's keys on the entry an agent's file holds, keeping keys the user added.

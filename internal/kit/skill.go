@@ -1,6 +1,7 @@
-package cli
+package kit
 
-// wcomm install-skill: the instructions as a Claude Code skill and an AGENTS.md / GEMINI.md block.
+// wcomm install-skill: the instructions as a Claude Code skill and an AGENTS.md / GEMINI.md block,
+// and the agents' hooks (hooks.go).
 
 import (
 	"crypto/sha256"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -22,19 +24,29 @@ import (
 
 // The markers of wcomm's block in AGENTS.md and GEMINI.md, and of its hash.
 const (
-	markBegin = "<!-- wcomm:begin -->"
-	markEnd   = "<!-- wcomm:end -->"
+	MarkBegin = "<!-- wcomm:begin -->"
+	MarkEnd   = "<!-- wcomm:end -->"
 	markHash  = "<!-- wcomm:sha256="
 )
 
-// installTarget is one file install-skill writes: a whole file (the skill) or a block in a file.
-type installTarget struct {
+// SkillOptions are install-skill's choices.
+type SkillOptions struct {
+	Dir     string // the project folder ("": the current one)
+	User    bool   // the user's files instead of a project's
+	For     string // the agents, comma-separated: claude, codex, gemini
+	Force   bool   // overwrite what was edited since wcomm wrote it
+	NoHooks bool   // leave the agents' hooks alone
+	Getenv  func(string) string
+}
+
+// target is one file install-skill writes: a whole file (the skill) or a block in a file.
+type target struct {
 	Path  string
 	Agent string
 	Block bool // a block between the markers, the rest of the file kept
 }
 
-func installTargets(dir string, user bool, forAgents string, getenv func(string) string) ([]installTarget, error) {
+func skillTargets(dir string, user bool, forAgents string, getenv func(string) string) ([]target, error) {
 	var want []string
 	for _, a := range strings.Split(forAgents, ",") {
 		a = strings.ToLower(strings.TrimSpace(a))
@@ -44,11 +56,11 @@ func installTargets(dir string, user bool, forAgents string, getenv func(string)
 		case "claude", "codex", "gemini":
 			want = append(want, a)
 		default:
-			return nil, usagef("--for: unknown agent %q; use claude, codex, gemini", messages.SanitizeField(a))
+			return nil, tmuxcomm.Usagef("--for: unknown agent %q; use claude, codex, gemini", messages.SanitizeField(a))
 		}
 	}
 	if len(want) == 0 {
-		return nil, usagef("--for names no agent; use claude, codex, gemini")
+		return nil, tmuxcomm.Usagef("--for names no agent; use claude, codex, gemini")
 	}
 	var skill, agents, gemini string
 	if user {
@@ -60,29 +72,23 @@ func installTargets(dir string, user bool, forAgents string, getenv func(string)
 		agents = filepath.Join(home, ".codex", "AGENTS.md")
 		gemini = filepath.Join(home, ".gemini", "GEMINI.md")
 	} else {
-		if dir == "" {
-			dir = "."
-		}
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--dir %s: %w", dir, err)
-		}
-		if !st.IsDir() {
-			return nil, usagef("--dir %s is not a folder", dir)
+		var err error
+		if dir, err = projectDir(dir); err != nil {
+			return nil, err
 		}
 		skill = filepath.Join(dir, ".claude", "skills", "wcomm", "SKILL.md")
 		agents = filepath.Join(dir, "AGENTS.md")
 		gemini = filepath.Join(dir, "GEMINI.md")
 	}
-	var out []installTarget
+	var out []target
 	for _, a := range want {
 		switch a {
 		case "claude":
-			out = append(out, installTarget{Path: skill, Agent: a})
+			out = append(out, target{Path: skill, Agent: a})
 		case "codex":
-			out = append(out, installTarget{Path: agents, Agent: a, Block: true})
+			out = append(out, target{Path: agents, Agent: a, Block: true})
 		case "gemini":
-			out = append(out, installTarget{Path: gemini, Agent: a, Block: true})
+			out = append(out, target{Path: gemini, Agent: a, Block: true})
 		}
 	}
 	return out, nil
@@ -104,8 +110,21 @@ func orDot(dir string) string {
 	return dir
 }
 
+// projectDir checks a project folder given with --dir ("": the current one).
+func projectDir(dir string) (string, error) {
+	dir = orDot(dir)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return "", tmuxcomm.Usagef("--dir %s is not a folder", dir)
+	}
+	return dir, nil
+}
+
 // agentsOf lists the agents of the targets, once each.
-func agentsOf(targets []installTarget) []string {
+func agentsOf(targets []target) []string {
 	var out []string
 	for _, t := range targets {
 		if !slices.Contains(out, t.Agent) {
@@ -115,26 +134,26 @@ func agentsOf(targets []installTarget) []string {
 	return out
 }
 
-// skillDescription tells Claude Code when to load the skill.
-const skillDescription = "Hand tasks to, and answer tasks from, other AI agents (Claude Code, Codex, Gemini CLI) " +
+// SkillDescription tells Claude Code when to load the skill.
+const SkillDescription = "Hand tasks to, and answer tasks from, other AI agents (Claude Code, Codex, Gemini CLI) " +
 	"running in other tmux panes, through the wcomm command. Use when asked to delegate, coordinate or consult " +
 	"another agent or pane, when your input holds a request starting with [WORKER capability=..., " +
 	"a question starting with [QUESTION from worker, or a line starting with [RESPONSE started_at=...."
 
 // skillText is the whole SKILL.md, without its hash line.
-func skillText() (string, error) {
-	orch, err := promptText("orchestrator", "claude")
+func (k Book) skillText() (string, error) {
+	orch, err := k.Prompt("orchestrator", "claude")
 	if err != nil {
 		return "", err
 	}
-	work, err := promptText("worker", "claude")
+	work, err := k.Prompt("worker", "claude")
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("---\nname: wcomm\n")
 	// Double-quoted, so the brackets and colons of the description are never read as YAML.
-	b.WriteString(`description: "` + skillDescription + `"` + "\n")
+	b.WriteString(`description: "` + SkillDescription + `"` + "\n")
 	b.WriteString("---\n\n")
 	b.WriteString("# wcomm: requests and answers between agents in tmux panes\n\n")
 	b.WriteString("Generated by 'wcomm install-skill'. Use the part for your role: you orchestrate when you hand\n")
@@ -170,98 +189,85 @@ func hashLine(body string) string {
 
 var hashRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<!-- wcomm:sha256=([0-9a-f]{64})\b.*-->$`) })
 
-// install statuses.
+// What an install did to a file.
 const (
-	stCreated   = "created"
-	stUpdated   = "updated"
-	stUnchanged = "unchanged"
-	stKept      = "kept"
+	Created   = "created"
+	Updated   = "updated"
+	Unchanged = "unchanged"
+	Kept      = "kept" // edited since wcomm wrote it, or unreadable: left as it is
 )
 
-type installResult struct {
+// Result is what an install did to one file.
+type Result struct {
 	Path   string `json:"path"`
 	Agent  string `json:"agent"`
 	Status string `json:"status"`
 	Note   string `json:"note,omitempty"`
+	// Preview is what a dry run would have written.
+	Preview []byte `json:"-"`
 }
 
-func (c *cli) installSkill(targets []installTarget, hooks []hookTarget, force bool) error {
-	skill, err := skillText()
+// InstallSkill writes the skill and the blocks, then the hooks, and says what it did to each
+// file: kept ones were edited since (files) or could not be read (hooks).
+func (k Book) InstallSkill(o SkillOptions) (files, hooks []Result, err error) {
+	targets, err := skillTargets(o.Dir, o.User, o.For, o.Getenv)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var results []installResult
-	kept := 0
+	skill, err := k.skillText()
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, t := range targets {
-		var r installResult
+		var r Result
 		var err error
 		if t.Block {
-			r, err = installBlock(t.Path, blockText(t.Agent), force)
+			r, err = installBlock(t.Path, blockText(t.Agent), o.Force)
 		} else {
-			r, err = installWhole(t.Path, skill, force)
+			r, err = installWhole(t.Path, skill, o.Force)
 		}
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		r.Agent = t.Agent
-		if r.Status == stKept {
-			kept++
-		}
-		results = append(results, r)
+		files = append(files, r)
 	}
-	broken := 0
-	for _, h := range hooks {
+	if o.NoHooks {
+		return files, nil, nil
+	}
+	home := ""
+	if o.User {
+		home = userHome(o.Getenv)
+	}
+	for _, h := range hookTargets(orDot(o.Dir), home, agentsOf(targets)) {
 		r, err := installHooks(h)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if r.Status == stKept {
-			broken++ // a settings file wcomm cannot read: the hooks are not installed
-		}
-		results = append(results, r)
+		hooks = append(hooks, r)
 	}
-	if c.json {
-		if err := c.printJSON(results); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range results {
-			fmt.Fprintf(c.stdout, "%-9s %s", r.Status, r.Path)
-			if r.Note != "" {
-				fmt.Fprintf(c.stdout, " (%s)", r.Note)
-			}
-			fmt.Fprintln(c.stdout)
-		}
-	}
-	if kept > 0 {
-		// Keeping someone's edit is the intended outcome, not a failure: say so and exit 0.
-		fmt.Fprintf(c.stderr, "wcomm install-skill: %d file(s) edited since wcomm wrote them were kept; compare them with 'wcomm prompt', then run again with --force to overwrite\n", kept)
-	}
-	if broken > 0 {
-		return &exitErr{code: exitFailure, err: fmt.Errorf("%d settings file(s) could not be read, so their hooks are not installed; fix them and run again", broken)}
-	}
-	return nil
+	return files, hooks, nil
 }
 
 // installWhole writes a file wcomm owns whole (the skill), its hash on the last line.
-func installWhole(path, body string, force bool) (installResult, error) {
+func installWhole(path, body string, force bool) (Result, error) {
 	want := body + "\n" + hashLine(body) + "\n"
-	r := installResult{Path: path}
+	r := Result{Path: path}
 	real, old, mode, err := readTarget(path)
 	if err != nil {
 		return r, err
 	}
 	switch {
 	case old == nil:
-		r.Status = stCreated
+		r.Status = Created
 	case string(old) == want:
-		r.Status = stUnchanged
+		r.Status = Unchanged
 		return r, nil
 	case !force && !wholeUnedited(string(old)):
-		r.Status, r.Note = stKept, "edited since wcomm wrote it; --force overwrites"
+		r.Status, r.Note = Kept, "edited since wcomm wrote it; --force overwrites"
 		return r, nil
 	default:
-		r.Status = stUpdated
+		r.Status = Updated
 	}
 	return r, writeTarget(real, []byte(want), mode)
 }
@@ -279,21 +285,21 @@ func wholeUnedited(text string) bool {
 }
 
 // installBlock writes wcomm's block into a file, keeping everything outside the markers.
-func installBlock(path, body string, force bool) (installResult, error) {
-	block := markBegin + "\n" + hashLine(body) + "\n" + body + markEnd + "\n"
-	r := installResult{Path: path}
+func installBlock(path, body string, force bool) (Result, error) {
+	block := MarkBegin + "\n" + hashLine(body) + "\n" + body + MarkEnd + "\n"
+	r := Result{Path: path}
 	real, old, mode, err := readTarget(path)
 	if err != nil {
 		return r, err
 	}
 	if old == nil {
-		r.Status = stCreated
+		r.Status = Created
 		return r, writeTarget(real, []byte(block), mode)
 	}
 	text := string(old)
-	begin := strings.Index(text, markBegin+"\n")
-	if begin < 0 && strings.HasSuffix(text, markBegin) {
-		begin = len(text) - len(markBegin)
+	begin := strings.Index(text, MarkBegin+"\n")
+	if begin < 0 && strings.HasSuffix(text, MarkBegin) {
+		begin = len(text) - len(MarkBegin)
 	}
 	if begin < 0 {
 		// No block yet: append one, after a blank line.
@@ -306,30 +312,30 @@ func installBlock(path, body string, force bool) (installResult, error) {
 		default:
 			sep = "\n\n"
 		}
-		r.Status, r.Note = stUpdated, "block added"
+		r.Status, r.Note = Updated, "block added"
 		return r, writeTarget(real, []byte(text+sep+block), mode)
 	}
-	if strings.Count(text, markBegin) > 1 {
-		return r, fmt.Errorf("%s holds %d %s markers; keep one block and run again", path, strings.Count(text, markBegin), markBegin)
+	if strings.Count(text, MarkBegin) > 1 {
+		return r, fmt.Errorf("%s holds %d %s markers; keep one block and run again", path, strings.Count(text, MarkBegin), MarkBegin)
 	}
-	endRel := strings.Index(text[begin:], markEnd)
+	endRel := strings.Index(text[begin:], MarkEnd)
 	if endRel < 0 {
-		return r, fmt.Errorf("%s has %s without %s; restore or remove the block and run again", path, markBegin, markEnd)
+		return r, fmt.Errorf("%s has %s without %s; restore or remove the block and run again", path, MarkBegin, MarkEnd)
 	}
-	end := begin + endRel + len(markEnd)
+	end := begin + endRel + len(MarkEnd)
 	if end < len(text) && text[end] == '\n' {
 		end++
 	}
 	current := text[begin:end]
 	if current == block {
-		r.Status = stUnchanged
+		r.Status = Unchanged
 		return r, nil
 	}
 	if !force && !blockUnedited(current) {
-		r.Status, r.Note = stKept, "block edited since wcomm wrote it; --force overwrites it"
+		r.Status, r.Note = Kept, "block edited since wcomm wrote it; --force overwrites it"
 		return r, nil
 	}
-	r.Status = stUpdated
+	r.Status = Updated
 	return r, writeTarget(real, []byte(text[:begin]+block+text[end:]), mode)
 }
 
@@ -344,7 +350,7 @@ func blockUnedited(block string) bool {
 		return false
 	}
 	body := strings.Join(lines[2:], "")
-	body = strings.TrimSuffix(strings.TrimSuffix(body, "\n"), markEnd)
+	body = strings.TrimSuffix(strings.TrimSuffix(body, "\n"), MarkEnd)
 	return m[1] == hashOf(body)
 }
 

@@ -1,4 +1,4 @@
-package cli
+package kit
 
 // wcomm __complete: completion candidates from the live tmux server and the root.
 
@@ -9,24 +9,27 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
-// completeKinds are the kinds __complete knows.
-var completeKinds = []string{"panes", "agents", "targets", "sessions", "tmux-sessions", "ids", "commands"}
+// CompleteKinds are the kinds __complete knows.
+var CompleteKinds = []string{"panes", "agents", "targets", "sessions", "tmux-sessions", "ids", "commands"}
 
-type candidate struct{ value, desc string }
+// Candidate is one completion candidate and what it is.
+type Candidate struct{ Value, Desc string }
 
-// complete returns the candidates of a kind, from the live server or the root.
-func (c *cli) complete(ctx context.Context, kind string) ([]candidate, error) {
+// Complete returns the candidates of a kind, from the live server or the root; engine is called
+// only for the kinds that need one.
+func (k Book) Complete(ctx context.Context, engine func() *tmuxcomm.Engine, kind string) ([]Candidate, error) {
 	switch kind {
 	case "panes", "agents", "targets", "tmux-sessions":
-		e := c.engine()
+		e := engine()
 		panes, err := e.Panes(ctx, paneops.Scope{All: true})
 		if err != nil {
 			return nil, err
 		}
-		var out []candidate
+		var out []Candidate
 		seen := map[string]bool{}
 		addPanes := func() {
 			for _, p := range panes {
@@ -38,7 +41,7 @@ func (c *cli) complete(ctx context.Context, kind string) ([]candidate, error) {
 					desc = p.Command
 				}
 				desc = messages.SanitizeField(desc + " (" + p.Target() + ")")
-				out = append(out, candidate{string(p.ID), desc})
+				out = append(out, Candidate{string(p.ID), desc})
 			}
 		}
 		addAgents := func() {
@@ -52,7 +55,7 @@ func (c *cli) complete(ctx context.Context, kind string) ([]candidate, error) {
 						continue
 					}
 					seen[prog] = true
-					out = append(out, candidate{prog, "runs in " + string(p.ID)})
+					out = append(out, Candidate{prog, "runs in " + string(p.ID)})
 				}
 			}
 		}
@@ -68,38 +71,38 @@ func (c *cli) complete(ctx context.Context, kind string) ([]candidate, error) {
 			for _, p := range panes {
 				if s := messages.SanitizeField(p.Session); !seen[s] {
 					seen[s] = true
-					out = append(out, candidate{s, ""})
+					out = append(out, Candidate{s, ""})
 				}
 			}
 		}
 		return out, nil
 	case "sessions", "ids":
-		sessions, _, err := c.engine().History(ctx, exchange.HistoryOptions{})
+		sessions, _, err := engine().History(ctx, exchange.HistoryOptions{})
 		if err != nil {
 			return nil, err
 		}
-		var out []candidate
+		var out []Candidate
 		// Newest first: the exchange one wants is almost always a recent one.
 		for i := len(sessions) - 1; i >= 0; i-- {
 			s := sessions[i]
 			if kind == "sessions" {
-				out = append(out, candidate{s.Name, fmt.Sprintf("%s -> %s, %d exchanges", s.Orchestrator, s.Worker, len(s.Exchanges))})
+				out = append(out, Candidate{s.Name, fmt.Sprintf("%s -> %s, %d exchanges", s.Orchestrator, s.Worker, len(s.Exchanges))})
 				continue
 			}
 			for j := len(s.Exchanges) - 1; j >= 0; j-- {
 				x := s.Exchanges[j]
 				if x.ID != "" {
-					out = append(out, candidate{x.ID, x.Status + ": " + x.Summary})
+					out = append(out, Candidate{x.ID, x.Status + ": " + x.Summary})
 				}
 			}
 		}
 		return out, nil
 	case "commands":
-		var out []candidate
-		for _, n := range commandNames() {
-			out = append(out, candidate{n, commands[n].Summary})
+		var out []Candidate
+		for _, c := range k.Commands {
+			out = append(out, Candidate{c.Name, c.Summary})
 		}
 		return out, nil
 	}
-	return nil, usagef("unknown kind %q; use one of %s", messages.SanitizeField(kind), strings.Join(completeKinds, ", "))
+	return nil, tmuxcomm.Usagef("unknown kind %q; use one of %s", messages.SanitizeField(kind), strings.Join(CompleteKinds, ", "))
 }
