@@ -34,6 +34,12 @@ type QuestionRecord struct {
 	Git            *GitBinding `json:"git,omitempty"`
 	// Action names the registered action a yes approves; its intent is the .intent file beside.
 	Action string `json:"action,omitempty"`
+	// Channels is the key of the answer channels that applied where the question was asked
+	// (messages.ChannelsConfig.Key), AskedIn that folder: only a bridge of those channels posts
+	// it. A question without a key (an older wcomm's, one written by hand) goes to the user's
+	// own channels.
+	Channels string `json:"channels,omitempty"`
+	AskedIn  string `json:"asked_in,omitempty"`
 }
 
 // deadline is when an ask of this question gives up; zero for none.
@@ -140,7 +146,7 @@ func IsQuestionFile(name string) bool {
 // answered, auto-answered, cap-exceeded, resolved); staleness is judged separately.
 func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	path := filepath.Join(dir, messages.QuestionFileName(task, seq, messages.SuffixQuestion))
-	data, err := readFile(path)
+	data, err := readQuestionFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +338,7 @@ func tagsInUse(root, task string, seq int) map[string]bool {
 	dirs, _, _ := sessionDirs(root)
 	name := messages.QuestionFileName(task, seq, messages.SuffixQuestion)
 	for _, dir := range dirs {
-		data, err := readFile(filepath.Join(dir, name))
+		data, err := readQuestionFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
