@@ -54,10 +54,7 @@ func (e *SettingsError) Unwrap() error { return e.Err }
 
 // Settings loads the settings that apply in the door's folder. An error is a *SettingsError.
 func (d *Door) Settings() (settings.Values, error) {
-	dir := d.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	dir := d.folder()
 	getenv := d.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -67,6 +64,15 @@ func (d *Door) Settings() (settings.Values, error) {
 		return s, &SettingsError{Err: err}
 	}
 	return s, nil
+}
+
+// folder is the working folder whose settings apply.
+func (d *Door) folder() string {
+	if d.Dir != "" {
+		return d.Dir
+	}
+	dir, _ := os.Getwd()
+	return dir
 }
 
 // Engine builds one call's engine from the settings that apply. When they do not load, it
@@ -86,6 +92,8 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	if s.Channels.Any() {
 		e.StartBridge = d.StartBridge
 	}
+	e.AskedIn = d.folder()
+	e.ChannelsKey = s.Channels.Key(e.AskedIn)
 	e.CardKey = d.CardKey
 	return e, s, err
 }

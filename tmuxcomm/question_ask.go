@@ -175,7 +175,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	}
 	base := QuestionRecord{Worker: e.Self, Orchestrator: p.orch, Session: filepath.Base(p.dir), Server: p.server,
 		Socket: p.socket, AskedAt: e.Now().UTC(), TimeoutSeconds: o.Timeout.Seconds(), AutoAnswer: o.AutoAnswer,
-		MaxQuestions: o.MaxQuestions, Git: git}
+		MaxQuestions: o.MaxQuestions, Git: git, Channels: e.ChannelsKey, AskedIn: e.AskedIn}
 	if p.x != nil {
 		base.Exchange, base.ExchangeSeq = p.x.ID, p.x.Seq
 	}

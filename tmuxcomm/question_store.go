@@ -37,6 +37,12 @@ type QuestionRecord struct {
 	Git            *GitBinding `json:"git,omitempty"`
 	// Action names the registered action a yes approves; its intent is the .intent file beside.
 	Action string `json:"action,omitempty"`
+	// Channels is the key of the answer channels that applied where the question was asked
+	// (messages.ChannelsConfig.Key), AskedIn that folder: only a bridge of those channels posts
+	// it. A question without a key (an older wcomm's, one written by hand) goes to the user's
+	// own channels.
+	Channels string `json:"channels,omitempty"`
+	AskedIn  string `json:"asked_in,omitempty"`
 }
 
 // deadline is when an ask of this question gives up; zero for none.
@@ -136,7 +142,7 @@ func QuestionEvents(st *QuestionStatus) []exchange.Event {
 // answered, auto-answered, cap-exceeded, resolved); staleness is judged separately.
 func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	path := filepath.Join(dir, messages.QuestionFileName(task, seq, messages.SuffixQuestion))
-	data, err := store.ReadFile(path)
+	data, err := readQuestionFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +334,7 @@ func tagsInUse(root, task string, seq int) map[string]bool {
 	dirs, _, _ := exchange.SessionDirs(root)
 	name := messages.QuestionFileName(task, seq, messages.SuffixQuestion)
 	for _, dir := range dirs {
-		data, err := store.ReadFile(filepath.Join(dir, name))
+		data, err := readQuestionFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}

@@ -22,7 +22,8 @@ func main() {
 }
 
 func hub(env cli.BridgeEnv) *bridge.Hub {
-	return &bridge.Hub{Engine: env.Engine, Root: env.Root, Logf: env.Logf, IdleExit: env.IdleExit}
+	return &bridge.Hub{Engine: env.Engine, Root: env.Root, Channels: env.Channels, Unrecorded: env.Unrecorded,
+		Logf: env.Logf, IdleExit: env.IdleExit}
 }
 
 func run(ctx context.Context, env cli.BridgeEnv) error {
@@ -41,7 +42,7 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 		}
 		names += c.Name()
 	}
-	env.Logf("pid %d runs %s for %s", os.Getpid(), names, env.Root)
+	env.Logf("pid %d runs %s for %s (the questions asked where channels %s apply)", os.Getpid(), names, env.Root, env.Channels)
 	return h.Run(ctx, chans)
 }
 
@@ -55,6 +56,9 @@ func check(ctx context.Context, env cli.BridgeEnv) ([]cli.ChannelCheck, error) {
 		for _, k := range c.Check(ctx) {
 			out = append(out, cli.ChannelCheck(k))
 		}
+	}
+	for _, k := range bridge.Refusals(ctx, env.Engine, env.Root, env.Channels) {
+		out = append(out, cli.ChannelCheck(k))
 	}
 	return out, nil
 }

@@ -43,15 +43,15 @@ func TestTokenFileMustBePrivate(t *testing.T) {
 
 func TestOneBridgePerRoot(t *testing.T) {
 	root := tempRoot(t)
-	unlock, err := lockfile.Lock(root)
+	unlock, err := lockfile.Lock(root, "")
 	require.NoError(t, err)
-	assert.True(t, lockfile.Running(root))
-	_, err = lockfile.Lock(root)
+	assert.True(t, lockfile.Running(root, ""))
+	_, err = lockfile.Lock(root, "")
 	require.ErrorIs(t, err, lockfile.ErrRunning)
 	assert.Contains(t, err.Error(), "process "+strconv.Itoa(os.Getpid()))
 	unlock()
-	assert.False(t, lockfile.Running(root))
-	unlock, err = lockfile.Lock(root)
+	assert.False(t, lockfile.Running(root, ""))
+	unlock, err = lockfile.Lock(root, "")
 	require.NoError(t, err)
 	unlock()
 }

@@ -1,7 +1,9 @@
 // Package bridge carries workers' questions out to chat services and their answers back: the
 // answer channels (Telegram, Slack, a webhook) that 'wcomm bridge' runs. It owns the bridge's
-// lock and state in the root's .bridge folder (what it posted where, the update offsets), the
-// channels' clients, and the rules of who may answer; it decides nothing about questions
+// lock and state in the root's .bridge folder, one per channel configuration (what it posted
+// where, the update offsets, what a service refused), the channels' clients, what a post may
+// hold on each service, and the rules of who may answer which question (own.go: a bridge serves
+// only the questions asked where its channels applied); it decides nothing about questions
 // itself: every answer goes through the engine's Answer, the path 'wcomm answer' takes, so the
 // first valid answer from any channel wins and a later one is told it is stale.
 //
@@ -100,4 +102,31 @@ func retryAfter(err error) time.Duration {
 		return re.After
 	}
 	return 0
+}
+
+// RefusedError is a service's permanent refusal of one post (a text or a button it does not
+// take): the same post would be refused again, so the bridge records it, tells the log, and goes
+// on with the other questions instead of trying it for ever.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the refusal.
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// isRefused reports whether err is a permanent refusal of the post.
+func isRefused(err error) bool {
+	var re *RefusedError
+	return errors.As(err, &re)
+}
+
+// refusesPost reports whether an HTTP status refuses the request itself for good: a 4xx, but
+// not 429 (try later), 408 (timed out) or those that say the channel is wrong (401, 403, 404:
+// the token or the address), which every post would get until the settings are fixed.
+func refusesPost(code int) bool {
+	switch code {
+	case 401, 403, 404, 408, 429:
+		return false
+	}
+	return code >= 400 && code < 500
 }

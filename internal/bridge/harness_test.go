@@ -28,6 +28,7 @@ type fakeEngine struct {
 	mu       sync.Mutex
 	qs       []*tmuxcomm.QuestionStatus
 	attempts []tmuxcomm.AnswerOptions
+	problems []string // question files that did not load
 }
 
 func (f *fakeEngine) add(q messages.Question, tag string) string {
@@ -54,7 +55,7 @@ func (f *fakeEngine) Questions(ctx context.Context, o tmuxcomm.QuestionsOptions)
 		}
 		out = append(out, &c)
 	}
-	return out, nil, nil
+	return out, f.problems, nil
 }
 
 func (f *fakeEngine) Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error) {
@@ -165,8 +166,14 @@ type running struct {
 // startHub runs a hub over eng in root with the channels cfg configures.
 func startHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfig, getenv func(string) string) *running {
 	t.Helper()
+	return startKeyedHub(t, root, eng, cfg, getenv, "", false)
+}
+
+// startKeyedHub is startHub for the bridge of the channels named key (Hub.Channels).
+func startKeyedHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfig, getenv func(string) string, key string, unrecorded bool) *running {
+	t.Helper()
 	lb := &logBuf{}
-	h := &Hub{Engine: eng, Root: root, Logf: lb.logf, Poll: 5 * time.Millisecond, Rescan: 10 * time.Millisecond,
+	h := &Hub{Engine: eng, Root: root, Channels: key, Unrecorded: unrecorded, Logf: lb.logf, Poll: 5 * time.Millisecond, Rescan: 10 * time.Millisecond,
 		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 	require.NoError(t, h.Open())
 	chans, err := Open(cfg, h, getenv)
@@ -179,7 +186,7 @@ func startHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfi
 			}
 		}
 	}
-	unlock, err := lockfile.Lock(root)
+	unlock, err := lockfile.Lock(root, key)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{hub: h, log: lb, done: make(chan error, 1)}

@@ -29,6 +29,15 @@ type Engine interface {
 type Hub struct {
 	Engine Engine
 	Root   string
+	// Channels is the key of the channel configuration this bridge runs
+	// (messages.ChannelsConfig.Key): it posts, and takes answers to, only the questions asked
+	// where that configuration applied, and keeps its state in that key's folder. "" serves
+	// every question of the root (a bridge a test builds).
+	Channels string
+	// Unrecorded makes the bridge also serve the questions that record no key (asked by an
+	// older wcomm, written by hand) and tell of dead letters: set when its configuration is the
+	// user's own, never a project's.
+	Unrecorded bool
 	// Logf receives the diagnostics (refused senders, a service down, backoff); never a secret.
 	Logf func(format string, a ...any)
 	// IdleExit, when more than 0, ends Run once nothing has been pending for that long (the
@@ -85,7 +94,7 @@ func (h *Hub) Open() error {
 	if h.st != nil {
 		return nil
 	}
-	st, err := openStore(h.Root)
+	st, err := openStore(Dir(h.Root, h.Channels))
 	if err != nil {
 		return err
 	}
@@ -157,7 +166,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			if err != nil {
 				h.logf("list questions: %v", err)
 			}
-			if full {
+			if full && h.tellsDead() {
 				h.scanDead()
 			}
 			for _, o := range outs {
@@ -200,14 +209,15 @@ func rootSignature(root string) string {
 	return b.String()
 }
 
-// scan reads every question and gives each new one a token; it returns how many are pending.
-// Without full, staleness is not judged (no tmux call): the next full look closes a question
-// that turned stale.
+// scan reads the bridge's own questions and gives each new one a token; it returns how many
+// are pending. Without full, staleness is not judged (no tmux call): the next full look closes
+// a question that turned stale.
 func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
-	list, _, err := h.Engine.Questions(ctx, tmuxcomm.QuestionsOptions{FilesOnly: !full})
+	all, problems, err := h.Engine.Questions(ctx, tmuxcomm.QuestionsOptions{FilesOnly: !full})
 	if err != nil {
 		return 0, err
 	}
+	list := h.ownPostable(all, problems, full)
 	byID := make(map[string]*tmuxcomm.QuestionStatus, len(list))
 	order := make([]string, 0, len(list))
 	pending := 0
@@ -422,6 +432,13 @@ func (h *Hub) ByRef(channel, ref string) (Question, bool) {
 	return q, ok
 }
 
+// posted reports whether q was posted on channel, or refused there for good.
+func (h *Hub) posted(channel, id string) bool {
+	var ok bool
+	h.st.view(func(s *State) { ok = s.Posts[channel][id] != nil })
+	return ok
+}
+
 // PostRef is the reference of q's post on channel, "" when it was not posted there.
 func (h *Hub) PostRef(channel, id string) string {
 	var ref string
@@ -491,15 +508,18 @@ func (h *Hub) Status(ctx context.Context) string {
 		len(pending), approvals, len(waiting), h.now().Sub(h.started).Round(time.Second))
 }
 
-// approvedUnexecuted lists the approved actions not yet run.
+// approvedUnexecuted lists the approved actions of the bridge's own questions not yet run.
 func (h *Hub) approvedUnexecuted(ctx context.Context) []*tmuxcomm.ActionStatus {
 	list, _, err := h.Engine.Actions(ctx, tmuxcomm.ActionsOptions{Getenv: os.Getenv})
 	if err != nil {
 		return nil
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var out []*tmuxcomm.ActionStatus
 	for _, a := range list {
-		if a.Status == tmuxcomm.ActionApproved {
+		// Another folder's approvals are not this bridge's to show.
+		if a.Status == tmuxcomm.ActionApproved && (h.Channels == "" || h.byID[a.ID] != nil) {
 			out = append(out, a)
 		}
 	}
@@ -665,6 +685,17 @@ func (o *outbound) post(ctx context.Context, q Question) error {
 	// cut off, it could have reached the chat without being recorded, and be posted again by
 	// the next bridge. Each channel bounds its own calls.
 	ref, err := o.c.Post(context.WithoutCancel(ctx), q)
+	if isRefused(err) {
+		// Recorded as decided there, so that it is neither posted again nor closed.
+		reason := messages.SanitizeField(err.Error())
+		o.h.logf("%s refused question %s for good (%s): it is not posted there; it can still be answered with 'wcomm answer %s ANSWER'", name, q.ID, reason, q.ID)
+		return o.h.st.update(func(s *State) {
+			if s.Posts[name] == nil {
+				s.Posts[name] = map[string]*Post{}
+			}
+			s.Posts[name][q.ID] = &Post{Channel: name, ID: q.ID, Refused: reason, Closed: true, PostedAt: o.h.now().UTC()}
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("post %s: %w", q.ID, err)
 	}
@@ -691,7 +722,7 @@ func (o *outbound) questions(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if o.h.PostRef(name, q.ID) != "" {
+		if o.h.posted(name, q.ID) {
 			continue
 		}
 		if err := o.post(ctx, q); err != nil {
@@ -722,7 +753,9 @@ func (o *outbound) questions(ctx context.Context) error {
 			q = Question{ID: p.id}
 			o.h.st.view(func(s *State) { q.Token = s.Tokens[p.id] })
 		}
-		if err := o.c.Close(ctx, q, p.ref, outcomeOf(st)); err != nil {
+		if err := o.c.Close(ctx, q, p.ref, outcomeOf(st)); isRefused(err) {
+			o.h.logf("%s refused the edit that marks %s decided, for good (%s); it is left as it is", name, p.id, messages.SanitizeField(err.Error()))
+		} else if err != nil {
 			return fmt.Errorf("mark %s decided: %w", p.id, err)
 		}
 		if err := o.h.st.update(func(s *State) { s.Posts[name][p.id].Closed = true }); err != nil {

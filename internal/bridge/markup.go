@@ -6,6 +6,7 @@ package bridge
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wcomm/wcomm/messages"
 )
@@ -47,29 +48,106 @@ func slackUnescape(s string) string {
 func (m markup) b(escaped string) string { return m.bold[0] + escaped + m.bold[1] }
 func (m markup) c(escaped string) string { return m.code[0] + escaped + m.code[1] }
 
-// head is the question and its token, the part kept when the post is edited.
-func (m markup) head(q Question) string {
+// head is the question (at most textMax runes) and its token, the part kept when the post is
+// edited.
+func (m markup) head(q Question, textMax int) string {
 	kind := m.question
 	if q.Action != "" {
-		kind = m.approval + " approval of " + m.esc(q.Action) + ":"
+		kind = m.approval + " approval of " + m.esc(shorten(q.Action, 100)) + ":"
 	}
-	return fmt.Sprintf("%s %s\n%s · task %s · worker %s", kind, m.b(m.esc(q.Text)), m.c(m.esc(q.Token)), m.esc(q.Task), m.esc(q.Worker))
+	return fmt.Sprintf("%s %s\n%s · task %s · worker %s", kind, m.b(m.esc(shorten(q.Text, textMax))), m.c(m.esc(q.Token)),
+		m.esc(shorten(q.Task, 64)), m.esc(shorten(q.Worker, 32)))
 }
 
-// body is the head, the context and the options, each clipped for a phone's screen (contextMax,
-// optionMax runes), and an approval's warning.
-func (m markup) body(q Question, contextPrefix string, contextMax, optionMax int) string {
+// budget bounds, in runes, the parts of a posted question: a service refuses a post over its
+// limit (Telegram 4096 characters, a Slack section 3000), and a question within ask's own
+// limits (2,000 characters, 26 options of 300) is over both. The whole question is one command
+// or one thread away.
+type budget struct{ text, context, option int }
+
+// postBudgets are tried in turn until the post fits: the first suits a phone's screen, the last
+// fits any valid question.
+var postBudgets = []budget{{1000, 200, 100}, {500, 150, 50}, {200, 80, 20}}
+
+// body is the head, the context and the options, each clipped to the budget, and an approval's
+// warning.
+func (m markup) body(q Question, contextPrefix string, bu budget) string {
 	var b strings.Builder
-	b.WriteString(m.head(q))
+	b.WriteString(m.head(q, bu.text))
 	if q.Context != "" {
-		b.WriteString("\n" + contextPrefix + m.esc(clip(q.Context, contextMax)))
+		b.WriteString("\n" + contextPrefix + m.esc(clip(q.Context, bu.context)))
 	}
 	if q.Type != messages.YesNo {
 		for i, o := range q.Options {
-			fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), m.esc(clip(o, optionMax)))
+			fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), m.esc(clip(o, bu.option)))
 		}
 	}
 	return b.String()
+}
+
+// details is the whole question as plain text (control characters dropped): what a post clips,
+// for /details on Telegram and the post's thread on Slack.
+func details(q Question) string {
+	var b strings.Builder
+	kind := "Question"
+	if q.Action != "" {
+		kind = "Approval of " + shorten(q.Action, 100)
+	}
+	fmt.Fprintf(&b, "%s %s (task %s, worker %s)\n%s", kind, q.Token, shorten(q.Task, 64), shorten(q.Worker, 32), q.Text)
+	fmt.Fprintf(&b, "\nid %s · asked %s", q.ID, q.AskedAt.Local().Format("2006-01-02 15:04"))
+	if q.Request != "" {
+		b.WriteString(" · request " + shorten(q.Request, 128))
+	}
+	if q.Context != "" {
+		b.WriteString("\n\n" + q.Context)
+	}
+	for i, o := range q.Options {
+		fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), o)
+	}
+	b.WriteString("\n\nAccepted: " + q.Accepted)
+	return messages.SanitizeTerminal(b.String())
+}
+
+// shorten is s when it has at most n runes, else s clipped on one line.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return clip(s, n)
+}
+
+// split cuts text into parts of at most max by size, at line ends where it can, inside a line
+// that is longer alone.
+func split(text string, max int, size func(string) int) []string {
+	var parts []string
+	var cur strings.Builder
+	flush := func() {
+		if strings.TrimSpace(cur.String()) != "" {
+			parts = append(parts, strings.TrimRight(cur.String(), "\n"))
+		}
+		cur.Reset()
+	}
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if size(cur.String())+size(line) <= max {
+			cur.WriteString(line)
+			continue
+		}
+		flush()
+		for size(line) > max {
+			n := 0
+			for i, r := range line {
+				if n+size(string(r)) > max {
+					parts = append(parts, line[:i])
+					line = line[i:]
+					break
+				}
+				n += size(string(r))
+			}
+		}
+		cur.WriteString(line)
+	}
+	flush()
+	return parts
 }
 
 // intentOnly is an approval's warning that a yes runs nothing by itself.
@@ -77,7 +155,7 @@ const intentOnly = "\nA yes records intent only: 'wcomm actions run' executes it
 
 // closed is the post edited once the question is decided, so nobody answers it twice by mistake.
 func (m markup) closed(q Question, how Outcome) string {
-	return m.head(q) + "\n" + m.b(m.esc(how.Words()))
+	return m.head(q, postBudgets[0].text) + "\n" + m.b(m.esc(shorten(how.Words(), 500)))
 }
 
 // reply tells the person what became of an answer: one compact confirmation, the reason it is
@@ -85,7 +163,7 @@ func (m markup) closed(q Question, how Outcome) string {
 func (m markup) reply(q Question, r Reply, invalid string) string {
 	switch {
 	case r.Accepted:
-		text := fmt.Sprintf("%s %s · %s · source %s · next: %s", m.accepted, m.b(m.esc(r.Answer)), m.c(m.esc(q.Token)), m.channel, m.esc(r.Next))
+		text := fmt.Sprintf("%s %s · %s · source %s · next: %s", m.accepted, m.b(m.esc(shorten(r.Answer, 500))), m.c(m.esc(q.Token)), m.channel, m.esc(r.Next))
 		if q.Request != "" {
 			text += " · request " + m.esc(q.Request)
 		}

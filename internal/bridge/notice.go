@@ -39,7 +39,7 @@ type Notice struct {
 
 func noticeOf(d tmuxcomm.DeadLetter) Notice {
 	n := Notice{Event: "dead-letter", ID: d.ID, Kind: d.Kind, Pane: string(d.Pane), From: string(d.From), Exchange: d.Exchange,
-		Questions: d.Questions, State: d.State, Reason: d.Detail, At: d.At}
+		Questions: d.Questions, State: d.State, Reason: clip(d.Detail, 500), At: d.At}
 	switch {
 	case d.Kind == messages.MailRequest && d.Exchange != "":
 		n.Next = "re-send it with 'wcomm send --resend " + d.Exchange + "'"
@@ -90,7 +90,9 @@ func (o *outbound) notify(ctx context.Context) error {
 			continue
 		}
 		// As a post: one under way is finished and recorded even when the bridge stops.
-		if err := nf.Notify(context.WithoutCancel(ctx), noticeOf(d)); err != nil {
+		if err := nf.Notify(context.WithoutCancel(ctx), noticeOf(d)); isRefused(err) {
+			o.h.logf("%s refused the notice of dead letter %s for good (%s); it is not told there", name, d.ID, messages.SanitizeField(err.Error()))
+		} else if err != nil {
 			return fmt.Errorf("tell of dead letter %s: %w", d.ID, err)
 		}
 		if err := o.h.st.update(func(s *State) {

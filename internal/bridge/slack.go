@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -70,8 +71,26 @@ func (s *slackChannel) err(method string, err error) error {
 	if msg == "invalid_auth" || msg == "not_authed" || msg == "token_revoked" {
 		return fmt.Errorf("slack %s: the token was refused (%s): check it", method, msg)
 	}
+	var se slack.SlackErrorResponse
+	var sc slack.StatusCodeError
+	if errors.As(err, &se) && slackRefusals[se.Err] || errors.As(err, &sc) && refusesPost(sc.Code) {
+		return &RefusedError{Err: fmt.Errorf("slack %s: %s", method, msg)}
+	}
 	return fmt.Errorf("slack %s: %s", method, msg)
 }
+
+// slackRefusals are the Web API's errors that refuse one message for what it holds
+// (api.slack.com/methods/chat.postMessage#errors): sent again, it is refused again. The others
+// (channel_not_found, not_in_channel, a token's, the server's) are the channel's, and retried.
+var slackRefusals = map[string]bool{
+	"invalid_blocks": true, "invalid_blocks_format": true, "msg_too_long": true, "msg_blocks_too_long": true,
+	"no_text": true, "too_many_attachments": true, "invalid_attachments": true, "invalid_arguments": true,
+	"invalid_metadata_format": true, "invalid_metadata_schema": true, "metadata_too_large": true,
+}
+
+// slackMaxSection is the most text a section block takes (Block Kit: 3000 characters); a
+// message's text without blocks may hold 40,000, and a thread part is kept to a section's size.
+const slackMaxSection = 3000
 
 // redact removes the tokens from text that came back from elsewhere.
 func (s *slackChannel) redact(msg string) string {
@@ -100,10 +119,24 @@ func (s *slackChannel) Check(ctx context.Context) []Check {
 	return append(out, Check{Channel: "slack", What: "channel (conversations.info)", OK: true, Detail: "#" + messages.SanitizeField(ch.Name)})
 }
 
-// slackQuestionText is the whole question as posted: head, context, options, how to answer.
-func slackQuestionText(q Question) string {
+// slackQuestionText is the question as posted: head, context, options, how to answer, clipped
+// to fit a section block; clipped reports whether it was (the post's thread then has it whole).
+func slackQuestionText(q Question) (text string, clipped bool) {
+	for _, bu := range postBudgets {
+		if text = slackQuestionTextWith(q, bu); utf8.RuneCountInString(text) <= slackMaxSection {
+			break
+		}
+	}
+	if utf8.RuneCountInString(text) > slackMaxSection {
+		text = split(text, slackMaxSection-20, utf8.RuneCountInString)[0] + "…"
+	}
+	whole := budget{messages.MaxQuestionLen, messages.MaxContextLen, messages.MaxOptionLen}
+	return text, text != slackQuestionTextWith(q, whole)
+}
+
+func slackQuestionTextWith(q Question, bu budget) string {
 	var b strings.Builder
-	b.WriteString(slackMarkup.body(q, ">", 300, 150))
+	b.WriteString(slackMarkup.body(q, ">", bu))
 	if q.Action != "" {
 		b.WriteString(intentOnly)
 	}
@@ -142,10 +175,20 @@ func slackBlocks(q Question, text string) []slack.Block {
 func (s *slackChannel) Post(ctx context.Context, q Question) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
-	text := slackQuestionText(q)
+	text, clipped := slackQuestionText(q)
 	_, ts, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionBlocks(slackBlocks(q, text)...))
 	if err != nil {
 		return "", s.err("chat.postMessage", err)
+	}
+	if clipped {
+		// The whole question in the post's thread; the post stands without it, so a failure
+		// here is only told.
+		for _, part := range split(details(q), slackMaxSection, utf8.RuneCountInString) {
+			if _, _, err := s.api.PostMessageContext(ctx, s.cfg.Channel, slack.MsgOptionText(slackEscape(part), false), slack.MsgOptionTS(ts)); err != nil {
+				s.hub.logf("slack: the whole of %s in its thread: %v", q.ID, s.err("chat.postMessage", err))
+				break
+			}
+		}
 	}
 	return ts, nil
 }
@@ -303,7 +346,7 @@ func (s *slackChannel) answer(ctx context.Context, key, thread string, q Questio
 	}); err != nil {
 		s.hub.logf("slack: save state: %v", err)
 	}
-	text := slackMarkup.reply(q, r, fmt.Sprintf("%s is not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(raw), slackEscape(q.Token), slackEscape(q.Accepted)))
+	text := slackMarkup.reply(q, r, fmt.Sprintf("%s is not an answer to `%s`; accepted: %s. The question stays open.", slackEscape(shorten(raw, 300)), slackEscape(q.Token), slackEscape(q.Accepted)))
 	cctx, cancel := context.WithTimeout(ctx, s.callTO)
 	defer cancel()
 	if _, _, err := s.api.PostMessageContext(cctx, s.cfg.Channel, slack.MsgOptionText(text, false), slack.MsgOptionTS(thread)); err != nil {

@@ -18,8 +18,8 @@ import (
 // update offsets; 0600, replaced atomically after each change.
 const stateFile = "state.json"
 
-// Dir is the bridge's folder under root.
-func Dir(root string) string { return lockfile.Dir(root) }
+// Dir is the folder under root of the bridge of the channels named key.
+func Dir(root, key string) string { return lockfile.Dir(root, key) }
 
 // Post is one question posted on one channel.
 type Post struct {
@@ -29,6 +29,9 @@ type Post struct {
 	PostedAt time.Time `json:"posted_at"`
 	// Closed is set once the post says the question is decided.
 	Closed bool `json:"closed,omitempty"`
+	// Refused is the service's permanent refusal of the post, in its words (Ref is then ""):
+	// the question is not posted there, and not tried again, so it holds up no other.
+	Refused string `json:"refused,omitempty"`
 }
 
 // State is state.json.
@@ -46,6 +49,9 @@ type State struct {
 	NoticesSince time.Time `json:"notices_since"`
 	// Notices by channel, then mail id: when each dead letter was told there.
 	Notices map[string]map[string]time.Time `json:"notices,omitempty"`
+	// Unpostable are the questions the bridge posts nowhere, by id (or, for a file that does not
+	// load, by what is wrong with it), with the reason: larger than an ask writes, not valid.
+	Unpostable map[string]string `json:"unpostable,omitempty"`
 }
 
 // store is the state in memory with its file, safe for the bridge's goroutines.
@@ -55,8 +61,25 @@ type store struct {
 	s    State
 }
 
-func openStore(root string) (*store, error) {
-	dir := Dir(root)
+// ReadState reads the state of the bridge of root's channels named key, creating nothing;
+// none is an empty state.
+func ReadState(root, key string) (State, error) {
+	var s State
+	path := filepath.Join(Dir(root, key), stateFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func openStore(dir string) (*store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -79,6 +102,9 @@ func openStore(root string) (*store, error) {
 	}
 	if st.s.Notices == nil {
 		st.s.Notices = map[string]map[string]time.Time{}
+	}
+	if st.s.Unpostable == nil {
+		st.s.Unpostable = map[string]string{}
 	}
 	if st.s.NoticesSince.IsZero() {
 		st.s.NoticesSince = time.Now().UTC()

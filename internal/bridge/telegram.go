@@ -316,7 +316,9 @@ func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
 		return
 	}
 	if word == "details" {
-		t.say(ctx, m.MessageID, tgDetails(q))
+		for _, part := range tgDetails(q) {
+			t.send(ctx, m.MessageID, part, "")
+		}
 		return
 	}
 	// /yes_TOKEN, /no_TOKEN, /retry_TOKEN: the answer is the command's word.
@@ -327,7 +329,7 @@ func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
 // reply tells the person what became of an answer: one compact confirmation, the reason it is
 // stale, or the accepted forms of an invalid one.
 func (t *telegram) reply(ctx context.Context, to int64, q Question, r Reply, raw string) {
-	text := tgMarkup.reply(q, r, fmt.Sprintf("%q is not an answer to %s. Accepted: %s%s", tgEscape(raw), tgEscape(q.Token), tgEscape(q.Accepted), tgEscape(tgForms(q))))
+	text := tgMarkup.reply(q, r, fmt.Sprintf("%q is not an answer to %s. Accepted: %s%s", tgEscape(shorten(raw, 300)), tgEscape(q.Token), tgEscape(q.Accepted), tgEscape(tgForms(q))))
 	t.say(ctx, to, text)
 }
 
@@ -338,10 +340,13 @@ func errText(err error) string {
 	return messages.SanitizeField(err.Error())
 }
 
-func (t *telegram) say(ctx context.Context, to int64, html string) {
+func (t *telegram) say(ctx context.Context, to int64, html string) { t.send(ctx, to, html, "HTML") }
+
+// send sends text in parse mode mode ("" for plain text), a reply to message to when not 0.
+func (t *telegram) send(ctx context.Context, to int64, text, mode string) {
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
-	m := tgSend{ChatID: t.cfg.ChatID, Text: html, ParseMode: "HTML"}
+	m := tgSend{ChatID: t.cfg.ChatID, Text: text, ParseMode: mode}
 	if to != 0 {
 		m.Reply = &tgReplyParams{MessageID: to}
 	}
@@ -356,7 +361,12 @@ func (t *telegram) pendingText(ctx context.Context) string {
 	if len(pending) == 0 {
 		b.WriteString("No question is pending.")
 	}
-	for _, q := range pending {
+	for i, q := range pending {
+		if b.Len() > tgMaxText/2 {
+			// The list stays one message; each question's /details_TOKEN shows it.
+			fmt.Fprintf(&b, "… and %d more\n", len(pending)-i)
+			break
+		}
 		kind := "question"
 		if q.Action != "" {
 			kind = "approval of " + q.Action

@@ -83,6 +83,8 @@ func (c *tgClient) call(ctx context.Context, method string, params, out any) err
 			return fmt.Errorf("telegram %s: %w", method, errUnauthorized)
 		case r.Parameters != nil && r.Parameters.RetryAfter > 0:
 			return &RetryError{After: time.Duration(r.Parameters.RetryAfter) * time.Second, Err: e}
+		case refusesPost(e.Code) && !tgChannelWide(e.Desc):
+			return &RefusedError{Err: e}
 		}
 		return e
 	}
@@ -92,6 +94,14 @@ func (c *tgClient) call(ctx context.Context, method string, params, out any) err
 		}
 	}
 	return nil
+}
+
+// tgChannelWide reports whether a 400's description is about the chat or the bot's rights in it
+// ("chat not found", "not enough rights to send text messages to the chat"): every post gets it
+// until the settings or the chat are fixed, so it is retried, not held against one question.
+func tgChannelWide(desc string) bool {
+	d := strings.ToLower(desc)
+	return strings.Contains(d, "chat") || strings.Contains(d, "rights") || strings.Contains(d, "peer")
 }
 
 // transportError says what failed without the URL that holds the token.
@@ -195,6 +205,7 @@ func (c *tgClient) getChat(ctx context.Context, chat int64) (tgChat, error) {
 }
 
 func (c *tgClient) send(ctx context.Context, m tgSend) (tgMessage, error) {
+	m.Text, m.ParseMode = tgFit(m.Text, m.ParseMode)
 	var out tgMessage
 	err := c.call(ctx, "sendMessage", m, &out)
 	return out, err
@@ -202,6 +213,7 @@ func (c *tgClient) send(ctx context.Context, m tgSend) (tgMessage, error) {
 
 // edit replaces a message's text; without reply_markup its inline keyboard goes too.
 func (c *tgClient) edit(ctx context.Context, m tgEdit) error {
+	m.Text, m.ParseMode = tgFit(m.Text, m.ParseMode)
 	err := c.call(ctx, "editMessageText", m, nil)
 	var te *tgError
 	// Editing to the same text is refused with 400 "message is not modified": it is done.

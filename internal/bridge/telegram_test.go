@@ -254,10 +254,10 @@ func TestTelegramRestartNeitherRepostsNorReapplies(t *testing.T) {
 	attempts := eng.attemptCount()
 
 	// The state on disk: private, with the posts and the offset.
-	st, err := os.Stat(filepath.Join(Dir(root), stateFile))
+	st, err := os.Stat(filepath.Join(Dir(root, ""), stateFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
-	dst, err := os.Stat(Dir(root))
+	dst, err := os.Stat(Dir(root, ""))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), dst.Mode().Perm())
 

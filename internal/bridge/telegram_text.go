@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"fmt"
+	"html"
 	"regexp"
 	"strings"
 
@@ -39,11 +39,62 @@ func tgCommandAnswers(q Question) []string {
 	return nil
 }
 
+// tgMaxText is the most text a message may hold: Telegram takes 1-4096 characters after entities
+// parsing, in UTF-16 code units, and refuses more ("message is too long").
+const tgMaxText = 4096
+
+// tgLen is the length of text as Telegram counts it: what the reader sees (in parse mode HTML,
+// tags gone and entities decoded), in UTF-16 code units.
+func tgLen(text, mode string) int {
+	if mode == "HTML" {
+		text = html.UnescapeString(tgTagRe.ReplaceAllString(text, ""))
+	}
+	return tgUnits(text)
+}
+
+// tgTagRe finds the tags of our own markup: text from elsewhere has its '<' escaped.
+var tgTagRe = regexp.MustCompile(`<[^<>]*>`)
+
+func tgUnits(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// tgFit is text as a message can hold it: as it is when within the limit, else what the reader
+// would see, clipped, in plain text (a cut through markup would be refused). Every text the
+// bridge sends or edits goes through it, so none is refused for its length.
+func tgFit(text, mode string) (string, string) {
+	if tgLen(text, mode) <= tgMaxText {
+		return text, mode
+	}
+	if mode == "HTML" {
+		text = html.UnescapeString(tgTagRe.ReplaceAllString(text, ""))
+	}
+	return split(text, tgMaxText-20, tgUnits)[0] + "\n… (clipped)", ""
+}
+
 // tgQuestionText is the whole compact question: head, short context, options, the tokenized
-// answers and how to see more.
+// answers and how to see more, clipped to fit one message (/details shows it whole).
 func tgQuestionText(q Question) string {
+	var text string
+	for _, bu := range postBudgets {
+		if text = tgQuestionTextWith(q, bu); tgLen(text, "HTML") <= tgMaxText {
+			break
+		}
+	}
+	return text
+}
+
+func tgQuestionTextWith(q Question, bu budget) string {
 	var b strings.Builder
-	b.WriteString(tgMarkup.body(q, "", 200, 100))
+	b.WriteString(tgMarkup.body(q, "", bu))
 	var cmds []string
 	for _, a := range tgCommandAnswers(q) {
 		cmds = append(cmds, "/"+a+"_"+q.Token)
@@ -95,20 +146,8 @@ func tgForms(q Question) string {
 	return "; or " + strings.Join(cmds, ", ") + ", or tap a button"
 }
 
-// tgDetails is /details_TOKEN: that question's whole context and options, nothing else.
-func tgDetails(q Question) string {
-	var b strings.Builder
-	b.WriteString(tgMarkup.head(q))
-	fmt.Fprintf(&b, "\nid %s · asked %s", tgEscape(q.ID), q.AskedAt.Local().Format("2006-01-02 15:04"))
-	if q.Request != "" {
-		b.WriteString(" · request " + tgEscape(q.Request))
-	}
-	if q.Context != "" {
-		b.WriteString("\n\n" + tgEscape(q.Context))
-	}
-	for i, o := range q.Options {
-		fmt.Fprintf(&b, "\n%s) %s", messages.OptionLetter(i), tgEscape(o))
-	}
-	b.WriteString("\n\nAccepted: " + tgEscape(q.Accepted))
-	return b.String()
+// tgDetails is /details_TOKEN: that question whole, in plain text, in as many messages as
+// Telegram's limit needs.
+func tgDetails(q Question) []string {
+	return split(details(q), tgMaxText-100, tgUnits)
 }

@@ -36,19 +36,37 @@ type WebhookPayload struct {
 	Event string `json:"event"` // "question"
 	Question
 	Answer string `json:"answer_with"` // the command that answers it from a shell
+	// Clipped says the question's text, context and options were clipped to bound the post;
+	// 'wcomm questions' shows them whole.
+	Clipped bool `json:"clipped,omitempty"`
 }
+
+// maxWebhookBody bounds what one post sends: a valid question's JSON is well under it.
+const maxWebhookBody = 64 << 10
 
 // Post sends the question once; the bridge records that it did, so a restart does not post it
 // again.
 func (w *webhook) Post(ctx context.Context, q Question) (string, error) {
-	return w.send(ctx, WebhookPayload{Event: "question", Question: q, Answer: "wcomm answer " + q.ID + " ANSWER"})
+	p := WebhookPayload{Event: "question", Question: q, Answer: "wcomm answer " + q.ID + " ANSWER"}
+	if body, err := json.Marshal(p); err == nil && len(body) > maxWebhookBody {
+		p.Text, p.Context, p.Clipped = shorten(q.Text, 1000), shorten(q.Context, 200), true
+		p.Options = make([]string, len(q.Options))
+		for i, o := range q.Options {
+			p.Options[i] = shorten(o, 100)
+		}
+	}
+	return w.send(ctx, p)
 }
 
-// send posts v as JSON; a 429 says when to try again.
+// send posts v as JSON, at most maxWebhookBody bytes; a 429 says when to try again, another 4xx
+// refuses the post for good.
 func (w *webhook) send(ctx context.Context, v any) (string, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return "", err
+	}
+	if len(body) > maxWebhookBody {
+		return "", &RefusedError{Err: fmt.Errorf("webhook: the post would be %d bytes, more than %d", len(body), maxWebhookBody)}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
 	if err != nil {
@@ -70,6 +88,8 @@ func (w *webhook) send(ctx context.Context, v any) (string, error) {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		after, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
 		return "", &RetryError{After: time.Duration(after) * time.Second, Err: fmt.Errorf("webhook: HTTP 429")}
+	case refusesPost(resp.StatusCode):
+		return "", &RefusedError{Err: fmt.Errorf("webhook: HTTP %d", resp.StatusCode)}
 	case resp.StatusCode >= 300:
 		return "", fmt.Errorf("webhook: HTTP %d", resp.StatusCode)
 	}

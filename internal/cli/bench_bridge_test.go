@@ -27,7 +27,7 @@ func (b *bxBench) benchBridge() {
 		if i == 1 {
 			// From the second ask on a bridge already runs (the first ask started it): the
 			// steady state. The first ask's figure includes starting the bridge.
-			require.True(b.t, lockfile.Running(c.root))
+			require.True(b.t, lockfile.Running(c.root, c.key()))
 		}
 		marker := fmt.Sprintf("bench question %d?", i)
 		start := time.Now()

@@ -21,6 +21,7 @@ import (
 	"github.com/wcomm/wcomm/internal/bridge"
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // channelWorld is a question world whose user settings name a fake Telegram chat.
@@ -40,6 +41,26 @@ func newChannelWorld(t *testing.T) *channelWorld {
 	require.NoError(t, os.WriteFile(filepath.Join(xdg, "wcomm", "config.yaml"), []byte(cfg), 0o600))
 	q.env = append(q.env, "XDG_CONFIG_HOME="+xdg, bridge.EnvTelegramToken+"="+tg.Token, "WCOMM_BRIDGE_IDLE_EXIT=2s")
 	return &channelWorld{qWorld: q, tg: tg, xdg: xdg}
+}
+
+// key is the key of the channels that apply in the work folder, where the world's commands run:
+// their bridge's lock and files are under it.
+func (c *channelWorld) key() string {
+	c.t.Helper()
+	return c.keyIn(c.work)
+}
+
+// keyIn is the key of the channels that apply in dir.
+func (c *channelWorld) keyIn(dir string) string {
+	c.t.Helper()
+	env := map[string]string{}
+	for _, kv := range c.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	s, err := settings.Load(dir, func(k string) string { return env[k] })
+	require.NoError(c.t, err)
+	return s.Channels.Key(dir)
 }
 
 // post waits for the question whose text holds text to be posted, and returns it with its token.
@@ -83,8 +104,8 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	j := c.waitAsking(b, "task-3")
 	m, tok := c.post("Should the auth module use bcrypt or argon2?")
 	assert.Contains(t, m.Text, tok)
-	assert.True(t, lockfile.Running(c.root), "a bridge runs for the root")
-	argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", lockfile.PID(c.root)))
+	assert.True(t, lockfile.Running(c.root, c.key()), "a bridge runs for the root")
+	argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", lockfile.PID(c.root, c.key())))
 	require.NoError(t, err)
 	assert.Contains(t, string(argv), "--idle-exit")
 	assert.NotContains(t, string(argv), c.tg.Token, "no secret in the started bridge's argv")
@@ -109,8 +130,8 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	assert.Contains(t, late.stderr, "source telegram")
 
 	// The bridge the ask started ends on its own once nothing is pending.
-	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
-	log, err := os.ReadFile(filepath.Join(lockfile.Dir(c.root), lockfile.LogFile))
+	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root, c.key()) }, "the spawned bridge to end")
+	log, err := os.ReadFile(filepath.Join(lockfile.Dir(c.root, c.key()), lockfile.LogFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "ignored a button press from user 999")
 	assert.Contains(t, string(log), "nothing pending")
@@ -122,9 +143,9 @@ func TestE2EBridgeLocalAnswerFirstTelegramIsStale(t *testing.T) {
 	c := newChannelWorld(t)
 	c.send(c.orch, c.worker, "rename things")
 	fg := c.startAs("", nil, "bridge")
-	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root) || fg.exited() }, "the bridge to take its lock")
+	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root, c.key()) || fg.exited() }, "the bridge to take its lock")
 	require.False(t, fg.exited(), "%s", fg.res)
-	assert.Equal(t, fg.cmd.Process.Pid, lockfile.PID(c.root), "wcomm handed over to wcomm-bridge in the same process")
+	assert.Equal(t, fg.cmd.Process.Pid, lockfile.PID(c.root, c.key()), "wcomm handed over to wcomm-bridge in the same process")
 	b := c.startAs(c.worker, nil, "ask", "--task", "task-4", "--type", "yes-no", "--context", "Store<User> & co stay as they are.", "--", "May I rename Login?")
 	j := c.waitAsking(b, "task-4")
 	m, tok := c.post("May I rename Login?")
@@ -152,7 +173,7 @@ func TestE2EBridgeLocalAnswerFirstTelegramIsStale(t *testing.T) {
 	// The foreground bridge ends on SIGTERM.
 	require.NoError(t, fg.cmd.Process.Signal(os.Interrupt))
 	requireCode(t, 0, fg.wait(t, 20*time.Second))
-	st, err := os.Stat(filepath.Join(lockfile.Dir(c.root), "state.json"))
+	st, err := os.Stat(filepath.Join(lockfile.Dir(c.root, c.key()), "state.json"))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }
@@ -222,7 +243,7 @@ func TestE2EBridgeMCPAsk(t *testing.T) {
 	}()
 
 	m, tok := c.post("Should the auth module use bcrypt or argon2?")
-	assert.True(t, lockfile.Running(c.root), "the MCP ask started a bridge for the root")
+	assert.True(t, lockfile.Running(c.root, c.key()), "the MCP ask started a bridge for the root")
 	c.tg.Press(777, c.tg.Chat, m.ID, "a:"+tok+":2")
 	var got called
 	select {
@@ -237,7 +258,7 @@ func TestE2EBridgeMCPAsk(t *testing.T) {
 	require.NotNil(t, q.Answer)
 	assert.Equal(t, "telegram", q.Answer.Source)
 	assert.Contains(t, c.sentText("✅"), "source telegram")
-	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root) }, "the spawned bridge to end")
+	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root, c.key()) }, "the spawned bridge to end")
 }
 
 // TestE2EBridgeDeadLetterTold: a request whose pane stays busy past its time to live is
@@ -247,7 +268,7 @@ func TestE2EBridgeDeadLetterTold(t *testing.T) {
 	t.Parallel()
 	c := newChannelWorld(t)
 	fg := c.startAs("", nil, "bridge")
-	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root) || fg.exited() }, "the bridge to take its lock")
+	waitFor(t, 20*time.Second, func() bool { return lockfile.Running(c.root, c.key()) || fg.exited() }, "the bridge to take its lock")
 	require.False(t, fg.exited(), "%s", fg.res)
 	busy := c.bashPane("")
 	c.startJob(busy, "sleep 60", "sleep")

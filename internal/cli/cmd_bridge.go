@@ -36,8 +36,13 @@ type BridgeEnv struct {
 	Engine   *tmuxcomm.Engine
 	Settings settings.Values
 	Root     string // absolute
-	Getenv   func(string) string
-	IdleExit time.Duration
+	// Channels is the key of the channel configuration of Settings (messages.ChannelsConfig.Key):
+	// the bridge serves the questions asked where it applied. Unrecorded is set when it is the
+	// user's own configuration, which also serves the questions that record no key.
+	Channels   string
+	Unrecorded bool
+	Getenv     func(string) string
+	IdleExit   time.Duration
 	// Logf writes one diagnostic line (to stderr, or a started bridge's log).
 	Logf func(format string, a ...any)
 }
@@ -62,9 +67,14 @@ JSON POST). An answer from an allowed user in the configured chat goes through t
 one is told it is stale. A question answered elsewhere is marked answered in the chat. A message
 dead-lettered (expired or undeliverable) is told once, with the command that re-sends it. What was
 posted and the update offsets are kept in the root's .bridge folder, so a restart posts nothing
-twice and applies no update twice. One bridge runs per root; a second one says which process runs
-it and exits 1. When channels are configured, an ask starts a bridge itself if none runs; that one
-ends after --idle-exit with nothing pending. Tokens: token files of mode 0600, or
+twice and applies no update twice. One bridge runs per root and channel configuration: each
+question records the channels that applied where it was asked, and only their bridge posts it and
+takes its answers, so a project whose trusted settings name other channels never sees another
+folder's questions (a question that records none goes to your own config's channels). A second
+bridge of the same channels says which process runs it and exits 1. A question a service refuses
+for good (too long for it) is recorded, logged and shown by doctor; it holds up no other. When
+channels are configured, an ask starts the bridge of its channels if none runs; that one ends
+after --idle-exit with nothing pending. Tokens: token files of mode 0600, or
 WCOMM_TELEGRAM_TOKEN, WCOMM_SLACK_BOT_TOKEN, WCOMM_SLACK_APP_TOKEN. 'wcomm doctor' checks each
 channel without posting. The channels run in the companion program wcomm-bridge, which this
 command hands over to. See 'wcomm help channels'.`,
@@ -121,7 +131,20 @@ func (c *cli) bridgeEnv(idle time.Duration, logf func(string, ...any)) (BridgeEn
 			fmt.Fprintf(c.stderr, "%s wcomm bridge: %s\n", time.Now().Format("15:04:05"), messages.SanitizeField(fmt.Sprintf(format, a...)))
 		}
 	}
-	return BridgeEnv{Engine: c.engine(), Settings: s, Root: root, Getenv: c.getenv, IdleExit: idle, Logf: logf}, nil
+	key, unrecorded := c.channelsKey(s)
+	return BridgeEnv{Engine: c.engine(), Settings: s, Root: root, Getenv: c.getenv, IdleExit: idle, Logf: logf,
+		Channels: key, Unrecorded: unrecorded}, nil
+}
+
+// channelsKey is the key of the channels s configures, as an ask here records it, and whether
+// they are the user's own (the settings of no project): those also serve the questions that
+// record no key. A bridge runs per root and key, so a project's channels carry only the
+// questions asked where they apply.
+func (c *cli) channelsKey(s settings.Values) (key string, own bool) {
+	dir, _ := os.Getwd()
+	key = s.Channels.Key(dir)
+	user, err := settings.Load("", c.getenv)
+	return key, err == nil && user.Channels.Key(dir) == key
 }
 
 func (c *cli) runBridge(idle time.Duration) error {
@@ -138,7 +161,7 @@ func (c *cli) runBridge(idle time.Duration) error {
 	if err := os.MkdirAll(env.Root, 0o700); err != nil {
 		return fmt.Errorf("create root %s: %w", env.Root, err)
 	}
-	unlock, err := lockfile.Lock(env.Root)
+	unlock, err := lockfile.Lock(env.Root, env.Channels)
 	if err != nil {
 		return err
 	}
@@ -161,19 +184,28 @@ func userConfigName(getenv func(string) string) string {
 func (c *cli) bridgeStarter(root string) func() error {
 	return func() error {
 		abs, err := filepath.Abs(root)
-		if err != nil || lockfile.Running(abs) {
+		if err != nil {
 			return err
 		}
-		return c.spawnBridge(abs)
+		s, err := c.settings()
+		if err != nil {
+			return err
+		}
+		key, _ := c.channelsKey(s)
+		if lockfile.Running(abs, key) {
+			return nil
+		}
+		return c.spawnBridge(abs, key)
 	}
 }
 
-func (c *cli) spawnBridge(root string) error {
+// spawnBridge starts wcomm-bridge in this folder, so that it reads the settings this ask read.
+func (c *cli) spawnBridge(root, key string) error {
 	path, err := findProgram(bridgeProgram, "the bridge")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(lockfile.Dir(root), 0o700); err != nil {
+	if err := os.MkdirAll(lockfile.Dir(root, key), 0o700); err != nil {
 		return err
 	}
 	idle := spawnedIdleExit
@@ -186,7 +218,7 @@ func (c *cli) spawnBridge(root string) error {
 	if err != nil {
 		return err
 	}
-	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: filepath.Join(lockfile.Dir(root), lockfile.LogFile)})
+	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: filepath.Join(lockfile.Dir(root, key), lockfile.LogFile)})
 }
 
 // doctorChannels checks each configured channel (token valid, chat reachable) without posting,
@@ -209,9 +241,19 @@ func (c *cli) doctorChannels(r *doctorReport) {
 		}
 	}
 	root, _ := filepath.Abs(c.rootDir())
-	state := "no bridge runs (an ask starts one)"
-	if lockfile.Running(root) {
-		state = fmt.Sprintf("process %d runs the bridge", lockfile.PID(root))
+	key, _ := c.channelsKey(s)
+	state := "no bridge runs for the channels that apply here (an ask starts one)"
+	if lockfile.Running(root, key) {
+		state = fmt.Sprintf("process %d runs the bridge of the channels that apply here (%s)", lockfile.PID(root, key), key)
+	}
+	others := 0
+	for _, k := range lockfile.Keys(root) {
+		if k != key && lockfile.Running(root, k) {
+			others++
+		}
+	}
+	if others > 0 {
+		state += fmt.Sprintf("; %d more for other folders' channels", others)
 	}
 	r.Channels = append(r.Channels, ChannelCheck{Channel: "bridge", What: "process", OK: true, Detail: state})
 }

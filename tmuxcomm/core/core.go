@@ -89,6 +89,12 @@ type Config struct {
 	// call it before they relay or wait, so a question reaches the chat whichever face asked it
 	// (the front door sets it when channels are configured). nil: no channels.
 	StartBridge func() error
+	// ChannelsKey is the key of the answer channels that apply where this engine runs
+	// (messages.ChannelsConfig.Key), recorded in each question it asks so that only a bridge of
+	// those channels posts it; "" records none (the front door sets it).
+	ChannelsKey string
+	// AskedIn is the folder whose settings apply, recorded beside ChannelsKey.
+	AskedIn string
 	// Door finds an agent's own door into a pane's session and writes through it (route.go);
 	// the zero value reads the real process table and the agent's files.
 	Door door.Finder

@@ -147,7 +147,7 @@ func ReadFile(path string) ([]byte, error) {
 // file. It uses plain system calls: a history reads tens of thousands of small files, and an
 // os.File adds a failed poller registration to each open, and a growing buffer extra reads.
 func readFileStat(path string) ([]byte, time.Time, error) {
-	fd, st, mtime, err := openRegular(path)
+	fd, st, mtime, err := OpenRegular(path)
 	if err != nil {
 		return nil, mtime, err
 	}
@@ -186,7 +186,7 @@ const BigFile = 1 << 20
 // readFileText is readFileStat into a string, read in pieces into the string's own memory: a
 // message of megabytes is held once, not as bytes and then again as their string.
 func ReadFileText(path string) (string, time.Time, error) {
-	fd, st, mtime, err := openRegular(path)
+	fd, st, mtime, err := OpenRegular(path)
 	if err != nil {
 		return "", mtime, err
 	}
@@ -218,9 +218,9 @@ func ReadFileText(path string) (string, time.Time, error) {
 	}
 }
 
-// openRegular opens a regular file for reading without following a symlink at its last
+// OpenRegular opens a regular file for reading without following a symlink at its last
 // component, and checks its size against maxFile.
-func openRegular(path string) (int, syscall.Stat_t, time.Time, error) {
+func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 	var st syscall.Stat_t
 	var fd int
 	var err error

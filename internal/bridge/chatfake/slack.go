@@ -48,6 +48,9 @@ type Slack struct {
 	connWait chan struct{}
 }
 
+// SlackMaxText is the most a message's text may hold (chat.postMessage: msg_too_long beyond).
+const SlackMaxText = 40000
+
 // SlackPost is a message posted through chat.postMessage.
 type SlackPost struct {
 	TS, ThreadTS, Text string
@@ -62,15 +65,19 @@ type SlackButton struct {
 
 // slackBlocks reads a message's blocks as Block Kit defines them, and returns its buttons;
 // set says whether the call carried blocks at all. Slack answers invalid_blocks to a list that
-// is not JSON, a button whose text is not plain_text of 1-75 characters, a value over 2000
-// characters, an action_id over 255 or used twice, or an actions block of more than 25 elements.
+// is not JSON, of more than 50 blocks, a section whose text is over 3000 characters, a button
+// whose text is not plain_text of 1-75 characters, a value over 2000 characters, an action_id
+// over 255 or used twice, or an actions block of more than 25 elements.
 func slackBlocks(raw string) (buttons []SlackButton, set bool, err error) {
 	if raw == "" {
 		return nil, false, nil
 	}
 	var blocks []struct {
-		Type     string `json:"type"`
-		BlockID  string `json:"block_id"`
+		Type    string `json:"type"`
+		BlockID string `json:"block_id"`
+		Text    *struct {
+			Text string `json:"text"`
+		} `json:"text"`
 		Elements []struct {
 			Type     string `json:"type"`
 			ActionID string `json:"action_id"`
@@ -84,8 +91,14 @@ func slackBlocks(raw string) (buttons []SlackButton, set bool, err error) {
 	if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
 		return nil, true, err
 	}
+	if len(blocks) > 50 {
+		return nil, true, fmt.Errorf("more than 50 blocks")
+	}
 	ids := map[string]bool{}
 	for _, b := range blocks {
+		if b.Type == "section" && b.Text != nil && len([]rune(b.Text.Text)) > 3000 {
+			return nil, true, fmt.Errorf("a section's text is over 3000 characters")
+		}
 		if b.Type != "actions" {
 			continue
 		}
@@ -195,6 +208,10 @@ func (f *Slack) api(w http.ResponseWriter, r *http.Request) {
 			f.write(w, map[string]any{"ok": false, "error": "no_text"})
 			return
 		}
+		if len([]rune(vals["text"])) > SlackMaxText {
+			f.write(w, map[string]any{"ok": false, "error": "msg_too_long"})
+			return
+		}
 		buttons, _, err := slackBlocks(vals["blocks"])
 		if err != nil {
 			f.write(w, map[string]any{"ok": false, "error": "invalid_blocks"})
@@ -207,6 +224,10 @@ func (f *Slack) api(w http.ResponseWriter, r *http.Request) {
 		f.Mu.Unlock()
 		f.write(w, map[string]any{"ok": true, "channel": f.Channel, "ts": ts, "message": map[string]any{"text": vals["text"], "ts": ts, "bot_id": "BBOT"}})
 	case "chat.update":
+		if len([]rune(vals["text"])) > SlackMaxText {
+			f.write(w, map[string]any{"ok": false, "error": "msg_too_long"})
+			return
+		}
 		// Without blocks the message keeps its old ones; an empty list removes them.
 		buttons, set, err := slackBlocks(vals["blocks"])
 		if err != nil {

@@ -7,8 +7,9 @@ package chatfake
 // token gets 401 Unauthorized; getUpdates long-polls up to its timeout and confirms every update
 // below the offset it is called with; text with parse_mode HTML must be valid (only the
 // documented tags, entities &lt; &gt; &amp; &quot; and numeric ones), else 400 "can't parse
-// entities"; callback_data is 1-64 bytes; editing to the same text is 400 "message is not
-// modified".
+// entities"; a text is 1-4096 characters after entities parsing (UTF-16 code units), else 400
+// "message is too long"; callback_data is 1-64 bytes; editing to the same text is 400 "message
+// is not modified".
 
 import (
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf16"
 )
 
 // Telegram is the fake Bot API server. Its exported fields are read under Mu.
@@ -224,11 +226,22 @@ func (f *Telegram) text(p map[string]any) (string, error) {
 	if strings.TrimSpace(raw) == "" {
 		return "", descErr("Bad Request: message text is empty")
 	}
+	text := raw
 	if p["parse_mode"] == "HTML" {
-		return parseHTML(raw)
+		var err error
+		if text, err = parseHTML(raw); err != nil {
+			return "", err
+		}
 	}
-	return raw, nil
+	if len(utf16.Encode([]rune(text))) > TelegramMaxText {
+		return "", descErr("Bad Request: message is too long")
+	}
+	return text, nil
 }
+
+// TelegramMaxText is the most a message's text may hold, after entities parsing, in UTF-16 code
+// units.
+const TelegramMaxText = 4096
 
 func (f *Telegram) sendMessage(w http.ResponseWriter, p map[string]any) {
 	if num(p["chat_id"]) != f.Chat {

@@ -1,6 +1,7 @@
-// Package lockfile says where a root's bridge keeps its files and holds the lock that makes the
-// bridge one per root. It is apart from package bridge so that wcomm, which starts a bridge and
-// asks whether one runs, links none of the chat clients (net/http among them).
+// Package lockfile says where a root's bridges keep their files and holds the lock that makes
+// the bridge one per root and channel configuration. It is apart from package bridge so that
+// wcomm, which starts a bridge and asks whether one runs, links none of the chat clients
+// (net/http among them).
 package lockfile
 
 import (
@@ -8,14 +9,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/wcomm/wcomm/messages"
 )
 
-// The bridge's files, in the root's .bridge folder (0700; a dot folder is no session folder):
-// bridge.lock (held by the running bridge, holds its pid), state.json (package bridge) and
-// bridge.log (the diagnostics of a bridge an ask started).
+// The bridges' files, in the root's .bridge folder (0700; a dot folder is no session folder):
+// one folder per channel configuration, named by its key (messages.ChannelsConfig.Key), each
+// with bridge.lock (held by the running bridge, holds its pid), state.json (package bridge) and
+// bridge.log (the diagnostics of a bridge an ask started). A bridge of one project's channels
+// so never shares a lock or a state with another's.
 const (
 	dirName  = ".bridge"
 	lockName = "bridge.lock"
@@ -23,16 +29,33 @@ const (
 	LogFile = "bridge.log"
 )
 
-// Dir is the bridge's folder under root.
-func Dir(root string) string { return filepath.Join(root, dirName) }
+// Dir is the folder of the bridge of root's channels named key; key "" is the .bridge folder
+// itself (a bridge that serves every question: the tests' own).
+func Dir(root, key string) string {
+	if key == "" {
+		return filepath.Join(root, dirName)
+	}
+	return filepath.Join(root, dirName, key)
+}
 
-// ErrRunning: another bridge runs for this root.
+// ErrRunning: another bridge runs for this root and these channels.
 var ErrRunning = errors.New("a bridge already runs")
 
-// Lock takes the root's bridge lock and writes this process's pid into it; it fails with
-// ErrRunning naming the pid of the bridge that holds it. The lock goes with the process.
-func Lock(root string) (unlock func(), err error) {
-	dir := Dir(root)
+func checkKey(key string) error {
+	if key != "" && !messages.ValidChannelsKey(key) {
+		return fmt.Errorf("channels key %q is not one: want 16 hex digits", messages.SanitizeField(key))
+	}
+	return nil
+}
+
+// Lock takes the lock of the bridge of root's channels named key and writes this process's pid
+// into it; it fails with ErrRunning naming the pid of the bridge that holds it. The lock goes
+// with the process.
+func Lock(root, key string) (unlock func(), err error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	dir := Dir(root, key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -44,7 +67,7 @@ func Lock(root string) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("process %d runs the bridge for %s: %w", PID(root), root, ErrRunning)
+			return nil, fmt.Errorf("process %d runs the bridge of these channels for %s: %w", PID(root, key), root, ErrRunning)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -53,9 +76,12 @@ func Lock(root string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// Running reports whether a bridge holds root's lock.
-func Running(root string) bool {
-	f, err := os.Open(filepath.Join(Dir(root), lockName))
+// Running reports whether a bridge holds the lock of root's channels named key.
+func Running(root, key string) bool {
+	if checkKey(key) != nil {
+		return false
+	}
+	f, err := os.Open(filepath.Join(Dir(root, key), lockName))
 	if err != nil {
 		return false
 	}
@@ -67,12 +93,28 @@ func Running(root string) bool {
 	return false
 }
 
-// PID is the pid written in root's lock file, 0 when unknown.
-func PID(root string) int {
-	data, err := os.ReadFile(filepath.Join(Dir(root), lockName))
+// PID is the pid written in the lock file of root's channels named key, 0 when unknown.
+func PID(root, key string) int {
+	if checkKey(key) != nil {
+		return 0
+	}
+	data, err := os.ReadFile(filepath.Join(Dir(root, key), lockName))
 	if err != nil {
 		return 0
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	return n
+}
+
+// Keys lists the keys of the bridges that have a folder under root, sorted.
+func Keys(root string) []string {
+	ents, _ := os.ReadDir(Dir(root, ""))
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && messages.ValidChannelsKey(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
 }
