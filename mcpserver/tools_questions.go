@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 type askIn struct {
@@ -31,13 +32,13 @@ type askIn struct {
 }
 
 type askOut struct {
-	Status    string                     `json:"status" jsonschema:"answered: every question is decided (answers holds the ANSWER blocks); pending: asked non-blocking; waiting: not decided within this call, call ask again with wait_ids; relay_off: nothing was asked, decide yourself"`
-	Answers   []string                   `json:"answers,omitempty" jsonschema:"the ANSWER blocks: ANSWER, TASK, DECIDED_BY, ID"`
-	Questions []*tmuxcomm.QuestionStatus `json:"questions,omitempty" jsonschema:"each question with its state"`
-	WaitIDs   []string                   `json:"wait_ids,omitempty" jsonschema:"the ids to pass as wait_ids to fetch answers still open"`
-	Delivered bool                       `json:"delivered,omitempty" jsonschema:"the QUESTION block reached the orchestrator's pane"`
-	Warnings  []string                   `json:"warnings,omitempty"`
-	Next      string                     `json:"next,omitempty" jsonschema:"what to do next"`
+	Status    string                      `json:"status" jsonschema:"answered: every question is decided (answers holds the ANSWER blocks); pending: asked non-blocking; waiting: not decided within this call, call ask again with wait_ids; relay_off: nothing was asked, decide yourself"`
+	Answers   []string                    `json:"answers,omitempty" jsonschema:"the ANSWER blocks: ANSWER, TASK, DECIDED_BY, ID"`
+	Questions []*questions.QuestionStatus `json:"questions,omitempty" jsonschema:"each question with its state"`
+	WaitIDs   []string                    `json:"wait_ids,omitempty" jsonschema:"the ids to pass as wait_ids to fetch answers still open"`
+	Delivered bool                        `json:"delivered,omitempty" jsonschema:"the QUESTION block reached the orchestrator's pane"`
+	Warnings  []string                    `json:"warnings,omitempty"`
+	Next      string                      `json:"next,omitempty" jsonschema:"what to do next"`
 }
 
 func (s *server) askTool() tool {
@@ -79,7 +80,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 		if in.Question != "" || in.Task != "" || len(in.Options) > 0 || in.Context != "" || in.Exchange != "" || in.To != "" {
 			return askOut{}, "", tmuxcomm.Judged(usagef("wait_ids picks up questions asked before; give no question, task, options, context, exchange or to"))
 		}
-		res, err := e.WaitQuestions(bctx, tmuxcomm.WaitOptions{IDs: in.WaitIDs, Timeout: timeout, TimeoutSet: in.Timeout != nil, AutoAnswer: in.AutoAnswer})
+		res, err := e.WaitQuestions(bctx, questions.WaitOptions{IDs: in.WaitIDs, Timeout: timeout, TimeoutSet: in.Timeout != nil, AutoAnswer: in.AutoAnswer})
 		return askResult(ctx, bctx, res, err)
 	}
 
@@ -113,7 +114,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 		return askOut{Status: "relay_off", Answers: []string{block}}, block, nil
 	}
 	dir, _ := os.Getwd()
-	res, err := e.Ask(bctx, tmuxcomm.AskOptions{
+	res, err := e.Ask(bctx, questions.AskOptions{
 		Questions: []messages.Question{q}, Exchange: in.Exchange, To: in.To, Wait: u == messages.Blocking, Timeout: timeout,
 		AutoAnswer: auto, MaxQuestions: st.MaxQuestions, BindGit: in.BindGit, Dir: dir,
 		Hook: st.OnQuestion, HookTimeout: st.OnQuestionTimeout,
@@ -123,7 +124,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 
 // askResult turns what an ask or a wait got into the tool's result: answered, pending
 // (non-blocking), waiting (the call's bound passed first) or the ask's error.
-func askResult(ctx, bctx context.Context, res *tmuxcomm.AskResult, err error) (askOut, string, error) {
+func askResult(ctx, bctx context.Context, res *questions.AskResult, err error) (askOut, string, error) {
 	if res == nil {
 		return askOut{}, "", tmuxcomm.Judged(err)
 	}
@@ -153,7 +154,7 @@ func askResult(ctx, bctx context.Context, res *tmuxcomm.AskResult, err error) (a
 		text = strings.TrimSpace(text + "\n" + out.Next)
 	}
 	for _, st := range res.Questions {
-		if st.State == tmuxcomm.QuestionAutoAnswered {
+		if st.State == questions.QuestionAutoAnswered {
 			text += fmt.Sprintf("\nnobody answered %s in time; its first option was taken for you: mark the choice \"assumed — needs review\"", st.ID)
 		}
 	}
@@ -174,7 +175,7 @@ func (s *server) answerTool() tool {
 The answer is checked against the question's type; an invalid one is refused with the accepted
 forms (class usage) and the question stays open. The first valid answer wins and wakes the worker's
 waiting ask, or is pasted into its pane; a later one fails as stale.`,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in answerIn) (*tmuxcomm.AnswerResult, string, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in answerIn) (*questions.AnswerResult, string, error) {
 		if in.ID == "" || strings.TrimSpace(in.Answer) == "" {
 			return nil, "", usagef("answer takes the question ID and the ANSWER")
 		}
@@ -188,7 +189,7 @@ waiting ask, or is pasted into its pane; a later one fails as stale.`,
 		if in.Source == "" {
 			in.Source = "mcp"
 		}
-		res, err := e.Answer(ctx, tmuxcomm.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source})
+		res, err := e.Answer(ctx, questions.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source})
 		if err != nil {
 			return nil, "", err
 		}
@@ -210,8 +211,8 @@ type questionsIn struct {
 }
 
 type questionsOut struct {
-	Questions []*tmuxcomm.QuestionStatus `json:"questions" jsonschema:"every question: id, state (pending, answered, auto-answered, cap-exceeded, stale, resolved), task, worker, request, the question and its answer"`
-	Problems  []string                   `json:"problems,omitempty" jsonschema:"files that could not be read"`
+	Questions []*questions.QuestionStatus `json:"questions" jsonschema:"every question: id, state (pending, answered, auto-answered, cap-exceeded, stale, resolved), task, worker, request, the question and its answer"`
+	Problems  []string                    `json:"problems,omitempty" jsonschema:"files that could not be read"`
 }
 
 func (s *server) questionsTool() tool {
@@ -238,17 +239,17 @@ ask ends and tells its worker to continue on its best judgment.`,
 			if err != nil {
 				return questionsOut{}, "", err
 			}
-			return questionsOut{Questions: []*tmuxcomm.QuestionStatus{st}}, fmt.Sprintf("%s resolved: %s", st.ID, st.Reason), nil
+			return questionsOut{Questions: []*questions.QuestionStatus{st}}, fmt.Sprintf("%s resolved: %s", st.ID, st.Reason), nil
 		}
 		if in.Reason != "" {
 			return questionsOut{}, "", usagef("reason goes with resolve")
 		}
-		list, problems, err := e.Questions(ctx, tmuxcomm.QuestionsOptions{Pending: in.Pending})
+		list, problems, err := e.Questions(ctx, questions.QuestionsOptions{Pending: in.Pending})
 		if err != nil {
 			return questionsOut{}, "", err
 		}
 		if list == nil {
-			list = []*tmuxcomm.QuestionStatus{}
+			list = []*questions.QuestionStatus{}
 		}
 		return questionsOut{Questions: list, Problems: problems}, fmt.Sprintf("%d questions", len(list)), nil
 	})

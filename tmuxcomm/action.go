@@ -26,6 +26,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // Action statuses.
@@ -48,14 +49,14 @@ const AdvisoryAge = 48 * time.Hour
 // ActionStatus is one intent with its status as the files and the world say.
 type ActionStatus struct {
 	messages.Intent
-	ID       string                 `json:"id"` // the question's id, which is the intent's
-	Status   string                 `json:"status"`
-	Stale    bool                   `json:"stale"`
-	Reasons  []string               `json:"reasons"` // why stale, blocked, denied, failed or interrupted
-	Question string                 `json:"question"`
-	Answer   *AnswerRecord          `json:"answer,omitempty"` // the acceptance: time and source
-	Dispatch *messages.Dispatch     `json:"dispatch,omitempty"`
-	Result   *messages.ActionResult `json:"result,omitempty"`
+	ID       string                  `json:"id"` // the question's id, which is the intent's
+	Status   string                  `json:"status"`
+	Stale    bool                    `json:"stale"`
+	Reasons  []string                `json:"reasons"` // why stale, blocked, denied, failed or interrupted
+	Question string                  `json:"question"`
+	Answer   *questions.AnswerRecord `json:"answer,omitempty"` // the acceptance: time and source
+	Dispatch *messages.Dispatch      `json:"dispatch,omitempty"`
+	Result   *messages.ActionResult  `json:"result,omitempty"`
 	// Output is the path of the command's output, once it ran.
 	Output string `json:"output,omitempty"`
 	// Age is how long ago it was approved (or asked, while pending); Old past AdvisoryAge.
@@ -63,7 +64,7 @@ type ActionStatus struct {
 	AgeSeconds int64         `json:"age_seconds"`
 	Old        bool          `json:"advisory_old"`
 
-	q *QuestionStatus
+	q *questions.QuestionStatus
 }
 
 // ActionsOptions are the inputs of Actions and RunActions.
@@ -81,14 +82,14 @@ func (e *Engine) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus
 	if err != nil {
 		return nil, nil, nil
 	}
-	refs, err := questionRefs(root)
+	refs, err := questions.QuestionRefs(root)
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []*ActionStatus
 	var problems []string
 	for _, r := range refs {
-		path := filepath.Join(r.dir, messages.QuestionFileName(r.task, r.seq, messages.SuffixIntent))
+		path := filepath.Join(r.Dir, messages.QuestionFileName(r.Task, r.Seq, messages.SuffixIntent))
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -124,12 +125,12 @@ func (e *Engine) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus
 }
 
 // loadAction reads one intent and the records beside it.
-func (e *Engine) loadAction(r qref) (*ActionStatus, error) {
-	q, err := loadQuestion(r.dir, r.task, r.seq)
+func (e *Engine) loadAction(r questions.Qref) (*ActionStatus, error) {
+	q, err := questions.LoadQuestion(r.Dir, r.Task, r.Seq)
 	if err != nil {
 		return nil, err
 	}
-	path := q.file(messages.SuffixIntent)
+	path := q.File(messages.SuffixIntent)
 	data, err := store.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -150,19 +151,19 @@ func (e *Engine) loadAction(r qref) (*ActionStatus, error) {
 
 // refresh re-reads the question's answer and the dispatch and result files.
 func (a *ActionStatus) refresh() error {
-	a.q.refresh()
+	a.q.Refresh()
 	a.Answer, a.Dispatch, a.Result, a.Output = a.q.Answer, nil, nil, ""
-	if data, err := store.ReadFile(a.q.file(messages.SuffixDispatch)); err == nil {
+	if data, err := store.ReadFile(a.q.File(messages.SuffixDispatch)); err == nil {
 		d, err := messages.ParseDispatch(data)
 		if err != nil {
-			return fmt.Errorf("%s: %w", a.q.file(messages.SuffixDispatch), err)
+			return fmt.Errorf("%s: %w", a.q.File(messages.SuffixDispatch), err)
 		}
 		a.Dispatch = &d
 	}
-	if data, err := store.ReadFile(a.q.file(messages.SuffixResult)); err == nil {
+	if data, err := store.ReadFile(a.q.File(messages.SuffixResult)); err == nil {
 		r, err := messages.ParseActionResult(data)
 		if err != nil {
-			return fmt.Errorf("%s: %w", a.q.file(messages.SuffixResult), err)
+			return fmt.Errorf("%s: %w", a.q.File(messages.SuffixResult), err)
 		}
 		a.Result = &r
 		if r.Output != "" {
@@ -218,7 +219,7 @@ func (e *Engine) judgeAction(ctx context.Context, a *ActionStatus, newer []*Acti
 	switch {
 	case a.approved():
 		a.Status = ActionApproved
-	case a.q.State == QuestionPending:
+	case a.q.State == questions.QuestionPending:
 		a.Status = ActionPending
 	default:
 		a.Status = ActionDenied
@@ -241,7 +242,7 @@ func (e *Engine) judgeAction(ctx context.Context, a *ActionStatus, newer []*Acti
 }
 
 // deniedReason says why a decided question approved nothing.
-func deniedReason(q *QuestionStatus) string {
+func deniedReason(q *questions.QuestionStatus) string {
 	switch {
 	case q.Answer != nil && q.Answer.DecidedBy == messages.DecidedByUser:
 		return fmt.Sprintf("the approval was denied: answered %q (source %s, at %s)", q.Answer.Answer, q.Answer.Source, q.Answer.At.Local().Format(time.RFC3339))
@@ -261,11 +262,4 @@ func processAlive(pid int, host string) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// writeIntent stores the intent of a just-created question, naming it.
-func writeIntent(st *QuestionStatus, in messages.Intent) error {
-	in.QuestionID = st.ID
-	in.RequestID = st.Exchange
-	return store.WriteExclusive(st.file(messages.SuffixIntent), messages.FormatIntent(in))
 }

@@ -110,7 +110,7 @@ func (e *Engine) dispatch(ctx context.Context, r *ActionRun, timeout time.Durati
 	if a.Status == ActionStale {
 		d.Decision, d.Reasons = messages.DecisionBlock, a.Reasons
 	}
-	if err := store.WriteExclusive(a.q.file(messages.SuffixDispatch), messages.FormatDispatch(d)); err != nil {
+	if err := store.WriteExclusive(a.q.File(messages.SuffixDispatch), messages.FormatDispatch(d)); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			r.Note = "claimed by another dispatcher"
 			if a.refresh() == nil && a.Dispatch != nil {
@@ -123,25 +123,25 @@ func (e *Engine) dispatch(ctx context.Context, r *ActionRun, timeout time.Durati
 	}
 	a.Dispatch = &d
 	if d.Decision == messages.DecisionBlock {
-		e.logQ(a.q, aBlocked, map[string]string{"reason": strings.Join(a.Reasons, "; ")})
+		e.LogQ(a.q, aBlocked, map[string]string{"reason": strings.Join(a.Reasons, "; ")})
 		r.Did, a.Status, r.Note = DidBlock, ActionBlocked, "blocked: "+strings.Join(a.Reasons, "; ")
 		return
 	}
-	e.logQ(a.q, aClaimed, map[string]string{"action": a.Action, "pid": fmt.Sprint(d.PID)})
+	e.LogQ(a.q, aClaimed, map[string]string{"action": a.Action, "pid": fmt.Sprint(d.PID)})
 	res := e.execute(ctx, a, timeout)
-	if err := store.WriteExclusive(a.q.file(messages.SuffixResult), messages.FormatActionResult(res)); err != nil {
+	if err := store.WriteExclusive(a.q.File(messages.SuffixResult), messages.FormatActionResult(res)); err != nil {
 		r.Note = fmt.Sprintf("ran, but its result could not be recorded: %v", err)
 	}
 	a.Result = &res
-	a.Output = a.q.file(messages.SuffixOutput)
+	a.Output = a.q.File(messages.SuffixOutput)
 	r.Did, a.Status = DidRun, ActionExecuted
 	if res.ExitCode != 0 {
 		a.Status = ActionFailed
 		a.Reasons = []string{res.Error}
-		e.logQ(a.q, aFailed, map[string]string{"action": a.Action, "exit": fmt.Sprint(res.ExitCode), "reason": res.Error})
+		e.LogQ(a.q, aFailed, map[string]string{"action": a.Action, "exit": fmt.Sprint(res.ExitCode), "reason": res.Error})
 		return
 	}
-	e.logQ(a.q, aExecuted, map[string]string{"action": a.Action, "exit": "0"})
+	e.LogQ(a.q, aExecuted, map[string]string{"action": a.Action, "exit": "0"})
 }
 
 // execute runs the intent's argv (no shell) in its folder, stdin empty, stdout and stderr into
@@ -156,7 +156,7 @@ func (e *Engine) execute(ctx context.Context, a *ActionStatus, timeout time.Dura
 		res.EndedAt, res.Error = e.Now().UTC(), msg
 		return res
 	}
-	out, err := os.OpenFile(a.q.file(messages.SuffixOutput), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)
+	out, err := os.OpenFile(a.q.File(messages.SuffixOutput), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)
 	if err != nil {
 		res.Output = ""
 		return finish(fmt.Sprintf("cannot create the output file: %v", err))

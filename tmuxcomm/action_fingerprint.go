@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -88,11 +89,11 @@ func registeredNote(s settings.Values) string {
 }
 
 func gitState(ctx context.Context, dir string) (messages.GitState, error) {
-	abs, head, status, err := gitRead(ctx, dir)
+	abs, head, status, err := questions.GitRead(ctx, dir)
 	if err != nil {
 		return messages.GitState{}, err
 	}
-	return messages.GitState{Dir: abs, Head: head, StatusSHA256: messages.ContentSHA256([]byte(status)), Changed: statusPaths(status)}, nil
+	return messages.GitState{Dir: abs, Head: head, StatusSHA256: messages.ContentSHA256([]byte(status)), Changed: questions.StatusPaths(status)}, nil
 }
 
 // hashTarget hashes a file's content, or a folder's entries (names, kinds, file contents and

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // Tmux is what the engine needs from paneops.Client.
@@ -28,6 +29,7 @@ type Engine struct {
 	*core.Config
 	*exchange.Book
 	*fleet.Finder
+	*questions.Desk
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
@@ -48,6 +50,7 @@ func (e *Engine) Copy() *Engine {
 func build(cfg *core.Config) *Engine {
 	e := &Engine{Config: cfg, Book: &exchange.Book{Config: cfg}, Finder: &fleet.Finder{Config: cfg}}
 	e.Finder.Mail = e
+	e.Desk = &questions.Desk{Config: cfg, Book: e.Book, Finder: e.Finder, Mailer: e}
 	return e
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
@@ -285,7 +286,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
 	require.NoError(t, err)
-	assert.Equal(t, SignalPasted, res.Signal)
+	assert.Equal(t, core.SignalPasted, res.Signal)
 	ds := f.delivered()
 	require.Len(t, ds, 2)
 	assert.Equal(t, messages.PaneID("%1"), ds[1].Pane)
@@ -327,7 +328,7 @@ func TestNotifyBodyFile(t *testing.T) {
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, BodyFile: write("answer.md", "the answer\n\n")})
 	require.NoError(t, err)
-	assert.Equal(t, SignalPasted, res.Signal)
+	assert.Equal(t, core.SignalPasted, res.Signal)
 	got, err := e.Await(context.Background(), x.ID, time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "the answer", strings.TrimSpace(got.ResponseBody))
@@ -366,7 +367,7 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
 	require.NoError(t, err)
-	assert.Equal(t, SignalAwait, res.Signal)
+	assert.Equal(t, core.SignalAwait, res.Signal)
 	r := <-done
 	require.NoError(t, r.err)
 	assert.Equal(t, "done\n", r.x.ResponseBody)

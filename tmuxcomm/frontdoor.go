@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -106,7 +107,7 @@ func RelayOff(s settings.Values, qs []messages.Question) []messages.Answer {
 	}
 	out := make([]messages.Answer, len(qs))
 	for i, q := range qs {
-		out[i] = RelayOffAnswer(q.Task)
+		out[i] = questions.RelayOffAnswer(q.Task)
 	}
 	return out
 }

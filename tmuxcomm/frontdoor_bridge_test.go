@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // The front door hands its StartBridge to the engine only when channels are configured, so both
@@ -36,9 +37,9 @@ func TestQuestionAskStartsBridge(t *testing.T) {
 	_, orch, worker, _ := qPair(t)
 	calls := 0
 	worker.StartBridge = func() error { calls++; return errors.New("no wcomm-bridge") }
-	done := qAskAsync(worker, AskOptions{Questions: []messages.Question{qQuestion("bcrypt or argon2?")}, Wait: true, Timeout: 10 * time.Second, MaxQuestions: 3})
+	done := qAskAsync(worker, questions.AskOptions{Questions: []messages.Question{qQuestion("bcrypt or argon2?")}, Wait: true, Timeout: 10 * time.Second, MaxQuestions: 3})
 	st := qWaitQuestion(t, orch, 1)
-	_, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "1"})
+	_, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "1"})
 	require.NoError(t, err)
 	out := <-done
 	require.NoError(t, out.err)
@@ -47,17 +48,17 @@ func TestQuestionAskStartsBridge(t *testing.T) {
 	assert.Contains(t, out.res.Warnings[0], "could not start the bridge to your answer channels (no wcomm-bridge); run 'wcomm bridge'")
 
 	// A wait for a question already decided starts nothing; one still pending does.
-	res, err := worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{st.ID}})
+	res, err := worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}})
 	require.NoError(t, err)
 	assert.Empty(t, res.Warnings)
 	assert.Equal(t, 1, calls)
 	worker.StartBridge = func() error { calls++; return nil }
-	pend, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("tabs or spaces?")}, MaxQuestions: 3})
+	pend, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("tabs or spaces?")}, MaxQuestions: 3})
 	require.NoError(t, err)
 	assert.Equal(t, 2, calls)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, _ = worker.WaitQuestions(ctx, WaitOptions{IDs: []string{pend.Questions[0].ID}})
+	_, _ = worker.WaitQuestions(ctx, questions.WaitOptions{IDs: []string{pend.Questions[0].ID}})
 	assert.Equal(t, 3, calls)
 }
 

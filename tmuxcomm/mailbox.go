@@ -25,22 +25,11 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
-
-// Posted says what became of a message handed to the mailbox.
-type Posted struct {
-	Mail messages.Mail
-	// Queued: the message waits in the outbox; Reason says why (what made the pane not ready).
-	Queued bool
-	Reason string
-	// Outcome is how it ended when it ended now: delivered, superseded or undeliverable.
-	Outcome string
-	// Via is the route of a delivery made now: ViaSocket or ViaTyped (route.go).
-	Via string
-}
 
 // postLockWait bounds how long a sender waits for another process's delivery to the same pane
 // before it leaves its message queued: a sender never waits on a pane, and that pane is about to
@@ -74,7 +63,7 @@ func (e *Engine) mailTTL() time.Duration {
 // pane is ready; else it leaves it queued and makes sure a deliverer runs. With e.NoQueue, the
 // message is delivered now as before the mailbox existed (waiting up to BusyWait) or ends
 // undeliverable with the error: it never waits in the outbox.
-func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*Posted, error) {
+func (e *Engine) Post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*core.Posted, error) {
 	now := e.Now()
 	// Not e.Rand: tests fix it to replay ids, and mail ids must differ within a nanosecond.
 	id, err := messages.NewMailID(now, rand.Reader)
@@ -89,9 +78,9 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 	if err := ob.put(m); err != nil {
 		return nil, err
 	}
-	queued := func(reason string) (*Posted, error) {
+	queued := func(reason string) (*core.Posted, error) {
 		rerr := e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
-		p := &Posted{Mail: m, Queued: true, Reason: reason}
+		p := &core.Posted{Mail: m, Queued: true, Reason: reason}
 		if err := e.ensureDeliverer(ob, m.Socket); err != nil {
 			p.Reason += "; " + err.Error()
 		}
@@ -117,7 +106,7 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 			why := fmt.Sprintf("nothing typed: %v", held)
 			e.recordMail(root, []messages.Mail{m}, evRefused, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": why}, e.Now())
 			e.endMail(root, ob, m, messages.MailUndeliverable, "", why, nil)
-			return &Posted{Mail: m, Outcome: messages.MailUndeliverable}, fmt.Errorf("deliver to pane %s: %s", m.Pane, why)
+			return &core.Posted{Mail: m, Outcome: messages.MailUndeliverable}, fmt.Errorf("deliver to pane %s: %s", m.Pane, why)
 		}
 		return queued(reasonOf(held))
 	}
@@ -152,7 +141,7 @@ func (e *Engine) post(ctx context.Context, root string, m messages.Mail, pane pa
 	if err != nil {
 		return nil, err
 	}
-	p := &Posted{Mail: m, Outcome: o.State}
+	p := &core.Posted{Mail: m, Outcome: o.State}
 	if o.State == messages.MailUndeliverable || o.State == messages.MailExpired {
 		return p, fmt.Errorf("%s: %s", o.State, o.Detail)
 	}
@@ -192,9 +181,9 @@ func reasonOf(err error) string {
 // pane, under the outbox's drain lock (held by the caller). strict: a pane that is not ready
 // is errNotReady-class and the mail stays queued. Any other failure ends the mail as
 // undeliverable and is returned.
-func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*Posted, error) {
+func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*core.Posted, error) {
 	m := group[0]
-	p := &Posted{Mail: m}
+	p := &core.Posted{Mail: m}
 	// Mail no longer wanted ends without typing anything.
 	var keep []messages.Mail
 	for _, g := range group {
@@ -211,7 +200,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	group = keep
 	m = group[0] // the mark and the profile are the first wanted message's
 	p.Mail = m
-	fail := func(err error) (*Posted, error) {
+	fail := func(err error) (*core.Posted, error) {
 		for _, g := range group {
 			e.endMail(root, ob, g, messages.MailUndeliverable, "", err.Error(), nil)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // mailEvent is a step of a mail's delivery, recorded in the log of what it carries.
@@ -34,24 +35,12 @@ const (
 	evTaken                          // handed over without typing: an agent's hook, or wcomm inbox
 )
 
-// Question log events of the mailbox.
-const (
-	qQueued             = "queued"
-	qExpired            = "expired"
-	qUndeliverable      = "undeliverable"
-	qAnswerQueued       = "answer-queued"
-	qAnswerDelivered    = "answer-delivered"
-	qAnswerExpired      = "answer-expired"
-	qAnswerUndelivrable = "answer-undeliverable"
-	qAnswerRead         = "answer-read" // an ask returned the answer to the worker
-)
-
 // exchangeStates and questionStates name each event per kind; "" records nothing.
 var (
 	requestStates  = [...]string{exchange.StateQueued, exchange.StatePasted, exchange.StateSubmitted, exchange.StateRefused, exchange.StateUndelivered, exchange.StateUndeliverable, exchange.StateExpired, exchange.StateDelivered}
 	responseStates = [...]string{exchange.StateNotifyQueued, "", exchange.StateNotified, exchange.StateNotifyLost, exchange.StateNotifyLost, exchange.StateNotifyUndeliverable, exchange.StateNotifyExpired, exchange.StateNotified}
-	questionStates = [...]string{qQueued, "", qDelivered, qUndelivered, qUndelivered, qUndeliverable, qExpired, qDelivered}
-	answerStates   = [...]string{qAnswerQueued, "", qAnswerPasted, qAnswerLost, qAnswerLost, qAnswerUndelivrable, qAnswerExpired, qAnswerDelivered}
+	questionStates = [...]string{questions.QQueued, "", questions.QDelivered, questions.QUndelivered, questions.QUndelivered, questions.QUndeliverable, questions.QExpired, questions.QDelivered}
+	answerStates   = [...]string{questions.QAnswerQueued, "", questions.QAnswerPasted, questions.QAnswerLost, questions.QAnswerLost, questions.QAnswerUndelivrable, questions.QAnswerExpired, questions.QAnswerDelivered}
 )
 
 // sessionDir is the session folder a piece of mail names, checked to be a session folder name.
@@ -63,18 +52,18 @@ func sessionDir(root string, m messages.Mail) (string, error) {
 }
 
 // mailQuestions loads the questions a piece of mail names.
-func mailQuestions(root string, m messages.Mail) []*QuestionStatus {
+func mailQuestions(root string, m messages.Mail) []*questions.QuestionStatus {
 	dir, err := sessionDir(root, m)
 	if err != nil {
 		return nil
 	}
-	var sts []*QuestionStatus
+	var sts []*questions.QuestionStatus
 	for _, id := range m.Question {
 		q, err := messages.ParseQuestionID(id)
 		if err != nil {
 			continue
 		}
-		if st, err := loadQuestion(dir, q.Task, q.Seq); err == nil {
+		if st, err := questions.LoadQuestion(dir, q.Task, q.Seq); err == nil {
 			sts = append(sts, st)
 		}
 	}
@@ -108,7 +97,7 @@ func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, de
 				continue
 			}
 			for _, st := range mailQuestions(root, m) {
-				if err := e.logQ(st, states[ev], detail); err != nil {
+				if err := e.LogQ(st, states[ev], detail); err != nil {
 					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
 				}
 			}
@@ -146,7 +135,7 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 	case messages.MailQuestion:
 		sts := mailQuestions(root, m)
 		for _, st := range sts {
-			if !st.decided() {
+			if !st.Decided() {
 				return ""
 			}
 		}
@@ -155,29 +144,17 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 		}
 	case messages.MailAnswer:
 		for _, st := range mailQuestions(root, m) {
-			if store.IsLocked(st.waitLock()) {
+			if store.IsLocked(st.WaitLock()) {
 				return "an ask is waiting for the answer and takes it from the file"
 			}
-			if slices.ContainsFunc(QuestionEvents(st), func(ev exchange.Event) bool { return ev.State == qAnswerRead || ev.State == qAskWoken }) {
+			if slices.ContainsFunc(questions.QuestionEvents(st), func(ev exchange.Event) bool {
+				return ev.State == questions.QAnswerRead || ev.State == questions.QAskWoken
+			}) {
 				return "the asking worker already has the answer"
 			}
 		}
 	}
 	return ""
-}
-
-// answerQueued reports whether an ANSWER block of st was queued and not yet read by an ask.
-func answerQueued(st *QuestionStatus) bool {
-	queued := false
-	for _, ev := range QuestionEvents(st) {
-		switch ev.State {
-		case qAnswerQueued:
-			queued = true
-		case qAnswerRead:
-			queued = false
-		}
-	}
-	return queued
 }
 
 // mailContent is what is typed for a group of mail into a pane of profile det, and its form.

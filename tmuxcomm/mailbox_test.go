@@ -16,6 +16,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -68,7 +69,7 @@ func answeredWhileBusy(t *testing.T, e *Engine) *exchange.Exchange {
 	require.NoError(t, err)
 	res, err := e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
-	require.Equal(t, SignalQueued, res.Signal)
+	require.Equal(t, core.SignalQueued, res.Signal)
 	return x
 }
 
@@ -142,7 +143,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 		require.NoError(t, err)
 		res, err := e.as(w).Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 		require.NoError(t, err)
-		assert.Equal(t, SignalQueued, res.Signal, "the orchestrator is busy")
+		assert.Equal(t, core.SignalQueued, res.Signal, "the orchestrator is busy")
 		paths = append(paths, x.ResponsePath)
 	}
 	before := len(f.delivered())

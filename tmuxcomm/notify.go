@@ -34,7 +34,7 @@ type NotifyResult struct {
 	Exchange *exchange.Exchange `json:"exchange"`
 	// Signal is how the orchestrator learns of the response: SignalPasted, SignalAwait or
 	// SignalQueued (Reason says what the line waits for); Say words it.
-	Signal Signal `json:"signal"`
+	Signal core.Signal `json:"signal"`
 	// Via is the RESPONSE line's route when it was delivered now: "socket" or "typed".
 	Via    string `json:"via,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -127,7 +127,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
 	if store.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || exchange.WasRead(x.Dir, x.Seq) {
-		res.Signal = SignalAwait
+		res.Signal = core.SignalAwait
 		if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateAwaitWoken, nil, e.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
 		}
@@ -137,8 +137,8 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	if err != nil {
 		return res, err
 	}
-	res.Signal, res.Reason = signalOf(posted), posted.Reason
-	if res.Signal == SignalPasted {
+	res.Signal, res.Reason = core.SignalOf(posted), posted.Reason
+	if res.Signal == core.SignalPasted {
 		res.Via = posted.Via
 	}
 	return res, nil
@@ -146,9 +146,9 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 
 // signal hands the RESPONSE line to the orchestrator's pane through its outbox: pasted and
 // submitted now when the pane is ready, else queued.
-func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) (*Posted, error) {
+func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) (*core.Posted, error) {
 	orch := x.Orchestrator
-	gone := func(format string, a ...any) (*Posted, error) {
+	gone := func(format string, a ...any) (*core.Posted, error) {
 		err := fmt.Errorf(format, a...)
 		_ = exchange.LogEvent(x.Dir, x.Seq, exchange.StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
 		return nil, err
@@ -169,7 +169,7 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 	}
 	m := messages.Mail{Kind: messages.MailResponse, Pane: orch, Server: srv.Key(), Socket: srv.Socket, From: x.Worker,
 		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}
-	posted, err := e.post(ctx, root, m, p, srv)
+	posted, err := e.Post(ctx, root, m, p, srv)
 	if err != nil {
 		if errors.Is(err, store.ErrNotRecorded) {
 			return posted, fmt.Errorf("response saved at %s; the RESPONSE line went to orchestrator pane %s, but %w", x.ResponsePath, orch, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // An ask records the key of the channels that applied where it was asked, and that folder; a
@@ -22,7 +23,7 @@ func TestQuestionRecordsChannelsAndHugeFilesAreNotRead(t *testing.T) {
 	worker.ChannelsKey, worker.AskedIn = "0123456789abcdef", "/some/project"
 	q := qQuestion("bcrypt or argon2?")
 	q.Urgency = messages.NonBlocking
-	_, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	_, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	st := qWaitQuestion(t, orch, 1)
 	assert.Equal(t, "0123456789abcdef", st.Channels)
@@ -47,7 +48,7 @@ func TestQuestionRecordsChannelsAndHugeFilesAreNotRead(t *testing.T) {
 	hugePath := filepath.Join(st.Dir, "task-huge.q1.question")
 	require.NoError(t, os.WriteFile(hugePath, huge, 0o600))
 
-	list, problems, err := orch.Questions(context.Background(), QuestionsOptions{FilesOnly: true})
+	list, problems, err := orch.Questions(context.Background(), questions.QuestionsOptions{FilesOnly: true})
 	require.NoError(t, err)
 	var tasks []string
 	for _, q := range list {

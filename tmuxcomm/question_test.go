@@ -21,6 +21,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // The question relay against the in-memory tmux of engine_test.go: %1 is the orchestrator, %2
@@ -45,11 +46,11 @@ func qPair(t *testing.T) (*fakeTmux, *Engine, *Engine, *exchange.Exchange) {
 
 // qAskAsync runs a blocking ask in the background and returns a channel with its outcome.
 type qOutcome struct {
-	res *AskResult
+	res *questions.AskResult
 	err error
 }
 
-func qAskAsync(e *Engine, o AskOptions) <-chan qOutcome {
+func qAskAsync(e *Engine, o questions.AskOptions) <-chan qOutcome {
 	ch := make(chan qOutcome, 1)
 	go func() {
 		res, err := e.Ask(context.Background(), o)
@@ -59,19 +60,19 @@ func qAskAsync(e *Engine, o AskOptions) <-chan qOutcome {
 }
 
 // qWaitQuestion polls until exactly n questions exist and returns the newest pending one.
-func qWaitQuestion(t *testing.T, e *Engine, n int) *QuestionStatus {
+func qWaitQuestion(t *testing.T, e *Engine, n int) *questions.QuestionStatus {
 	t.Helper()
-	var list []*QuestionStatus
+	var list []*questions.QuestionStatus
 	require.Eventually(t, func() bool {
-		list, _, _ = e.Questions(context.Background(), QuestionsOptions{})
-		return len(list) == n && store.IsLocked(list[n-1].waitLock()) || len(list) == n && list[n-1].Urgency == messages.NonBlocking
+		list, _, _ = e.Questions(context.Background(), questions.QuestionsOptions{})
+		return len(list) == n && store.IsLocked(list[n-1].WaitLock()) || len(list) == n && list[n-1].Urgency == messages.NonBlocking
 	}, 5*time.Second, 5*time.Millisecond)
 	return list[n-1]
 }
 
-func qEvents(st *QuestionStatus) []string {
+func qEvents(st *questions.QuestionStatus) []string {
 	var out []string
-	for _, ev := range QuestionEvents(st) {
+	for _, ev := range questions.QuestionEvents(st) {
 		out = append(out, ev.State)
 	}
 	return out
@@ -79,7 +80,7 @@ func qEvents(st *QuestionStatus) []string {
 
 func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	f, orch, worker, x := qPair(t)
-	done := qAskAsync(worker, AskOptions{Questions: []messages.Question{qQuestion("bcrypt or argon2?")}, Wait: true, Timeout: 10 * time.Second, AutoAnswer: true, MaxQuestions: 3})
+	done := qAskAsync(worker, questions.AskOptions{Questions: []messages.Question{qQuestion("bcrypt or argon2?")}, Wait: true, Timeout: 10 * time.Second, AutoAnswer: true, MaxQuestions: 3})
 	st := qWaitQuestion(t, orch, 1)
 
 	assert.Regexp(t, `^task-3\.q1-[0-9a-f]{4}$`, st.ID)
@@ -110,35 +111,35 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	assert.Contains(t, string(ds[1].Content), "To answer: wcomm answer "+st.ID+" A")
 
 	start := time.Now()
-	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "b"})
+	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "b"})
 	require.NoError(t, err)
-	assert.Equal(t, SignalAsk, ar.Signal)
+	assert.Equal(t, core.SignalAsk, ar.Signal)
 	out := <-done
 	require.NoError(t, out.err)
 	t.Logf("ask woke %s after the answer call started", time.Since(start))
 	require.Len(t, out.res.Questions, 1)
 	got := out.res.Questions[0]
-	assert.Equal(t, QuestionAnswered, got.State)
+	assert.Equal(t, questions.QuestionAnswered, got.State)
 	assert.Equal(t, messages.Answer{Text: "Use argon2 (stronger but new dep)", Task: "task-3", DecidedBy: "user", ID: st.ID}, *got.AnswerBlock())
 	assert.Equal(t, "b", got.Answer.Raw)
 	assert.Equal(t, "letter", got.Answer.Form)
 	assert.Equal(t, "local", got.Answer.Source)
 	assert.Len(t, f.delivered(), 2, "a waiting ask is the signal: nothing pasted into the worker")
-	assert.Equal(t, []string{qAsked, qDelivered, qAccepted, qAskWoken}, qEvents(got))
+	assert.Equal(t, []string{questions.QAsked, questions.QDelivered, questions.QAccepted, questions.QAskWoken}, qEvents(got))
 }
 
 func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	f, orch, worker, _ := qPair(t)
 	q := qQuestion("bcrypt or argon2?")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	st := res.Questions[0]
-	assert.Equal(t, QuestionPending, st.State)
+	assert.Equal(t, questions.QuestionPending, st.State)
 
-	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
+	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
 	require.NoError(t, err)
-	assert.Equal(t, SignalPasted, ar.Signal)
+	assert.Equal(t, core.SignalPasted, ar.Signal)
 	ds := f.delivered()
 	last := ds[len(ds)-1]
 	assert.Equal(t, messages.PaneID("%2"), last.Pane)
@@ -148,7 +149,7 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	assert.Equal(t, messages.Answer{Text: "Use bcrypt (already in deps)", Task: "task-3", DecidedBy: "user", ID: st.ID}, a)
 
 	// ask --wait after the fact returns the recorded answer at once.
-	wres, err := worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{st.ID}})
+	wres, err := worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}})
 	require.NoError(t, err)
 	assert.Equal(t, "telegram", wres.Questions[0].Answer.Source)
 	assert.Equal(t, "text", wres.Questions[0].Answer.Form)
@@ -156,9 +157,9 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 
 func TestQuestionAnswerValidationByType(t *testing.T) {
 	_, orch, worker, _ := qPair(t)
-	ask := func(q messages.Question) *QuestionStatus {
+	ask := func(q messages.Question) *questions.QuestionStatus {
 		q.Urgency = messages.NonBlocking
-		res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 10})
+		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 10})
 		require.NoError(t, err)
 		return res.Questions[0]
 	}
@@ -184,19 +185,19 @@ func TestQuestionAnswerValidationByType(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st := ask(tt.q)
 			for _, bad := range tt.invalid {
-				_, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: bad})
+				_, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: bad})
 				require.ErrorIs(t, err, messages.ErrInvalidAnswer, bad)
 				assert.Contains(t, err.Error(), "accepted: ")
 				assert.Contains(t, err.Error(), "the question stays open")
-				_, statErr := os.Stat(st.file(messages.SuffixAnswer))
+				_, statErr := os.Stat(st.File(messages.SuffixAnswer))
 				assert.True(t, errors.Is(statErr, os.ErrNotExist), "an invalid answer must not consume the question")
 			}
-			ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: tt.valid})
+			ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: tt.valid})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ar.Question.Answer.Answer)
 			assert.Equal(t, tt.q.Type, ar.Question.Answer.Type)
 			evs := qEvents(ar.Question)
-			assert.Equal(t, len(tt.invalid), strings.Count(strings.Join(evs, " "), qInvalid))
+			assert.Equal(t, len(tt.invalid), strings.Count(strings.Join(evs, " "), questions.QInvalid))
 		})
 	}
 }
@@ -205,7 +206,7 @@ func TestQuestionRacingAnswersOneWins(t *testing.T) {
 	_, orch, worker, _ := qPair(t)
 	q := qQuestion("bcrypt or argon2?")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	id := res.Questions[0].ID
 
@@ -217,7 +218,7 @@ func TestQuestionRacingAnswersOneWins(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			raw := []string{"A", "B"}[i%2]
-			_, errs[i] = orch.as("").Answer(context.Background(), AnswerOptions{ID: id, Raw: raw, Source: "racer"})
+			_, errs[i] = orch.as("").Answer(context.Background(), questions.AnswerOptions{ID: id, Raw: raw, Source: "racer"})
 		}(i)
 	}
 	wg.Wait()
@@ -231,11 +232,11 @@ func TestQuestionRacingAnswersOneWins(t *testing.T) {
 		assert.Contains(t, err.Error(), "the first answer stands")
 	}
 	assert.Equal(t, 1, won)
-	st, err := findQuestion(filepath.Dir(res.Questions[0].Dir), id)
+	st, err := questions.FindQuestion(filepath.Dir(res.Questions[0].Dir), id)
 	require.NoError(t, err)
 	evs := strings.Join(qEvents(st), " ")
-	assert.Equal(t, 1, strings.Count(evs, qAccepted))
-	assert.Equal(t, n-1, strings.Count(evs, qStale))
+	assert.Equal(t, 1, strings.Count(evs, questions.QAccepted))
+	assert.Equal(t, n-1, strings.Count(evs, questions.QStale))
 }
 
 func TestQuestionTimeout(t *testing.T) {
@@ -245,13 +246,13 @@ func TestQuestionTimeout(t *testing.T) {
 		wantState string
 		wantErr   error
 	}{
-		{"auto-answer takes the first option", true, QuestionAutoAnswered, nil},
-		{"without auto-answer the ask times out", false, QuestionPending, store.ErrTimeout},
+		{"auto-answer takes the first option", true, questions.QuestionAutoAnswered, nil},
+		{"without auto-answer the ask times out", false, questions.QuestionPending, store.ErrTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _, worker, _ := qPair(t)
-			res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true,
+			res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true,
 				Timeout: 150 * time.Millisecond, AutoAnswer: tt.auto, MaxQuestions: 3})
 			st := res.Questions[0]
 			assert.Equal(t, tt.wantState, st.State)
@@ -263,11 +264,11 @@ func TestQuestionTimeout(t *testing.T) {
 			require.ErrorIs(t, err, tt.wantErr)
 			assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment), err.Error())
 			assert.Contains(t, err.Error(), "ask --wait "+st.ID)
-			assert.Contains(t, qEvents(st), qTimedOut)
+			assert.Contains(t, qEvents(st), questions.QTimedOut)
 			// Still pending, still answerable; no ask waits now, so the answer is pasted.
-			ar, err := worker.as("%1").Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "2"})
+			ar, err := worker.as("%1").Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "2"})
 			require.NoError(t, err)
-			assert.Equal(t, SignalPasted, ar.Signal)
+			assert.Equal(t, core.SignalPasted, ar.Signal)
 			assert.Equal(t, messages.PaneID("%2"), f.delivered()[len(f.delivered())-1].Pane)
 		})
 	}
@@ -282,7 +283,7 @@ func TestQuestionCap(t *testing.T) {
 		if i == 4 {
 			q.Task = "task-4"
 		}
-		res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 		require.NoError(t, err)
 		states = append(states, res.Questions[0].State)
 		if i == 3 {
@@ -293,7 +294,7 @@ func TestQuestionCap(t *testing.T) {
 			assert.Equal(t, "task-3.q4", messages.QuestionStem(res.Questions[0].Task, res.Questions[0].Seq))
 		}
 	}
-	assert.Equal(t, []string{QuestionPending, QuestionPending, QuestionPending, QuestionCapExceeded, QuestionPending}, states,
+	assert.Equal(t, []string{questions.QuestionPending, questions.QuestionPending, questions.QuestionPending, questions.QuestionCapExceeded, questions.QuestionPending}, states,
 		"the cap is per task: task-4's first question is relayed")
 	// 1 request + 3 relayed questions + task-4's: the capped one was never pasted.
 	assert.Len(t, f.delivered(), 5)
@@ -310,7 +311,7 @@ func TestQuestionSequenceAcrossConcurrentAskers(t *testing.T) {
 			defer wg.Done()
 			q := qQuestion("q?")
 			q.Urgency = messages.NonBlocking
-			res, err := worker.as("%2").Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: n})
+			res, err := worker.as("%2").Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: n})
 			if assert.NoError(t, err) {
 				got[i] = messages.QuestionStem(res.Questions[0].Task, res.Questions[0].Seq)
 			}
@@ -336,7 +337,7 @@ func TestQuestionIDUniqueAcrossFolders(t *testing.T) {
 	for _, orch := range []string{"%1", "%3"} {
 		q := qQuestion("q?")
 		q.Urgency = messages.NonBlocking
-		res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, To: orch, MaxQuestions: 3})
+		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, To: orch, MaxQuestions: 3})
 		require.NoError(t, err)
 		ids = append(ids, res.Questions[0].ID)
 	}
@@ -346,19 +347,19 @@ func TestQuestionIDUniqueAcrossFolders(t *testing.T) {
 func TestQuestionPlacement(t *testing.T) {
 	f := newFake("%1", "%2")
 	worker := newEngine(t, f, "%2")
-	_, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}})
+	_, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}})
 	require.ErrorIs(t, err, store.ErrNotFound)
 	var need *core.NeedError
 	require.ErrorAs(t, err, &need)
 	assert.Equal(t, core.NeedOrchestrator, need.Need)
 	assert.Contains(t, err.Error(), "name the orchestrator's pane")
 
-	_, err = worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, To: "%2"})
+	_, err = worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, To: "%2"})
 	assert.ErrorContains(t, err, "your own pane")
 
 	bad := qQuestion("q?")
 	bad.Task = "../../etc"
-	_, err = worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{bad}, To: "%1"})
+	_, err = worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{bad}, To: "%1"})
 	require.ErrorIs(t, err, messages.ErrSyntax)
 	entries, _ := os.ReadDir(worker.Root)
 	assert.Empty(t, entries, "nothing is written for an invalid question")
@@ -366,7 +367,7 @@ func TestQuestionPlacement(t *testing.T) {
 	// With --to and no request, the pair's folder is made as send makes it, and reused by send.
 	q := qQuestion("q?")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, To: "%1"})
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, To: "%1"})
 	require.NoError(t, err)
 	assert.Empty(t, res.Questions[0].Exchange)
 	x, err := worker.as("%1").Send(context.Background(), SendOptions{To: "%2", Body: []byte("work")})
@@ -379,16 +380,16 @@ func TestQuestionUndelivered(t *testing.T) {
 	f.mu.Lock()
 	f.refuse["%1"] = true
 	f.mu.Unlock()
-	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
 	require.ErrorIs(t, err, core.ErrUnrelayed)
 	assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment))
 	st := res.Questions[0]
-	assert.Equal(t, QuestionPending, st.State)
-	assert.Contains(t, qEvents(st), qUndelivered)
+	assert.Equal(t, questions.QuestionPending, st.State)
+	assert.Contains(t, qEvents(st), questions.QUndelivered)
 	// The question stays answerable; the answer goes into the worker's pane.
-	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "A"})
+	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "A"})
 	require.NoError(t, err)
-	assert.Equal(t, SignalPasted, ar.Signal)
+	assert.Equal(t, core.SignalPasted, ar.Signal)
 }
 
 func TestQuestionHook(t *testing.T) {
@@ -420,7 +421,7 @@ func TestQuestionHook(t *testing.T) {
 			q := qQuestion("q?")
 			q.Urgency = messages.NonBlocking
 			start := time.Now()
-			res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3,
+			res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3,
 				Hook: tt.hook, HookTimeout: tt.timeout, Dir: t.TempDir()})
 			assert.Less(t, time.Since(start), 10*time.Second)
 			if tt.wantErr != nil {
@@ -434,12 +435,12 @@ func TestQuestionHook(t *testing.T) {
 			if tt.hook[0] == "tee" {
 				data, err := os.ReadFile(out)
 				require.NoError(t, err)
-				var got QuestionStatus
+				var got questions.QuestionStatus
 				require.NoError(t, json.Unmarshal(data, &got))
 				assert.Equal(t, res.Questions[0].ID, got.ID)
 				assert.Equal(t, "q?", got.Text)
-				assert.Equal(t, QuestionPending, got.State)
-				assert.Contains(t, qEvents(res.Questions[0]), qHookRan)
+				assert.Equal(t, questions.QuestionPending, got.State)
+				assert.Contains(t, qEvents(res.Questions[0]), questions.QHookRan)
 			}
 		})
 	}
@@ -450,18 +451,18 @@ func TestQuestionStale(t *testing.T) {
 		_, orch, worker, x := qPair(t)
 		q := qQuestion("q?")
 		q.Urgency = messages.NonBlocking
-		res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 		require.NoError(t, err)
 		_, err = worker.Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("done anyway")})
 		require.NoError(t, err)
-		list, _, err := orch.Questions(context.Background(), QuestionsOptions{})
+		list, _, err := orch.Questions(context.Background(), questions.QuestionsOptions{})
 		require.NoError(t, err)
 		require.Len(t, list, 1)
-		assert.Equal(t, QuestionStale, list[0].State)
+		assert.Equal(t, questions.QuestionStale, list[0].State)
 		assert.Contains(t, list[0].Reason, "request "+x.ID+" was answered")
-		pending, _, _ := orch.Questions(context.Background(), QuestionsOptions{Pending: true})
+		pending, _, _ := orch.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
 		assert.Empty(t, pending, "a stale question is not surfaced")
-		_, err = orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
+		_, err = orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
 		require.ErrorIs(t, err, core.ErrStale)
 		assert.Contains(t, err.Error(), "was answered")
 	})
@@ -469,12 +470,12 @@ func TestQuestionStale(t *testing.T) {
 		f, orch, worker, _ := qPair(t)
 		q := qQuestion("q?")
 		q.Urgency = messages.NonBlocking
-		res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 		require.NoError(t, err)
 		f.mu.Lock()
 		delete(f.panes, "%2")
 		f.mu.Unlock()
-		_, err = orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
+		_, err = orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
 		require.ErrorIs(t, err, core.ErrStale)
 		assert.Contains(t, err.Error(), "worker pane %2 is gone")
 	})
@@ -482,13 +483,13 @@ func TestQuestionStale(t *testing.T) {
 		f, orch, worker, _ := qPair(t)
 		q := qQuestion("q?")
 		q.Urgency = messages.NonBlocking
-		res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 		require.NoError(t, err)
 		f.mu.Lock()
 		f.server.StartTime++
 		f.mu.Unlock()
-		list, _, _ := orch.Questions(context.Background(), QuestionsOptions{})
-		assert.Equal(t, QuestionStale, list[0].State)
+		list, _, _ := orch.Questions(context.Background(), questions.QuestionsOptions{})
+		assert.Equal(t, questions.QuestionStale, list[0].State)
 		assert.Contains(t, list[0].Reason, "restarted")
 		_ = res
 	})
@@ -496,26 +497,26 @@ func TestQuestionStale(t *testing.T) {
 
 func TestQuestionResolve(t *testing.T) {
 	_, orch, worker, _ := qPair(t)
-	done := qAskAsync(worker, AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
+	done := qAskAsync(worker, questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
 	st := qWaitQuestion(t, orch, 1)
 
 	_, err := orch.ResolveQuestion(context.Background(), st.ID, "  ")
 	assert.ErrorContains(t, err, "needs a reason")
 	got, err := orch.ResolveQuestion(context.Background(), st.ID, "task was cancelled")
 	require.NoError(t, err)
-	assert.Equal(t, QuestionResolved, got.State)
+	assert.Equal(t, questions.QuestionResolved, got.State)
 
 	out := <-done
 	require.ErrorIs(t, out.err, core.ErrNoAnswer)
 	assert.Contains(t, out.err.Error(), "task was cancelled")
 	assert.True(t, strings.HasSuffix(out.err.Error(), core.BestJudgment))
 
-	_, err = orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "A"})
+	_, err = orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "A"})
 	require.ErrorIs(t, err, core.ErrStale)
 	assert.Contains(t, err.Error(), "resolved without an answer")
 	_, err = orch.ResolveQuestion(context.Background(), st.ID, "again")
 	assert.ErrorIs(t, err, store.ErrAnswered)
-	_, statErr := os.Stat(st.file(messages.SuffixAnswer))
+	_, statErr := os.Stat(st.File(messages.SuffixAnswer))
 	assert.True(t, errors.Is(statErr, os.ErrNotExist), "resolve invents no answer")
 }
 
@@ -524,7 +525,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := worker.Ask(ctx, AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
+		_, err := worker.Ask(ctx, questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
 		done <- err
 	}()
 	st := qWaitQuestion(t, orch, 1)
@@ -532,22 +533,22 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 	assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment))
-	assert.False(t, store.IsLocked(st.waitLock()))
+	assert.False(t, store.IsLocked(st.WaitLock()))
 
-	pending, _, err := orch.Questions(context.Background(), QuestionsOptions{Pending: true})
+	pending, _, err := orch.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
 	assert.Equal(t, st.ID, pending[0].ID)
 
 	waitDone := make(chan qOutcome, 1)
 	go func() {
-		res, err := worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{st.ID}})
+		res, err := worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}})
 		waitDone <- qOutcome{res, err}
 	}()
-	require.Eventually(t, func() bool { return store.IsLocked(st.waitLock()) }, 5*time.Second, 5*time.Millisecond)
-	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: st.ID, Raw: "2"})
+	require.Eventually(t, func() bool { return store.IsLocked(st.WaitLock()) }, 5*time.Second, 5*time.Millisecond)
+	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "2"})
 	require.NoError(t, err)
-	assert.Equal(t, SignalAsk, ar.Signal)
+	assert.Equal(t, core.SignalAsk, ar.Signal)
 	out := <-waitDone
 	require.NoError(t, out.err)
 	assert.Equal(t, "Use argon2 (stronger but new dep)", out.res.Questions[0].Answer.Answer)
@@ -557,22 +558,22 @@ func TestQuestionWaitDeadlineFromRecord(t *testing.T) {
 	_, _, worker, _ := qPair(t)
 	q := qQuestion("q?")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, Timeout: 100 * time.Millisecond, AutoAnswer: true, MaxQuestions: 3})
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, Timeout: 100 * time.Millisecond, AutoAnswer: true, MaxQuestions: 3})
 	require.NoError(t, err)
 	// The question's own deadline (asked_at + 100ms) applies to a later wait, with its auto-answer.
-	wres, err := worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{res.Questions[0].ID}})
+	wres, err := worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{res.Questions[0].ID}})
 	require.NoError(t, err)
-	assert.Equal(t, QuestionAutoAnswered, wres.Questions[0].State)
+	assert.Equal(t, questions.QuestionAutoAnswered, wres.Questions[0].State)
 
 	// An explicit timeout and auto-answer off override the record.
-	res, err = worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, Timeout: time.Hour, AutoAnswer: true, MaxQuestions: 3})
+	res, err = worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, Timeout: time.Hour, AutoAnswer: true, MaxQuestions: 3})
 	require.NoError(t, err)
 	off := false
-	_, err = worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{res.Questions[0].ID}, Timeout: 50 * time.Millisecond, TimeoutSet: true, AutoAnswer: &off})
+	_, err = worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{res.Questions[0].ID}, Timeout: 50 * time.Millisecond, TimeoutSet: true, AutoAnswer: &off})
 	require.ErrorIs(t, err, store.ErrTimeout)
 	assert.Contains(t, err.Error(), "within 50ms")
 
-	_, err = worker.WaitQuestions(context.Background(), WaitOptions{IDs: []string{"task-3.q9-0000"}})
+	_, err = worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{"task-3.q9-0000"}})
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
@@ -611,26 +612,26 @@ func TestQuestionGitBinding(t *testing.T) {
 			_, orch, worker, _ := qPair(t)
 			q := qQuestion("may I deploy?")
 			q.Urgency = messages.NonBlocking
-			res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3, BindGit: true, Dir: repo})
+			res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3, BindGit: true, Dir: repo})
 			require.NoError(t, err)
 			require.NotNil(t, res.Questions[0].Git)
 			assert.Len(t, res.Questions[0].Git.Fingerprint, 32)
 			tt.change()
-			_, err = orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
+			_, err = orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
 			if tt.reason == "" {
 				require.NoError(t, err)
 				return
 			}
 			require.ErrorIs(t, err, core.ErrStale)
 			assert.Contains(t, err.Error(), tt.reason)
-			st, err := findQuestion(filepath.Dir(res.Questions[0].Dir), res.Questions[0].ID)
+			st, err := questions.FindQuestion(filepath.Dir(res.Questions[0].Dir), res.Questions[0].ID)
 			require.NoError(t, err)
-			assert.Equal(t, QuestionPending, st.State, "the files keep it pending; it is judged stale")
+			assert.Equal(t, questions.QuestionPending, st.State, "the files keep it pending; it is judged stale")
 		})
 	}
 
 	_, _, worker, _ := qPair(t)
-	_, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{qQuestion("q?")}, BindGit: true, Dir: t.TempDir()})
+	_, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, BindGit: true, Dir: t.TempDir()})
 	assert.ErrorContains(t, err, "not inside a git work tree")
 }
 
@@ -651,7 +652,7 @@ func TestQuestionIntoShellOrchestratorIsACommentLine(t *testing.T) {
 
 	q := qQuestion("drop the table?; $(touch pwn)")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	ds := f.delivered()
 	last := ds[len(ds)-1]

@@ -23,6 +23,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -30,9 +31,9 @@ import (
 // handled is false when nothing was written and the caller may type it now (a fail-fast delivery:
 // nothing waits for it); a strict delivery whose write did not complete leaves the mail queued.
 func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
-	det paneops.Detection, route door.Finding, content, form string, strict bool) (p *Posted, handled bool, err error) {
+	det paneops.Detection, route door.Finding, content, form string, strict bool) (p *core.Posted, handled bool, err error) {
 	m := group[0]
-	p = &Posted{Mail: m}
+	p = &core.Posted{Mail: m}
 	ids := make([]string, len(group))
 	for i, g := range group {
 		ids[i] = g.ID

@@ -19,7 +19,9 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // doorSession is a fake Claude Code session for pane %2 of the fake server (pane pid 1001): a
@@ -140,7 +142,7 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	require.Len(t, f.delivered(), 1, "the worker has no door: typed")
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
-	assert.Equal(t, SignalPasted, res.Signal)
+	assert.Equal(t, core.SignalPasted, res.Signal)
 	assert.Equal(t, exchange.ViaSocket, res.Via)
 	assert.Len(t, f.delivered(), 1, "the RESPONSE line was not typed")
 	got := s.received(t, 1)
@@ -254,13 +256,13 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	require.NoError(t, err)
 	s.received(t, 1)
 	worker := orch.as("%2")
-	res, err := worker.Ask(context.Background(), AskOptions{Exchange: x.ID, MaxQuestions: 3,
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Exchange: x.ID, MaxQuestions: 3,
 		Questions: []messages.Question{{Text: "May I?", Task: "t", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "Both work."}}})
 	require.NoError(t, err)
 	typed := len(f.delivered())
-	ar, err := orch.Answer(context.Background(), AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
+	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
 	require.NoError(t, err)
-	assert.Equal(t, SignalPasted, ar.Signal)
+	assert.Equal(t, core.SignalPasted, ar.Signal)
 	assert.Equal(t, exchange.ViaSocket, ar.Via)
 	assert.Len(t, f.delivered(), typed, "the ANSWER block was not typed")
 	got := s.received(t, 2)

@@ -136,7 +136,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, e
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
 		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent}
-	_, derr := e.post(ctx, root, m, worker, srv)
+	_, derr := e.Post(ctx, root, m, worker, srv)
 	x := exchange.LoadExchange(dir, n, false)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
@@ -217,7 +217,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	}
 	m := messages.Mail{Kind: messages.MailRequest, Pane: x.Worker, Server: srv.Key(), Socket: srv.Socket,
 		From: x.Orchestrator, Session: x.Session, Seq: x.Seq, Exchange: x.ID, Agent: agent}
-	_, derr := e.post(ctx, root, m, worker, srv)
+	_, derr := e.Post(ctx, root, m, worker, srv)
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(x.RequestPath), x.Worker, " again", derr)

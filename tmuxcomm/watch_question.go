@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
@@ -34,7 +35,7 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		q.asked, q.decided, q.closed = p.question, p.answer, p.resolved
 		if p.question && !p.answer && !p.resolved {
 			// Still open: its later events should carry its id.
-			if rec, _, _, ok := readRecord[QuestionRecord](file(messages.SuffixQuestion)); ok {
+			if rec, _, _, ok := readRecord[questions.QuestionRecord](file(messages.SuffixQuestion)); ok {
 				q.id = questionID(rec, q.id)
 			}
 		}
@@ -50,7 +51,7 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		if q.asked {
 			return
 		}
-		if rec, at, bad, ok := readRecord[QuestionRecord](path); ok {
+		if rec, at, bad, ok := readRecord[questions.QuestionRecord](path); ok {
 			q.asked = true
 			q.id = questionID(rec, q.id)
 			ev(EventAsked, timeOr(rec.AskedAt, at), details(
@@ -66,7 +67,7 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		if q.decided {
 			return
 		}
-		if rec, at, bad, ok := readRecord[AnswerRecord](path); ok {
+		if rec, at, bad, ok := readRecord[questions.AnswerRecord](path); ok {
 			q.decided = true
 			name := EventAnswered
 			switch rec.DecidedBy {
@@ -87,7 +88,7 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 		if q.closed {
 			return
 		}
-		if rec, at, bad, ok := readRecord[ResolvedRecord](path); ok {
+		if rec, at, bad, ok := readRecord[questions.ResolvedRecord](path); ok {
 			q.closed = true
 			ev(EventResolved, timeOr(rec.At, at), details(
 				"reason", rec.Reason,
@@ -113,11 +114,11 @@ func (f *feed) scanQuestion(s *feedSession, key string, p *questionParts) {
 			// The files tell asked, answered and resolved whole; their log lines say when, so
 			// the file is reported in the log's order.
 			switch le.State {
-			case qAsked:
+			case questions.QAsked:
 				asked()
-			case qAccepted:
+			case questions.QAccepted:
 				decided()
-			case qResolvedEvent:
+			case questions.QResolvedEvent:
 				closed()
 			default:
 				ev(logEventName(le.State), timeOr(le.At, logTime), logDetail(le.Detail), logPath)

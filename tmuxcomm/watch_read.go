@@ -19,15 +19,16 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // logEventName is the watch's name for a question log's state: refused and late answer attempts
 // are named for what they were; other states keep the names the log gives them.
 func logEventName(state string) string {
 	switch state {
-	case qInvalid:
+	case questions.QInvalid:
 		return EventAnswerInvalid
-	case qStale:
+	case questions.QStale:
 		return EventAnswerLate
 	}
 	return state
@@ -60,7 +61,7 @@ func details(kv ...string) map[string]string {
 }
 
 // questionID returns the valid question id a question record holds, else def.
-func questionID(rec QuestionRecord, def string) string {
+func questionID(rec questions.QuestionRecord, def string) string {
 	if _, err := messages.ParseQuestionID(rec.ID); err == nil {
 		return rec.ID
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // watching is a Watch running in the background for a test.
@@ -282,7 +283,7 @@ func TestWatchReportsQuestions(t *testing.T) {
 		check func(ev WatchEvent)
 	}{
 		{"asked", func() {
-			writeJSON(t, q+".question", QuestionRecord{Seq: 1, Worker: "%7", Question: messages.Question{ID: "task-3.q1-a1b2",
+			writeJSON(t, q+".question", questions.QuestionRecord{Seq: 1, Worker: "%7", Question: messages.Question{ID: "task-3.q1-a1b2",
 				Text: "bcrypt or argon2?\nmore", Task: "task-3", Urgency: messages.Blocking, Options: []string{"bcrypt", "argon2"}}})
 		}, "asked", func(ev WatchEvent) {
 			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
@@ -291,46 +292,46 @@ func TestWatchReportsQuestions(t *testing.T) {
 				"asker": "%7", "task": "task-3"}, ev.Detail)
 		}},
 		{"invalid attempt", func() {
-			logLine(t, q, qInvalid, map[string]string{"raw": "C", "error": "not an option", "source": "local"})
+			logLine(t, q, questions.QInvalid, map[string]string{"raw": "C", "error": "not an option", "source": "local"})
 		}, "answer-invalid", func(ev WatchEvent) {
 			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
 			assert.Equal(t, map[string]string{"answer": "C", "reason": "not an option", "source": "local", "task": "task-3"}, ev.Detail)
 		}},
 		{"accepted attempt is the answer file's", func() {
-			logLine(t, q, qAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": "bcrypt"})
-			writeJSON(t, q+".answer", AnswerRecord{Answer: "bcrypt", DecidedBy: messages.DecidedByTimeout})
+			logLine(t, q, questions.QAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": "bcrypt"})
+			writeJSON(t, q+".answer", questions.AnswerRecord{Answer: "bcrypt", DecidedBy: messages.DecidedByTimeout})
 		}, "auto-answered", func(ev WatchEvent) {
 			assert.Equal(t, "bcrypt", ev.Detail["answer"])
 			assert.Equal(t, "auto-timeout", ev.Detail["by"])
 		}},
 		{"late attempt", func() {
-			logLine(t, q, qStale, map[string]string{"raw": "B", "reason": "already answered", "source": "user"})
+			logLine(t, q, questions.QStale, map[string]string{"raw": "B", "reason": "already answered", "source": "user"})
 		}, "answer-stale", func(ev WatchEvent) {
 			assert.Equal(t, "already answered", ev.Detail["reason"])
 		}},
 		{"a log line of no state is no event", func() {
 			require.NoError(t, store.AppendLine(q+".answers.jsonl", []byte(`{"status":"invalid","answer":"C"}`)))
-			logLine(t, q, qAnswerPasted, nil)
+			logLine(t, q, questions.QAnswerPasted, nil)
 		}, "answer-pasted", nil},
 		{"cap", func() {
-			writeJSON(t, filepath.Join(dir, "task-4.q2.question"), QuestionRecord{Question: messages.Question{Text: "and the host?"}})
-			writeJSON(t, filepath.Join(dir, "task-4.q2.answer"), AnswerRecord{Answer: "best judgment", DecidedBy: messages.DecidedByCap})
+			writeJSON(t, filepath.Join(dir, "task-4.q2.question"), questions.QuestionRecord{Question: messages.Question{Text: "and the host?"}})
+			writeJSON(t, filepath.Join(dir, "task-4.q2.answer"), questions.AnswerRecord{Answer: "best judgment", DecidedBy: messages.DecidedByCap})
 		}, "asked cap-exceeded", func(ev WatchEvent) {
 			assert.Equal(t, "task-4.q2", ev.ID)
 		}},
 		{"answered by the user", func() {
-			writeJSON(t, filepath.Join(dir, "task-5.q1.question"), QuestionRecord{Question: messages.Question{Text: "go on?"}})
-			writeJSON(t, filepath.Join(dir, "task-5.q1.answer"), AnswerRecord{Answer: "yes", DecidedBy: messages.DecidedByUser})
+			writeJSON(t, filepath.Join(dir, "task-5.q1.question"), questions.QuestionRecord{Question: messages.Question{Text: "go on?"}})
+			writeJSON(t, filepath.Join(dir, "task-5.q1.answer"), questions.AnswerRecord{Answer: "yes", DecidedBy: messages.DecidedByUser})
 		}, "asked answered", nil},
 		{"resolved", func() {
-			writeJSON(t, filepath.Join(dir, "task-6.q1.question"), QuestionRecord{Question: messages.Question{Text: "deploy?"}})
-			writeJSON(t, filepath.Join(dir, "task-6.q1.resolved"), ResolvedRecord{Reason: "not needed", Pane: "%6"})
+			writeJSON(t, filepath.Join(dir, "task-6.q1.question"), questions.QuestionRecord{Question: messages.Question{Text: "deploy?"}})
+			writeJSON(t, filepath.Join(dir, "task-6.q1.resolved"), questions.ResolvedRecord{Reason: "not needed", Pane: "%6"})
 		}, "asked resolved", func(ev WatchEvent) {
 			assert.Equal(t, map[string]string{"reason": "not needed", "by": "%6", "task": "task-6"}, ev.Detail)
 		}},
 		{"names the writer never makes are not questions", func() {
-			writeJSON(t, filepath.Join(dir, "task-8.q0.question"), QuestionRecord{Question: messages.Question{Text: "q0?"}})
-			writeJSON(t, filepath.Join(dir, "task-9.q1.question"), QuestionRecord{Question: messages.Question{Text: "real?"}})
+			writeJSON(t, filepath.Join(dir, "task-8.q0.question"), questions.QuestionRecord{Question: messages.Question{Text: "q0?"}})
+			writeJSON(t, filepath.Join(dir, "task-9.q1.question"), questions.QuestionRecord{Question: messages.Question{Text: "real?"}})
 		}, "asked", func(ev WatchEvent) {
 			assert.Equal(t, "task-9.q1", ev.ID)
 		}},
@@ -369,7 +370,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	require.NoError(t, err)
 	w.next(t, 4) // session, request, pasted, submitted
 
-	res, err := worker.Ask(ctx, AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
+	res, err := worker.Ask(ctx, questions.AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
 		Urgency: messages.NonBlocking, Type: messages.Numbered, Options: []string{"bcrypt", "argon2"},
 		Context: "The plan names no hash."}}, MaxQuestions: 3})
 	require.NoError(t, err)
@@ -383,14 +384,14 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "bcrypt | argon2", evs[0].Detail["options"])
 	assert.Equal(t, "%1", evs[1].Detail["pane"])
 
-	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "C"})
+	_, err = e.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "C"})
 	require.Error(t, err)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-invalid"}, eventNames(evs))
 	assert.Equal(t, "C", evs[0].Detail["answer"])
 	assert.NotEmpty(t, evs[0].Detail["reason"])
 
-	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
+	_, err = e.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
 	require.NoError(t, err)
 	evs = w.next(t, 2)
 	assert.Equal(t, []string{"question:answered", "question:answer-pasted"}, eventNames(evs))
@@ -398,7 +399,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "user", evs[0].Detail["by"])
 	assert.Equal(t, "telegram", evs[0].Detail["source"])
 
-	_, err = e.Answer(ctx, AnswerOptions{ID: qid, Raw: "A"})
+	_, err = e.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "A"})
 	require.ErrorIs(t, err, core.ErrStale)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-stale"}, eventNames(evs))

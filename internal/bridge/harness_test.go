@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // fakeEngine keeps questions in memory with the engine's rules for answers: the first valid
@@ -26,8 +27,8 @@ type fakeEngine struct {
 	actions  []*tmuxcomm.ActionStatus
 	dead     []tmuxcomm.DeadLetter
 	mu       sync.Mutex
-	qs       []*tmuxcomm.QuestionStatus
-	attempts []tmuxcomm.AnswerOptions
+	qs       []*questions.QuestionStatus
+	attempts []questions.AnswerOptions
 	problems []string // question files that did not load
 }
 
@@ -37,20 +38,20 @@ func (f *fakeEngine) add(q messages.Question, tag string) string {
 	q = q.Normalized()
 	seq := len(f.qs) + 1
 	q.ID = fmt.Sprintf("%s.q%d-%s", q.Task, seq, tag)
-	st := &tmuxcomm.QuestionStatus{State: tmuxcomm.QuestionPending}
+	st := &questions.QuestionStatus{State: questions.QuestionPending}
 	st.Question, st.Seq, st.Worker, st.AskedAt = q, seq, "%5", time.Now().UTC()
 	st.Exchange = q.Task
 	f.qs = append(f.qs, st)
 	return q.ID
 }
 
-func (f *fakeEngine) Questions(ctx context.Context, o tmuxcomm.QuestionsOptions) ([]*tmuxcomm.QuestionStatus, []string, error) {
+func (f *fakeEngine) Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []*tmuxcomm.QuestionStatus
+	var out []*questions.QuestionStatus
 	for _, st := range f.qs {
 		c := *st
-		if o.Pending && c.State != tmuxcomm.QuestionPending {
+		if o.Pending && c.State != questions.QuestionPending {
 			continue
 		}
 		out = append(out, &c)
@@ -58,7 +59,7 @@ func (f *fakeEngine) Questions(ctx context.Context, o tmuxcomm.QuestionsOptions)
 	return out, f.problems, nil
 }
 
-func (f *fakeEngine) Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error) {
+func (f *fakeEngine) Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attempts = append(f.attempts, o)
@@ -67,16 +68,16 @@ func (f *fakeEngine) Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmu
 			continue
 		}
 		if st.Answer != nil {
-			return &tmuxcomm.AnswerResult{Question: st}, fmt.Errorf("question %s: already answered %q (source %s); the first answer stands: %w", st.ID, st.Answer.Answer, st.Answer.Source, tmuxcomm.ErrStale)
+			return &questions.AnswerResult{Question: st}, fmt.Errorf("question %s: already answered %q (source %s); the first answer stands: %w", st.ID, st.Answer.Answer, st.Answer.Source, tmuxcomm.ErrStale)
 		}
 		m, err := messages.MatchAnswer(st.Question, o.Raw)
 		if err != nil {
-			return &tmuxcomm.AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
+			return &questions.AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
 		}
-		st.Answer = &tmuxcomm.AnswerRecord{ID: st.ID, Answer: m.Value, Raw: o.Raw, Source: o.Source, DecidedBy: messages.DecidedByUser, At: time.Now()}
-		st.State = tmuxcomm.QuestionAnswered
+		st.Answer = &questions.AnswerRecord{ID: st.ID, Answer: m.Value, Raw: o.Raw, Source: o.Source, DecidedBy: messages.DecidedByUser, At: time.Now()}
+		st.State = questions.QuestionAnswered
 		c := *st
-		return &tmuxcomm.AnswerResult{Question: &c, Signal: "ask"}, nil
+		return &questions.AnswerResult{Question: &c, Signal: "ask"}, nil
 	}
 	return nil, fmt.Errorf("no question %s: %w", o.ID, tmuxcomm.ErrNotFound)
 }
@@ -117,7 +118,7 @@ func (f *fakeEngine) approval(action, tag string) string {
 	return id
 }
 
-func (f *fakeEngine) answer(id string) *tmuxcomm.AnswerRecord {
+func (f *fakeEngine) answer(id string) *questions.AnswerRecord {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, st := range f.qs {
@@ -297,6 +298,6 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func tmuxcommAnswer(id, raw, source string) tmuxcomm.AnswerOptions {
-	return tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: source}
+func tmuxcommAnswer(id, raw, source string) questions.AnswerOptions {
+	return questions.AnswerOptions{ID: id, Raw: raw, Source: source}
 }

@@ -14,12 +14,13 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // Engine is what the bridge needs of the protocol engine (tmuxcomm.Engine).
 type Engine interface {
-	Questions(ctx context.Context, o tmuxcomm.QuestionsOptions) ([]*tmuxcomm.QuestionStatus, []string, error)
-	Answer(ctx context.Context, o tmuxcomm.AnswerOptions) (*tmuxcomm.AnswerResult, error)
+	Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error)
+	Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error)
 	Actions(ctx context.Context, o tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error)
 	DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []string)
 }
@@ -53,7 +54,7 @@ type Hub struct {
 
 	st      *store
 	mu      sync.Mutex
-	byID    map[string]*tmuxcomm.QuestionStatus
+	byID    map[string]*questions.QuestionStatus
 	order   []string
 	dead    []tmuxcomm.DeadLetter // since the state began, oldest first (notice.go)
 	pokeCh  chan struct{}
@@ -100,7 +101,7 @@ func (h *Hub) Open() error {
 	}
 	h.st = st
 	h.pokeCh = make(chan struct{}, 1)
-	h.byID = map[string]*tmuxcomm.QuestionStatus{}
+	h.byID = map[string]*questions.QuestionStatus{}
 	h.started = h.now()
 	return nil
 }
@@ -213,12 +214,12 @@ func rootSignature(root string) string {
 // are pending. Without full, staleness is not judged (no tmux call): the next full look closes
 // a question that turned stale.
 func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
-	all, problems, err := h.Engine.Questions(ctx, tmuxcomm.QuestionsOptions{FilesOnly: !full})
+	all, problems, err := h.Engine.Questions(ctx, questions.QuestionsOptions{FilesOnly: !full})
 	if err != nil {
 		return 0, err
 	}
 	list := h.ownPostable(all, problems, full)
-	byID := make(map[string]*tmuxcomm.QuestionStatus, len(list))
+	byID := make(map[string]*questions.QuestionStatus, len(list))
 	order := make([]string, 0, len(list))
 	pending := 0
 	var fresh []string
@@ -226,7 +227,7 @@ func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
 		// Staleness is judged by the full looks only: keep what the last one found.
 		h.mu.Lock()
 		for i, q := range list {
-			if prev := h.byID[q.ID]; prev != nil && prev.State == tmuxcomm.QuestionStale && q.State == tmuxcomm.QuestionPending {
+			if prev := h.byID[q.ID]; prev != nil && prev.State == questions.QuestionStale && q.State == questions.QuestionPending {
 				list[i] = prev
 			}
 		}
@@ -236,7 +237,7 @@ func (h *Hub) scan(ctx context.Context, full bool) (int, error) {
 		for _, q := range list {
 			byID[q.ID] = q
 			order = append(order, q.ID)
-			if q.State == tmuxcomm.QuestionPending {
+			if q.State == questions.QuestionPending {
 				pending++
 				if s.Tokens[q.ID] == "" {
 					fresh = append(fresh, q.ID)
@@ -334,7 +335,7 @@ func (h *Hub) unclosed() int {
 				if p.Closed {
 					continue
 				}
-				if q := h.byID[id]; q == nil || q.State != tmuxcomm.QuestionPending {
+				if q := h.byID[id]; q == nil || q.State != questions.QuestionPending {
 					n++
 				}
 			}
@@ -344,7 +345,7 @@ func (h *Hub) unclosed() int {
 }
 
 // view is the question with id as channels see it; ok false when unknown.
-func (h *Hub) view(id string) (Question, *tmuxcomm.QuestionStatus, bool) {
+func (h *Hub) view(id string) (Question, *questions.QuestionStatus, bool) {
 	h.mu.Lock()
 	st := h.byID[id]
 	h.mu.Unlock()
@@ -366,7 +367,7 @@ func (h *Hub) Pending() []Question {
 	h.mu.Unlock()
 	var out []Question
 	for _, id := range order {
-		if q, st, ok := h.view(id); ok && st.State == tmuxcomm.QuestionPending {
+		if q, st, ok := h.view(id); ok && st.State == questions.QuestionPending {
 			out = append(out, q)
 		}
 	}
@@ -463,7 +464,7 @@ type Reply struct {
 // Answer gives raw as the answer to question id from channel, through the engine's Answer (the
 // path 'wcomm answer' takes): the first valid answer from anywhere wins.
 func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
-	res, err := h.Engine.Answer(ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: channel})
+	res, err := h.Engine.Answer(ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: channel})
 	h.poke()
 	switch {
 	case err == nil:
@@ -538,14 +539,14 @@ func (h *Hub) ApprovedActions(ctx context.Context) []string {
 // Recent lists the last n decided questions, newest first, as "token: answer (source)".
 func (h *Hub) Recent(n int) []string {
 	h.mu.Lock()
-	var sts []*tmuxcomm.QuestionStatus
+	var sts []*questions.QuestionStatus
 	for _, st := range h.byID {
-		if st.State != tmuxcomm.QuestionPending {
+		if st.State != questions.QuestionPending {
 			sts = append(sts, st)
 		}
 	}
 	h.mu.Unlock()
-	at := func(st *tmuxcomm.QuestionStatus) time.Time {
+	at := func(st *questions.QuestionStatus) time.Time {
 		if st.Answer != nil {
 			return st.Answer.At
 		}
@@ -567,7 +568,7 @@ func (h *Hub) Recent(n int) []string {
 }
 
 // outcomeOf is how a decided (or vanished: nil) question ended.
-func outcomeOf(st *tmuxcomm.QuestionStatus) Outcome {
+func outcomeOf(st *questions.QuestionStatus) Outcome {
 	if st == nil {
 		return Outcome{State: "gone", Reason: "its files are no longer under the root"}
 	}
@@ -745,7 +746,7 @@ func (o *outbound) questions(ctx context.Context) error {
 		o.h.mu.Lock()
 		st := o.h.byID[p.id]
 		o.h.mu.Unlock()
-		if st != nil && st.State == tmuxcomm.QuestionPending {
+		if st != nil && st.State == questions.QuestionPending {
 			continue
 		}
 		q, _, _ := o.h.view(p.id)

@@ -12,11 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // own reports whether the bridge serves q.
-func (h *Hub) own(q *tmuxcomm.QuestionStatus) bool {
+func (h *Hub) own(q *questions.QuestionStatus) bool {
 	switch {
 	case h.Channels == "":
 		return true
@@ -33,7 +33,7 @@ func (h *Hub) tellsDead() bool { return h.Channels == "" || h.Unrecorded }
 // postable checks what a question file holds before any of it is posted: an ask wrote it within
 // its limits, but a file written by hand was checked by no one. Only what a post shows is
 // checked, against ask's own limits; the rules of a well-formed question are the engine's.
-func postable(q *tmuxcomm.QuestionStatus) error {
+func postable(q *questions.QuestionStatus) error {
 	if _, err := messages.ParseQuestionID(q.ID); err != nil {
 		return err
 	}
@@ -76,8 +76,8 @@ func within(what, s string, max int) error {
 // ownPostable keeps the bridge's own questions that are fit to post; the others of its own, and
 // the files that did not load (problems), are recorded as unpostable and told once. On a full
 // look, what no longer is so is forgotten.
-func (h *Hub) ownPostable(all []*tmuxcomm.QuestionStatus, problems []string, full bool) []*tmuxcomm.QuestionStatus {
-	var out []*tmuxcomm.QuestionStatus
+func (h *Hub) ownPostable(all []*questions.QuestionStatus, problems []string, full bool) []*questions.QuestionStatus {
+	var out []*questions.QuestionStatus
 	bad := map[string]string{}
 	for _, p := range problems {
 		bad[p] = "the question file does not load"
@@ -139,7 +139,7 @@ func Refusals(ctx context.Context, eng Engine, root, key string) []Check {
 	if err != nil {
 		return []Check{{Channel: "bridge", What: "state", Detail: err.Error()}}
 	}
-	list, _, err := eng.Questions(ctx, tmuxcomm.QuestionsOptions{Pending: true, FilesOnly: true})
+	list, _, err := eng.Questions(ctx, questions.QuestionsOptions{Pending: true, FilesOnly: true})
 	if err != nil {
 		return nil
 	}

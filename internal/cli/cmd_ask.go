@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // judged ends an ask's error with the instruction to continue on best judgment.
@@ -78,7 +79,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			// The wait is bounded as a blocking ask is (flag, else environment, else settings),
 			// from now: a question asked non-blocking never expires by its age.
-			res, err := e.WaitQuestions(c.ctx, tmuxcomm.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
+			res, err := e.WaitQuestions(c.ctx, questions.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
 			return c.askOutput(res, err)
 		}
 
@@ -169,13 +170,13 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 				return judged(err)
 			}
 		}
-		res, err := e.Ask(c.ctx, tmuxcomm.AskOptions{
+		res, err := e.Ask(c.ctx, questions.AskOptions{
 			Questions: qs, Exchange: *exchange, To: *to, Wait: u == messages.Blocking, Timeout: timeout,
 			AutoAnswer: *auto, MaxQuestions: s.MaxQuestions, BindGit: *bindGit, Dir: workdir,
 			Hook: s.OnQuestion, HookTimeout: s.OnQuestionTimeout, Intent: intent,
 		})
 		if intent != nil && res != nil && len(res.Questions) == 1 {
-			if b := res.Questions[0].AnswerBlock(); b != nil && b.Text == "yes" && res.Questions[0].State == tmuxcomm.QuestionAnswered {
+			if b := res.Questions[0].AnswerBlock(); b != nil && b.Text == "yes" && res.Questions[0].State == questions.QuestionAnswered {
 				fmt.Fprintf(c.stderr, "wcomm ask: approved; the dispatcher runs it: 'wcomm actions run --id %s' (do not run it yourself)\n", res.Questions[0].ID)
 			}
 		}
@@ -234,7 +235,7 @@ func (c *cli) envelopeQuestions(file string, task func() (string, error), u mess
 
 // askOutput prints what an ask got: ANSWER blocks on stdout for decided questions, the ids of
 // questions still pending (non-blocking), warnings and notes on stderr; --json prints the result.
-func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
+func (c *cli) askOutput(res *questions.AskResult, err error) error {
 	if res == nil {
 		return judged(err)
 	}
@@ -258,7 +259,7 @@ func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
 			}
 			fmt.Fprintln(c.stdout, messages.FormatAnswerBlock(*b))
 			n++
-			if st.State == tmuxcomm.QuestionAutoAnswered {
+			if st.State == questions.QuestionAutoAnswered {
 				fmt.Fprintf(c.stderr, "wcomm ask: nobody answered %s in time; its first option was taken for you: mark the choice \"assumed — needs review\"\n", st.ID)
 			}
 		}
@@ -266,7 +267,7 @@ func (c *cli) askOutput(res *tmuxcomm.AskResult, err error) error {
 	if err == nil {
 		var pending []string
 		for _, st := range res.Questions {
-			if st.State == tmuxcomm.QuestionPending {
+			if st.State == questions.QuestionPending {
 				fmt.Fprintln(c.stdout, st.ID)
 				pending = append(pending, st.ID)
 			}

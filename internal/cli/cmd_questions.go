@@ -11,8 +11,8 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // The question relay's commands: ask (worker), answer (orchestrator or a person), questions.
@@ -130,7 +130,7 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		if err := dv.apply(e); err != nil {
 			return err
 		}
-		res, err := e.Answer(c.ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: *source})
+		res, err := e.Answer(c.ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: *source})
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			if *pending {
 				return usagef("--pending lists questions; give it no question ID")
 			}
-			var sts []*tmuxcomm.QuestionStatus
+			var sts []*questions.QuestionStatus
 			for _, id := range args {
 				if _, err := messages.ParseQuestionID(id); err != nil {
 					return usagef("%v (or 'questions resolve ID --reason TEXT')", err)
@@ -205,13 +205,13 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return nil
 		}
-		list, problems, err := c.engine().Questions(c.ctx, tmuxcomm.QuestionsOptions{Pending: *pending})
+		list, problems, err := c.engine().Questions(c.ctx, questions.QuestionsOptions{Pending: *pending})
 		if err != nil {
 			return err
 		}
 		if c.json {
 			if list == nil {
-				list = []*tmuxcomm.QuestionStatus{}
+				list = []*questions.QuestionStatus{}
 			}
 			if problems == nil {
 				problems = []string{}
@@ -228,7 +228,7 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 
 // printQuestion shows one question whole: its QUESTION block, options and all, where it stands,
 // and how to answer it while it is pending.
-func printQuestion(w io.Writer, st *tmuxcomm.QuestionStatus, now time.Time) {
+func printQuestion(w io.Writer, st *questions.QuestionStatus, now time.Time) {
 	q := st.Question
 	q.ID = st.ID
 	for _, line := range strings.Split(messages.FormatQuestionBlock(q), "\n") {
@@ -241,12 +241,12 @@ func printQuestion(w io.Writer, st *tmuxcomm.QuestionStatus, now time.Time) {
 	case st.Reason != "":
 		fmt.Fprintf(w, "REASON: %s\n", messages.SanitizeField(st.Reason))
 	}
-	if st.State == tmuxcomm.QuestionPending {
+	if st.State == questions.QuestionPending {
 		fmt.Fprintln(w, messages.SanitizeField(messages.AnswerHint(q, "wcomm")))
 	}
 }
 
-func printQuestions(w io.Writer, list []*tmuxcomm.QuestionStatus, problems []string, now time.Time) {
+func printQuestions(w io.Writer, list []*questions.QuestionStatus, problems []string, now time.Time) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no questions")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // keyHelp is what '?' shows: every key, by screen.
@@ -171,7 +172,7 @@ func (m Model) resend() (tea.Model, tea.Cmd) {
 	}
 }
 
-func (m Model) openQuestion(q *tmuxcomm.QuestionStatus) (tea.Model, tea.Cmd) {
+func (m Model) openQuestion(q *questions.QuestionStatus) (tea.Model, tea.Cmd) {
 	m.picked, m.view, m.status = q, viewQuestion, ""
 	m.input.Reset()
 	if q.Type == messages.Freeform {
@@ -261,7 +262,7 @@ func indexOf(opts []string, s string) int {
 	return -1
 }
 
-func (m Model) answer(q *tmuxcomm.QuestionStatus, raw string) (tea.Model, tea.Cmd) {
+func (m Model) answer(q *questions.QuestionStatus, raw string) (tea.Model, tea.Cmd) {
 	m.status = "answering " + q.ID + "..."
 	id := q.ID
 	m.closeQuestion()

@@ -21,6 +21,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // Source is where the console reads and acts: the engine in production, a fake in tests.
@@ -45,7 +46,7 @@ type Source interface {
 
 // Files is what the console reads from disk when files change.
 type Files struct {
-	Questions []*tmuxcomm.QuestionStatus
+	Questions []*questions.QuestionStatus
 	// Actions are the approvals by question id (what a yes would run, and why it is stale).
 	Actions  map[string]*tmuxcomm.ActionStatus
 	Waiting  *fleet.Waiting
@@ -102,7 +103,7 @@ type Model struct {
 	states map[string]xState // an exchange's latest event, by exchangeKey
 
 	cursor  int // the selected row of the feed
-	picked  *tmuxcomm.QuestionStatus
+	picked  *questions.QuestionStatus
 	input   textinput.Model
 	detail  *exchange.Exchange
 	scroll  int
@@ -408,10 +409,10 @@ func (m *Model) addEvent(ev tmuxcomm.WatchEvent) {
 }
 
 // pendingQuestions are the questions to show, blocking ones first, newest first within each.
-func (m Model) pendingQuestions() []*tmuxcomm.QuestionStatus {
-	var out []*tmuxcomm.QuestionStatus
+func (m Model) pendingQuestions() []*questions.QuestionStatus {
+	var out []*questions.QuestionStatus
 	for _, q := range m.files.Questions {
-		if q.State == tmuxcomm.QuestionPending {
+		if q.State == questions.QuestionPending {
 			out = append(out, q)
 		}
 	}
@@ -425,9 +426,9 @@ func (m Model) pendingQuestions() []*tmuxcomm.QuestionStatus {
 	return out
 }
 
-func findQuestion(qs []*tmuxcomm.QuestionStatus, id string) *tmuxcomm.QuestionStatus {
+func findQuestion(qs []*questions.QuestionStatus, id string) *questions.QuestionStatus {
 	for _, q := range qs {
-		if q.ID == id && q.State == tmuxcomm.QuestionPending {
+		if q.ID == id && q.State == questions.QuestionPending {
 			return q
 		}
 	}
@@ -463,7 +464,7 @@ func (m Model) rows() []Row {
 			}
 		}
 		for _, q := range m.files.Questions {
-			if q.State != tmuxcomm.QuestionPending || q.Worker != p.ID || (q.Server != "" && q.Server != p.Server) {
+			if q.State != questions.QuestionPending || q.Worker != p.ID || (q.Server != "" && q.Server != p.Server) {
 				continue
 			}
 			r.Asking++

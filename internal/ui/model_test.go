@@ -19,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // fakeSource records what the model asks of it.
@@ -102,8 +103,8 @@ func pane(id, agent, state string) fleet.FleetPane {
 		Server: "1-1", Agent: agent, State: state}
 }
 
-func question(id, worker string, typ messages.QuestionType, u messages.Urgency, asked time.Time, opts ...string) *tmuxcomm.QuestionStatus {
-	q := &tmuxcomm.QuestionStatus{State: tmuxcomm.QuestionPending}
+func question(id, worker string, typ messages.QuestionType, u messages.Urgency, asked time.Time, opts ...string) *questions.QuestionStatus {
+	q := &questions.QuestionStatus{State: questions.QuestionPending}
 	q.ID, q.Text, q.Task, q.Type, q.Urgency, q.Options = id, "Which way for "+id+"?", "t", typ, u, opts
 	q.Worker, q.AskedAt, q.Server = messages.PaneID(worker), asked, "1-1"
 	return q
@@ -180,7 +181,7 @@ func TestPanesViewRows(t *testing.T) {
 	approval := question("t.q2", "%4", messages.YesNo, messages.Blocking, t0.Add(-time.Minute), "yes", "no")
 	approval.Action = "publish"
 	later := question("t.q3", "%3", messages.Freeform, messages.NonBlocking, t0.Add(-time.Minute))
-	f.files.Questions = []*tmuxcomm.QuestionStatus{ask, approval, later}
+	f.files.Questions = []*questions.QuestionStatus{ask, approval, later}
 	m := world(t, f, 100, 30, false)
 	rows := map[messages.PaneID]Row{}
 	for _, r := range m.rows() {
@@ -298,7 +299,7 @@ func TestQuestionsOrderAndTwoKeys(t *testing.T) {
 	newer := question("b.q1", "%3", messages.YesNo, messages.Blocking, t0.Add(-time.Minute), "yes", "no")
 	nonBlocking := question("c.q1", "%4", messages.Numbered, messages.NonBlocking, t0, "x", "y")
 	free := question("d.q1", "%5", messages.Freeform, messages.Blocking, t0.Add(-2*time.Hour))
-	f := &fakeSource{files: Files{Questions: []*tmuxcomm.QuestionStatus{older, nonBlocking, newer, free}}}
+	f := &fakeSource{files: Files{Questions: []*questions.QuestionStatus{older, nonBlocking, newer, free}}}
 	m := world(t, f, 80, 24, false)
 	qs := m.pendingQuestions()
 	var ids []string
@@ -358,7 +359,7 @@ func TestApprovalShowsRunAndStale(t *testing.T) {
 	q.Action = "publish"
 	a := &tmuxcomm.ActionStatus{ID: "t.q4", Stale: true, Reasons: []string{"HEAD moved from abc to def"}}
 	a.Definition = messages.ActionDef{Run: []string{"make", "publish"}, Dir: "/src/site"}
-	f := &fakeSource{files: Files{Questions: []*tmuxcomm.QuestionStatus{q}, Actions: map[string]*tmuxcomm.ActionStatus{"t.q4": a}}}
+	f := &fakeSource{files: Files{Questions: []*questions.QuestionStatus{q}, Actions: map[string]*tmuxcomm.ActionStatus{"t.q4": a}}}
 	m := world(t, f, 120, 30, false)
 	screen := ansi.Strip(m.Render())
 	assert.Contains(t, screen, "[approval]")
@@ -466,7 +467,7 @@ func busyWorld(t *testing.T, color bool, w, h int) Model {
 	}
 	q := question("t.q1", "%10", messages.Numbered, messages.Blocking, t0, wide, wide, wide)
 	q.Text = wide
-	f := &fakeSource{panes: panes, files: Files{Questions: []*tmuxcomm.QuestionStatus{q}}}
+	f := &fakeSource{panes: panes, files: Files{Questions: []*questions.QuestionStatus{q}}}
 	m := world(t, f, w, h, color)
 	for i := 0; i < 50; i++ {
 		ev := exchangeEvent(i, "20261125-095000-aaaa", exchange.StateRefused, t0.Add(time.Duration(i)*time.Second))

@@ -10,6 +10,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // EngineSource is the Source over the protocol engine: the same reads as 'wcomm panes',
@@ -68,7 +69,7 @@ func (s *EngineSource) Waiting(ctx context.Context, server string, panes []messa
 func (s *EngineSource) Files(ctx context.Context, server string, panes []messages.PaneID) (Files, error) {
 	defer s.done("files")
 	var f Files
-	qs, probs, err := s.E.Questions(ctx, tmuxcomm.QuestionsOptions{Pending: true})
+	qs, probs, err := s.E.Questions(ctx, questions.QuestionsOptions{Pending: true})
 	if err != nil {
 		return f, err
 	}
@@ -111,7 +112,7 @@ func (s *EngineSource) Show(ctx context.Context, ref string) (*exchange.Exchange
 
 // Answer implements Source: 'wcomm answer ID RAW --source ui'.
 func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, error) {
-	res, err := s.E.Answer(ctx, tmuxcomm.AnswerOptions{ID: id, Raw: raw, Source: "ui"})
+	res, err := s.E.Answer(ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: "ui"})
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // View draws the console: every line fits the width, and there are never more lines than rows.
@@ -85,7 +86,7 @@ func (m Model) header(w int) string {
 	left := "wcomm ui · " + clean(m.title())
 	var n int
 	for _, q := range m.files.Questions {
-		if q.State == tmuxcomm.QuestionPending {
+		if q.State == questions.QuestionPending {
 			n++
 		}
 	}
@@ -242,7 +243,7 @@ func (m Model) paneLine(r Row, w int) string {
 	return b.String()
 }
 
-func (m Model) questionLine(n int, q *tmuxcomm.QuestionStatus, w int) string {
+func (m Model) questionLine(n int, q *questions.QuestionStatus, w int) string {
 	kind := string(q.Urgency)
 	if q.Action != "" {
 		kind = "approval"
@@ -252,7 +253,7 @@ func (m Model) questionLine(n int, q *tmuxcomm.QuestionStatus, w int) string {
 }
 
 // optionsLine is the options of a question on one line, each with its letter.
-func (m Model) optionsLine(q *tmuxcomm.QuestionStatus) string {
+func (m Model) optionsLine(q *questions.QuestionStatus) string {
 	if q.Type == messages.Freeform {
 		return m.st.dim.Render("freeform: type the answer")
 	}

@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"bytes"
@@ -41,17 +41,17 @@ func gitChange(then, now GitBinding) string {
 
 // gitFingerprint reads HEAD and `git status --porcelain` in dir (argv, no shell) and hashes them.
 func gitFingerprint(ctx context.Context, dir string) (GitBinding, error) {
-	abs, head, status, err := gitRead(ctx, dir)
+	abs, head, status, err := GitRead(ctx, dir)
 	if err != nil {
 		return GitBinding{}, err
 	}
 	sum := sha256.Sum256([]byte(head + "\x00\x00" + status))
-	return GitBinding{Dir: abs, Head: head, Changed: statusPaths(status), Fingerprint: hex.EncodeToString(sum[:16])}, nil
+	return GitBinding{Dir: abs, Head: head, Changed: StatusPaths(status), Fingerprint: hex.EncodeToString(sum[:16])}, nil
 }
 
 // gitRead returns dir made absolute, its HEAD ("" before the first commit) and its
 // `git status --porcelain=v1 -z --untracked-files=all`, read with argv and no shell.
-func gitRead(ctx context.Context, dir string) (abs, head, status string, err error) {
+func GitRead(ctx context.Context, dir string) (abs, head, status string, err error) {
 	abs, err = filepath.Abs(dir)
 	if err != nil {
 		return "", "", "", err
@@ -84,7 +84,7 @@ func gitRead(ctx context.Context, dir string) (abs, head, status string, err err
 }
 
 // statusPaths counts the changed paths of a `git status --porcelain=v1 -z` output.
-func statusPaths(status string) int {
+func StatusPaths(status string) int {
 	changed := 0
 	for _, rec := range strings.Split(status, "\x00") {
 		if len(rec) > 3 && rec[2] == ' ' {

@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 // How questions and answers reach a pane: the QUESTION block to the orchestrator, the ANSWER
 // block to a worker whose ask no longer waits. Both go through the pane's outbox (mailbox.go), so
@@ -11,12 +11,13 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // relayQuestions hands the QUESTION blocks, each with how to answer it, to the orchestrator's
 // pane, and says in res whether they were delivered now or queued. The question log records each
 // step.
-func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus, res *AskResult) error {
+func (e *Desk) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus, res *AskResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[QUESTION from worker %s]", e.Self)
 	for _, st := range sts {
@@ -36,7 +37,7 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 	if err != nil {
 		if posted == nil {
 			for _, st := range sts {
-				e.logQ(st, qUndelivered, map[string]string{"pane": string(p.orch), "error": err.Error()})
+				e.LogQ(st, QUndelivered, map[string]string{"pane": string(p.orch), "error": err.Error()})
 			}
 		}
 		return fmt.Errorf("could not paste the question into orchestrator pane %s: %w", p.orch, err)
@@ -49,7 +50,7 @@ func (e *Engine) relayQuestions(ctx context.Context, root string, p *place, sts 
 // pasteAnswer hands the ANSWER block to the worker's pane, when the pane still belongs to the
 // server the question came through, and returns SignalPasted or SignalQueued, with the route of
 // a delivery made now (ViaSocket or ViaTyped).
-func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, string, error) {
+func (e *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal, string, error) {
 	block := st.AnswerBlock()
 	if block == nil {
 		return "", "", fmt.Errorf("no answer to paste")
@@ -60,19 +61,19 @@ func (e *Engine) pasteAnswer(ctx context.Context, st *QuestionStatus) (Signal, s
 	posted, err := e.postTo(ctx, filepath.Dir(st.Dir), m)
 	if err != nil {
 		if posted == nil {
-			e.logQ(st, qAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
+			e.LogQ(st, QAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
 		}
 		return "", "", err
 	}
 	if posted.Queued {
-		return SignalQueued, "", nil
+		return core.SignalQueued, "", nil
 	}
-	return SignalPasted, posted.Via, nil
+	return core.SignalPasted, posted.Via, nil
 }
 
 // postTo posts m to its pane after checking that the pane's server is still the one m names and
 // the pane is alive. A nil Posted with the error means nothing was queued.
-func (e *Engine) postTo(ctx context.Context, root string, m messages.Mail) (*Posted, error) {
+func (e *Desk) postTo(ctx context.Context, root string, m messages.Mail) (*core.Posted, error) {
 	p, srv, err := e.Reach(ctx, root, m.Pane, m.Server, "", false)
 	if err != nil {
 		return nil, err
@@ -80,5 +81,5 @@ func (e *Engine) postTo(ctx context.Context, root string, m messages.Mail) (*Pos
 	if m.Server == "" {
 		m.Server, m.Socket = srv.Key(), srv.Socket
 	}
-	return e.post(ctx, root, m, p, srv)
+	return e.Post(ctx, root, m, p, srv)
 }

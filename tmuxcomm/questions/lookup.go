@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // Question returns the question with id, wherever it is under the root, in the state the listing
 // of Questions gives it (stale ones say why).
-func (e *Engine) Question(ctx context.Context, id string) (*QuestionStatus, error) {
+func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error) {
 	if _, err := messages.ParseQuestionID(id); err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func (e *Engine) Question(ctx context.Context, id string) (*QuestionStatus, erro
 			return st, nil
 		}
 	}
-	_, err = findQuestion(root, id)
+	_, err = FindQuestion(root, id)
 	if err == nil {
 		err = fmt.Errorf("question %s is unreadable; run 'wcomm questions' to see the problem: %w", id, store.ErrNotFound)
 	}

@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"context"
@@ -64,7 +64,7 @@ type place struct {
 
 // questionPlace finds the session folder of the caller's questions: the tied exchange's, or the
 // pair's (created as send creates it).
-func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (*place, error) {
+func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*place, error) {
 	srv, err := e.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("no tmux server to relay the question through: %w", err)
@@ -128,7 +128,7 @@ func (e *Engine) questionPlace(ctx context.Context, root string, o AskOptions) (
 // orchestrator's pane, runs the on_question hook and, with Wait, waits for the answers. The
 // result lists every question with its state; the error says why some have no answer (it wraps
 // ErrTimeout, ErrNoAnswer or ErrUndelivered) and ends with BestJudgment.
-func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
+func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		if !o.Wait {
 			return nil
 		}
-		return locks.take(st.waitLock(), e.LockTimeout)
+		return locks.take(st.WaitLock(), e.LockTimeout)
 	})
 	if err != nil {
 		return nil, err
@@ -222,10 +222,10 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	if len(o.Hook) > 0 {
 		for _, st := range relayed {
 			if herr := e.runHook(ctx, o.Hook, o.HookTimeout, o.Dir, st); herr != nil {
-				e.logQ(st, qHookFailed, map[string]string{"error": herr.Error()})
+				e.LogQ(st, qHookFailed, map[string]string{"error": herr.Error()})
 				res.Warnings = append(res.Warnings, fmt.Sprintf("on_question for %s failed: %v", st.ID, herr))
 			} else {
-				e.logQ(st, qHookRan, map[string]string{"command": o.Hook[0]})
+				e.LogQ(st, QHookRan, map[string]string{"command": o.Hook[0]})
 				reached = true
 			}
 		}
@@ -243,7 +243,7 @@ func (e *Engine) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 
 // startBridge starts the bridge to the answer channels, if any are configured and none runs.
 // A failure is a warning: the question still reaches the orchestrator's pane.
-func (e *Engine) startBridge() []string {
+func (e *Desk) startBridge() []string {
 	if e.StartBridge == nil {
 		return nil
 	}
@@ -283,7 +283,7 @@ func (l *lockSet) release() {
 // createQuestions stores the questions under the root lock: the per-worker cap is counted, the
 // sequence number claimed with link(2) and a question over the cap answered at once with
 // DECIDED_BY cap-exceeded. onCreate runs for each stored question before the lock is released.
-func (e *Engine) createQuestions(root, dir string, base QuestionRecord, qs []messages.Question, onCreate func(*QuestionStatus) error) ([]*QuestionStatus, error) {
+func (e *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messages.Question, onCreate func(*QuestionStatus) error) ([]*QuestionStatus, error) {
 	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
@@ -308,14 +308,14 @@ func (e *Engine) createQuestions(root, dir string, base QuestionRecord, qs []mes
 			a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, DecidedBy: messages.DecidedByCap, Source: "wcomm",
 				Answer: fmt.Sprintf("Question cap exceeded (at most %d questions per worker per task). Make the decision yourself and mark it \"assumed — needs review\" in your report.", base.MaxQuestions),
 				Type:   st.Type, Form: "cap", At: e.Now().UTC()}
-			if err := writeJSONExclusive(st.file(messages.SuffixAnswer), a); err != nil {
+			if err := writeJSONExclusive(st.File(messages.SuffixAnswer), a); err != nil {
 				return out, err
 			}
-			e.logQ(st, qAccepted, map[string]string{"decided_by": messages.DecidedByCap})
-			st.refresh()
+			e.LogQ(st, QAccepted, map[string]string{"decided_by": messages.DecidedByCap})
+			st.Refresh()
 		} else {
 			asked[q.Task]++
-			e.logQ(st, qAsked, map[string]string{"worker": string(base.Worker), "orchestrator": string(base.Orchestrator)})
+			e.LogQ(st, QAsked, map[string]string{"worker": string(base.Worker), "orchestrator": string(base.Orchestrator)})
 		}
 		out = append(out, st)
 	}

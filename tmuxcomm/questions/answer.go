@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -28,7 +29,7 @@ type AnswerResult struct {
 	// Signal is how the worker learns the answer: SignalAsk (its waiting ask woke on the file),
 	// SignalPasted (no ask waited: the ANSWER block went into its pane) or SignalQueued (its pane
 	// was not ready: the block waits in its outbox); "" when none of these worked. Say words it.
-	Signal Signal `json:"signal"`
+	Signal core.Signal `json:"signal"`
 	// Via is the ANSWER block's route when it was delivered now: "socket" (the agent's messaging
 	// socket) or "typed" (pasted and submitted).
 	Via     string `json:"via,omitempty"`
@@ -39,12 +40,12 @@ type AnswerResult struct {
 // answer. An invalid answer wraps messages.ErrInvalidAnswer and leaves the question open; an
 // answer to a question that is decided or no longer applies wraps ErrStale. Every attempt is
 // logged. The accepted answer wakes a waiting ask, or else is pasted into the worker's pane.
-func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
+func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
-	st, err := findQuestion(root, o.ID)
+	st, err := FindQuestion(root, o.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 		for k, v := range attempt {
 			d[k] = v
 		}
-		e.logQ(st, qStale, d)
+		e.LogQ(st, QStale, d)
 		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %s; your answer was recorded as stale and changed nothing: %w", st.ID, reason, core.ErrStale)
 	}
 	if why := decidedReason(st); why != "" {
@@ -77,7 +78,7 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 		for k, v := range attempt {
 			d[k] = v
 		}
-		e.logQ(st, qInvalid, d)
+		e.LogQ(st, QInvalid, d)
 		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
@@ -86,18 +87,18 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
-	st.refresh()
+	st.Refresh()
 	if why := decidedReason(st); why != "" {
 		unlock()
 		return stale(why)
 	}
 	// Whether an ask waits is decided here, under the root lock that an ask also holds to stop
 	// waiting (settle): after the answer is published, a woken ask may exit at once.
-	waiting := store.IsLocked(st.waitLock())
-	err = writeJSONExclusive(st.file(messages.SuffixAnswer), a)
+	waiting := store.IsLocked(st.WaitLock())
+	err = writeJSONExclusive(st.File(messages.SuffixAnswer), a)
 	unlock()
 	if errors.Is(err, store.ErrExists) {
-		st.refresh()
+		st.Refresh()
 		return stale(decidedReason(st))
 	}
 	if err != nil {
@@ -107,12 +108,12 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, er
 	for k, v := range attempt {
 		d[k] = v
 	}
-	e.logQ(st, qAccepted, d)
-	st.refresh()
+	e.LogQ(st, QAccepted, d)
+	st.Refresh()
 	res := &AnswerResult{Question: st}
 	if waiting {
-		res.Signal = SignalAsk
-		e.logQ(st, qAskWoken, nil)
+		res.Signal = core.SignalAsk
+		e.LogQ(st, QAskWoken, nil)
 		return res, nil
 	}
 	if res.Signal, res.Via, err = e.pasteAnswer(ctx, st); err != nil {
@@ -137,7 +138,7 @@ func decidedReason(st *QuestionStatus) string {
 
 // ResolveQuestion closes a pending question without an answer, for the reason given; a decided
 // question wraps ErrAnswered.
-func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
+func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		return nil, core.Needf(core.NeedReason, nil, "resolve needs a reason: say why the question is closed without an answer")
@@ -149,7 +150,7 @@ func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*Quest
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
 	}
-	st, err := findQuestion(root, id)
+	st, err := FindQuestion(root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -158,18 +159,36 @@ func (e *Engine) ResolveQuestion(ctx context.Context, id, reason string) (*Quest
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
 	defer unlock()
-	if st.refresh(); st.decided() {
+	if st.Refresh(); st.Decided() {
 		return st, fmt.Errorf("question %s: %s; nothing to resolve: %w", st.ID, decidedReason(st), store.ErrAnswered)
 	}
 	r := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
-	if err := writeJSONExclusive(st.file(messages.SuffixResolved), r); err != nil {
+	if err := writeJSONExclusive(st.File(messages.SuffixResolved), r); err != nil {
 		if errors.Is(err, store.ErrExists) {
-			st.refresh()
+			st.Refresh()
 			return st, fmt.Errorf("question %s is already resolved: %w", st.ID, store.ErrAnswered)
 		}
 		return nil, err
 	}
-	e.logQ(st, qResolvedEvent, map[string]string{"reason": reason})
-	st.refresh()
+	e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
+	st.Refresh()
 	return st, nil
+}
+
+// Say words how the worker learns the answer.
+func (r *AnswerResult) Say() string {
+	st := r.Question
+	switch r.Signal {
+	case core.SignalAsk:
+		return "the worker's waiting ask (pane " + string(st.Worker) + ") woke on the answer"
+	case core.SignalPasted:
+		if r.Via == exchange.ViaSocket {
+			return "no ask was waiting: the ANSWER block was written to the messaging socket of worker pane " + string(st.Worker) + " (via socket)"
+		}
+		return "no ask was waiting: the ANSWER block was pasted into worker pane " + string(st.Worker)
+	case core.SignalQueued:
+		return "no ask was waiting and worker pane " + string(st.Worker) + " is busy: the ANSWER block is queued and reaches it when it is idle ('" +
+			"wcomm ask --wait " + st.ID + "' there takes it at once)"
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"context"
@@ -105,26 +105,26 @@ func (st *QuestionStatus) AnswerBlock() *messages.Answer {
 // TimedOut reports whether the ask that returned this status gave up waiting for it.
 func (st *QuestionStatus) TimedOut() bool { return st.timedOut }
 
-func (st *QuestionStatus) file(suffix string) string {
+func (st *QuestionStatus) File(suffix string) string {
 	return filepath.Join(st.Dir, messages.QuestionFileName(st.Task, st.Seq, suffix))
 }
 
-func (st *QuestionStatus) waitLock() string {
+func (st *QuestionStatus) WaitLock() string {
 	return filepath.Join(st.Dir, messages.WaitLockName(st.Task, st.Seq))
 }
 
 // logQ appends one event to the question's log; a failed log write never fails the operation.
-func (e *Engine) logQ(st *QuestionStatus, state string, detail map[string]string) error {
+func (e *Desk) LogQ(st *QuestionStatus, state string, detail map[string]string) error {
 	line, err := json.Marshal(exchange.Event{State: state, At: e.Now().UTC(), Detail: detail})
 	if err != nil {
 		return err
 	}
-	return store.AppendLine(st.file(messages.SuffixLog), line)
+	return store.AppendLine(st.File(messages.SuffixLog), line)
 }
 
 // QuestionEvents reads a question's log.
 func QuestionEvents(st *QuestionStatus) []exchange.Event {
-	data, err := store.ReadFile(st.file(messages.SuffixLog))
+	data, err := store.ReadFile(st.File(messages.SuffixLog))
 	if err != nil {
 		return nil
 	}
@@ -140,7 +140,7 @@ func QuestionEvents(st *QuestionStatus) []exchange.Event {
 
 // loadQuestion reads a question's files and derives its state from them alone (pending,
 // answered, auto-answered, cap-exceeded, resolved); staleness is judged separately.
-func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
+func LoadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	path := filepath.Join(dir, messages.QuestionFileName(task, seq, messages.SuffixQuestion))
 	data, err := readQuestionFile(path)
 	if err != nil {
@@ -161,14 +161,14 @@ func loadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	}
 	st.deadline = st.QuestionRecord.deadline()
 	st.limit = time.Duration(st.TimeoutSeconds * float64(time.Second))
-	st.refresh()
+	st.Refresh()
 	return st, nil
 }
 
 // refresh re-reads the answer and resolved files.
-func (st *QuestionStatus) refresh() {
+func (st *QuestionStatus) Refresh() {
 	st.State = QuestionPending
-	if data, err := store.ReadFile(st.file(messages.SuffixAnswer)); err == nil {
+	if data, err := store.ReadFile(st.File(messages.SuffixAnswer)); err == nil {
 		var a AnswerRecord
 		if json.Unmarshal(data, &a) == nil {
 			st.Answer = &a
@@ -183,7 +183,7 @@ func (st *QuestionStatus) refresh() {
 			return
 		}
 	}
-	if data, err := store.ReadFile(st.file(messages.SuffixResolved)); err == nil {
+	if data, err := store.ReadFile(st.File(messages.SuffixResolved)); err == nil {
 		var r ResolvedRecord
 		if json.Unmarshal(data, &r) == nil {
 			st.Resolved = &r
@@ -194,22 +194,22 @@ func (st *QuestionStatus) refresh() {
 }
 
 // decided reports whether the question needs nothing more: answered in any way, or resolved.
-func (st *QuestionStatus) decided() bool { return st.State != QuestionPending }
+func (st *QuestionStatus) Decided() bool { return st.State != QuestionPending }
 
 // qref names one question file.
-type qref struct {
-	dir  string
-	task string
-	seq  int
+type Qref struct {
+	Dir  string
+	Task string
+	Seq  int
 }
 
 // questionRefs lists every question file under root, in folder and name order.
-func questionRefs(root string) ([]qref, error) {
+func QuestionRefs(root string) ([]Qref, error) {
 	dirs, _, err := exchange.SessionDirs(root)
 	if err != nil {
 		return nil, err
 	}
-	var out []qref
+	var out []Qref
 	for _, dir := range dirs {
 		// Names only, unsorted, and a suffix test before the pattern: most entries are
 		// requests, responses and logs, and a root of thousands of exchanges holds tens of
@@ -228,7 +228,7 @@ func questionRefs(root string) ([]qref, error) {
 		for _, name := range qs {
 			task, seq, suffix, ok := messages.ParseQuestionFileName(name)
 			if ok && suffix == messages.SuffixQuestion {
-				out = append(out, qref{dir: dir, task: task, seq: seq})
+				out = append(out, Qref{Dir: dir, Task: task, Seq: seq})
 			}
 		}
 	}
@@ -246,7 +246,7 @@ func readNames(dir string) ([]string, error) {
 }
 
 // findQuestion loads the question with id from anywhere under root.
-func findQuestion(root, id string) (*QuestionStatus, error) {
+func FindQuestion(root, id string) (*QuestionStatus, error) {
 	qid, err := messages.ParseQuestionID(strings.TrimSpace(id))
 	if err != nil {
 		return nil, err
@@ -260,7 +260,7 @@ func findQuestion(root, id string) (*QuestionStatus, error) {
 		if _, err := os.Lstat(filepath.Join(dirs[i], name)); err != nil {
 			continue
 		}
-		st, err := loadQuestion(dirs[i], qid.Task, qid.Seq)
+		st, err := LoadQuestion(dirs[i], qid.Task, qid.Seq)
 		if err == nil && st.ID == qid.String() {
 			return st, nil
 		}
@@ -289,7 +289,7 @@ func nextQuestionSeq(dir, task string) (int, error) {
 // claimQuestion writes the next question file of rec's task in dir with link(2), so two askers
 // never share a number, and gives it an id whose tag no other folder's question of that
 // number uses.
-func (e *Engine) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionStatus, error) {
+func (e *Desk) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionStatus, error) {
 	for attempt := 0; attempt < 100; attempt++ {
 		seq, err := nextQuestionSeq(dir, rec.Task)
 		if err != nil {
@@ -351,13 +351,13 @@ func tagsInUse(root, task string, seq int) map[string]bool {
 // countAsked counts the questions a worker pane of a server has asked for a task anywhere under
 // root, not counting those refused by the cap.
 func countAsked(root string, worker messages.PaneID, server, task string) int {
-	refs, _ := questionRefs(root)
+	refs, _ := QuestionRefs(root)
 	n := 0
 	for _, r := range refs {
-		if r.task != task {
+		if r.Task != task {
 			continue
 		}
-		st, err := loadQuestion(r.dir, r.task, r.seq)
+		st, err := LoadQuestion(r.Dir, r.Task, r.Seq)
 		if err != nil || st.Worker != worker || st.Server != server || st.State == QuestionCapExceeded {
 			continue
 		}
@@ -376,12 +376,12 @@ type QuestionsOptions struct {
 
 // Questions lists every question under the root with its state, oldest first, and names the
 // question files it could not read.
-func (e *Engine) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
+func (e *Desk) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, nil, nil
 	}
-	refs, err := questionRefs(root)
+	refs, err := QuestionRefs(root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -389,7 +389,7 @@ func (e *Engine) Questions(ctx context.Context, o QuestionsOptions) ([]*Question
 	var problems []string
 	var live *liveness
 	for _, r := range refs {
-		st, err := loadQuestion(r.dir, r.task, r.seq)
+		st, err := LoadQuestion(r.Dir, r.Task, r.Seq)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -412,4 +412,25 @@ func (e *Engine) Questions(ctx context.Context, o QuestionsOptions) ([]*Question
 		return out[i].ID < out[j].ID
 	})
 	return out, problems, nil
+}
+
+// answerQueued reports whether an ANSWER block of st was queued and not yet read by an ask.
+func answerQueued(st *QuestionStatus) bool {
+	queued := false
+	for _, ev := range QuestionEvents(st) {
+		switch ev.State {
+		case QAnswerQueued:
+			queued = true
+		case QAnswerRead:
+			queued = false
+		}
+	}
+	return queued
+}
+
+// writeIntent stores the intent of a just-created question, naming it.
+func writeIntent(st *QuestionStatus, in messages.Intent) error {
+	in.QuestionID = st.ID
+	in.RequestID = st.Exchange
+	return store.WriteExclusive(st.File(messages.SuffixIntent), messages.FormatIntent(in))
 }

@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // question with auto-answer and options gets its first option (DECIDED_BY auto-timeout); one
 // without is marked timed out. autoOverride, when set, replaces each question's own auto-answer
 // setting. It wakes on file events in the questions' folders, with a safety tick.
-func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverride *bool) error {
+func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverride *bool) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wake := make(chan struct{}, 1)
@@ -69,11 +69,11 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 		var next time.Time
 		open := 0
 		for _, st := range sts {
-			if st.decided() || st.timedOut {
+			if st.Decided() || st.timedOut {
 				continue
 			}
-			st.refresh()
-			if st.decided() {
+			st.Refresh()
+			if st.Decided() {
 				continue
 			}
 			if !st.deadline.IsZero() && !now.Before(st.deadline) {
@@ -88,7 +88,7 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 					}
 				} else {
 					st.timedOut = true
-					e.logQ(st, qTimedOut, nil)
+					e.LogQ(st, QTimedOut, nil)
 				}
 				continue
 			}
@@ -125,23 +125,23 @@ func (e *Engine) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOve
 
 // autoAnswer records the first option as the answer, unless an answer or a resolution got there
 // first, under the root lock that also orders answer and resolve.
-func (e *Engine) autoAnswer(st *QuestionStatus) error {
+func (e *Desk) autoAnswer(st *QuestionStatus) error {
 	root := filepath.Dir(st.Dir)
 	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return fmt.Errorf("lock root %s: %w", root, err)
 	}
 	defer unlock()
-	if st.refresh(); st.decided() {
+	if st.Refresh(); st.Decided() {
 		return nil
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: st.Options[0], DecidedBy: messages.DecidedByTimeout,
 		Source: "timeout", Type: st.Type, Form: "auto", Option: 1, At: e.Now().UTC()}
-	if err := writeJSONExclusive(st.file(messages.SuffixAnswer), a); err != nil && !errors.Is(err, store.ErrExists) {
+	if err := writeJSONExclusive(st.File(messages.SuffixAnswer), a); err != nil && !errors.Is(err, store.ErrExists) {
 		return err
 	}
-	e.logQ(st, qAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": a.Answer})
-	st.refresh()
+	e.LogQ(st, QAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": a.Answer})
+	st.Refresh()
 	return nil
 }
 
@@ -149,14 +149,14 @@ func (e *Engine) autoAnswer(st *QuestionStatus) error {
 // root lock, under which an answer also decides whether an ask waits for it (see Answer): so an
 // answer recorded before the release was left to this ask, which looks once more and prints it,
 // and one recorded after it is pasted into the worker's pane. None falls between the two.
-func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
+func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	if len(sts) > 0 {
 		root := filepath.Dir(sts[0].Dir)
 		if unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
 			locks.release()
 			for _, st := range sts {
-				if !st.decided() {
-					st.refresh()
+				if !st.Decided() {
+					st.Refresh()
 				}
 			}
 			unlock()
@@ -167,10 +167,10 @@ func (e *Engine) settle(sts []*QuestionStatus, locks *lockSet, werr error) error
 	for _, st := range sts {
 		if st.Answer != nil && werr == nil && answerQueued(st) {
 			// The worker has it now: the ANSWER block still waiting for its pane is not typed.
-			e.logQ(st, qAnswerRead, nil)
+			e.LogQ(st, QAnswerRead, nil)
 		}
 		if st.timedOut {
-			if st.refresh(); st.decided() {
+			if st.Refresh(); st.Decided() {
 				st.timedOut = false
 			}
 		}
@@ -209,7 +209,7 @@ type WaitOptions struct {
 
 // WaitQuestions picks up questions asked earlier (by a non-blocking ask, or an ask that was
 // killed) and waits for their answers as Ask does.
-func (e *Engine) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
+func (e *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
@@ -221,11 +221,11 @@ func (e *Engine) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, 
 	locks := &lockSet{}
 	defer locks.release()
 	for _, id := range o.IDs {
-		st, err := findQuestion(root, id)
+		st, err := FindQuestion(root, id)
 		if err != nil {
 			return nil, err
 		}
-		if err := locks.take(st.waitLock(), e.LockTimeout); err != nil {
+		if err := locks.take(st.WaitLock(), e.LockTimeout); err != nil {
 			return nil, err
 		}
 		if o.TimeoutSet {

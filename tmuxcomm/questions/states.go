@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 // Room: the questions (question*.go). A worker's question lives as files in the session folder
 // of the pair it belongs to: {task}.q{seq}.question (the question, JSON), {task}.q{seq}.answer
@@ -34,17 +34,29 @@ func RelayOffAnswer(task string) messages.Answer {
 
 // Events of a question's log.
 const (
-	qAsked         = "asked"
-	qDelivered     = "delivered"   // the QUESTION block reached the orchestrator's pane
-	qUndelivered   = "undelivered" // it did not
-	qHookRan       = "hook-ran"
+	QAsked         = "asked"
+	QDelivered     = "delivered"   // the QUESTION block reached the orchestrator's pane
+	QUndelivered   = "undelivered" // it did not
+	QHookRan       = "hook-ran"
 	qHookFailed    = "hook-failed"
-	qAccepted      = "accepted"
-	qInvalid       = "invalid"
-	qStale         = "stale"
-	qAskWoken      = "ask-woken"     // a waiting ask took the answer
-	qAnswerPasted  = "answer-pasted" // no ask waited: the ANSWER block went into the worker's pane
-	qAnswerLost    = "answer-paste-failed"
-	qResolvedEvent = "resolved"
-	qTimedOut      = "timeout"
+	QAccepted      = "accepted"
+	QInvalid       = "invalid"
+	QStale         = "stale"
+	QAskWoken      = "ask-woken"     // a waiting ask took the answer
+	QAnswerPasted  = "answer-pasted" // no ask waited: the ANSWER block went into the worker's pane
+	QAnswerLost    = "answer-paste-failed"
+	QResolvedEvent = "resolved"
+	QTimedOut      = "timeout"
+)
+
+// Question log events of the mailbox.
+const (
+	QQueued             = "queued"
+	QExpired            = "expired"
+	QUndeliverable      = "undeliverable"
+	QAnswerQueued       = "answer-queued"
+	QAnswerDelivered    = "answer-delivered"
+	QAnswerExpired      = "answer-expired"
+	QAnswerUndelivrable = "answer-undeliverable"
+	QAnswerRead         = "answer-read" // an ask returned the answer to the worker
 )

@@ -1,4 +1,4 @@
-package tmuxcomm
+package questions
 
 import (
 	"context"
@@ -17,7 +17,7 @@ type liveness struct {
 	panes map[messages.PaneID]bool // pane id -> dead
 }
 
-func (e *Engine) liveness(ctx context.Context) *liveness {
+func (e *Desk) liveness(ctx context.Context) *liveness {
 	l := &liveness{}
 	if e.Tmux == nil {
 		l.err = errors.New("no tmux")
@@ -63,7 +63,7 @@ func (l *liveness) workerGone(r *QuestionRecord) (bool, string) {
 
 // judgeStale marks a pending question stale when it no longer applies: its exchange got its
 // response, its worker pane is gone, or its git binding no longer holds.
-func (e *Engine) judgeStale(ctx context.Context, st *QuestionStatus, live *liveness) {
+func (e *Desk) judgeStale(ctx context.Context, st *QuestionStatus, live *liveness) {
 	if st.State != QuestionPending {
 		return
 	}
