@@ -338,3 +338,43 @@ exec env -i "$@" /bin/sh -c '{ ` + strings.ReplaceAll(first, "'", `'\''`) + `; }
 		assert.Contains(t, string(out), "which=none", "this shell's PATH is as it was")
 	})
 }
+
+// TestNewcomerMakeDepsInstallsOnlyWhatIsMissing: make deps (which make test runs) asks apt-get for
+// the packages whose command is missing and that are not installed, and for nothing else, with
+// --no-upgrade: it once asked for every package whose command it did not find, which upgrades one
+// that is installed. The real make and the Makefile, with apt-get and dpkg-query standing in.
+func TestNewcomerMakeDepsInstallsOnlyWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	mk, err := exec.LookPath("make")
+	require.NoError(t, err)
+	goCmd, err := exec.LookPath("go")
+	require.NoError(t, err)
+	stubs := t.TempDir()
+	log := filepath.Join(t.TempDir(), "apt.log")
+	write := func(name, script string) {
+		require.NoError(t, os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+script), 0o755))
+	}
+	for _, name := range []string{"id", "grep"} {
+		p, err := exec.LookPath(name)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(stubs, name)))
+	}
+	// Found: python3, dash, ssh. Not found but installed (off this PATH): tmux, zsh. Missing: fish.
+	for _, name := range []string{"python3", "dash", "ssh"} {
+		write(name, "exit 0\n")
+	}
+	write("dpkg-query", `for a; do pkg=$a; done
+case $pkg in tmux|zsh|openssh-server) printf 'install ok installed' ;; *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;; esac
+`)
+	write("apt-get", `echo "$*" >> `+log+"\n")
+	cmd := exec.Command(mk, "-s", "deps", "GO="+goCmd)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = []string{"PATH=" + stubs, "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "installing: fish\n")
+	calls := strings.Split(strings.TrimSpace(readString(t, log)), "\n")
+	require.Len(t, calls, 2, "apt-get update, then install: %q", calls)
+	assert.Equal(t, "update -qq", calls[0])
+	assert.Equal(t, "install -y -qq --no-upgrade fish", calls[1], "only the missing package, never an upgrade")
+}
