@@ -12,9 +12,15 @@ FUZZCOUNT    ?= 20000x
 
 .PHONY: build install deps deps-agents test e2e lint bench stress fuzz fuzz-ci e2e-agents
 
-# apt-get installs what a recipe needs from the system when it is missing (as root, or with sudo).
+# apt-get installs what a recipe needs from the system when it is missing (as root, or with sudo),
+# and only that: --no-upgrade leaves a package that is installed as it is.
 APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missing"; \
-	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-upgrade $$missing
+
+# NEED adds package $$2 to $$missing when command $$1 is not found and the package is not installed
+# (a command off this PATH, or a package that is there without its command, is not installed anew).
+NEED = need() { command -v "$$1" >/dev/null 2>&1 && return; \
+	dpkg-query -W -f='$${Status}' "$$2" 2>/dev/null | grep -q ' installed$$' && return; missing="$$missing $$2"; }
 
 # The programs are built without cgo, so static: a process start (every send, notify, await and
 # a send's guard is one) then costs about 2.6 ms of CPU instead of 3.4 ms, the dynamic loader's
@@ -33,19 +39,20 @@ install:
 # scripts are loaded in and the shell profile is checked against, and OpenSSH (client and server)
 # for the remote hosts' tests.
 deps:
-	@missing=; for c in tmux python3 zsh fish dash; do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
-	command -v ssh >/dev/null 2>&1 || missing="$$missing openssh-client"; \
-	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
+	@missing=; $(NEED); for c in tmux python3 zsh fish dash; do need $$c $$c; done; \
+	need ssh openssh-client; need /usr/sbin/sshd openssh-server; \
 	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
 
 # The real agent TUIs are npm packages: Node.js 20 or newer with npm.
 deps-agents:
-	@missing=; command -v npm >/dev/null 2>&1 || missing="nodejs npm"; \
+	@missing=; $(NEED); need node nodejs; need npm npm; \
 	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
 
-# Every test, end-to-end ones included; a missing tmux fails the run.
+# Every test, end-to-end ones included; a missing tmux fails the run. scripts/testsum prints what go
+# test prints, then a count of the tests run ("N passed, N failed"), and exits with go test's code.
 test: deps
-	REQUIRE_TMUX=1 $(GO) test -race -count=1 -timeout 30m ./...
+	@$(GO) build -o bin/testsum ./scripts/testsum
+	REQUIRE_TMUX=1 bin/testsum $(GO) test -json -race -count=1 -timeout 30m ./...
 
 e2e: deps
 	REQUIRE_TMUX=1 $(GO) test -race -count=1 -run 'E2E|Real' ./...

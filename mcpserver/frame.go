@@ -301,3 +301,123 @@ func kind(v []byte) string {
 		return "a number"
 	}
 }
+
+// overID is the id to answer a frame over the limit with, told from its two ends (the first and
+// last bytes kept, joined by a newline; see readFrame): a client that waits for its request's reply
+// by id waits for ever on a reply with a null id. The id is taken from the members at the frame's
+// start, read until the first one cut off (clients that write the id before the params), else from
+// a last member "id" that ends the frame (clients that write it after them). It is null when
+// neither tells one, when the two tell different ones, or when the frame is shaped as a response
+// (a result or error member seen), which is never answered with an id.
+func overID(ends []byte) json.RawMessage {
+	head, tail, _ := bytes.Cut(ends, []byte("\n"))
+	first, response := headID(head)
+	last := tailID(tail)
+	switch {
+	case response:
+		return null
+	case first != nil && last != nil && !bytes.Equal(first, last):
+		return null
+	case first != nil:
+		return first
+	case last != nil:
+		return last
+	}
+	return null
+}
+
+// headID reads the members at the start of a frame until the first that is cut off: the id among
+// them when it is one a request may have, and whether a member makes the frame a response.
+func headID(head []byte) (id json.RawMessage, response bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		name, _ := tok.(string)
+		if name == "result" || name == "error" {
+			return nil, true
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		if name == "id" {
+			if seen[name] {
+				return nil, false // twice: readers differ on which to take
+			}
+			if _, why := readID(v); why == "" {
+				id = v
+			}
+		}
+		seen[name] = true
+	}
+	return id, false
+}
+
+// tailID reads a last member "id" that ends the frame: `,"id":VALUE}`, white space aside, VALUE a
+// string or an integer a request may have. The quote before id follows a comma, so it is no
+// escaped quote inside a string, and the brace ends the frame's object when the frame is JSON.
+func tailID(tail []byte) json.RawMessage {
+	t := bytes.TrimRight(tail, " \t\r\n")
+	if len(t) == 0 || t[len(t)-1] != '}' {
+		return nil
+	}
+	t = bytes.TrimRight(t[:len(t)-1], " \t\r\n")
+	if len(t) == 0 {
+		return nil
+	}
+	var start int
+	switch c := t[len(t)-1]; {
+	case c == '"':
+		start = -1
+		for i := len(t) - 2; i >= 0; i-- {
+			if t[i] != '"' {
+				continue
+			}
+			bs := 0
+			for j := i - 1; j >= 0 && t[j] == '\\'; j-- {
+				bs++
+			}
+			if bs%2 == 0 {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			return nil
+		}
+	case c >= '0' && c <= '9':
+		start = len(t) - 1
+		for start > 0 && bytes.IndexByte([]byte("0123456789+-.eE"), t[start-1]) >= 0 {
+			start--
+		}
+	default:
+		return nil
+	}
+	value := t[start:]
+	rest := bytes.TrimRight(t[:start], " \t\r\n")
+	rest, ok := bytes.CutSuffix(rest, []byte(":"))
+	if !ok {
+		return nil
+	}
+	rest, ok = bytes.CutSuffix(bytes.TrimRight(rest, " \t\r\n"), []byte(`"id"`))
+	if !ok {
+		return nil
+	}
+	if rest = bytes.TrimRight(rest, " \t\r\n"); len(rest) == 0 || (rest[len(rest)-1] != ',' && rest[len(rest)-1] != '{') {
+		return nil
+	}
+	if !json.Valid(value) {
+		return nil
+	}
+	if _, why := readID(value); why != "" {
+		return nil
+	}
+	return bytes.Clone(value)
+}

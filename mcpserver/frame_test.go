@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -194,6 +195,68 @@ func FuzzCheckFrame(f *testing.F) {
 		}
 		if _, err := jsonrpc.EncodeMessage(msg); err != nil {
 			t.Fatalf("checkFrame(%q): the message does not encode: %v", line, err)
+		}
+	})
+}
+
+// The id of a frame over the limit, from the two ends readFrame keeps (joined by a newline).
+func TestOverID(t *testing.T) {
+	pad := strings.Repeat("x", 100)
+	for _, tc := range []struct{ name, head, tail, want string }{
+		{"id first (Go SDK order)", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"send","arguments":{"message":"` + pad, pad + `"}}}`, "7"},
+		{"id last (TypeScript SDK order)", `{"method":"tools/call","params":{"arguments":{"message":"` + pad, pad + `"}},"jsonrpc":"2.0","id":42}`, "42"},
+		{"string id last, spaced", `{"method":"tools/call","params":{"a":"` + pad, pad + `"} , "id" : "r-\"9\""` + " }\r", `"r-\"9\""`},
+		{"both ends agree", `{"id":"a","params":{"x":"` + pad, pad + `"},"id":"a"}`, `"a"`},
+		{"the ends disagree", `{"id":"a","params":{"x":"` + pad, pad + `"},"id":"b"}`, "null"},
+		{"an id in a string is no member", `{"method":"m","params":{"x":"` + pad, pad + `\",\"id\":5}"}}`, "null"},
+		{"an escaped quote before id", `{"method":"m","params":{"x":"` + pad, pad + `\"id\":5}`, "null"},
+		{"a nested id at the start", `{"params":{"id":3,"x":"` + pad, pad + `"}}`, "null"},
+		{"a fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"m","params":{"x":"` + pad, pad + `"}}`, "null"},
+		{"an id past 2^53", `{"method":"m","params":{"x":"` + pad, pad + `"},"id":9007199254740993}`, "null"},
+		{"a null id", `{"id":null,"method":"m","params":{"x":"` + pad, pad + `"}}`, "null"},
+		{"shaped as a response", `{"jsonrpc":"2.0","id":3,"result":{"x":"` + pad, pad + `"}}`, "null"},
+		{"no id", `{"jsonrpc":"2.0","method":"m","params":{"x":"` + pad, pad + `"}}`, "null"},
+		{"not JSON", `AAAA` + pad, pad, "null"},
+		{"an id twice at the start", `{"id":1,"id":2,"params":{"x":"` + pad, pad + `"}}`, "null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, string(overID([]byte(tc.head+"\n"+tc.tail))))
+		})
+	}
+}
+
+// FuzzOverID: whatever the two ends of a frame over the limit hold, the id told from them is null
+// or an id a request may have, and a whole valid request's own id (or null) is what its ends tell.
+func FuzzOverID(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}`,
+		`{"method":"tools/call","params":{},"jsonrpc":"2.0","id":"x"}`,
+		`{"a":"\",\"id\":5}"}`, `{"id":1,"result":{}}`, `}`, `"id":"\\"}`, "{\n\"id\":1}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, ends []byte) {
+		id := overID(ends)
+		if string(id) != "null" {
+			if _, why := readID(id); why != "" {
+				t.Fatalf("overID(%q) = %s: %s", ends, id, why)
+			}
+		}
+		// A valid request frame cut nowhere: its ends are itself, twice.
+		if bytes.IndexByte(ends, '\n') < 0 {
+			if msg, r := checkFrame(ends); r == nil {
+				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+					if got := overID(append(append(bytes.Clone(ends), '\n'), ends...)); string(got) != "null" {
+						want, _ := json.Marshal(req.ID.Raw())
+						var g any
+						_ = json.Unmarshal(got, &g)
+						gb, _ := json.Marshal(g)
+						if string(gb) != string(want) {
+							t.Fatalf("overID of %q = %s, its id is %s", ends, got, want)
+						}
+					}
+				}
+			}
 		}
 	})
 }

@@ -83,7 +83,9 @@ func (c *frameConn) readLoop(limit int) {
 		var r *refusal
 		switch {
 		case over:
-			r = invalid(null, "the message is over %d MiB (%d bytes) and was discarded unread; send smaller messages", limit>>20, size)
+			// line is the frame's two ends: the request's id, when they tell it, lets the
+			// caller that waits for it know (a reply with a null id answers nobody).
+			r = invalid(overID(line), "the message is over %d MiB (%d bytes) and was discarded unread; send smaller messages", limit>>20, size)
 		case len(bytes.Trim(frame, " \t\r")) == 0: // a blank line is no frame
 		default:
 			var msg jsonrpc.Message
@@ -127,38 +129,77 @@ func (c *frameConn) refuse(r *refusal, size int) error {
 	return nil
 }
 
+// frameEnd is how much of each end of a frame over the limit is kept: enough for the members
+// that come before the params (jsonrpc, id, method) or after them.
+const frameEnd = 4 << 10
+
 // readFrame reads one line from br. A line up to limit bytes (its line break aside) is returned
-// whole; a longer one is read to its end and dropped as it is read (over). size counts every byte
-// of the line, its break included. err is the stream's error (io.EOF at its end) after the line.
+// whole; a longer one is read to its end and dropped as it is read (over), but for its first and
+// last frameEnd bytes, which are returned joined by a newline (a byte no JSON text holds raw in a
+// string, so nothing read from them spans the two). size counts every byte of the line, its break
+// included. err is the stream's error (io.EOF at its end) after the line.
 //
 // The line is kept as the reader's chunks and joined once at its end: a slice grown by append
 // would leave a trail of outgrown copies, several times the line, for the collector to find.
 func readFrame(br *bufio.Reader, limit int) (line []byte, size int, over bool, err error) {
 	var chunks [][]byte
+	var head, tail []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		size += len(chunk)
-		if !over {
-			content := size
-			if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
-				content--
+		content := chunk
+		if len(content) > 0 && content[len(content)-1] == '\n' {
+			content = content[:len(content)-1]
+		}
+		if !over && size-(len(chunk)-len(content)) > limit {
+			over = true
+			head, tail = ends(chunks)
+			chunks = nil
+		}
+		if over {
+			if len(head) < frameEnd {
+				head = append(head, content[:min(len(content), frameEnd-len(head))]...)
 			}
-			if content > limit {
-				over, chunks = true, nil
-			} else {
-				chunks = append(chunks, bytes.Clone(chunk))
+			tail = append(tail, content...)
+			if len(tail) > frameEnd {
+				tail = append(tail[:0], tail[len(tail)-frameEnd:]...)
 			}
+		} else {
+			chunks = append(chunks, bytes.Clone(chunk))
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
+		}
+		if over {
+			return append(append(head, '\n'), tail...), size, true, err
 		}
 		if len(chunks) == 1 {
 			line = chunks[0]
 		} else {
 			line = bytes.Join(chunks, nil)
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), size, over, err
+		return bytes.TrimSuffix(line, []byte("\n")), size, false, err
 	}
+}
+
+// ends returns the first and the last frameEnd bytes of the line kept as chunks.
+func ends(chunks [][]byte) (head, tail []byte) {
+	for _, c := range chunks {
+		if len(head) >= frameEnd {
+			break
+		}
+		head = append(head, c[:min(len(c), frameEnd-len(head))]...)
+	}
+	n := 0
+	i := len(chunks)
+	for i > 0 && n < frameEnd {
+		i--
+		n += len(chunks[i])
+	}
+	for _, c := range chunks[i:] {
+		tail = append(tail, c...)
+	}
+	return head, tail[max(0, len(tail)-frameEnd):]
 }
 
 // Read returns the next valid message.

@@ -264,8 +264,8 @@ func TestServeAnswersMalformedFrames(t *testing.T) {
 	assert.Contains(t, s.String(), "refused a frame", "each refusal is logged on stderr")
 }
 
-// A frame over 16 MiB is read to its newline and discarded, answered with invalid request, and
-// the request after it is served; the server's peak memory stays far below the frame's size.
+// A frame over 16 MiB is read to its newline and discarded, answered with invalid request (with
+// its id, read from its start), and the request after it is served; the server's peak memory stays far below the frame's size.
 func TestServeDiscardsOversizedFrame(t *testing.T) {
 	t.Parallel()
 	s := startRaw(t)
@@ -286,7 +286,7 @@ func TestServeDiscardsOversizedFrame(t *testing.T) {
 	_, err = io.WriteString(s.stdin, `"}}`+"\n")
 	require.NoError(t, err)
 
-	e := oneError(t, s.ping(), "128 MiB frame", -32600, "null")
+	e := oneError(t, s.ping(), "128 MiB frame", -32600, `"big"`)
 	assert.Contains(t, e.Error.Message, "16 MiB")
 	after := vmHWM(t, s.cmd.Process.Pid)
 	t.Logf("peak RSS: %d KiB after the handshake, %d KiB after a %d MiB frame", before, after, size>>20)
@@ -298,6 +298,25 @@ func TestServeDiscardsOversizedFrame(t *testing.T) {
 	pad := strings.Repeat("B", mcp.DefaultMaxLineLength-200)
 	s.send(`{"jsonrpc":"2.0","id":"under","method":"ping","params":{"_meta":{"pad":"` + pad + `"}}}`)
 	assert.Len(t, s.until(`"under"`), 1)
+}
+
+// TestServeAnswersOversizedCallByID: a tools/call over the limit (a 17 MiB send) is answered with
+// an error that carries the request's id, whether the client writes the id before the params (as
+// the Go SDK does) or after them (as the TypeScript SDK does): the caller that waits for that id
+// learns why, where it once waited for ever. The server serves the frames after it.
+func TestServeAnswersOversizedCallByID(t *testing.T) {
+	t.Parallel()
+	s := startRaw(t)
+	message := strings.Repeat("m", 17<<20)
+	for _, c := range []struct{ name, frame, id string }{
+		{"id first", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"send","arguments":{"to":"%1","message":"` + message + `"}}}`, "7"},
+		{"id last", `{"method":"tools/call","params":{"name":"send","arguments":{"to":"%1","message":"` + message + `"}},"jsonrpc":"2.0","id":"call-8"}`, `"call-8"`},
+		{"no id to tell", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"send","arguments":{"to":"%1","message":"` + message + `"}},"x":1}`, "null"},
+	} {
+		s.send(c.frame)
+		e := oneError(t, s.ping(), c.name, -32600, c.id)
+		assert.Contains(t, e.Error.Message, "over 16 MiB", c.name)
+	}
 }
 
 // vmHWM is a process's peak resident set size in KiB, from /proc/PID/status.

@@ -1,13 +1,16 @@
 #!/bin/sh
-# link-bin.sh BINDIR: make wcomm (and wcomm-mcp) of BINDIR reachable from a login shell.
+# link-bin.sh BINDIR: make the programs of BINDIR (wcomm, wcomm-mcp, wcomm-bridge, wcomm-ui)
+# reachable from a login shell.
 #
 # tmux starts each pane's shell as a login shell, and a login shell sets PATH afresh from
 # /etc/profile and ~/.profile: an `export PATH=...` typed before starting tmux is gone in every
 # pane, and so is Go's bin folder. This links the binaries into a folder that a login shell's PATH
-# holds: one under $HOME that it already holds (~/.local/bin, ~/bin), else ~/.local/bin when the
-# shell's profile adds it once it exists (Debian's and Ubuntu's ~/.profile do), else a writable
-# system folder such as /usr/local/bin (as root). LINKDIR=DIR chooses the folder instead. It ends
-# by asking a fresh login shell where wcomm is, and fails, saying what to do, unless that is ours.
+# holds: one under $HOME that it already holds (~/.local/bin, ~/bin), this shell's PATH too when
+# one is (then this shell finds wcomm at once as well), else ~/.local/bin when the shell's profile
+# adds it once it exists (Debian's and Ubuntu's ~/.profile do), else a writable system folder such
+# as /usr/local/bin (as root), which this shell holds too. LINKDIR=DIR chooses the folder instead. It ends by asking a fresh login shell where wcomm is, and fails, saying what to
+# do, unless that is ours. A shell or pane started before a folder new to it was made keeps its
+# PATH: it runs wcomm by its path, or a new shell is opened.
 set -eu
 
 src=${1:?usage: link-bin.sh BINDIR}
@@ -28,8 +31,8 @@ login_finds() {
 	[ -n "$p" ] && readlink -f "$p" || true
 }
 
-# pick prints the first writable folder of the login PATH that is under $HOME (with "home") or
-# not (with "system"), sbin folders aside.
+# pick prints the first writable folder of the login PATH that is under $HOME (with "home"), that
+# and in this shell's PATH too (with "here"), or not under $HOME (with "system"), sbin folders aside.
 pick() {
 	old_ifs=$IFS
 	IFS=:
@@ -37,6 +40,7 @@ pick() {
 		case "$d" in "" | */sbin) continue ;; esac # sbin holds what only root runs
 		under=system
 		case "$d" in "$HOME"/*) under=home ;; esac
+		case ":$PATH:" in *":$d:"*) [ "$1" = here ] && [ "$under" = home ] && under=here ;; esac
 		if [ "$under" = "$1" ] && [ -d "$d" ] && [ -w "$d" ]; then
 			IFS=$old_ifs
 			printf '%s\n' "$d"
@@ -53,6 +57,9 @@ if [ "$(login_finds)" = "$src/wcomm" ]; then
 fi
 
 dir=${LINKDIR:-}
+if [ -z "$dir" ]; then
+	dir=$(pick here) || dir=
+fi
 if [ -z "$dir" ]; then
 	dir=$(pick home) || dir=
 fi
@@ -81,8 +88,10 @@ if [ "$found" != "$src/wcomm" ]; then
 	echo "link-bin: linked wcomm into $dir, but a login shell runs ${found:-no wcomm}: put $dir first in PATH in your ~/.profile" >&2
 	exit 1
 fi
-echo "wcomm: linked into $dir; new shells and tmux panes find it"
 case ":$PATH:" in
-*":$dir:"*) ;;
-*) echo "wcomm: this shell does not have $dir in PATH yet: open a new shell, or run  export PATH=\"$dir:\$PATH\"" ;;
+*":$dir:"*) echo "wcomm: linked into $dir; this shell, new shells and new tmux panes find it" ;;
+*)
+	echo "wcomm: linked into $dir; new shells and new tmux panes find it"
+	echo "wcomm: this shell and the panes opened before it do not have $dir in PATH: run $src/wcomm there, or open a new shell or pane (or run  export PATH=\"$dir:\$PATH\")"
+	;;
 esac

@@ -298,7 +298,7 @@ func TestAudit3MCPBadFrames(t *testing.T) {
 		{"object id", []byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`), -32600, "null"},
 		{"no jsonrpc", []byte(`{"id":5,"method":"tools/list"}`), -32600, "5"},
 		{"trailing NUL", []byte("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}\x00"), -32700, "null"},
-		{"over 16 MiB", big, -32600, "null"},
+		{"over 16 MiB", big, -32600, "8"}, // its id, read from its start
 	} {
 		r := roundTrip(tt.frame)
 		require.NotNil(t, r.Error, "%s: an error reply", tt.name)

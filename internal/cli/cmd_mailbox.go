@@ -281,6 +281,12 @@ func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout tim
 		fmt.Fprintf(c.stderr, "wcomm send: queued: pane %s is not ready (%s); the request is delivered at its next idle moment or turn boundary ('wcomm show %s' follows it)\n",
 			x.Worker, messages.SanitizeField(x.Evidence), x.ID)
 	}
+	return c.reportOut(x, wait, timeout, e)
+}
+
+// reportOut prints a request that went out (its id and response path, or the exchange as JSON),
+// or with wait, awaits its response and prints that.
+func (c *cli) reportOut(x *exchange.Exchange, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
 	if !wait {
 		if c.json {
 			return c.printJSON(x)
@@ -293,7 +299,7 @@ func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout tim
 	// the same id would be found first (TestSendWaitIDCollision).
 	e.LeanAwait = !c.json // only the response is printed
 	printed := false
-	_, err = e.AwaitThen(c.ctx, x.ResponsePath, timeout, func(done *exchange.Exchange) error {
+	_, err := e.AwaitThen(c.ctx, x.ResponsePath, timeout, func(done *exchange.Exchange) error {
 		printed = true
 		return c.printResponse(done)
 	})

@@ -143,9 +143,9 @@ func (c *cli) sendRemote(e *tmuxcomm.Engine, h settings.HostDef, o tmuxcomm.Send
 	if s.Queued {
 		fmt.Fprintf(c.stderr, "wcomm send: queued on host %s: pane %s is not ready there (%s)\n", h.Name, s.Exchange.Worker, s.Reason)
 	}
-	x := s.Exchange
-	x.State = exchange.StateSubmitted
-	return c.reportSent(x, nil, wait, timeout, e)
+	// The state is the mirror's as recorded, the host's word for the delivery (queued there
+	// included); the note above, not reportSent's, says why it waits.
+	return c.reportOut(s.Exchange, wait, timeout, e)
 }
 
 // spawnPuller starts 'wcomm __remote-pull' for root, detached as the deliverer is

@@ -85,7 +85,7 @@ func TestE2ELoginShellFindsWcomm(t *testing.T) {
 	install.Env = env
 	out, err = install.CombinedOutput()
 	require.NoError(t, err, "make install: %s", out)
-	assert.Contains(t, string(out), "new shells and tmux panes find it")
+	assert.Contains(t, string(out), "new shells and new tmux panes find it")
 
 	which, help := loginWhich(w, filepath.Join(w.work, "after"))
 	assert.Equal(t, filepath.Join(home, ".local", "bin", "wcomm"), which, "a new pane's login shell finds the linked wcomm")
@@ -235,4 +235,146 @@ env -i HOME="$HOME" TERM=dumb /bin/bash -l -c 'wcomm help >/dev/null' && echo he
 	if dest, err := os.Readlink("/usr/local/bin/wcomm"); err == nil {
 		assert.NotEqual(t, bin, dest, "the link was made in the machine's /usr/local/bin, not the namespace's")
 	}
+}
+
+// goEnv is the value of a Go setting as this test's go reads it.
+func goEnv(t *testing.T, key string) string {
+	t.Helper()
+	v, err := exec.Command("go", "env", key).Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(v))
+}
+
+// TestE2ENewcomerFirstCommand: the README's first command exits 0 in the shell of a fresh account
+// (a fresh HOME, the default PATH with Go's, nothing else in its environment) that typed it, where
+// 'make install && wcomm help' exited 127 on a fresh account whose link folder was new to that
+// shell. As root (in a mount namespace with an empty /usr/local/bin), make install links into
+// /usr/local/bin, which this shell holds too; as another user (nobody, or the one running the
+// test), it links into ~/.local/bin,
+// says this shell does not have it, and the command runs wcomm by its path.
+func TestE2ENewcomerFirstCommand(t *testing.T) {
+	t.Parallel()
+	root := os.Geteuid() == 0
+	cmds := setupCommands(t, readme(t))
+	first := cmds[0]
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	goBin := filepath.Dir(strings.TrimSpace(func() string { p, err := exec.LookPath("go"); require.NoError(t, err); return p }()))
+	// What 'wcomm help install' says of the panes open at the time is the truth: they keep their PATH.
+	topic, err := exec.Command(wcommBin(t), "help", "install").Output()
+	require.NoError(t, err)
+	flat := strings.Join(strings.Fields(string(topic)), " ")
+	assert.NotContains(t, flat, "tmux panes already find it")
+	assert.Contains(t, flat, "every tmux pane open at the time, do not find `wcomm` in a folder that was new to them")
+	readHelp := `rc=$?; echo "rc=$rc"; echo "which=$(command -v wcomm || echo none)"; exit $rc`
+
+	t.Run("root", func(t *testing.T) {
+		if !root {
+			return // a mount namespace needs root; as another user, the next case is this user's
+		}
+		home := t.TempDir()
+		env := []string{"HOME=" + home, "SHELL=/bin/bash", "TERM=dumb",
+			"PATH=" + goBin + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+			// Go's own caches are the real ones: nothing is downloaded or rebuilt needlessly.
+			"GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOCACHE=" + goEnv(t, "GOCACHE"), "GOFLAGS=" + goEnv(t, "GOFLAGS"), "GOPROXY=off"}
+		steps := `mount -t tmpfs -o mode=0755 wcomm-test /usr/local/bin || exit 90
+cd "$0" || exit 91
+exec env -i "$@" /bin/sh -c '{ ` + strings.ReplaceAll(first, "'", `'\''`) + `; } >"$HOME/help.out" 2>&1; ` + readHelp + `'`
+		cmd := exec.Command("unshare", append([]string{"--mount", "--propagation", "private", "/bin/sh", "-c", steps, repo}, env...)...)
+		cmd.Dir = home
+		out, err := cmd.CombinedOutput()
+		help, _ := os.ReadFile(filepath.Join(home, "help.out"))
+		require.NoError(t, err, "%s\nhelp.out:\n%s", out, help)
+		assert.Contains(t, string(out), "rc=0")
+		assert.Contains(t, string(help), "wcomm: linked into /usr/local/bin; this shell, new shells and new tmux panes find it")
+		assert.Contains(t, string(help), "usage: wcomm", "wcomm help ran")
+		assert.Contains(t, string(out), "which=/usr/local/bin/wcomm\n", "this shell finds wcomm by name as well")
+		if dest, err := os.Readlink("/usr/local/bin/wcomm"); err == nil {
+			assert.NotEqual(t, filepath.Join(home, "go", "bin", "wcomm"), dest, "the link was made in the machine's /usr/local/bin")
+		}
+	})
+
+	t.Run("another user", func(t *testing.T) {
+		// A fresh account of nobody's: a home of its own (under /tmp, which it can reach) with the
+		// profile Debian gives a new user, the programs where make install's go install puts them,
+		// and the link step of make install. The go install itself is make's, tested as root.
+		base, err := os.MkdirTemp("", "wcomm-fresh-")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.RemoveAll(base) })
+		require.NoError(t, os.Chmod(base, 0o755))
+		home := filepath.Join(base, "home")
+		bin := filepath.Join(home, "go", "bin")
+		require.NoError(t, os.MkdirAll(bin, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".profile"), []byte(debianProfile), 0o644))
+		for _, name := range []string{"wcomm", "wcomm-mcp"} {
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(wcommBin(t)), name))
+			if name != "wcomm" && err != nil {
+				continue
+			}
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(bin, name), data, 0o755))
+		}
+		script, err := os.ReadFile(filepath.Join(repo, "scripts", "link-bin.sh"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(base, "link-bin.sh"), script, 0o755))
+		var as []string
+		if root {
+			require.NoError(t, exec.Command("chown", "-R", "65534:65534", home).Run())
+			as = []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}
+		}
+		// The README's command, make install's link step standing for make install.
+		line := strings.Replace(first, "make install", filepath.Join(base, "link-bin.sh")+` "$HOME/go/bin"`, 1)
+		cmd := exec.Command("env", append(as, "env", "-i", "HOME="+home, "SHELL=/bin/bash", "TERM=dumb", "GOTOOLCHAIN=local", "GOCACHE=off",
+			"PATH="+goBin+":/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games",
+			"/bin/sh", "-c", "{ "+line+`; } >"$HOME/help.out" 2>&1; `+readHelp)...)
+		cmd.Dir = base
+		out, err := cmd.CombinedOutput()
+		help, _ := os.ReadFile(filepath.Join(home, "help.out"))
+		require.NoError(t, err, "%s\nhelp.out:\n%s", out, help)
+		local := filepath.Join(home, ".local", "bin")
+		assert.Contains(t, string(help), "wcomm: linked into "+local+"; new shells and new tmux panes find it")
+		assert.Contains(t, string(help), "this shell and the panes opened before it do not have "+local+" in PATH: run "+bin+"/wcomm there")
+		assert.Contains(t, string(help), "usage: wcomm", "wcomm help ran by its path")
+		assert.Contains(t, string(out), "which=none", "this shell's PATH is as it was")
+	})
+}
+
+// TestNewcomerMakeDepsInstallsOnlyWhatIsMissing: make deps (which make test runs) asks apt-get for
+// the packages whose command is missing and that are not installed, and for nothing else, with
+// --no-upgrade: it once asked for every package whose command it did not find, which upgrades one
+// that is installed. The real make and the Makefile, with apt-get and dpkg-query standing in.
+func TestNewcomerMakeDepsInstallsOnlyWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	mk, err := exec.LookPath("make")
+	require.NoError(t, err)
+	goCmd, err := exec.LookPath("go")
+	require.NoError(t, err)
+	stubs := t.TempDir()
+	log := filepath.Join(t.TempDir(), "apt.log")
+	write := func(name, script string) {
+		require.NoError(t, os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+script), 0o755))
+	}
+	for _, name := range []string{"id", "grep"} {
+		p, err := exec.LookPath(name)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(stubs, name)))
+	}
+	// Found: python3, dash, ssh. Not found but installed (off this PATH): tmux, zsh. Missing: fish.
+	for _, name := range []string{"python3", "dash", "ssh"} {
+		write(name, "exit 0\n")
+	}
+	write("dpkg-query", `for a; do pkg=$a; done
+case $pkg in tmux|zsh|openssh-server) printf 'install ok installed' ;; *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;; esac
+`)
+	write("apt-get", `echo "$*" >> `+log+"\n")
+	cmd := exec.Command(mk, "-s", "deps", "GO="+goCmd)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = []string{"PATH=" + stubs, "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "installing: fish\n")
+	calls := strings.Split(strings.TrimSpace(readString(t, log)), "\n")
+	require.Len(t, calls, 2, "apt-get update, then install: %q", calls)
+	assert.Equal(t, "update -qq", calls[0])
+	assert.Equal(t, "install -y -qq --no-upgrade fish", calls[1], "only the missing package, never an upgrade")
 }

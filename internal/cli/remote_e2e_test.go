@@ -262,3 +262,38 @@ func TestE2ERemoteUnreachable(t *testing.T) {
 	}
 	assert.Equal(t, 1, n, "the queued send delivered once, the dead one never")
 }
+
+// TestE2ERemoteQueuedThere: a send to a pane that is busy on its host is queued in that host's
+// mailbox; send --json reports the state recorded here, queued (it once said submitted while
+// stderr said queued), and show agrees.
+func TestE2ERemoteQueuedThere(t *testing.T) {
+	t.Parallel()
+	rw := newRemoteWorld(t, 1, nil)
+	h := rw.bed.Hosts[0]
+	orch := rw.bashPane("")
+	rw.bed.Run(h, "tmux", "-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", "200", "-y", "50", "bash", "--norc")
+	busy := strings.TrimSpace(rw.bed.Run(h, "tmux", "display-message", "-p", "-t", "b", "'#{pane_id}'"))
+	require.Regexp(t, `^%\d+$`, busy)
+	rw.bed.Run(h, "tmux", "send-keys", "-t", busy, "'sleep 600'", "Enter")
+	waitFor(t, 20*time.Second, func() bool {
+		out, _ := rw.bed.RunErr(h, "tmux", "display-message", "-p", "-t", busy, "'#{pane_current_command}'")
+		return strings.TrimSpace(out) == "sleep"
+	}, "sleep in the pane on %s", h.Name)
+
+	// A short time to live: nobody answers, and the puller stops pulling once it passes.
+	r := rw.call(orch, "send", "--json", "--ttl", "3s", "--to", "h1:"+busy, "wait for the sleeper")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stderr, "queued on host h1")
+	x := decode[exchangeJSON](t, r)
+	assert.Equal(t, "queued", x.State, "send --json reports the state recorded: %s", r)
+	require.NotEmpty(t, x.ID)
+	r = rw.call(orch, "show", "--json", x.ID)
+	requireCode(t, 0, r)
+	assert.Equal(t, "queued", decode[exchangeJSON](t, r).State)
+
+	// Without --json: the id and response path, and one note of the queue, the host's.
+	r = rw.call(orch, "send", "--ttl", "3s", "--to", "h1:"+busy, "and one more")
+	requireCode(t, 0, r)
+	assert.Equal(t, 1, strings.Count(r.stderr, "queued"), "one note: %s", r.stderr)
+	assert.Regexp(t, `^\d{8}-\d{6}-[0-9a-f]{4} /`, r.stdout)
+}

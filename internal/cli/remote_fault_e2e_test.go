@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -184,4 +186,57 @@ func childrenOf(pid int) []int {
 		}
 	}
 	return out
+}
+
+// TestE2ERemoteFlood: a host whose wcomm prints 400 MB, on stdout or on stderr, is refused at the
+// bound with an error that says so; the call ends there, holding little memory (the whole output
+// once took 1.06 GB and 1.45 GB). A host that prints a little before its reply is still read.
+func TestE2ERemoteFlood(t *testing.T) {
+	t.Parallel()
+	scripts := map[string]string{
+		// One line that starts as a reply and never ends, and lines of junk.
+		"flood-out":  "#!/bin/sh\nprintf '{\"v\":1,\"x\":\"'\nhead -c 400000000 /dev/zero | tr '\\0' a\n",
+		"flood-junk": "#!/bin/sh\nhead -c 400000000 /dev/zero | tr '\\0' '\\n'\n",
+		"flood-err":  "#!/bin/sh\nhead -c 400000000 /dev/zero | tr '\\0' e >&2\n",
+	}
+	rw := newRemoteWorld(t, 1, func(b *sshtest.Bed) string {
+		var cfg strings.Builder
+		for name, script := range scripts {
+			require.NoError(t, os.WriteFile(filepath.Join(b.Hosts[0].Share, name), []byte(script), 0o700))
+			fmt.Fprintf(&cfg, "  %s:\n    via: [ssh, -F, %q, h1]\n    wcomm: %s/%s\n", name, b.Config, sshtest.ShareDir, name)
+		}
+		return cfg.String()
+	})
+	for _, c := range []struct{ host, want string }{
+		{"flood-out", "host flood-out wrote more than 16 MiB on stdout"},
+		{"flood-junk", "host flood-junk wrote more than 16 MiB on stdout"},
+		{"flood-err", "host flood-err wrote more than 1 MiB on stderr"},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			cmd := rw.cmd(ctx, call{env: rw.env}, "panes", "--host", c.host)
+			rss := filepath.Join(t.TempDir(), "peak-rss")
+			withPeakRSS(t, cmd, rss)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "stderr: %s", &stderr)
+			assert.Equal(t, 1, ee.ExitCode(), "stderr: %s", &stderr)
+			assert.Contains(t, stderr.String(), c.want)
+			assert.Contains(t, stderr.String(), "hosts."+c.host+".wcomm")
+			assert.Less(t, stderr.Len(), 2000, "the error holds none of the flood")
+			assert.Empty(t, stdout.String())
+			kib := readPeakRSS(t, rss)
+			t.Logf("panes --host %s: peak resident %d MiB", c.host, kib>>10)
+			assert.Less(t, kib, int64(128<<10), "peak resident memory of a call to a host that prints 400 MB")
+		})
+	}
+	// A few lines before the reply (a login shell's start-up files) are read past.
+	h := rw.bed.Hosts[0]
+	rw.remoteWorker(h, false)
+	r := rw.call("", "panes", "--host", "h1")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "h1:")
 }

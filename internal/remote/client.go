@@ -142,8 +142,7 @@ func (c *Client) control(ctx context.Context) (string, error) {
 	cmd.Stderr = errf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Run(); err != nil {
-		msg, _ := os.ReadFile(errf.Name())
-		return "", c.classify(err, string(msg))
+		return "", c.classify(err, tail(errf, maxStderr))
 	}
 	return sock, nil
 }
@@ -184,15 +183,32 @@ func (c *Client) Call(ctx context.Context, req messages.WireRequest) (*messages.
 		return nil, err
 	}
 	argv := c.argv(control)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// Past a bound, the call is cancelled with errTooMuch as its cause: the program ends, and
+	// its output is read no further.
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(line)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// An ssh that shares a master hands its output to the master, which a kill of this ssh does
+	// not end at once: Wait gives up on the pipes after this.
+	cmd.WaitDelay = 5 * time.Second
+	bound := int64(maxReply)
+	if req.Op == messages.WirePoll {
+		bound = maxPollReply
+	}
+	stdout := &replyWriter{max: bound, over: func() { stop(errTooMuch) }}
+	stderr := &boundedBuffer{max: maxStderr, over: func() { stop(errTooMuch) }}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	runErr := cmd.Run()
-	if ctx.Err() != nil {
+	switch {
+	case stdout.n > stdout.max:
+		return nil, c.tooMuch("stdout", bound, stderr.String())
+	case stderr.done:
+		return nil, c.tooMuch("stderr", maxStderr, "")
+	case ctx.Err() != nil:
 		return nil, fmt.Errorf("host %s: no answer within %s: %w", c.Host.Name, timeout, ErrUnreachable)
 	}
-	first := replyLine(stdout.Bytes())
+	first := stdout.reply()
 	if first == nil {
 		if runErr == nil {
 			runErr = errors.New("exit status 0")
@@ -213,16 +229,17 @@ func (c *Client) Call(ctx context.Context, req messages.WireRequest) (*messages.
 	return reply, nil
 }
 
-// replyLine is the reply among what the remote wrote: the last line that is a JSON object (a
-// login shell's start-up files may print before it); nil when there is none.
-func replyLine(out []byte) []byte {
-	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := bytes.TrimSpace(lines[i]); len(l) > 0 && l[0] == '{' {
-			return l
-		}
+// tail is the end of f, at most limit bytes: the master's stderr may hold the host's banner, of
+// any length.
+func tail(f *os.File, limit int64) string {
+	st, err := f.Stat()
+	if err != nil {
+		return ""
 	}
-	return nil
+	off := max(0, st.Size()-limit)
+	b := make([]byte, st.Size()-off)
+	n, _ := f.ReadAt(b, off)
+	return string(b[:n])
 }
 
 // ReplyError is a failure the remote wcomm reported.

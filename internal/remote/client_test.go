@@ -1,8 +1,10 @@
 package remote
 
 import (
+	"bytes"
 	"errors"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,10 +59,56 @@ func TestClassify(t *testing.T) {
 	assert.NotContains(t, err.Error(), "\x1b")
 }
 
+// replyOf feeds out to a replyWriter in pieces of n bytes and returns the reply it kept.
+func replyOf(out string, n int) []byte {
+	w := &replyWriter{max: 1 << 20, over: func() {}}
+	for len(out) > 0 {
+		k := min(n, len(out))
+		if _, err := w.Write([]byte(out[:k])); err != nil {
+			return nil
+		}
+		out = out[k:]
+	}
+	return w.reply()
+}
+
 func TestReplyLine(t *testing.T) {
-	assert.Equal(t, `{"v":1,"ok":true}`, string(replyLine([]byte("welcome to gpu1\n{\"v\":1,\"ok\":true}\n"))))
-	assert.Nil(t, replyLine([]byte("usage: wcomm ...\n")))
-	assert.Nil(t, replyLine(nil))
+	for _, n := range []int{1, 3, 1 << 20} {
+		assert.Equal(t, `{"v":1,"ok":true}`, string(replyOf("welcome to gpu1\n{\"v\":1,\"ok\":true}\n", n)), "pieces of %d", n)
+		assert.Equal(t, `{"v":1}`, string(replyOf("{\"old\":1}\n  {\"v\":1}  \r\nbye\n\n", n)), "the last reply-like line, trimmed")
+		assert.Equal(t, `{"v":1`, string(replyOf("{\"old\":1}\n\t{\"v\":1", n)), "an unterminated last line is the last line")
+		assert.Nil(t, replyOf("usage: wcomm ...\n", n))
+		assert.Nil(t, replyOf("", n))
+	}
+}
+
+// Past its bound a reply writer fails, calls over once and keeps nothing; a line that is not
+// reply-like is dropped as it comes, whatever its length.
+func TestReplyWriterBound(t *testing.T) {
+	overs := 0
+	w := &replyWriter{max: 1 << 20, over: func() { overs++ }}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for i := 0; i < 15; i++ {
+		_, err := w.Write(chunk)
+		require.NoError(t, err)
+	}
+	assert.Nil(t, w.line, "a line that is not the reply is not kept")
+	_, err := w.Write([]byte("\n{" + strings.Repeat("a", 64<<10)))
+	assert.ErrorIs(t, err, errTooMuch)
+	_, err = w.Write([]byte("}\n"))
+	assert.ErrorIs(t, err, errTooMuch)
+	assert.Equal(t, 1, overs)
+	assert.Nil(t, w.reply())
+
+	b := &boundedBuffer{max: 10, over: func() { overs++ }}
+	_, err = b.Write([]byte("0123456789"))
+	require.NoError(t, err)
+	_, err = b.Write([]byte("a"))
+	assert.ErrorIs(t, err, errTooMuch)
+	_, err = b.Write([]byte("b"))
+	assert.ErrorIs(t, err, errTooMuch)
+	assert.Equal(t, 2, overs)
+	assert.Equal(t, "0123456789", b.String())
 }
 
 func TestBackoff(t *testing.T) {

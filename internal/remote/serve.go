@@ -135,14 +135,21 @@ func servePoll(ctx context.Context, e *tmuxcomm.Engine, req *messages.WireReques
 	deadline := time.Now().Add(wait)
 	for {
 		r := &messages.WireReply{OK: true}
+		size := 0
 		for _, id := range req.IDs {
 			if messages.ValidID(id) != nil {
 				continue
 			}
 			body, ok, err := e.RelayedResponse(id)
-			if err == nil && ok {
-				r.Responses = append(r.Responses, messages.WireResponse{ID: id, Body: []byte(body)})
+			if err != nil || !ok {
+				continue
 			}
+			// The caller reads at most maxResponses of bodies in one reply: the rest wait for
+			// its next poll. One response alone is within it (the engine reads no larger file).
+			if size += len(body); size > maxResponses && len(r.Responses) > 0 {
+				break
+			}
+			r.Responses = append(r.Responses, messages.WireResponse{ID: id, Body: []byte(body)})
 		}
 		if len(r.Responses) > 0 || time.Now().After(deadline) || ctx.Err() != nil {
 			return r

@@ -606,3 +606,47 @@ func TestSizeAskedOnFirstTicks(t *testing.T) {
 		assert.Len(t, run(cmd), want, "read %d", i)
 	}
 }
+
+// ownSGR matches the console's own styling (SGR sequences); anything else that starts with ESC on
+// the screen came from another process.
+var ownSGR = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// TestControlStringsFromOthersNeverReachTheScreen: a DCS and an APC string (and their 8-bit
+// forms) in every field the console shows from files another process wrote, a remote host's reply
+// among them (the state word of a relayed request is an event of its mirror), are removed on every
+// screen; the text around them stays.
+func TestControlStringsFromOthersNeverReachTheScreen(t *testing.T) {
+	const evil = "\x1bPq#0;2;0;0;0#0~~\x1b\\\x1b_pwn\x1b\\\u0090dcs\u009c\u009fapc\u009c"
+	p := pane("%1"+evil, "claude"+evil, fleet.PaneBusy+evil)
+	p.Title = "title" + evil
+	q := question("t.q1"+evil, "%2"+evil, messages.Numbered, messages.Blocking+evil, t0, "yes"+evil, "no"+evil)
+	q.Task, q.Text, q.Context, q.Details = "task"+evil, "Which way?"+evil, "context"+evil, []string{"why" + evil, ""}
+	f := &fakeSource{panes: []fleet.FleetPane{p}, files: Files{Questions: []*questions.QuestionStatus{q}}}
+	m := world(t, f, 160, 40, true)
+	ev := tmuxcomm.WatchEvent{At: t0, Session: "20261125-095000-o1-w2" + evil, Kind: tmuxcomm.FeedExchange, Seq: 1,
+		ID: "20261125-095000-aaaa" + evil, Event: "submitted" + evil, Detail: map[string]string{"host": "h1" + evil, "evidence": "seen" + evil}}
+	m = step(t, m, FeedMsg(ev))
+	f.shown = &exchange.Exchange{Session: ev.Session, Seq: 1, ID: ev.ID, Orchestrator: "%1", Worker: "%2", State: "submitted" + evil,
+		Evidence: "evidence" + evil, RequestPath: "/r" + evil, ResponsePath: "/p" + evil, RequestBody: "body" + evil,
+		Events: []exchange.Event{{State: "queued" + evil, At: t0, Detail: map[string]string{"host": "h1" + evil}}}}
+
+	screens := map[string]string{"home": m.Render()}
+	feed, _ := press(t, m, "tab")
+	screens["feed"] = feed.Render()
+	detail, cmd := press(t, feed, "enter")
+	require.NotNil(t, cmd)
+	screens["detail"] = step(t, detail, cmd()).Render()
+	picked, _ := press(t, m, "1")
+	screens["question"] = picked.Render()
+	for name, s := range screens {
+		rest := ownSGR.ReplaceAllString(s, "")
+		assert.NotContains(t, rest, "\x1b", "%s: an escape from another process: %q", name, rest)
+		for _, c := range []string{"\u0090", "\u009c", "\u009f"} {
+			assert.NotContains(t, s, c, "%s: a C1 control from another process", name)
+		}
+	}
+	assert.Contains(t, ansi.Strip(screens["feed"]), "submitted")
+	assert.Contains(t, ansi.Strip(screens["home"]), "[blocking")
+	assert.Contains(t, ansi.Strip(screens["detail"]), "queued")
+	assert.Contains(t, ansi.Strip(screens["question"]), "Which way?")
+}

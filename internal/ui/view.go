@@ -79,7 +79,11 @@ func cell(s string, w int) string {
 	return s
 }
 
-// clean is text from another process made safe for one line of the screen.
+// clean is text from another process made safe for one line of the screen: the CLI's own
+// cleaning (escape sequences whole, DCS and APC strings among them, and C0 and C1 controls), so
+// the console shows what the printers print. Every string read from a file, a pane or a remote
+// host's reply (its state word is an event of the mirror) passes through it, the words the
+// engine writes itself too, since a file can be written by hand.
 func clean(s string) string { return messages.SanitizeField(s) }
 
 func (m Model) header(w int) string {
@@ -231,9 +235,9 @@ func (m Model) paneLine(r Row, w int) string {
 		where += " " + r.Title
 	}
 	var b strings.Builder
-	b.WriteString(cell(id, 6))
+	b.WriteString(cell(clean(id), 6))
 	b.WriteString(cell(clean(r.Agent), 9))
-	b.WriteString(m.st.stateStyle(r.State).Render(cell(r.State, 11)))
+	b.WriteString(m.st.stateStyle(r.State).Render(cell(clean(r.State), 11)))
 	b.WriteString(cell(num(r.Queued), 6))
 	b.WriteString(cell(num(r.Open), 5))
 	b.WriteString(cell(num(r.Asking), 4))
@@ -244,11 +248,11 @@ func (m Model) paneLine(r Row, w int) string {
 }
 
 func (m Model) questionLine(n int, q *questions.QuestionStatus, w int) string {
-	kind := string(q.Urgency)
+	kind := clean(string(q.Urgency))
 	if q.Action != "" {
 		kind = "approval"
 	}
-	lead := fmt.Sprintf("%d %-12s %-5s %4s  ", n, "["+kind+"]", q.Worker, exchange.Age(m.now, q.AskedAt))
+	lead := fmt.Sprintf("%d %-12s %-5s %4s  ", n, "["+kind+"]", clean(string(q.Worker)), exchange.Age(m.now, q.AskedAt))
 	return m.st.key.Render(lead[:1]) + lead[1:] + clean(q.Text)
 }
 
@@ -285,7 +289,7 @@ func (m Model) eventLine(it feedItem, w int, selected bool) string {
 	at := ev.At.Local().Format("15:04:05")
 	detail := m.detailOf(ev)
 	line := at + " " + cell(clean(ref), 16) + " "
-	name := cell(ev.Event, 14)
+	name := cell(clean(ev.Event), 14)
 	if selected {
 		return m.st.sel.Render(cell(line+name+" "+clean(detail), w))
 	}
