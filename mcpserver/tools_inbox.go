@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 type inboxIn struct {
@@ -23,12 +23,12 @@ QUESTION blocks, ANSWER blocks, requests) wait in its outbox until it is idle. T
 oldest first: each item's text is the message (for a RESPONSE line, call show with the exchange id
 to read the answer). Taken messages count as delivered and are never typed into the pane
 afterwards. peek only looks.`,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in inboxIn) (*tmuxcomm.InboxResult, string, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in inboxIn) (*mailbox.InboxResult, string, error) {
 		e, _, err := s.engine()
 		if err != nil {
 			return nil, "", err
 		}
-		res, err := e.Inbox(ctx, tmuxcomm.InboxOptions{Take: !in.Peek, Via: "inbox", All: in.All})
+		res, err := e.Inbox(ctx, mailbox.InboxOptions{Take: !in.Peek, Via: "inbox", All: in.All})
 		if err != nil {
 			return nil, "", err
 		}

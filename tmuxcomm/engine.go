@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -30,6 +31,7 @@ type Engine struct {
 	*exchange.Book
 	*fleet.Finder
 	*questions.Desk
+	*mailbox.Office
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
@@ -51,6 +53,7 @@ func build(cfg *core.Config) *Engine {
 	e := &Engine{Config: cfg, Book: &exchange.Book{Config: cfg}, Finder: &fleet.Finder{Config: cfg}}
 	e.Finder.Mail = e
 	e.Desk = &questions.Desk{Config: cfg, Book: e.Book, Finder: e.Finder, Mailer: e}
+	e.Office = &mailbox.Office{Config: cfg, Book: e.Book, Finder: e.Finder, Desk: e.Desk}
 	return e
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 // busyPanes makes the fake refuse strict deliveries to the panes marked busy, as a busy agent
@@ -185,7 +186,7 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 	yx := exchange.LoadExchange(y.Dir, y.Seq, false)
 	assert.Equal(t, exchange.StateExpired, yx.State)
 	assert.Equal(t, exchange.StatusUndelivered, yx.Status)
-	res, err := e.as("%1").Inbox(ctx, InboxOptions{All: true})
+	res, err := e.as("%1").Inbox(ctx, mailbox.InboxOptions{All: true})
 	require.NoError(t, err)
 	require.Len(t, res.Items, 1)
 	assert.Equal(t, messages.MailSuperseded, res.Items[0].State)
@@ -197,7 +198,7 @@ func TestMailboxInboxTakesOnce(t *testing.T) {
 	ctx := context.Background()
 	x := answeredWhileBusy(t, e)
 
-	peek, err := e.Inbox(ctx, InboxOptions{})
+	peek, err := e.Inbox(ctx, mailbox.InboxOptions{})
 	require.NoError(t, err)
 	require.Len(t, peek.Items, 1)
 	assert.Equal(t, "waiting", peek.Items[0].State)
@@ -209,7 +210,7 @@ func TestMailboxInboxTakesOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := e.Inbox(ctx, InboxOptions{Take: true, Via: "hook"})
+			res, err := e.Inbox(ctx, mailbox.InboxOptions{Take: true, Via: "hook"})
 			assert.NoError(t, err)
 			taken[i] = res.Taken
 		}()
@@ -262,12 +263,12 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			root, err := e.RootDir(false)
 			require.NoError(t, err)
 			srv, _ := f.ServerInfo(ctx)
-			ob, err := openOutbox(root, srv.Key(), "%2", false)
+			ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
 			require.NoError(t, err)
-			pend, _ := ob.pending()
+			pend, _ := ob.Pending()
 			require.Len(t, pend, 1)
 			// What a deliverer killed mid-way leaves: its inflight record, and the pane's marks.
-			require.NoError(t, ob.setInflight(inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1}))
+			require.NoError(t, ob.SetInflight(mailbox.Inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1}))
 			if tt.pasted {
 				mf.pasted = pend[0].ID
 			}
@@ -279,10 +280,10 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
 			assert.Len(t, f.delivered(), before+tt.wantDeliveries)
 			assert.Equal(t, tt.wantResumed, mf.resumed)
-			out, err := ob.outcome(pend[0].ID)
+			out, err := ob.Outcome(pend[0].ID)
 			require.NoError(t, err)
 			assert.Equal(t, messages.MailDelivered, out.State)
-			_, err = os.Stat(filepath.Join(ob.dir, outboxInflight))
+			_, err = os.Stat(filepath.Join(ob.Dir, mailbox.OutboxInflight))
 			assert.True(t, os.IsNotExist(err), "the inflight record is cleared")
 		})
 	}
@@ -330,9 +331,9 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	srv, _ := f.ServerInfo(ctx)
 	done := make(chan error, 1)
 	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
-	ob, err := openOutbox(root, srv.Key(), "%2", false)
+	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return store.IsLocked(ob.path(outboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return store.IsLocked(ob.Path(mailbox.OutboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
 		"the deliverer to start")
 	// The pane stays busy, so the deliverer waits on it, until its outbox is removed under it.
 	// Renamed away at once (removing it file by file races the deliverer's own writes).
@@ -352,9 +353,9 @@ func TestMailboxDelivererStartFailureHint(t *testing.T) {
 	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
 	root, err := e.RootDir(true)
 	require.NoError(t, err)
-	ob, err := openOutbox(root, "1-2", "%1", true)
+	ob, err := mailbox.OpenOutbox(root, "1-2", "%1", true)
 	require.NoError(t, err)
-	err = e.ensureDeliverer(ob, "")
+	err = e.EnsureDeliverer(ob, "")
 	require.ErrorIs(t, err, os.ErrPermission)
 	assert.Contains(t, err.Error(), "an inbox run in it")
 	assert.NotContains(t, err.Error(), "wcomm deliver")

@@ -21,6 +21,7 @@ import (
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -230,11 +231,11 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	root, err := e.RootDir(false)
 	require.NoError(t, err)
 	srv, _ := f.ServerInfo(context.Background())
-	ob, err := openOutbox(root, srv.Key(), "%2", false)
+	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
-	pend, _ := ob.pending()
+	pend, _ := ob.Pending()
 	require.Len(t, pend, 1)
-	require.NoError(t, ob.setInflight(inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: exchange.ViaSocket}))
+	require.NoError(t, ob.SetInflight(mailbox.Inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: exchange.ViaSocket}))
 	e.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
 	f.result = nil
 	typedBefore := len(f.delivered())

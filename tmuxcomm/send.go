@@ -19,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 // SendOptions are the inputs of one send.
@@ -158,17 +159,6 @@ func (e *Engine) notifyCommand(responsePath string) string {
 	return e.Command + " notify --response " + responsePath + " --file ANSWER.md"
 }
 
-// submittedDetail is the evidence of a submitted event.
-func submittedDetail(pane messages.PaneID, form, profile string, res paneops.DeliveryResult) map[string]string {
-	d := map[string]string{"pane": string(pane), "form": form, "profile": profile,
-		"enter_delay": res.EnterDelay.String(), "enters": strconv.Itoa(res.Enters),
-		"verified": strconv.FormatBool(res.Verified), "evidence": res.Evidence}
-	if res.ShownAfter > 0 {
-		d["shown_after"] = res.ShownAfter.Round(time.Millisecond).String()
-	}
-	return d
-}
-
 // Resend delivers a kept request again, under its own id and sequence number, so its response
 // still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
 // request already waiting in the worker's outbox, or already answered, is not sent twice.
@@ -201,8 +191,8 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	if errors.As(rerr, &ue) && ue.Why == fleet.ServerRestarted {
 		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
 	}
-	if ob, err := openOutbox(root, srv.Key(), x.Worker, false); rerr == nil && err == nil {
-		pend, _ := ob.pending()
+	if ob, err := mailbox.OpenOutbox(root, srv.Key(), x.Worker, false); rerr == nil && err == nil {
+		pend, _ := ob.Pending()
 		for _, m := range pend {
 			if m.Kind == messages.MailRequest && m.Session == x.Session && m.Seq == x.Seq {
 				return x, fmt.Errorf("%s already waits in the outbox of pane %s (queued %s); it is delivered when the pane is ready", x.ID, x.Worker, m.QueuedAt.Local().Format(time.TimeOnly))

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -25,7 +26,7 @@ import (
 // tests run the real engine.)
 type fakeEngine struct {
 	actions  []*tmuxcomm.ActionStatus
-	dead     []tmuxcomm.DeadLetter
+	dead     []mailbox.DeadLetter
 	mu       sync.Mutex
 	qs       []*questions.QuestionStatus
 	attempts []questions.AnswerOptions
@@ -88,10 +89,10 @@ func (f *fakeEngine) Actions(context.Context, tmuxcomm.ActionsOptions) ([]*tmuxc
 	return f.actions, nil, nil
 }
 
-func (f *fakeEngine) DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []string) {
+func (f *fakeEngine) DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []tmuxcomm.DeadLetter
+	var out []mailbox.DeadLetter
 	for _, d := range f.dead {
 		if !d.At.Before(since) {
 			out = append(out, d)
@@ -104,7 +105,7 @@ func (f *fakeEngine) DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []stri
 func (f *fakeEngine) deadLetter(id, exchange string, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.dead = append(f.dead, tmuxcomm.DeadLetter{ID: id, Kind: messages.MailRequest, Pane: "%2", From: "%1", Exchange: exchange,
+	f.dead = append(f.dead, mailbox.DeadLetter{ID: id, Kind: messages.MailRequest, Pane: "%2", From: "%1", Exchange: exchange,
 		State: messages.MailUndeliverable, At: at, Detail: "pane %2 no longer exists"})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -22,7 +23,7 @@ type Engine interface {
 	Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error)
 	Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error)
 	Actions(ctx context.Context, o tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error)
-	DeadLetters(since time.Time) ([]tmuxcomm.DeadLetter, []string)
+	DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string)
 }
 
 // Hub is the bridge: it watches the root for questions, has each channel post the new ones and
@@ -56,7 +57,7 @@ type Hub struct {
 	mu      sync.Mutex
 	byID    map[string]*questions.QuestionStatus
 	order   []string
-	dead    []tmuxcomm.DeadLetter // since the state began, oldest first (notice.go)
+	dead    []mailbox.DeadLetter // since the state began, oldest first (notice.go)
 	pokeCh  chan struct{}
 	started time.Time
 	// posting is held by a channel's outbound while it posts and records a post, so an answer

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 // Notifier is a channel that tells of notices.
@@ -37,7 +37,7 @@ type Notice struct {
 	Next string `json:"next"`
 }
 
-func noticeOf(d tmuxcomm.DeadLetter) Notice {
+func noticeOf(d mailbox.DeadLetter) Notice {
 	n := Notice{Event: "dead-letter", ID: d.ID, Kind: d.Kind, Pane: string(d.Pane), From: string(d.From), Exchange: d.Exchange,
 		Questions: d.Questions, State: d.State, Reason: clip(d.Detail, 500), At: d.At}
 	switch {

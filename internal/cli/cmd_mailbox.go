@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
@@ -47,7 +48,7 @@ with how.`,
 					}
 				}
 				e := c.engine()
-				res, err := e.Inbox(c.ctx, tmuxcomm.InboxOptions{Pane: messages.PaneID(*pane), Take: !*peek, Via: "inbox", All: *all})
+				res, err := e.Inbox(c.ctx, mailbox.InboxOptions{Pane: messages.PaneID(*pane), Take: !*peek, Via: "inbox", All: *all})
 				if err != nil {
 					return err
 				}
@@ -141,11 +142,11 @@ func spawnDeliver(root, server, socket string, pane messages.PaneID, extra ...st
 	if socket != "" {
 		args = append(args, "-S", socket)
 	}
-	return launch.Start(launch.Helper{Args: args, OpenLog: func() (*os.File, error) { return tmuxcomm.OpenDelivererLog(abs, server, pane) }})
+	return launch.Start(launch.Helper{Args: args, OpenLog: func() (*os.File, error) { return mailbox.OpenDelivererLog(abs, server, pane) }})
 }
 
 // printInbox prints an inbox: one block per message, its text last.
-func printInbox(w io.Writer, res *tmuxcomm.InboxResult, now time.Time) {
+func printInbox(w io.Writer, res *mailbox.InboxResult, now time.Time) {
 	if len(res.Items) == 0 {
 		fmt.Fprintf(w, "nothing waits for pane %s\n", res.Pane)
 		return
@@ -196,7 +197,7 @@ func (c *cli) runHook(agent string) error {
 	e := c.engine()
 	// The output is the delivery: the mail ends as delivered via the hook only once the agent
 	// has been handed it.
-	show := func(items []tmuxcomm.InboxItem) error {
+	show := func(items []mailbox.InboxItem) error {
 		var b strings.Builder
 		b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
 		for _, it := range items {
@@ -211,7 +212,7 @@ func (c *cli) runHook(agent string) error {
 		}
 		return nil
 	}
-	res, err := e.Inbox(c.ctx, tmuxcomm.InboxOptions{Take: true, Via: "hook", Show: show})
+	res, err := e.Inbox(c.ctx, mailbox.InboxOptions{Take: true, Via: "hook", Show: show})
 	if err != nil {
 		return err
 	}
@@ -323,7 +324,7 @@ const atOnce = time.Second
 // was sent, and how long after that it ended. Every message passes through the outbox, but one
 // delivered as it was sent never waited there, so an ended one is not called "queued"; only one
 // still waiting is.
-func inboxWhen(it tmuxcomm.InboxItem, now time.Time) string {
+func inboxWhen(it mailbox.InboxItem, now time.Time) string {
 	ago := func(t time.Time) time.Duration { return now.Sub(t).Round(time.Second) }
 	if it.EndedAt == nil {
 		return fmt.Sprintf("queued %s ago, %s", ago(it.QueuedAt), it.State)

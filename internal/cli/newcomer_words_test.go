@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 func TestInboxWhen(t *testing.T) {
@@ -15,15 +15,15 @@ func TestInboxWhen(t *testing.T) {
 	at := func(d time.Duration) *time.Time { e := sent.Add(d); return &e }
 	tests := []struct {
 		name string
-		it   tmuxcomm.InboxItem
+		it   mailbox.InboxItem
 		want string
 	}{
-		{"waiting", tmuxcomm.InboxItem{State: "waiting", QueuedAt: sent}, "queued 1m0s ago, waiting"},
-		{"pasted as it was sent", tmuxcomm.InboxItem{State: "delivered", Via: "paste", QueuedAt: sent, EndedAt: at(300 * time.Millisecond)},
+		{"waiting", mailbox.InboxItem{State: "waiting", QueuedAt: sent}, "queued 1m0s ago, waiting"},
+		{"pasted as it was sent", mailbox.InboxItem{State: "delivered", Via: "paste", QueuedAt: sent, EndedAt: at(300 * time.Millisecond)},
 			"sent 1m0s ago, delivered via paste at once"},
-		{"waited for its pane", tmuxcomm.InboxItem{State: "delivered", Via: "hook", QueuedAt: sent, EndedAt: at(40 * time.Second)},
+		{"waited for its pane", mailbox.InboxItem{State: "delivered", Via: "hook", QueuedAt: sent, EndedAt: at(40 * time.Second)},
 			"sent 1m0s ago, delivered via hook 40s later"},
-		{"expired", tmuxcomm.InboxItem{State: "expired", QueuedAt: sent, EndedAt: at(50 * time.Second)},
+		{"expired", mailbox.InboxItem{State: "expired", QueuedAt: sent, EndedAt: at(50 * time.Second)},
 			"sent 1m0s ago, expired 50s later"},
 	}
 	for _, tc := range tests {

@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 // The inbox: the other side of a pane's outbox. 'wcomm inbox' and an agent's turn-boundary hook
 // take what waits for their pane without anything being typed into it, and that counts as its
@@ -63,7 +63,7 @@ type InboxResult struct {
 }
 
 // Inbox lists (and with Take, hands over) the mail waiting for a pane, oldest first.
-func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error) {
+func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error) {
 	pane := o.Pane
 	if pane == "" {
 		pane = e.Self
@@ -83,7 +83,7 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 	if err != nil {
 		return nil, err
 	}
-	ob, err := openOutbox(root, srv.Key(), pane, false)
+	ob, err := OpenOutbox(root, srv.Key(), pane, false)
 	if err != nil {
 		return res, nil // no outbox: nothing was ever queued for this pane
 	}
@@ -113,13 +113,13 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		res.Items = append(res.Items, taken...)
 	}
 	if !o.Take {
-		pend, probs := ob.pending()
+		pend, probs := ob.Pending()
 		res.Problems = append(res.Problems, probs...)
 		for _, m := range pend {
 			res.Items = append(res.Items, inboxItem(root, m))
 		}
 		if len(pend) > 0 {
-			_ = e.ensureDeliverer(ob, pend[0].Socket)
+			_ = e.EnsureDeliverer(ob, pend[0].Socket)
 		}
 	}
 	return res, nil
@@ -129,8 +129,8 @@ func (e *Engine) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 // wanted), under the drain lock held by the caller, and returns the delivered ones. Mail that a
 // stopped deliverer may have half typed is left to the deliverer, which knows from the pane's
 // marks how far it got. show, when not nil, is handed the mail first; its error takes nothing.
-func (e *Engine) take(root string, ob *outbox, via string, show func([]InboxItem) error) ([]InboxItem, []string, error) {
-	pend, problems := ob.pending()
+func (e *Office) take(root string, ob *outbox, via string, show func([]InboxItem) error) ([]InboxItem, []string, error) {
+	pend, problems := ob.Pending()
 	inFlight := map[string]bool{}
 	if f, err := ob.readInflight(); err == nil && f != nil {
 		for _, id := range f.IDs {

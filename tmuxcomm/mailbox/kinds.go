@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 // What differs between the kinds of mail: what is typed, when it is no longer wanted, and where
 // its delivery is recorded (a request's and a response's in the exchange's delivery log, a
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ func mailQuestions(root string, m messages.Mail) []*questions.QuestionStatus {
 // recordMail records one event of a group of mail in the logs of what each carries. A log that
 // cannot be written (a full disk) is an error: the callers that report a state report it only
 // once it is recorded.
-func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) error {
+func (e *Office) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) error {
 	var errs []error
 	for _, m := range group {
 		switch m.Kind {
@@ -112,7 +113,7 @@ func (e *Engine) recordMail(root string, group []messages.Mail, ev mailEvent, de
 // unwanted says why a piece of mail need not be delivered any more ("" when it still is): its
 // exchange was answered, an await already has the response, its questions were decided, or the
 // asking worker already took the answer.
-func (e *Engine) unwanted(root string, m messages.Mail) string {
+func (e *Office) unwanted(root string, m messages.Mail) string {
 	switch m.Kind {
 	case messages.MailRequest, messages.MailResponse:
 		dir, err := sessionDir(root, m)
@@ -159,7 +160,7 @@ func (e *Engine) unwanted(root string, m messages.Mail) string {
 
 // mailContent is what is typed for a group of mail into a pane of profile det, and its form.
 // Only RESPONSE lines come in groups: one line each.
-func (e *Engine) mailContent(root string, group []messages.Mail, det paneops.Detection) (content, form string, err error) {
+func (e *Office) mailContent(root string, group []messages.Mail, det paneops.Detection) (content, form string, err error) {
 	shell := det.Profile != nil && det.Profile.Kind == paneops.KindShell
 	m := group[0]
 	switch m.Kind {
@@ -208,4 +209,15 @@ func mailText(root string, m messages.Mail) string {
 		return messages.Sanitize(m.Text, true)
 	}
 	return fleet.PointerLine(string(data), path, "it waited in your inbox")
+}
+
+// submittedDetail is the evidence of a submitted event.
+func submittedDetail(pane messages.PaneID, form, profile string, res paneops.DeliveryResult) map[string]string {
+	d := map[string]string{"pane": string(pane), "form": form, "profile": profile,
+		"enter_delay": res.EnterDelay.String(), "enters": strconv.Itoa(res.Enters),
+		"verified": strconv.FormatBool(res.Verified), "evidence": res.Evidence}
+	if res.ShownAfter > 0 {
+		d["shown_after"] = res.ShownAfter.Round(time.Millisecond).String()
+	}
+	return d
 }

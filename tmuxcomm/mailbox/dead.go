@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 // Dead letters: mail that ended without reaching its pane (its time to live passed, or the pane
 // could not take it). Each outbox keeps what became of its mail for a week (done/); this lists
@@ -33,7 +33,7 @@ type DeadLetter struct {
 // DeadLetters lists the mail of every outbox under the root that ended expired or undeliverable
 // at or after since, oldest first. An outcome file that does not read is a problem, not an
 // error; no root or no outbox is an empty list. Only outcome files written since then are read.
-func (e *Engine) DeadLetters(since time.Time) ([]DeadLetter, []string) {
+func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, nil

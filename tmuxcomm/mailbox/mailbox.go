@@ -1,14 +1,4 @@
-package tmuxcomm
-
-// Room: the mailbox (mailbox*.go). Every message wcomm types into a pane (a request, a RESPONSE
-// line, QUESTION and ANSWER blocks) is first written to the pane's outbox (mailbox_outbox.go),
-// then delivered at once when the pane is ready, else later by the pane's deliverer
-// (mailbox_deliverer.go), by the agent's own hooks at a turn boundary, or by the pane's reader
-// running 'wcomm inbox' (mailbox_inbox.go); mailbox_kinds.go holds what differs per kind of mail
-// (its log events, what makes it unwanted, its text). "Ready" is strict: an agent's input box on
-// screen, empty and idle; a shell at its prompt with no foreground job; no copy mode. What is not
-// ready never blocks the sender: the message waits. The room owns each pane's outbox folder under
-// .outbox (see stores.go) and what became of a message handed to it (Posted).
+package mailbox
 
 import (
 	"context"
@@ -52,7 +42,7 @@ func notReady(err error) bool {
 }
 
 // mailTTL is how long a message may wait for its pane.
-func (e *Engine) mailTTL() time.Duration {
+func (e *Office) mailTTL() time.Duration {
 	if e.MailTTL > 0 {
 		return e.MailTTL
 	}
@@ -63,7 +53,7 @@ func (e *Engine) mailTTL() time.Duration {
 // pane is ready; else it leaves it queued and makes sure a deliverer runs. With e.NoQueue, the
 // message is delivered now as before the mailbox existed (waiting up to BusyWait) or ends
 // undeliverable with the error: it never waits in the outbox.
-func (e *Engine) Post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*core.Posted, error) {
+func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*core.Posted, error) {
 	now := e.Now()
 	// Not e.Rand: tests fix it to replay ids, and mail ids must differ within a nanosecond.
 	id, err := messages.NewMailID(now, rand.Reader)
@@ -71,7 +61,7 @@ func (e *Engine) Post(ctx context.Context, root string, m messages.Mail, pane pa
 		return nil, err
 	}
 	m.ID, m.QueuedAt, m.Expires = id, now.UTC(), now.UTC().Add(e.mailTTL())
-	ob, err := openOutbox(root, m.Server, m.Pane, true)
+	ob, err := OpenOutbox(root, m.Server, m.Pane, true)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +71,7 @@ func (e *Engine) Post(ctx context.Context, root string, m messages.Mail, pane pa
 	queued := func(reason string) (*core.Posted, error) {
 		rerr := e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
 		p := &core.Posted{Mail: m, Queued: true, Reason: reason}
-		if err := e.ensureDeliverer(ob, m.Socket); err != nil {
+		if err := e.EnsureDeliverer(ob, m.Socket); err != nil {
 			p.Reason += "; " + err.Error()
 		}
 		if rerr != nil {
@@ -117,7 +107,7 @@ func (e *Engine) Post(ctx context.Context, root string, m messages.Mail, pane pa
 	// is ready, so concurrent senders to a ready pane need no deliverer.
 	prev := ""
 	for {
-		pend, _ := ob.pending()
+		pend, _ := ob.Pending()
 		if !slices.ContainsFunc(pend, func(p messages.Mail) bool { return p.ID == m.ID }) {
 			break
 		}
@@ -137,7 +127,7 @@ func (e *Engine) Post(ctx context.Context, root string, m messages.Mail, pane pa
 		}
 	}
 	// Ended by another process meanwhile (a deliverer, a hook): report what it recorded.
-	o, err := ob.outcome(m.ID)
+	o, err := ob.Outcome(m.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +171,7 @@ func reasonOf(err error) string {
 // pane, under the outbox's drain lock (held by the caller). strict: a pane that is not ready
 // is errNotReady-class and the mail stays queued. Any other failure ends the mail as
 // undeliverable and is returned.
-func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*core.Posted, error) {
+func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*core.Posted, error) {
 	m := group[0]
 	p := &core.Posted{Mail: m}
 	// Mail no longer wanted ends without typing anything.
@@ -243,7 +233,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		// has run: nothing is typed until it is recorded, or that message would be typed twice.
 		return p, &notReadyError{reason: fmt.Sprintf("the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", f.Mark, pane.ID)}
 	}
-	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
+	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
 		return fail(err)
 	}
 	// Before the paste, a guard: should this process die between paste and Enter, the guard
@@ -334,7 +324,7 @@ func (e *Engine) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 
 // endMail records how a piece of mail ended; an outcome already there stands. Any other failure
 // to write it is returned.
-func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
+func (e *Office) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
 	var others []string
 	for _, id := range with {
 		if id != m.ID {
@@ -353,7 +343,7 @@ func (e *Engine) endMail(root string, ob *outbox, m messages.Mail, state, via, d
 // and the Enter happened, so nothing is typed twice. Called with the drain lock held; it changes
 // nothing when the pane cannot be read now. held, when not nil, says why that delivery's Enter
 // still waits (the pane is in copy mode): nothing may be typed into the pane until it is pressed.
-func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) (held error) {
+func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) (held error) {
 	f, err := ob.readInflight()
 	if err != nil {
 		ob.clearInflight() // unreadable: a torn record of a paste that then never happened
@@ -362,7 +352,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	if f == nil {
 		return nil
 	}
-	pend, _ := ob.pending()
+	pend, _ := ob.Pending()
 	var group []messages.Mail
 	for _, m := range pend {
 		for _, id := range f.IDs {
@@ -449,7 +439,7 @@ func (e *Engine) recoverInflight(ctx context.Context, root string, ob *outbox, p
 }
 
 // ensureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
-func (e *Engine) ensureDeliverer(ob *outbox, socket string) error {
+func (e *Office) EnsureDeliverer(ob *outbox, socket string) error {
 	if e.SpawnDeliverer == nil || ob.delivererRunning() {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 import (
 	"context"

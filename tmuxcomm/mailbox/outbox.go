@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 // The outbox of one pane: the durable queue of everything wcomm is to type into that pane. A
 // message is a file queue/ID.json, written once (ids sort by time, so name order is arrival
@@ -29,9 +29,9 @@ import (
 const (
 	outboxQueue     = "queue"
 	outboxDone      = "done"
-	outboxInflight  = "inflight.json"
+	OutboxInflight  = "inflight.json"
 	outboxDrainLock = "drain.lock"
-	outboxDelivLock = "deliverer.lock"
+	OutboxDelivLock = "deliverer.lock"
 	outboxDelivLog  = "deliverer.log"
 	mailSuffix      = ".json"
 )
@@ -41,7 +41,7 @@ const outcomeKeepFor = 7 * 24 * time.Hour
 
 // outbox is one pane's outbox folder: ROOT/.outbox/SERVERKEY-pN.
 type outbox struct {
-	dir    string
+	Dir    string
 	server string
 	pane   messages.PaneID
 }
@@ -65,7 +65,7 @@ func outboxName(server string, pane messages.PaneID) (string, error) {
 
 // openOutbox returns the outbox of pane on server, creating its folders (0700, never through a
 // symlink) when create is set.
-func openOutbox(root, server string, pane messages.PaneID, create bool) (*outbox, error) {
+func OpenOutbox(root, server string, pane messages.PaneID, create bool) (*outbox, error) {
 	name, err := outboxName(server, pane)
 	if err != nil {
 		return nil, err
@@ -73,8 +73,8 @@ func openOutbox(root, server string, pane messages.PaneID, create bool) (*outbox
 	if _, err := store.Dir(root, store.OutboxDir, create); err != nil {
 		return nil, err
 	}
-	ob := &outbox{dir: filepath.Join(root, store.OutboxDir, name), server: server, pane: pane}
-	for _, d := range []string{ob.dir, ob.path(outboxQueue), ob.path(outboxDone)} {
+	ob := &outbox{Dir: filepath.Join(root, store.OutboxDir, name), server: server, pane: pane}
+	for _, d := range []string{ob.Dir, ob.Path(outboxQueue), ob.Path(outboxDone)} {
 		if err := store.EnsureDir(d, create); err != nil {
 			return nil, err
 		}
@@ -82,8 +82,8 @@ func openOutbox(root, server string, pane messages.PaneID, create bool) (*outbox
 	return ob, nil
 }
 
-func (ob *outbox) path(parts ...string) string {
-	return filepath.Join(append([]string{ob.dir}, parts...)...)
+func (ob *outbox) Path(parts ...string) string {
+	return filepath.Join(append([]string{ob.Dir}, parts...)...)
 }
 
 // put queues m.
@@ -91,23 +91,23 @@ func (ob *outbox) put(m messages.Mail) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
 	}
-	return store.WriteExclusiveNoSync(ob.path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
+	return store.WriteExclusiveNoSync(ob.Path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
 }
 
 // pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
 // left alone.
-func (ob *outbox) pending() (mail []messages.Mail, problems []string) {
-	names, err := mailNames(ob.path(outboxQueue))
+func (ob *outbox) Pending() (mail []messages.Mail, problems []string) {
+	names, err := mailNames(ob.Path(outboxQueue))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
 	for _, id := range names {
 		if ob.ended(id) {
 			// Ended by a process that died before removing it: finish the clean-up.
-			os.Remove(ob.path(outboxQueue, id+mailSuffix))
+			os.Remove(ob.Path(outboxQueue, id+mailSuffix))
 			continue
 		}
-		path := ob.path(outboxQueue, id+mailSuffix)
+		path := ob.Path(outboxQueue, id+mailSuffix)
 		data, err := store.ReadFile(path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -148,25 +148,25 @@ func mailNames(dir string) ([]string, error) {
 
 // ended reports whether mail id has an outcome.
 func (ob *outbox) ended(id string) bool {
-	_, err := os.Lstat(ob.path(outboxDone, id+mailSuffix))
+	_, err := os.Lstat(ob.Path(outboxDone, id+mailSuffix))
 	return err == nil
 }
 
 // finish records the outcome of one piece of mail and removes it from the queue. It fails with
 // ErrExists when the mail had already ended: the first outcome stands.
 func (ob *outbox) finish(o messages.MailOutcome) error {
-	if err := store.WriteExclusiveNoSync(ob.path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
+	if err := store.WriteExclusiveNoSync(ob.Path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
 		return err
 	}
-	if err := os.Remove(ob.path(outboxQueue, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(ob.Path(outboxQueue, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
 // outcome reads the outcome of mail id.
-func (ob *outbox) outcome(id string) (messages.MailOutcome, error) {
-	path := ob.path(outboxDone, id+mailSuffix)
+func (ob *outbox) Outcome(id string) (messages.MailOutcome, error) {
+	path := ob.Path(outboxDone, id+mailSuffix)
 	data, err := store.ReadFile(path)
 	if err != nil {
 		return messages.MailOutcome{}, err
@@ -180,14 +180,14 @@ func (ob *outbox) outcome(id string) (messages.MailOutcome, error) {
 
 // outcomes lists the outcomes kept, oldest first, and prunes those older than outcomeKeepFor.
 func (ob *outbox) outcomes(now time.Time) ([]messages.MailOutcome, []string) {
-	names, err := mailNames(ob.path(outboxDone))
+	names, err := mailNames(ob.Path(outboxDone))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
 	var out []messages.MailOutcome
 	var problems []string
 	for _, id := range names {
-		path := ob.path(outboxDone, id+mailSuffix)
+		path := ob.Path(outboxDone, id+mailSuffix)
 		data, err := store.ReadFile(path)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
@@ -208,7 +208,7 @@ func (ob *outbox) outcomes(now time.Time) ([]messages.MailOutcome, []string) {
 }
 
 // inflight is what a deliverer is about to type: the mark it records in the pane and the mail.
-type inflight struct {
+type Inflight struct {
 	Mark string    `json:"mark"`
 	IDs  []string  `json:"ids"`
 	PID  int       `json:"pid"`
@@ -219,37 +219,37 @@ type inflight struct {
 
 // setInflight records a delivery about to start; clearInflight removes the record. Like the
 // rest of the outbox it is written whole but not synced (see writeExclusiveNoSync).
-func (ob *outbox) setInflight(f inflight) error {
+func (ob *outbox) SetInflight(f Inflight) error {
 	data, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
-	return store.WriteAtomicNoSync(ob.path(outboxInflight), append(data, '\n'))
+	return store.WriteAtomicNoSync(ob.Path(OutboxInflight), append(data, '\n'))
 }
 
 func (ob *outbox) clearInflight() {
-	os.Remove(ob.path(outboxInflight))
+	os.Remove(ob.Path(OutboxInflight))
 }
 
 // readInflight returns the record of an interrupted delivery, if any.
-func (ob *outbox) readInflight() (*inflight, error) {
-	data, err := store.ReadFile(ob.path(outboxInflight))
+func (ob *outbox) readInflight() (*Inflight, error) {
+	data, err := store.ReadFile(ob.Path(OutboxInflight))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var f inflight
+	var f Inflight
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", ob.path(outboxInflight), err)
+		return nil, fmt.Errorf("%s: %w", ob.Path(OutboxInflight), err)
 	}
 	return &f, nil
 }
 
 // lockDrain takes the outbox's drain lock, waiting up to timeout.
 func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
-	unlock, err := store.Lock(ob.path(outboxDrainLock), syscall.LOCK_EX, timeout)
+	unlock, err := store.Lock(ob.Path(outboxDrainLock), syscall.LOCK_EX, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock the outbox of pane %s: %w", ob.pane, err)
 	}
@@ -258,16 +258,16 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 
 // delivererRunning reports whether a deliverer holds this outbox.
 func (ob *outbox) delivererRunning() bool {
-	return store.IsLocked(ob.path(outboxDelivLock))
+	return store.IsLocked(ob.Path(OutboxDelivLock))
 }
 
 // Pending is the mail waiting in pane's outbox on server, oldest first: none when the pane has no
 // outbox or it does not read.
-func (e *Engine) Pending(root, server string, pane messages.PaneID) []messages.Mail {
-	ob, err := openOutbox(root, server, pane, false)
+func (e *Office) Pending(root, server string, pane messages.PaneID) []messages.Mail {
+	ob, err := OpenOutbox(root, server, pane, false)
 	if err != nil {
 		return nil
 	}
-	pend, _ := ob.pending()
+	pend, _ := ob.Pending()
 	return pend
 }

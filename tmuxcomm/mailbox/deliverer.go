@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 // The deliverer of one pane's outbox: started detached by the command that queued (Engine's
 // SpawnDeliverer), it looks at the pane a few times a second, delivers what waits as soon as the
@@ -37,19 +37,19 @@ const (
 
 // RunDeliverer drains the outbox of pane on the tmux server whose key is server, and returns when
 // the outbox is empty or ctx ends. It returns at once when another deliverer holds the outbox.
-func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.PaneID) error {
+func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.PaneID) error {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return err
 	}
-	ob, err := openOutbox(root, server, pane, false)
+	ob, err := OpenOutbox(root, server, pane, false)
 	if err != nil {
 		return err
 	}
 	var last []string
 	stuck := 0
 	for {
-		unlock, err := store.Lock(ob.path(outboxDelivLock), syscall.LOCK_EX, 0)
+		unlock, err := store.Lock(ob.Path(OutboxDelivLock), syscall.LOCK_EX, 0)
 		if err != nil {
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				return nil // another deliverer has it
@@ -57,7 +57,7 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 			return err
 		}
 		// Who holds it, for a person (or a test) that looks: the lock file holds the pid.
-		_ = os.WriteFile(ob.path(outboxDelivLock), []byte(strconv.Itoa(os.Getpid())+"\n"), store.FileMode)
+		_ = os.WriteFile(ob.Path(OutboxDelivLock), []byte(strconv.Itoa(os.Getpid())+"\n"), store.FileMode)
 		derr := e.drain(ctx, root, ob)
 		unlock()
 		if derr != nil {
@@ -65,7 +65,7 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 		}
 		// Mail queued after the last look, by a sender whose own deliverer found this one still
 		// holding the lock, would wait for nobody: look once more after letting go.
-		pend, _ := ob.pending()
+		pend, _ := ob.Pending()
 		if len(pend) == 0 {
 			return nil
 		}
@@ -91,12 +91,12 @@ func (e *Engine) RunDeliverer(ctx context.Context, server string, pane messages.
 // and Enter), runs the pane's deliverer, which finishes that delivery first; otherwise it
 // returns, typing nothing. So a delivery's paste always has someone to press its Enter, and a
 // sender that lives never races its own guard.
-func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
+func (e *Office) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return err
 	}
-	ob, err := openOutbox(root, server, pane, false)
+	ob, err := OpenOutbox(root, server, pane, false)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (e *Engine) GuardDelivery(ctx context.Context, server string, pane messages
 }
 
 // ensureGuard starts this process's guard of the pane's deliveries, once (see GuardDelivery).
-func (e *Engine) ensureGuard(ob *outbox, socket string) {
+func (e *Office) ensureGuard(ob *outbox, socket string) {
 	if e.SpawnGuard == nil {
 		return
 	}
@@ -149,7 +149,7 @@ func mailIDs(ms []messages.Mail) []string {
 }
 
 // drain delivers until the outbox is empty.
-func (e *Engine) drain(ctx context.Context, root string, ob *outbox) error {
+func (e *Office) drain(ctx context.Context, root string, ob *outbox) error {
 	start := time.Now()
 	for {
 		wait, err := e.drainOnce(ctx, root, ob)
@@ -171,17 +171,17 @@ func (e *Engine) drain(ctx context.Context, root string, ob *outbox) error {
 // drainOnce makes one pass under the drain lock: it ends expired mail, and delivers the head of
 // the queue (with the RESPONSE lines right behind it) if the pane is ready. It returns how long to
 // wait before the next pass: -1 when the outbox is empty, 0 to go on at once.
-func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.Duration, error) {
+func (e *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.Duration, error) {
 	unlock, err := ob.lockDrain(e.LockTimeout)
 	if err != nil {
-		if _, serr := os.Lstat(ob.dir); errors.Is(serr, fs.ErrNotExist) {
+		if _, serr := os.Lstat(ob.Dir); errors.Is(serr, fs.ErrNotExist) {
 			// The outbox (or its whole root) was removed: nothing is left to deliver.
 			return -1, nil
 		}
 		return delivererPoll, nil
 	}
 	defer unlock()
-	pend, _ := ob.pending()
+	pend, _ := ob.Pending()
 	if len(pend) == 0 {
 		return -1, nil
 	}
@@ -219,7 +219,7 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	if held := e.recoverInflight(ctx, root, ob, *pane, srv); held != nil {
 		return delivererPoll, nil
 	}
-	if live, _ = ob.pending(); len(live) == 0 {
+	if live, _ = ob.Pending(); len(live) == 0 {
 		return -1, nil
 	}
 	_, err = e.deliverGroup(ctx, root, ob, headGroup(live), *pane, srv, true)
@@ -231,7 +231,7 @@ func (e *Engine) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 
 // lookPane finds the outbox's pane on its server. gone is set when it can never be delivered to
 // (the server restarted or stopped, the pane closed); pane is nil when tmux could not tell now.
-func (e *Engine) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
+func (e *Office) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
 	p, srv, err := e.Reach(ctx, "", ob.pane, ob.server, "", false)
 	switch {
 	case fleet.IsUnreachable(err):
@@ -249,11 +249,11 @@ func OpenDelivererLog(root, server string, pane messages.PaneID) (*os.File, erro
 	if err != nil {
 		return nil, err
 	}
-	ob, err := openOutbox(root, server, pane, true)
+	ob, err := OpenOutbox(root, server, pane, true)
 	if err != nil {
 		return nil, err
 	}
-	return os.OpenFile(ob.path(outboxDelivLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
+	return os.OpenFile(ob.Path(outboxDelivLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
 }
 
 // sleepFor waits d or until ctx ends.

@@ -1,4 +1,4 @@
-package tmuxcomm
+package mailbox
 
 // Delivery routes. A message goes through the agent's own door where the pane's session has one
 // (Claude Code's messaging socket: package paneops/door), else it is typed into the pane as
@@ -30,7 +30,7 @@ import (
 // deliverByDoor writes a group of mail through the pane's door, under the outbox's drain lock.
 // handled is false when nothing was written and the caller may type it now (a fail-fast delivery:
 // nothing waits for it); a strict delivery whose write did not complete leaves the mail queued.
-func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
+func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
 	det paneops.Detection, route door.Finding, content, form string, strict bool) (p *core.Posted, handled bool, err error) {
 	m := group[0]
 	p = &core.Posted{Mail: m}
@@ -41,7 +41,7 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	if f, err := ob.readInflight(); err == nil && f != nil {
 		return p, true, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is sent until it is", errNotReady, f.Mark, pane.ID)
 	}
-	if err := ob.setInflight(inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC(), Route: exchange.ViaSocket}); err != nil {
+	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC(), Route: exchange.ViaSocket}); err != nil {
 		return p, false, err
 	}
 	if werr := e.Door.Write(ctx, route, content); werr != nil {
@@ -86,7 +86,7 @@ func (e *Engine) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 // recoverDoorInflight ends a delivery through the door that a process left unrecorded: whether
 // its write completed is unknown, and writing again could deliver it twice, so it ends
 // undeliverable with that said ('wcomm resend' sends a request anew).
-func (e *Engine) recoverDoorInflight(root string, ob *outbox, f *inflight, group []messages.Mail) {
+func (e *Office) recoverDoorInflight(root string, ob *outbox, f *Inflight, group []messages.Mail) {
 	why := "a delivery through the messaging socket was under way when its process stopped; it may have reached the agent, so it is not written again"
 	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "via": exchange.ViaSocket, "error": why}, e.Now())
 	var endErr error
