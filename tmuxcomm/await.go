@@ -54,7 +54,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 		return e.markRead(x, out)
 	}
 	if ctx.Err() != nil {
-		if done, _ := responseComplete(x.ResponsePath, false); done {
+		if done, _ := exchange.ResponseComplete(x.ResponsePath, false); done {
 			return e.markRead(x, out)
 		}
 		return x, e.awaitTimeout(ctx, x, timeout)
@@ -66,7 +66,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 	name := filepath.Base(x.ResponsePath)
 	renamed := false
 	for {
-		if done, err := responseComplete(x.ResponsePath, renamed); err != nil {
+		if done, err := exchange.ResponseComplete(x.ResponsePath, renamed); err != nil {
 			return nil, err
 		} else if done {
 			return e.markRead(x, out)
@@ -82,7 +82,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 		}
 		evs, err := w.Next(ctx)
 		if ctx.Err() != nil {
-			if done, _ := responseComplete(x.ResponsePath, renamed); done {
+			if done, _ := exchange.ResponseComplete(x.ResponsePath, renamed); done {
 				return e.markRead(x, out)
 			}
 			return x, e.awaitTimeout(ctx, x, timeout)
@@ -146,33 +146,6 @@ func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout
 	}
 	return fmt.Errorf("no response to %s after %s; it will be at %s (wcomm await %s to wait again): %w",
 		x.ID, timeout, x.ResponsePath, x.ID, store.ErrTimeout)
-}
-
-// responseComplete reports whether a response file is whole. wcomm's own responses appear by
-// rename, whole (renamed: a rename into the folder was seen for it). A foreign writer (a `cat > file`
-// heredoc) makes the file exist before it is written, so otherwise the file counts only when no
-// process holds it open for writing. An empty file is never complete.
-func responseComplete(path string, renamed bool) (bool, error) {
-	st, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if !st.Mode().IsRegular() {
-		return false, fmt.Errorf("response %s is not a regular file; refusing it", path)
-	}
-	if st.Size() == 0 {
-		return false, nil
-	}
-	if renamed {
-		return true, nil
-	}
-	// A close event alone is not enough: a shell's `> file` opens the file, dup2s it onto the
-	// writer's stdout and closes its own descriptor, which fires close-after-write while the writer
-	// still holds the file.
-	return !paneops.OpenForWriting(path), nil
 }
 
 // markRead loads the answered exchange whole, hands it to out (when not nil), and then records

@@ -14,6 +14,7 @@
 package tmuxcomm
 
 import (
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -32,6 +33,7 @@ type Engine struct {
 	*fleet.Finder
 	*questions.Desk
 	*mailbox.Office
+	*actions.Registry
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
@@ -54,6 +56,7 @@ func build(cfg *core.Config) *Engine {
 	e.Finder.Mail = e
 	e.Desk = &questions.Desk{Config: cfg, Book: e.Book, Finder: e.Finder, Mailer: e}
 	e.Office = &mailbox.Office{Config: cfg, Book: e.Book, Finder: e.Finder, Desk: e.Desk}
+	e.Registry = &actions.Registry{Config: cfg, Desk: e.Desk}
 	return e
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
@@ -51,7 +52,7 @@ func ClassOf(err error) Class {
 	switch {
 	case err == nil:
 		return ClassOK
-	case errors.As(err, &ue), errors.Is(err, messages.ErrInvalidAnswer), errors.Is(err, ErrUnregistered):
+	case errors.As(err, &ue), errors.Is(err, messages.ErrInvalidAnswer), errors.Is(err, actions.ErrUnregistered):
 		return ClassUsage
 	case errors.Is(err, store.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return ClassTimeout

@@ -217,7 +217,7 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 	}
 	if !x.answered && responses[x.respName] {
 		respPath := filepath.Join(s.dir, x.respName)
-		if done, _ := responseComplete(respPath, false); done {
+		if done, _ := exchange.ResponseComplete(respPath, false); done {
 			x.answered = true
 			at := time.Now()
 			if st, err := os.Lstat(respPath); err == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
@@ -25,7 +26,7 @@ import (
 // answer wins, an invalid one leaves the question open, a late one is stale. (The end-to-end
 // tests run the real engine.)
 type fakeEngine struct {
-	actions  []*tmuxcomm.ActionStatus
+	actions  []*actions.ActionStatus
 	dead     []mailbox.DeadLetter
 	mu       sync.Mutex
 	qs       []*questions.QuestionStatus
@@ -83,7 +84,7 @@ func (f *fakeEngine) Answer(ctx context.Context, o questions.AnswerOptions) (*qu
 	return nil, fmt.Errorf("no question %s: %w", o.ID, tmuxcomm.ErrNotFound)
 }
 
-func (f *fakeEngine) Actions(context.Context, tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error) {
+func (f *fakeEngine) Actions(context.Context, actions.ActionsOptions) ([]*actions.ActionStatus, []string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.actions, nil, nil

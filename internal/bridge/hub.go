@@ -13,6 +13,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -22,7 +23,7 @@ import (
 type Engine interface {
 	Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error)
 	Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error)
-	Actions(ctx context.Context, o tmuxcomm.ActionsOptions) ([]*tmuxcomm.ActionStatus, []string, error)
+	Actions(ctx context.Context, o actions.ActionsOptions) ([]*actions.ActionStatus, []string, error)
 	DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string)
 }
 
@@ -511,17 +512,17 @@ func (h *Hub) Status(ctx context.Context) string {
 }
 
 // approvedUnexecuted lists the approved actions of the bridge's own questions not yet run.
-func (h *Hub) approvedUnexecuted(ctx context.Context) []*tmuxcomm.ActionStatus {
-	list, _, err := h.Engine.Actions(ctx, tmuxcomm.ActionsOptions{Getenv: os.Getenv})
+func (h *Hub) approvedUnexecuted(ctx context.Context) []*actions.ActionStatus {
+	list, _, err := h.Engine.Actions(ctx, actions.ActionsOptions{Getenv: os.Getenv})
 	if err != nil {
 		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []*tmuxcomm.ActionStatus
+	var out []*actions.ActionStatus
 	for _, a := range list {
 		// Another folder's approvals are not this bridge's to show.
-		if a.Status == tmuxcomm.ActionApproved && (h.Channels == "" || h.byID[a.ID] != nil) {
+		if a.Status == actions.ActionApproved && (h.Channels == "" || h.byID[a.ID] != nil) {
 			out = append(out, a)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 )
 
 var (
@@ -347,7 +347,7 @@ func TestTelegramApprovalRecordsIntentOnlyAndPendingListsApprovals(t *testing.T)
 	f := chatfake.NewTelegram(t)
 	eng := &fakeEngine{}
 	id := eng.approval("publish", "e5f6")
-	eng.actions = []*tmuxcomm.ActionStatus{{ID: "task-8.q1-0001", Status: tmuxcomm.ActionApproved}}
+	eng.actions = []*actions.ActionStatus{{ID: "task-8.q1-0001", Status: actions.ActionApproved}}
 	eng.actions[0].Action = "deploy"
 	runTelegram(t, f, eng)
 	m := questionMsg(t, f, "e5f6")

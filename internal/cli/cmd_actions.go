@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -83,7 +83,7 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		}
 		c.warnIgnored(s)
 		e := c.engine()
-		opts := tmuxcomm.ActionsOptions{Getenv: c.getenv, ID: *id}
+		opts := actions.ActionsOptions{Getenv: c.getenv, ID: *id}
 		if *id != "" {
 			if _, err := messages.ParseQuestionID(*id); err != nil {
 				return usagef("--id: %v", err)
@@ -93,13 +93,13 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 1 {
 				return usagef("actions run takes no arguments; name one intent with --id ID")
 			}
-			runs, err := e.RunActions(c.ctx, tmuxcomm.RunOptions{ActionsOptions: opts, DryRun: *dry, Timeout: timeout})
+			runs, err := e.RunActions(c.ctx, actions.RunOptions{ActionsOptions: opts, DryRun: *dry, Timeout: timeout})
 			if runs == nil && err != nil {
 				return err
 			}
 			if c.json {
 				if runs == nil {
-					runs = []*tmuxcomm.ActionRun{}
+					runs = []*actions.ActionRun{}
 				}
 				if perr := c.printJSON(map[string]any{"dry_run": *dry, "actions": runs}); perr != nil {
 					return perr
@@ -107,7 +107,7 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 			} else {
 				printActionRuns(c.stdout, runs, *dry)
 			}
-			if errors.Is(err, tmuxcomm.ErrNotRun) {
+			if errors.Is(err, actions.ErrNotRun) {
 				return &exitErr{code: exitFailure, err: err}
 			}
 			return err
@@ -124,7 +124,7 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		}
 		if c.json {
 			if list == nil {
-				list = []*tmuxcomm.ActionStatus{}
+				list = []*actions.ActionStatus{}
 			}
 			if problems == nil {
 				problems = []string{}
@@ -138,7 +138,7 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 
 func set(fs *flag.FlagSet, name string) bool { return flagsSet(fs)[name] }
 
-func printActions(w io.Writer, list []*tmuxcomm.ActionStatus, problems []string) {
+func printActions(w io.Writer, list []*actions.ActionStatus, problems []string) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no approved-action intents")
 	} else {
@@ -163,7 +163,7 @@ func printActions(w io.Writer, list []*tmuxcomm.ActionStatus, problems []string)
 	}
 }
 
-func printActionRuns(w io.Writer, runs []*tmuxcomm.ActionRun, dry bool) {
+func printActionRuns(w io.Writer, runs []*actions.ActionRun, dry bool) {
 	if len(runs) == 0 {
 		fmt.Fprintln(w, "no approved-action intents")
 		return
@@ -176,9 +176,9 @@ func printActionRuns(w io.Writer, runs []*tmuxcomm.ActionRun, dry bool) {
 			}
 			would := "nothing"
 			switch r.Status {
-			case tmuxcomm.ActionApproved:
+			case actions.ActionApproved:
 				would = "run"
-			case tmuxcomm.ActionStale:
+			case actions.ActionStale:
 				would = "block"
 			}
 			fmt.Fprintf(w, "%s: action %s (%s), question %s, targets %s, approval %s, status %s, stale %s, would %s\n",
@@ -190,9 +190,9 @@ func printActionRuns(w io.Writer, runs []*tmuxcomm.ActionRun, dry bool) {
 			continue
 		}
 		switch r.Did {
-		case tmuxcomm.DidRun:
+		case actions.DidRun:
 			fmt.Fprintf(w, "%s: %s %s (exit %d), output %s\n", r.ID, r.Action, r.Status, r.Result.ExitCode, r.Output)
-		case tmuxcomm.DidBlock:
+		case actions.DidBlock:
 			fmt.Fprintf(w, "%s: %s blocked\n", r.ID, r.Action)
 			for _, reason := range r.Reasons {
 				fmt.Fprintf(w, "  reason: %s\n", messages.SanitizeField(reason))
@@ -204,14 +204,14 @@ func printActionRuns(w io.Writer, runs []*tmuxcomm.ActionRun, dry bool) {
 }
 
 // answerSource says who approved or denied, and when.
-func answerSource(a *tmuxcomm.ActionStatus) string {
+func answerSource(a *actions.ActionStatus) string {
 	if a.Answer == nil {
 		return ""
 	}
 	return fmt.Sprintf("%s by %s at %s", a.Answer.Answer, messages.SanitizeField(a.Answer.Source), a.Answer.At.Local().Format(time.RFC3339))
 }
 
-func targetList(a *tmuxcomm.ActionStatus) string {
+func targetList(a *actions.ActionStatus) string {
 	var out []string
 	for _, t := range a.Targets {
 		out = append(out, messages.SanitizeField(t.Path))
@@ -222,7 +222,7 @@ func targetList(a *tmuxcomm.ActionStatus) string {
 // actionsNote is actionsSummary of every intent under the root; "" when none needs anyone or
 // they cannot be read (the listing that asked is not about them).
 func (c *cli) actionsNote() string {
-	list, _, err := c.engine().Actions(c.ctx, tmuxcomm.ActionsOptions{Getenv: c.getenv})
+	list, _, err := c.engine().Actions(c.ctx, actions.ActionsOptions{Getenv: c.getenv})
 	if err != nil {
 		return ""
 	}
@@ -231,19 +231,19 @@ func (c *cli) actionsNote() string {
 
 // actionsSummary is one line on intents that need a person or a dispatcher: approved and not
 // run, blocked, or interrupted; "" when none does.
-func actionsSummary(list []*tmuxcomm.ActionStatus) string {
+func actionsSummary(list []*actions.ActionStatus) string {
 	n := map[string]int{}
 	for _, a := range list {
 		n[a.Status]++
 	}
 	var parts []string
-	if k := n[tmuxcomm.ActionApproved]; k > 0 {
+	if k := n[actions.ActionApproved]; k > 0 {
 		parts = append(parts, fmt.Sprintf("%d approved and not yet run ('wcomm actions run')", k))
 	}
-	if k := n[tmuxcomm.ActionStale] + n[tmuxcomm.ActionBlocked]; k > 0 {
+	if k := n[actions.ActionStale] + n[actions.ActionBlocked]; k > 0 {
 		parts = append(parts, fmt.Sprintf("%d stale or blocked", k))
 	}
-	if k := n[tmuxcomm.ActionInterrupted]; k > 0 {
+	if k := n[actions.ActionInterrupted]; k > 0 {
 		parts = append(parts, fmt.Sprintf("%d interrupted", k))
 	}
 	if len(parts) == 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -164,7 +165,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 		c.warnIgnored(s)
 		var intent *messages.Intent
 		if *action != "" {
-			intent, err = e.PrepareIntent(c.ctx, tmuxcomm.IntentOptions{Action: *action, Settings: s, Targets: targets,
+			intent, err = e.PrepareIntent(c.ctx, actions.IntentOptions{Action: *action, Settings: s, Targets: targets,
 				Dir: workdir, RunID: c.getenv("WCOMM_RUN_ID")})
 			if err != nil {
 				return judged(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
@@ -176,7 +177,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	} else if note := s.IgnoredNote(); note != "" {
 		r.Problems = append(r.Problems, note)
 	}
-	if list, _, err := c.engine().Actions(ctx, tmuxcomm.ActionsOptions{Getenv: c.getenv}); err == nil {
+	if list, _, err := c.engine().Actions(ctx, actions.ActionsOptions{Getenv: c.getenv}); err == nil {
 		r.Actions = actionsSummary(list)
 	}
 	c.doctorChannels(r)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -48,7 +49,7 @@ type Source interface {
 type Files struct {
 	Questions []*questions.QuestionStatus
 	// Actions are the approvals by question id (what a yes would run, and why it is stale).
-	Actions  map[string]*tmuxcomm.ActionStatus
+	Actions  map[string]*actions.ActionStatus
 	Waiting  *fleet.Waiting
 	Problems []string
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -357,9 +358,9 @@ func TestQuestionsOrderAndTwoKeys(t *testing.T) {
 func TestApprovalShowsRunAndStale(t *testing.T) {
 	q := question("t.q4", "%2", messages.YesNo, messages.Blocking, t0.Add(-time.Minute), "yes", "no")
 	q.Action = "publish"
-	a := &tmuxcomm.ActionStatus{ID: "t.q4", Stale: true, Reasons: []string{"HEAD moved from abc to def"}}
+	a := &actions.ActionStatus{ID: "t.q4", Stale: true, Reasons: []string{"HEAD moved from abc to def"}}
 	a.Definition = messages.ActionDef{Run: []string{"make", "publish"}, Dir: "/src/site"}
-	f := &fakeSource{files: Files{Questions: []*questions.QuestionStatus{q}, Actions: map[string]*tmuxcomm.ActionStatus{"t.q4": a}}}
+	f := &fakeSource{files: Files{Questions: []*questions.QuestionStatus{q}, Actions: map[string]*actions.ActionStatus{"t.q4": a}}}
 	m := world(t, f, 120, 30, false)
 	screen := ansi.Strip(m.Render())
 	assert.Contains(t, screen, "[approval]")

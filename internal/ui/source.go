@@ -8,6 +8,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -77,12 +78,12 @@ func (s *EngineSource) Files(ctx context.Context, server string, panes []message
 	for _, q := range qs {
 		if q.Action != "" {
 			if f.Actions == nil {
-				acts, probs, err := s.E.Actions(ctx, tmuxcomm.ActionsOptions{Getenv: s.Getenv})
+				acts, probs, err := s.E.Actions(ctx, actions.ActionsOptions{Getenv: s.Getenv})
 				if err != nil {
 					return f, err
 				}
 				f.Problems = append(f.Problems, probs...)
-				f.Actions = map[string]*tmuxcomm.ActionStatus{}
+				f.Actions = map[string]*actions.ActionStatus{}
 				for _, a := range acts {
 					f.Actions[a.ID] = a
 				}

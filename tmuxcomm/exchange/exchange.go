@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
@@ -408,3 +410,30 @@ const (
 	ViaSocket = door.RouteSocket
 	ViaTyped  = door.RouteTyped
 )
+
+// responseComplete reports whether a response file is whole. wcomm's own responses appear by
+// rename, whole (renamed: a rename into the folder was seen for it). A foreign writer (a `cat > file`
+// heredoc) makes the file exist before it is written, so otherwise the file counts only when no
+// process holds it open for writing. An empty file is never complete.
+func ResponseComplete(path string, renamed bool) (bool, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() {
+		return false, fmt.Errorf("response %s is not a regular file; refusing it", path)
+	}
+	if st.Size() == 0 {
+		return false, nil
+	}
+	if renamed {
+		return true, nil
+	}
+	// A close event alone is not enough: a shell's `> file` opens the file, dup2s it onto the
+	// writer's stdout and closes its own descriptor, which fires close-after-write while the writer
+	// still holds the file.
+	return !paneops.OpenForWriting(path), nil
+}

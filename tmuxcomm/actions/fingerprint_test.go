@@ -1,4 +1,4 @@
-package tmuxcomm
+package actions
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package tmuxcomm
+package actions
 
 import (
 	"context"
@@ -56,7 +56,7 @@ var ErrNotRun = errors.New("not run")
 // and run once; each stale one is claimed and blocked with its reasons, never run. DryRun
 // reports what it would do and writes nothing. With an ID, an intent that was not run now is an
 // error wrapping ErrNotRun; without, only a failed command is an error.
-func (e *Engine) RunActions(ctx context.Context, o RunOptions) ([]*ActionRun, error) {
+func (e *Registry) RunActions(ctx context.Context, o RunOptions) ([]*ActionRun, error) {
 	list, _, err := e.Actions(ctx, o.ActionsOptions)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func notRunNote(a *ActionStatus) string {
 }
 
 // dispatch claims one intent, then runs or blocks it as its reasons say.
-func (e *Engine) dispatch(ctx context.Context, r *ActionRun, timeout time.Duration) {
+func (e *Registry) dispatch(ctx context.Context, r *ActionRun, timeout time.Duration) {
 	a := r.ActionStatus
 	host, _ := os.Hostname()
 	d := messages.Dispatch{Decision: messages.DecisionRun, PID: os.Getpid(), Host: host, At: e.Now().UTC()}
@@ -146,7 +146,7 @@ func (e *Engine) dispatch(ctx context.Context, r *ActionRun, timeout time.Durati
 
 // execute runs the intent's argv (no shell) in its folder, stdin empty, stdout and stderr into
 // the output file beside the intent, in its own process group, bounded by timeout.
-func (e *Engine) execute(ctx context.Context, a *ActionStatus, timeout time.Duration) messages.ActionResult {
+func (e *Registry) execute(ctx context.Context, a *ActionStatus, timeout time.Duration) messages.ActionResult {
 	if timeout <= 0 {
 		timeout = DefaultActionTimeout
 	}

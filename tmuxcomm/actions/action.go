@@ -1,16 +1,4 @@
-package tmuxcomm
-
-// Room: approved actions (action*.go). An approval authorizes intent; it does not execute
-// anything. `ask --action NAME` asks a yes-no question and stores beside it, before anyone can
-// answer, an intent ({task}.q{seq}.intent): the action's definition and its hash, its targets'
-// content hashes, HEAD and `git status` of its folder. The dispatcher (RunActions) later runs an
-// approved intent's argv once, and only while all of that still hashes the same; otherwise it
-// blocks the intent with the reasons. Its claim ({task}.q{seq}.dispatch, taken with link(2))
-// makes it run once however many dispatchers race, and its result ({task}.q{seq}.result, with
-// the output in {task}.q{seq}.output) is written after. The room owns the intents'
-// fingerprints (action_fingerprint.go), their status (this file) and their execution
-// (action_dispatch.go); the questions and answers stay the question room's. Age never makes an
-// approval stale.
+package actions
 
 import (
 	"context"
@@ -77,7 +65,7 @@ type ActionsOptions struct {
 
 // Actions lists every intent under the root with its status, oldest first, and names the files
 // it could not read.
-func (e *Engine) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus, []string, error) {
+func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus, []string, error) {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return nil, nil, nil
@@ -125,7 +113,7 @@ func (e *Engine) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus
 }
 
 // loadAction reads one intent and the records beside it.
-func (e *Engine) loadAction(r questions.Qref) (*ActionStatus, error) {
+func (e *Registry) loadAction(r questions.Qref) (*ActionStatus, error) {
 	q, err := questions.LoadQuestion(r.Dir, r.Task, r.Seq)
 	if err != nil {
 		return nil, err
@@ -180,7 +168,7 @@ func (a *ActionStatus) approved() bool {
 
 // judgeAction sets the status, the reasons and the advisory age. newer are the intents created
 // after this one: one of the same action in the same folder supersedes it.
-func (e *Engine) judgeAction(ctx context.Context, a *ActionStatus, newer []*ActionStatus, settings map[string]*loadedSettings, getenv func(string) string) {
+func (e *Registry) judgeAction(ctx context.Context, a *ActionStatus, newer []*ActionStatus, settings map[string]*loadedSettings, getenv func(string) string) {
 	now := e.Now()
 	since := a.CreatedAt
 	if a.Answer != nil {
