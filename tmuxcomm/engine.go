@@ -20,6 +20,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // Tmux is what the engine needs from paneops.Client.
@@ -34,6 +35,7 @@ type Engine struct {
 	*questions.Desk
 	*mailbox.Office
 	*actions.Registry
+	*watch.Lookout
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
@@ -57,6 +59,7 @@ func build(cfg *core.Config) *Engine {
 	e.Desk = &questions.Desk{Config: cfg, Book: e.Book, Finder: e.Finder, Mailer: e}
 	e.Office = &mailbox.Office{Config: cfg, Book: e.Book, Finder: e.Finder, Desk: e.Desk}
 	e.Registry = &actions.Registry{Config: cfg, Desk: e.Desk}
+	e.Lookout = &watch.Lookout{Config: cfg, Desk: e.Desk}
 	return e
 }
 

@@ -19,24 +19,25 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // watching is a Watch running in the background for a test.
 type watching struct {
-	events chan WatchEvent
+	events chan watch.WatchEvent
 	done   chan error
 	cancel context.CancelFunc
 }
 
 // startWatch runs e.Watch until the test ends and waits until its watches are in place.
-func startWatch(t *testing.T, e *Engine, o WatchOptions) *watching {
+func startWatch(t *testing.T, e *Engine, o watch.WatchOptions) *watching {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watching{events: make(chan WatchEvent, 1000), done: make(chan error, 1), cancel: cancel}
+	w := &watching{events: make(chan watch.WatchEvent, 1000), done: make(chan error, 1), cancel: cancel}
 	ready := make(chan struct{})
-	o.started = func() { close(ready) }
+	o.Started = func() { close(ready) }
 	go func() {
-		w.done <- e.Watch(ctx, o, func(ev WatchEvent) error {
+		w.done <- e.Watch(ctx, o, func(ev watch.WatchEvent) error {
 			w.events <- ev
 			return nil
 		})
@@ -57,9 +58,9 @@ func startWatch(t *testing.T, e *Engine, o WatchOptions) *watching {
 }
 
 // next returns the next n events, failing when they do not come within 10 s.
-func (w *watching) next(t *testing.T, n int) []WatchEvent {
+func (w *watching) next(t *testing.T, n int) []watch.WatchEvent {
 	t.Helper()
-	var out []WatchEvent
+	var out []watch.WatchEvent
 	deadline := time.After(10 * time.Second)
 	for len(out) < n {
 		select {
@@ -83,7 +84,7 @@ func (w *watching) quiet(t *testing.T) {
 	}
 }
 
-func eventNames(evs []WatchEvent) []string {
+func eventNames(evs []watch.WatchEvent) []string {
 	var out []string
 	for _, ev := range evs {
 		out = append(out, ev.Kind+":"+ev.Event)
@@ -105,14 +106,14 @@ func TestWatchReportsAnExchangeInOrder(t *testing.T) {
 			e := newEngine(t, f, "%1")
 			var w *watching
 			if !tc.before {
-				w = startWatch(t, e, WatchOptions{})
+				w = startWatch(t, e, watch.WatchOptions{})
 			}
 			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
 			require.NoError(t, err)
 			_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("all 14 pass\nnone fail")})
 			require.NoError(t, err)
 			if tc.before {
-				w = startWatch(t, e, WatchOptions{Since: time.Hour})
+				w = startWatch(t, e, watch.WatchOptions{Since: time.Hour})
 			}
 
 			evs := w.next(t, 6)
@@ -120,7 +121,7 @@ func TestWatchReportsAnExchangeInOrder(t *testing.T) {
 				"exchange:answered", "exchange:notified"}, eventNames(evs))
 			for _, ev := range evs {
 				assert.Equal(t, x.Session, ev.Session)
-				if ev.Kind == FeedExchange {
+				if ev.Kind == watch.FeedExchange {
 					assert.Equal(t, 1, ev.Seq)
 					assert.Equal(t, x.ID, ev.ID)
 				}
@@ -147,7 +148,7 @@ func TestWatchReportsOnlyNewEventsWithoutSince(t *testing.T) {
 	pending, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("still open")})
 	require.NoError(t, err)
 
-	w := startWatch(t, e, WatchOptions{})
+	w := startWatch(t, e, watch.WatchOptions{})
 	w.quiet(t)
 
 	// An exchange open before the watch began is reported when it is answered, with its id.
@@ -174,7 +175,7 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 	f := newFake("%1", "%2", "%3")
 	f.refuse["%3"] = true
 	e := newEngine(t, f, "%1")
-	w := startWatch(t, e, WatchOptions{})
+	w := startWatch(t, e, watch.WatchOptions{})
 
 	_, err := e.Send(context.Background(), SendOptions{To: "%3", Body: []byte("into a refusing pane")})
 	require.ErrorIs(t, err, store.ErrUndelivered)
@@ -226,7 +227,7 @@ func TestWatchReportsSeedStyleFiles(t *testing.T) {
 	e := newEngine(t, newFake(), "")
 	root, err := e.RootDir(true)
 	require.NoError(t, err)
-	w := startWatch(t, e, WatchOptions{})
+	w := startWatch(t, e, watch.WatchOptions{})
 
 	dir := filepath.Join(root, "20260117-120000-o6-w7")
 	require.NoError(t, os.Mkdir(dir, 0o700))
@@ -273,19 +274,19 @@ func TestWatchReportsQuestions(t *testing.T) {
 	require.NoError(t, err)
 	dir := filepath.Join(root, "20260117-120000-o6-w7")
 	require.NoError(t, os.Mkdir(dir, 0o700))
-	w := startWatch(t, e, WatchOptions{Session: "20260117-120000-o6-w7"})
+	w := startWatch(t, e, watch.WatchOptions{Session: "20260117-120000-o6-w7"})
 	q := filepath.Join(dir, "task-3.q1")
 
 	steps := []struct {
 		name  string
 		write func()
 		want  string
-		check func(ev WatchEvent)
+		check func(ev watch.WatchEvent)
 	}{
 		{"asked", func() {
 			writeJSON(t, q+".question", questions.QuestionRecord{Seq: 1, Worker: "%7", Question: messages.Question{ID: "task-3.q1-a1b2",
 				Text: "bcrypt or argon2?\nmore", Task: "task-3", Urgency: messages.Blocking, Options: []string{"bcrypt", "argon2"}}})
-		}, "asked", func(ev WatchEvent) {
+		}, "asked", func(ev watch.WatchEvent) {
 			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
 			assert.Equal(t, 1, ev.Seq)
 			assert.Equal(t, map[string]string{"question": "bcrypt or argon2?", "urgency": "blocking", "options": "bcrypt | argon2",
@@ -293,20 +294,20 @@ func TestWatchReportsQuestions(t *testing.T) {
 		}},
 		{"invalid attempt", func() {
 			logLine(t, q, questions.QInvalid, map[string]string{"raw": "C", "error": "not an option", "source": "local"})
-		}, "answer-invalid", func(ev WatchEvent) {
+		}, "answer-invalid", func(ev watch.WatchEvent) {
 			assert.Equal(t, "task-3.q1-a1b2", ev.ID)
 			assert.Equal(t, map[string]string{"answer": "C", "reason": "not an option", "source": "local", "task": "task-3"}, ev.Detail)
 		}},
 		{"accepted attempt is the answer file's", func() {
 			logLine(t, q, questions.QAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": "bcrypt"})
 			writeJSON(t, q+".answer", questions.AnswerRecord{Answer: "bcrypt", DecidedBy: messages.DecidedByTimeout})
-		}, "auto-answered", func(ev WatchEvent) {
+		}, "auto-answered", func(ev watch.WatchEvent) {
 			assert.Equal(t, "bcrypt", ev.Detail["answer"])
 			assert.Equal(t, "auto-timeout", ev.Detail["by"])
 		}},
 		{"late attempt", func() {
 			logLine(t, q, questions.QStale, map[string]string{"raw": "B", "reason": "already answered", "source": "user"})
-		}, "answer-stale", func(ev WatchEvent) {
+		}, "answer-stale", func(ev watch.WatchEvent) {
 			assert.Equal(t, "already answered", ev.Detail["reason"])
 		}},
 		{"a log line of no state is no event", func() {
@@ -316,7 +317,7 @@ func TestWatchReportsQuestions(t *testing.T) {
 		{"cap", func() {
 			writeJSON(t, filepath.Join(dir, "task-4.q2.question"), questions.QuestionRecord{Question: messages.Question{Text: "and the host?"}})
 			writeJSON(t, filepath.Join(dir, "task-4.q2.answer"), questions.AnswerRecord{Answer: "best judgment", DecidedBy: messages.DecidedByCap})
-		}, "asked cap-exceeded", func(ev WatchEvent) {
+		}, "asked cap-exceeded", func(ev watch.WatchEvent) {
 			assert.Equal(t, "task-4.q2", ev.ID)
 		}},
 		{"answered by the user", func() {
@@ -326,18 +327,18 @@ func TestWatchReportsQuestions(t *testing.T) {
 		{"resolved", func() {
 			writeJSON(t, filepath.Join(dir, "task-6.q1.question"), questions.QuestionRecord{Question: messages.Question{Text: "deploy?"}})
 			writeJSON(t, filepath.Join(dir, "task-6.q1.resolved"), questions.ResolvedRecord{Reason: "not needed", Pane: "%6"})
-		}, "asked resolved", func(ev WatchEvent) {
+		}, "asked resolved", func(ev watch.WatchEvent) {
 			assert.Equal(t, map[string]string{"reason": "not needed", "by": "%6", "task": "task-6"}, ev.Detail)
 		}},
 		{"names the writer never makes are not questions", func() {
 			writeJSON(t, filepath.Join(dir, "task-8.q0.question"), questions.QuestionRecord{Question: messages.Question{Text: "q0?"}})
 			writeJSON(t, filepath.Join(dir, "task-9.q1.question"), questions.QuestionRecord{Question: messages.Question{Text: "real?"}})
-		}, "asked", func(ev WatchEvent) {
+		}, "asked", func(ev watch.WatchEvent) {
 			assert.Equal(t, "task-9.q1", ev.ID)
 		}},
 		{"damaged question", func() {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "task-7.q1.question"), []byte("not json"), 0o600))
-		}, "asked", func(ev WatchEvent) {
+		}, "asked", func(ev watch.WatchEvent) {
 			assert.Contains(t, ev.Detail["error"], "not a valid question file")
 		}},
 	}
@@ -347,7 +348,7 @@ func TestWatchReportsQuestions(t *testing.T) {
 		evs := w.next(t, len(want))
 		var got []string
 		for _, ev := range evs {
-			assert.Equal(t, FeedQuestion, ev.Kind, s.name)
+			assert.Equal(t, watch.FeedQuestion, ev.Kind, s.name)
 			got = append(got, ev.Event)
 		}
 		assert.Equal(t, want, got, s.name)
@@ -364,7 +365,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	worker := e.as("%2")
 	ctx := context.Background()
-	w := startWatch(t, e, WatchOptions{})
+	w := startWatch(t, e, watch.WatchOptions{})
 
 	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("implement the auth module")})
 	require.NoError(t, err)
@@ -412,11 +413,11 @@ func TestWatchSessionFilter(t *testing.T) {
 	require.NoError(t, err)
 	// A session folder is named by the stamp of its first send: one that is not there is an
 	// unknown session, not one to wait for.
-	err = e.Watch(context.Background(), WatchOptions{Session: "20260117-120000-o6-w7"}, func(WatchEvent) error { return nil })
+	err = e.Watch(context.Background(), watch.WatchOptions{Session: "20260117-120000-o6-w7"}, func(watch.WatchEvent) error { return nil })
 	require.ErrorIs(t, err, store.ErrNotFound)
 
 	require.NoError(t, os.Mkdir(filepath.Join(root, "20260117-120000-o6-w7"), 0o700))
-	w := startWatch(t, e, WatchOptions{Session: "20260117-120000-o6-w7"})
+	w := startWatch(t, e, watch.WatchOptions{Session: "20260117-120000-o6-w7"})
 	for _, name := range []string{"20260117-120000-o6-w8", "20260117-120000-o6-w7"} {
 		dir := filepath.Join(root, name)
 		if _, err := os.Stat(dir); err != nil {
@@ -430,7 +431,7 @@ func TestWatchSessionFilter(t *testing.T) {
 	}
 	w.quiet(t)
 
-	err = e.Watch(context.Background(), WatchOptions{Session: "../etc"}, func(WatchEvent) error { return nil })
+	err = e.Watch(context.Background(), watch.WatchOptions{Session: "../etc"}, func(watch.WatchEvent) error { return nil })
 	require.ErrorIs(t, err, messages.ErrSyntax)
 }
 
@@ -442,10 +443,10 @@ func TestWatchEnds(t *testing.T) {
 
 	t.Run("emit stops it", func(t *testing.T) {
 		n := 0
-		err := e.Watch(context.Background(), WatchOptions{Since: time.Hour}, func(WatchEvent) error {
+		err := e.Watch(context.Background(), watch.WatchOptions{Since: time.Hour}, func(watch.WatchEvent) error {
 			n++
 			if n == 2 {
-				return ErrStopWatch
+				return watch.ErrStopWatch
 			}
 			return nil
 		})
@@ -454,19 +455,19 @@ func TestWatchEnds(t *testing.T) {
 	})
 	t.Run("emit fails it", func(t *testing.T) {
 		boom := errors.New("boom")
-		err := e.Watch(context.Background(), WatchOptions{Since: time.Hour}, func(WatchEvent) error { return boom })
+		err := e.Watch(context.Background(), watch.WatchOptions{Since: time.Hour}, func(watch.WatchEvent) error { return boom })
 		require.ErrorIs(t, err, boom)
 	})
 	t.Run("deadline", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		err := e.Watch(ctx, WatchOptions{}, func(WatchEvent) error { return nil })
+		err := e.Watch(ctx, watch.WatchOptions{}, func(watch.WatchEvent) error { return nil })
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 	t.Run("cancel wakes it at once", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- e.Watch(ctx, WatchOptions{}, func(WatchEvent) error { return nil }) }()
+		go func() { done <- e.Watch(ctx, watch.WatchOptions{}, func(watch.WatchEvent) error { return nil }) }()
 		cancel()
 		select {
 		case err := <-done:
@@ -475,73 +476,6 @@ func TestWatchEnds(t *testing.T) {
 			t.Fatal("watch did not end after cancel")
 		}
 	})
-}
-
-func TestWatchForgetsRemovedSessionsAndRescansOnOverflow(t *testing.T) {
-	e := newEngine(t, newFake(), "")
-	root, err := e.RootDir(true)
-	require.NoError(t, err)
-	tw, err := store.NewTreeWatcher()
-	require.NoError(t, err)
-	defer tw.Close()
-	fd := &feed{root: root, tw: tw, sessions: map[string]*feedSession{}}
-
-	dir := filepath.Join(root, "20260117-120000-o6-w7")
-	require.NoError(t, os.Mkdir(dir, 0o700))
-	writeSeedRequest(t, dir, 1, "20260117-120000-0001", "one")
-	fd.handle([]store.TreeEvent{{Overflow: true}})
-	assert.Equal(t, []string{"session:session", "exchange:request"}, eventNames(drain(fd)))
-	fd.handle([]store.TreeEvent{{Overflow: true}})
-	assert.Empty(t, drain(fd), "a rescan reports nothing twice")
-
-	require.NoError(t, os.RemoveAll(dir))
-	fd.handle([]store.TreeEvent{{Dir: dir, Name: "001-request.md"}})
-	assert.Empty(t, fd.sessions)
-}
-
-func drain(fd *feed) []WatchEvent {
-	var out []WatchEvent
-	_ = fd.flush(func(ev WatchEvent) error {
-		out = append(out, ev)
-		return nil
-	})
-	return out
-}
-
-func TestReadNewLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "log.jsonl")
-	var got []string
-	read := func(off int64) int64 {
-		return readNewLines(path, off, func(b []byte) { got = append(got, string(b)) })
-	}
-	tests := []struct {
-		name   string
-		append string
-		reset  bool // replace the file instead of appending
-		want   []string
-	}{
-		{"missing file", "", false, nil},
-		{"two lines", "a\nb\n", false, []string{"a", "b"}},
-		{"a partial line waits", "c", false, nil},
-		{"its end completes it", "c\n\n", false, []string{"cc"}},
-		{"an overlong line is skipped", strings.Repeat("x", 100<<10) + "\nd\n", false, []string{"d"}},
-		{"a replaced file is read again", "e\n", true, []string{"e"}},
-	}
-	var off int64
-	for _, tc := range tests {
-		if tc.reset {
-			require.NoError(t, os.WriteFile(path, []byte(tc.append), 0o600))
-		} else if tc.append != "" {
-			fl, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-			require.NoError(t, err)
-			_, err = fl.WriteString(tc.append)
-			require.NoError(t, err)
-			require.NoError(t, fl.Close())
-		}
-		got = nil
-		off = read(off)
-		assert.Equal(t, tc.want, got, tc.name)
-	}
 }
 
 // TestWatchReplayLeavesOldExchangesUnread: a replay (Since) records an exchange whose files were
@@ -567,7 +501,7 @@ func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
 	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: recent.ResponsePath, Body: []byte("done now")})
 	require.NoError(t, err)
 
-	w := startWatch(t, e, WatchOptions{Since: time.Hour})
+	w := startWatch(t, e, watch.WatchOptions{Since: time.Hour})
 	evs := w.next(t, 6)
 	assert.Equal(t, []string{"session:session", "exchange:request", "exchange:pasted", "exchange:submitted",
 		"exchange:answered", "exchange:notified"}, eventNames(evs))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // The console itself lives in the companion program wcomm-ui (cmd/wcomm-ui, internal/ui): its
@@ -33,12 +34,12 @@ type UIArgs struct {
 	Getenv func(string) string
 	// Tmux reads tmux through the client kept open in control mode.
 	Tmux  *paneops.Client
-	Watch func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error
+	Watch func(ctx context.Context, since time.Duration, emit func(watch.WatchEvent)) error
 	Title string
 	Color bool
 	Mouse bool
 	// Detail words a feed event as 'wcomm watch' does.
-	Detail func(tmuxcomm.WatchEvent) string
+	Detail func(watch.WatchEvent) string
 	In     *os.File
 	Out    io.Writer
 	Env    []string
@@ -116,13 +117,13 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	ctl := c.tmux().Control(target)
 	defer ctl.Close()
 	go ctl.Start() // its process start overlaps the terminal's set-up
-	watch := func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error {
-		return e.Watch(ctx, tmuxcomm.WatchOptions{Since: since}, func(ev tmuxcomm.WatchEvent) error {
+	feed := func(ctx context.Context, since time.Duration, emit func(watch.WatchEvent)) error {
+		return e.Watch(ctx, watch.WatchOptions{Since: since}, func(ev watch.WatchEvent) error {
 			emit(ev)
 			return nil
 		})
 	}
-	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: watch,
+	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: feed,
 		Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse,
 		Detail: watchDetail, In: in, Out: c.stdout, Env: os.Environ()})
 	if errors.Is(err, context.Canceled) {

@@ -16,6 +16,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 func init() {
@@ -56,13 +57,13 @@ per line instead. Runs until interrupted; --count N stops after N events, --time
 				}
 				out := &watchPrinter{w: c.stdout, json: c.json, color: wantColor(c.stdout, c.getenv)}
 				n := 0
-				err := c.engine().Watch(ctx, tmuxcomm.WatchOptions{Session: *session, Since: since}, func(ev tmuxcomm.WatchEvent) error {
+				err := c.engine().Watch(ctx, watch.WatchOptions{Session: *session, Since: since}, func(ev watch.WatchEvent) error {
 					if err := out.print(ev); err != nil {
 						return err
 					}
 					n++
 					if *count > 0 && n >= *count {
-						return tmuxcomm.ErrStopWatch
+						return watch.ErrStopWatch
 					}
 					return nil
 				})
@@ -110,30 +111,30 @@ const (
 	ansiCyan    = "\x1b[36m"
 )
 
-func eventColor(ev tmuxcomm.WatchEvent) string {
+func eventColor(ev watch.WatchEvent) string {
 	switch ev.Event {
-	case tmuxcomm.EventSession:
+	case watch.EventSession:
 		return ansiBold
-	case tmuxcomm.EventRequest:
+	case watch.EventRequest:
 		return ansiCyan
 	case exchange.StatePasted, exchange.StateSubmitted:
 		return ansiBlue
-	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateNotifyLost, tmuxcomm.EventAnswerInvalid,
+	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateNotifyLost, watch.EventAnswerInvalid,
 		exchange.StateExpired, exchange.StateUndeliverable, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable:
 		return ansiRed
 	case exchange.StateQueued, exchange.StateNotifyQueued:
 		return ansiYellow
-	case tmuxcomm.EventAsked:
+	case watch.EventAsked:
 		return ansiYellow
-	case tmuxcomm.EventAutoAnswered, tmuxcomm.EventCapExceeded, tmuxcomm.EventStale, tmuxcomm.EventAnswerLate:
+	case watch.EventAutoAnswered, watch.EventCapExceeded, watch.EventStale, watch.EventAnswerLate:
 		return ansiMagenta
-	case tmuxcomm.EventResolved:
+	case watch.EventResolved:
 		return ansiDim
 	}
 	return ansiGreen
 }
 
-func (p *watchPrinter) print(ev tmuxcomm.WatchEvent) error {
+func (p *watchPrinter) print(ev watch.WatchEvent) error {
 	if p.json {
 		// One compact object per line, so `wcomm watch --json | jq` and line readers work.
 		data, err := json.Marshal(ev)
@@ -145,9 +146,9 @@ func (p *watchPrinter) print(ev tmuxcomm.WatchEvent) error {
 	}
 	ref := "-"
 	switch ev.Kind {
-	case tmuxcomm.FeedExchange:
+	case watch.FeedExchange:
 		ref = fmt.Sprintf("%03d %s", ev.Seq, orDash(ev.ID))
-	case tmuxcomm.FeedQuestion:
+	case watch.FeedQuestion:
 		ref = ev.ID
 	}
 	at := ev.At.Local().Format("15:04:05.000")
@@ -179,16 +180,16 @@ func deliveredDetail(d map[string]string) string {
 
 // watchDetail is an event's short detail for the text feed. Every value may come from a file a
 // worker wrote, so each is sanitized before it reaches a terminal.
-func watchDetail(ev tmuxcomm.WatchEvent) string {
+func watchDetail(ev watch.WatchEvent) string {
 	d := map[string]string{}
 	for k, v := range ev.Detail {
 		d[k] = messages.SanitizeField(v)
 	}
 	var s string
 	switch ev.Event {
-	case tmuxcomm.EventSession:
+	case watch.EventSession:
 		s = d["orchestrator"] + " -> " + d["worker"]
-	case tmuxcomm.EventRequest:
+	case watch.EventRequest:
 		if d["orchestrator"] != "" {
 			s = fmt.Sprintf("%s -> %s %s: %s", d["orchestrator"], d["worker"], d["capability"], d["summary"])
 		} else if d["bytes"] != "" {
@@ -215,7 +216,7 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 		s = deliveredDetail(d)
 	case exchange.StateAwaitWoken:
 		s = "a waiting await took the response; no line pasted"
-	case tmuxcomm.EventAsked:
+	case watch.EventAsked:
 		if d["urgency"] != "" {
 			s = "[" + d["urgency"] + "] "
 		}
@@ -223,7 +224,7 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 		if d["options"] != "" {
 			s += " (" + d["options"] + ")"
 		}
-	case tmuxcomm.EventAutoAnswered, tmuxcomm.EventCapExceeded, tmuxcomm.EventAnswerInvalid, tmuxcomm.EventAnswerLate:
+	case watch.EventAutoAnswered, watch.EventCapExceeded, watch.EventAnswerInvalid, watch.EventAnswerLate:
 		s = d["answer"]
 		if d["reason"] != "" {
 			s = strings.TrimSpace(s + ": " + d["reason"])
@@ -231,15 +232,15 @@ func watchDetail(ev tmuxcomm.WatchEvent) string {
 		if d["by"] != "" {
 			s += " (by " + d["by"] + ")"
 		}
-	case tmuxcomm.EventAnswered:
+	case watch.EventAnswered:
 		s = d["summary"]
-		if ev.Kind == tmuxcomm.FeedQuestion {
+		if ev.Kind == watch.FeedQuestion {
 			s = d["answer"]
 			if d["by"] != "" {
 				s += " (by " + d["by"] + ")"
 			}
 		}
-	case tmuxcomm.EventResolved, tmuxcomm.EventStale:
+	case watch.EventResolved, watch.EventStale:
 		s = d["reason"]
 		if d["by"] != "" {
 			s += " (by " + d["by"] + ")"

@@ -12,8 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // kitPaste loads text into a named buffer through stdin and pastes it into the pane, as a person
@@ -89,26 +88,26 @@ func TestKitWatchShowsAnExchangeE2E(t *testing.T) {
 
 	// --since replays what happened before the watch was in place, so the test need not know when
 	// that is: every event comes exactly once either way.
-	watch := w.start(call{}, "watch", "--json", "--count", "6", "--timeout", "45s", "--since", "1h")
+	watching := w.start(call{}, "watch", "--json", "--count", "6", "--timeout", "45s", "--since", "1h")
 	r := w.in(orch, "send", "--to", worker, "hello from the orchestrator")
 	require.Equal(t, 0, r.code, r.String())
 	id := strings.Fields(r.stdout)[0]
 	openGate(t, gate, id)
 	waitLog(t, workerLog, "the worker's notify", event("notified", id))
 
-	res := watch.wait(t, 50*time.Second)
+	res := watching.wait(t, 50*time.Second)
 	require.Equal(t, 0, res.code, res.String())
 	var names []string
 	var session string
 	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
-		var ev tmuxcomm.WatchEvent
+		var ev watch.WatchEvent
 		require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
 		names = append(names, ev.Event)
 		if session == "" {
 			session = ev.Session
 		}
 		assert.Equal(t, session, ev.Session)
-		if ev.Kind == tmuxcomm.FeedExchange {
+		if ev.Kind == watch.FeedExchange {
 			assert.Equal(t, id, ev.ID)
 			assert.Equal(t, 1, ev.Seq)
 		}

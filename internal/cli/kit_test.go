@@ -18,8 +18,8 @@ import (
 	"github.com/wcomm/wcomm/internal/kit"
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // kitRun runs the command line in-process and returns its streams and exit code.
@@ -593,45 +593,45 @@ func TestKitWatchPrinter(t *testing.T) {
 	at := time.Date(2026, 1, 17, 12, 0, 1, 234e6, time.Local)
 	sess := "20260117-120000-o6-w7"
 	tests := []struct {
-		ev   tmuxcomm.WatchEvent
+		ev   watch.WatchEvent
 		want string
 	}{
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedSession, Event: tmuxcomm.EventSession, Detail: map[string]string{"orchestrator": "%6", "worker": "%7"}},
+		{watch.WatchEvent{Kind: watch.FeedSession, Event: watch.EventSession, Detail: map[string]string{"orchestrator": "%6", "worker": "%7"}},
 			"-                         session        %6 -> %7"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: tmuxcomm.EventRequest,
+		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: watch.EventRequest,
 			Detail: map[string]string{"orchestrator": "%6", "worker": "%7", "capability": "READONLY", "summary": "list the tests"}},
 			"001 20260117-120000-a1b2  request        %6 -> %7 READONLY: list the tests"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: exchange.StatePasted,
+		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, ID: "20260117-120000-a1b2", Event: exchange.StatePasted,
 			Detail: map[string]string{"pane": "%7", "form": "paste", "bytes": "512"}},
 			"pasted         into %7 as paste, 512 bytes"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateRefused,
+		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, Event: exchange.StateRefused,
 			Detail: map[string]string{"pane": "%7", "error": "pane is dead"}},
 			"001 -                     refused        pane %7: pane is dead"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateAwaitWoken},
+		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, Event: exchange.StateAwaitWoken},
 			"await-woken    a waiting await took the response; no line pasted"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, Seq: 1, ID: "task-3.q1-a1b2", Event: tmuxcomm.EventAsked,
+		{watch.WatchEvent{Kind: watch.FeedQuestion, Seq: 1, ID: "task-3.q1-a1b2", Event: watch.EventAsked,
 			Detail: map[string]string{"question": "bcrypt?", "urgency": "blocking", "options": "A | B"}},
 			"task-3.q1-a1b2            asked          [blocking] bcrypt? (A | B)"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: tmuxcomm.EventAnswered,
+		{watch.WatchEvent{Kind: watch.FeedQuestion, ID: "t.q1", Event: watch.EventAnswered,
 			Detail: map[string]string{"answer": "A", "by": "user"}},
 			"answered       A (by user)"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Event: tmuxcomm.EventAnswered,
+		{watch.WatchEvent{Kind: watch.FeedExchange, Event: watch.EventAnswered,
 			Detail: map[string]string{"summary": "all pass\x1b[2J\x07"}},
 			"answered       all pass\n"},
 		// A question's delivered event: typed (no via), through the agent's socket, or by its hook.
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: exchange.StateDelivered,
+		{watch.WatchEvent{Kind: watch.FeedQuestion, ID: "t.q1", Event: exchange.StateDelivered,
 			Detail: map[string]string{"pane": "%0", "form": "paste"}},
 			"delivered      pasted into %0 as paste\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedQuestion, ID: "t.q1", Event: exchange.StateDelivered,
+		{watch.WatchEvent{Kind: watch.FeedQuestion, ID: "t.q1", Event: exchange.StateDelivered,
 			Detail: map[string]string{"pane": "%0", "via": exchange.ViaSocket}},
 			"delivered      written to the messaging socket of %0's agent\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateDelivered,
+		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, Event: exchange.StateDelivered,
 			Detail: map[string]string{"pane": "%7", "via": "hook"}},
 			"delivered      handed to %7 by its hook\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Seq: 1, Event: exchange.StateNotified,
+		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, Event: exchange.StateNotified,
 			Detail: map[string]string{"pane": "%6", "via": exchange.ViaSocket}},
 			"notified       RESPONSE line written to the messaging socket of %6's agent\n"},
-		{tmuxcomm.WatchEvent{Kind: tmuxcomm.FeedExchange, Event: "future-state", Detail: map[string]string{"b": "2", "a": "1"}},
+		{watch.WatchEvent{Kind: watch.FeedExchange, Event: "future-state", Detail: map[string]string{"b": "2", "a": "1"}},
 			"future-state   a=1 b=2"},
 	}
 	for _, tc := range tests {
@@ -654,7 +654,7 @@ func TestKitWatchPrinter(t *testing.T) {
 	p = &watchPrinter{w: &buf, json: true}
 	require.NoError(t, p.print(tests[1].ev))
 	assert.Equal(t, 1, strings.Count(buf.String(), "\n"), "one object per line")
-	var back tmuxcomm.WatchEvent
+	var back watch.WatchEvent
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &back))
 	assert.Equal(t, tests[1].ev.ID, back.ID)
 	assert.Equal(t, "request", back.Event)
@@ -676,7 +676,7 @@ func TestKitWatchCommand(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(root, "20260117-120000-o6-w7"), 0o700))
 	out, errOut, code := kitRun(t, "watch", "--root", root, "--since", "87600h", "--count", "1", "--json", "--timeout", "10s")
 	require.Equal(t, exitOK, code, errOut)
-	var ev tmuxcomm.WatchEvent
+	var ev watch.WatchEvent
 	require.NoError(t, json.Unmarshal([]byte(out), &ev))
 	assert.Equal(t, "session", ev.Event)
 	assert.Equal(t, "20260117-120000-o6-w7", ev.Session)

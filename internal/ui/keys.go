@@ -7,9 +7,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // keyHelp is what '?' shows: every key, by screen.
@@ -81,7 +81,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(1 << 30)
 	case "enter":
 		if m.view == viewFeed {
-			if it, ok := m.selected(); ok && it.Kind == tmuxcomm.FeedExchange {
+			if it, ok := m.selected(); ok && it.Kind == watch.FeedExchange {
 				return m, m.show(it)
 			}
 		}
@@ -144,7 +144,7 @@ func (m Model) resend() (tea.Model, tea.Cmd) {
 		id, key = m.detail.ID, m.detail.Session+"|"+m.detail.ID
 	case viewFeed:
 		it, ok := m.selected()
-		if !ok || it.Kind != tmuxcomm.FeedExchange {
+		if !ok || it.Kind != watch.FeedExchange {
 			m.status = "select a request to re-send"
 			return m, nil
 		}

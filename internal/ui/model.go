@@ -18,11 +18,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // Source is where the console reads and acts: the engine in production, a fake in tests.
@@ -70,7 +70,7 @@ type Options struct {
 	Color bool   // false: no colour at all (NO_COLOR)
 	Mouse bool   // wheel and clicks move the selection
 	// Detail is an event's short detail, as 'wcomm watch' prints it (nil: its fields as k=v).
-	Detail func(tmuxcomm.WatchEvent) string
+	Detail func(watch.WatchEvent) string
 }
 
 // maxFeed bounds the feed kept in memory; older events are on disk ('wcomm watch --since').
@@ -122,7 +122,7 @@ type xState struct {
 
 // feedItem is one event of the feed.
 type feedItem struct {
-	tmuxcomm.WatchEvent
+	watch.WatchEvent
 	key string
 }
 
@@ -143,7 +143,7 @@ type (
 	}
 	recentMsg struct{ xs []*exchange.Exchange }
 	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
-	FeedMsg   tmuxcomm.WatchEvent
+	FeedMsg   watch.WatchEvent
 	reloadMsg struct{}
 	shownMsg  struct {
 		x   *exchange.Exchange
@@ -303,7 +303,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case FeedMsg:
-		m.addEvent(tmuxcomm.WatchEvent(msg))
+		m.addEvent(watch.WatchEvent(msg))
 		if !m.pending {
 			m.pending = true
 			return m, tea.Tick(reloadAfter, func(time.Time) tea.Msg { return reloadMsg{} })
@@ -356,9 +356,9 @@ func paneSetChanged(a, b []fleet.FleetPane) bool {
 }
 
 // lastEvent is an exchange's newest logged event as a feed event.
-func lastEvent(x *exchange.Exchange) tmuxcomm.WatchEvent {
-	ev := tmuxcomm.WatchEvent{At: x.SentAt, Session: x.Session, Kind: tmuxcomm.FeedExchange, Seq: x.Seq, ID: x.ID,
-		Event: tmuxcomm.EventRequest, Path: x.RequestPath,
+func lastEvent(x *exchange.Exchange) watch.WatchEvent {
+	ev := watch.WatchEvent{At: x.SentAt, Session: x.Session, Kind: watch.FeedExchange, Seq: x.Seq, ID: x.ID,
+		Event: watch.EventRequest, Path: x.RequestPath,
 		Detail: map[string]string{"orchestrator": string(x.Orchestrator), "worker": string(x.Worker), "capability": x.Capability, "summary": x.Summary}}
 	if n := len(x.Events); n > 0 {
 		last := x.Events[n-1]
@@ -369,15 +369,15 @@ func lastEvent(x *exchange.Exchange) tmuxcomm.WatchEvent {
 	return ev
 }
 
-func eventKey(ev tmuxcomm.WatchEvent) string {
+func eventKey(ev watch.WatchEvent) string {
 	return ev.Session + "|" + ev.Kind + "|" + ev.ID + "|" + ev.Event + "|" + ev.At.UTC().Format(time.RFC3339Nano)
 }
 
 // exchangeKey names an exchange across its events.
-func exchangeKey(ev tmuxcomm.WatchEvent) string { return ev.Session + "|" + ev.ID }
+func exchangeKey(ev watch.WatchEvent) string { return ev.Session + "|" + ev.ID }
 
 // addEvent puts an event into the feed, newest first, once.
-func (m *Model) addEvent(ev tmuxcomm.WatchEvent) {
+func (m *Model) addEvent(ev watch.WatchEvent) {
 	k := eventKey(ev)
 	if m.seen[k] {
 		return
@@ -393,7 +393,7 @@ func (m *Model) addEvent(ev tmuxcomm.WatchEvent) {
 	if i <= m.cursor && len(m.feed) > 1 && m.view != viewHome {
 		m.cursor++ // the selection stays on the row the person chose
 	}
-	if ev.Kind == tmuxcomm.FeedExchange {
+	if ev.Kind == watch.FeedExchange {
 		xk := exchangeKey(ev)
 		if cur, ok := m.states[xk]; !ok || !ev.At.Before(cur.at) {
 			m.states[xk] = xState{ev.Event, ev.At}

@@ -16,11 +16,11 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // fakeSource records what the model asks of it.
@@ -250,7 +250,7 @@ func TestPanesPolledOnTickOnly(t *testing.T) {
 	assert.Equal(t, time.Second, New(context.Background(), f, Options{}, t0).every, "a read a second")
 
 	before := f.count("panes")
-	next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0, Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: exchange.StatePasted}))
+	next, cmd := m.Update(FeedMsg(watch.WatchEvent{At: t0, Session: "s", Kind: watch.FeedExchange, ID: "x", Event: exchange.StatePasted}))
 	m = next.(Model)
 	require.NotNil(t, cmd, "a file event schedules a read of the files")
 	next, cmd = m.Update(reloadMsg{})
@@ -285,7 +285,7 @@ func TestFeedEventsCoalesce(t *testing.T) {
 	m := world(t, f, 80, 24, false)
 	var cmds int
 	for i := 0; i < 5; i++ {
-		next, cmd := m.Update(FeedMsg(tmuxcomm.WatchEvent{At: t0.Add(time.Duration(i) * time.Second), Session: "s", Kind: tmuxcomm.FeedExchange, ID: "x", Event: exchange.StatePasted}))
+		next, cmd := m.Update(FeedMsg(watch.WatchEvent{At: t0.Add(time.Duration(i) * time.Second), Session: "s", Kind: watch.FeedExchange, ID: "x", Event: exchange.StatePasted}))
 		m = next.(Model)
 		if cmd != nil {
 			cmds++
@@ -373,8 +373,8 @@ func TestApprovalShowsRunAndStale(t *testing.T) {
 	assert.Contains(t, screen, "STALE: HEAD moved from abc to def")
 }
 
-func exchangeEvent(seq int, id, event string, at time.Time) tmuxcomm.WatchEvent {
-	return tmuxcomm.WatchEvent{At: at, Session: "20261125-095000-o1-w2", Kind: tmuxcomm.FeedExchange, Seq: seq, ID: id, Event: event,
+func exchangeEvent(seq int, id, event string, at time.Time) watch.WatchEvent {
+	return watch.WatchEvent{At: at, Session: "20261125-095000-o1-w2", Kind: watch.FeedExchange, Seq: seq, ID: id, Event: event,
 		Detail: map[string]string{"pane": "%2"}}
 }
 
@@ -624,7 +624,7 @@ func TestControlStringsFromOthersNeverReachTheScreen(t *testing.T) {
 	q.Task, q.Text, q.Context, q.Details = "task"+evil, "Which way?"+evil, "context"+evil, []string{"why" + evil, ""}
 	f := &fakeSource{panes: []fleet.FleetPane{p}, files: Files{Questions: []*questions.QuestionStatus{q}}}
 	m := world(t, f, 160, 40, true)
-	ev := tmuxcomm.WatchEvent{At: t0, Session: "20261125-095000-o1-w2" + evil, Kind: tmuxcomm.FeedExchange, Seq: 1,
+	ev := watch.WatchEvent{At: t0, Session: "20261125-095000-o1-w2" + evil, Kind: watch.FeedExchange, Seq: 1,
 		ID: "20261125-095000-aaaa" + evil, Event: "submitted" + evil, Detail: map[string]string{"host": "h1" + evil, "evidence": "seen" + evil}}
 	m = step(t, m, FeedMsg(ev))
 	f.shown = &exchange.Exchange{Session: ev.Session, Seq: 1, ID: ev.ID, Orchestrator: "%1", Worker: "%2", State: "submitted" + evil,

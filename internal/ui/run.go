@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // Terminal is where the console runs.
@@ -19,7 +19,7 @@ type Terminal struct {
 }
 
 // Watcher runs the live feed until ctx ends, handing each event to emit: the engine's Watch.
-type Watcher func(ctx context.Context, since time.Duration, emit func(tmuxcomm.WatchEvent)) error
+type Watcher func(ctx context.Context, since time.Duration, emit func(watch.WatchEvent)) error
 
 // fps is the renderer's frames a second (see Run).
 const fps = 20
@@ -27,7 +27,7 @@ const fps = 20
 // Run shows the console on t until the person quits (nil) or ctx ends. The live feed starts once
 // ready is closed (nil: at once); it replays what happened on disk since Run started, so nothing
 // between the first screen and the feed's start is missed.
-func Run(ctx context.Context, src Source, watch Watcher, ready <-chan struct{}, o Options, t Terminal) error {
+func Run(ctx context.Context, src Source, feed Watcher, ready <-chan struct{}, o Options, t Terminal) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := time.Now()
@@ -42,7 +42,7 @@ func Run(ctx context.Context, src Source, watch Watcher, ready <-chan struct{}, 
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(t.In), tea.WithOutput(t.Out), tea.WithEnvironment(t.Env), tea.WithFPS(fps),
 		tea.WithColorProfile(colorProfile(o.Color, t.Env)), tea.WithFilter(sameSize)}
 	p := tea.NewProgram(m, opts...)
-	if watch != nil {
+	if feed != nil {
 		go func() {
 			if ready != nil {
 				select {
@@ -58,7 +58,7 @@ func Run(ctx context.Context, src Source, watch Watcher, ready <-chan struct{}, 
 					return
 				}
 			}
-			err := watch(ctx, time.Since(start)+2*time.Second, func(ev tmuxcomm.WatchEvent) { p.Send(FeedMsg(ev)) })
+			err := feed(ctx, time.Since(start)+2*time.Second, func(ev watch.WatchEvent) { p.Send(FeedMsg(ev)) })
 			if err != nil && ctx.Err() == nil {
 				p.Send(doneMsg{"the live feed stopped: " + err.Error()})
 			}

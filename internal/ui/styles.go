@@ -3,9 +3,9 @@ package ui
 import (
 	"charm.land/lipgloss/v2"
 
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // styles are the console's looks. Without colour (NO_COLOR) only bold and reverse remain, so the
@@ -54,9 +54,9 @@ func (st styles) stateStyle(name string) lipgloss.Style {
 	}
 	switch name {
 	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateExpired, exchange.StateUndeliverable,
-		exchange.StateNotifyLost, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable, tmuxcomm.EventAnswerInvalid:
+		exchange.StateNotifyLost, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable, watch.EventAnswerInvalid:
 		return st.bad
-	case exchange.StateQueued, exchange.StateNotifyQueued, tmuxcomm.EventAsked:
+	case exchange.StateQueued, exchange.StateNotifyQueued, watch.EventAsked:
 		return st.warn
 	}
 	return lipgloss.NewStyle()

@@ -10,10 +10,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // View draws the console: every line fits the width, and there are never more lines than rows.
@@ -279,11 +279,11 @@ func (m Model) eventLine(it feedItem, w int, selected bool) string {
 	ev := it.WatchEvent
 	ref := "-"
 	switch ev.Kind {
-	case tmuxcomm.FeedExchange:
+	case watch.FeedExchange:
 		ref = fmt.Sprintf("#%d %s", ev.Seq, shortSession(ev.Session))
-	case tmuxcomm.FeedQuestion:
+	case watch.FeedQuestion:
 		ref = ev.ID
-	case tmuxcomm.FeedSession:
+	case watch.FeedSession:
 		ref = shortSession(ev.Session)
 	}
 	at := ev.At.Local().Format("15:04:05")
@@ -304,7 +304,7 @@ func shortSession(s string) string {
 	return s
 }
 
-func (m Model) detailOf(ev tmuxcomm.WatchEvent) string {
+func (m Model) detailOf(ev watch.WatchEvent) string {
 	if m.opts.Detail != nil {
 		return m.opts.Detail(ev)
 	}
@@ -364,7 +364,7 @@ func (m Model) detailLines() []string {
 	}
 	out = append(out, "", m.st.head.Render("DELIVERY LOG"))
 	for _, e := range x.Events {
-		d := tmuxcomm.WatchEvent{Event: e.State, Detail: e.Detail, Kind: tmuxcomm.FeedExchange}
+		d := watch.WatchEvent{Event: e.State, Detail: e.Detail, Kind: watch.FeedExchange}
 		add(e.At.Local().Format(time.TimeOnly) + "  " + fmt.Sprintf("%-14s", e.State) + " " + m.detailOf(d))
 	}
 	out = append(out, "", m.st.head.Render("REQUEST"))

@@ -1,4 +1,4 @@
-package tmuxcomm
+package watch
 
 // Readers and detail builders the watch feed shares: log lines read from where the last read
 // stopped, question records decoded into their writer's types.

@@ -1,4 +1,4 @@
-package tmuxcomm
+package watch
 
 // The watch feed's state: what one Watch has reported, per session folder, and how it
 // looks again at the folders a batch of file events names.

@@ -1,11 +1,4 @@
-package tmuxcomm
-
-// Room: the watch feed (watch*.go). Watch reports what happens under the root (sessions,
-// requests, delivery steps, responses, questions and their answers) as events, from file events
-// (watch_dir.go, watch_tree_*.go: one inotify instance for the root and every session folder). It
-// only reads: it owns no file, only the state of one watch (watch_feed.go) and how it reads a
-// session folder's exchanges (watch_exchange.go), questions (watch_question.go) and logs
-// (watch_read.go).
+package watch
 
 import (
 	"context"
@@ -44,7 +37,7 @@ const (
 	EventAnswerLate    = "answer-stale"   // an answer came after the question was closed
 )
 
-// WatchEvent is one thing that happened under the root.
+// Event is one thing that happened under the root.
 type WatchEvent struct {
 	At      time.Time `json:"at"`
 	Session string    `json:"session"`
@@ -58,7 +51,7 @@ type WatchEvent struct {
 	Path   string            `json:"path,omitempty"`
 }
 
-// WatchOptions filter and start a Watch.
+// Options filter and start a Watch.
 type WatchOptions struct {
 	// Session is one session folder's name; "" watches every session.
 	Session string
@@ -67,7 +60,7 @@ type WatchOptions struct {
 	Since time.Duration
 
 	// started, when set, is called once the watches are in place and the replay is done (tests).
-	started func()
+	Started func()
 }
 
 // ErrStopWatch may be returned by a Watch callback to end the watch without an error.
@@ -78,7 +71,7 @@ var ErrStopWatch = errors.New("stop watching")
 // it with a nil error, any other error is returned. Memory grows with the number of files under
 // the root, never with the time watched or the size of a log: logs are read from where the last
 // read stopped, a bounded chunk at a time.
-func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent) error) error {
+func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent) error) error {
 	root, err := e.RootDir(true)
 	if err != nil {
 		return err
@@ -131,8 +124,8 @@ func (e *Engine) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent
 	if err := f.flush(emit); err != nil {
 		return stop(err)
 	}
-	if o.started != nil {
-		o.started()
+	if o.Started != nil {
+		o.Started()
 	}
 	for {
 		evs, err := tw.Next(ctx)

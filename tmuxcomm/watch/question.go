@@ -1,4 +1,4 @@
-package tmuxcomm
+package watch
 
 // The watch feed's reading of a question: the question, new answer attempts, the answer, the
 // resolution.

@@ -1,4 +1,4 @@
-package tmuxcomm
+package watch
 
 // The watch feed's reading of a session folder and of its exchanges: a request, the new
 // lines of its delivery log, its response.

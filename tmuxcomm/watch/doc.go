@@ -1,0 +1,18 @@
+// Package watch is the room of the live feed. Watch reports what happens under the root
+// (sessions, requests, delivery steps, responses, questions and their answers) as events, from
+// file events (the store room's tree watcher: one inotify instance for the root and every session
+// folder). It only reads: it owns no file, only the state of one watch (feed.go) and how it reads
+// a session folder's exchanges (exchange.go), questions (question.go) and logs (read.go). It
+// imports the exchange and questions rooms for their files' formats, core, store and messages.
+package watch
+
+import (
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+)
+
+// Lookout watches the root of one engine.
+type Lookout struct {
+	*core.Config
+	*questions.Desk
+}

@@ -1,0 +1,101 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// seedRequest writes a request the way the seed's plain procedure does: cat > file, no log.
+func seedRequest(t *testing.T, dir string, n int, id, body string) {
+	t.Helper()
+	s, err := messages.ParseSessionName(filepath.Base(dir))
+	require.NoError(t, err)
+	resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
+	text := messages.FormatRequest(messages.Request{
+		Header: messages.RequestHeader{Capability: messages.Writable, ID: id, StartedAt: s.StartedAt,
+			Orchestrator: s.Orchestrator, Worker: s.Worker, Bytes: -1},
+		Body:         body,
+		Instructions: messages.Instructions{ResponsePath: resp, Fallback: messages.FallbackCommand(s, resp)},
+	})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), []byte(text), 0o600))
+}
+
+func feedEventNames(evs []WatchEvent) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Kind+":"+ev.Event)
+	}
+	return out
+}
+
+func TestWatchForgetsRemovedSessionsAndRescansOnOverflow(t *testing.T) {
+	root := t.TempDir()
+	tw, err := store.NewTreeWatcher()
+	require.NoError(t, err)
+	defer tw.Close()
+	fd := &feed{root: root, tw: tw, sessions: map[string]*feedSession{}}
+
+	dir := filepath.Join(root, "20260117-120000-o6-w7")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	seedRequest(t, dir, 1, "20260117-120000-0001", "one")
+	fd.handle([]store.TreeEvent{{Overflow: true}})
+	assert.Equal(t, []string{"session:session", "exchange:request"}, feedEventNames(drain(fd)))
+	fd.handle([]store.TreeEvent{{Overflow: true}})
+	assert.Empty(t, drain(fd), "a rescan reports nothing twice")
+
+	require.NoError(t, os.RemoveAll(dir))
+	fd.handle([]store.TreeEvent{{Dir: dir, Name: "001-request.md"}})
+	assert.Empty(t, fd.sessions)
+}
+
+func drain(fd *feed) []WatchEvent {
+	var out []WatchEvent
+	_ = fd.flush(func(ev WatchEvent) error {
+		out = append(out, ev)
+		return nil
+	})
+	return out
+}
+
+func TestReadNewLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	var got []string
+	read := func(off int64) int64 {
+		return readNewLines(path, off, func(b []byte) { got = append(got, string(b)) })
+	}
+	tests := []struct {
+		name   string
+		append string
+		reset  bool // replace the file instead of appending
+		want   []string
+	}{
+		{"missing file", "", false, nil},
+		{"two lines", "a\nb\n", false, []string{"a", "b"}},
+		{"a partial line waits", "c", false, nil},
+		{"its end completes it", "c\n\n", false, []string{"cc"}},
+		{"an overlong line is skipped", strings.Repeat("x", 100<<10) + "\nd\n", false, []string{"d"}},
+		{"a replaced file is read again", "e\n", true, []string{"e"}},
+	}
+	var off int64
+	for _, tc := range tests {
+		if tc.reset {
+			require.NoError(t, os.WriteFile(path, []byte(tc.append), 0o600))
+		} else if tc.append != "" {
+			fl, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			require.NoError(t, err)
+			_, err = fl.WriteString(tc.append)
+			require.NoError(t, err)
+			require.NoError(t, fl.Close())
+		}
+		got = nil
+		off = read(off)
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+}
