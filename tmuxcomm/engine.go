@@ -1,16 +1,15 @@
-// Package tmuxcomm is the protocol engine: session folders under the root, sequenced request and
-// response files, send, await, notify, parse and history. It decides what happens; paneops does
-// the tmux calls, behind the small Tmux interface below, so the logic is tested with a fake.
-//
-// Both faces (the command line and the MCP server) come in through the front door (frontdoor*.go:
-// Door builds an engine from the settings, ClassOf and its kin sort and word errors, Signal words
-// a hand-over). The exchange protocol is engine.go, send.go, await.go, notify.go, exchange.go,
-// session.go, locate.go, history.go, ids.go, seqhint.go, files.go, bounded.go, root.go and
-// publish_*.go; panes are found and reached through find.go, reach.go, panecard.go and profile.go;
-// stores.go maps the root's hidden stores. The rooms, each with a doc at the top of its main
-// file: the mailbox (mailbox*.go), questions (question*.go), approved actions (action*.go), the
-// watch feed (watch*.go), settings and trust (settings*.go), and remote hosts (remote.go,
-// hosts.go).
+// Package tmuxcomm is the engine's front door. Both faces (the command line and the MCP server),
+// and the rooms beside them (the bridge, the console, the remote side), come in through it: Door
+// builds one call's Engine from the settings that apply; ClassOf and its kin sort errors into the
+// classes both faces report, with one wording; Send, Await and Notify are the exchange protocol's
+// entry points. The work is done in the rooms below, each a package under tmuxcomm/ with a doc
+// saying what it owns: store (files, the root, locks, the watcher), core (what every room is
+// built from), settings, exchange (the exchanges' files), fleet (panes), questions, mailbox,
+// actions, watch (the live feed) and relay (remote hosts). Engine embeds one of each over a
+// shared *core.Config, so their methods are the Engine's. Imports run one way: this package
+// imports the rooms, a room imports only rooms below it and names what it needs of a room above
+// as a small interface that Engine satisfies (fleet.Mail, questions.Mailer, relay.Sender).
+// paneops does the tmux calls, behind core.Tmux, so the logic is tested with a fake.
 package tmuxcomm
 
 import (
@@ -20,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/relay"
 	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
@@ -36,6 +36,7 @@ type Engine struct {
 	*mailbox.Office
 	*actions.Registry
 	*watch.Lookout
+	*relay.Station
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
@@ -60,6 +61,7 @@ func build(cfg *core.Config) *Engine {
 	e.Office = &mailbox.Office{Config: cfg, Book: e.Book, Finder: e.Finder, Desk: e.Desk}
 	e.Registry = &actions.Registry{Config: cfg, Desk: e.Desk}
 	e.Lookout = &watch.Lookout{Config: cfg, Desk: e.Desk}
+	e.Station = &relay.Station{Config: cfg, Book: e.Book, Sender: e}
 	return e
 }
 

@@ -66,7 +66,7 @@ func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.Pan
 func answeredWhileBusy(t *testing.T, e *Engine) *exchange.Exchange {
 	t.Helper()
 	ctx := context.Background()
-	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	res, err := e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 	b.set("%2", true)
 	var xs []*exchange.Exchange
 	for i := range 3 {
-		x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task " + string(rune('a'+i)))})
+		x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task " + string(rune('a'+i)))})
 		require.NoError(t, err, "a busy pane never fails a send")
 		assert.Equal(t, exchange.StateQueued, x.State)
 		assert.Equal(t, exchange.StatusPending, x.Status)
@@ -127,7 +127,7 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 
 func TestMailboxReadyPaneIsDeliveredAtOnce(t *testing.T) {
 	f, _, e, spawned := mailboxWorld(t)
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("now")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("now")})
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Empty(t, *spawned, "no deliverer for a pane that was ready")
@@ -140,7 +140,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 	ctx := context.Background()
 	var paths []string
 	for _, w := range []string{"%2", "%3", "%4"} {
-		x, err := e.Send(ctx, SendOptions{To: w, Body: []byte("task for " + w)})
+		x, err := e.Send(ctx, core.SendOptions{To: w, Body: []byte("task for " + w)})
 		require.NoError(t, err)
 		res, err := e.as(w).Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 		require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 	// A request to a pane that stays busy past its time to live expires.
 	b.set("%3", true)
 	e.MailTTL = time.Minute
-	y, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("never ready")})
+	y, err := e.Send(ctx, core.SendOptions{To: "%3", Body: []byte("never ready")})
 	require.NoError(t, err)
 	later := time.Now().Add(2 * time.Minute)
 	e.Now = func() time.Time { return later }
@@ -258,7 +258,7 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			e.Tmux = mf
 			ctx := context.Background()
 			b.set("%2", true)
-			_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+			_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
 			require.NoError(t, err)
 			root, err := e.RootDir(false)
 			require.NoError(t, err)
@@ -293,7 +293,7 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	f.mu.Lock()
 	delete(f.panes, "%2")
@@ -307,7 +307,7 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 
 func TestMailboxLateQueuedEvent(t *testing.T) {
 	_, _, e, _ := mailboxWorld(t)
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	require.Equal(t, exchange.StateSubmitted, x.State)
 	mail := x.Events[len(x.Events)-1].Detail["mail"]
@@ -324,7 +324,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
+	_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	root, err := e.RootDir(false)
 	require.NoError(t, err)

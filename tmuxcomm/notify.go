@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/relay"
 )
 
 // NotifyOptions are the inputs of one notify.
@@ -119,7 +120,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		res.Warnings = append(res.Warnings, x.Problems...)
 	}
 
-	if relayedHere(x.Dir) {
+	if relay.RelayedHere(x.Dir) {
 		// The orchestrator is on another host: its wcomm pulls the response (remote.go).
 		res.Signal = "relayed"
 		return res, nil

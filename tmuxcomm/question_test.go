@@ -39,7 +39,7 @@ func qPair(t *testing.T) (*fakeTmux, *Engine, *Engine, *exchange.Exchange) {
 	t.Helper()
 	f := newFake("%1", "%2")
 	orch := newEngine(t, f, "%1")
-	x, err := orch.Send(context.Background(), SendOptions{To: "%2", Body: []byte("implement the auth module")})
+	x, err := orch.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("implement the auth module")})
 	require.NoError(t, err)
 	return f, orch, orch.as("%2"), x
 }
@@ -370,7 +370,7 @@ func TestQuestionPlacement(t *testing.T) {
 	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, To: "%1"})
 	require.NoError(t, err)
 	assert.Empty(t, res.Questions[0].Exchange)
-	x, err := worker.as("%1").Send(context.Background(), SendOptions{To: "%2", Body: []byte("work")})
+	x, err := worker.as("%1").Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("work")})
 	require.NoError(t, err)
 	assert.Equal(t, res.Questions[0].Dir, x.Dir)
 }

@@ -121,7 +121,7 @@ func TestSendGoesThroughTheDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%2", "busy")
 	e := doorEngine(t, f, "%1", s, 1001)
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("the task, whole")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("the task, whole")})
 	require.NoError(t, err)
 	assert.Empty(t, f.delivered(), "nothing typed")
 	got := s.received(t, 1)
@@ -138,7 +138,7 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%1", "idle")
 	e := doorEngine(t, f, "%1", s, 1000)
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	require.Len(t, f.delivered(), 1, "the worker has no door: typed")
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
@@ -158,7 +158,7 @@ func TestDoorGoneIsTypedOnce(t *testing.T) {
 	s.ln.Close() // a Unix listener unlinks its socket as it closes
 	_, err := os.Lstat(s.sock)
 	require.True(t, os.IsNotExist(err), "the socket is gone")
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Len(t, f.delivered(), 1, "typed once")
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
@@ -184,7 +184,7 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 		spawned = append(spawned, pane)
 		return nil
 	}
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.delivered(), "nothing typed yet")
 	assert.Equal(t, []messages.PaneID{"%2"}, spawned)
@@ -206,7 +206,7 @@ func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	_, err := os.Lstat(s.sock)
 	require.True(t, os.IsNotExist(err), "the socket is gone")
 	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.delivered())
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
@@ -226,7 +226,7 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	f.result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
 		return paneops.DeliveryResult{}, paneops.ErrBusy
 	}
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	root, err := e.RootDir(false)
 	require.NoError(t, err)
@@ -253,7 +253,7 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%2", "idle")
 	orch := doorEngine(t, f, "%1", s, 1001)
-	x, err := orch.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
+	x, err := orch.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	s.received(t, 1)
 	worker := orch.as("%2")

@@ -12,34 +12,23 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm/relay"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
-// SendOptions are the inputs of one send.
-type SendOptions struct {
-	To         string // pane id, tmux target or agent name
-	Scope      paneops.Scope
-	First      bool // take the first of several agent matches
-	Capability messages.Capability
-	Body       []byte
-	// Agent names the profile to deliver with (--agent); "" detects it from the pane.
-	Agent string
-	// ID, when set, is the id to send under instead of a new one: a relay from another host
-	// brings its own (remote.go).
-	ID string
-}
+// SendOptions are the inputs of one send (see core.SendOptions).
+type SendOptions = core.SendOptions
 
 // Send writes the next request file of the caller/worker pair and delivers it into the worker's
 // pane. The returned exchange is valid whenever the request file was written, also when delivery
 // failed (then the error wraps ErrUndelivered and the delivery log says why).
-func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, error) {
+func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
 	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
@@ -114,7 +103,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, e
 		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
 			Instructions: messages.Instructions{
 				ResponsePath: resp,
-				Notify:       e.notifyCommand(resp),
+				Notify:       e.NotifyCommand(resp),
 				Fallback:     messages.FallbackCommand(sess, resp),
 			}}, openEnd)
 		return [][]byte{[]byte(head), o.Body, []byte(tail)}
@@ -152,11 +141,6 @@ func deliveryError(name string, pane messages.PaneID, again string, err error) e
 		return fmt.Errorf("%s for pane %s: %w", name, pane, err)
 	}
 	return fmt.Errorf("deliver %s to pane %s%s: %w: %w", name, pane, again, store.ErrUndelivered, err)
-}
-
-// notifyCommand is the line the instructions give a worker that has wcomm.
-func (e *Engine) notifyCommand(responsePath string) string {
-	return e.Command + " notify --response " + responsePath + " --file ANSWER.md"
 }
 
 // Resend delivers a kept request again, under its own id and sequence number, so its response
@@ -214,3 +198,6 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	}
 	return x, nil
 }
+
+// MirrorOptions describe a request relayed to a worker on a declared host (see relay).
+type MirrorOptions = relay.MirrorOptions

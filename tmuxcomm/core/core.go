@@ -150,3 +150,8 @@ func New(root string, t Tmux) *Config {
 func (e *Config) RootDir(create bool) (string, error) {
 	return store.EnsureRoot(e.Root, create)
 }
+
+// NotifyCommand is the line the instructions give a worker that has wcomm.
+func (e *Config) NotifyCommand(responsePath string) string {
+	return e.Command + " notify --response " + responsePath + " --file ANSWER.md"
+}

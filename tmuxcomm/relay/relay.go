@@ -1,11 +1,4 @@
-package tmuxcomm
-
-// The engine's side of remote hosts (the remote package drives it). On the worker's host, a
-// relayed send is an ordinary send under the orchestrator's id, in a session folder marked
-// relayed: its orchestrator pane is on another host, so notify saves the response and leaves the
-// signal to the orchestrator's wcomm, which pulls it. On the orchestrator's host, the exchange is
-// mirrored in a session folder marked with the host, so history, show, parse and await see it as
-// any other; the pulled response is written there by an ordinary notify.
+package relay
 
 import (
 	"context"
@@ -18,6 +11,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -25,13 +19,13 @@ import (
 const relayFolder = ".relay"
 
 // relayedHere reports whether the session folder dir holds requests relayed from another host.
-func relayedHere(dir string) bool {
+func RelayedHere(dir string) bool {
 	m, err := exchange.ReadMeta(dir)
 	return err == nil && m.Relayed
 }
 
 // NewID claims a new exchange id under the root, as send does.
-func (e *Engine) NewID() (string, error) {
+func (e *Station) NewID() (string, error) {
 	root, err := e.RootDir(true)
 	if err != nil {
 		return "", err
@@ -42,7 +36,7 @@ func (e *Engine) NewID() (string, error) {
 // RelaySend sends a request relayed from another host under its own id (o.ID, required). A relay
 // repeated after a broken connection finds the exchange of the first one and returns it with
 // repeated set: nothing is delivered twice.
-func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *exchange.Exchange, repeated bool, err error) {
+func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchange.Exchange, repeated bool, err error) {
 	if !e.Relayed {
 		return nil, false, fmt.Errorf("RelaySend needs a relayed engine")
 	}
@@ -64,7 +58,7 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *exchange.Exch
 	defer unlock()
 	// The id's hint, written right after the request file, finds a first relay without reading
 	// the root's other exchanges (a new id would otherwise cost a scan of them all).
-	if prev := exchange.IdWhere(root, o.ID); prev != nil && relayedHere(prev.Dir) {
+	if prev := exchange.IdWhere(root, o.ID); prev != nil && RelayedHere(prev.Dir) {
 		return prev, true, nil
 	}
 	x, err = e.Send(ctx, o)
@@ -72,7 +66,7 @@ func (e *Engine) RelaySend(ctx context.Context, o SendOptions) (x *exchange.Exch
 }
 
 // RelayedResponse returns the response body of relayed exchange id, ok false while none came.
-func (e *Engine) RelayedResponse(id string) (body string, ok bool, err error) {
+func (e *Station) RelayedResponse(id string) (body string, ok bool, err error) {
 	root, err := e.RootDir(false)
 	if err != nil {
 		return "", false, err
@@ -81,7 +75,7 @@ func (e *Engine) RelayedResponse(id string) (body string, ok bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	if !relayedHere(x.Dir) {
+	if !RelayedHere(x.Dir) {
 		return "", false, fmt.Errorf("%s was not relayed from another host: %w", id, store.ErrNotFound)
 	}
 	if x.Status != exchange.StatusAnswered {
@@ -106,7 +100,7 @@ type MirrorOptions struct {
 // MirrorRequest writes the local copy of a relayed request: a session folder of this pane and the
 // remote worker's pane, marked with the host, holding the request under its id. Its response file
 // is written when the response is pulled (by Notify, from outside any pane).
-func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
+func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
 	if err := messages.ValidHostName(o.Host); err != nil {
 		return nil, err
 	}
@@ -144,7 +138,7 @@ func (e *Engine) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.
 		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
 			Instructions: messages.Instructions{
 				ResponsePath: resp,
-				Notify:       e.notifyCommand(resp),
+				Notify:       e.NotifyCommand(resp),
 				Fallback:     messages.FallbackCommand(sess, resp),
 			}}, openEnd)
 		return [][]byte{[]byte(head), o.Body, []byte(tail)}
