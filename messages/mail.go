@@ -46,6 +46,10 @@ type Mail struct {
 	Agent    string    `json:"agent,omitempty"`
 	QueuedAt time.Time `json:"queued_at"`
 	Expires  time.Time `json:"expires"`
+	// Request is a request's whole text while its sender still holds it, so the sender's own
+	// delivery pastes it without reading back the file it just wrote. It is never stored: a
+	// deliverer, a hook or an inbox reads the file, which stays the truth.
+	Request []byte `json:"-"`
 }
 
 // MailOutcome is what became of a piece of mail (the file done/ID.json), written once.

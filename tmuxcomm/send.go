@@ -96,6 +96,7 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum}
 	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
+	var parts [][]byte // the request as written, kept for its paste when it is small
 	n, reqPath, err := exchange.ClaimRequest(dir, func(n int) [][]byte {
 		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
 		// The body is written from the caller's bytes, between its header and its instructions:
@@ -106,12 +107,17 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 				Notify:       e.NotifyCommand(resp),
 				Fallback:     messages.FallbackCommand(sess, resp),
 			}}, openEnd)
-		return [][]byte{[]byte(head), o.Body, []byte(tail)}
+		parts = [][]byte{[]byte(head), o.Body, []byte(tail)}
+		return parts
 	})
 	if err != nil {
 		return nil, err
 	}
-	o.Body = nil // the file holds it now; let a large one go before it is read back
+	var text []byte
+	if size < fleet.NeverPasted {
+		text = bytes.Join(parts, nil)
+	}
+	o.Body, parts = nil, nil // the file holds it now; a large one is let go, and pasted as a pointer line
 	if err := exchange.LogEvent(dir, n, exchange.StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}, e.Now()); err != nil {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
@@ -125,7 +131,7 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 	_ = exchange.RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
-		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent}
+		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent, Request: text}
 	_, derr := e.Post(ctx, root, m, worker, srv)
 	x := exchange.LoadExchange(dir, n, false)
 	if derr != nil {

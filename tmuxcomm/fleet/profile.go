@@ -129,6 +129,9 @@ func pointerLineOf(header string, size int, path, why string) string {
 // pointer line is the safe form for those too.
 const neverPasted = 1 << 20
 
+// NeverPasted is neverPasted, for a sender that decides whether to hand its request over whole.
+const NeverPasted = neverPasted
+
 // pasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
 func (e *Finder) PasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {

@@ -170,6 +170,10 @@ func (e *Office) mailContent(root string, group []messages.Mail, det paneops.Det
 			return "", "", err
 		}
 		path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
+		if m.Request != nil {
+			content, form = e.PasteForm(string(m.Request), path, det.Profile)
+			return content, form, nil
+		}
 		return e.PasteFormOfFile(path, det.Profile)
 	case messages.MailResponse:
 		lines := make([]string, len(group))

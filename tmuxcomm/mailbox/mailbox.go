@@ -112,6 +112,11 @@ func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane pa
 			break
 		}
 		group := headGroup(pend)
+		for i := range group {
+			if group[i].ID == m.ID {
+				group[i].Request = m.Request // what the sender holds, not read back
+			}
+		}
 		if group[0].ID == prev {
 			// The message ahead was handled but its outcome could not be written (a full disk):
 			// typing it again would deliver it twice. It waits, with m behind it, for recovery.
