@@ -5,27 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/wcomm/wcomm/paneops"
 )
-
-// agentScreen reads one of paneops' captured screens of a real agent TUI.
-func agentScreen(t *testing.T, name string) paneops.Screen {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "paneops", "testdata", "screens", name+".screen"))
-	require.NoError(t, err)
-	first, rest, _ := strings.Cut(string(data), "\n")
-	var x, y int
-	_, err = fmt.Sscanf(first, "%d %d", &x, &y)
-	require.NoError(t, err)
-	return paneops.ParseScreen(rest, x, y)
-}
 
 // RecentExchanges reads the most recently changed folders, newest request first, and stops once
 // it has n: a root of many folders is not read whole.

@@ -1,11 +1,5 @@
 package settings
 
-// Room: settings and trust (settings*.go). The effective settings of one invocation: defaults,
-// then the settings file (settings_file.go: strict YAML, file:line errors), then the environment
-// (settings_env.go); a project's file names commands only once the user trusts its content
-// (settings_trust.go). The faces read settings through the engine's front door (frontdoor.go),
-// so a command and an MCP tool stop alike on a bad file.
-
 import (
 	"fmt"
 	"strings"
@@ -15,9 +9,9 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 )
 
-// The settings file: .wcomm.yaml in the working folder, else $XDG_CONFIG_HOME/wcomm/config.yaml
-// (~/.config/wcomm/config.yaml without XDG_CONFIG_HOME). Only the first one found is read; the
-// environment overrides it and flags override both.
+// The settings files: the user's own, $XDG_CONFIG_HOME/wcomm/config.yaml (~/.config/wcomm/config.yaml
+// without XDG_CONFIG_HOME), then .wcomm.yaml in the working folder, key by key over it (see Load);
+// the environment overrides both and flags override all.
 //
 //	question_relay:
 //	  enabled: true                  # false: ask answers at once "decide yourself"

@@ -3,5 +3,5 @@
 // exclusively, bounded reads, the one lock helper (flock), the one map of the root's hidden stores
 // (stores.go), the tree watcher (inotify) that the watch feed, the waits and the bridge share, and
 // the sentinel errors every room returns. It knows nothing of exchanges, questions or tmux: it
-// imports only the standard library.
+// imports only messages (names and checks) and paneops (the kernel-side lock), no room.
 package store
