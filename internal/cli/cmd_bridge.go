@@ -66,8 +66,10 @@ JSON POST). An answer from an allowed user in the configured chat goes through t
 'wcomm answer' with --source telegram or slack: the first valid answer from anywhere wins, a later
 one is told it is stale. A question answered elsewhere is marked answered in the chat. A message
 dead-lettered (expired or undeliverable) is told once, with the command that re-sends it. What was
-posted and the update offsets are kept in the root's .bridge folder, so a restart posts nothing
-twice and applies no update twice. One bridge runs per root and channel configuration: each
+posted is kept in the root's .bridge folder, and a Telegram bot's update offset where the bridges
+of that bot meet (a private folder in $XDG_RUNTIME_DIR/wcomm, else /tmp/wcomm-UID), so a restart
+posts nothing twice and applies no update twice. Bridges of several roots may share one bot: one
+of them polls it and hands each update to the bridge of its question. One bridge runs per root and channel configuration: each
 question records the channels that applied where it was asked, and only their bridge posts it and
 takes its answers, so a project whose trusted settings name other channels never sees another
 folder's questions (a question that records none goes to your own config's channels). A second
