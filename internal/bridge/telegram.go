@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/bridge/tokens"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -32,23 +33,11 @@ type telegram struct {
 }
 
 func newTelegram(cfg messages.TelegramConfig, hub *Hub, getenv func(string) string) (*telegram, error) {
-	if cfg.APIURL == "" {
-		cfg.APIURL = DefaultTelegramAPI
-	}
-	if _, err := checkURL("channels.telegram.api_url", cfg.APIURL); err != nil {
-		return nil, err
-	}
-	if cfg.ChatID == 0 {
-		return nil, fmt.Errorf("channels.telegram.chat_id is missing: give the chat's id (negative for groups)")
-	}
-	if len(cfg.AllowedUsers) == 0 {
-		return nil, fmt.Errorf("channels.telegram.allowed_users is empty: name the Telegram user ids that may answer")
-	}
-	tok, err := readToken("channels.telegram", EnvTelegramToken, cfg.TokenFile, getenv)
+	api, tok, err := tokens.Telegram(cfg, getenv)
 	if err != nil {
 		return nil, err
 	}
-	api := strings.TrimRight(cfg.APIURL, "/")
+	api = strings.TrimRight(api, "/")
 	return &telegram{cfg: cfg, hub: hub, wait: 25 * time.Second, callTO: 20 * time.Second,
 		meet: meetDir(api, tok, getenv), takeOver: time.Second,
 		c: &tgClient{api: api, token: tok, http: &http.Client{}}}, nil
