@@ -138,9 +138,11 @@ const BestJudgment = core.BestJudgment
 
 // The sentinels of the questions room.
 var (
-	ErrStale     = core.ErrStale
-	ErrNoAnswer  = core.ErrNoAnswer
-	ErrUnrelayed = core.ErrUnrelayed
+	ErrStale = core.ErrStale
+	// ErrChannelsUnusable: the answer channels cannot run as configured (StartBridge says why).
+	ErrChannelsUnusable = core.ErrChannelsUnusable
+	ErrNoAnswer         = core.ErrNoAnswer
+	ErrUnrelayed        = core.ErrUnrelayed
 )
 
 // Usagef returns a *UsageError.

@@ -1,14 +1,17 @@
 // Package bridge carries workers' questions out to chat services and their answers back: the
 // answer channels (Telegram, Slack, a webhook) that 'wcomm bridge' runs. It owns the bridge's
 // lock and state in the root's .bridge folder, one per channel configuration (what it posted
-// where, the update offsets, what a service refused), the channels' clients, what a post may
+// where, what a service refused, the answer under way), the channels' clients, what a post may
 // hold on each service, and the rules of who may answer which question (own.go: a bridge serves
 // only the questions asked where its channels applied); it decides nothing about questions
 // itself: every answer goes through the engine's Answer, the path 'wcomm answer' takes, so the
 // first valid answer from any channel wins and a later one is told it is stale.
 //
 // No inbound listener: Telegram is read by long polling, Slack through Socket Mode (an outgoing
-// websocket), and the webhook only posts.
+// websocket), and the webhook only posts. The bridges of one Telegram bot (several roots, or
+// several channel configurations naming it) share its updates: one of them polls and hands each
+// update to the bridge it belongs to, over unix sockets in a private folder of the user's
+// runtime folder (share.go).
 package bridge
 
 import (

@@ -184,6 +184,7 @@ func startKeyedHub(t *testing.T, root string, eng Engine, cfg *messages.Channels
 	for _, c := range chans {
 		if tg, ok := c.(*telegram); ok {
 			tg.wait = time.Second // short long polls, so a test ends quickly
+			tg.takeOver = 20 * time.Millisecond
 			if tgCallTimeout > 0 {
 				tg.callTO = tgCallTimeout
 			}
@@ -215,10 +216,25 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// runtimeDirs holds the runtime folder of each fake bot's bridges: one per fake, so that the
+// bridges of one test's bot meet there, and a short path, as a socket's must be.
+var runtimeDirs sync.Map
+
+func runtimeDir(f *chatfake.Telegram) string {
+	if d, ok := runtimeDirs.Load(f); ok {
+		return d.(string)
+	}
+	d, err := os.MkdirTemp("", "wcrt")
+	require.NoError(f.T, err)
+	f.T.Cleanup(func() { os.RemoveAll(d); runtimeDirs.Delete(f) })
+	runtimeDirs.Store(f, d)
+	return d
+}
+
 // tgConfig is a Telegram block for fake f, its token in the environment.
 func tgConfig(f *chatfake.Telegram) (*messages.ChannelsConfig, func(string) string) {
 	return &messages.ChannelsConfig{Telegram: &messages.TelegramConfig{APIURL: f.Srv.URL, ChatID: f.Chat, AllowedUsers: []int64{777}}},
-		envOf(map[string]string{EnvTelegramToken: f.Token})
+		envOf(map[string]string{EnvTelegramToken: f.Token, "XDG_RUNTIME_DIR": runtimeDir(f)})
 }
 
 // webhookConfig is a webhook block for url.

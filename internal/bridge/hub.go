@@ -362,6 +362,14 @@ func (h *Hub) view(id string) (Question, *questions.QuestionStatus, bool) {
 	return q, st, true
 }
 
+// pending reports whether question id is one of the bridge's and pending.
+func (h *Hub) pending(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.byID[id]
+	return st != nil && st.State == questions.QuestionPending
+}
+
 // Pending lists the open questions, oldest first.
 func (h *Hub) Pending() []Question {
 	h.mu.Lock()
@@ -458,9 +466,30 @@ type Reply struct {
 	Accepted bool
 	Stale    bool
 	Invalid  bool
-	Answer   string // the accepted answer
+	Answer   string // the accepted answer; when Stale, the answer that stands (if any)
+	Source   string // when Stale, where the answer that stands came from
 	Next     string // who acts next: the worker, and how it learns
+	Again    bool   // Accepted: the same event gave this answer before the bridge restarted
 	Err      error
+}
+
+// AnswerEvent is Answer for an answer carried by event (a name unique in channel, as a Telegram
+// update id is): the event is recorded before the engine is asked, so when the service sends it
+// again to a bridge that was stopped before confirming it, and the answer that stands came from
+// this channel, the person is told their answer is recorded, not that it is too late.
+func (h *Hub) AnswerEvent(ctx context.Context, channel, event, id, raw string) Reply {
+	again := false
+	h.st.view(func(s *State) { again = s.Applying != nil && s.Applying.Event == event && s.Applying.ID == id })
+	if !again {
+		if err := h.st.update(func(s *State) { s.Applying = &Applying{Event: event, ID: id} }); err != nil {
+			h.logf("save state: %v", err)
+		}
+	}
+	r := h.Answer(ctx, channel, id, raw)
+	if again && r.Stale && r.Source == channel && r.Answer != "" {
+		return Reply{Accepted: true, Again: true, Answer: r.Answer, Next: "recorded before the bridge restarted"}
+	}
+	return r
 }
 
 // Answer gives raw as the answer to question id from channel, through the engine's Answer (the
@@ -490,7 +519,11 @@ func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
 		}
 		return r
 	case errors.Is(err, tmuxcomm.ErrStale):
-		return Reply{Stale: true, Err: err}
+		r := Reply{Stale: true, Err: err}
+		if res != nil && res.Question != nil && res.Question.Answer != nil {
+			r.Answer, r.Source = res.Question.Answer.Answer, res.Question.Answer.Source
+		}
+		return r
 	case errors.Is(err, messages.ErrInvalidAnswer):
 		return Reply{Invalid: true, Err: err}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/wcomm/wcomm/internal/bridge/tokens"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -31,29 +32,11 @@ type slackChannel struct {
 }
 
 func newSlack(cfg messages.SlackConfig, hub *Hub, getenv func(string) string) (*slackChannel, error) {
-	if cfg.APIURL == "" {
-		cfg.APIURL = DefaultSlackAPI
-	}
-	if _, err := checkURL("channels.slack.api_url", cfg.APIURL); err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(cfg.APIURL, "/") {
-		cfg.APIURL += "/"
-	}
-	if cfg.Channel == "" {
-		return nil, fmt.Errorf("channels.slack.channel is missing: give the channel's id (C0123456)")
-	}
-	if len(cfg.AllowedUsers) == 0 {
-		return nil, fmt.Errorf("channels.slack.allowed_users is empty: name the Slack user ids that may answer")
-	}
-	bot, err := readToken("channels.slack bot token", EnvSlackBotToken, cfg.BotTokenFile, getenv)
+	apiURL, bot, app, err := tokens.Slack(cfg, getenv)
 	if err != nil {
 		return nil, err
 	}
-	app, err := readToken("channels.slack app token", EnvSlackAppToken, cfg.AppTokenFile, getenv)
-	if err != nil {
-		return nil, err
-	}
+	cfg.APIURL = apiURL
 	api := slack.New(bot, slack.OptionAPIURL(cfg.APIURL), slack.OptionAppLevelToken(app),
 		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}))
 	return &slackChannel{cfg: cfg, hub: hub, api: api, bot: bot, app: app, callTO: 20 * time.Second}, nil

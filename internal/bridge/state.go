@@ -15,7 +15,7 @@ import (
 )
 
 // stateFile is the bridge's state in its folder (lockfile.Dir): what was posted where, tokens,
-// update offsets; 0600, replaced atomically after each change.
+// the answer under way; 0600, replaced atomically after each change.
 const stateFile = "state.json"
 
 // Dir is the folder under root of the bridge of the channels named key.
@@ -40,8 +40,13 @@ type State struct {
 	Posts map[string]map[string]*Post `json:"posts"`
 	// Tokens: the short token of each question id.
 	Tokens map[string]string `json:"tokens"`
-	// TelegramOffset is the next getUpdates offset: every update below it was handled.
+	// TelegramOffset is the next getUpdates offset of a bridge of an older wcomm: the offset is
+	// now the bot's, kept where its bridges meet (share.go), and starts from this one once.
 	TelegramOffset int64 `json:"telegram_offset,omitempty"`
+	// Applying is the answer the bridge is giving (or last gave): written before the engine
+	// records it, so that a bridge killed before it confirmed the update to the service knows,
+	// when the service sends that update again, that the answer recorded is that person's own.
+	Applying *Applying `json:"applying,omitempty"`
 	// SlackSeen are the ids of the last Slack messages handled (Slack redelivers an envelope
 	// whose ack it missed).
 	SlackSeen []string `json:"slack_seen,omitempty"`
@@ -52,6 +57,12 @@ type State struct {
 	// Unpostable are the questions the bridge posts nowhere, by id (or, for a file that does not
 	// load, by what is wrong with it), with the reason: larger than an ask writes, not valid.
 	Unpostable map[string]string `json:"unpostable,omitempty"`
+}
+
+// Applying is one answer from a channel on its way to the engine.
+type Applying struct {
+	Event string `json:"event"` // the channel's name for what carried it (a Telegram update id)
+	ID    string `json:"id"`    // the question
 }
 
 // store is the state in memory with its file, safe for the bridge's goroutines.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/bridge/tokens"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -22,30 +23,24 @@ type telegram struct {
 	c      *tgClient
 	wait   time.Duration // long-polling timeout
 	callTO time.Duration // bound of every other call
+	// meet is the folder where the bridges of this bot meet (share.go); takeOver how often one
+	// that does not poll looks whether the poller ended.
+	meet     string
+	takeOver time.Duration
 
 	mu  sync.Mutex
 	bot string // the bot's username, for /cmd@BotName
 }
 
 func newTelegram(cfg messages.TelegramConfig, hub *Hub, getenv func(string) string) (*telegram, error) {
-	if cfg.APIURL == "" {
-		cfg.APIURL = DefaultTelegramAPI
-	}
-	if _, err := checkURL("channels.telegram.api_url", cfg.APIURL); err != nil {
-		return nil, err
-	}
-	if cfg.ChatID == 0 {
-		return nil, fmt.Errorf("channels.telegram.chat_id is missing: give the chat's id (negative for groups)")
-	}
-	if len(cfg.AllowedUsers) == 0 {
-		return nil, fmt.Errorf("channels.telegram.allowed_users is empty: name the Telegram user ids that may answer")
-	}
-	tok, err := readToken("channels.telegram", EnvTelegramToken, cfg.TokenFile, getenv)
+	api, tok, err := tokens.Telegram(cfg, getenv)
 	if err != nil {
 		return nil, err
 	}
+	api = strings.TrimRight(api, "/")
 	return &telegram{cfg: cfg, hub: hub, wait: 25 * time.Second, callTO: 20 * time.Second,
-		c: &tgClient{api: strings.TrimRight(cfg.APIURL, "/"), token: tok, http: &http.Client{}}}, nil
+		meet: meetDir(api, tok, getenv), takeOver: time.Second,
+		c: &tgClient{api: api, token: tok, http: &http.Client{}}}, nil
 }
 
 func (t *telegram) Name() string { return "telegram" }
@@ -103,37 +98,6 @@ func (t *telegram) Close(ctx context.Context, q Question, ref string, how Outcom
 	return t.c.edit(cctx, tgEdit{ChatID: t.cfg.ChatID, MessageID: id, Text: text, ParseMode: "HTML"})
 }
 
-// Receive long-polls for updates and handles each; the offset of the next one is saved after
-// each is handled, so a restarted bridge re-applies none.
-func (t *telegram) Receive(ctx context.Context) error {
-	if err := t.learnName(ctx); err != nil {
-		return err
-	}
-	for ctx.Err() == nil {
-		var offset int64
-		t.hub.st.view(func(s *State) { offset = s.TelegramOffset })
-		pctx, cancel := context.WithTimeout(ctx, t.wait+15*time.Second)
-		ups, err := t.c.getUpdates(pctx, offset, t.wait)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		for _, u := range ups {
-			if u.UpdateID < offset {
-				continue // confirmed before: never applied twice
-			}
-			t.handle(ctx, u)
-			if err := t.hub.st.update(func(s *State) { s.TelegramOffset = u.UpdateID + 1 }); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (t *telegram) learnName(ctx context.Context) error {
 	t.mu.Lock()
 	known := t.bot != ""
@@ -158,7 +122,10 @@ func (t *telegram) allowed(chat int64, user *tgUser) bool {
 	return chat == t.cfg.ChatID && user != nil && slices.Contains(t.cfg.AllowedUsers, user.ID)
 }
 
-func (t *telegram) handle(ctx context.Context, u tgUpdate) {
+// handle acts on one update. ambiguous says that the bridges of the bot that know a token the
+// update names are more than one (a token is unique in a bridge only): it answers none of them.
+func (t *telegram) handle(ctx context.Context, u tgUpdate, ambiguous bool) {
+	ev := "update " + strconv.FormatInt(u.UpdateID, 10)
 	switch {
 	case u.Callback != nil:
 		cb := u.Callback
@@ -166,7 +133,7 @@ func (t *telegram) handle(ctx context.Context, u tgUpdate) {
 			t.hub.logf("telegram: ignored a button press from user %d (not an allowed user of chat %d)", cb.From.ID, t.cfg.ChatID)
 			return
 		}
-		t.callback(ctx, cb)
+		t.callback(ctx, ev, cb)
 	case u.Message != nil:
 		m := u.Message
 		if !t.allowed(m.Chat.ID, m.From) {
@@ -177,15 +144,21 @@ func (t *telegram) handle(ctx context.Context, u tgUpdate) {
 			t.hub.logf("telegram: ignored a message from user %d in chat %d (not an allowed user of chat %d)", from, m.Chat.ID, t.cfg.ChatID)
 			return
 		}
-		t.message(ctx, m)
+		t.message(ctx, ev, m, ambiguous)
 	}
 }
 
-func (t *telegram) callback(ctx context.Context, cb *tgCallback) {
+func (t *telegram) callback(ctx context.Context, ev string, cb *tgCallback) {
 	var r Reply
 	q, n, ok := t.hub.pressed(cb.Data)
+	// A button answers only the question of the post it is on: data naming another question
+	// (sent by a client of one's own, not by pressing) answers nothing.
+	if ok && t.hub.PostRef("telegram", q.ID) != strconv.FormatInt(cb.Message.MessageID, 10) {
+		t.hub.logf("telegram: ignored a button press from user %d whose data names question %s, not the question of message %d", cb.From.ID, q.ID, cb.Message.MessageID)
+		ok = false
+	}
 	if ok {
-		r = t.hub.Answer(ctx, "telegram", q.ID, q.Options[n-1])
+		r = t.hub.AnswerEvent(ctx, "telegram", ev, q.ID, q.Options[n-1])
 	}
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
@@ -213,16 +186,16 @@ func (t *telegram) callback(ctx context.Context, cb *tgCallback) {
 // tgCommandRe reads "/word_TOKEN" with an optional "@BotName".
 var tgCommandRe = regexp.MustCompile(`^/([A-Za-z0-9]+)(?:_([a-z0-9]+))?(?:@([A-Za-z0-9_]+))?$`)
 
-func (t *telegram) message(ctx context.Context, m *tgMessage) {
+func (t *telegram) message(ctx context.Context, ev string, m *tgMessage, ambiguous bool) {
 	text := strings.TrimSpace(m.Text)
 	if cmd, ok := tgCommand(m); ok {
-		t.command(ctx, m, cmd)
+		t.command(ctx, ev, m, cmd, ambiguous)
 		return
 	}
 	if m.ReplyTo != nil {
 		q, ok := t.hub.ByRef("telegram", strconv.FormatInt(m.ReplyTo.MessageID, 10))
 		if ok {
-			r := t.hub.Answer(ctx, "telegram", q.ID, text)
+			r := t.hub.AnswerEvent(ctx, "telegram", ev, q.ID, text)
 			t.reply(ctx, m.MessageID, q, r, text)
 			return
 		}
@@ -275,7 +248,7 @@ func tgSlice(text string, off, n int) string {
 	return text[start:end]
 }
 
-func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
+func (t *telegram) command(ctx context.Context, ev string, m *tgMessage, cmd string, ambiguous bool) {
 	mm := tgCommandRe.FindStringSubmatch(cmd)
 	if mm == nil {
 		t.say(ctx, m.MessageID, tgHelp)
@@ -310,6 +283,10 @@ func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
 		}
 		return
 	}
+	if ambiguous {
+		t.say(ctx, m.MessageID, "More than one question has the token "+tgEscape(tok)+" (asked in other folders served by this bot): reply to the question's own message or tap its buttons.")
+		return
+	}
 	q, ok := t.hub.ByToken(tok)
 	if !ok {
 		t.say(ctx, m.MessageID, "No question has the token "+tgEscape(tok)+". /pending lists what waits.")
@@ -322,7 +299,7 @@ func (t *telegram) command(ctx context.Context, m *tgMessage, cmd string) {
 		return
 	}
 	// /yes_TOKEN, /no_TOKEN, /retry_TOKEN: the answer is the command's word.
-	r := t.hub.Answer(ctx, "telegram", q.ID, word)
+	r := t.hub.AnswerEvent(ctx, "telegram", ev, q.ID, word)
 	t.reply(ctx, m.MessageID, q, r, word)
 }
 

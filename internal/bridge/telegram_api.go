@@ -227,10 +227,19 @@ func (c *tgClient) answerCallback(ctx context.Context, id, text string) error {
 	return c.call(ctx, "answerCallbackQuery", map[string]string{"callback_query_id": id, "text": text}, nil)
 }
 
-// getUpdates long-polls for up to wait; offset confirms every update below it.
-func (c *tgClient) getUpdates(ctx context.Context, offset int64, wait time.Duration) ([]tgUpdate, error) {
-	var ups []tgUpdate
+// getUpdates long-polls for up to wait; offset confirms every update below it. Each update comes
+// with its JSON as served, which the poller hands on to the bridge it belongs to (share.go).
+func (c *tgClient) getUpdates(ctx context.Context, offset int64, wait time.Duration) ([]tgUpdate, []json.RawMessage, error) {
+	var raws []json.RawMessage
 	params := map[string]any{"offset": offset, "timeout": int(wait / time.Second), "allowed_updates": []string{"message", "callback_query"}}
-	err := c.call(ctx, "getUpdates", params, &ups)
-	return ups, err
+	if err := c.call(ctx, "getUpdates", params, &raws); err != nil {
+		return nil, nil, err
+	}
+	ups := make([]tgUpdate, len(raws))
+	for i, r := range raws {
+		if err := json.Unmarshal(r, &ups[i]); err != nil {
+			return nil, nil, fmt.Errorf("telegram getUpdates: unexpected update: %w", err)
+		}
+	}
+	return ups, raws, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/bridge/tokens"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -23,7 +24,7 @@ type webhook struct {
 }
 
 func newWebhook(cfg messages.WebhookConfig) (*webhook, error) {
-	if _, err := checkURL("channels.webhook.url", cfg.URL); err != nil {
+	if err := tokens.Webhook(cfg); err != nil {
 		return nil, err
 	}
 	return &webhook{url: cfg.URL, http: &http.Client{Timeout: 20 * time.Second}}, nil

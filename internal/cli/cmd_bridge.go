@@ -17,13 +17,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
+	"github.com/wcomm/wcomm/internal/bridge/tokens"
 	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // spawnedIdleExit is how long a bridge an ask started waits with nothing pending before it ends:
@@ -66,8 +69,10 @@ JSON POST). An answer from an allowed user in the configured chat goes through t
 'wcomm answer' with --source telegram or slack: the first valid answer from anywhere wins, a later
 one is told it is stale. A question answered elsewhere is marked answered in the chat. A message
 dead-lettered (expired or undeliverable) is told once, with the command that re-sends it. What was
-posted and the update offsets are kept in the root's .bridge folder, so a restart posts nothing
-twice and applies no update twice. One bridge runs per root and channel configuration: each
+posted is kept in the root's .bridge folder, and a Telegram bot's update offset where the bridges
+of that bot meet (a private folder in $XDG_RUNTIME_DIR/wcomm, else /tmp/wcomm-UID), so a restart
+posts nothing twice and applies no update twice. Bridges of several roots may share one bot: one
+of them polls it and hands each update to the bridge of its question. One bridge runs per root and channel configuration: each
 question records the channels that applied where it was asked, and only their bridge posts it and
 takes its answers, so a project whose trusted settings name other channels never sees another
 folder's questions (a question that records none goes to your own config's channels). A second
@@ -158,8 +163,10 @@ func (c *cli) runBridge(idle time.Duration) error {
 	if !env.Settings.Channels.Any() {
 		return fmt.Errorf("no channels configured: add a channels block (telegram, slack or webhook) to %s; see 'wcomm help channels'", userConfigName(c.getenv))
 	}
-	if err := os.MkdirAll(env.Root, 0o700); err != nil {
-		return fmt.Errorf("create root %s: %w", env.Root, err)
+	// The one root check of every command: a root that is a symlink or another user's is
+	// refused before anything is made inside it.
+	if _, err := store.EnsureRoot(env.Root, true); err != nil {
+		return err
 	}
 	unlock, err := lockfile.Lock(env.Root, env.Channels)
 	if err != nil {
@@ -195,9 +202,23 @@ func (c *cli) bridgeStarter(root string) func() error {
 		if lockfile.Running(abs, key) {
 			return nil
 		}
+		// A bridge that cannot build its channels dies at once, its reason only in its log:
+		// the ask says it now instead.
+		if err := tokens.Check(s.Channels, c.getenv); err != nil {
+			return channelsError{err}
+		}
 		return c.spawnBridge(abs, key)
 	}
 }
+
+// channelsError is a configuration of answer channels no bridge can run: it says so, and is
+// tmuxcomm.ErrChannelsUnusable for the ask, which words it apart from a bridge that failed to start.
+type channelsError struct{ err error }
+
+func (e channelsError) Error() string {
+	return "your answer channels cannot be reached: " + e.err.Error()
+}
+func (e channelsError) Unwrap() []error { return []error{e.err, tmuxcomm.ErrChannelsUnusable} }
 
 // spawnBridge starts wcomm-bridge in this folder, so that it reads the settings this ask read.
 func (c *cli) spawnBridge(root, key string) error {
@@ -205,7 +226,10 @@ func (c *cli) spawnBridge(root, key string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(lockfile.Dir(root, key), 0o700); err != nil {
+	if _, err := store.EnsureRoot(root, true); err != nil {
+		return err
+	}
+	if err := lockfile.MakeDir(root, key); err != nil {
 		return err
 	}
 	idle := spawnedIdleExit
@@ -228,10 +252,14 @@ func (c *cli) doctorChannels(r *doctorReport) {
 	if err != nil || !s.Channels.Any() {
 		return
 	}
-	checks, err := c.channelChecks()
+	// Settings and tokens first, in wcomm's own words: what a person fixes.
+	checks, err := []ChannelCheck(nil), tokens.Check(s.Channels, c.getenv)
+	if err == nil {
+		checks, err = c.channelChecks()
+	}
 	if err != nil {
 		r.Channels = append(r.Channels, ChannelCheck{Channel: "channels", What: "settings", Detail: err.Error()})
-		r.Problems = append(r.Problems, "channels: "+err.Error())
+		r.Problems = append(r.Problems, "answer channels cannot be reached: "+err.Error())
 		return
 	}
 	for _, chk := range checks {
@@ -280,7 +308,9 @@ func (c *cli) channelChecks() ([]ChannelCheck, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %s", bridgeProgram, messages.SanitizeField(firstLine(errb.String(), err)))
+		// Its error is about the channels, not about the command doctor runs it by.
+		line := strings.TrimPrefix(firstLine(errb.String(), err), "wcomm __channels: ")
+		return nil, fmt.Errorf("the check of the channels failed: %s", messages.SanitizeField(line))
 	}
 	var checks []ChannelCheck
 	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {

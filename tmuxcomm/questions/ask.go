@@ -247,7 +247,12 @@ func (e *Desk) startBridge() []string {
 	if e.StartBridge == nil {
 		return nil
 	}
-	if err := e.StartBridge(); err != nil {
+	err := e.StartBridge()
+	switch {
+	case errors.Is(err, core.ErrChannelsUnusable):
+		// The settings are at fault: running the bridge by hand would fail the same way.
+		return []string{fmt.Sprintf("%v; the question still reaches you by its other routes (your pane, '%s answer')", err, e.Command)}
+	case err != nil:
 		return []string{fmt.Sprintf("could not start the bridge to your answer channels (%v); run '%s bridge'", err, e.Command)}
 	}
 	return nil

@@ -5,13 +5,15 @@ package chatfake
 // /bot<token>/<method> with JSON or form parameters; every answer is {"ok":true,"result":...}
 // or {"ok":false,"error_code":N,"description":...[,"parameters":{"retry_after":S}]}; a wrong
 // token gets 401 Unauthorized; getUpdates long-polls up to its timeout and confirms every update
-// below the offset it is called with; text with parse_mode HTML must be valid (only the
+// below the offset it is called with, and a second getUpdates while one waits ends the waiting one
+// with 409 "Conflict: terminated by other getUpdates request" (one poller per bot); text with parse_mode HTML must be valid (only the
 // documented tags, entities &lt; &gt; &amp; &quot; and numeric ones), else 400 "can't parse
 // entities"; a text is 1-4096 characters after entities parsing (UTF-16 code units), else 400
 // "message is too long"; callback_data is 1-64 bytes; editing to the same text is 400 "message
 // is not modified".
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -47,8 +49,11 @@ type Telegram struct {
 	Failures map[string][]int // method -> status codes to answer next (429, 500)
 	// Served is when each update was first handed out by getUpdates.
 	Served map[int64]time.Time
-	hang   map[string]int
-	closed bool
+	// Conflicts counts the getUpdates calls ended by another one with 409.
+	Conflicts int
+	polls     int64 // getUpdates calls so far: a waiting call ends when a later one comes
+	hang      map[string]int
+	closed    bool
 }
 
 // Msg is a message the bot sent, as the chat shows it.
@@ -215,7 +220,7 @@ func (f *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 		f.Mu.Unlock()
 		f.ok(w, true)
 	case "getUpdates":
-		f.getUpdates(w, p)
+		f.getUpdates(w, r, p)
 	default:
 		f.fail(w, http.StatusNotFound, "Not Found: method not found")
 	}
@@ -310,7 +315,7 @@ func (f *Telegram) editMessage(w http.ResponseWriter, p map[string]any) {
 	f.ok(w, map[string]any{"message_id": m.ID, "text": text})
 }
 
-func (f *Telegram) getUpdates(w http.ResponseWriter, p map[string]any) {
+func (f *Telegram) getUpdates(w http.ResponseWriter, r *http.Request, p map[string]any) {
 	offset := num(p["offset"])
 	wait := time.Duration(num(p["timeout"])) * time.Second
 	deadline := time.Now().Add(wait)
@@ -323,10 +328,27 @@ func (f *Telegram) getUpdates(w http.ResponseWriter, p map[string]any) {
 		}
 	}
 	f.Updates = keep
+	// The Bot API serves one getUpdates per bot at a time: a new call ends the one waiting.
+	f.polls++
+	me := f.polls
+	f.cond.Broadcast()
 	timer := time.AfterFunc(wait, func() { f.Mu.Lock(); f.cond.Broadcast(); f.Mu.Unlock() })
 	defer timer.Stop()
-	for len(f.Updates) == 0 && !f.closed && time.Now().Before(deadline) {
+	// A client that hangs up ends its long poll.
+	gone := context.AfterFunc(r.Context(), func() { f.Mu.Lock(); f.cond.Broadcast(); f.Mu.Unlock() })
+	defer gone()
+	for len(f.Updates) == 0 && !f.closed && time.Now().Before(deadline) && f.polls == me && r.Context().Err() == nil {
 		f.cond.Wait()
+	}
+	if r.Context().Err() != nil {
+		f.Mu.Unlock()
+		return
+	}
+	if f.polls != me {
+		f.Conflicts++
+		f.Mu.Unlock()
+		f.fail(w, http.StatusConflict, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running")
+		return
 	}
 	out := append([]Update(nil), f.Updates...)
 	now := time.Now()
@@ -348,6 +370,15 @@ func (f *Telegram) Push(u Update) int64 {
 	f.Updates = append(f.Updates, u)
 	f.cond.Broadcast()
 	return u.UpdateID
+}
+
+// PushAs queues updates as they are, their ids included, at once (one getUpdates serves them
+// together): an update the service sends again, or out of order.
+func (f *Telegram) PushAs(us ...Update) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.Updates = append(f.Updates, us...)
+	f.cond.Broadcast()
 }
 
 // Say queues a text message from user in chat; a leading /command gets its bot_command entity.

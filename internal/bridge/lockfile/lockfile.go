@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // The bridges' files, in the root's .bridge folder (0700; a dot folder is no session folder):
@@ -48,6 +49,22 @@ func checkKey(key string) error {
 	return nil
 }
 
+// MakeDir makes the folder of the bridge of root's channels named key, with the store's checks:
+// the .bridge folder and the key's folder are real folders of this user (0700), neither a symlink
+// nor planted by another user. The caller checked the root itself.
+func MakeDir(root, key string) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if err := store.EnsureDir(Dir(root, ""), true); err != nil {
+		return err
+	}
+	if key == "" {
+		return nil
+	}
+	return store.EnsureDir(Dir(root, key), true)
+}
+
 // Lock takes the lock of the bridge of root's channels named key and writes this process's pid
 // into it; it fails with ErrRunning naming the pid of the bridge that holds it. The lock goes
 // with the process.
@@ -55,12 +72,11 @@ func Lock(root, key string) (unlock func(), err error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
-	dir := Dir(root, key)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+	if err := MakeDir(root, key); err != nil {
+		return nil, err
 	}
-	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	path := filepath.Join(Dir(root, key), lockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
