@@ -173,9 +173,12 @@ func submittedDetail(pane messages.PaneID, form, profile string, res paneops.Del
 // still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
 // request already waiting in the worker's outbox, or already answered, is not sent twice.
 func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Exchange, error) {
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	if err := e.CheckAgent(agent); err != nil {
 		return nil, err

@@ -150,3 +150,9 @@ func New(root string, t Tmux) *Config {
 func (e *Config) RootDir(create bool) (string, error) {
 	return store.EnsureRoot(e.Root, create)
 }
+
+// ReadRoot is RootDir for a reader (store.ReadRoot): found is false, with no error, only when the
+// root does not exist yet; an unsafe root is an error for every reader alike.
+func (e *Config) ReadRoot() (root string, found bool, err error) {
+	return store.ReadRoot(e.Root)
+}
