@@ -7,7 +7,9 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,4 +56,39 @@ func TestAudit4ForeignRoot(t *testing.T) {
 		assert.Contains(t, r.stderr, want, "%s", r)
 		assert.Empty(t, r.stdout, "%s", r)
 	}
+}
+
+// TestAudit4NoQueueIntoCopyMode: a pane whose last paste waits for its Enter because a person went
+// into copy mode takes nothing more; send --no-queue into it fails saying what happened: nothing
+// of this message was pasted, the pane is in copy mode. Before, the sender read "pasted into pane
+// %N, Enter not pressed" about its own message, which was never pasted.
+func TestAudit4NoQueueIntoCopyMode(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	rec, recLog := w.recorderPane()
+	worker := w.catPane()
+	s1 := w.send(rec, worker, "first task")
+
+	first := w.start(call{pane: worker, env: []string{"WCOMM_ENTER_DELAY=3s"}}, "notify", "--response", s1.Response, "--", "first answer")
+	waitFor(t, 15*time.Second, func() bool {
+		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		return strings.TrimSpace(out) != ""
+	}, "the RESPONSE line's paste")
+	w.tmux("copy-mode", "-t", rec)
+	requireCode(t, 0, first.wait(t, time.Minute))
+
+	r := w.in(worker, "send", "--no-queue", "--to", rec, "--", "a second task")
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "nothing was pasted", "%s", r)
+	assert.Contains(t, r.stderr, "copy mode", "%s", r)
+	assert.NotContains(t, r.stderr, "pasted into pane", "the sender is told of a paste that never happened: %s", r)
+	assert.NotContains(t, w.buffers(), "a second task")
+
+	// Out of copy mode, the waiting line is submitted, and it alone reaches the recorder.
+	w.tmux("send-keys", "-t", rec, "-X", "cancel")
+	waitFor(t, 20*time.Second, func() bool { return len(jsonLines(t, recLog)) >= 1 }, "the RESPONSE line")
+	waitNoDeliverer(t, w.root)
+	entries := jsonLines(t, recLog)
+	require.Len(t, entries, 1, "%v", entries)
+	assert.NotContains(t, entries[0]["paste"], "a second task")
 }
