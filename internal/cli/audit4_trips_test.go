@@ -92,3 +92,20 @@ func TestAudit4NoQueueIntoCopyMode(t *testing.T) {
 	require.Len(t, entries, 1, "%v", entries)
 	assert.NotContains(t, entries[0]["paste"], "a second task")
 }
+
+// TestAudit4SendFromNoPane: send --from a pane that does not exist is refused at send, naming the
+// pane, with exit 4 (target not found), and nothing is written. Before, the request was sent and
+// only the worker's notify failed, later, on a pane that never was.
+func TestAudit4SendFromNoPane(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	worker := w.catPane()
+	r := w.run(call{}, "send", "-S", w.sock, "--from", "%42", "--to", worker, "--", "a task")
+	requireCode(t, 4, r)
+	assert.Contains(t, r.stderr, `--from %42: no pane "%42"`, "%s", r)
+	assert.Empty(t, r.stdout)
+	r = w.run(call{}, "history", "--json")
+	requireCode(t, 0, r)
+	assert.NotContains(t, r.stdout, "a task", "a request was written for a pane that does not exist")
+	assert.NotContains(t, w.capture(worker), "a task")
+}

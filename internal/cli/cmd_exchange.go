@@ -89,6 +89,9 @@ send exits 0 once the message is submitted or queued.`,
 				if err := dv.apply(e); err != nil {
 					return err
 				}
+				if err := dv.checkFrom(c.ctx, e); err != nil {
+					return err
+				}
 				mq.apply(e)
 				o := tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
 				if h, target, ok, err := c.remoteTarget(*to); err != nil {
