@@ -4,6 +4,7 @@ package cli
 // distance, so that 'wcomm sned' says what to type instead of only that it is wrong.
 
 import (
+	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,18 +12,46 @@ import (
 
 // didYouMean is the end of an "unknown NAME" error: the nearest candidates, else the list command.
 func didYouMean(name string, candidates []string) string {
-	near := nearest(name, candidates)
+	return suggest(nearest(name, candidates), "run 'wcomm help' for the list")
+}
+
+// didYouMeanFlag is the end of an "unknown flag" error of command cmd: the nearest of the flags
+// fs declares, spelt as they are typed (--to), else where the flags are listed.
+func didYouMeanFlag(name, cmd string, fs *flag.FlagSet) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "h" {
+			names = append(names, f.Name)
+		}
+	})
+	near := nearest(name, names)
+	for i, n := range near {
+		near[i] = flagSpelling(n)
+	}
+	return suggest(near, fmt.Sprintf("run 'wcomm %s --help' for its flags", cmd))
+}
+
+// flagSpelling is how a flag is typed: -L and -S with one dash, the others with two.
+func flagSpelling(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// suggest words the nearest names found, each quoted, and where the whole list is.
+func suggest(near []string, list string) string {
 	switch len(near) {
 	case 0:
-		return "run 'wcomm help' for the list"
+		return list
 	case 1:
-		return fmt.Sprintf("did you mean %q? (run 'wcomm help' for the list)", near[0])
+		return fmt.Sprintf("did you mean %q? (%s)", near[0], list)
 	}
 	quoted := make([]string, len(near))
 	for i, n := range near {
 		quoted[i] = fmt.Sprintf("%q", n)
 	}
-	return fmt.Sprintf("did you mean %s or %s? (run 'wcomm help' for the list)", strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1])
+	return fmt.Sprintf("did you mean %s or %s? (%s)", strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1], list)
 }
 
 // nearest returns the candidates closest to name (at most three, best first): those within a
