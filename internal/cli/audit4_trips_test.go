@@ -109,3 +109,17 @@ func TestAudit4SendFromNoPane(t *testing.T) {
 	assert.NotContains(t, r.stdout, "a task", "a request was written for a pane that does not exist")
 	assert.NotContains(t, w.capture(worker), "a task")
 }
+
+// TestAudit4AwaitTimeoutWords: await --timeout 2s that times out says "after 2s", the timeout
+// given, and exits 3. Before, it said "after 1.999977097s": what was left of it once the wait for
+// a relayed send had taken its share.
+func TestAudit4AwaitTimeoutWords(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	s := w.send(orch, worker, "a task no one answers")
+	r := w.in(orch, "await", s.ID, "--timeout", "2s")
+	requireCode(t, 3, r)
+	assert.Contains(t, r.stderr, "no response to "+s.ID+" after 2s;", "%s", r)
+}
