@@ -5,8 +5,10 @@ package cli
 // found in.
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -122,4 +124,29 @@ func TestAudit4AwaitTimeoutWords(t *testing.T) {
 	r := w.in(orch, "await", s.ID, "--timeout", "2s")
 	requireCode(t, 3, r)
 	assert.Contains(t, r.stderr, "no response to "+s.ID+" after 2s;", "%s", r)
+}
+
+// TestAudit4InstallMCPHelpNamesWhatItWrites: the variables install-mcp --help says Codex is told
+// to forward are the ones it writes into env_vars, all of them. Before, the help named $TMUX and
+// $TMUX_PANE, and the file got WCOMM_ROOT too.
+func TestAudit4InstallMCPHelpNamesWhatItWrites(t *testing.T) {
+	var help, out, errb bytes.Buffer
+	require.Equal(t, 0, Run(Companions{}, []string{"install-mcp", "--help"}, strings.NewReader(""), &help, &errb), errb.String())
+	require.Equal(t, 0, Run(Companions{}, []string{"install-mcp", "--for", "codex", "--dir", t.TempDir(), "--dry-run"}, strings.NewReader(""), &out, &errb), errb.String())
+
+	m := regexp.MustCompile(`(?m)^env_vars = \[(.*)\]$`).FindStringSubmatch(out.String())
+	require.NotNil(t, m, "%s", out.String())
+	var written []string
+	for _, v := range strings.Split(m[1], ",") {
+		written = append(written, "$"+strings.Trim(strings.TrimSpace(v), `"`))
+	}
+	codex := regexp.MustCompile(`(?s)Codex: .*?\nGemini CLI:`).FindString(help.String())
+	require.NotEmpty(t, codex, "%s", help.String())
+	var named []string
+	for _, v := range regexp.MustCompile(`\$[A-Z_]+`).FindAllString(codex, -1) {
+		if v != "$CODEX_HOME" {
+			named = append(named, v)
+		}
+	}
+	assert.Equal(t, written, named, "the help names what is written, in its order")
 }
