@@ -44,7 +44,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*exchange.Exchange, e
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, core.Needf(core.NeedOwnPane, nil, "not inside a tmux pane: send from the orchestrator's pane, or name the pane you send for")
+		return nil, e.NeedOwnPane(ctx, "send from the orchestrator's pane, or name the pane you send for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
