@@ -150,3 +150,23 @@ func TestAudit4InstallMCPHelpNamesWhatItWrites(t *testing.T) {
 	}
 	assert.Equal(t, written, named, "the help names what is written, in its order")
 }
+
+// TestAudit4DoctorChannelWords: a Telegram token file that does not exist is reported by doctor
+// in the settings' words (channels.telegram, the file), without the hidden command that checks the
+// channels. Before, it read "wcomm-bridge: wcomm __channels: ...".
+func TestAudit4DoctorChannelWords(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	home := t.TempDir()
+	conf := filepath.Join(home, ".config", "wcomm", "config.yaml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(conf), 0o700))
+	missing := filepath.Join(home, "no-such-token")
+	require.NoError(t, os.WriteFile(conf, []byte("channels:\n  telegram:\n    token_file: "+missing+"\n    chat_id: 5\n    allowed_users: [7]\n"), 0o600))
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+
+	r := w.run(call{env: env}, "doctor", "-S", w.sock)
+	assert.Contains(t, r.stdout, "channels.telegram", "%s", r)
+	assert.Contains(t, r.stdout, missing, "%s", r)
+	assert.NotContains(t, r.stdout+r.stderr, "__channels", "%s", r)
+	assert.NotContains(t, r.stdout+r.stderr, "wcomm-bridge:", "%s", r)
+}

@@ -280,7 +280,10 @@ func (c *cli) channelChecks() ([]ChannelCheck, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %s", bridgeProgram, messages.SanitizeField(firstLine(errb.String(), err)))
+		// The check's own words, without the hidden command's name that Run puts before them:
+		// "wcomm-bridge: wcomm __channels: ..." named internals the user never typed.
+		line := bytes.TrimPrefix([]byte(firstLine(errb.String(), err)), []byte("wcomm __channels: "))
+		return nil, fmt.Errorf("%s", messages.SanitizeField(string(line)))
 	}
 	var checks []ChannelCheck
 	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
