@@ -34,7 +34,7 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, core.Needf(core.NeedOwnPane, nil, "not inside a tmux pane: send from the orchestrator's pane, or name the pane you send for")
+		return nil, e.NeedOwnPane(ctx, "send from the orchestrator's pane, or name the pane you send for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
@@ -153,9 +153,12 @@ func deliveryError(name string, pane messages.PaneID, again string, err error) e
 // still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
 // request already waiting in the worker's outbox, or already answered, is not sent twice.
 func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Exchange, error) {
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	if err := e.CheckAgent(agent); err != nil {
 		return nil, err

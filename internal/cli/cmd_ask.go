@@ -93,6 +93,9 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 				return *task, nil
 			}
 			x, err := e.WorkingOn(c.ctx, *exchange)
+			if errors.Is(err, tmuxcomm.ErrUnsafeRoot) {
+				return "", err // the root is refused, as by every command, not the call's words
+			}
 			if err != nil {
 				return "", usagef("ask needs --task ID: no request addressed to your pane names the task (%v)", err)
 			}

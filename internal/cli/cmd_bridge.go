@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
@@ -308,9 +307,10 @@ func (c *cli) channelChecks() ([]ChannelCheck, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		// Its error is about the channels, not about the command doctor runs it by.
-		line := strings.TrimPrefix(firstLine(errb.String(), err), "wcomm __channels: ")
-		return nil, fmt.Errorf("the check of the channels failed: %s", messages.SanitizeField(line))
+		// The check's own words, without the hidden command's name that Run puts before them:
+		// "wcomm-bridge: wcomm __channels: ..." named internals the user never typed.
+		line := bytes.TrimPrefix([]byte(firstLine(errb.String(), err)), []byte("wcomm __channels: "))
+		return nil, fmt.Errorf("%s", messages.SanitizeField(string(line)))
 	}
 	var checks []ChannelCheck
 	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {

@@ -66,6 +66,10 @@ func printHistorySession(w io.Writer, i int, s exchange.SessionSummary, now time
 	}
 	fmt.Fprintf(w, "%s  (orchestrator %s, worker %s)\n", s.Name, s.Orchestrator, s.Worker)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(s.Exchanges) > 0 {
+		// Each session's table has its own columns (streamed, one tabwriter each): its own header.
+		fmt.Fprintf(tw, "  SEQ\tID\tSTATUS\tDELIVERY\tAGE\tREQUEST\n")
+	}
 	for _, x := range s.Exchanges {
 		age := ""
 		if !x.SentAt.IsZero() {

@@ -3,6 +3,7 @@ package cli
 // The exchange commands: send (with --resend), await and notify.
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -89,6 +90,9 @@ send exits 0 once the message is submitted or queued.`,
 				if err := dv.apply(e); err != nil {
 					return err
 				}
+				if err := dv.checkFrom(c.ctx, e); err != nil {
+					return err
+				}
 				mq.apply(e)
 				o := tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
 				if h, target, ok, err := c.remoteTarget(*to); err != nil {
@@ -132,11 +136,16 @@ Exit 3 on timeout.`,
 				if err := c.awaitRelayed(e, ref, timeout); err != nil {
 					return err
 				}
+				ctx := c.ctx
 				if timeout > 0 {
-					timeout = max(timeout-time.Since(start), time.Millisecond)
+					// One bound from the start, the wait for a relayed send included; the
+					// timeout handed on stays the one given, which the error names ("after 2s").
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithDeadline(c.ctx, start.Add(timeout))
+					defer cancel()
 				}
 				// Printed before it is recorded as read: output that fails leaves it unread.
-				_, err := e.AwaitThen(c.ctx, ref, timeout, c.printResponse)
+				_, err := e.AwaitThen(ctx, ref, timeout, c.printResponse)
 				return err
 			}
 		},

@@ -88,8 +88,8 @@ the agent has; run install-skill again after moving the binary.`,
 		Help: `Adds a "wcomm" server that runs 'wcomm mcp' to each agent's configuration, in its own format:
 Claude Code: DIR/.mcp.json (project scope; --user: ~/.claude.json), "mcpServers".
 Codex: DIR/.codex/config.toml (read in trusted projects; --user: ~/.codex/config.toml, or
-$CODEX_HOME/config.toml), a [mcp_servers.wcomm] table that forwards $TMUX and $TMUX_PANE
-(env_vars) and allows 660 s per tool call (tool_timeout_sec).
+$CODEX_HOME/config.toml), a [mcp_servers.wcomm] table whose env_vars forward ` + forwardedEnv() + `,
+and that allows 660 s per tool call (tool_timeout_sec).
 Gemini CLI: DIR/.gemini/settings.json (--user: ~/.gemini/settings.json), "mcpServers", 660 s timeout.
 Only wcomm's entry changes: other servers and settings, comments, key order and indentation stay;
 keys you added to wcomm's entry stay too. Running it again changes nothing ("unchanged"). A file
@@ -278,4 +278,17 @@ func (c *cli) printInstalled(results []kit.Result, withAgent bool) error {
 		fmt.Fprintln(c.stdout)
 	}
 	return nil
+}
+
+// forwardedEnv names the variables install-mcp writes into Codex's env_vars, from the list it
+// writes: "$TMUX, $TMUX_PANE and $WCOMM_ROOT".
+func forwardedEnv() string {
+	names := kit.MCPForwardEnv()
+	for i, n := range names {
+		names[i] = "$" + n
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
@@ -88,6 +89,11 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	in, ok := c.stdin.(*os.File)
 	if !ok || !isTerminal(in) {
 		return usagef("wcomm ui needs a terminal: run it in a tmux pane (or use 'wcomm watch' in a pipeline)")
+	}
+	// The console reads the root as every command does, and refuses it as they do before it
+	// takes the terminal: an error shown inside the console would be read as an empty fleet.
+	if _, _, err := store.ReadRoot(c.rootDir()); err != nil {
+		return err
 	}
 	if c.comp.UI == nil {
 		args := []string{"ui"}

@@ -180,6 +180,21 @@ func deliveredDetail(d map[string]string) string {
 
 // watchDetail is an event's short detail for the text feed. Every value may come from a file a
 // worker wrote, so each is sanitized before it reaches a terminal.
+// answeredBy words who gave a question's answer: for one a person gave, the way it came (the
+// console, a chat channel, wcomm answer: its recorded source), not the record's "user", which
+// names every way at once; else what decided it (auto-timeout, cap-exceeded).
+func answeredBy(d map[string]string) string {
+	switch {
+	case d["by"] == messages.DecidedByUser && d["source"] == "ui":
+		return " (from the console)"
+	case d["by"] == messages.DecidedByUser && d["source"] != "":
+		return " (from " + d["source"] + ")"
+	case d["by"] != "":
+		return " (by " + d["by"] + ")"
+	}
+	return ""
+}
+
 func watchDetail(ev watch.WatchEvent) string {
 	d := map[string]string{}
 	for k, v := range ev.Detail {
@@ -235,10 +250,7 @@ func watchDetail(ev watch.WatchEvent) string {
 	case watch.EventAnswered:
 		s = d["summary"]
 		if ev.Kind == watch.FeedQuestion {
-			s = d["answer"]
-			if d["by"] != "" {
-				s += " (by " + d["by"] + ")"
-			}
+			s = d["answer"] + answeredBy(d)
 		}
 	case watch.EventResolved, watch.EventStale:
 		s = d["reason"]

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -72,6 +74,19 @@ func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
 		if err := e.CheckAgent(d.agent); err != nil {
 			return usagef("--agent: %v", err)
 		}
+	}
+	return nil
+}
+
+// checkFrom looks up the pane that --from names, when given: the worker answers into it, so a
+// pane that does not exist would fail only later, at the worker's notify. A pane of this
+// invocation's own ($TMUX_PANE) is not looked up: it exists, since the command runs in it.
+func (d *deliveryFlags) checkFrom(ctx context.Context, e *tmuxcomm.Engine) error {
+	if d.from == "" {
+		return nil
+	}
+	if _, err := e.Resolve(ctx, d.from, paneops.Scope{All: true}, false); err != nil {
+		return fmt.Errorf("--from %s: %w", d.from, err)
 	}
 	return nil
 }

@@ -194,33 +194,6 @@ func TestHelpCommandAndTopic(t *testing.T) {
 	assert.Empty(t, r.stdout)
 }
 
-func TestNearest(t *testing.T) {
-	names := []string{"send", "await", "notify", "history", "help", "inbox", "install", "install-mcp", "install-skill", "questions", "exit-codes"}
-	tests := []struct {
-		name string
-		want []string
-	}{
-		{"sned", []string{"send"}},
-		{"SEND", []string{"send"}},
-		{"awiat", []string{"await"}},
-		{"histroy", []string{"history"}},
-		{"questons", []string{"questions"}},
-		{"exit-code", []string{"exit-codes"}},
-		{"inst", []string{"install", "install-mcp", "install-skill"}},
-		{"frobnicate", nil},
-		{"x", nil},
-		{"", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, nearest(tc.name, names))
-		})
-	}
-	assert.Equal(t, 1, editDistance("sned", "send"), "a swap is one edit")
-	assert.Equal(t, 3, editDistance("kitten", "sitting"))
-	assert.Equal(t, 0, editDistance("", ""))
-}
-
 type helpResult struct {
 	code           int
 	stdout, stderr string

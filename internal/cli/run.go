@@ -172,6 +172,11 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 			c.printCommandHelp(c.stdout, cmd, fs)
 			return nil
 		}
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+			// The flag package's words name the flag with one dash whatever was typed.
+			name = strings.TrimLeft(name, "-")
+			return usagef("unknown flag %s; %s", flagSpelling(messages.SanitizeField(name)), didYouMeanFlag(name, cmd.Name, fs))
+		}
 		return usagef("%v", err)
 	}
 	if readsSettings(cmd) {

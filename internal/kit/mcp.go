@@ -31,6 +31,10 @@ var mcpToolTimeout = tmuxcomm.MaxCallWait + time.Minute
 // $TMUX_PANE the server does not know its pane.
 var mcpForwardEnv = []string{"TMUX", "TMUX_PANE", "WCOMM_ROOT"}
 
+// MCPForwardEnv returns the variables install-mcp has Codex forward to the server, for the help
+// that names them.
+func MCPForwardEnv() []string { return append([]string(nil), mcpForwardEnv...) }
+
 // mcpKey is one key wcomm sets in its entry, in the order it writes them.
 type mcpKey struct {
 	Name  string

@@ -651,3 +651,20 @@ func TestControlStringsFromOthersNeverReachTheScreen(t *testing.T) {
 	assert.Contains(t, ansi.Strip(screens["detail"]), "queued")
 	assert.Contains(t, ansi.Strip(screens["question"]), "Which way?")
 }
+
+// TestHeaderCounts: the header's counts agree with their nouns: "1 pane · 1 question", not
+// "1 panes · 1 questions".
+func TestHeaderCounts(t *testing.T) {
+	one := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", "idle")},
+		files: Files{Questions: []*questions.QuestionStatus{question("a.q1", "%1", messages.YesNo, messages.Blocking, t0, "yes", "no")}}}
+	screen := ansi.Strip(world(t, one, 120, 24, false).Render())
+	assert.Contains(t, screen, "· 1 pane · 1 question ")
+	assert.NotContains(t, screen, "1 questions")
+
+	two := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", "idle"), pane("%2", "codex", "busy")},
+		files: Files{Questions: []*questions.QuestionStatus{
+			question("a.q1", "%1", messages.YesNo, messages.Blocking, t0, "yes", "no"),
+			question("b.q1", "%2", messages.YesNo, messages.Blocking, t0, "yes", "no")}}}
+	screen = ansi.Strip(world(t, two, 120, 24, false).Render())
+	assert.Contains(t, screen, "· 2 panes · 2 questions ")
+}

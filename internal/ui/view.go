@@ -86,6 +86,14 @@ func cell(s string, w int) string {
 // engine writes itself too, since a file can be written by hand.
 func clean(s string) string { return messages.SanitizeField(s) }
 
+// count is "1 pane", "2 panes": n and the noun, agreeing.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func (m Model) header(w int) string {
 	left := "wcomm ui · " + clean(m.title())
 	var n int
@@ -94,7 +102,7 @@ func (m Model) header(w int) string {
 			n++
 		}
 	}
-	left += fmt.Sprintf(" · %d panes · %d questions", len(m.panes), n)
+	left += " · " + count(len(m.panes), "pane") + " · " + count(n, "question")
 	right := "? keys  q quit"
 	pad := w - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if pad < 1 {

@@ -66,9 +66,9 @@ type ActionsOptions struct {
 // Actions lists every intent under the root with its status, oldest first, and names the files
 // it could not read.
 func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus, []string, error) {
-	root, err := e.RootDir(false)
-	if err != nil {
-		return nil, nil, nil
+	root, found, err := e.ReadRoot()
+	if err != nil || !found {
+		return nil, nil, err
 	}
 	refs, err := questions.QuestionRefs(root)
 	if err != nil {

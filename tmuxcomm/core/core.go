@@ -155,3 +155,9 @@ func (e *Config) RootDir(create bool) (string, error) {
 func (e *Config) NotifyCommand(responsePath string) string {
 	return e.Command + " notify --response " + responsePath + " --file ANSWER.md"
 }
+
+// ReadRoot is RootDir for a reader (store.ReadRoot): found is false, with no error, only when the
+// root does not exist yet; an unsafe root is an error for every reader alike.
+func (e *Config) ReadRoot() (root string, found bool, err error) {
+	return store.ReadRoot(e.Root)
+}

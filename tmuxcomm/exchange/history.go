@@ -2,9 +2,7 @@ package exchange
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -94,16 +92,16 @@ func (e *Book) History(ctx context.Context, o HistoryOptions) ([]SessionSummary,
 // goroutines as there are CPUs, a few ahead of the one being handed over; reading 30,000 small
 // files is mostly system-call time, which the CPUs share.
 func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
-	root, err := e.RootDir(false)
-	if errors.Is(err, fs.ErrNotExist) {
+	root, found, err := e.ReadRoot()
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		// No root yet: no exchanges, which is a listing like any other.
 		if start != nil {
 			return nil, start(nil)
 		}
 		return nil, nil
-	}
-	if err != nil {
-		return nil, err
 	}
 	var dirs, foreign []string
 	if o.Session != "" {

@@ -64,9 +64,12 @@ func (e *Book) Locate(ctx context.Context, ref string, r role) (*Exchange, error
 			return nil, err
 		}
 	}
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no exchanges yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	switch {
 	case ref == "":

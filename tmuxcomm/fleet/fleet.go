@@ -9,7 +9,6 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -274,8 +273,11 @@ type Waiting struct {
 // cost follows the panes shown, not the size of the root.
 func (e *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
 	w := &Waiting{Queued: map[messages.PaneID][]time.Time{}, Open: map[messages.PaneID][]time.Time{}}
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return w, nil // no root yet: nothing waits
 	}
 	want := make(map[messages.PaneID]bool, len(panes))
@@ -329,11 +331,8 @@ func (e *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 // root of thousands of exchanges come in milliseconds. An exchange's activity is its last logged
 // event (else when it was sent).
 func (e *Finder) RecentExchanges(ctx context.Context, n int) ([]*exchange.Exchange, error) {
-	root, err := e.RootDir(false)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	root, found, err := e.ReadRoot()
+	if err != nil || !found {
 		return nil, err
 	}
 	dirs, _, err := exchange.SessionDirs(root)

@@ -34,8 +34,11 @@ type DeadLetter struct {
 // at or after since, oldest first. An outcome file that does not read is a problem, not an
 // error; no root or no outbox is an empty list. Only outcome files written since then are read.
 func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	if !found {
 		return nil, nil
 	}
 	boxes, err := os.ReadDir(filepath.Join(root, store.OutboxDir))

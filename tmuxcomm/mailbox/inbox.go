@@ -75,8 +75,11 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		return nil, err
 	}
 	res := &InboxResult{Pane: pane, Items: []InboxItem{}}
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return res, nil // no root yet: nothing was ever sent
 	}
 	srv, err := e.Tmux.ServerInfo(ctx)

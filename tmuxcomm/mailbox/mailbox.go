@@ -93,12 +93,12 @@ func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane pa
 	// waits (copy mode) holds everything behind it.
 	if held := e.recoverInflight(ctx, root, ob, pane, srv); held != nil {
 		if e.NoQueue {
-			why := fmt.Sprintf("nothing typed: %v", held)
+			why := "nothing was pasted: " + heldReason
 			e.recordMail(root, []messages.Mail{m}, evRefused, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": why}, e.Now())
 			e.endMail(root, ob, m, messages.MailUndeliverable, "", why, nil)
-			return &core.Posted{Mail: m, Outcome: messages.MailUndeliverable}, fmt.Errorf("deliver to pane %s: %s", m.Pane, why)
+			return &core.Posted{Mail: m, Outcome: messages.MailUndeliverable}, fmt.Errorf("deliver to pane %s: %s; leave copy mode there (q), or send without --no-queue to queue it: %w", m.Pane, why, paneops.ErrBusy)
 		}
-		return queued(reasonOf(held))
+		return queued(heldReason)
 	}
 	if e.NoQueue {
 		return e.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
@@ -157,6 +157,11 @@ func headGroup(pend []messages.Mail) []messages.Mail {
 	}
 	return group
 }
+
+// heldReason says why nothing is typed into a pane whose last paste waits for its Enter. Its
+// words are about the pane, not the paste: the sender's own message was never pasted, and the
+// held error's "pasted into pane %N" would read as if it had been.
+const heldReason = "the pane is in copy mode (someone is reading it) and the message pasted there before waits for its Enter until it leaves it"
 
 // reasonOf is the short reason of a not-ready error, for the log and the sender: what the engine
 // or paneops said the pane is not ready for, else the error's own words (a lock held too long).

@@ -41,9 +41,12 @@ type AnswerResult struct {
 // answer to a question that is decided or no longer applies wraps ErrStale. Every attempt is
 // logged. The accepted answer wakes a waiting ask, or else is pasted into the worker's pane.
 func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	st, err := FindQuestion(root, o.ID)
 	if err != nil {
@@ -146,9 +149,12 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	if len(reason) > 1000 {
 		return nil, core.Usagef("the reason is %d bytes; keep it under 1000", len(reason))
 	}
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	st, err := FindQuestion(root, id)
 	if err != nil {

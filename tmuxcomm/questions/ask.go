@@ -134,7 +134,7 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		return nil, err
 	}
 	if e.Self == "" {
-		return nil, core.Needf(core.NeedOwnPane, nil, "not inside a tmux pane: ask from the worker's pane, or name the pane you ask for")
+		return nil, e.NeedOwnPane(ctx, "ask from the worker's pane, or name the pane you ask for")
 	}
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)

@@ -15,9 +15,12 @@ func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error)
 	if _, err := messages.ParseQuestionID(id); err != nil {
 		return nil, err
 	}
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	list, _, err := e.Questions(ctx, QuestionsOptions{})
 	if err != nil {

@@ -377,9 +377,9 @@ type QuestionsOptions struct {
 // Questions lists every question under the root with its state, oldest first, and names the
 // question files it could not read.
 func (e *Desk) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
-	root, err := e.RootDir(false)
-	if err != nil {
-		return nil, nil, nil
+	root, found, err := e.ReadRoot()
+	if err != nil || !found {
+		return nil, nil, err
 	}
 	refs, err := QuestionRefs(root)
 	if err != nil {

@@ -210,9 +210,12 @@ type WaitOptions struct {
 // WaitQuestions picks up questions asked earlier (by a non-blocking ask, or an ask that was
 // killed) and waits for their answers as Ask does.
 func (e *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
-		return nil, fmt.Errorf("no questions yet (%v): %w", err, store.ErrNotFound)
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	if len(o.IDs) == 0 {
 		return nil, fmt.Errorf("no question id to wait for")

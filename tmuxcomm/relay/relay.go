@@ -67,9 +67,12 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 
 // RelayedResponse returns the response body of relayed exchange id, ok false while none came.
 func (e *Station) RelayedResponse(id string) (body string, ok bool, err error) {
-	root, err := e.RootDir(false)
+	root, found, err := e.ReadRoot()
 	if err != nil {
 		return "", false, err
+	}
+	if !found {
+		return "", false, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
 	}
 	x, err := e.ByID(root, id)
 	if err != nil {

@@ -12,11 +12,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -98,12 +96,6 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// yamlLineRe finds yaml.v3's "line N: message" parts.
-var (
-	yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): (.*)`) })
-	yamlTypeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` in type [\w.]+`) })
-)
-
 // LoadSettingsFile returns the defaults overridden by the settings file at path (as LoadSettings,
 // without the environment): the dispatcher reads the file that registered an action.
 func LoadFile(path string, getenv func(string) string) (Values, error) {
@@ -170,12 +162,16 @@ type relayFile struct {
 	MaxQuestionsPerWorker *int     `yaml:"max_questions_per_worker"`
 }
 
-// yamlDuration reads "300ms", "2m" or a number of seconds.
+// yamlDuration reads a duration with its unit: "300ms", "2m". A bare number other than 0 is
+// refused: enter_delay: 300 meant milliseconds to whoever wrote it, and was read as 300 seconds.
 type yamlDuration struct{ D time.Duration }
 
 func (y *yamlDuration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: want a duration such as 300ms or a number of seconds", n.Line)
+		return fmt.Errorf("line %d: want a duration such as 300ms or 2m", n.Line)
+	}
+	if secs, err := strconv.ParseFloat(strings.TrimSpace(n.Value), 64); err == nil && secs != 0 {
+		return fmt.Errorf("line %d: %s has no unit: write one, such as %sms or %ss", n.Line, n.Value, n.Value, n.Value)
 	}
 	d, err := ParseDuration(n.Value)
 	if err != nil {
@@ -226,7 +222,7 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 	// Unknown keys are errors: a misspelt "timeout_secs" silently ignored would be worse.
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return configError(path, err)
+		return configError(path, data, err)
 	}
 	r := c.QuestionRelay
 	if r.Enabled != nil {
@@ -417,29 +413,6 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// configError turns yaml.v3's messages into "file:line: what is wrong" lines.
-func configError(path string, err error) error {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
-	var parts []string
-	for _, l := range strings.Split(msg, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		// yaml.v3 names Go types; the user wrote YAML.
-		l = yamlTypeRe().ReplaceAllString(l, "")
-		l = strings.ReplaceAll(l, "!!", "")
-		if m := yamlLineRe().FindStringSubmatch(l); m != nil {
-			parts = append(parts, path+":"+m[1]+": "+strings.TrimPrefix(m[2], "line "+m[1]+": "))
-			continue
-		}
-		parts = append(parts, path+": "+l)
-	}
-	return fmt.Errorf("%s", strings.Join(parts, "; "))
 }
 
 // MaxEnterDelay bounds the pause between paste and Enter, from any source: the pane's lock is

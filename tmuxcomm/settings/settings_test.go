@@ -75,7 +75,7 @@ func TestConfigFileAndEnv(t *testing.T) {
   timeout_seconds: 0
   auto_answer_on_timeout: false
   max_questions_per_worker: 1
-enter_delay: 0.5
+enter_delay: 500ms
 on_question: "notify-send 'wcomm question' --urgency=low"
 on_question_timeout: 3s
 `, nil, func(s *Values) {
@@ -128,6 +128,20 @@ func TestConfigErrors(t *testing.T) {
 		Want string
 	}{
 		{"unknown key", "question_relay:\n  enabled: true\n  timeout_secs: 10\n", 0o600, nil, ".wcomm.yaml:3: field timeout_secs not found"},
+		{"misspelt key", "question_relay:\n  enabled: true\n  timout_seconds: 10\n", 0o600, nil, ".wcomm.yaml:3: field timout_seconds not found; did you mean timeout_seconds?"},
+		{"misspelt top key", "enter_dely: 1s\n", 0o600, nil, ".wcomm.yaml:1: field enter_dely not found; did you mean enter_delay?"},
+		{"misspelt channel key", "channels: {telegram: {tokn_file: t}}\n", 0o600, nil, ".wcomm.yaml:1: field tokn_file not found; did you mean token_file?"},
+		{"misspelt key in a flow mapping", "enter_delay: 1s\nquestion_relay: {enabled: true, timout_seconds: 5}\n", 0o600, nil,
+			".wcomm.yaml:2: field timout_seconds not found; did you mean timeout_seconds?"},
+		// yaml.v3 names these at the flow mapping's first line less one, or at no line.
+		{"flow mapping left open", "enter_delay: 1s\nquestion_relay: {enabled: true,\n  timeout_seconds: 5\nmailbox: {ttl: 1h}\n", 0o600, nil,
+			".wcomm.yaml:4: did not find expected ',' or '}'"},
+		{"flow mapping without a comma", "question_relay: {enabled: true timeout_seconds: 5}\n", 0o600, nil,
+			".wcomm.yaml:1: did not find expected ',' or '}'"},
+		{"flow mapping closed twice", "question_relay: {enabled: true}}\nenter_delay: 1s\n", 0o600, nil, ".wcomm.yaml:1: did not find expected key"},
+		{"block mapping indented wrong", "question_relay: {enabled: true}\n  enter_delay: 1s\n", 0o600, nil, ".wcomm.yaml:2: did not find expected key"},
+		{"bare enter delay", "enter_delay: 300\n", 0o600, nil, ".wcomm.yaml:1: 300 has no unit: write one, such as 300ms"},
+		{"bare ttl", "mailbox:\n  ttl: 6\n", 0o600, nil, ".wcomm.yaml:2: 6 has no unit"},
 		{"wrong type", "question_relay:\n  max_questions_per_worker: many\n", 0o600, nil, ".wcomm.yaml:2: cannot unmarshal"},
 		{"bad yaml", "question_relay: [\n", 0o600, nil, ".wcomm.yaml"},
 		{"negative timeout", "question_relay:\n  timeout_seconds: -1\n", 0o600, nil, "timeout_seconds is -1"},
@@ -158,6 +172,7 @@ func TestConfigErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.Want)
 			assert.NotContains(t, err.Error(), "tmuxcomm.", "errors name YAML, not Go types")
+			assert.NotContains(t, err.Error(), "in type", "errors name YAML, not Go types")
 			assert.Equal(t, Defaults(), got)
 		})
 	}

@@ -69,6 +69,23 @@ func EnsureRoot(dir string, create bool) (string, error) {
 	return abs, nil
 }
 
+// ReadRoot is the one check of the root for every reader (a listing, a lookup, a wait): it
+// returns the checked absolute root, and found false with no error when the root does not exist
+// yet, since nothing was ever written there and an empty listing is the truth. Any other refusal
+// of EnsureRoot (a symlink, a root another user owns, not a folder) is returned as it is: a reader
+// that took such a root for an empty one would say "no questions" where another command refuses,
+// and what it did find there was planted.
+func ReadRoot(dir string) (root string, found bool, err error) {
+	root, err = EnsureRoot(dir, false)
+	if err == nil {
+		return root, true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrUnsafeRoot) {
+		return root, false, nil
+	}
+	return "", false, err
+}
+
 // checkOwned refuses a file or folder another user owns: every party of an exchange runs as the
 // same user, so one that is not ours was planted (in a root that was once loose, or in /tmp). A
 // folder of ours with a looser mode than 0700 (the plain procedure's mkdir -p gives 0755) is
