@@ -12,4 +12,5 @@ var needHints = map[tmuxcomm.Need]string{
 	tmuxcomm.NeedPane:         "start the MCP server inside the pane whose mail it is",
 	tmuxcomm.NeedMessage:      "give message",
 	tmuxcomm.NeedReason:       "give reason",
+	tmuxcomm.NeedTask:         "give task",
 }

@@ -12,12 +12,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
-	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -27,16 +25,13 @@ type Config struct {
 	// (-L, -S, --root) and environment ($TMUX, $TMUX_PANE, WCOMM_*) exactly as for any command.
 	// Every call builds its engine through it, settings file included (read again per call, so an
 	// edited file applies to the next call as to the next command; a file that does not load stops
-	// the call as it stops a command).
+	// the call as it stops a command). Its Relay, when set, takes a send to HOST:TARGET to the
+	// declared host, as the command line's does.
 	Door *tmuxcomm.Door
 	// Log takes the server's diagnostics (nil: discarded). Never stdout: stdout is the protocol.
 	Log *slog.Logger
 	// Version is reported to the client in the handshake.
 	Version string
-	// SendRemote sends to HOST:TARGET when the target names a declared remote host (handled true);
-	// AwaitRemote readies an await of a relayed exchange (nil: no remote hosts).
-	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (x *exchange.Exchange, handled bool, err error)
-	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 type server struct {

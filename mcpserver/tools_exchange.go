@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
@@ -29,7 +29,7 @@ type sendIn struct {
 	To         string  `json:"to" jsonschema:"the worker: a pane id (%7), a tmux target (work:1.0) or an agent name found as the find tool does"`
 	Message    string  `json:"message" jsonschema:"the request's text (markdown); it is written to the request file and pasted into the worker's pane"`
 	Capability string  `json:"capability,omitempty" jsonschema:"READONLY (default: look, change nothing) or WRITABLE"`
-	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile (claude, codex, gemini, opencode, copilot, aider, shell, reader, generic) instead of detecting it"`
+	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile instead of detecting it"`
 	First      bool    `json:"first,omitempty" jsonschema:"with an agent name: take the first of several matches"`
 	All        bool    `json:"all,omitempty" jsonschema:"with an agent name: search every session"`
 	BusyWait   float64 `json:"busy_wait_seconds,omitempty" jsonschema:"with no_queue: how long to wait for the worker's input box to be empty and idle (default 10)"`
@@ -37,7 +37,7 @@ type sendIn struct {
 }
 
 func (s *server) sendTool() tool {
-	return typed(s, mcp.Tool{
+	t := typed(s, mcp.Tool{
 		Name:  "send",
 		Title: "Send a request to a worker's pane",
 		Description: `Writes the next request file of this pane and the worker's pane (under /tmp/worker-comm) with
@@ -50,18 +50,9 @@ id, request_path, response_path and the delivery state. Then call await with the
 a pane that stays not ready for busy_wait_seconds fails the call (class failure); the request is
 kept on disk.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*exchange.Exchange, string, error) {
-		if in.To == "" {
-			return nil, "", usagef("send needs to: a pane id, a tmux target or an agent name")
-		}
-		if strings.TrimSpace(in.Message) == "" {
-			return nil, "", usagef("empty message: give the request's text in message")
-		}
-		if in.Capability == "" {
-			in.Capability = "READONLY"
-		}
-		capab, err := messages.ParseCapability(in.Capability)
+		capab, err := tmuxcomm.ParseCapability(in.Capability)
 		if err != nil {
-			return nil, "", usagef("%v", err)
+			return nil, "", err
 		}
 		e, _, err := s.engine()
 		if err != nil {
@@ -70,22 +61,14 @@ kept on disk.`,
 		if err := e.CheckAgent(in.Agent); err != nil {
 			return nil, "", usagef("agent: %v", err)
 		}
-		if in.BusyWait < 0 || in.BusyWait > MaxAwaitTimeout.Seconds() {
-			return nil, "", usagef("busy_wait_seconds must be between 0 and %d", int(MaxAwaitTimeout.Seconds()))
-		}
-		if in.BusyWait > 0 {
-			e.BusyWait = seconds(in.BusyWait)
+		if in.BusyWait != 0 {
+			if err := e.SetBusyWait(seconds(in.BusyWait)); err != nil {
+				return nil, "", usagef("busy_wait_seconds: %v", err)
+			}
 		}
 		e.NoQueue = e.NoQueue || in.NoQueue
-		o := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
-		x, handled, err := (*exchange.Exchange)(nil), false, error(nil)
-		if s.cfg.SendRemote != nil {
-			x, handled, err = s.cfg.SendRemote(ctx, e, o)
-		}
-		if !handled {
-			x, err = e.Send(ctx, o)
-		}
+		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
 		if err != nil {
 			var fe *fleet.FindError
 			errors.As(err, &fe)
@@ -102,6 +85,9 @@ kept on disk.`,
 		}
 		return x, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
 	})
+	// The profiles are the engine's, named from its list.
+	t.def.InputSchema.(*jsonschema.Schema).Properties["agent"].Description = "deliver with this profile (" + tmuxcomm.ProfileNames() + ") instead of detecting it"
+	return t
 }
 
 type awaitIn struct {
@@ -141,11 +127,6 @@ at once when the response is already there.`,
 		if err != nil {
 			return awaitOut{}, "", err
 		}
-		if s.cfg.AwaitRemote != nil {
-			if err := s.cfg.AwaitRemote(ctx, e, in.ID, timeout); err != nil {
-				return awaitOut{}, "", err
-			}
-		}
 		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {
 			if x != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
@@ -180,9 +161,6 @@ newest unanswered request addressed to this pane. The first response stands: a s
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in notifyIn) (*tmuxcomm.NotifyResult, string, error) {
 		if in.Response != "" && in.ID != "" {
 			return nil, "", usagef("give response or id, not both")
-		}
-		if strings.TrimSpace(in.Message) == "" {
-			return nil, "", usagef("empty message: give your response's text in message")
 		}
 		e, _, err := s.engine()
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -56,20 +56,18 @@ your best judgment and mark the choice "assumed — needs review".`,
 }
 
 func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (askOut, string, error) {
-	e, st, err := s.engine()
+	e, _, err := s.engine()
 	if err != nil {
 		return askOut{}, "", tmuxcomm.Judged(err)
 	}
-	timeout := st.QuestionTimeout
+	// What the arguments leave unset the door takes from the settings.
+	var timeout *time.Duration
 	if in.Timeout != nil {
 		if *in.Timeout < 0 || math.IsNaN(*in.Timeout) || math.IsInf(*in.Timeout, 0) {
 			return askOut{}, "", tmuxcomm.Judged(usagef("timeout_seconds must be 0 (no limit) or positive"))
 		}
-		timeout = seconds(*in.Timeout)
-	}
-	auto := st.AutoAnswer
-	if in.AutoAnswer != nil {
-		auto = *in.AutoAnswer
+		d := seconds(*in.Timeout)
+		timeout = &d
 	}
 	// The call's own bound: the question's deadline when it comes first, else MaxAwaitTimeout, when
 	// the ask stops as a killed ask does and the question stays pending for wait_ids.
@@ -80,12 +78,13 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 		if in.Question != "" || in.Task != "" || len(in.Options) > 0 || in.Context != "" || in.Exchange != "" || in.To != "" {
 			return askOut{}, "", tmuxcomm.Judged(usagef("wait_ids picks up questions asked before; give no question, task, options, context, exchange or to"))
 		}
-		res, err := e.WaitQuestions(bctx, questions.WaitOptions{IDs: in.WaitIDs, Timeout: timeout, TimeoutSet: in.Timeout != nil, AutoAnswer: in.AutoAnswer})
+		res, err := e.WaitWith(bctx, tmuxcomm.Waiting{IDs: in.WaitIDs, Timeout: timeout, AutoAnswer: in.AutoAnswer})
 		return askResult(ctx, bctx, res, err)
 	}
 
-	if in.Task == "" {
-		return askOut{}, "", tmuxcomm.Judged(usagef("ask needs task (the task the question is about)"))
+	task, err := e.Task(ctx, in.Task, in.Exchange)
+	if err != nil {
+		return askOut{}, "", tmuxcomm.Judged(err)
 	}
 	if in.Urgency == "" {
 		in.Urgency = string(messages.Blocking)
@@ -104,21 +103,17 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 	if err != nil {
 		return askOut{}, "", tmuxcomm.Judged(usagef("type: %v", err))
 	}
-	q := messages.Question{Text: in.Question, Task: in.Task, Urgency: u, Type: t,
+	q := messages.Question{Text: in.Question, Task: task, Urgency: u, Type: t,
 		Options: in.Options, Pattern: in.Pattern, Context: in.Context}.Normalized()
 	if err := q.Validate(); err != nil {
 		return askOut{}, "", tmuxcomm.Judged(usagef("%v", err))
 	}
-	if off := tmuxcomm.RelayOff(st, []messages.Question{q}); off != nil {
+	res, off, err := e.AskWith(bctx, tmuxcomm.Asking{Questions: []messages.Question{q}, Exchange: in.Exchange, To: in.To,
+		Wait: u == messages.Blocking, Timeout: timeout, AutoAnswer: in.AutoAnswer, BindGit: in.BindGit})
+	if off != nil {
 		block := messages.FormatAnswerBlock(off[0])
 		return askOut{Status: "relay_off", Answers: []string{block}}, block, nil
 	}
-	dir, _ := os.Getwd()
-	res, err := e.Ask(bctx, questions.AskOptions{
-		Questions: []messages.Question{q}, Exchange: in.Exchange, To: in.To, Wait: u == messages.Blocking, Timeout: timeout,
-		AutoAnswer: auto, MaxQuestions: st.MaxQuestions, BindGit: in.BindGit, Dir: dir,
-		Hook: st.OnQuestion, HookTimeout: st.OnQuestionTimeout,
-	})
 	return askResult(ctx, bctx, res, err)
 }
 
@@ -154,8 +149,8 @@ func askResult(ctx, bctx context.Context, res *questions.AskResult, err error) (
 		text = strings.TrimSpace(text + "\n" + out.Next)
 	}
 	for _, st := range res.Questions {
-		if st.State == questions.QuestionAutoAnswered {
-			text += fmt.Sprintf("\nnobody answered %s in time; its first option was taken for you: mark the choice \"assumed — needs review\"", st.ID)
+		if note := st.AutoNote(); note != "" {
+			text += "\n" + note
 		}
 	}
 	return out, text, nil
@@ -193,10 +188,7 @@ waiting ask, or is pasted into its pane; a later one fails as stale.`,
 		if err != nil {
 			return nil, "", err
 		}
-		text := fmt.Sprintf("%s answered: %s", res.Question.ID, res.Question.Answer.Answer)
-		if how := res.Say(); how != "" {
-			text += "; " + how
-		}
+		text := res.Line()
 		if res.Warning != "" {
 			text += "\nwarning: " + res.Warning
 		}

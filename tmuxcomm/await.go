@@ -26,8 +26,13 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 
 // AwaitThen is Await that hands the complete exchange to out (which prints it) before it records
 // that an await returned it: a response whose output failed (a full disk, a closed pipe) is not
-// marked read, and the next plain await returns it again. out's error is returned as it is.
+// marked read, and the next plain await returns it again. out's error is returned as it is. An
+// exchange relayed to another host is readied through e.Relay first (Relay.Ready), within timeout.
 func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+	timeout, err := e.ready(ctx, ref, timeout)
+	if err != nil {
+		return nil, err
+	}
 	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/relay"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
@@ -37,12 +38,24 @@ type Engine struct {
 	*actions.Registry
 	*watch.Lookout
 	*relay.Station
+
+	// Settings are the settings the engine was built from (Door.Engine); New sets the defaults.
+	// The rules the door holds for every face (the ask's defaults, the hosts a send may name)
+	// read them here.
+	Settings settings.Values
+	// Relay carries a send to a worker on a declared host (Send routes HOST:TARGET to it); nil:
+	// a target is never read as HOST:TARGET.
+	Relay Relay
+	// Getenv reads the environment for the door's rules (the ask's WCOMM_TASK); nil: os.Getenv.
+	Getenv func(string) string
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
 // through t, with every setting at its default (see core.New): change a field after New to set it.
 func New(root string, t Tmux) *Engine {
-	return build(core.New(root, t))
+	e := build(core.New(root, t))
+	e.Settings = settings.Defaults()
+	return e
 }
 
 // Copy returns an engine of its own with e's settings, for a caller that changes one of them (its
@@ -50,7 +63,9 @@ func New(root string, t Tmux) *Engine {
 // would share it too.
 func (e *Engine) Copy() *Engine {
 	c := *e.Config
-	return build(&c)
+	cp := build(&c)
+	cp.Settings, cp.Relay, cp.Getenv = e.Settings, e.Relay, e.Getenv
+	return cp
 }
 
 // build wires the rooms over cfg.

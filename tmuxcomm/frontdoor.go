@@ -11,6 +11,7 @@ package tmuxcomm
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -40,6 +41,22 @@ type Door struct {
 	// starts wcomm-bridge detached); nil: none. Engine hands it to the engine only when the
 	// settings configure channels, so an ask from any face reaches the chat.
 	StartBridge func() error
+	// Relay carries a send to HOST:TARGET to the declared host (internal/remote implements it);
+	// nil: a target is never read as HOST:TARGET.
+	Relay Relay
+	// Once reads the settings once and keeps them, for a door that serves one command; a door
+	// that serves many calls (an MCP server) leaves it false, so an edited settings file applies
+	// to the next call.
+	Once bool
+
+	mu   sync.Mutex
+	read *readSettings
+}
+
+// readSettings are the settings a door read, kept when Once is set.
+type readSettings struct {
+	s   settings.Values
+	err error
 }
 
 // SettingsError is a settings file or variable that does not load: every call that works with
@@ -53,18 +70,32 @@ func (e *SettingsError) Error() string {
 // Unwrap returns the load's own error.
 func (e *SettingsError) Unwrap() error { return e.Err }
 
-// Settings loads the settings that apply in the door's folder. An error is a *SettingsError.
+// Settings loads the settings that apply in the door's folder (once, when Once is set). An error
+// is a *SettingsError.
 func (d *Door) Settings() (settings.Values, error) {
-	dir := d.folder()
-	getenv := d.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	if d.Once {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.read != nil {
+			return d.read.s, d.read.err
+		}
 	}
-	s, err := settings.Load(dir, getenv)
+	s, err := settings.Load(d.folder(), d.getenv())
 	if err != nil {
-		return s, &SettingsError{Err: err}
+		err = &SettingsError{Err: err}
 	}
-	return s, nil
+	if d.Once {
+		d.read = &readSettings{s: s, err: err}
+	}
+	return s, err
+}
+
+// getenv is the door's Getenv, or the process's.
+func (d *Door) getenv() func(string) string {
+	if d.Getenv == nil {
+		return os.Getenv
+	}
+	return d.Getenv
 }
 
 // folder is the working folder whose settings apply.
@@ -96,6 +127,7 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	e.AskedIn = d.folder()
 	e.ChannelsKey = s.Channels.Key(e.AskedIn)
 	e.CardKey = d.CardKey
+	e.Settings, e.Relay, e.Getenv = s, d.Relay, d.getenv()
 	return e, s, err
 }
 

@@ -6,6 +6,7 @@ package tmuxcomm
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
@@ -106,7 +107,15 @@ type hintedError struct {
 	hint string
 }
 
-func (e *hintedError) Error() string { return e.err.Error() + " (" + e.hint + ")" }
+// Error puts the hint after what is lacking: before the instruction an ask's error ends with, so
+// that instruction stays its last words.
+func (e *hintedError) Error() string {
+	msg := e.err.Error()
+	if head, ok := strings.CutSuffix(msg, "; "+core.BestJudgment); ok {
+		return head + " (" + e.hint + "); " + core.BestJudgment
+	}
+	return msg + " (" + e.hint + ")"
+}
 func (e *hintedError) Unwrap() error { return e.err }
 
 // The words of the error classes that the rooms below the door build (core), named here for the
@@ -131,6 +140,7 @@ const (
 	NeedPane         = core.NeedPane
 	NeedMessage      = core.NeedMessage
 	NeedReason       = core.NeedReason
+	NeedTask         = core.NeedTask
 )
 
 // BestJudgment ends every message of an ask that ends without an answer.

@@ -51,7 +51,7 @@ type NotifyResult struct {
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
 // ErrOrchestratorGone.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
-	empty := core.Needf(core.NeedMessage, nil, "empty response: give the response's text")
+	empty := core.NeedUsagef(core.NeedMessage, "empty response: give the response's text")
 	if o.BodyFile == "" && len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, empty
 	}

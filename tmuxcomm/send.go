@@ -27,8 +27,19 @@ type SendOptions = core.SendOptions
 
 // Send writes the next request file of the caller/worker pair and delivers it into the worker's
 // pane. The returned exchange is valid whenever the request file was written, also when delivery
-// failed (then the error wraps ErrUndelivered and the delivery log says why).
+// failed (then the error wraps ErrUndelivered and the delivery log says why). A target HOST:TARGET
+// whose HOST the settings declare goes to that host through e.Relay (see Relay), whichever face
+// sends it.
 func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
+	if o.To == "" {
+		return nil, core.NeedUsagef(core.NeedTarget, "no target: name the worker's pane or its agent")
+	}
+	if len(bytes.TrimSpace(o.Body)) == 0 {
+		return nil, core.NeedUsagef(core.NeedMessage, "empty message: give the request's text")
+	}
+	if o.Capability == "" {
+		o.Capability = core.DefaultCapability
+	}
 	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
@@ -39,14 +50,14 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
 	}
-	if len(bytes.TrimSpace(o.Body)) == 0 {
-		return nil, core.Needf(core.NeedMessage, nil, "empty message: give the request's text")
-	}
-	if o.Capability == "" {
-		o.Capability = messages.ReadOnly
-	}
 	if err := e.CheckAgent(o.Agent); err != nil {
 		return nil, err
+	}
+	if h, target, ok, err := e.hostTarget(o.To); err != nil {
+		return nil, err
+	} else if ok {
+		o.To = target
+		return e.Relay.Send(ctx, e, h, o)
 	}
 	// The id is claimed while tmux answers the pane lookup: a file creation and a process start
 	// overlap instead of adding up. A claim left unused when the lookup fails names nothing and is

@@ -22,8 +22,7 @@ func main() {
 }
 
 func serve(ctx context.Context, env cli.MCPEnv) error {
-	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version,
-		SendRemote: env.SendRemote, AwaitRemote: env.AwaitRemote}
+	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(env.In), nopWriteCloser{env.Out})
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
-	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
@@ -503,15 +502,8 @@ func (h *Hub) Answer(ctx context.Context, channel, id, raw string) Reply {
 		if res != nil && res.Question != nil && res.Question.Answer != nil {
 			r.Answer = res.Question.Answer.Answer
 			r.Next = fmt.Sprintf("worker %s", res.Question.Worker)
-			switch {
-			case res.Signal == tmuxcomm.SignalAsk:
-				r.Next += " (its ask woke)"
-			case res.Signal == tmuxcomm.SignalPasted && res.Via == exchange.ViaSocket:
-				r.Next += " (answer written to its agent's messaging socket)"
-			case res.Signal == tmuxcomm.SignalPasted:
-				r.Next += " (answer typed into its pane)"
-			case res.Signal == tmuxcomm.SignalQueued:
-				r.Next += " (answer queued for its pane)"
+			if how := res.Say(); how != "" {
+				r.Next += ": " + how
 			}
 			if res.Question.Action != "" {
 				r.Next += "; approval recorded as intent: 'wcomm actions run' executes it while its fingerprint holds"

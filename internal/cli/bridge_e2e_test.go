@@ -126,7 +126,7 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 	assert.Equal(t, "Use argon2 (new dep)", got.Answer.Raw)
 	confirm := c.sentText("✅")
 	assert.Contains(t, confirm, "source telegram")
-	assert.Contains(t, confirm, "its ask woke")
+	assert.Contains(t, confirm, "woke on the answer")
 
 	// A late answer from the local console is stale, and says who won.
 	late := c.as("", nil, "answer", j.ID, "A")

@@ -40,6 +40,8 @@ type cli struct {
 	comp Companions
 
 	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
+
+	oneDoor *tmuxcomm.Door // the command's door (door), built once its flags are parsed
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -84,12 +86,24 @@ func (c *cli) self() messages.PaneID {
 	return messages.PaneID(p)
 }
 
-// door is this invocation's front door to the engine: the MCP server gets the same one.
+// door is this invocation's front door to the engine. It reads the settings once: one command is
+// one reading of them, however many parts of it ask.
 func (c *cli) door() *tmuxcomm.Door {
+	if c.oneDoor == nil {
+		c.oneDoor = c.newDoor()
+		c.oneDoor.Once = true
+	}
+	return c.oneDoor
+}
+
+// newDoor builds a front door from the global flags and the environment: the MCP server gets one
+// of its own, which reads the settings again for every call.
+func (c *cli) newDoor() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey:        fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root)}
+		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root),
+		Relay: c.relay()}
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay
@@ -122,13 +136,22 @@ func (c *cli) settings() (settings.Values, error) { return c.door().Settings() }
 const maxMessage = 256 << 20
 
 // readBody takes a message from --file, from stdin ("-" as the only argument) or from the
-// arguments joined by spaces. A message that is empty or only white space is a usage error.
+// arguments joined by spaces; none at all is an empty one. The engine refuses an empty message,
+// in its words, with this face's hint (needHints).
 func (c *cli) readBody(file string, args []string) ([]byte, error) {
-	body, err := c.readRawBody(file, args)
-	if err == nil && len(bytes.TrimSpace(body)) == 0 {
-		return nil, usagef("empty message: give the text as arguments, --file F, or - for stdin")
+	switch {
+	case file != "" && len(args) > 0:
+		return nil, usagef("give the message either with --file or as arguments, not both")
+	case file == "-" || (len(args) == 1 && args[0] == "-"):
+		return store.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
+	case file != "":
+		data, err := store.ReadFileBounded(c.ctx, file, maxMessage)
+		if err != nil {
+			return nil, fmt.Errorf("read message file: %w", err)
+		}
+		return data, nil
 	}
-	return body, err
+	return []byte(strings.Join(args, " ")), nil
 }
 
 // laterBodyFile reports whether --file names a regular file that can be read later than the
@@ -162,24 +185,6 @@ func laterBodyFile(file string) (bool, error) {
 			return false, nil
 		}
 	}
-}
-
-func (c *cli) readRawBody(file string, args []string) ([]byte, error) {
-	switch {
-	case file != "" && len(args) > 0:
-		return nil, usagef("give the message either with --file or as arguments, not both")
-	case file == "-" || (len(args) == 1 && args[0] == "-"):
-		return store.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
-	case file != "":
-		data, err := store.ReadFileBounded(c.ctx, file, maxMessage)
-		if err != nil {
-			return nil, fmt.Errorf("read message file: %w", err)
-		}
-		return data, nil
-	case len(args) > 0:
-		return []byte(strings.Join(args, " ")), nil
-	}
-	return nil, usagef("no message: give it as arguments, --file F, or - for stdin")
 }
 
 func (c *cli) printJSON(v any) error {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -45,19 +44,16 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 	fs.Var(stringsFlag{&targets}, "target", "with --action: one more file or folder whose content the approval is bound to (repeatable)")
 	return func(args []string) error {
 		set := flagsSet(fs)
-		s, err := c.settings()
-		if err != nil {
+		// What the flags leave unset the door takes from the settings.
+		var given tmuxcomm.Asking
+		if set["timeout"] {
+			given.Timeout = &timeout
+		}
+		if set["auto-answer"] {
+			given.AutoAnswer = auto
+		}
+		if _, err := c.settings(); err != nil {
 			return judged(err)
-		}
-		if !set["timeout"] {
-			timeout = s.QuestionTimeout
-		}
-		if !set["auto-answer"] {
-			*auto = s.AutoAnswer
-		}
-		workdir := *dir
-		if workdir == "" {
-			workdir, _ = os.Getwd()
 		}
 		e := c.engine()
 		if err := dv.apply(e); err != nil {
@@ -78,29 +74,17 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 					return judged(usagef("--wait: %v", err))
 				}
 			}
-			// The wait is bounded as a blocking ask is (flag, else environment, else settings),
-			// from now: a question asked non-blocking never expires by its age.
-			res, err := e.WaitQuestions(c.ctx, questions.WaitOptions{IDs: waits, Timeout: timeout, TimeoutSet: true, AutoAnswer: auto})
+			// The wait is bounded as a blocking ask is, from now: a question asked
+			// non-blocking never expires by its age.
+			res, err := e.WaitWith(c.ctx, tmuxcomm.Waiting{IDs: waits, Timeout: given.Timeout, AutoAnswer: given.AutoAnswer, Afresh: true})
 			return c.askOutput(res, err)
 		}
 
-		if *task == "" {
-			*task = c.getenv("WCOMM_TASK")
-		}
-		// Without --task the request the question is about names it: its id is the task.
+		// Without a task the request the question is about names it (the door's rule).
 		taskID := func() (string, error) {
-			if *task != "" {
-				return *task, nil
-			}
-			x, err := e.WorkingOn(c.ctx, *exchange)
-			if errors.Is(err, tmuxcomm.ErrUnsafeRoot) {
-				return "", err // the root is refused, as by every command, not the call's words
-			}
-			if err != nil {
-				return "", usagef("ask needs --task ID: no request addressed to your pane names the task (%v)", err)
-			}
-			*task = x.ID
-			return x.ID, nil
+			t, err := e.Task(c.ctx, *task, *exchange)
+			*task = t
+			return t, err
 		}
 		u, err := messages.ParseUrgency(*urgency)
 		if err != nil {
@@ -121,6 +105,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if *context == "" {
 				*context = "A yes lets 'wcomm actions run' run it once, only while its targets, HEAD and git status stay as they are now."
 			}
+			given.Action = &actions.IntentOptions{Action: *action, Targets: targets, RunID: c.getenv("WCOMM_RUN_ID")}
 		}
 		if *envelope != "" {
 			if len(args) > 0 || len(options) > 0 || set["type"] || set["pattern"] {
@@ -152,7 +137,10 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			qs = []messages.Question{q}
 		}
-		if off := tmuxcomm.RelayOff(s, qs); off != nil {
+		given.Questions, given.Exchange, given.To, given.Wait = qs, *exchange, *to, u == messages.Blocking
+		given.BindGit, given.Dir = *bindGit, *dir
+		res, off, err := e.AskWith(c.ctx, given)
+		if off != nil {
 			fmt.Fprintln(c.stderr, "wcomm ask: the question relay is off (question_relay.enabled: false); nothing was asked")
 			if c.json {
 				return c.printJSON(map[string]any{"questions": []any{}, "relay_enabled": false})
@@ -165,21 +153,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return nil
 		}
-		c.warnIgnored(s)
-		var intent *messages.Intent
-		if *action != "" {
-			intent, err = e.PrepareIntent(c.ctx, actions.IntentOptions{Action: *action, Settings: s, Targets: targets,
-				Dir: workdir, RunID: c.getenv("WCOMM_RUN_ID")})
-			if err != nil {
-				return judged(err)
-			}
-		}
-		res, err := e.Ask(c.ctx, questions.AskOptions{
-			Questions: qs, Exchange: *exchange, To: *to, Wait: u == messages.Blocking, Timeout: timeout,
-			AutoAnswer: *auto, MaxQuestions: s.MaxQuestions, BindGit: *bindGit, Dir: workdir,
-			Hook: s.OnQuestion, HookTimeout: s.OnQuestionTimeout, Intent: intent,
-		})
-		if intent != nil && res != nil && len(res.Questions) == 1 {
+		if given.Action != nil && res != nil && len(res.Questions) == 1 {
 			if b := res.Questions[0].AnswerBlock(); b != nil && b.Text == "yes" && res.Questions[0].State == questions.QuestionAnswered {
 				fmt.Fprintf(c.stderr, "wcomm ask: approved; the dispatcher runs it: 'wcomm actions run --id %s' (do not run it yourself)\n", res.Questions[0].ID)
 			}
@@ -263,8 +237,8 @@ func (c *cli) askOutput(res *questions.AskResult, err error) error {
 			}
 			fmt.Fprintln(c.stdout, messages.FormatAnswerBlock(*b))
 			n++
-			if st.State == questions.QuestionAutoAnswered {
-				fmt.Fprintf(c.stderr, "wcomm ask: nobody answered %s in time; its first option was taken for you: mark the choice \"assumed — needs review\"\n", st.ID)
+			if note := st.AutoNote(); note != "" {
+				fmt.Fprintf(c.stderr, "wcomm ask: %s\n", note)
 			}
 		}
 	}

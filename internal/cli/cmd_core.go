@@ -147,15 +147,6 @@ func warnIntegrity(c *cli, x *exchange.Exchange) {
 	}
 }
 
-// busyWaitSetting maps the --busy-wait flag to Engine.BusyWait: 0 on the command line means "do
-// not wait", which the engine spells as a negative duration (its 0 means the default).
-func busyWaitSetting(d time.Duration) time.Duration {
-	if d == 0 {
-		return -1
-	}
-	return d
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"

@@ -3,7 +3,6 @@ package cli
 // The exchange commands: send (with --resend), await and notify.
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,7 +40,7 @@ send exits 0 once the message is submitted or queued.`,
 		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m\nwcomm send --resend 20260117-120000-a1b2",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			to := fs.String("to", "", "worker: pane id, tmux target or agent name")
-			capability := fs.String("capability", "READONLY", "READONLY (look, change nothing) or WRITABLE")
+			capability := fs.String("capability", string(tmuxcomm.DefaultCapability), "READONLY (look, change nothing) or WRITABLE")
 			file := fs.String("file", "", "read the message from this file (- for stdin)")
 			wait := fs.Bool("wait", false, "await the response and print it")
 			var timeout time.Duration
@@ -75,12 +74,9 @@ send exits 0 once the message is submitted or queued.`,
 					}
 					return c.reportSent(x, nil, *wait, timeout, e)
 				}
-				if *to == "" {
-					return usagef("send needs --to TARGET")
-				}
-				capab, err := messages.ParseCapability(*capability)
+				capab, err := tmuxcomm.ParseCapability(*capability)
 				if err != nil {
-					return usagef("%v", err)
+					return err
 				}
 				body, err := c.readBody(*file, args)
 				if err != nil {
@@ -94,14 +90,10 @@ send exits 0 once the message is submitted or queued.`,
 					return err
 				}
 				mq.apply(e)
-				o := tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
-				if h, target, ok, err := c.remoteTarget(*to); err != nil {
-					return err
-				} else if ok {
-					o.To = target
-					return c.sendRemote(e, h, o, *wait, timeout)
+				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
+				if x != nil && x.Host != "" {
+					return c.reportRelayed(x, err, *wait, timeout, e)
 				}
-				x, err := e.Send(c.ctx, o)
 				return c.reportSent(x, err, *wait, timeout, e)
 			}
 		},
@@ -131,21 +123,8 @@ Exit 3 on timeout.`,
 				}
 				e := c.engine()
 				e.LeanAwait = !c.json // only the response is printed
-				c.pullRemote(e)
-				start := time.Now()
-				if err := c.awaitRelayed(e, ref, timeout); err != nil {
-					return err
-				}
-				ctx := c.ctx
-				if timeout > 0 {
-					// One bound from the start, the wait for a relayed send included; the
-					// timeout handed on stays the one given, which the error names ("after 2s").
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithDeadline(c.ctx, start.Add(timeout))
-					defer cancel()
-				}
 				// Printed before it is recorded as read: output that fails leaves it unread.
-				_, err := e.AwaitThen(ctx, ref, timeout, c.printResponse)
+				_, err := e.AwaitThen(c.ctx, ref, timeout, c.printResponse)
 				return err
 			}
 		},

@@ -9,10 +9,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
-	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func init() {
@@ -46,8 +44,7 @@ Claude Code, Codex and Gemini CLI.`,
 					return c.execMCP(*level)
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
-				return c.comp.MCP(c.ctx, MCPEnv{Door: c.door(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout,
-					SendRemote: c.mcpSendRemote, AwaitRemote: c.mcpAwaitRemote})
+				return c.comp.MCP(c.ctx, MCPEnv{Door: c.newDoor(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
 			}
 		},
 	})
@@ -67,15 +64,13 @@ type MCPServe func(ctx context.Context, env MCPEnv) error
 // MCPEnv is what the MCP server takes from the command line that starts it.
 type MCPEnv struct {
 	// Door is the engine's front door, built from the command line's flags and environment as
-	// for any command: every tool call builds its engine (and reads the settings) through it.
+	// for any command (its Relay reaches the declared hosts): every tool call builds its engine,
+	// and reads the settings, through it.
 	Door    *tmuxcomm.Door
 	Log     *slog.Logger
 	Version string
 	In      io.Reader
 	Out     io.Writer
-	// SendRemote and AwaitRemote are send's and await's remote hosts (cmd_remote.go).
-	SendRemote  func(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*exchange.Exchange, bool, error)
-	AwaitRemote func(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error
 }
 
 // execMCP replaces this process with wcomm-mcp, found beside this binary or else on PATH, with

@@ -140,8 +140,7 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		if c.json {
 			return c.printJSON(res)
 		}
-		st := res.Question
-		fmt.Fprintf(c.stdout, "%s answered: %s\n", st.ID, messages.SanitizeField(st.Answer.Answer))
+		fmt.Fprintln(c.stdout, res.Answered())
 		if how := res.Say(); how != "" {
 			fmt.Fprintln(c.stderr, how)
 		}

@@ -4,7 +4,6 @@ package cli
 // remote end of the wire) and __remote-pull (the local puller, started detached on demand).
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -57,27 +56,6 @@ func init() {
 	})
 }
 
-// remoteTarget splits HOST:TARGET when HOST is a declared host; ok false for any other target (a
-// tmux session:window reads as itself unless its session name is a declared host's).
-func (c *cli) remoteTarget(to string) (h settings.HostDef, target string, ok bool, err error) {
-	name, target, found := strings.Cut(to, ":")
-	if !found || messages.ValidHostName(name) != nil {
-		return h, "", false, nil
-	}
-	s, err := c.settings()
-	if err != nil {
-		return h, "", false, err
-	}
-	h, ok = s.Hosts[name]
-	if !ok {
-		return h, "", false, nil
-	}
-	if target == "" {
-		return h, "", false, usagef("--to %s: give the target there after the colon (%s:%%7 or %s:codex)", to, name, name)
-	}
-	return h, target, true, nil
-}
-
 // host returns a declared host by name.
 func (c *cli) host(name string) (settings.HostDef, error) {
 	if err := messages.ValidHostName(name); err != nil {
@@ -105,47 +83,32 @@ func settingsHint(s settings.Values) string {
 	return "~/.config/wcomm/config.yaml"
 }
 
-// remoteClient is the client of a host, with the shared ssh control folder.
-func (c *cli) remoteClient(h settings.HostDef) (*remote.Client, error) {
-	cl := &remote.Client{Host: h}
-	if h.ViaSSH() {
-		dir, err := remote.ControlDir(c.getenv)
-		if err != nil {
-			return nil, err
-		}
-		cl.ControlDir = dir
-	}
-	return cl, nil
-}
+// relay is this invocation's way to the declared hosts, which the door hands to the engine.
+func (c *cli) relay() *remote.Relay { return &remote.Relay{Getenv: c.getenv, Spawn: c.spawnPuller} }
 
-// sendRemote is send --to HOST:TARGET.
-func (c *cli) sendRemote(e *tmuxcomm.Engine, h settings.HostDef, o tmuxcomm.SendOptions, wait bool, timeout time.Duration) error {
-	cl, err := c.remoteClient(h)
+// reportRelayed prints what a send to HOST:TARGET did: the state is the mirror's as recorded, the
+// host's word for the delivery (queued there included), or queued here while the host cannot be
+// reached.
+func (c *cli) reportRelayed(x *exchange.Exchange, err error, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
 	if err != nil {
-		return err
-	}
-	s, err := remote.Send(c.ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
-	if err != nil {
-		if s != nil && s.Exchange != nil && !c.json {
-			fmt.Fprintf(c.stderr, "wcomm send: %s reached host %s but was not delivered there (kept here at %s); send it anew once the pane is ready\n", s.ID, h.Name, s.Exchange.RequestPath)
+		if !tmuxcomm.QueuedHere(x) && !c.json {
+			fmt.Fprintf(c.stderr, "wcomm send: %s reached host %s but was not delivered there (kept here at %s); send it anew once the pane is ready\n", x.ID, x.Host, x.RequestPath)
 		}
 		return err
 	}
-	if s.Exchange == nil {
-		// Queued here: the host could not be reached.
-		fmt.Fprintf(c.stderr, "wcomm send: queued: %s; the request is relayed when host %s answers ('wcomm await %s' waits for it)\n", s.Reason, h.Name, s.ID)
+	if tmuxcomm.QueuedHere(x) {
+		fmt.Fprintf(c.stderr, "wcomm send: queued: %s; the request is relayed when host %s answers ('wcomm await %s' waits for it)\n", x.Evidence, x.Host, x.ID)
 		if c.json {
-			return c.printJSON(map[string]any{"id": s.ID, "state": "queued", "host": h.Name, "reason": s.Reason})
+			return c.printJSON(map[string]any{"id": x.ID, "state": x.State, "host": x.Host, "reason": x.Evidence})
 		}
-		fmt.Fprintln(c.stdout, s.ID)
+		fmt.Fprintln(c.stdout, x.ID)
 		return nil
 	}
-	if s.Queued {
-		fmt.Fprintf(c.stderr, "wcomm send: queued on host %s: pane %s is not ready there (%s)\n", h.Name, s.Exchange.Worker, s.Reason)
+	if x.State == exchange.StateQueued {
+		fmt.Fprintf(c.stderr, "wcomm send: queued on host %s: pane %s is not ready there (%s)\n", x.Host, x.Worker, x.Evidence)
 	}
-	// The state is the mirror's as recorded, the host's word for the delivery (queued there
-	// included); the note above, not reportSent's, says why it waits.
-	return c.reportOut(s.Exchange, wait, timeout, e)
+	// The note above, not reportSent's, says why it waits.
+	return c.reportOut(x, wait, timeout, e)
 }
 
 // spawnPuller starts 'wcomm __remote-pull' for root, detached as the deliverer is
@@ -157,45 +120,6 @@ func (c *cli) spawnPuller(root string) error {
 	}
 	args := append([]string{"__remote-pull", "--root", abs}, c.serverArgs()...)
 	return launch.Start(launch.Helper{Args: args, Log: remote.LogPath(abs)})
-}
-
-// pullRemote makes sure a puller runs while responses from remote hosts are still to come, so an
-// await on a relayed exchange wakes when its response is pulled.
-func (c *cli) pullRemote(e *tmuxcomm.Engine) {
-	if root, err := e.RootDir(false); err == nil && remote.HasWork(root) {
-		_ = c.spawnPuller(root)
-	}
-}
-
-// awaitRelayed waits, within timeout, while exchange id is a send queued for a host that has not
-// been reached yet: it has no local mirror to await until the puller relays it.
-func (c *cli) awaitRelayed(e *tmuxcomm.Engine, id string, timeout time.Duration) error {
-	if messages.ValidID(id) != nil {
-		return nil
-	}
-	root, err := e.RootDir(false)
-	if err != nil {
-		return nil
-	}
-	deadline := time.Now().Add(timeout)
-	for {
-		r := remote.QueuedRecord(root, id)
-		if r == nil {
-			return nil
-		}
-		if r.State != "" {
-			return fmt.Errorf("%s never reached host %s (%s after %d attempts: %s); send it anew", id, r.Host.Name, r.State, r.Attempts, messages.SanitizeField(r.LastError))
-		}
-		remote.Nudge(root, id)
-		if timeout > 0 && time.Now().After(deadline) {
-			return fmt.Errorf("%s still waits for host %s (%s): %w", id, r.Host.Name, messages.SanitizeField(r.LastError), tmuxcomm.ErrTimeout)
-		}
-		select {
-		case <-c.ctx.Done():
-			return c.ctx.Err()
-		case <-time.After(100 * time.Millisecond): // the puller relays it; a file's absence is polled
-		}
-	}
 }
 
 // remotePanes is panes --host: the panes of the host's tmux server, as HOST:%N.
@@ -257,7 +181,7 @@ func (c *cli) callHost(name string, req messages.WireRequest) (*messages.WireRep
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.remoteClient(h)
+	cl, err := c.relay().Client(h)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +206,7 @@ func (c *cli) doctorHost(name string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := c.remoteClient(h)
+	cl, err := c.relay().Client(h)
 	if err != nil {
 		return err
 	}
@@ -323,37 +247,4 @@ func (c *cli) doctorHost(name string) error {
 		return &exitErr{code: exitFailure, err: errSilent}
 	}
 	return nil
-}
-
-// mcpSendRemote is the send tool's HOST:TARGET: handled false for a target that names no declared
-// host. A send queued here (the host unreachable) returns its id with state queued.
-func (c *cli) mcpSendRemote(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.SendOptions) (*exchange.Exchange, bool, error) {
-	h, target, ok, err := c.remoteTarget(o.To)
-	if err != nil || !ok {
-		return nil, ok || err != nil, err
-	}
-	o.To = target
-	cl, err := c.remoteClient(h)
-	if err != nil {
-		return nil, true, err
-	}
-	s, err := remote.Send(ctx, e, cl, remote.SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: c.spawnPuller})
-	if err != nil {
-		if s != nil && s.Exchange != nil {
-			return s.Exchange, true, err
-		}
-		return nil, true, err
-	}
-	if s.Exchange == nil {
-		return &exchange.Exchange{ID: s.ID, State: exchange.StateQueued, Evidence: s.Reason}, true, nil
-	}
-	return s.Exchange, true, nil
-}
-
-// mcpAwaitRemote readies the await tool for a relayed exchange, as await does.
-func (c *cli) mcpAwaitRemote(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error {
-	c.pullRemote(e)
-	cc := *c
-	cc.ctx = ctx
-	return cc.awaitRelayed(e, ref, timeout)
 }

@@ -42,11 +42,11 @@ func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
 			fs.Var(cappedDuration{durationFlag{&d.enterDelay}, settings.MaxEnterDelay}, n,
 				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", settings.MaxEnterDelay, settings.DefaultEnterDelay))
 		case flagBusyWait:
-			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, "when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle (0: do not wait)")
+			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, fmt.Sprintf("when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle, at most %s (0: do not wait)", tmuxcomm.MaxBusyWait))
 		case flagFrom:
 			fs.StringVar(&d.from, n, "", "your own pane id, when not run inside it ($TMUX_PANE)")
 		case flagAgent:
-			fs.StringVar(&d.agent, n, "", "treat the target as this profile (claude, codex, gemini, opencode, copilot, aider, shell, reader, generic) instead of the detected one")
+			fs.StringVar(&d.agent, n, "", "treat the target as this profile ("+tmuxcomm.ProfileNames()+") instead of the detected one")
 		default:
 			panic("no delivery flag " + n)
 		}
@@ -62,7 +62,9 @@ func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
 		e.EnterDelay = d.enterDelay
 	}
 	if d.fs.Lookup(flagBusyWait) != nil {
-		e.BusyWait = busyWaitSetting(d.busyWait)
+		if err := e.SetBusyWait(d.busyWait); err != nil {
+			return usagef("--busy-wait: %v", err)
+		}
 	}
 	if d.from != "" {
 		if _, err := messages.ParsePaneID(d.from); err != nil {

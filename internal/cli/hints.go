@@ -12,4 +12,5 @@ var needHints = map[tmuxcomm.Need]string{
 	tmuxcomm.NeedPane:         "pass --pane %N",
 	tmuxcomm.NeedMessage:      "give it as arguments, --file F or on stdin with -",
 	tmuxcomm.NeedReason:       "pass --reason TEXT",
+	tmuxcomm.NeedTask:         "pass --task ID",
 }

@@ -253,10 +253,10 @@ func (e *ReplyError) Error() string { return "on host " + e.Host + ": " + e.Msg 
 
 // Unwrap maps the remote's exit code class to the engine's sentinels, so the exit code is the same.
 func (e *ReplyError) Unwrap() error {
-	switch e.Code {
-	case 3:
+	switch tmuxcomm.Class(e.Code) {
+	case tmuxcomm.ClassTimeout:
 		return tmuxcomm.ErrTimeout
-	case 4:
+	case tmuxcomm.ClassNotFound:
 		return tmuxcomm.ErrNotFound
 	}
 	return nil

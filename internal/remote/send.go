@@ -70,14 +70,9 @@ type SendOptions struct {
 }
 
 // Send relays a request to a worker on a declared host under a new id. An unreachable host queues
-// it (unless NoQueue): the puller retries with backoff until the TTL passes.
+// it (unless NoQueue): the puller retries with backoff until the TTL passes. The front door's Send
+// has checked the request (a target, a message, the caller's pane) and set its capability.
 func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o SendOptions) (*Sent, error) {
-	if e.Self == "" {
-		return nil, fmt.Errorf("not inside a tmux pane: run send from the orchestrator's pane, or pass --from %%N")
-	}
-	if o.Capability == "" {
-		o.Capability = messages.ReadOnly
-	}
 	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err

@@ -43,29 +43,29 @@ func Serve(ctx context.Context, e *tmuxcomm.Engine, in io.Reader, out io.Writer,
 	return err
 }
 
+// The classes a reply carries, as the caller's exit codes.
+const (
+	usage   = int(tmuxcomm.ClassUsage)
+	failure = int(tmuxcomm.ClassFailure)
+)
+
 func fail(code int, format string, a ...any) *messages.WireReply {
 	return &messages.WireReply{Error: fmt.Sprintf(format, a...), Code: code}
 }
 
-// failErr is the reply of an engine error, with its exit code class.
+// failErr is the reply of an engine error, with its class's exit code (tmuxcomm.ClassOf), which
+// the caller's ReplyError maps back.
 func failErr(err error) *messages.WireReply {
-	code := 1
-	switch {
-	case errors.Is(err, tmuxcomm.ErrTimeout):
-		code = 3
-	case errors.Is(err, tmuxcomm.ErrNotFound), errors.Is(err, tmuxcomm.ErrAmbiguous), errors.Is(err, paneops.ErrPaneNotFound):
-		code = 4
-	}
-	return &messages.WireReply{Error: err.Error(), Code: code}
+	return &messages.WireReply{Error: err.Error(), Code: tmuxcomm.ClassOf(err).ExitCode()}
 }
 
 func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string) *messages.WireReply {
 	req, err := messages.ParseWireRequest(line)
 	if err != nil {
-		return fail(2, "%v", err)
+		return fail(usage, "%v", err)
 	}
 	if req.Version != Version() {
-		return fail(1, "this wcomm speaks wire version %d, the caller version %d: install the same wcomm release on both hosts", Version(), req.Version)
+		return fail(failure, "this wcomm speaks wire version %d, the caller version %d: install the same wcomm release on both hosts", Version(), req.Version)
 	}
 	switch req.Op {
 	case messages.WireHello:
@@ -105,12 +105,12 @@ func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string)
 		}
 		return &messages.WireReply{OK: true, Panes: []messages.WirePane{{ID: p.ID, Target: p.Target(), Command: p.Command, Agent: req.To}}}
 	}
-	return fail(2, "unknown operation %q", messages.SanitizeField(req.Op))
+	return fail(usage, "unknown operation %q", messages.SanitizeField(req.Op))
 }
 
 func serveSend(ctx context.Context, e *tmuxcomm.Engine, req *messages.WireRequest) *messages.WireReply {
 	if _, err := messages.ParsePaneID(string(req.From)); err != nil {
-		return fail(2, "the orchestrator's pane: %v", err)
+		return fail(usage, "the orchestrator's pane: %v", err)
 	}
 	e.Self, e.Relayed = req.From, true
 	if req.NoQueue {

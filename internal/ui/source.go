@@ -117,15 +117,7 @@ func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	out := fmt.Sprintf("%s answered: %s", res.Question.ID, res.Question.Answer.Answer)
-	switch res.Signal {
-	case "ask":
-		out += " (the worker's waiting ask woke)"
-	case "pasted":
-		out += " (pasted into pane " + string(res.Question.Worker) + ")"
-	case "queued":
-		out += " (queued for pane " + string(res.Question.Worker) + ")"
-	}
+	out := res.Line()
 	if res.Warning != "" {
 		out += "; " + res.Warning
 	}

@@ -29,6 +29,7 @@ const (
 	NeedPane         Need = "pane"         // the pane whose mail it is
 	NeedMessage      Need = "message"      // the text of a request or a response
 	NeedReason       Need = "reason"       // why a question is closed without an answer
+	NeedTask         Need = "task"         // the task a question is about
 )
 
 // NeedError is a call that lacks something only its caller can give. Its words say what is
@@ -47,6 +48,13 @@ func (e *NeedError) Unwrap() error { return e.Err }
 
 func Needf(n Need, sentinel error, format string, a ...any) error {
 	return &NeedError{Need: n, Msg: fmt.Sprintf(format, a...), Err: sentinel}
+}
+
+// NeedUsagef is a NeedError of class usage: what the call lacks is one of its own arguments (a
+// target, a message, a task), so the call's words are wrong.
+func NeedUsagef(n Need, format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	return &NeedError{Need: n, Msg: msg, Err: &UsageError{Msg: msg}}
 }
 
 // CheckRef refuses, as a usage error, a reference that can name no exchange: neither an exchange

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // Delivery forms, as the delivery log records them.
@@ -45,13 +46,16 @@ func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (pane
 	return e.Profiles.Detect(p, t, e.TTYMode, ex), nil
 }
 
-// CheckAgent refuses an --agent name no profile has, before anything is written.
+// CheckAgent refuses, as a usage error, an --agent name no profile has, before anything is
+// written.
 func (e *Finder) CheckAgent(agent string) error {
 	if agent == "" {
 		return nil
 	}
-	_, err := e.Profiles.Force(agent)
-	return err
+	if _, err := e.Profiles.Force(agent); err != nil {
+		return &core.UsageError{Msg: err.Error()}
+	}
+	return nil
 }
 
 // busyWait is the bound of Delivery.BusyWait: a negative setting means "do not wait".

@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -179,22 +178,4 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
 	st.Refresh()
 	return st, nil
-}
-
-// Say words how the worker learns the answer.
-func (r *AnswerResult) Say() string {
-	st := r.Question
-	switch r.Signal {
-	case core.SignalAsk:
-		return "the worker's waiting ask (pane " + string(st.Worker) + ") woke on the answer"
-	case core.SignalPasted:
-		if r.Via == exchange.ViaSocket {
-			return "no ask was waiting: the ANSWER block was written to the messaging socket of worker pane " + string(st.Worker) + " (via socket)"
-		}
-		return "no ask was waiting: the ANSWER block was pasted into worker pane " + string(st.Worker)
-	case core.SignalQueued:
-		return "no ask was waiting and worker pane " + string(st.Worker) + " is busy: the ANSWER block is queued and reaches it when it is idle ('" +
-			"wcomm ask --wait " + st.ID + "' there takes it at once)"
-	}
-	return ""
 }
