@@ -29,7 +29,8 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 // marked read, and the next plain await returns it again. out's error is returned as it is. An
 // exchange relayed to another host is readied through e.Relay first (Relay.Ready), within timeout.
 func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
-	timeout, err := e.ready(ctx, ref, timeout)
+	// The wait for a relayed send counts against the timeout; the words name the one given.
+	remaining, err := e.ready(ctx, ref, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
+		ctx, cancel = context.WithTimeout(ctx, remaining)
 		defer cancel()
 	}
 	unlock, err := store.Lock(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
