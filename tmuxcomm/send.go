@@ -106,21 +106,7 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum}
-	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
-	var parts [][]byte // the request as written, kept for its paste when it is small
-	n, reqPath, err := exchange.ClaimRequest(dir, func(n int) [][]byte {
-		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
-		// The body is written from the caller's bytes, between its header and its instructions:
-		// a message of megabytes is never copied into the file's text.
-		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
-			Instructions: messages.Instructions{
-				ResponsePath: resp,
-				Notify:       e.NotifyCommand(resp),
-				Fallback:     messages.FallbackCommand(sess, resp),
-			}}, openEnd)
-		parts = [][]byte{[]byte(head), o.Body, []byte(tail)}
-		return parts
-	})
+	n, reqPath, parts, err := e.WriteRequest(dir, sess, header, o.Body)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ const (
 	SignalAsk Signal = "ask"
 )
 
-// signalOf is the signal of a message posted through the mailbox.
+// SignalOf is the signal of a message posted through the mailbox.
 func SignalOf(p *Posted) Signal {
 	switch {
 	case p.Queued:

@@ -45,12 +45,12 @@ type Event struct {
 	Detail map[string]string `json:"detail,omitempty"`
 }
 
-// logName returns the delivery log's name for request number n.
+// LogName returns the delivery log's name for request number n.
 func LogName(n int) string {
 	return strings.TrimSuffix(messages.SeqFileName(n, messages.KindRequest), "-request.md") + "-delivery.jsonl"
 }
 
-// isSidecar reports whether name is a delivery log of ours, which listings do not count as foreign.
+// IsSidecar reports whether name is a delivery log of ours, which listings do not count as foreign.
 func IsSidecar(name string) bool {
 	num, ok := strings.CutSuffix(name, "-delivery.jsonl")
 	if !ok || len(num) < 3 {
@@ -133,7 +133,7 @@ func (x *Exchange) detachResponse() {
 	}
 }
 
-// wasRead reports whether an await has returned the response of request n: its log says so.
+// WasRead reports whether an await has returned the response of request n: its log says so.
 // It reads the log alone, not the request and response, which may be megabytes.
 func WasRead(dir string, n int) bool {
 	evs, _ := readEvents(dir, n)
@@ -188,7 +188,7 @@ type Exchange struct {
 
 	request  *messages.Request
 	response *messages.Response
-	// bodyBytes and bodySum are the request body's size and hash as the file holds it now, when
+	// BodyBytes and bodySum are the request body's size and hash as the file holds it now, when
 	// its header records them (what a response echoes).
 	BodyBytes int
 	BodySum   string
@@ -201,14 +201,14 @@ func (x *Exchange) Request() *messages.Request { return x.request }
 // Response returns the parsed response, nil while pending.
 func (x *Exchange) Response() *messages.Response { return x.response }
 
-// loadExchange reads request n of a session folder and its response n+1 (when complete). With
+// LoadExchange reads request n of a session folder and its response n+1 (when complete). With
 // bodies set, the bodies are kept in the record. It never fails on a damaged file: the problem is
 // named in Problems and the status is "damaged".
 func LoadExchange(dir string, n int, bodies bool) *Exchange {
 	return LoadExchangeBodies(dir, n, bodies, bodies)
 }
 
-// loadExchangeBodies is loadExchange keeping the request's body and the response's body apart.
+// LoadExchangeBodies is loadExchange keeping the request's body and the response's body apart.
 func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exchange {
 	bodies := requestBody
 	name := filepath.Base(dir)
@@ -411,7 +411,7 @@ const (
 	ViaTyped  = door.RouteTyped
 )
 
-// responseComplete reports whether a response file is whole. wcomm's own responses appear by
+// ResponseComplete reports whether a response file is whole. wcomm's own responses appear by
 // rename, whole (renamed: a rename into the folder was seen for it). A foreign writer (a `cat > file`
 // heredoc) makes the file exist before it is written, so otherwise the file counts only when no
 // process holds it open for writing. An empty file is never complete.

@@ -46,7 +46,7 @@ func (e *Book) ClaimID(root string) (string, error) {
 	return "", fmt.Errorf("no free request id this second under %s; try again", root)
 }
 
-// pruneIDs removes claims whose second is before cutoff.
+// PruneIDs removes claims whose second is before cutoff.
 func PruneIDs(dir string, cutoff time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -85,9 +85,9 @@ func RecordID(root, id, session string, seq int) error {
 	return err
 }
 
-// idWhere follows an id's hint (RecordID) to the exchange, checking the request's own header;
+// IDWhere follows an id's hint (RecordID) to the exchange, checking the request's own header;
 // nil when there is no hint or it does not hold.
-func IdWhere(root, id string) *Exchange {
+func IDWhere(root, id string) *Exchange {
 	dir, err := store.Dir(root, store.WhereDir, false)
 	if err != nil {
 		return nil

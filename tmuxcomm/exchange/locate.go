@@ -22,7 +22,7 @@ const (
 	RoleWorker
 )
 
-// sessionDirs returns the session folders of the root in name order (oldest first), and the names
+// SessionDirs returns the session folders of the root in name order (oldest first), and the names
 // of anything else found there.
 func SessionDirs(root string) (dirs []string, foreign []string, err error) {
 	entries, err := os.ReadDir(root)
@@ -138,12 +138,12 @@ func findByResponse(dir, response string) *Exchange {
 	return nil
 }
 
-// byID finds an exchange by id: through the id's claim, which says where its request is (so the
+// ByID finds an exchange by id: through the id's claim, which says where its request is (so the
 // number of other sessions does not matter), else by scanning request headers. Session folders are named by their start stamp and an
 // id starts with its send time, so folders named more than maxSessionBump seconds after the id's
 // time are skipped (a folder's name may be dated up to that much after its creation).
 func (e *Book) ByID(root, id string) (*Exchange, error) {
-	if x := IdWhere(root, id); x != nil {
+	if x := IDWhere(root, id); x != nil {
 		return x, nil
 	}
 	dirs, _, err := SessionDirs(root)

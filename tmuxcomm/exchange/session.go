@@ -48,7 +48,7 @@ func ReadMeta(dir string) (*SessionMeta, error) {
 // second is tried. A folder can hence be named up to this much later than the ids of its requests.
 const maxSessionBump = 100
 
-// openSession returns the folder of the newest session of this pair on this server, or creates one.
+// OpenSession returns the folder of the newest session of this pair on this server, or creates one.
 func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
 	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
@@ -110,7 +110,7 @@ type seqFile struct {
 	Name string
 }
 
-// listSeq returns the numbered files of a folder in number order.
+// ListSeq returns the numbered files of a folder in number order.
 func ListSeq(dir string) ([]seqFile, []string, error) {
 	// Names only: os.ReadDir would also sort every entry by name, a third of the cost in a folder
 	// of thousands of files, and the numbered ones are sorted by number below anyway.
@@ -167,7 +167,7 @@ func nextRequestNumber(files []seqFile) int {
 	return max + 1
 }
 
-// claimRequest writes build(n) as the next request file n of dir and returns n and the path. The
+// ClaimRequest writes build(n) as the next request file n of dir and returns n and the path. The
 // link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
 // content depends on n (it names the response file n+1), so it is built per attempt.
 func ClaimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
@@ -221,4 +221,25 @@ func MirrorHost(x *Exchange) string {
 func IsQuestionFile(name string) bool {
 	_, _, _, ok := messages.ParseQuestionFileName(name)
 	return ok
+}
+
+// WriteRequest claims the next request number in the session folder dir and writes a request
+// there: header h, then body from the caller's bytes (a message of megabytes is never copied into
+// the file's text), then the instructions naming its response file. It returns the number, the
+// file's path and the parts written, whose join is the file.
+func (e *Book) WriteRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte) (int, string, [][]byte, error) {
+	openEnd := len(body) > 0 && body[len(body)-1] != '\n'
+	var parts [][]byte
+	n, path, err := ClaimRequest(dir, func(n int) [][]byte {
+		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
+		head, tail := messages.FormatRequestAround(messages.Request{Header: h,
+			Instructions: messages.Instructions{
+				ResponsePath: resp,
+				Notify:       e.NotifyCommand(resp),
+				Fallback:     messages.FallbackCommand(sess, resp),
+			}}, openEnd)
+		parts = [][]byte{[]byte(head), body, []byte(tail)}
+		return parts
+	})
+	return n, path, parts, err
 }

@@ -139,7 +139,7 @@ type paneServer interface {
 	PaneServer(ctx context.Context, target string) (paneops.Pane, paneops.ServerInfo, error)
 }
 
-// resolveWithServer is Resolve followed by ServerInfo, in one tmux call when the target names a
+// ResolveWithServer is Resolve followed by ServerInfo, in one tmux call when the target names a
 // pane or a tmux target and the Tmux can do both at once.
 func (e *Finder) ResolveWithServer(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, paneops.ServerInfo, error) {
 	if ps, ok := e.Tmux.(paneServer); ok && (strings.HasPrefix(target, "%") || strings.ContainsAny(target, ":.")) {

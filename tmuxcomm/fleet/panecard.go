@@ -76,7 +76,7 @@ func (e *Finder) CardPath(root string, pane messages.PaneID) string {
 	return filepath.Join(root, store.CardsDir, e.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
 }
 
-// cachedPane returns the pane target names and its server from the pane's card, when the target
+// CachedPane returns the pane target names and its server from the pane's card, when the target
 // is a pane id, cards are on (CardKey) and the card passes its /proc checks.
 func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerInfo, bool) {
 	if e.CardKey == "" || e.NoQueue {
@@ -111,7 +111,7 @@ func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 	return c.Pane, c.Server, true
 }
 
-// recordPane writes what a lookup of a pane found as its card. Best effort: without a card the
+// RecordPane writes what a lookup of a pane found as its card. Best effort: without a card the
 // next send asks tmux.
 func (e *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo) {
 	if e.CardKey == "" || p.Dead || p.PID <= 0 || srv.PID <= 0 {

@@ -66,7 +66,7 @@ func (e *Finder) busyWait() time.Duration {
 	return e.BusyWait
 }
 
-// delivery is the Delivery of content into pane p under profile det, with the engine's settings.
+// Delivery is the Delivery of content into pane p under profile det, with the engine's settings.
 // The pane locks live in the root's .locks folder.
 func (e *Finder) Delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
@@ -80,7 +80,7 @@ func (e *Finder) Delivery(p paneops.Pane, content string, det paneops.Detection,
 	return d
 }
 
-// pasteForm decides what reaches the pane: the whole request, sanitized, when it is small enough
+// PasteForm decides what reaches the pane: the whole request, sanitized, when it is small enough
 // to paste safely for the pane's profile, else one pointer line to the file (the file keeps the
 // original bytes either way). An interactive shell gets the pointer as an inert comment line:
 // pasting the request with Enter would run its lines as commands.
@@ -112,7 +112,7 @@ func (e *Finder) PasteForm(request, path string, prof *paneops.Profile) (content
 	return PointerLine(request, path, "too long to paste"), FormPointer
 }
 
-// pointerLine is the one line that stands for a request: its header, its size, why it is not
+// PointerLine is the one line that stands for a request: its header, its size, why it is not
 // pasted, and where to read it. Workers (and the test fixtures) look for "read it whole from PATH
 // and follow".
 func PointerLine(request, path, why string) string {
@@ -136,7 +136,7 @@ const neverPasted = 1 << 20
 // NeverPasted is neverPasted, for a sender that decides whether to hand its request over whole.
 const NeverPasted = neverPasted
 
-// pasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
+// PasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
 func (e *Finder) PasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {
 		header, err := store.ReadFirstLine(path)

@@ -67,7 +67,7 @@ func (e *UnreachableError) Unwrap() error {
 	return nil
 }
 
-// reach finds pane on the tmux server, checks that the server is the one whose key is server
+// Reach finds pane on the tmux server, checks that the server is the one whose key is server
 // (when server is not ""), and that the pane lives. It is the one way the engine reaches a pane it
 // already knows by id: send again, notify, the question relay and the deliverer all go through
 // it. With card, a pane card that still holds (panecard.go) spares the tmux call, and a pane found
@@ -124,13 +124,13 @@ func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, s
 	return p, srv, nil
 }
 
-// isUnreachable reports whether err says a pane can never be reached again.
+// IsUnreachable reports whether err says a pane can never be reached again.
 func IsUnreachable(err error) bool {
 	var ue *UnreachableError
 	return errors.As(err, &ue)
 }
 
-// deadPane is the error of a pane found dead by a lookup made elsewhere (a send's target).
+// DeadPane is the error of a pane found dead by a lookup made elsewhere (a send's target).
 func DeadPane(p paneops.Pane) error {
 	return fmt.Errorf("%w (%s)", &UnreachableError{Pane: p.ID, Why: PaneDead}, p.Target())
 }

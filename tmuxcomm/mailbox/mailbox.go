@@ -49,7 +49,7 @@ func (e *Office) mailTTL() time.Duration {
 	return settings.DefaultMailTTL
 }
 
-// post writes m to the outbox of its pane and delivers it now when it is first in line and the
+// Post writes m to the outbox of its pane and delivers it now when it is first in line and the
 // pane is ready; else it leaves it queued and makes sure a deliverer runs. With e.NoQueue, the
 // message is delivered now as before the mailbox existed (waiting up to BusyWait) or ends
 // undeliverable with the error: it never waits in the outbox.
@@ -448,7 +448,7 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	return nil
 }
 
-// ensureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
+// EnsureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
 func (e *Office) EnsureDeliverer(ob *outbox, socket string) error {
 	if e.SpawnDeliverer == nil || ob.delivererRunning() {
 		return nil

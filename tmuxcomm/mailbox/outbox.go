@@ -63,7 +63,7 @@ func outboxName(server string, pane messages.PaneID) (string, error) {
 	return server + "-p" + fmt.Sprint(n.Num()), nil
 }
 
-// openOutbox returns the outbox of pane on server, creating its folders (0700, never through a
+// OpenOutbox returns the outbox of pane on server, creating its folders (0700, never through a
 // symlink) when create is set.
 func OpenOutbox(root, server string, pane messages.PaneID, create bool) (*outbox, error) {
 	name, err := outboxName(server, pane)
@@ -94,7 +94,7 @@ func (ob *outbox) put(m messages.Mail) error {
 	return store.WriteExclusiveNoSync(ob.Path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
 }
 
-// pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
+// Pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
 // left alone.
 func (ob *outbox) Pending() (mail []messages.Mail, problems []string) {
 	names, err := mailNames(ob.Path(outboxQueue))
@@ -164,7 +164,7 @@ func (ob *outbox) finish(o messages.MailOutcome) error {
 	return nil
 }
 
-// outcome reads the outcome of mail id.
+// Outcome reads the outcome of mail id.
 func (ob *outbox) Outcome(id string) (messages.MailOutcome, error) {
 	path := ob.Path(outboxDone, id+mailSuffix)
 	data, err := store.ReadFile(path)
@@ -207,7 +207,7 @@ func (ob *outbox) outcomes(now time.Time) ([]messages.MailOutcome, []string) {
 	return out, problems
 }
 
-// inflight is what a deliverer is about to type: the mark it records in the pane and the mail.
+// Inflight is what a deliverer is about to type: the mark it records in the pane and the mail.
 type Inflight struct {
 	Mark string    `json:"mark"`
 	IDs  []string  `json:"ids"`
@@ -217,7 +217,7 @@ type Inflight struct {
 	Route string `json:"route,omitempty"`
 }
 
-// setInflight records a delivery about to start; clearInflight removes the record. Like the
+// SetInflight records a delivery about to start; clearInflight removes the record. Like the
 // rest of the outbox it is written whole but not synced (see writeExclusiveNoSync).
 func (ob *outbox) SetInflight(f Inflight) error {
 	data, err := json.Marshal(f)

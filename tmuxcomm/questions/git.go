@@ -49,7 +49,7 @@ func gitFingerprint(ctx context.Context, dir string) (GitBinding, error) {
 	return GitBinding{Dir: abs, Head: head, Changed: StatusPaths(status), Fingerprint: hex.EncodeToString(sum[:16])}, nil
 }
 
-// gitRead returns dir made absolute, its HEAD ("" before the first commit) and its
+// GitRead returns dir made absolute, its HEAD ("" before the first commit) and its
 // `git status --porcelain=v1 -z --untracked-files=all`, read with argv and no shell.
 func GitRead(ctx context.Context, dir string) (abs, head, status string, err error) {
 	abs, err = filepath.Abs(dir)
@@ -83,7 +83,7 @@ func GitRead(ctx context.Context, dir string) (abs, head, status string, err err
 	return abs, strings.TrimSpace(head), status, nil
 }
 
-// statusPaths counts the changed paths of a `git status --porcelain=v1 -z` output.
+// StatusPaths counts the changed paths of a `git status --porcelain=v1 -z` output.
 func StatusPaths(status string) int {
 	changed := 0
 	for _, rec := range strings.Split(status, "\x00") {

@@ -113,7 +113,7 @@ func (st *QuestionStatus) WaitLock() string {
 	return filepath.Join(st.Dir, messages.WaitLockName(st.Task, st.Seq))
 }
 
-// logQ appends one event to the question's log; a failed log write never fails the operation.
+// LogQ appends one event to the question's log; a failed log write never fails the operation.
 func (e *Desk) LogQ(st *QuestionStatus, state string, detail map[string]string) error {
 	line, err := json.Marshal(exchange.Event{State: state, At: e.Now().UTC(), Detail: detail})
 	if err != nil {
@@ -138,7 +138,7 @@ func QuestionEvents(st *QuestionStatus) []exchange.Event {
 	return evs
 }
 
-// loadQuestion reads a question's files and derives its state from them alone (pending,
+// LoadQuestion reads a question's files and derives its state from them alone (pending,
 // answered, auto-answered, cap-exceeded, resolved); staleness is judged separately.
 func LoadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	path := filepath.Join(dir, messages.QuestionFileName(task, seq, messages.SuffixQuestion))
@@ -165,7 +165,7 @@ func LoadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 	return st, nil
 }
 
-// refresh re-reads the answer and resolved files.
+// Refresh re-reads the answer and resolved files.
 func (st *QuestionStatus) Refresh() {
 	st.State = QuestionPending
 	if data, err := store.ReadFile(st.File(messages.SuffixAnswer)); err == nil {
@@ -193,17 +193,17 @@ func (st *QuestionStatus) Refresh() {
 	}
 }
 
-// decided reports whether the question needs nothing more: answered in any way, or resolved.
+// Decided reports whether the question needs nothing more: answered in any way, or resolved.
 func (st *QuestionStatus) Decided() bool { return st.State != QuestionPending }
 
-// qref names one question file.
+// Qref names one question file.
 type Qref struct {
 	Dir  string
 	Task string
 	Seq  int
 }
 
-// questionRefs lists every question file under root, in folder and name order.
+// QuestionRefs lists every question file under root, in folder and name order.
 func QuestionRefs(root string) ([]Qref, error) {
 	dirs, _, err := exchange.SessionDirs(root)
 	if err != nil {
@@ -245,7 +245,7 @@ func readNames(dir string) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// findQuestion loads the question with id from anywhere under root.
+// FindQuestion loads the question with id from anywhere under root.
 func FindQuestion(root, id string) (*QuestionStatus, error) {
 	qid, err := messages.ParseQuestionID(strings.TrimSpace(id))
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // relayFolder holds one lock per relayed id, so two relays of one id never both deliver.
 const relayFolder = ".relay"
 
-// relayedHere reports whether the session folder dir holds requests relayed from another host.
+// RelayedHere reports whether the session folder dir holds requests relayed from another host.
 func RelayedHere(dir string) bool {
 	m, err := exchange.ReadMeta(dir)
 	return err == nil && m.Relayed
@@ -58,7 +58,7 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	defer unlock()
 	// The id's hint, written right after the request file, finds a first relay without reading
 	// the root's other exchanges (a new id would otherwise cost a scan of them all).
-	if prev := exchange.IdWhere(root, o.ID); prev != nil && RelayedHere(prev.Dir) {
+	if prev := exchange.IDWhere(root, o.ID); prev != nil && RelayedHere(prev.Dir) {
 		return prev, true, nil
 	}
 	x, err = e.Send(ctx, o)
@@ -117,7 +117,7 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	if err != nil {
 		return nil, err
 	}
-	if prev := exchange.IdWhere(root, o.ID); prev != nil {
+	if prev := exchange.IDWhere(root, o.ID); prev != nil {
 		if m, err := exchange.ReadMeta(prev.Dir); err == nil && m.Host == o.Host {
 			return prev, nil
 		}
@@ -135,17 +135,7 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: o.Worker, Bytes: size, Sum: sum}
-	openEnd := len(o.Body) > 0 && o.Body[len(o.Body)-1] != '\n'
-	n, reqPath, err := exchange.ClaimRequest(dir, func(n int) [][]byte {
-		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
-		head, tail := messages.FormatRequestAround(messages.Request{Header: header,
-			Instructions: messages.Instructions{
-				ResponsePath: resp,
-				Notify:       e.NotifyCommand(resp),
-				Fallback:     messages.FallbackCommand(sess, resp),
-			}}, openEnd)
-		return [][]byte{[]byte(head), o.Body, []byte(tail)}
-	})
+	n, reqPath, _, err := e.WriteRequest(dir, sess, header, o.Body)
 	if err != nil {
 		return nil, err
 	}

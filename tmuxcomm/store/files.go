@@ -22,7 +22,7 @@ import (
 const (
 	DirMode  = 0o700
 	FileMode = 0o600
-	// maxFile bounds what a reader loads: a response or request larger than this is damaged or hostile.
+	// MaxFile bounds what a reader loads: a response or request larger than this is damaged or hostile.
 	MaxFile = 256 << 20
 )
 
@@ -63,10 +63,10 @@ func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) 
 	return name, nil
 }
 
-// writeAtomic replaces path with data atomically, as a file of the protocol's state (0600).
+// WriteAtomic replaces path with data atomically, as a file of the protocol's state (0600).
 func WriteAtomic(path string, data []byte) error { return WriteFile(path, data, FileMode) }
 
-// writeAtomicNoSync is writeAtomic without the fsync, for the outbox's own state (see
+// WriteAtomicNoSync is writeAtomic without the fsync, for the outbox's own state (see
 // writeExclusiveNoSync).
 func WriteAtomicNoSync(path string, data []byte) error {
 	return writeAtomicSync(path, data, FileMode, false)
@@ -91,12 +91,12 @@ func writeAtomicSync(path string, data []byte, perm fs.FileMode, durable bool) e
 	return nil
 }
 
-// writeExclusive creates path with data atomically, failing with ErrExists when path is taken:
+// WriteExclusive creates path with data atomically, failing with ErrExists when path is taken:
 // one step both claims the name and publishes the whole content, by renameat2(RENAME_NOREPLACE)
 // where the kernel has it, else by link(2) of the complete temp file.
 func WriteExclusive(path string, data []byte) error { return writeExclusiveSync(path, data, true) }
 
-// writeExclusiveNoSync is writeExclusive without the fsync, for the outbox's own state (queued
+// WriteExclusiveNoSync is writeExclusive without the fsync, for the outbox's own state (queued
 // mail and outcomes). It is just as whole-or-absent for every other process, and it survives the
 // writer being killed, which is what the outbox must survive. What an fsync adds is survival of a
 // machine crash, and that also ends the tmux server the outbox belongs to (an outbox is named by
@@ -110,7 +110,7 @@ func writeExclusiveSync(path string, data []byte, durable bool) error {
 	return WriteExclusiveParts(path, durable, data)
 }
 
-// writeExclusiveParts is writeExclusive of the parts written one after the other.
+// WriteExclusiveParts is writeExclusive of the parts written one after the other.
 func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
 	tmp, err := writeTempSync(filepath.Dir(path), durable, FileMode, parts...)
 	if err != nil {
@@ -137,7 +137,7 @@ func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
 	return nil
 }
 
-// readFile reads a regular file without following a symlink at its last component, up to maxFile.
+// ReadFile reads a regular file without following a symlink at its last component, up to maxFile.
 func ReadFile(path string) ([]byte, error) {
 	data, _, err := readFileStat(path)
 	return data, err
@@ -180,10 +180,10 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 	}
 }
 
-// bigFile is the size from which a file is worth a garbage collection before it is read.
+// BigFile is the size from which a file is worth a garbage collection before it is read.
 const BigFile = 1 << 20
 
-// readFileText is readFileStat into a string, read in pieces into the string's own memory: a
+// ReadFileText is readFileStat into a string, read in pieces into the string's own memory: a
 // message of megabytes is held once, not as bytes and then again as their string.
 func ReadFileText(path string) (string, time.Time, error) {
 	fd, st, mtime, err := OpenRegular(path)
@@ -259,7 +259,7 @@ func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 	return fd, st, mtime, nil
 }
 
-// readFirstLine reads at most the first 4 KiB of a file and returns its first line.
+// ReadFirstLine reads at most the first 4 KiB of a file and returns its first line.
 func ReadFirstLine(path string) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -285,7 +285,7 @@ func ReadFirstLine(path string) (string, error) {
 	return line, nil
 }
 
-// appendLine appends one line to a log file (O_APPEND keeps concurrent small writes whole).
+// AppendLine appends one line to a log file (O_APPEND keeps concurrent small writes whole).
 func AppendLine(path string, line []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
@@ -318,7 +318,7 @@ func Lock(path string, how int, timeout time.Duration) (func(), error) {
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
-// isLocked reports whether another process holds a lock on path, without waiting.
+// IsLocked reports whether another process holds a lock on path, without waiting.
 func IsLocked(path string) bool {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {

@@ -21,7 +21,7 @@ var ErrUnsafeRoot = errors.New("unsafe root")
 // ErrOutsideRoot is returned for a path that does not lie inside the root.
 var ErrOutsideRoot = errors.New("path outside the root")
 
-// ensureRoot makes sure dir exists as a real folder owned by this user with mode 0700. A root that
+// EnsureRoot makes sure dir exists as a real folder owned by this user with mode 0700. A root that
 // is a symlink or owned by someone else is refused: in /tmp anyone could plant one to redirect or
 // read our writes. A root of ours with a looser mode (the seed's mkdir -p gives 0755) is tightened.
 func EnsureRoot(dir string, create bool) (string, error) {
@@ -86,7 +86,7 @@ func ReadRoot(dir string) (root string, found bool, err error) {
 	return "", false, err
 }
 
-// checkOwned refuses a file or folder another user owns: every party of an exchange runs as the
+// CheckOwned refuses a file or folder another user owns: every party of an exchange runs as the
 // same user, so one that is not ours was planted (in a root that was once loose, or in /tmp). A
 // folder of ours with a looser mode than 0700 (the plain procedure's mkdir -p gives 0755) is
 // tightened, as the root is.
@@ -112,7 +112,7 @@ func Dir(root, name string, create bool) (string, error) {
 	return d, EnsureDir(d, create)
 }
 
-// inRoot is the one way into the root for a path from outside (an argument, a RESPONSE line): it
+// InRoot is the one way into the root for a path from outside (an argument, a RESPONSE line): it
 // checks that path lies inside root once cleaned, and walks it from the root down with Lstat,
 // refusing every symlink on the way (inside the root as well as out of it: a link between two
 // session folders would pair a request with another exchange's response) and every folder that
@@ -187,7 +187,7 @@ func checkRootChars(abs string) error {
 	return nil
 }
 
-// ensureDir checks that d is a real folder (not a symlink) and creates it 0700 when missing and
+// EnsureDir checks that d is a real folder (not a symlink) and creates it 0700 when missing and
 // create is set.
 func EnsureDir(d string, create bool) error {
 	st, err := os.Lstat(d)

@@ -18,12 +18,12 @@ import "path/filepath"
 //	.wcomm-seq            session folder  symlink                   send (writeSeqHint): the newest request number claimed there
 //	.wcomm-session.json   session folder  JSON file                 openSession (SessionMeta): the tmux server the pair lives on
 const (
-	// idsDir holds one empty claim file per request id. An id is its second plus 16 random bits
+	// IDsDir holds one empty claim file per request id. An id is its second plus 16 random bits
 	// (the seed's format), so busy senders collide now and then (a stress run saw 1 in 1,600); a
 	// claim made with O_EXCL makes every id unique under the root. Only ids of the same second
 	// can collide, so old claims are pruned now and then.
 	IDsDir = ".ids"
-	// whereDir holds, per request id, where the request is (RecordID), so that show, await and
+	// WhereDir holds, per request id, where the request is (RecordID), so that show, await and
 	// notify by id read one link instead of the request headers of other sessions. It grows with
 	// the requests themselves, and only hints: the files stay the truth.
 	WhereDir = ".where"
@@ -33,12 +33,12 @@ const (
 	OutboxDir = ".outbox"
 	// lockDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"
-	// rootLockName serializes the creation of session folders across processes.
+	// RootLockName serializes the creation of session folders across processes.
 	RootLockName = ".wcomm.lock"
-	// seqHintName is the hint link in a session folder naming the newest request claimed there
+	// SeqHintName is the hint link in a session folder naming the newest request claimed there
 	// (seqhint.go).
 	SeqHintName = ".wcomm-seq"
-	// metaName is the hidden file in a session folder that names the tmux server the pair lives
+	// MetaName is the hidden file in a session folder that names the tmux server the pair lives
 	// on. Pane ids restart at %0 when a server restarts, so a folder is reused only by the same
 	// server: an old "o0-w1" folder must never be taken for a new pane %1. Hidden, and not *.md,
 	// so the seed's file counting and a person's ls see only the exchange files.

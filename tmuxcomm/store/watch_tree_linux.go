@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// treeWatcher is one inotify instance watching many folders: the root and every session folder.
+// TreeWatcher is one inotify instance watching many folders: the root and every session folder.
 // One instance, not one per folder: a user gets only 128 inotify instances by default
 // (fs.inotify.max_user_instances), and a root may hold hundreds of session folders.
 type TreeWatcher struct {
@@ -20,7 +20,7 @@ type TreeWatcher struct {
 	buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
 }
 
-// treeEvent names a folder in which something happened (Name: the entry, "" for the folder
+// TreeEvent names a folder in which something happened (Name: the entry, "" for the folder
 // itself). Overflow means events were lost: every folder must be looked at again.
 type TreeEvent struct {
 	Dir      string

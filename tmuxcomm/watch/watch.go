@@ -59,7 +59,7 @@ type WatchOptions struct {
 	// what happens from now on.
 	Since time.Duration
 
-	// started, when set, is called once the watches are in place and the replay is done (tests).
+	// Started, when set, is called once the watches are in place and the replay is done (tests).
 	Started func()
 }
 
