@@ -95,6 +95,7 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	}
 	e.AskedIn = d.folder()
 	e.ChannelsKey = s.Channels.Key(e.AskedIn)
+	e.PermissionAnswerers = s.PermissionAnswerers
 	e.CardKey = d.CardKey
 	return e, s, err
 }

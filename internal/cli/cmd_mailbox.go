@@ -64,12 +64,18 @@ with how.`,
 	})
 	register(&command{
 		Name: "hook", Args: "--agent claude|codex|gemini", Role: "admin",
-		Summary: "(run by an agent's hooks) hand the messages waiting for this pane to the model at a turn boundary",
+		Summary: "(run by an agent's hooks) hand the messages waiting for this pane to the model at a turn boundary; relay its permission prompts to the person",
 		Help: `Installed by 'wcomm install-skill' into an agent's hook settings. It reads the hook's event JSON on
 stdin, takes what waits in this pane's outbox (as 'wcomm inbox' does) and prints it in the form the
 agent takes as context for its model: at a prompt, added context; at the end of a turn, a reason to
 go on. Nothing waiting: it prints nothing. It never fails the agent's turn: a problem goes to stderr
-and it exits 0.`,
+and it exits 0.
+
+At a PermissionRequest (Claude Code asks leave to run a tool) it records a question of type
+permission for the person, reached through the answer channels, the console and 'wcomm answer ID
+allow|always|deny [--message TEXT]', and waits: the first answer is handed back to the agent. An
+answer given in the pane itself ends the question as answered at the terminal; when nobody answers
+within the settings' permissions.wait (default 590s) it prints nothing and the dialog stays.`,
 		Example: "echo '{\"hook_event_name\":\"Stop\"}' | wcomm hook --agent claude",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			agent := fs.String("agent", "claude", "whose hook: claude, codex or gemini")
@@ -187,7 +193,10 @@ func (c *cli) runHook(agent string) error {
 		return fmt.Errorf("hook input is not JSON: %w", err)
 	}
 	if c.self() == "" {
-		return nil // not in a tmux pane: no inbox
+		return nil // not in a tmux pane: no inbox, no pane to name in a question
+	}
+	if ev.Event == "PermissionRequest" {
+		return c.runPermissionHook(agent, data)
 	}
 	kind := hookKind(agent, ev.Event)
 	if kind == "" {

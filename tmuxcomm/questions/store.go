@@ -43,6 +43,9 @@ type QuestionRecord struct {
 	// own channels.
 	Channels string `json:"channels,omitempty"`
 	AskedIn  string `json:"asked_in,omitempty"`
+	// Permission is what the agent in the worker pane asks leave for, on a permission question
+	// (asked by its hook, which waits for the answer; permission.go).
+	Permission *messages.PermissionRequest `json:"permission,omitempty"`
 }
 
 // deadline is when an ask of this question gives up; zero for none.
@@ -67,7 +70,9 @@ type AnswerRecord struct {
 	Form      string                `json:"form"`
 	Option    int                   `json:"option,omitempty"`
 	Pane      messages.PaneID       `json:"pane,omitempty"` // where the answer was given, if in a pane
-	At        time.Time             `json:"at"`
+	// Message is a permission deny's message for the model.
+	Message string    `json:"message,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // ResolvedRecord is the {task}.q{seq}.resolved file.
