@@ -177,6 +177,13 @@ func PermissionQuestion(p PermissionRequest, pane PaneID) Question {
 	}
 	text := fmt.Sprintf("%s in pane %s asks to run %s: %s", who, pane, p.Tool, subject)
 	ctx := strings.TrimSpace(p.Description)
+	if ctx == "" {
+		// The context is required of every question; the agent gave no description.
+		ctx = "No description given; its dialog waits in the pane as well."
+		if p.Cwd != "" {
+			ctx = "Working in " + p.Cwd + "; its dialog waits in the pane as well."
+		}
+	}
 	if utf8.RuneCountInString(ctx) > MaxContextLen {
 		ctx = string([]rune(ctx)[:MaxContextLen-1]) + "…"
 	}
