@@ -267,3 +267,25 @@ func TestPermissionNotAskedThroughAsk(t *testing.T) {
 	var ue *UsageError
 	require.ErrorAs(t, err, &ue)
 }
+
+func TestPermissionWaitsShown(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{})
+	list, _, err := e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "permission: Bash touch k1.txt", list[0].Waits)
+	srv := f.server.Key()
+	assert.Equal(t, "permission: Bash touch k1.txt", WaitsOn("%2", srv, "", list))
+	assert.Equal(t, "", WaitsOn("%1", srv, "", list), "nothing waits on a person in another pane")
+	assert.Equal(t, "idle", WaitsOn("%1", srv, "idle", list), "an agent at rest after its turn")
+	assert.Equal(t, "", WaitsOn("%2", "another-server", "", list), "a pane of the same id on another server")
+
+	_, err = e.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
+	require.NoError(t, err)
+	permResult(t, ch)
+	st, err := questions.FindQuestion(e.Root, w.Question.ID)
+	require.NoError(t, err)
+	assert.Empty(t, st.Waits, "nothing waits once answered")
+}

@@ -237,7 +237,8 @@ func TestAgentsClaudePermission(t *testing.T) {
 		a.prompt("touch p-console.txt")
 		j := a.listed("touch p-console.txt")
 		u := a.openUI(nil, 120, 40)
-		u.waitUI("[permission]", "touch p-console.txt")
+		u.waitUIRe(`%\d+ +claude +permission `) // the agent's row: what it waits on a person for
+		u.waitUI("[permission]", "touch p-console.txt", "a allow  s always  d deny")
 		u.keys("1")
 		u.waitUI("PERMISSION " + j.ID)
 		u.keys("a")

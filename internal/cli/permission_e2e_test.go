@@ -175,6 +175,12 @@ func TestE2EPermissionHookAnsweredFromTelegram(t *testing.T) {
 	p := newPermWorld(t)
 	h := p.startHook(p.worker, "touch from-telegram.txt")
 	j := p.pendingPermission(h, "touch from-telegram.txt")
+	// Who waits on a person, and why: in the pane list and the questions' JSON.
+	panes := p.as("", nil, "panes", "--all")
+	requireCode(t, 0, panes)
+	assert.Regexp(t, `(?m)^`+p.worker+` .*waits: permission: Bash touch from-telegram.txt$`, panes.stdout)
+	list := p.as("", nil, "questions", "--json", "--pending")
+	assert.Contains(t, list.stdout, `"waits": "permission: Bash touch from-telegram.txt"`)
 	m := p.tgPost("touch from-telegram.txt")
 	assert.Contains(t, m.Raw, "<pre>touch from-telegram.txt</pre>", "the command in a block of its own")
 	var labels []string

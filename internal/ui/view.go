@@ -264,6 +264,9 @@ func (m Model) optionsLine(q *questions.QuestionStatus) string {
 	if q.Type == messages.Freeform {
 		return m.st.dim.Render("freeform: type the answer")
 	}
+	if q.Type == messages.Permission {
+		return m.st.key.Render("a") + " allow  " + m.st.key.Render("s") + " always  " + m.st.key.Render("d") + " deny"
+	}
 	var parts []string
 	for i, o := range q.Options {
 		parts = append(parts, m.st.key.Render(messages.OptionLetter(i))+" "+clean(o))

@@ -92,6 +92,9 @@ type QuestionStatus struct {
 	Resolved *ResolvedRecord `json:"resolved,omitempty"`
 	Dir      string          `json:"dir"`
 	Path     string          `json:"path"`
+	// Waits says, while the question is pending, what its worker waits on a person for:
+	// "permission: Bash touch x" (an agent's permission prompt), "answer: <the question>".
+	Waits string `json:"waits,omitempty"`
 
 	// deadline is when this ask stops waiting (zero: never), limit how long it meant to wait.
 	deadline time.Time
@@ -173,6 +176,12 @@ func LoadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 // refresh re-reads the answer and resolved files.
 func (st *QuestionStatus) Refresh() {
 	st.State = QuestionPending
+	st.Waits = st.waits()
+	defer func() {
+		if st.State != QuestionPending {
+			st.Waits = ""
+		}
+	}()
 	if data, err := store.ReadFile(st.File(messages.SuffixAnswer)); err == nil {
 		var a AnswerRecord
 		if json.Unmarshal(data, &a) == nil {
@@ -438,4 +447,22 @@ func writeIntent(st *QuestionStatus, in messages.Intent) error {
 	in.QuestionID = st.ID
 	in.RequestID = st.Exchange
 	return store.WriteExclusive(st.File(messages.SuffixIntent), messages.FormatIntent(in))
+}
+
+// waits is what a pending question's worker waits on a person for, in a few words.
+func (st *QuestionStatus) waits() string {
+	if p := st.Permission; p != nil {
+		return "permission: " + messages.SanitizeField(p.Summary(80))
+	}
+	q := st.Question
+	return "answer: " + messages.SanitizeField(clipWords(q.Text, 80))
+}
+
+// clipWords is s on one line, at most n runes.
+func clipWords(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
