@@ -30,9 +30,11 @@ func (e *Engine) PanesWaiting(ctx context.Context, scope paneops.Scope) ([]fleet
 }
 
 // WaitsOn says what waits on a person in pane (of server srv) given the pending questions and
-// its agent's own state: a permission prompt first, then a blocking question, then "idle".
+// its agent's own state: a permission prompt first, then a blocking question, then "idle" (an
+// open idle notice, or the agent's own word).
 func WaitsOn(pane messages.PaneID, srv, agentStatus string, pending []*questions.QuestionStatus) string {
 	var answer string
+	idle := false
 	for _, q := range pending {
 		if q.Worker != pane || (q.Server != "" && q.Server != srv) || q.State != questions.QuestionPending {
 			continue
@@ -43,11 +45,14 @@ func WaitsOn(pane messages.PaneID, srv, agentStatus string, pending []*questions
 		if q.Urgency == messages.Blocking && answer == "" {
 			answer = q.Waits
 		}
+		if q.Idle != nil {
+			idle = true
+		}
 	}
 	if answer != "" {
 		return answer
 	}
-	if agentStatus == door.StatusIdle {
+	if idle || agentStatus == door.StatusIdle {
 		return "idle"
 	}
 	return ""

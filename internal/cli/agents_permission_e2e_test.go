@@ -33,7 +33,9 @@ type permAgent struct {
 	sl            *chatfake.Slack
 }
 
-func newPermAgent(t *testing.T) *permAgent {
+// newPermAgent starts Claude Code in permission mode mode (default: every command asks) with the
+// hooks install-skill writes and the user settings cfg adds to the channels.
+func newPermAgent(t *testing.T, mode, cfg string) *permAgent {
 	installed := installAgents(t)
 	w := newWorld(t)
 	m := startModel(t, w.work)
@@ -42,7 +44,7 @@ func newPermAgent(t *testing.T) *permAgent {
 	// The agent's own HOME holds the user's settings: the hook, and the bridge it starts, read
 	// the channels there (start-agent.sh passes the agent no other variable but WCOMM_*).
 	home := filepath.Join(w.work, "claude-home")
-	cfg := fmt.Sprintf("channels:\n  telegram:\n    api_url: %s\n    chat_id: %d\n    allowed_users: [777]\n"+
+	cfg += fmt.Sprintf("channels:\n  telegram:\n    api_url: %s\n    chat_id: %d\n    allowed_users: [777]\n"+
 		"  slack:\n    api_url: %s/api/\n    channel: %s\n    allowed_users: [U777]\n", tg.Srv.URL, tg.Chat, sl.Srv.URL, sl.Channel)
 	require.NoError(t, os.MkdirAll(filepath.Join(home, ".config", "wcomm"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".config", "wcomm", "config.yaml"), []byte(cfg), 0o600))
@@ -50,7 +52,7 @@ func newPermAgent(t *testing.T) *permAgent {
 	require.NoError(t, os.MkdirAll(work, 0o700))
 	r := w.run(call{}, "install-skill", "--dir", work, "--for", "claude")
 	requireCode(t, 0, r)
-	pane := w.agentPaneEnv("claude", installed, m, []string{"CLAUDE_PERMISSION_MODE=default", "AGENT_HOME=" + home,
+	pane := w.agentPaneEnv("claude", installed, m, []string{"CLAUDE_PERMISSION_MODE=" + mode, "AGENT_HOME=" + home,
 		bridge.EnvTelegramToken + "=" + tg.Token, bridge.EnvSlackBotToken + "=" + sl.Bot, bridge.EnvSlackAppToken + "=" + sl.App,
 		"WCOMM_BRIDGE_IDLE_EXIT=5s"})
 	q := &qWorld{world: w, env: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "HOME=" + home}}
@@ -122,7 +124,7 @@ func (a *permAgent) answered(id string) qJSON {
 }
 
 func TestAgentsClaudePermission(t *testing.T) {
-	a := newPermAgent(t)
+	a := newPermAgent(t, "default", "")
 
 	t.Run("allow runs the command", func(t *testing.T) {
 		a.prompt("touch p-allow.txt")
@@ -194,7 +196,7 @@ func TestAgentsClaudePermission(t *testing.T) {
 	})
 
 	t.Run("answered from Telegram", func(t *testing.T) {
-		a.prompt("touch p-telegram.txt")
+		shown := a.prompt("touch p-telegram.txt")
 		a.listed("touch p-telegram.txt")
 		var post chatfake.Msg
 		a.tg.WaitFor("the Telegram post", func() bool {
@@ -206,8 +208,14 @@ func TestAgentsClaudePermission(t *testing.T) {
 			}
 			return false
 		})
+		pressed := time.Now()
 		a.tg.Press(777, a.tg.Chat, post.ID, post.Keyboard[0][0].CallbackData) // Allow
 		waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(a.file("p-telegram.txt")); return err == nil }, "the command to run")
+		// Figures, not assertions (timing belongs in benchmarks): the dialog seen on screen to
+		// the chat post (the screen is polled, so this may be a little under the truth), and
+		// the press to the command's file.
+		t.Logf("dialog → Telegram post %s; press → command ran %s", post.At.Sub(shown).Round(time.Millisecond),
+			time.Since(pressed).Round(time.Millisecond))
 		a.idle()
 	})
 
@@ -257,4 +265,49 @@ func TestAgentsClaudePermission(t *testing.T) {
 	data, _ := json.Marshal(log)
 	assert.NotContains(t, string(data), "answer-pasted")
 	assert.NotContains(t, string(data), "answer-queued")
+}
+
+func TestAgentsClaudeIdleNotice(t *testing.T) {
+	a := newPermAgent(t, "acceptEdits", "notify_idle: true\n")
+	a.tmux("send-keys", "-t", a.pane, "-l", "hello, then rest")
+	time.Sleep(300 * time.Millisecond) // an Enter in the paste's moment is swallowed (agent-tuis.md)
+	a.tmux("send-keys", "-t", a.pane, "Enter")
+	// The turn ends: the channels are told once, with the agent's last message.
+	var post chatfake.Msg
+	a.tg.WaitFor("the idle notice posted", func() bool {
+		for _, s := range a.tg.Sent {
+			if strings.Contains(s.Text, "ended its turn") {
+				post = *s
+				return true
+			}
+		}
+		return false
+	})
+	assert.Contains(t, post.Text, "ok", "the agent's last message")
+	j := a.questions(true)
+	require.Len(t, j, 1)
+	assert.Equal(t, "idle", j[0].Task)
+	panes := a.as("", nil, "panes", "--all")
+	assert.Regexp(t, `(?m)^`+a.pane+` .*waits: idle$`, panes.stdout)
+
+	// The person's reply is the agent's next prompt, exactly once.
+	a.tg.Say(777, a.tg.Chat, "NEXT-INSTRUCTION-7 say ok", post.ID)
+	waitFor(t, 30*time.Second, func() bool { return len(promptsLike(t, a.m, "claude", "NEXT-INSTRUCTION-7")) > 0 }, "the reply to reach the model")
+	deadline := time.Now().Add(2 * time.Second) // a second copy would follow within moments
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond) // polling interval
+	}
+	assert.Len(t, promptsLike(t, a.m, "claude", "NEXT-INSTRUCTION-7"), 1, "delivered exactly once")
+	got := a.answered(j[0].ID)
+	assert.Equal(t, "telegram", got.Answer.Source)
+	// That turn's end is a new notice; the answered one is not told again.
+	a.tg.WaitFor("a second notice after the reply's turn", func() bool {
+		n := 0
+		for _, s := range a.tg.Sent {
+			if strings.Contains(s.Text, "ended its turn") {
+				n++
+			}
+		}
+		return n == 2
+	})
 }

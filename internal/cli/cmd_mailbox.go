@@ -176,6 +176,8 @@ func printInbox(w io.Writer, res *tmuxcomm.InboxResult, now time.Time) {
 type hookEvent struct {
 	Event          string `json:"hook_event_name"`
 	StopHookActive bool   `json:"stop_hook_active"`
+	// LastMessage is the model's last message of the turn (Claude Code's Stop).
+	LastMessage string `json:"last_assistant_message"`
 }
 
 func validHookAgent(a string) bool { return a == "claude" || a == "codex" || a == "gemini" }
@@ -203,9 +205,11 @@ func (c *cli) runHook(agent string) error {
 		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), agent)
 	}
 	e := c.engine()
+	handed := false
 	// The output is the delivery: the mail ends as delivered via the hook only once the agent
 	// has been handed it.
 	show := func(items []tmuxcomm.InboxItem) error {
+		handed = true
 		var b strings.Builder
 		b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
 		for _, it := range items {
@@ -227,7 +231,29 @@ func (c *cli) runHook(agent string) error {
 	for _, p := range res.Problems {
 		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(p))
 	}
-	return nil
+	return c.idleNotice(e, agent, kind, ev, handed)
+}
+
+// idleNotice tells the answer channels, with notify_idle, that the agent ended its turn with
+// nothing more to do (no mail handed to it, not already going on from a stop hook), and closes
+// the notice once the agent takes its next prompt.
+func (c *cli) idleNotice(e *tmuxcomm.Engine, agent, kind string, ev hookEvent, handed bool) error {
+	s, err := c.settings()
+	if err != nil || !s.NotifyIdle {
+		return err
+	}
+	if kind == "prompt" {
+		e.CloseIdle(c.ctx, "the agent took its next prompt")
+		return nil
+	}
+	if handed || ev.StopHookActive {
+		return nil
+	}
+	_, warnings, err := e.NotifyIdle(c.ctx, agent, ev.LastMessage)
+	for _, w := range warnings {
+		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(w))
+	}
+	return err
 }
 
 // hookKind says whether an agent's event comes before a turn ("prompt") or at its end ("stop").

@@ -46,6 +46,16 @@ type QuestionRecord struct {
 	// Permission is what the agent in the worker pane asks leave for, on a permission question
 	// (asked by its hook, which waits for the answer; permission.go).
 	Permission *messages.PermissionRequest `json:"permission,omitempty"`
+	// Idle is set on the notice that the agent in the worker pane ended its turn and waits for
+	// its next instruction (idle.go): an answer is delivered to it as the person's message.
+	Idle *IdleNotice `json:"idle,omitempty"`
+}
+
+// IdleNotice is what an idle notice records of the agent.
+type IdleNotice struct {
+	Agent string `json:"agent"`
+	// Last is the agent's last message of the turn, whole.
+	Last string `json:"last,omitempty"`
 }
 
 // deadline is when an ask of this question gives up; zero for none.
@@ -329,7 +339,9 @@ func (e *Desk) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionSta
 		if err != nil {
 			return nil, err
 		}
-		return &QuestionStatus{QuestionRecord: rec, State: QuestionPending, Dir: dir, Path: path}, nil
+		st := &QuestionStatus{QuestionRecord: rec, State: QuestionPending, Dir: dir, Path: path}
+		st.Waits = st.waits()
+		return st, nil
 	}
 	return nil, fmt.Errorf("could not claim a question number for task %s in %s", rec.Task, dir)
 }
@@ -453,6 +465,9 @@ func writeIntent(st *QuestionStatus, in messages.Intent) error {
 func (st *QuestionStatus) waits() string {
 	if p := st.Permission; p != nil {
 		return "permission: " + messages.SanitizeField(p.Summary(80))
+	}
+	if st.Idle != nil {
+		return "idle"
 	}
 	q := st.Question
 	return "answer: " + messages.SanitizeField(clipWords(q.Text, 80))

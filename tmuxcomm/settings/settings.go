@@ -98,6 +98,9 @@ type Values struct {
 	// besides the person (nil: none); PermissionWait bounds how long its hook waits for an answer.
 	PermissionAnswerers []string      `json:"permission_answerers,omitempty"`
 	PermissionWait      time.Duration `json:"permission_wait"`
+	// NotifyIdle tells the answer channels when an agent ends its turn (its Stop hook), once; a
+	// reply is delivered to the agent as the person's message.
+	NotifyIdle bool `json:"notify_idle,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
 	// "actions publish, lint"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`

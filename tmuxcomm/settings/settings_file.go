@@ -133,6 +133,9 @@ type configFile struct {
 	Channels *messages.ChannelsConfig `yaml:"channels"`
 	// Permissions are the rules of the agents' permission prompts relayed to the person.
 	Permissions permissionsFile `yaml:"permissions"`
+	// NotifyIdle tells the answer channels once when an agent ends its turn and waits for its
+	// next instruction; a reply to that post is delivered to the agent.
+	NotifyIdle *bool `yaml:"notify_idle"`
 }
 
 // permissionsFile is the permissions block.
@@ -343,6 +346,9 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 		} else if len(c.Permissions.Answerers) > 0 {
 			s.Ignored = append(s.Ignored, "permissions.answerers")
 		}
+	}
+	if c.NotifyIdle != nil {
+		s.NotifyIdle = *c.NotifyIdle
 	}
 	if c.Permissions.Wait != nil {
 		if c.Permissions.Wait.D <= 0 {
