@@ -52,9 +52,20 @@ func newPermAgent(t *testing.T, mode, cfg string) *permAgent {
 	require.NoError(t, os.MkdirAll(work, 0o700))
 	r := w.run(call{}, "install-skill", "--dir", work, "--for", "claude")
 	requireCode(t, 0, r)
+	// Its HOME is under the test's temporary folder: the folder is removed only once the agent,
+	// which writes there as it exits, is gone (this runs after the pane's own cleanup kills it).
+	var agentPID int
+	t.Cleanup(func() {
+		deadline := time.Now().Add(15 * time.Second)
+		for agentPID > 0 && !exited(agentPID) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond) // polling the process table
+		}
+	})
 	pane := w.agentPaneEnv("claude", installed, m, []string{"CLAUDE_PERMISSION_MODE=" + mode, "AGENT_HOME=" + home,
 		bridge.EnvTelegramToken + "=" + tg.Token, bridge.EnvSlackBotToken + "=" + sl.Bot, bridge.EnvSlackAppToken + "=" + sl.App,
 		"WCOMM_BRIDGE_IDLE_EXIT=5s"})
+	_, err := fmt.Sscanf(strings.TrimSpace(w.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")), "%d", &agentPID)
+	require.NoError(t, err)
 	q := &qWorld{world: w, env: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "HOME=" + home}}
 	return &permAgent{qWorld: q, pane: pane, workDir: work, m: m, tg: tg, sl: sl}
 }
