@@ -73,7 +73,7 @@ codex, gemini, python3, ...). Your own pane has self: true.`,
 		if err != nil {
 			return panesOut{}, "", err
 		}
-		panes, err := e.Panes(ctx, paneops.Scope{All: in.All, Session: in.Session})
+		panes, err := e.PanesWaiting(ctx, paneops.Scope{All: in.All, Session: in.Session})
 		if panes == nil {
 			panes = []fleet.PaneInfo{}
 		}

@@ -157,9 +157,10 @@ func askResult(ctx, bctx context.Context, res *questions.AskResult, err error) (
 }
 
 type answerIn struct {
-	ID     string `json:"id" jsonschema:"the question's id, from its QUESTION block (ID: task-3.q1-a1b2)"`
-	Answer string `json:"answer" jsonschema:"numbered: the option's number, letter or exact text; yes-no: yes or no; fixed: one option exactly; freeform: any text"`
-	Source string `json:"source,omitempty" jsonschema:"who or which channel answers (default mcp)"`
+	ID      string `json:"id" jsonschema:"the question's id, from its QUESTION block (ID: task-3.q1-a1b2)"`
+	Answer  string `json:"answer" jsonschema:"numbered: the option's number, letter or exact text; yes-no: yes or no; fixed: one option exactly; freeform: any text"`
+	Source  string `json:"source,omitempty" jsonschema:"who or which channel answers (default mcp)"`
+	Message string `json:"message,omitempty" jsonschema:"a permission question's deny: what the model is told"`
 }
 
 func (s *server) answerTool() tool {
@@ -169,7 +170,8 @@ func (s *server) answerTool() tool {
 		Description: `Answers a worker's question (a QUESTION block in your input, or one listed by the questions tool).
 The answer is checked against the question's type; an invalid one is refused with the accepted
 forms (class usage) and the question stays open. The first valid answer wins and wakes the worker's
-waiting ask, or is pasted into its pane; a later one fails as stale.`,
+waiting ask, or is pasted into its pane; a later one fails as stale. A permission question (an
+agent's permission prompt) is the person's to answer: refused here unless the settings name you.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in answerIn) (*questions.AnswerResult, string, error) {
 		if in.ID == "" || strings.TrimSpace(in.Answer) == "" {
 			return nil, "", usagef("answer takes the question ID and the ANSWER")
@@ -184,7 +186,7 @@ waiting ask, or is pasted into its pane; a later one fails as stale.`,
 		if in.Source == "" {
 			in.Source = "mcp"
 		}
-		res, err := e.Answer(ctx, questions.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source})
+		res, err := e.Answer(ctx, questions.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source, Message: in.Message, Agent: true})
 		if err != nil {
 			return nil, "", err
 		}

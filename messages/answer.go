@@ -91,8 +91,10 @@ type Match struct {
 	Value string `json:"answer"`
 	// Option is the chosen option's number (1-based); 0 for a freeform answer.
 	Option int `json:"option,omitempty"`
-	// Form is how the answer named it: number, letter, text, yes-no, fixed or freeform.
+	// Form is how the answer named it: number, letter, text, yes-no, fixed, freeform or permission.
 	Form string `json:"form"`
+	// Note is a permission deny's message for the model, "" for none.
+	Note string `json:"note,omitempty"`
 }
 
 // MatchAnswer checks raw against the question's type and returns the accepted answer, or an
@@ -135,6 +137,13 @@ func MatchAnswer(q Question, raw string) (Match, error) {
 	case Fixed:
 		if i, ok := byText(q, a); ok {
 			return Match{Value: q.Options[i], Option: i + 1, Form: "fixed"}, nil
+		}
+	case Permission:
+		if len(a) > 4000 {
+			return invalid()
+		}
+		if m, ok := matchPermission(q, a); ok {
+			return m, nil
 		}
 	case Freeform:
 		if len(a) > 4000 {
@@ -210,6 +219,8 @@ func AcceptedForms(q Question) string {
 			quoted[i] = strconv.Quote(oneLine(o))
 		}
 		return "exactly one of " + strings.Join(quoted, ", ")
+	case Permission:
+		return "allow, always (this session's rule for it) or deny (optionally with a message: 'deny: why')"
 	case Freeform:
 		if q.Pattern != "" {
 			return "any text that matches the pattern " + oneLine(q.Pattern) + " as a whole"
@@ -233,6 +244,8 @@ func AnswerHint(q Question, command string) string {
 		}
 	case Freeform:
 		example = "'YOUR ANSWER'"
+	case Permission:
+		example = "allow"
 	}
 	return "To answer: " + command + " answer " + q.ID + " " + example + "   (accepted: " + AcceptedForms(q) + ")"
 }

@@ -134,7 +134,8 @@ func (q Question) Validate() error {
 	if _, err := ParseUrgency(string(q.Urgency)); err != nil || q.Urgency == "" {
 		return fmt.Errorf("--urgency %q: want blocking or non-blocking: %w", SanitizeTaskID(string(q.Urgency)), ErrSyntax)
 	}
-	if t, err := ParseQuestionType(string(q.Type)); err != nil || t != q.Type {
+	// A permission question is asked by an agent's hook (PermissionQuestion), never by name.
+	if t, err := ParseQuestionType(string(q.Type)); (err != nil || t != q.Type) && q.Type != Permission {
 		return fmt.Errorf("--type %q: want numbered, yes-no, fixed or freeform: %w", SanitizeTaskID(string(q.Type)), ErrSyntax)
 	}
 	switch q.Type {
@@ -150,6 +151,10 @@ func (q Question) Validate() error {
 	case Freeform:
 		if len(q.Options) > 0 {
 			return fmt.Errorf("a freeform question takes no options (any text is an answer); use --type numbered for a choice: %w", ErrSyntax)
+		}
+	case Permission:
+		if strings.Join(q.Options, ",") != strings.Join(PermissionOptions(), ",") {
+			return fmt.Errorf("a permission question's options are allow, always and deny: %w", ErrSyntax)
 		}
 	}
 	if q.Pattern != "" {

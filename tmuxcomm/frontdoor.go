@@ -126,6 +126,7 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	}
 	e.AskedIn = d.folder()
 	e.ChannelsKey = s.Channels.Key(e.AskedIn)
+	e.PermissionAnswerers = s.PermissionAnswerers
 	e.CardKey = d.CardKey
 	e.Settings, e.Relay, e.Getenv = s, d.Relay, d.getenv()
 	return e, s, err

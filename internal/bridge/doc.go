@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // Channel is one chat service as the bridge uses it.
@@ -54,6 +55,17 @@ type Question struct {
 	AskedAt time.Time             `json:"asked_at"`
 	// Accepted says in words which answers the question takes.
 	Accepted string `json:"accepted"`
+	// Permission is set on an agent's permission prompt: what it asks leave for.
+	Permission *Permission `json:"permission,omitempty"`
+}
+
+// Permission is an agent's permission prompt as a channel shows it.
+type Permission struct {
+	Agent   string `json:"agent"`
+	Pane    string `json:"pane"`
+	Tool    string `json:"tool"`
+	Subject string `json:"subject"` // the command or file, whole: a post fits it
+	Always  string `json:"always,omitempty"`
 }
 
 // Outcome is how a question ended, for Close.
@@ -67,6 +79,8 @@ type Outcome struct {
 // Words says the outcome in a few words.
 func (o Outcome) Words() string {
 	switch {
+	case o.Source == questions.SourceTerminal:
+		return "answered at the terminal: " + o.Answer
 	case o.Answer != "" && o.Source != "":
 		return fmt.Sprintf("%s: %s (source %s)", o.State, o.Answer, o.Source)
 	case o.Answer != "":

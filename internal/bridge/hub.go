@@ -358,6 +358,14 @@ func (h *Hub) view(id string) (Question, *questions.QuestionStatus, bool) {
 	q := Question{ID: st.ID, Token: tok, Text: st.Text, Context: st.Context, Type: st.Type, Options: st.Options,
 		Task: st.Task, Worker: string(st.Worker), Request: st.Exchange, Action: st.Action, AskedAt: st.AskedAt,
 		Accepted: messages.AcceptedForms(st.Question)}
+	if p := st.Permission; p != nil {
+		q.Permission = &Permission{Agent: p.Agent, Pane: string(st.Worker), Tool: p.Tool, Subject: p.Subject}
+		var always []string
+		for _, u := range p.Always {
+			always = append(always, u.Words())
+		}
+		q.Permission.Always = strings.Join(always, "; ")
+	}
 	return q, st, true
 }
 

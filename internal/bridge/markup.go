@@ -16,6 +16,7 @@ type markup struct {
 	channel    string              // the answer source the channel records
 	esc        func(string) string // plain text made safe for the format
 	bold, code [2]string           // what opens and closes each style
+	pre        [2]string           // a preformatted block
 	// The marks before a question, an approval and the replies to an answer.
 	question, approval, accepted, stale, invalid, failed, dead string
 }
@@ -27,9 +28,9 @@ var (
 	// slackText escapes the three characters Slack's message text gives a meaning to.
 	slackText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
-	tgMarkup = markup{channel: "telegram", esc: tgEscape, bold: [2]string{"<b>", "</b>"}, code: [2]string{"<code>", "</code>"},
+	tgMarkup = markup{channel: "telegram", esc: tgEscape, bold: [2]string{"<b>", "</b>"}, code: [2]string{"<code>", "</code>"}, pre: [2]string{"<pre>", "</pre>"},
 		question: "❓", approval: "🔐", accepted: "✅", stale: "⏱", invalid: "❌", failed: "⚠️", dead: "📭"}
-	slackMarkup = markup{channel: "slack", esc: slackEscape, bold: [2]string{"*", "*"}, code: [2]string{"`", "`"},
+	slackMarkup = markup{channel: "slack", esc: slackEscape, bold: [2]string{"*", "*"}, code: [2]string{"`", "`"}, pre: [2]string{"```\n", "\n```"},
 		question: ":question:", approval: ":lock:", accepted: ":white_check_mark:", stale: ":hourglass:", invalid: ":x:", failed: ":warning:", dead: ":mailbox_with_no_mail:"}
 )
 
@@ -46,7 +47,33 @@ func slackUnescape(s string) string {
 }
 
 func (m markup) b(escaped string) string { return m.bold[0] + escaped + m.bold[1] }
+
+// block is text as a preformatted block (a command, whole lines kept).
+func (m markup) block(text string) string {
+	return m.pre[0] + m.esc(strings.ReplaceAll(text, m.pre[1], "")) + m.pre[1]
+}
+
+// orWord is s, or else when s is empty.
+func orWord(s, orElse string) string {
+	if strings.TrimSpace(s) == "" {
+		return orElse
+	}
+	return s
+}
 func (m markup) c(escaped string) string { return m.code[0] + escaped + m.code[1] }
+
+// buttonLabel is option i's button: its letter and text (at most n runes), yes and no alone,
+// and a permission's Allow, Always, Deny.
+func buttonLabel(q Question, i, n int) string {
+	o := q.Options[i]
+	switch q.Type {
+	case messages.YesNo:
+		return clip(o, n)
+	case messages.Permission:
+		return strings.ToUpper(o[:1]) + o[1:]
+	}
+	return messages.OptionLetter(i) + ") " + clip(o, n)
+}
 
 // head is the question (at most textMax runes) and its token, the part kept when the post is
 // edited.
@@ -54,6 +81,11 @@ func (m markup) head(q Question, textMax int) string {
 	kind := m.question
 	if q.Action != "" {
 		kind = m.approval + " approval of " + m.esc(shorten(q.Action, 100)) + ":"
+	}
+	if p := q.Permission; p != nil {
+		// The command goes in a block of its own (permBlock): the head says who asks for what.
+		return fmt.Sprintf("%s %s\n%s · pane %s", m.approval, m.b(m.esc(shorten(orWord(p.Agent, "an agent")+" asks to run "+p.Tool, 200))),
+			m.c(m.esc(q.Token)), m.esc(shorten(p.Pane, 32)))
 	}
 	return fmt.Sprintf("%s %s\n%s · task %s · worker %s", kind, m.b(m.esc(shorten(q.Text, textMax))), m.c(m.esc(q.Token)),
 		m.esc(shorten(q.Task, 64)), m.esc(shorten(q.Worker, 32)))
@@ -74,6 +106,16 @@ var postBudgets = []budget{{1000, 200, 100}, {500, 150, 50}, {200, 80, 20}}
 func (m markup) body(q Question, contextPrefix string, bu budget) string {
 	var b strings.Builder
 	b.WriteString(m.head(q, bu.text))
+	if p := q.Permission; p != nil {
+		b.WriteString("\n" + m.block(shorten(p.Subject, bu.text)))
+		if q.Context != "" {
+			b.WriteString("\n" + contextPrefix + m.esc(clip(q.Context, bu.context)))
+		}
+		if p.Always != "" {
+			b.WriteString("\nAlways: " + m.esc(shorten(p.Always, bu.context)))
+		}
+		return b.String()
+	}
 	if q.Context != "" {
 		b.WriteString("\n" + contextPrefix + m.esc(clip(q.Context, bu.context)))
 	}
@@ -97,6 +139,12 @@ func details(q Question) string {
 	fmt.Fprintf(&b, "\nid %s · asked %s", q.ID, q.AskedAt.Local().Format("2006-01-02 15:04"))
 	if q.Request != "" {
 		b.WriteString(" · request " + shorten(q.Request, 128))
+	}
+	if p := q.Permission; p != nil {
+		b.WriteString("\n\n" + p.Subject)
+		if p.Always != "" {
+			b.WriteString("\nAlways: " + p.Always)
+		}
 	}
 	if q.Context != "" {
 		b.WriteString("\n\n" + q.Context)

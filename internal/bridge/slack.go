@@ -137,14 +137,11 @@ func slackQuestionTextWith(q Question, bu budget) string {
 func slackBlocks(q Question, text string) []slack.Block {
 	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)}
 	var buttons []slack.BlockElement
-	for i, o := range q.Options {
+	for i := range q.Options {
 		if i == 25 {
 			break
 		}
-		label := clip(o, 60)
-		if q.Type != messages.YesNo {
-			label = messages.OptionLetter(i) + ") " + label
-		}
+		label := buttonLabel(q, i, 60)
 		buttons = append(buttons, slack.NewButtonBlockElement(fmt.Sprintf("answer-%d", i+1), answerData(q.Token, i+1),
 			slack.NewTextBlockObject(slack.PlainTextType, label, false, false)))
 	}

@@ -27,6 +27,8 @@ func tgCommandAnswers(q Question) []string {
 	switch q.Type {
 	case messages.YesNo:
 		return []string{"yes", "no"}
+	case messages.Permission:
+		return messages.PermissionOptions()
 	case messages.Fixed:
 		var out []string
 		for _, o := range q.Options {
@@ -116,11 +118,8 @@ func tgButtons(q Question) *tgKeyboard {
 	}
 	k := &tgKeyboard{}
 	var row []tgButton
-	for i, o := range q.Options {
-		label := clip(o, 40)
-		if q.Type != messages.YesNo {
-			label = messages.OptionLetter(i) + ") " + label
-		}
+	for i := range q.Options {
+		label := buttonLabel(q, i, 40)
 		row = append(row, tgButton{Text: label, CallbackData: answerData(q.Token, i+1)})
 		// Short labels share a row; long ones get their own, so they are readable on a phone.
 		if len(row) == 3 || len([]rune(label)) > 12 {

@@ -54,6 +54,9 @@ func printPanes(w io.Writer, panes []fleet.PaneInfo) {
 		if p.Self {
 			progs += "  (you)"
 		}
+		if p.Waits != "" {
+			progs += "  waits: " + p.Waits
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.ID, messages.SanitizeField(p.Target()), p.PID, messages.SanitizeField(progs))
 	}
 	tw.Flush()

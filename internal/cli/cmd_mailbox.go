@@ -65,12 +65,18 @@ with how.`,
 	})
 	register(&command{
 		Name: "hook", Args: "--agent claude|codex|gemini", Role: "admin",
-		Summary: "(run by an agent's hooks) hand the messages waiting for this pane to the model at a turn boundary",
+		Summary: "(run by an agent's hooks) hand the messages waiting for this pane to the model at a turn boundary; relay its permission prompts to the person",
 		Help: `Installed by 'wcomm install-skill' into an agent's hook settings. It reads the hook's event JSON on
 stdin, takes what waits in this pane's outbox (as 'wcomm inbox' does) and prints it in the form the
 agent takes as context for its model: at a prompt, added context; at the end of a turn, a reason to
 go on. Nothing waiting: it prints nothing. It never fails the agent's turn: a problem goes to stderr
-and it exits 0.`,
+and it exits 0.
+
+At a PermissionRequest (Claude Code asks leave to run a tool) it records a question of type
+permission for the person, reached through the answer channels, the console and 'wcomm answer ID
+allow|always|deny [--message TEXT]', and waits: the first answer is handed back to the agent. An
+answer given in the pane itself ends the question as answered at the terminal; when nobody answers
+within the settings' permissions.wait (default 590s) it prints nothing and the dialog stays.`,
 		Example: "echo '{\"hook_event_name\":\"Stop\"}' | wcomm hook --agent claude",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			agent := fs.String("agent", "claude", "whose hook: claude, codex or gemini")
@@ -171,6 +177,8 @@ func printInbox(w io.Writer, res *mailbox.InboxResult, now time.Time) {
 type hookEvent struct {
 	Event          string `json:"hook_event_name"`
 	StopHookActive bool   `json:"stop_hook_active"`
+	// LastMessage is the model's last message of the turn (Claude Code's Stop).
+	LastMessage string `json:"last_assistant_message"`
 }
 
 func validHookAgent(a string) bool { return a == "claude" || a == "codex" || a == "gemini" }
@@ -188,16 +196,21 @@ func (c *cli) runHook(agent string) error {
 		return fmt.Errorf("hook input is not JSON: %w", err)
 	}
 	if c.self() == "" {
-		return nil // not in a tmux pane: no inbox
+		return nil // not in a tmux pane: no inbox, no pane to name in a question
+	}
+	if ev.Event == "PermissionRequest" {
+		return c.runPermissionHook(agent, data)
 	}
 	kind := hookKind(agent, ev.Event)
 	if kind == "" {
 		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), agent)
 	}
 	e := c.engine()
+	handed := false
 	// The output is the delivery: the mail ends as delivered via the hook only once the agent
 	// has been handed it.
 	show := func(items []mailbox.InboxItem) error {
+		handed = true
 		var b strings.Builder
 		b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
 		for _, it := range items {
@@ -219,7 +232,29 @@ func (c *cli) runHook(agent string) error {
 	for _, p := range res.Problems {
 		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(p))
 	}
-	return nil
+	return c.idleNotice(e, agent, kind, ev, handed)
+}
+
+// idleNotice tells the answer channels, with notify_idle, that the agent ended its turn with
+// nothing more to do (no mail handed to it, not already going on from a stop hook), and closes
+// the notice once the agent takes its next prompt.
+func (c *cli) idleNotice(e *tmuxcomm.Engine, agent, kind string, ev hookEvent, handed bool) error {
+	s, err := c.settings()
+	if err != nil || !s.NotifyIdle {
+		return err
+	}
+	if kind == "prompt" {
+		e.CloseIdle(c.ctx, "the agent took its next prompt")
+		return nil
+	}
+	if handed || ev.StopHookActive {
+		return nil
+	}
+	_, warnings, err := e.NotifyIdle(c.ctx, agent, ev.LastMessage)
+	for _, w := range warnings {
+		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(w))
+	}
+	return err
 }
 
 // hookKind says whether an agent's event comes before a turn ("prompt") or at its end ("stop").

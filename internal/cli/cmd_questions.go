@@ -55,7 +55,7 @@ wcomm ask --task task-3 --action publish --target docs/index.md --urgency non-bl
 	})
 	register(&command{
 		Name: "answer", Role: "orchestrator",
-		Args:    "ID ANSWER... [--source NAME]",
+		Args:    "ID ANSWER... [--source NAME] [--message TEXT]",
 		Summary: "answer a worker's question: the first valid answer wins and wakes the worker",
 		Help: `Checks ANSWER against the question's type: numbered takes the option's number (2), letter (B) or
 exact text; yes-no takes yes or no; fixed takes one of the fixed answers exactly; freeform takes any
@@ -65,8 +65,13 @@ recorded as stale and changes nothing (exit 1). The answer is saved in the sessi
 worker's waiting 'wcomm ask' within milliseconds, or, when no ask waits, is pasted into the worker's
 pane as an ANSWER block. Works from any pane or from none; --source names the channel (default local).
 An answer to a stale question (its request was already answered, its worker pane is gone, or its
-git binding changed) is refused with the reason.`,
-		Example: "wcomm answer task-3.q1-a1b2 B\nwcomm answer task-3.q1-a1b2 'Use bcrypt (already in deps)'\nwcomm answer task-3.q2-77e0 yes --source telegram",
+git binding changed) is refused with the reason.
+
+A permission question (an agent asks leave to run a tool) takes allow, always (allow, and the
+agent's rule for it for this session) or deny; --message gives a deny the words the model reads.
+Its answer goes to the agent's waiting hook, never into a pane. An agent may not answer one (this
+command run by an agent's tool call is refused) unless the settings' permissions.answerers name it.`,
+		Example: "wcomm answer task-3.q1-a1b2 B\nwcomm answer task-3.q1-a1b2 'Use bcrypt (already in deps)'\nwcomm answer task-3.q2-77e0 yes --source telegram\nwcomm answer permission.q4-c0de deny --message 'use the staging database'",
 		Setup:   setupAnswer,
 	})
 	register(&command{
@@ -106,6 +111,7 @@ func flagsSet(fs *flag.FlagSet) map[string]bool {
 
 func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 	source := fs.String("source", "local", "who or which channel answers (local, telegram, a name)")
+	message := fs.String("message", "", "a permission question's deny: what the model is told")
 	dv := declareDelivery(fs, flagEnterDelay)
 	return func(args []string) error {
 		if len(args) < 2 {
@@ -130,7 +136,7 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		if err := dv.apply(e); err != nil {
 			return err
 		}
-		res, err := e.Answer(c.ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: *source})
+		res, err := e.Answer(c.ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: *source, Message: *message, CheckCaller: true})
 		if err != nil {
 			return err
 		}

@@ -349,7 +349,10 @@ func TestKitInstallSkill(t *testing.T) {
 		var got struct {
 			Permissions map[string][]string `json:"permissions"`
 			Hooks       map[string][]struct {
-				Hooks []struct{ Type, Command string } `json:"hooks"`
+				Hooks []struct {
+					Type, Command string
+					Timeout       int `json:"timeout"`
+				} `json:"hooks"`
 			} `json:"hooks"`
 		}
 		data, err := os.ReadFile(claude)
@@ -366,6 +369,12 @@ func TestKitInstallSkill(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []string{"my-stop.sh", self + " hook --agent claude"}, stop, "the hook runs this binary by its absolute path")
 		require.Len(t, got.Hooks["UserPromptSubmit"], 1)
+		// The permission prompts reach the person through the same command, given the time
+		// a person needs.
+		require.Len(t, got.Hooks["PermissionRequest"], 1)
+		perm := got.Hooks["PermissionRequest"][0].Hooks[0]
+		assert.Equal(t, self+" hook --agent claude", perm.Command)
+		assert.Equal(t, kit.PermissionHookTimeout, perm.Timeout)
 		gem, err := os.ReadFile(filepath.Join(d, ".gemini", "settings.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(gem), `"AfterAgent"`)

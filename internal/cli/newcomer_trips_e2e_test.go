@@ -150,7 +150,7 @@ func TestE2EHooksRunWithoutPath(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 6, ran, "two events for each of three agents")
+	assert.Equal(t, 7, ran, "two events for each of three agents, and Claude Code's permission prompts")
 
 	var entry struct {
 		MCPServers map[string]struct{ Command string } `json:"mcpServers"`

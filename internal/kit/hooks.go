@@ -2,7 +2,8 @@ package kit
 
 // The agents' own hooks, installed by install-skill: at a turn boundary (a prompt submitted, a turn
 // ending) the agent runs 'wcomm hook', which hands the model what waits in its pane's outbox, so
-// nothing needs to be typed into the pane. The settings files are the agents' own JSON; wcomm adds
+// nothing needs to be typed into the pane; at a permission prompt (Claude Code's PermissionRequest)
+// it relays the prompt to the person and hands back the answer. The settings files are the agents' own JSON; wcomm adds
 // its two entries and keeps everything else.
 
 import (
@@ -17,8 +18,15 @@ type hookTarget struct {
 	Path   string
 	Agent  string
 	Events []string
-	Note   string // what the person still has to do, if anything
+	// Timeouts are the seconds an event's hook may run, for the events whose hook waits.
+	Timeouts map[string]int
+	Note     string // what the person still has to do, if anything
 }
+
+// PermissionHookTimeout is the seconds Claude Code gives the PermissionRequest hook to wait for
+// the person (its own default, said out loud): the hook's own wait (settings' permissions.wait,
+// 590s by default) ends first, so it leaves the dialog to the terminal on its own terms.
+const PermissionHookTimeout = 600
 
 // hookTargets returns the hook settings files of the agents: in the project folder, or the user's.
 func hookTargets(dir, home string, agents []string) []hookTarget {
@@ -30,7 +38,8 @@ func hookTargets(dir, home string, agents []string) []hookTarget {
 	for _, a := range agents {
 		switch a {
 		case "claude":
-			out = append(out, hookTarget{Path: filepath.Join(base, ".claude", "settings.json"), Agent: a, Events: []string{"UserPromptSubmit", "Stop"}})
+			out = append(out, hookTarget{Path: filepath.Join(base, ".claude", "settings.json"), Agent: a,
+				Events: []string{"UserPromptSubmit", "Stop", "PermissionRequest"}, Timeouts: map[string]int{"PermissionRequest": PermissionHookTimeout}})
 		case "codex":
 			out = append(out, hookTarget{Path: filepath.Join(base, ".codex", "hooks.json"), Agent: a, Events: []string{"UserPromptSubmit", "Stop"},
 				Note: "Codex asks you to review and trust new hooks when it starts: choose to trust them"})
@@ -81,11 +90,15 @@ func installHooks(t hookTarget) (Result, error) {
 			r.Status, r.Note = Kept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
 			return r, nil
 		}
-		if c := setHookCommand(groups, hookCommand(self, t.Agent)); c != nil {
+		if c := setHookCommand(groups, hookCommand(self, t.Agent), t.Timeouts[ev]); c != nil {
 			changed = changed || *c
 			continue
 		}
-		hooks[ev] = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(self, t.Agent)}}})
+		h := map[string]any{"type": "command", "command": hookCommand(self, t.Agent)}
+		if n := t.Timeouts[ev]; n > 0 {
+			h["timeout"] = n
+		}
+		hooks[ev] = append(groups, map[string]any{"hooks": []any{h}})
 		changed = true
 	}
 	if !changed {
@@ -107,8 +120,8 @@ func installHooks(t hookTarget) (Result, error) {
 }
 
 // setHookCommand looks for a hook that runs 'wcomm hook' among an event's groups: nil when there
-// is none; else whether it had to be changed to run want.
-func setHookCommand(groups []any, want string) *bool {
+// is none; else whether it had to be changed to run want (with timeout seconds, when not 0).
+func setHookCommand(groups []any, want string, timeout int) *bool {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
@@ -118,6 +131,10 @@ func setHookCommand(groups []any, want string) *bool {
 			if isHookCommand(cmd) {
 				changed := cmd != want
 				hm["command"] = want
+				if timeout > 0 && fmt.Sprint(hm["timeout"]) != fmt.Sprint(timeout) {
+					hm["timeout"] = timeout
+					changed = true
+				}
 				return &changed
 			}
 		}

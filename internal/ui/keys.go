@@ -16,6 +16,7 @@ import (
 var keyHelp = [][2]string{
 	{"1-9", "pick the question of that number (first screen)"},
 	{"A-Z or 1-9", "then answer with that option (y/n for yes-no)"},
+	{"a s d", "permission prompt: allow, always (session rule), deny"},
 	{"Enter", "freeform question: send the answer typed"},
 	{"Esc", "cancel / back to the first screen"},
 	{"Tab / x", "exchanges: the live feed, newest first"},
@@ -215,6 +216,13 @@ func (m Model) questionKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.help = !m.help
 		return m, nil
 	}
+	if q.Type == messages.Permission {
+		if ans, ok := permissionKeys[s]; ok {
+			return m.answer(q, ans)
+		}
+		m.status = "press a (allow), s (always) or d (deny), or Esc"
+		return m, nil
+	}
 	i := optionIndex(q.Question, s)
 	if i < 0 {
 		m.status = "press an option's letter or number, or Esc"
@@ -225,6 +233,13 @@ func (m Model) questionKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		raw = messages.OptionLetter(i)
 	}
 	return m.answer(q, raw)
+}
+
+// permissionKeys are the keys that answer a permission prompt: one each, on the home row.
+var permissionKeys = map[string]string{
+	"a": messages.PermAllow, "1": messages.PermAllow,
+	"s": messages.PermAlways, "2": messages.PermAlways,
+	"d": messages.PermDeny, "3": messages.PermDeny,
 }
 
 // optionIndex is the option a key names: its letter (either case), its number, or y/n for a

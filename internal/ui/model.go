@@ -471,7 +471,9 @@ func (m Model) rows() []Row {
 			r.Asking++
 			older(q.AskedAt)
 			if q.Urgency == messages.Blocking && r.State != fleet.PaneGone {
-				if q.Action != "" {
+				if q.Permission != nil {
+					r.State, r.Evidence = fleet.PanePermission, clean(q.Waits)+" ("+q.ID+")"
+				} else if q.Action != "" {
 					r.State, r.Evidence = fleet.PanePermission, "its approval "+q.ID+" waits for a person"
 				} else if r.State != fleet.PanePermission {
 					r.State, r.Evidence = fleet.PaneAnswer, "its question "+q.ID+" waits for an answer"

@@ -668,3 +668,36 @@ func TestHeaderCounts(t *testing.T) {
 	screen = ansi.Strip(world(t, two, 120, 24, false).Render())
 	assert.Contains(t, screen, "· 2 panes · 2 questions ")
 }
+
+func TestPermissionPromptOneKeyEach(t *testing.T) {
+	q := question("permission.q1-ab12", "%2", messages.Permission, messages.Blocking, t0.Add(-time.Minute), messages.PermissionOptions()...)
+	q.Text = "claude in pane %2 asks to run Bash: touch x"
+	q.Permission = &messages.PermissionRequest{Agent: "claude", Tool: "Bash", Subject: "touch x",
+		Always: []messages.PermissionUpdate{{Type: "addRules", Rules: []messages.PermissionRule{{ToolName: "Bash", RuleContent: "touch x"}}}}}
+	q.Refresh()
+	f := &fakeSource{panes: []fleet.FleetPane{pane("%2", "claude", fleet.PanePermission)},
+		files: Files{Questions: []*questions.QuestionStatus{q}}}
+	m := world(t, f, 120, 30, false)
+	screen := ansi.Strip(m.Render())
+	assert.Contains(t, screen, "[permission]")
+	assert.Contains(t, screen, "a allow  s always  d deny")
+	rows := m.rows()
+	require.Len(t, rows, 1)
+	assert.Equal(t, fleet.PanePermission, rows[0].State)
+	assert.Contains(t, rows[0].Evidence, "permission: Bash touch x")
+
+	m2, _ := press(t, m, "1")
+	screen = ansi.Strip(m2.Render())
+	assert.Contains(t, screen, "PERMISSION permission.q1-ab12")
+	assert.Contains(t, screen, "always: Bash(touch x) for this session")
+	for key, want := range map[string]string{"a": "allow", "s": "always", "d": "deny", "2": "always"} {
+		_, cmd := press(t, m, "1", key)
+		finish(t, m, cmd)
+		assert.Equal(t, [2]string{q.ID, want}, f.answers[len(f.answers)-1], key)
+	}
+	n := len(f.answers)
+	m2, cmd := press(t, m, "1", "y")
+	assert.Nil(t, cmd, "no other key answers a permission prompt")
+	assert.Contains(t, m2.Render(), "press a (allow), s (always) or d (deny)")
+	assert.Len(t, f.answers, n)
+}

@@ -260,6 +260,9 @@ func (m Model) questionLine(n int, q *questions.QuestionStatus, w int) string {
 	if q.Action != "" {
 		kind = "approval"
 	}
+	if q.Type == messages.Permission {
+		kind = "permission"
+	}
 	lead := fmt.Sprintf("%d %-12s %-5s %4s  ", n, "["+kind+"]", clean(string(q.Worker)), exchange.Age(m.now, q.AskedAt))
 	return m.st.key.Render(lead[:1]) + lead[1:] + clean(q.Text)
 }
@@ -268,6 +271,9 @@ func (m Model) questionLine(n int, q *questions.QuestionStatus, w int) string {
 func (m Model) optionsLine(q *questions.QuestionStatus) string {
 	if q.Type == messages.Freeform {
 		return m.st.dim.Render("freeform: type the answer")
+	}
+	if q.Type == messages.Permission {
+		return m.st.key.Render("a") + " allow  " + m.st.key.Render("s") + " always  " + m.st.key.Render("d") + " deny"
 	}
 	var parts []string
 	for i, o := range q.Options {
@@ -397,6 +403,26 @@ func (m Model) questionLines(w int) []string {
 	title := "QUESTION "
 	if q.Action != "" {
 		title = "APPROVAL "
+	}
+	if p := q.Permission; p != nil {
+		out = append(out, m.st.head.Render("PERMISSION "+clean(q.ID)))
+		add(fmt.Sprintf("%s in pane %s asks to run %s, asked %s ago", orDash(p.Agent), q.Worker, p.Tool, exchange.Age(m.now, q.AskedAt)))
+		add("")
+		add(p.Subject)
+		if q.Context != "" {
+			add("")
+			add(q.Context)
+		}
+		var always []string
+		for _, u := range p.Always {
+			always = append(always, u.Words())
+		}
+		out = append(out, "",
+			m.st.key.Render("a")+"  allow once",
+			m.st.key.Render("s")+"  always: "+clean(orDash(strings.Join(always, "; "))),
+			m.st.key.Render("d")+"  deny",
+			"", m.st.dim.Render("press a, s or d (or 1, 2, 3), Esc to cancel"))
+		return out
 	}
 	out = append(out, m.st.head.Render(title+clean(q.ID)))
 	add(fmt.Sprintf("from %s (task %s, request %s), %s, asked %s ago", q.Worker, q.Task, orDash(q.Exchange), q.Urgency, exchange.Age(m.now, q.AskedAt)))

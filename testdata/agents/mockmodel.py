@@ -131,8 +131,10 @@ def claude_user_text(content):
             if SYSTEM_REMINDER_RE.match(t):
                 continue
             texts.append(t)
-    if tool_result:
+    if tool_result and not texts:
         return None, True
+    # A prompt typed after a refused or interrupted tool call comes in the same user message
+    # as that call's tool_result: it is still the person's prompt.
     if not texts:
         return None, False
     return PASTED_RE.sub(lambda m: m.group(1), texts[-1]), False

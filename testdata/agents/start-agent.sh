@@ -14,6 +14,8 @@
 # least of all a real credential or API address, reaches the agent. Kept: PATH, TERM,
 # LANG, SHELL, USER, TMUX, TMUX_PANE, COLORTERM and every WCOMM_* variable.
 #
+# CLAUDE_PERMISSION_MODE (acceptEdits, the default, or default) is Claude Code's permission mode.
+#
 # HOME is DIR/homes/AGENT-PID (the PID of the agent, as exec keeps it) unless AGENT_HOME
 # names one; homes of agents that no longer run are removed on the next start.
 set -euo pipefail
@@ -117,9 +119,18 @@ fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 with os.fdopen(fd, "w") as f:
     json.dump(cfg, f)
 PY
-	write "$home/.claude/settings.json" <<'EOF'
+	# CLAUDE_PERMISSION_MODE=default: Bash is not allowed beforehand, so each command asks the
+	# person (the permission dialog, and the PermissionRequest hook when one is installed).
+	mode=${CLAUDE_PERMISSION_MODE:-acceptEdits}
+	case $mode in
+	acceptEdits)
+		write "$home/.claude/settings.json" <<'EOF'
 {"permissions": {"allow": ["Bash"]}}
 EOF
+		;;
+	default) write "$home/.claude/settings.json" <<<'{}' ;;
+	*) die "CLAUDE_PERMISSION_MODE $mode: want acceptEdits or default" ;;
+	esac
 	envs+=(
 		"ANTHROPIC_API_KEY=$fake_key"
 		"ANTHROPIC_BASE_URL=$base"
@@ -128,9 +139,9 @@ EOF
 		"DISABLE_TELEMETRY=1"
 		"DISABLE_ERROR_REPORTING=1"
 	)
-	# Without acceptEdits a first start enters "auto mode", whose safety check calls the
+	# Without a mode named a first start enters "auto mode", whose safety check calls the
 	# real service and blocks every tool call.
-	exec env -i "${envs[@]}" "$bin" --permission-mode acceptEdits
+	exec env -i "${envs[@]}" "$bin" --permission-mode "$mode"
 	;;
 codex)
 	bin=$nm/.bin/codex

@@ -95,6 +95,9 @@ type Config struct {
 	ChannelsKey string
 	// AskedIn is the folder whose settings apply, recorded beside ChannelsKey.
 	AskedIn string
+	// PermissionAnswerers are the agents (profile names) and panes (%N) the settings allow to
+	// answer an agent's permission prompt; nobody else but the person may.
+	PermissionAnswerers []string
 	// Door finds an agent's own door into a pane's session and writes through it (route.go);
 	// the zero value reads the real process table and the agent's files.
 	Door door.Finder

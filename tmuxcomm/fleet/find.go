@@ -53,6 +53,9 @@ type PaneInfo struct {
 	// AgentStatus the agent's own word on its state ("idle" or "busy") where its session says it.
 	Route       string `json:"route,omitempty"`
 	AgentStatus string `json:"agent_status,omitempty"`
+	// Waits says who waits on a person there and why: "permission: Bash touch x" (its agent's
+	// permission prompt), "answer: ..." (its question), "idle" (its agent ended its turn).
+	Waits string `json:"waits,omitempty"`
 }
 
 // Panes lists the panes in scope with what runs in each.

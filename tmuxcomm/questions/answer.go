@@ -20,6 +20,16 @@ type AnswerOptions struct {
 	ID     string
 	Raw    string
 	Source string // who answers: "local" (default), "telegram", a name
+	// Message is a permission deny's message for the model (the answer's own "deny: ..." text
+	// when empty); refused on any other answer.
+	Message string
+	// Agent says the caller is an agent's tool (the MCP server): it may answer a permission
+	// question only when the settings name it.
+	Agent bool
+	// CheckCaller asks whether the caller runs under an agent (its process or an ancestor is an
+	// agent's program): the command line, which a person and an agent's tool call alike run.
+	// The bridge and the console are the person's channels and leave it off.
+	CheckCaller bool
 }
 
 // AnswerResult says what an answer did.
@@ -74,8 +84,7 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 	if st.State == QuestionStale {
 		return stale(st.Reason)
 	}
-	m, err := messages.MatchAnswer(st.Question, o.Raw)
-	if err != nil {
+	invalid := func(err error) (*AnswerResult, error) {
 		d := map[string]string{"error": err.Error()}
 		for k, v := range attempt {
 			d[k] = v
@@ -83,8 +92,24 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		e.LogQ(st, QInvalid, d)
 		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
 	}
+	if st.Type == messages.Permission {
+		if err := e.mayAnswerPermission(o); err != nil {
+			return invalid(err)
+		}
+	}
+	m, err := messages.MatchAnswer(st.Question, o.Raw)
+	if err != nil {
+		return invalid(err)
+	}
+	message := m.Note
+	if o.Message != "" {
+		if st.Type != messages.Permission || m.Value != messages.PermDeny {
+			return invalid(core.Usagef("a message goes with a permission question's deny only"))
+		}
+		message = o.Message
+	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
-		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: e.Self, At: e.Now().UTC()}
+		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: e.Self, Message: message, At: e.Now().UTC()}
 	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
@@ -97,6 +122,19 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 	// Whether an ask waits is decided here, under the root lock that an ask also holds to stop
 	// waiting (settle): after the answer is published, a woken ask may exit at once.
 	waiting := store.IsLocked(st.WaitLock())
+	if !waiting && st.Type == messages.Permission {
+		// Its hook is gone (killed, or the agent closed the dialog): an answer would reach
+		// nobody, and no answer of a permission is ever typed into a pane.
+		reason := "the agent's hook no longer waits for it (its dialog is gone)"
+		r := ResolvedRecord{ID: st.ID, Reason: reason, At: e.Now().UTC()}
+		werr := writeJSONExclusive(st.File(messages.SuffixResolved), r)
+		unlock()
+		if werr == nil {
+			e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
+		}
+		st.Refresh()
+		return stale(reason)
+	}
 	err = writeJSONExclusive(st.File(messages.SuffixAnswer), a)
 	unlock()
 	if errors.Is(err, store.ErrExists) {
@@ -107,6 +145,9 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		return nil, err
 	}
 	d := map[string]string{"answer": a.Answer, "form": a.Form}
+	if a.Message != "" {
+		d["message"] = a.Message
+	}
 	for k, v := range attempt {
 		d[k] = v
 	}
@@ -128,6 +169,8 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 // decidedReason says why a question takes no more answers, "" when it does.
 func decidedReason(st *QuestionStatus) string {
 	switch {
+	case st.Answer != nil && st.Answer.Source == SourceTerminal:
+		return fmt.Sprintf("already answered %q at the terminal at %s; your answer came too late", st.Answer.Answer, st.Answer.At.Local().Format(time.RFC3339))
 	case st.Answer != nil:
 		a := st.Answer
 		return fmt.Sprintf("already answered %q (decided by %s, source %s, at %s); the first answer stands",

@@ -146,6 +146,9 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	for i, q := range o.Questions {
 		q = q.Normalized()
 		q.ID = ""
+		if q.Type == messages.Permission {
+			return nil, core.Usagef("a permission question is asked by an agent's PermissionRequest hook ('%s hook'), not by ask", e.Command)
+		}
 		if err := q.Validate(); err != nil {
 			return nil, err
 		}

@@ -56,8 +56,15 @@ func (e *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal
 		return "", "", fmt.Errorf("no answer to paste")
 	}
 	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, e.Command, st.ID)
+	text := messages.FormatAnswerBlock(*block)
+	if st.Idle != nil {
+		// The reply to an idle notice is the person's next instruction: the agent gets it as
+		// the person's own words, as if typed in its box.
+		text = st.Answer.Answer
+		summary = fmt.Sprintf("[message from the person, via %s] %s", st.Answer.Source, messages.SanitizeField(text))
+	}
 	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
-		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: messages.FormatAnswerBlock(*block), Summary: summary}
+		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: text, Summary: summary}
 	posted, err := e.postTo(ctx, filepath.Dir(st.Dir), m)
 	if err != nil {
 		if posted == nil {

@@ -68,7 +68,7 @@ func (e *Desk) judgeStale(ctx context.Context, st *QuestionStatus, live *livenes
 		return
 	}
 	mark := func(reason string) {
-		st.State, st.Reason = QuestionStale, reason
+		st.State, st.Reason, st.Waits = QuestionStale, reason, ""
 	}
 	// An approval outlives its asker: a yes given after the worker gave up is recorded, and the
 	// intent's own fingerprint, not the worker's pane or request, decides whether it still holds.

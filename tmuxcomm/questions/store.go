@@ -43,6 +43,19 @@ type QuestionRecord struct {
 	// own channels.
 	Channels string `json:"channels,omitempty"`
 	AskedIn  string `json:"asked_in,omitempty"`
+	// Permission is what the agent in the worker pane asks leave for, on a permission question
+	// (asked by its hook, which waits for the answer; permission.go).
+	Permission *messages.PermissionRequest `json:"permission,omitempty"`
+	// Idle is set on the notice that the agent in the worker pane ended its turn and waits for
+	// its next instruction (idle.go): an answer is delivered to it as the person's message.
+	Idle *IdleNotice `json:"idle,omitempty"`
+}
+
+// IdleNotice is what an idle notice records of the agent.
+type IdleNotice struct {
+	Agent string `json:"agent"`
+	// Last is the agent's last message of the turn, whole.
+	Last string `json:"last,omitempty"`
 }
 
 // deadline is when an ask of this question gives up; zero for none.
@@ -67,7 +80,9 @@ type AnswerRecord struct {
 	Form      string                `json:"form"`
 	Option    int                   `json:"option,omitempty"`
 	Pane      messages.PaneID       `json:"pane,omitempty"` // where the answer was given, if in a pane
-	At        time.Time             `json:"at"`
+	// Message is a permission deny's message for the model.
+	Message string    `json:"message,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // ResolvedRecord is the {task}.q{seq}.resolved file.
@@ -87,6 +102,9 @@ type QuestionStatus struct {
 	Resolved *ResolvedRecord `json:"resolved,omitempty"`
 	Dir      string          `json:"dir"`
 	Path     string          `json:"path"`
+	// Waits says, while the question is pending, what its worker waits on a person for:
+	// "permission: Bash touch x" (an agent's permission prompt), "answer: <the question>".
+	Waits string `json:"waits,omitempty"`
 
 	// deadline is when this ask stops waiting (zero: never), limit how long it meant to wait.
 	deadline time.Time
@@ -168,6 +186,12 @@ func LoadQuestion(dir, task string, seq int) (*QuestionStatus, error) {
 // Refresh re-reads the answer and resolved files.
 func (st *QuestionStatus) Refresh() {
 	st.State = QuestionPending
+	st.Waits = st.waits()
+	defer func() {
+		if st.State != QuestionPending {
+			st.Waits = ""
+		}
+	}()
 	if data, err := store.ReadFile(st.File(messages.SuffixAnswer)); err == nil {
 		var a AnswerRecord
 		if json.Unmarshal(data, &a) == nil {
@@ -315,7 +339,9 @@ func (e *Desk) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionSta
 		if err != nil {
 			return nil, err
 		}
-		return &QuestionStatus{QuestionRecord: rec, State: QuestionPending, Dir: dir, Path: path}, nil
+		st := &QuestionStatus{QuestionRecord: rec, State: QuestionPending, Dir: dir, Path: path}
+		st.Waits = st.waits()
+		return st, nil
 	}
 	return nil, fmt.Errorf("could not claim a question number for task %s in %s", rec.Task, dir)
 }
@@ -433,4 +459,25 @@ func writeIntent(st *QuestionStatus, in messages.Intent) error {
 	in.QuestionID = st.ID
 	in.RequestID = st.Exchange
 	return store.WriteExclusive(st.File(messages.SuffixIntent), messages.FormatIntent(in))
+}
+
+// waits is what a pending question's worker waits on a person for, in a few words.
+func (st *QuestionStatus) waits() string {
+	if p := st.Permission; p != nil {
+		return "permission: " + messages.SanitizeField(p.Summary(80))
+	}
+	if st.Idle != nil {
+		return "idle"
+	}
+	q := st.Question
+	return "answer: " + messages.SanitizeField(clipWords(q.Text, 80))
+}
+
+// clipWords is s on one line, at most n runes.
+func clipWords(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -16,6 +16,9 @@ func (r *AnswerResult) Say() string {
 	st := r.Question
 	switch r.Signal {
 	case core.SignalAsk:
+		if st.Type == messages.Permission {
+			return "the agent's permission hook (pane " + string(st.Worker) + ") took the answer"
+		}
 		return "the worker's waiting ask (pane " + string(st.Worker) + ") woke on the answer"
 	case core.SignalPasted:
 		if r.Via == exchange.ViaSocket {

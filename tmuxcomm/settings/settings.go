@@ -88,6 +88,13 @@ type Values struct {
 	ActionsFrom string `json:"actions_from,omitempty"`
 	// Hosts are the declared remote hosts by name (hosts.go); nil: none.
 	Hosts map[string]HostDef `json:"hosts,omitempty"`
+	// PermissionAnswerers are the agents and panes that may answer an agent's permission prompt
+	// besides the person (nil: none); PermissionWait bounds how long its hook waits for an answer.
+	PermissionAnswerers []string      `json:"permission_answerers,omitempty"`
+	PermissionWait      time.Duration `json:"permission_wait"`
+	// NotifyIdle tells the answer channels when an agent ends its turn (its Stop hook), once; a
+	// reply is delivered to the agent as the person's message.
+	NotifyIdle bool `json:"notify_idle,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
 	// "actions publish, lint"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`
@@ -112,8 +119,14 @@ func Defaults() Values {
 		EnterDelay:        DefaultEnterDelay,
 		MailTTL:           DefaultMailTTL,
 		OnQuestionTimeout: DefaultOnQuestionTimeout,
+		PermissionWait:    DefaultPermissionWait,
 	}
 }
+
+// DefaultPermissionWait is how long a permission hook waits for the person: a little under the
+// 600 s Claude Code gives a hook by default (and install-skill sets), so the hook ends on its own
+// and says so, instead of being killed.
+const DefaultPermissionWait = 590 * time.Second
 
 // DefaultMailTTL is how long a message waits for its pane by default: long enough for an agent's
 // longest turns and a person's lunch, short enough that a stale message does not surface days later.

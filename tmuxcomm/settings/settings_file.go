@@ -123,6 +123,21 @@ type configFile struct {
 	Hosts         map[string]hostFile   `yaml:"hosts"`
 	// Channels are the answer channels (internal/bridge); a project file's only once trusted.
 	Channels *messages.ChannelsConfig `yaml:"channels"`
+	// Permissions are the rules of the agents' permission prompts relayed to the person.
+	Permissions permissionsFile `yaml:"permissions"`
+	// NotifyIdle tells the answer channels once when an agent ends its turn and waits for its
+	// next instruction; a reply to that post is delivered to the agent.
+	NotifyIdle *bool `yaml:"notify_idle"`
+}
+
+// permissionsFile is the permissions block.
+type permissionsFile struct {
+	// Answerers are the agents (profile names) and panes (%N) that may answer an agent's
+	// permission prompt besides the person; a project file's only once trusted.
+	Answerers []string `yaml:"answerers"`
+	// Wait bounds how long the hook waits for an answer before it leaves the dialog to the
+	// terminal.
+	Wait *yamlDuration `yaml:"wait"`
 }
 
 // mailboxFile is the mailbox block.
@@ -315,6 +330,27 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 		} else if c.Channels.Any() {
 			s.Ignored = append(s.Ignored, "channels")
 		}
+	}
+	if c.Permissions.Answerers != nil {
+		for _, a := range c.Permissions.Answerers {
+			if strings.TrimSpace(a) == "" {
+				return fmt.Errorf("%s: permissions.answerers: an empty name; list agent names (claude) or panes (%%3)", path)
+			}
+		}
+		if trusted {
+			s.PermissionAnswerers = c.Permissions.Answerers
+		} else if len(c.Permissions.Answerers) > 0 {
+			s.Ignored = append(s.Ignored, "permissions.answerers")
+		}
+	}
+	if c.NotifyIdle != nil {
+		s.NotifyIdle = *c.NotifyIdle
+	}
+	if c.Permissions.Wait != nil {
+		if c.Permissions.Wait.D <= 0 {
+			return fmt.Errorf("%s: permissions.wait must be more than 0 (such as 10m)", path)
+		}
+		s.PermissionWait = c.Permissions.Wait.D
 	}
 	if c.AgentProfiles != nil {
 		overrides, err := json.Marshal(map[string]any{"profiles": c.AgentProfiles})

@@ -1,0 +1,22 @@
+package paneops
+
+// AgentAmong names the first agent profile whose program is one of pids in t (a caller's process
+// and its ancestors, nearest first), "" when none is: a command run by an agent's tool call has
+// the agent among its ancestors, one typed by a person in a shell has not.
+func (s *ProfileSet) AgentAmong(t *ProcTable, pids []int) string {
+	if s == nil || t == nil {
+		return ""
+	}
+	for _, pid := range pids {
+		proc, ok := t.proc(pid)
+		if !ok {
+			continue
+		}
+		for _, p := range s.Profiles {
+			if p.Kind == KindAgent && p.matches(proc) {
+				return p.Name
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,291 @@
+package tmuxcomm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// An agent's permission prompt as a question, against the in-memory tmux: %2 is the agent whose
+// hook asks, %1 a pane an answer may come from.
+
+func permRequest(t *testing.T) messages.PermissionRequest {
+	t.Helper()
+	var in messages.HookInput
+	require.NoError(t, json.Unmarshal([]byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash",
+		"tool_input":{"command":"touch k1.txt","description":"Run the requested command"}}`), &in))
+	p, err := messages.ParsePermissionRequest("claude", in)
+	require.NoError(t, err)
+	return p
+}
+
+// fakeTerminal is an agent's state as its session file would say it.
+type fakeTerminal struct {
+	mu    sync.Mutex
+	state string
+	at    int64
+	seen  int // looks at the current state
+}
+
+func (f *fakeTerminal) set(state string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.state, f.at, f.seen = state, f.at+1, 0
+}
+
+// looked waits until the hook has looked at the current state.
+func (f *fakeTerminal) looked(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.seen > 0
+	}, 5*time.Second, time.Millisecond)
+}
+
+func (f *fakeTerminal) Status() (string, int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen++
+	return f.state, f.at, nil
+}
+
+type permOutcome struct {
+	out *questions.PermissionOutcome
+	err error
+}
+
+// permHook asks as the agent in %2 and awaits in the background.
+func permHook(t *testing.T, e *Engine, ctx context.Context, o questions.AwaitOptions) (*questions.PermissionWait, <-chan permOutcome) {
+	t.Helper()
+	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	require.True(t, store.IsLocked(w.Question.WaitLock()), "the hook holds its question from the start")
+	ch := make(chan permOutcome, 1)
+	go func() {
+		out, err := w.Await(ctx, o)
+		ch <- permOutcome{out, err}
+	}()
+	return w, ch
+}
+
+func permResult(t *testing.T, ch <-chan permOutcome) *questions.PermissionOutcome {
+	t.Helper()
+	select {
+	case r := <-ch:
+		require.NoError(t, r.err)
+		return r.out
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hook did not end")
+	}
+	return nil
+}
+
+func TestPermissionAnswersReachTheHook(t *testing.T) {
+	tests := []struct {
+		raw, message string
+		behavior     string
+		wantMessage  string
+		updates      int
+	}{
+		{"allow", "", "allow", "", 0},
+		{"always", "", "allow", "", 1},
+		{"deny", "use the staging folder", "deny", "use the staging folder", 0},
+		{"deny: not today", "", "deny", "not today", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			f := newFake("%1", "%2")
+			e := newEngine(t, f, "%1")
+			w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{})
+			list, _, err := e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
+			require.NoError(t, err)
+			require.Len(t, list, 1)
+			assert.Equal(t, messages.Permission, list[0].Type)
+			assert.Equal(t, "touch k1.txt", list[0].Permission.Subject)
+
+			res, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: tt.raw, Message: tt.message, Source: "telegram"})
+			require.NoError(t, err)
+			assert.Equal(t, SignalAsk, res.Signal, "the hook took it")
+			out := permResult(t, ch)
+			require.NotNil(t, out.Decision)
+			assert.Equal(t, tt.behavior, out.Decision.Behavior)
+			assert.Equal(t, tt.wantMessage, out.Decision.Message)
+			assert.Len(t, out.Decision.Updates, tt.updates)
+			assert.Empty(t, f.delivered(), "no answer of a permission is typed into any pane")
+		})
+	}
+}
+
+func TestPermissionAnsweredAtTheTerminal(t *testing.T) {
+	for _, tt := range []struct{ after, want string }{{"busy", "allow"}, {"idle", "deny"}} {
+		t.Run(tt.want, func(t *testing.T) {
+			f := newFake("%1", "%2")
+			e := newEngine(t, f, "%1")
+			term := &fakeTerminal{state: "busy"}
+			w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{Terminal: term, Poll: 5 * time.Millisecond})
+			term.set(questions.StatusWaiting) // the dialog shows
+			term.looked(t)
+			term.set(tt.after) // the person answers in the pane
+			out := permResult(t, ch)
+			assert.Nil(t, out.Decision, "the agent took the terminal's answer: nothing to hand back")
+			require.NotNil(t, out.Question.Answer)
+			assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
+			assert.Equal(t, tt.want, out.Question.Answer.Answer)
+
+			_, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"})
+			require.ErrorIs(t, err, ErrStale)
+			assert.Contains(t, err.Error(), "at the terminal")
+			assert.Contains(t, err.Error(), "too late")
+		})
+	}
+}
+
+func TestPermissionExpiresUndecided(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	term := &fakeTerminal{state: questions.StatusWaiting}
+	_, ch := permHook(t, e, context.Background(), questions.AwaitOptions{Wait: 50 * time.Millisecond, Terminal: term, Poll: 5 * time.Millisecond})
+	out := permResult(t, ch)
+	assert.Nil(t, out.Decision, "a timeout decides nothing")
+	assert.Equal(t, questions.QuestionResolved, out.Question.State)
+	assert.Contains(t, out.Question.Reason, "expired")
+}
+
+func TestPermissionHookEndedByTheAgent(t *testing.T) {
+	// SIGTERM: after a No at the terminal the state has left waiting; at the hook's timeout it
+	// has not.
+	for _, tt := range []struct {
+		state, want string
+	}{{"idle", questions.QuestionAnswered}, {questions.StatusWaiting, questions.QuestionResolved}} {
+		t.Run(tt.state, func(t *testing.T) {
+			f := newFake("%1", "%2")
+			e := newEngine(t, f, "%1")
+			term := &fakeTerminal{state: questions.StatusWaiting}
+			ctx, cancel := context.WithCancel(context.Background())
+			_, ch := permHook(t, e, ctx, questions.AwaitOptions{Terminal: term, Poll: 5 * time.Millisecond})
+			term.looked(t)
+			if tt.state != questions.StatusWaiting {
+				term.set(tt.state)
+			}
+			cancel()
+			out := permResult(t, ch)
+			assert.Nil(t, out.Decision)
+			assert.Equal(t, tt.want, out.Question.State)
+			if tt.want == questions.QuestionAnswered {
+				assert.Equal(t, "deny", out.Question.Answer.Answer)
+				assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
+			}
+		})
+	}
+}
+
+func TestPermissionAnsweredByAnAgentOnlyWhenNamed(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{})
+	// The MCP server is an agent's tool.
+	_, err := e.as("%1").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Agent: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "permissions.answerers")
+	st, err := questions.FindQuestion(e.Root, w.Question.ID)
+	require.NoError(t, err)
+	assert.Equal(t, questions.QuestionPending, st.State, "the refusal changed nothing")
+
+	named := e.as("%1")
+	named.PermissionAnswerers = []string{"%1"}
+	_, err = named.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "deny", Agent: true})
+	require.NoError(t, err)
+	out := permResult(t, ch)
+	require.NotNil(t, out.Decision)
+	assert.Equal(t, "deny", out.Decision.Behavior)
+}
+
+func TestPermissionCommandLineUnderAnAgentRefused(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, _ := permHook(t, e, context.Background(), questions.AwaitOptions{})
+	// The caller's own process runs under claude: 'wcomm answer' from an agent's tool call.
+	under := e.as("%1")
+	under.SelfPID = 300
+	under.Procs = func() (*paneops.ProcTable, error) {
+		return paneops.NewProcTable([]paneops.Process{
+			{PID: 100, PPID: 1, Comm: "claude", Args: []string{"claude"}},
+			{PID: 200, PPID: 100, Comm: "bash", Args: []string{"/bin/bash", "-c", "wcomm answer"}},
+			{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}},
+		}), nil
+	}
+	_, err := under.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", CheckCaller: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "claude may not answer it")
+	// The same command typed by a person in a shell is theirs.
+	person := e.as("%1")
+	person.SelfPID = 300
+	person.Procs = func() (*paneops.ProcTable, error) {
+		return paneops.NewProcTable([]paneops.Process{
+			{PID: 200, PPID: 1, Comm: "bash", Args: []string{"-bash"}},
+			{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}},
+		}), nil
+	}
+	_, err = person.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", CheckCaller: true})
+	require.NoError(t, err)
+}
+
+func TestPermissionNotAnsweredOnceTheHookIsGone(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	require.NoError(t, err)
+	w.Close() // the hook was killed
+	_, err = e.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
+	require.True(t, errors.Is(err, ErrStale), "%v", err)
+	assert.Contains(t, err.Error(), "no longer waits")
+	assert.Empty(t, f.delivered(), "nothing typed into the agent's pane")
+	st, err := questions.FindQuestion(e.Root, w.Question.ID)
+	require.NoError(t, err)
+	assert.Equal(t, questions.QuestionResolved, st.State)
+}
+
+func TestPermissionNotAskedThroughAsk(t *testing.T) {
+	_, orch, worker, x := qPair(t)
+	_ = orch
+	q := qQuestion("may I?")
+	q.Type, q.Options = messages.Permission, messages.PermissionOptions()
+	_, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, Exchange: x.ID})
+	var ue *UsageError
+	require.ErrorAs(t, err, &ue)
+}
+
+func TestPermissionWaitsShown(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{})
+	list, _, err := e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "permission: Bash touch k1.txt", list[0].Waits)
+	srv := f.server.Key()
+	assert.Equal(t, "permission: Bash touch k1.txt", WaitsOn("%2", srv, "", list))
+	assert.Equal(t, "", WaitsOn("%1", srv, "", list), "nothing waits on a person in another pane")
+	assert.Equal(t, "idle", WaitsOn("%1", srv, "idle", list), "an agent at rest after its turn")
+	assert.Equal(t, "", WaitsOn("%2", "another-server", "", list), "a pane of the same id on another server")
+
+	_, err = e.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
+	require.NoError(t, err)
+	permResult(t, ch)
+	st, err := questions.FindQuestion(e.Root, w.Question.ID)
+	require.NoError(t, err)
+	assert.Empty(t, st.Waits, "nothing waits once answered")
+}

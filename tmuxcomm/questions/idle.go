@@ -1,0 +1,100 @@
+package questions
+
+// An agent at rest, told to the person: with notify_idle, an agent's Stop hook records a notice
+// (a freeform question of task "idle" in the pane's own session folder) that the agent ended its
+// turn and waits for its next instruction, with its last message. The answer channels post it
+// once; a reply is the person's next instruction, handed to the agent's pane through its outbox
+// (its door, or typed when the pane is ready), exactly once. A newer turn's end, or a prompt the
+// agent takes otherwise, closes the notice, so a pane has at most one open.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// IdleTask is the task of every idle notice.
+const IdleTask = "idle"
+
+// NotifyIdle records that the agent in the caller's pane ended its turn, closing any notice of
+// the pane still open, and starts the bridge to the answer channels.
+func (e *Desk) NotifyIdle(ctx context.Context, agent, last string) (*QuestionStatus, []string, error) {
+	root, err := e.RootDir(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
+		return nil, nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("no tmux server: %w", err)
+	}
+	e.CloseIdle(ctx, "the agent ended another turn")
+	who := agent
+	if who == "" {
+		who = "the agent"
+	}
+	summary := strings.TrimSpace(last)
+	if summary == "" {
+		summary = "It said nothing at the end of its turn."
+	}
+	if utf8.RuneCountInString(summary) > messages.MaxContextLen {
+		summary = string([]rune(summary)[:messages.MaxContextLen-1]) + "…"
+	}
+	q := messages.Question{Task: IdleTask, Type: messages.Freeform, Urgency: messages.NonBlocking, Context: summary,
+		Text: fmt.Sprintf("%s in pane %s ended its turn and waits for your next instruction: reply to give it one", who, e.Self)}.Normalized()
+	if err := q.Validate(); err != nil {
+		return nil, nil, err
+	}
+	dir, _, err := e.OpenSession(root, e.Self, e.Self, srv.Key(), srv.Socket)
+	if err != nil {
+		return nil, nil, err
+	}
+	base := QuestionRecord{Worker: e.Self, Orchestrator: e.Self, Session: filepath.Base(dir), Server: srv.Key(), Socket: srv.Socket,
+		AskedAt: e.Now().UTC(), MaxQuestions: math.MaxInt32, Channels: e.ChannelsKey, AskedIn: e.AskedIn,
+		Idle: &IdleNotice{Agent: agent, Last: last}}
+	sts, err := e.createQuestions(root, dir, base, []messages.Question{q}, func(*QuestionStatus) error { return nil })
+	if err != nil {
+		return nil, nil, err
+	}
+	return sts[0], e.startBridge(), nil
+}
+
+// CloseIdle resolves the open idle notices of the caller's pane: the agent is no longer at rest
+// (it took a prompt) or a newer notice replaces them.
+func (e *Desk) CloseIdle(ctx context.Context, reason string) {
+	root, err := e.RootDir(false)
+	if err != nil || e.Self == "" {
+		return
+	}
+	refs, _ := QuestionRefs(root)
+	for _, r := range refs {
+		if r.Task != IdleTask {
+			continue
+		}
+		st, err := LoadQuestion(r.Dir, r.Task, r.Seq)
+		if err != nil || st.Idle == nil || st.Worker != e.Self || st.Decided() {
+			continue
+		}
+		unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+		if err != nil {
+			return
+		}
+		if st.Refresh(); !st.Decided() {
+			rec := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
+			if err := writeJSONExclusive(st.File(messages.SuffixResolved), rec); err == nil || errors.Is(err, store.ErrExists) {
+				e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
+			}
+		}
+		unlock()
+	}
+}

@@ -1,0 +1,296 @@
+package questions
+
+// An agent's own permission prompt as a question for the person. The agent's PermissionRequest
+// hook ('wcomm hook') records it (AskPermission), holding its wait lock, and waits (Await): for
+// the first answer from any channel (the chat, the console, 'wcomm answer'), which it hands back
+// to the agent; for the person answering in the pane itself, which the agent's own state tells
+// (Terminal), and which ends the question as answered at the terminal; or for its time to run out,
+// which decides nothing and leaves the dialog to the terminal. A permission question is never
+// relayed to another pane, its answer never typed into one: the hook is its only reader.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// SourceTerminal is the source of an answer the person gave in the agent's pane.
+const SourceTerminal = "terminal"
+
+// Events of a permission question's log.
+const (
+	QTerminal = "answered-at-terminal"
+	QExpiredP = "expired"
+	QDecision = "decision-returned" // the hook handed the answer to the agent
+)
+
+// Terminal reads the agent's own state of its dialog: Status returns the state the agent last
+// recorded ("waiting" while its permission dialog shows, "busy", "idle") and when it recorded it
+// (any number that changes with it), or an error when the state cannot be read.
+type Terminal interface {
+	Status() (state string, at int64, err error)
+}
+
+// StatusWaiting is the state an agent records while its permission dialog waits.
+const StatusWaiting = "waiting"
+
+// PermissionWait is a recorded permission question whose hook waits for it.
+type PermissionWait struct {
+	Question *QuestionStatus
+	d        *Desk
+	locks    *lockSet
+}
+
+// Close releases the hook's hold on the question: an answer after it is refused as stale.
+func (w *PermissionWait) Close() { w.locks.release() }
+
+// AskPermission records the permission request of the agent in the caller's pane as a question
+// for the person, holding its wait lock from the moment it exists (so an answer is never typed
+// into a pane), and starts the bridge to the answer channels. The question lives in the pane's
+// own session folder (the pane with itself: there is no orchestrator).
+func (e *Desk) AskPermission(ctx context.Context, req messages.PermissionRequest) (*PermissionWait, []string, error) {
+	root, err := e.RootDir(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
+		return nil, nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("no tmux server: %w", err)
+	}
+	q := messages.PermissionQuestion(req, e.Self).Normalized()
+	if err := q.Validate(); err != nil {
+		return nil, nil, err
+	}
+	dir, _, err := e.OpenSession(root, e.Self, e.Self, srv.Key(), srv.Socket)
+	if err != nil {
+		return nil, nil, err
+	}
+	base := QuestionRecord{Worker: e.Self, Orchestrator: e.Self, Session: filepath.Base(dir), Server: srv.Key(), Socket: srv.Socket,
+		AskedAt: e.Now().UTC(), MaxQuestions: math.MaxInt32, Channels: e.ChannelsKey, AskedIn: e.AskedIn, Permission: &req}
+	locks := &lockSet{}
+	sts, err := e.createQuestions(root, dir, base, []messages.Question{q}, func(st *QuestionStatus) error {
+		return locks.take(st.WaitLock(), e.LockTimeout)
+	})
+	if err != nil {
+		locks.release()
+		return nil, nil, err
+	}
+	return &PermissionWait{Question: sts[0], d: e, locks: locks}, e.startBridge(), nil
+}
+
+// PermissionOutcome is how a permission question ended for its hook.
+type PermissionOutcome struct {
+	// Decision is what the hook hands back to the agent; nil when it hands nothing (answered at
+	// the terminal, expired, resolved): the agent's dialog decides.
+	Decision *messages.PermissionDecision
+	Question *QuestionStatus
+}
+
+// AwaitOptions bound a permission hook's wait.
+type AwaitOptions struct {
+	Wait     time.Duration // 0: until ctx ends
+	Terminal Terminal      // nil: the terminal is not watched
+	Poll     time.Duration // how often the files and the terminal are looked at (default 50ms)
+}
+
+// Await waits until the question is answered from a channel, answered at the terminal, or
+// its time runs out (Wait, or ctx ending: the agent ends a hook that has waited its timeout, and
+// one whose dialog the person refused at the terminal, with SIGTERM).
+func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*PermissionOutcome, error) {
+	st := w.Question
+	poll := o.Poll
+	if poll <= 0 {
+		poll = 50 * time.Millisecond
+	}
+	var deadline <-chan time.Time
+	if o.Wait > 0 {
+		t := time.NewTimer(o.Wait)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	watch := newTerminalWatch(o.Terminal)
+	for {
+		if st.Refresh(); st.Decided() {
+			return w.decided()
+		}
+		if answer, done := watch.look(); done {
+			return w.atTerminal(answer)
+		}
+		select {
+		case <-ctx.Done():
+			// Ended by the agent: after a No at the terminal (measured: SIGTERM 0.12-0.15 s after
+			// it, its state already idle, though a look may catch the file being rewritten), or at
+			// its hook timeout (the dialog stays, its state waiting). A short look tells them apart.
+			if o.Terminal != nil && watch.settles(terminalSettle, poll/2) {
+				return w.atTerminal(messages.PermDeny)
+			}
+			return w.expire("the agent ended its hook (its hook timeout); the dialog stays for the terminal")
+		case <-deadline:
+			if answer, done := watch.look(); done {
+				return w.atTerminal(answer)
+			}
+			return w.expire(fmt.Sprintf("no answer within %s; the dialog stays for the terminal", o.Wait.Round(time.Second)))
+		case <-tick.C:
+		}
+	}
+}
+
+// decided is the outcome of a question decided elsewhere: an answer from a channel becomes the
+// agent's decision; anything else hands nothing back.
+func (w *PermissionWait) decided() (*PermissionOutcome, error) {
+	st := w.Question
+	out := &PermissionOutcome{Question: st}
+	if st.Answer == nil || st.Answer.Source == SourceTerminal || st.Permission == nil {
+		return out, nil
+	}
+	d, err := messages.DecisionOf(*st.Permission, st.Answer.Answer, st.Answer.Message)
+	if err != nil {
+		return out, err
+	}
+	out.Decision = &d
+	w.d.LogQ(st, QDecision, map[string]string{"behavior": d.Behavior})
+	return out, nil
+}
+
+// atTerminal records that the person answered in the pane (answer: allow or deny, as the agent's
+// state after the dialog says) unless an answer got there first.
+func (w *PermissionWait) atTerminal(answer string) (*PermissionOutcome, error) {
+	e, st := w.d, w.Question
+	root := filepath.Dir(st.Dir)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("lock root %s: %w", root, err)
+	}
+	defer unlock()
+	if st.Refresh(); st.Decided() {
+		// An answer from a channel was recorded first; the agent takes the first of the two
+		// it sees, so it is handed back too.
+		return w.decided()
+	}
+	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: answer, DecidedBy: messages.DecidedByUser,
+		Source: SourceTerminal, Type: st.Type, Form: "terminal", Pane: st.Worker, At: e.Now().UTC()}
+	if err := writeJSONExclusive(st.File(messages.SuffixAnswer), a); err != nil && !errors.Is(err, store.ErrExists) {
+		return nil, err
+	}
+	e.LogQ(st, QTerminal, map[string]string{"answer": answer})
+	st.Refresh()
+	return &PermissionOutcome{Question: st}, nil
+}
+
+// expire closes the question without an answer: nothing is decided, the dialog stays.
+func (w *PermissionWait) expire(reason string) (*PermissionOutcome, error) {
+	e, st := w.d, w.Question
+	root := filepath.Dir(st.Dir)
+	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("lock root %s: %w", root, err)
+	}
+	defer unlock()
+	if st.Refresh(); st.Decided() {
+		return w.decided()
+	}
+	r := ResolvedRecord{ID: st.ID, Reason: "expired: " + reason, At: e.Now().UTC()}
+	if err := writeJSONExclusive(st.File(messages.SuffixResolved), r); err != nil && !errors.Is(err, store.ErrExists) {
+		return nil, err
+	}
+	e.LogQ(st, QExpiredP, map[string]string{"reason": reason})
+	st.Refresh()
+	return &PermissionOutcome{Question: st}, nil
+}
+
+// terminalSettle bounds the look at the agent's state once it has ended the hook.
+const terminalSettle = 500 * time.Millisecond
+
+// settles looks at the state until it has left waiting (true) or within bound has not.
+func (w *terminalWatch) settles(bound, every time.Duration) bool {
+	end := time.Now().Add(bound)
+	for {
+		if _, done := w.look(); done || w.left {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(every) // polling the agent's file: it tells no one when it changes
+	}
+}
+
+// terminalWatch follows the agent's state: the dialog is answered at the terminal once the
+// state has been "waiting" and is no longer, or has changed to something else without the
+// waiting being seen (a quick answer between two looks).
+type terminalWatch struct {
+	t        Terminal
+	first    bool
+	state0   string
+	at0      int64
+	seenWait bool
+	left     bool // the state has left waiting
+}
+
+func newTerminalWatch(t Terminal) *terminalWatch { return &terminalWatch{t: t, first: true} }
+
+// look reads the state once; done when the dialog was answered at the terminal, with the answer
+// the new state implies: busy (the tool runs) is allow, anything else (the turn ended) deny.
+func (w *terminalWatch) look() (string, bool) {
+	if w.t == nil {
+		return "", false
+	}
+	state, at, err := w.t.Status()
+	if err != nil {
+		return "", false
+	}
+	if w.first {
+		w.first, w.state0, w.at0 = false, state, at
+	}
+	if state == StatusWaiting {
+		w.seenWait = true
+		return "", false
+	}
+	if w.seenWait || (at != w.at0 && state != w.state0) {
+		w.left = true
+		if state == "busy" {
+			return messages.PermAllow, true
+		}
+		return messages.PermDeny, true
+	}
+	return "", false
+}
+
+// mayAnswerPermission refuses an agent's answer to a permission question unless the settings
+// name the agent or its pane: an agent approving tools for itself or for another is what the
+// prompt exists to prevent.
+func (e *Desk) mayAnswerPermission(o AnswerOptions) error {
+	who := ""
+	if o.CheckCaller || o.Agent {
+		if e.Procs != nil {
+			if t, err := e.Procs(); err == nil {
+				who = e.Profiles.AgentAmong(t, t.Ancestors(e.SelfPID))
+			}
+		}
+	}
+	if who == "" && !o.Agent {
+		return nil
+	}
+	allowed := slices.Contains(e.PermissionAnswerers, who) && who != "" ||
+		e.Self != "" && slices.Contains(e.PermissionAnswerers, string(e.Self))
+	if allowed {
+		return nil
+	}
+	if who == "" {
+		who = "an agent's tool"
+	}
+	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it: the person answers it (the chat, the console, or '%s answer' in a shell of their own); name the agent or pane in the settings' permissions.answerers to allow it", who, e.Command)
+}
