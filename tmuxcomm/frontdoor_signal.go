@@ -14,6 +14,8 @@ func (r *NotifyResult) Say() string {
 	switch r.Signal {
 	case core.SignalAwait:
 		return "the orchestrator's await was waiting and woke on the file; no line pasted"
+	case core.SignalRelayed:
+		return "the orchestrator (" + orch + ") is on another host: its wcomm pulls the response from here; no line pasted on this host"
 	case core.SignalQueued:
 		return "queued: " + orch + " is not ready (" + messages.SanitizeField(r.Reason) +
 			"); the RESPONSE line is delivered at its next idle moment or turn boundary"
@@ -29,8 +31,9 @@ type Signal = core.Signal
 
 // The signals.
 const (
-	SignalPasted = core.SignalPasted
-	SignalQueued = core.SignalQueued
-	SignalAwait  = core.SignalAwait
-	SignalAsk    = core.SignalAsk
+	SignalPasted  = core.SignalPasted
+	SignalQueued  = core.SignalQueued
+	SignalAwait   = core.SignalAwait
+	SignalAsk     = core.SignalAsk
+	SignalRelayed = core.SignalRelayed
 )

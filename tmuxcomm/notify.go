@@ -122,7 +122,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 
 	if relay.RelayedHere(x.Dir) {
 		// The orchestrator is on another host: its wcomm pulls the response (remote.go).
-		res.Signal = "relayed"
+		res.Signal = core.SignalRelayed
 		return res, nil
 	}
 	// An await that was waiting either still holds its lock, or has already returned the response,

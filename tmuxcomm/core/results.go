@@ -18,6 +18,9 @@ const (
 	SignalAwait Signal = "await"
 	// SignalAsk: the worker's ask was waiting and woke on the answer file; nothing was pasted.
 	SignalAsk Signal = "ask"
+	// SignalRelayed: the orchestrator is on another host; its wcomm pulls the response from this
+	// one, and nothing is pasted here.
+	SignalRelayed Signal = "relayed"
 )
 
 // SignalOf is the signal of a message posted through the mailbox.
