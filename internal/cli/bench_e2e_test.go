@@ -39,7 +39,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // bxBench is one benchmark run.
@@ -642,10 +642,10 @@ func (b *bxBench) breakdown(p bxPair) {
 	logs, err := filepath.Glob(filepath.Join(b.s.root, fmt.Sprintf("*-o%d-w%d", on.Num(), wn.Num()), "*-delivery.jsonl"))
 	require.NoError(b.t, err)
 	steps := []struct{ from, to, what string }{
-		{tmuxcomm.StateWritten, tmuxcomm.StatePasted, "request written → pasted"},
-		{tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, "pasted → Enter sent"},
-		{tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, "Enter → response written by the worker's notify"},
-		{tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken, "response written → notify found the await waiting"},
+		{exchange.StateWritten, exchange.StatePasted, "request written → pasted"},
+		{exchange.StatePasted, exchange.StateSubmitted, "pasted → Enter sent"},
+		{exchange.StateSubmitted, exchange.StateAnswered, "Enter → response written by the worker's notify"},
+		{exchange.StateAnswered, exchange.StateAwaitWoken, "response written → notify found the await waiting"},
 	}
 	spans := make([][]time.Duration, len(steps))
 	for _, l := range logs {
@@ -653,7 +653,7 @@ func (b *bxBench) breakdown(p bxPair) {
 		require.NoError(b.t, err)
 		at := map[string]time.Time{}
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var ev tmuxcomm.Event
+			var ev exchange.Event
 			if json.Unmarshal([]byte(line), &ev) == nil {
 				at[ev.State] = ev.At
 			}
@@ -766,7 +766,7 @@ func (b *bxBench) wake(suffix string, reps int, modes ...string) {
 			"foreign": "a foreign writer's `cat > file`"}[mode]
 		wc := measure(reps, 0, func() time.Duration {
 			id, resp := newExchange(dir)
-			x := &tmuxcomm.Exchange{Dir: dir, Seq: seq - 2}
+			x := &exchange.Exchange{Dir: dir, Seq: seq - 2}
 			lock := awaitLockIn(x.Dir, x.Seq)
 			return wake(b.s.wcommArgv("await", resp, "--timeout", "60s"), cleanEnv(), func(pid int) bool {
 				// Holding the lock, it is waiting: it polls for the first seconds, then watches.
@@ -844,7 +844,7 @@ func (b *bxBench) benchHistory() {
 	// Its id is dated after every session's start, as a long-lived session's late request is.
 	for _, r := range []string{root, alone} {
 		b.redate(filepath.Join(r, first.Name()), 2*per-1, newest, late+"-ffff")
-		require.NoError(b.t, tmuxcomm.RecordID(r, late+"-ffff", first.Name(), 2*per-1))
+		require.NoError(b.t, exchange.RecordID(r, late+"-ffff", first.Name(), 2*per-1))
 	}
 	for _, c := range []struct {
 		name string
@@ -896,7 +896,7 @@ func (b *bxBench) genHistorySession(root string, i int) {
 		Orchestrator: messages.PaneID(fmt.Sprintf("%%%d", i)), Worker: messages.PaneID(fmt.Sprintf("%%%d", i+1000))}
 	dir := filepath.Join(root, s.Name())
 	require.NoError(b.t, os.Mkdir(dir, 0o700))
-	meta, _ := json.Marshal(tmuxcomm.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
+	meta, _ := json.Marshal(exchange.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
 	require.NoError(b.t, os.WriteFile(filepath.Join(dir, ".wcomm-session.json"), meta, 0o600))
 	for k := 0; k < per; k++ {
 		n := 2*k + 1
@@ -912,13 +912,13 @@ func (b *bxBench) genHistorySession(root string, i int) {
 			Worker: s.Worker, RequestBytes: size, RequestSum: sum}, Body: fmt.Sprintf("All good for request %d.\nDELTA:\n  changes: [pkg/%d]\n  risks: []\n  alternatives: []\n  needs_consult: no\n", k, k)}
 		require.NoError(b.t, os.WriteFile(resp, []byte(messages.FormatResponse(answer)), 0o600))
 		var log bytes.Buffer
-		for j, st := range []string{tmuxcomm.StateWritten, tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken} {
-			ev, _ := json.Marshal(tmuxcomm.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
+		for j, st := range []string{exchange.StateWritten, exchange.StatePasted, exchange.StateSubmitted, exchange.StateAnswered, exchange.StateAwaitWoken} {
+			ev, _ := json.Marshal(exchange.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
 			log.Write(append(ev, '\n'))
 		}
 		require.NoError(b.t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-delivery.jsonl", n)), log.Bytes(), 0o600))
 		// Where send records each id (a hint show checks against the request's header).
-		require.NoError(b.t, tmuxcomm.RecordID(root, id, s.Name(), n))
+		require.NoError(b.t, exchange.RecordID(root, id, s.Name(), n))
 	}
 }
 
@@ -977,7 +977,7 @@ func (b *bxBench) benchMemory() {
 	for i := 0; i < reps; i++ {
 		out := peak(cleanEnv(), b.s.wcommArgv("send", "--to", sink, "--from", orch, "--enter-delay", "0", "--json", "--file", msg)...)
 		wsend = append(wsend, out)
-		var x tmuxcomm.Exchange
+		var x exchange.Exchange
 		require.NoError(b.t, json.Unmarshal([]byte(out.Stdout), &x))
 		require.Equal(b.t, "pointer", x.Form)
 		wnotify = append(wnotify, peak(cleanEnv(), b.s.wcommArgv("notify", "--response", x.ResponsePath, "--enter-delay", "0", "--file", msg)...))
