@@ -186,6 +186,9 @@ type Exchange struct {
 
 	request  *messages.Request
 	response *messages.Response
+	// raw is the exchange's encoding as the history index keeps it (AppendJSON), nil when the
+	// exchange was not listed by a history.
+	raw []byte
 	// bodyBytes and bodySum are the request body's size and hash as the file holds it now, when
 	// its header records them (what a response echoes).
 	BodyBytes int
