@@ -176,6 +176,9 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			return nil, err
 		}
 	}
+	if !e.noIndex {
+		pruneIndex(root, dirs)
+	}
 	return foreign, nil
 }
 

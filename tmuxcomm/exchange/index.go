@@ -279,6 +279,25 @@ func writeIndex(idx *sessionIndex, order []int) {
 	_ = store.WriteAtomicNoSync(filepath.Join(d, filepath.Base(idx.dir)), idx.encode(order))
 }
 
+// pruneIndex removes the index of each session folder that is gone (deleted by hand: wcomm
+// deletes none), so the index folder does not grow with folders long gone.
+func pruneIndex(root string, dirs []string) {
+	d := filepath.Join(root, store.HistoryDir)
+	names, err := readNames(d) // not the hidden temp files of a writer at work
+	if err != nil {
+		return
+	}
+	live := make(map[string]bool, len(dirs))
+	for _, dir := range dirs {
+		live[filepath.Base(dir)] = true
+	}
+	for _, n := range names {
+		if !live[n] {
+			_ = os.Remove(filepath.Join(d, n))
+		}
+	}
+}
+
 // readNames lists a folder's names besides the hidden ones.
 func readNames(dir string) ([]string, error) {
 	d, err := os.Open(dir)

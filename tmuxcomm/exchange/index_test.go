@@ -163,6 +163,14 @@ func TestHistoryIndexListsWhatTheFilesSay(t *testing.T) {
 	assert.Contains(t, enc, `"todo.txt"`)
 	assert.NotContains(t, enc, `"notes.txt"`)
 	assert.Contains(t, enc, `"orphans": [`)
+
+	// A session folder deleted by hand: its index goes with the next listing.
+	require.NoError(t, os.RemoveAll(r.dirs[1]))
+	assert.Zero(t, r.same(all, "a session folder deleted"))
+	names, err := os.ReadDir(filepath.Join(r.root, store.HistoryDir))
+	require.NoError(t, err)
+	require.Len(t, names, 1)
+	assert.Equal(t, filepath.Base(r.dirs[0]), names[0].Name())
 }
 
 // answer writes the response of exchange n of session folder i.
