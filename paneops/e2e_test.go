@@ -351,13 +351,22 @@ func TestRealFind(t *testing.T) {
 	orphaned := s.newWindow("bash", "-c", "(exec -a orphan-agent sleep 300 &); exec sleep 301")
 	plain := s.newWindow("sleep", "303")
 
-	find := func(agent string) []Match {
+	// A find reads the panes' trees (ScanPanes), as wcomm find does; whole reads the whole table.
+	findIn := func(agent string, whole bool) []Match {
 		panes, err := s.c.Panes(ctx, Scope{All: true})
 		require.NoError(t, err)
-		tb, err := ScanProcs()
+		var pids []int
+		for _, p := range panes {
+			pids = append(pids, p.PID)
+		}
+		tb, err := ScanPanes(pids, os.Getpid())
+		if whole {
+			tb, err = ScanProcs()
+		}
 		require.NoError(t, err)
 		return Find(panes, tb, agent, Exclude{PIDs: tb.Ancestors(os.Getpid())})
 	}
+	find := func(agent string) []Match { return findIn(agent, false) }
 	agentOf := func(m Match, name string) (Process, bool) {
 		for _, p := range m.Procs {
 			if len(p.Args) > 0 && p.Args[0] == name && p.Comm == "sleep" {
@@ -399,6 +408,9 @@ func TestRealFind(t *testing.T) {
 	killLater(t, []Process{orphan})
 	assert.NotEqual(t, m[0].Pane.PID, orphan.PPID, "reparented")
 	assert.Equal(t, m[0].Pane.PID, orphan.SID, "still in the pane's session")
+	for _, agent := range []string{"fake-agent-x", "orphan-agent"} {
+		assert.Equal(t, findIn(agent, true), find(agent), "the panes' trees find what the whole table finds: %s", agent)
+	}
 
 	assert.Empty(t, find("sleep 303x"))
 	found := find("sleep 303")

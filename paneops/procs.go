@@ -25,6 +25,10 @@ type Process struct {
 	TPGID int      `json:"tpgid,omitempty"`
 	Comm  string   `json:"comm"`
 	Args  []string `json:"args"` // from /proc/PID/cmdline; empty for kernel threads or when unreadable
+
+	// threads is the number of threads /proc/PID/stat counted (0: unknown), so a walk through the
+	// children files reads one thread's list, not the task folder, for a process of one thread.
+	threads int
 }
 
 // CommandLine returns Args joined by spaces, or Comm when Args is empty.
@@ -204,7 +208,13 @@ func parseStat(data []byte) (*Process, error) {
 			tpgid = n
 		}
 	}
-	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: string(data[open+1 : closing])}, nil
+	threads := 0
+	if len(rest) > 17 {
+		if n, err := strconv.Atoi(string(rest[17])); err == nil && n > 0 {
+			threads = n // field 20, num_threads (proc(5))
+		}
+	}
+	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: string(data[open+1 : closing]), threads: threads}, nil
 }
 
 // splitCmdline splits /proc/PID/cmdline: NUL-terminated arguments. A process that rewrote its

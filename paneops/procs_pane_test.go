@@ -1,6 +1,7 @@
 package paneops
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
 )
 
 // writeChildren writes the children files of a fake /proc: pid -> its threads' children lists.
@@ -104,4 +107,138 @@ func TestScanPaneMatchesTheFullScan(t *testing.T) {
 	assert.Equal(t, pids(full.Descendants(cmd.Process.Pid)), pids(part.Descendants(cmd.Process.Pid)))
 	assert.Equal(t, full.Ancestors(os.Getpid()), part.Ancestors(os.Getpid()))
 	assert.Less(t, len(part.procs), len(full.procs))
+}
+
+// panesFixture is a fake /proc of two tmux panes and what surrounds them:
+//
+//	1 init ─ 40 subreaper ─ 50 tmux ─┬ 100 bash (pane) ─ 101 node (3 threads) ─ 102 sh ─ 103 deep-agent
+//	                                 ├ 200 bash (pane) ─ 201 make
+//	                                 └ 300 bash (a pane not searched) ─ 301 far-agent
+//	1 ─ 110 orphan-agent (sid 100) ─ 111 its child   (adopted by init)
+//	40 ─ 210 sleep (sid 200)                         (adopted by the subreaper above tmux)
+//	1 ─ 500 sshd (sid 500) ─ 501 x                   (outside every pane)
+//	1 ─ 600 sh ─ 601 wcomm (the caller)
+func panesFixture(t *testing.T, children bool) string {
+	root := t.TempDir()
+	writeFakeProc(t, root, map[string]string{
+		"1":   "1 (init) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"40":  "40 (subreaper) S 1 40 40 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"50":  "50 (tmux: server) S 40 50 50 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"100": "100 (bash) S 50 100 100 34816 101 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"101": "101 (node) S 100 101 100 34816 101 0 0 0 0 0 0 0 0 0 20 0 3 0\n",
+		"102": "102 (sh) S 101 101 100 34816 101 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"103": "103 (sleep) S 102 101 100 34816 101 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"110": "110 (sleep) S 1 110 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"111": "111 (sleep) S 110 110 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"200": "200 (bash) S 50 200 200 34817 200 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"201": "201 (make) S 200 201 200 34817 200 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"210": "210 (sleep) S 40 210 200 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"300": "300 (bash) S 50 300 300 34818 300 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"301": "301 (sleep) S 300 301 300 34818 300 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"500": "500 (sshd) S 1 500 500 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"501": "501 (x) S 500 500 500 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"600": "600 (sh) S 1 600 600 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		"601": "601 (wcomm) S 600 600 600 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+	}, map[string]string{
+		"101": "node\x00/usr/bin/codex\x00",
+		"103": "deep-agent\x00300\x00",
+		"110": "orphan-agent\x00300\x00",
+		"210": "sleep\x00late-agent\x00",
+		"301": "far-agent\x00",
+		"601": "wcomm\x00find\x00deep-agent\x00",
+	})
+	if children {
+		// 101 has three threads; its child 102 was forked by the third.
+		writeChildren(t, root, map[string][]string{
+			"1": {"40 110 500 600 "}, "40": {"50 210 "}, "50": {"100 200 300 "}, "100": {"101 "},
+			"101": {"", "", "102 "}, "102": {"103 "}, "110": {"111 "}, "200": {"201 "}, "300": {"301 "},
+			"500": {"501 "}, "600": {"601 "},
+		})
+	}
+	return root
+}
+
+func TestScanPanesReadsThePanesTreesAndTheirOrphans(t *testing.T) {
+	root := panesFixture(t, true)
+	tb, err := scanPanesDir(root, []int{100, 200}, 601)
+	require.NoError(t, err)
+	full, err := scanProcDir(root)
+	require.NoError(t, err)
+	for _, pane := range []int{100, 200} {
+		assert.Equal(t, pids(full.Descendants(pane)), pids(tb.Descendants(pane)), "pane %d's tree as the whole table has it", pane)
+	}
+	assert.Equal(t, []int{101, 102, 103, 110, 111}, pids(tb.Descendants(100)), "four levels deep, and the orphan init adopted")
+	assert.Equal(t, []int{201, 210}, pids(tb.Descendants(200)), "and the orphan the subreaper above tmux adopted")
+	assert.Equal(t, full.Ancestors(601), tb.Ancestors(601))
+	for _, pid := range []int{301, 501} {
+		_, ok := tb.procs[pid]
+		assert.False(t, ok, "process %d lies below no searched pane and no pane's ancestor: not read", pid)
+	}
+
+	panes := []Pane{{ID: "%1", PID: 100}, {ID: "%2", PID: 200}}
+	ex := Exclude{PIDs: tb.Ancestors(601)}
+	for agent, want := range map[string]messages.PaneID{"deep-agent": "%1", "codex": "%1", "orphan-agent": "%1", "late-agent": "%2"} {
+		m := Find(panes, tb, agent, ex)
+		if assert.Len(t, m, 1, agent) {
+			assert.Equal(t, want, m[0].Pane.ID, agent)
+			assert.Equal(t, Find(panes, full, agent, ex), m, agent)
+		}
+	}
+	assert.Empty(t, Find(panes, tb, "far-agent", ex), "a pane not searched")
+}
+
+func TestScanPanesReadsTheWholeTableWithoutChildrenFiles(t *testing.T) {
+	root := panesFixture(t, false)
+	tb, err := scanPanesDir(root, []int{100, 200}, 601)
+	require.NoError(t, err)
+	assert.Len(t, tb.procs, 18, "the whole table")
+	assert.Equal(t, []int{101, 102, 103, 110, 111}, pids(tb.Descendants(100)))
+	m := Find([]Pane{{ID: "%1", PID: 100}, {ID: "%2", PID: 200}}, tb, "late-agent", Exclude{})
+	require.Len(t, m, 1)
+	assert.Equal(t, messages.PaneID("%2"), m[0].Pane.ID)
+}
+
+func TestScanPanesFindsARealAgentAtDepth(t *testing.T) {
+	// A session leader (a pane's process, as tmux starts it) with an agent four levels below it,
+	// and an orphan of its session: a background job of a subshell that exits at once. The names
+	// come from the environment, so only the two agents' command lines hold them.
+	bash, err := exec.LookPath("bash")
+	require.NoError(t, err)
+	level := filepath.Join(t.TempDir(), "level.sh")
+	require.NoError(t, os.WriteFile(level, []byte(`if [ "$1" -gt 0 ]; then bash "$0" $(($1 - 1)); true; else exec -a "$DEEP" sleep 60; fi`+"\n"), 0o600))
+	marker := fmt.Sprintf("walk-agent-%d", os.Getpid())
+	cmd := exec.Command(bash, "-c", `bash "$0" 2 & (exec -a "$ORPHAN" sleep 60 &); wait`, level)
+	cmd.Env = append(os.Environ(), "DEEP="+marker+"-deep", "ORPHAN="+marker+"-orphan")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	pane := Pane{ID: "%9", PID: cmd.Process.Pid}
+	find := func(tb *ProcTable, agent string) []Process {
+		m := Find([]Pane{pane}, tb, agent, Exclude{PIDs: tb.Ancestors(os.Getpid())})
+		if len(m) != 1 {
+			return nil
+		}
+		return m[0].Procs
+	}
+	var tb *ProcTable
+	require.Eventually(t, func() bool {
+		var err error
+		tb, err = ScanPanes([]int{pane.PID}, os.Getpid())
+		require.NoError(t, err)
+		// comm is read with the tree and the command line later: until both are of after the
+		// exec, the agent may show as the bash it was.
+		deep, orphan := find(tb, marker+"-deep"), find(tb, marker+"-orphan")
+		return len(deep) == 1 && deep[0].Comm == "sleep" && len(orphan) == 1 && orphan[0].Comm == "sleep"
+	}, 10*time.Second, 10*time.Millisecond, "the agent and the orphan are found")
+	agent, orphan := find(tb, marker+"-deep")[0], find(tb, marker+"-orphan")[0]
+	t.Cleanup(func() { _ = syscall.Kill(orphan.PID, syscall.SIGKILL) })
+	full, err := ScanProcs()
+	require.NoError(t, err)
+	anc := full.Ancestors(agent.PID)
+	require.GreaterOrEqual(t, len(anc), 4)
+	assert.Equal(t, pane.PID, anc[3], "the agent runs three levels below the pane's process")
+	assert.NotEqual(t, pane.PID, orphan.PPID, "the orphan was adopted outside the tree")
+	assert.Equal(t, pane.PID, orphan.SID)
+	assert.Equal(t, pids(full.Descendants(pane.PID)), pids(tb.Descendants(pane.PID)), "the same tree as the whole table's")
+	assert.Less(t, len(tb.procs), len(full.procs))
 }

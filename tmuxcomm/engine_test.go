@@ -108,6 +108,7 @@ func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	e.Self = messages.PaneID(self)
 	e.Procs = func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }
 	e.PaneProcs = nil // the fake table above is the only one detection may see
+	e.PanesProcs = nil
 	return e
 }
 

@@ -424,8 +424,13 @@ func (b *bxBench) benchFind() {
 				require.Equal(b.t, tg.pane, strings.TrimSpace(out.Stdout), "the seed's find_agent_pane")
 				return out.Took
 			})
-			b.row(fmt.Sprintf("find, %d panes, %d processes", p, total), "time", bxMedian(wc), bxMedian(rf),
-				fmt.Sprintf("%d / %d", len(wc), len(rf)))
+			op, detail := fmt.Sprintf("find, %d panes, %d processes", p, total), fmt.Sprintf("%d / %d", len(wc), len(rf))
+			if p == ps[len(ps)-1] && n == ns[len(ns)-1] {
+				// The goal of the largest: a thousandth of the seed's procedure, measured beside it.
+				b.rowFloor(op, "time", bxMedian(wc), bxMedian(rf), bxMedian(rf)/1000, "the reference / 1,000", detail)
+				continue
+			}
+			b.row(op, "time", bxMedian(wc), bxMedian(rf), detail)
 		}
 		if n == ns[len(ns)-1] {
 			// await checks a response that did not arrive by rename against every process's open
@@ -807,9 +812,10 @@ func (b *bxBench) benchHistory() {
 	root := b.historyRoot()
 	const sessions, per = bxHistorySessions, bxHistoryPer
 	at := bxHistoryAt
-	// The floor: every file under the root read once, by cat, in the same run.
+	// The floor: every file under the root read once, by cat, in the same run; not the history's
+	// index (.history), which only wcomm reads.
 	catAll := func() time.Duration {
-		return b.must(sxExec(5*time.Minute, cleanEnv(), nil, "sh", "-c", `find "$1" -type f -exec cat {} + >/dev/null`, "sh", root)).Took
+		return b.must(sxExec(5*time.Minute, cleanEnv(), nil, "sh", "-c", `find "$1" -name .history -prune -o -type f -exec cat {} + >/dev/null`, "sh", root)).Took
 	}
 	var size int
 	var wc, fl []time.Duration
@@ -822,6 +828,18 @@ func (b *bxBench) benchHistory() {
 		return out.Took
 	})
 	b.rowFloor("history --json, 10,000 exchanges", "time", bxMedian(wc[1:]), math.NaN(), bxMedian(fl[1:]), "cat of every file", fmt.Sprintf("%d / —", len(wc)-1))
+	// The first history after the index is lost reads every file and writes the index again.
+	wc, fl = nil, nil
+	measure(b.n(3, 1), 0, func() time.Duration {
+		require.NoError(b.t, os.RemoveAll(filepath.Join(root, ".history")))
+		out := b.must(sxExec(5*time.Minute, cleanEnv(), nil, b.s.bin, "history", "--root", root, "--json"))
+		require.Equal(b.t, size, len(out.Stdout), "the same listing without the index")
+		wc = append(wc, out.Took)
+		fl = append(fl, catAll())
+		return out.Took
+	})
+	b.rowFloor("history --json, 10,000 exchanges, no index (rebuilt)", "time", bxMedian(wc), math.NaN(), bxMedian(fl), "cat of every file", fmt.Sprintf("%d / —", len(wc)))
+
 	wc, fl = nil, nil
 	measure(b.n(10, 3), 0, func() time.Duration {
 		out := b.must(sxExec(5*time.Minute, cleanEnv(), nil, b.s.bin, "history", "--root", root))
@@ -867,7 +885,7 @@ func (b *bxBench) benchHistory() {
 		})
 		b.rowFloor(c.name, "time", bxMedian(wc[1:]), math.NaN(), bxMedian(fl[1:]), "the same, 1 session in all", fmt.Sprintf("%d / —", len(wc)-1))
 	}
-	b.params = append(b.params, fmt.Sprintf("history: %d session folders × %d answered exchanges, each with its delivery log; %.1f MiB of JSON printed; cat reads the same %d files through find -exec", sessions, per, float64(size)/(1<<20), sessions*(3*per+1)))
+	b.params = append(b.params, fmt.Sprintf("history: %d session folders × %d answered exchanges, each with its delivery log; %.1f MiB of JSON printed; cat reads the same %d files through find -exec (not the index); the first listing of each row is not counted (it writes the index, which the rebuilt row measures)", sessions, per, float64(size)/(1<<20), sessions*(3*per+1)))
 }
 
 // The history root: 100 session folders of 100 answered exchanges each, with their delivery logs.

@@ -73,7 +73,7 @@ func init() {
 				if len(args) > 1 {
 					return usagef("history takes at most one SESSION")
 				}
-				o := exchange.HistoryOptions{Pending: *pending}
+				o := exchange.HistoryOptions{Pending: *pending, Encoded: c.json}
 				if len(args) == 1 {
 					if _, err := messages.ParseSessionName(args[0]); err != nil {
 						return usagef("%v", err) // a malformed name can name no folder
@@ -91,6 +91,7 @@ func init() {
 				// are about 20 MiB of JSON. The bytes are those of printJSON of the whole.
 				w, flush := c.buffered()
 				n, now := 0, time.Now()
+				var data []byte
 				start := func(foreign []string) error {
 					if !c.json {
 						return nil
@@ -108,17 +109,19 @@ func init() {
 						printHistorySession(w, n-1, s, now)
 						return nil
 					}
-					data, err := json.MarshalIndent(s, "    ", "  ")
-					if err != nil {
-						return err
-					}
 					// One write per session, whole JSON text after the separator: the JSON
-					// sanitiser sees no character split between two writes.
+					// sanitiser sees no character split between two writes. The bytes are
+					// json.MarshalIndent's, the index's encodings copied in (AppendJSON).
 					sep := "\n    "
 					if n > 1 {
 						sep = ",\n    "
 					}
-					_, err = w.Write(append([]byte(sep), data...))
+					data = append(data[:0], sep...)
+					var err error
+					if data, err = s.AppendJSON(data, "    ", "  "); err != nil {
+						return err
+					}
+					_, err = w.Write(data)
 					return err
 				})
 				if err != nil {

@@ -46,6 +46,10 @@ type Config struct {
 	// that gives Procs a table of its own sets this too (or clears it), so that table is the
 	// only one detection sees.
 	PaneProcs func(panePID int, also ...int) (*paneops.ProcTable, error)
+	// PanesProcs reads only what a find among panes looks at (paneops.ScanPanes): the panes'
+	// trees, the orphans of their sessions and the ancestors of also. nil: a find uses Procs. A
+	// caller that gives Procs a table of its own clears it, as it does PaneProcs.
+	PanesProcs func(panePIDs []int, also ...int) (*paneops.ProcTable, error)
 	// Self is the caller's own pane ($TMUX_PANE); empty outside tmux.
 	Self messages.PaneID
 	// SelfPID is the caller's pid: it and its ancestors never match a find.
@@ -136,6 +140,7 @@ func New(root string, t Tmux) *Config {
 		Tmux:        t,
 		Procs:       paneops.ScanProcs,
 		PaneProcs:   paneops.ScanPane,
+		PanesProcs:  paneops.ScanPanes,
 		SelfPID:     os.Getpid(),
 		LockTimeout: DefaultLockTimeout,
 		PasteLimit:  DefaultPasteLimit,

@@ -6,9 +6,17 @@
 // messages, never a room above it.
 package exchange
 
-import "github.com/wcomm/wcomm/tmuxcomm/core"
+import (
+	"sync/atomic"
+
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+)
 
 // Book reads and writes the exchanges under one engine's root.
 type Book struct {
 	*core.Config
+	// noIndex makes history read every file and keep no index: what the index is checked against.
+	noIndex bool
+	// loads counts the exchanges a history read from their files, when set (tests).
+	loads *atomic.Int64
 }

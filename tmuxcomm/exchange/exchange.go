@@ -188,7 +188,10 @@ type Exchange struct {
 
 	request  *messages.Request
 	response *messages.Response
-	// BodyBytes and bodySum are the request body's size and hash as the file holds it now, when
+	// raw is the exchange's encoding as the history index keeps it (AppendJSON), nil when the
+	// exchange was not listed by a history.
+	raw []byte
+	// BodyBytes and BodySum are the request body's size and hash as the file holds it now, when
 	// its header records them (what a response echoes).
 	BodyBytes int
 	BodySum   string

@@ -2,9 +2,11 @@ package exchange
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
@@ -70,6 +72,9 @@ type SessionSummary struct {
 type HistoryOptions struct {
 	Session string // a session folder name; "" = all
 	Pending bool   // only exchanges without a response (delivered or not)
+	// Encoded says the caller only encodes the sessions (SessionSummary.AppendJSON): an exchange
+	// the index holds then comes as its encoding, with only Seq, Status, Dir and ResponsePath set.
+	Encoded bool
 }
 
 // History lists the sessions under the root with their exchanges, oldest first. Damaged and
@@ -117,7 +122,7 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 	}
 	if o.Session != "" {
 		// One named session: its problems decide whether it exists, before anything is printed.
-		s := e.summarize(dirs[0], o.Pending)
+		s := e.summarize(dirs[0], o)
 		if len(s.Problems) > 0 && len(s.Exchanges) == 0 {
 			return nil, fmt.Errorf("session %s: %s: %w", o.Session, s.Problems[0], store.ErrNotFound)
 		}
@@ -151,7 +156,7 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			case <-stop:
 				return
 			}
-			go func() { results[i] <- e.summarize(dir, o.Pending) }()
+			go func() { results[i] <- e.summarize(dir, o) }()
 		}
 	}()
 	for i := range dirs {
@@ -169,10 +174,13 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			return nil, err
 		}
 	}
+	if !e.noIndex {
+		pruneIndex(root, dirs)
+	}
 	return foreign, nil
 }
 
-func (e *Book) summarize(dir string, pending bool) SessionSummary {
+func (e *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 	name := filepath.Base(dir)
 	s := SessionSummary{Name: name, Dir: dir}
 	if sn, err := messages.ParseSessionName(name); err == nil {
@@ -181,22 +189,74 @@ func (e *Book) summarize(dir string, pending bool) SessionSummary {
 	if m, err := ReadMeta(dir); err == nil {
 		s.Server = m.Server
 	}
-	files, other, err := ListSeq(dir)
-	if err != nil {
+	// Begun before anything is stamped (see index.go); st nil: nothing is stamped or indexed,
+	// every exchange is read from its files.
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	begun := now().UnixNano()
+	var st *stamper
+	var old *sessionIndex
+	idx := &sessionIndex{dir: dir, begun: begun, entries: map[int]*indexEntry{}}
+	folderOK := false
+	if !e.noIndex {
+		if st, _ = openStamper(dir); st != nil {
+			defer st.close()
+			idx.folder, folderOK = st.folder()
+			old = readIndex(dir)
+		}
+	}
+	write := st != nil && old == nil
+	var names []string
+	var err error
+	if old != nil && folderOK && old.folder == idx.folder && settled(old.begun, old.folder) {
+		names = old.names // no name was added, removed or renamed since
+	} else if names, err = readNames(dir); err != nil {
 		s.Problems = append(s.Problems, err.Error())
 		return s
+	} else {
+		// Worth writing when the next reader will trust the listing.
+		write = write || (folderOK && settled(begun, idx.folder))
 	}
+	idx.names = names
+	files, other := classifySeq(slices.Clone(names))
 	s.Foreign = other
+	var order []int
 	claimed := map[string]bool{}
 	for _, f := range files {
 		if f.Kind != messages.KindRequest {
 			continue
 		}
-		x := LoadExchange(dir, f.N, false)
+		x := indexed(old, st, dir, f.N, o.Encoded)
+		if x == nil {
+			var stamped [3]fileStamp
+			ok := st != nil
+			if ok {
+				stamped, ok = st.stamps(f.N)
+			}
+			x = LoadExchange(dir, f.N, false)
+			if e.loads != nil {
+				e.loads.Add(1)
+			}
+			if ok && indexable(x, dir) {
+				if raw, err := json.MarshalIndent(x, indexElem, "  "); err == nil {
+					x.raw = raw
+					idx.entries[f.N] = &indexEntry{seq: f.N, status: x.Status, stamps: stamped, raw: raw}
+					// Worth writing when the next reader will trust it.
+					write = write || settled(begun, stamped[:]...)
+				}
+			}
+		} else {
+			idx.entries[f.N] = old.entries[f.N]
+		}
+		if idx.entries[f.N] != nil {
+			order = append(order, f.N)
+		}
 		claimed[filepath.Base(x.ResponsePath)] = true
 		// Pending: everything without a response, refused, undelivered, queued and expired
 		// requests included (they can be sent again with send --resend).
-		if pending && x.Status != StatusPending && x.Status != StatusUndelivered {
+		if o.Pending && x.Status != StatusPending && x.Status != StatusUndelivered {
 			continue
 		}
 		s.Exchanges = append(s.Exchanges, x)
@@ -206,7 +266,31 @@ func (e *Book) summarize(dir string, pending bool) SessionSummary {
 			s.Orphans = append(s.Orphans, f.Name)
 		}
 	}
+	if write || (old != nil && len(old.entries) != len(order)) {
+		writeIndex(idx, order)
+	}
 	return s
+}
+
+// indexed is request n's exchange as old holds it; nil when old has no entry for it, or one whose
+// files no longer carry its stamps or had not settled.
+func indexed(old *sessionIndex, st *stamper, dir string, n int, encoded bool) *Exchange {
+	if old == nil || st == nil {
+		return nil
+	}
+	ent := old.entries[n]
+	if ent == nil || !settled(old.begun, ent.stamps[:]...) {
+		return nil
+	}
+	now, ok := st.stamps(n)
+	if !ok || now != ent.stamps {
+		return nil
+	}
+	x, err := ent.exchange(dir, encoded)
+	if err != nil {
+		return nil
+	}
+	return x
 }
 
 // Age formats how long ago t was, for listings: "4s", "3m", "2h", "5d".

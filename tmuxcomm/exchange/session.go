@@ -123,6 +123,13 @@ func ListSeq(dir string) ([]seqFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	files, other := classifySeq(names)
+	return files, other, nil
+}
+
+// classifySeq sorts a folder's names into its numbered files, in number order, and the names
+// that are not the protocol's (hidden names, delivery logs and question files are neither).
+func classifySeq(names []string) ([]seqFile, []string) {
 	var files []seqFile
 	var other []string
 	for _, name := range names {
@@ -145,7 +152,7 @@ func ListSeq(dir string) ([]seqFile, []string, error) {
 		return files[i].Name < files[j].Name
 	})
 	sort.Strings(other)
-	return files, other, nil
+	return files, other
 }
 
 // nextRequestNumber is the first number after every numbered file, leaving N+1 free for the

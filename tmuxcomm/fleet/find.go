@@ -99,7 +99,7 @@ func (e *Finder) FindAll(ctx context.Context, agent string, scope paneops.Scope)
 	if strings.TrimSpace(agent) == "" {
 		return nil, fmt.Errorf("empty agent name")
 	}
-	panes, t, err := e.panesAndProcs(ctx, scope)
+	panes, t, err := e.panesAndTrees(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +197,30 @@ func (e *Finder) paneOrNotFound(ctx context.Context, target string) (paneops.Pan
 
 func IsNotFound(err error) bool {
 	return errors.Is(err, paneops.ErrPaneNotFound) || errors.Is(err, paneops.ErrTargetNotFound)
+}
+
+// panesAndTrees lists the panes in scope and reads what a find looks at of the process table: the
+// panes' trees and the caller's ancestors (PanesProcs), or the whole table without PanesProcs.
+func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
+	if e.PanesProcs == nil {
+		return e.panesAndProcs(ctx, scope)
+	}
+	scope.Self = e.Self
+	panes, err := e.Tmux.Panes(ctx, scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	pids := make([]int, 0, len(panes))
+	for _, p := range panes {
+		if !p.Dead && p.PID > 0 {
+			pids = append(pids, p.PID)
+		}
+	}
+	t, err := e.PanesProcs(pids, e.SelfPID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the process table: %w", err)
+	}
+	return panes, t, nil
 }
 
 // panesAndProcs lists the panes in scope and reads the process table once.

@@ -14,6 +14,7 @@ import "path/filepath"
 //	.panes/               root            folder of JSON cards      send, notify (recordPane): one card per pane, see panecard.go
 //	.outbox/              root            folder per pane           the mailbox (openOutbox): SERVERKEY-pN/{queue,done,inflight.json,*.lock,deliverer.log}
 //	.locks/               root            folder of lock files      paneops delivery (LockDir): one flock per pane, held from paste to Enter
+//	.history/             root            folder of index files     history (exchange/index.go), never send: per session folder, its names and each exchange's listing with its files' stamps
 //	.wcomm.lock           root            lock file                 openSession: serializes the creation of session folders
 //	.wcomm-seq            session folder  symlink                   send (writeSeqHint): the newest request number claimed there
 //	.wcomm-session.json   session folder  JSON file                 openSession (SessionMeta): the tmux server the pair lives on
@@ -31,6 +32,10 @@ const (
 	CardsDir = ".panes"
 	// outboxFolder holds one outbox folder per pane (mailbox_outbox.go).
 	OutboxDir = ".outbox"
+	// HistoryDir holds the history's index, one file per session folder, named as the folder
+	// (exchange/index.go). Written only by a history that found an index missing or stale,
+	// atomically; what changed since is read from the files again.
+	HistoryDir = ".history"
 	// lockDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"
 	// RootLockName serializes the creation of session folders across processes.

@@ -1,0 +1,393 @@
+package exchange
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// The history's index: one file per session folder in the root's store.HistoryDir, that keeps the
+// folder's listing and, for each exchange, its encoding as history prints it with the stamps of
+// the three files it was read from (request, response, delivery log). A history of 10,000
+// exchanges otherwise opens 30,000 files and parses and encodes each.
+//
+// The files stay the truth. The listing is used only while the folder carries the stamp it had
+// when listed (a name added, removed or renamed changes it); an entry only while its three files
+// still carry theirs (inode, size, modification and change times; absent stays absent). An index
+// that is missing, damaged (its checksum), of another folder or of another version is rebuilt from
+// the files. Only the reader that found it stale writes it, atomically, outside the session folder:
+// send and notify never touch it, so the index costs them nothing and cannot block them.
+//
+// A file changed within the same tick of the file system's clock as it was stamped would keep its
+// stamp, so a stamp is trusted only when its change time lies at least indexSettle before the
+// reading that took it began (as git does with its "racily clean" entries); newer ones are read
+// again each time until they have settled.
+
+// indexSettle is how long before a reading began a stamped file must have last changed to be
+// trusted: more than the coarsest file system clock (FAT's 2 s) and the kernel's coarse clock lag.
+const indexSettle = 3 * time.Second
+
+// indexMagic opens every index file; another version is rebuilt.
+const indexMagic = "wcomm-index 1 "
+
+// indexElem is the prefix of the lines of each encoding the index keeps: that of an exchange in
+// history --json (json.MarshalIndent of a session with prefix "    " and indent "  "), so what
+// history prints is a copy.
+const indexElem = "        "
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fileStamp says which file a name held and how it was when read; the zero value is "absent".
+type fileStamp struct {
+	ino, size    uint64
+	mtime, ctime int64
+}
+
+func (s fileStamp) String() string {
+	if s == (fileStamp{}) {
+		return "-"
+	}
+	// The times as unsigned, so one parse reads them all (a time before 1970 comes back whole).
+	return fmt.Sprintf("%d:%d:%d:%d", s.ino, s.size, uint64(s.mtime), uint64(s.ctime))
+}
+
+func parseStamp(f string) (fileStamp, bool) {
+	if f == "-" {
+		return fileStamp{}, true
+	}
+	var p [4]uint64
+	for i := range p {
+		field, rest, _ := strings.Cut(f, ":")
+		n, err := strconv.ParseUint(field, 10, 64)
+		if err != nil || (i < 3) != (rest != "") {
+			return fileStamp{}, false
+		}
+		p[i], f = n, rest
+	}
+	return fileStamp{ino: p[0], size: p[1], mtime: int64(p[2]), ctime: int64(p[3])}, true
+}
+
+// settled reports whether every stamped file last changed indexSettle before begun.
+func settled(begun int64, stamps ...fileStamp) bool {
+	for _, f := range stamps {
+		if f != (fileStamp{}) && f.ctime >= begun-int64(indexSettle) {
+			return false
+		}
+	}
+	return true
+}
+
+// stamper stamps a session folder and its files, by name relative to the folder's descriptor: a
+// history stamps thousands, and a whole path is looked up again component by component each time.
+type stamper struct {
+	fd   int
+	st   unix.Stat_t
+	name []byte
+}
+
+func openStamper(dir string) (*stamper, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &stamper{fd: fd, name: make([]byte, 0, 32)}, nil
+}
+
+func (s *stamper) close() {
+	if s != nil {
+		unix.Close(s.fd)
+	}
+}
+
+func (s *stamper) stampOf() fileStamp {
+	return fileStamp{ino: s.st.Ino, size: uint64(s.st.Size), mtime: s.st.Mtim.Nano(), ctime: s.st.Ctim.Nano()}
+}
+
+// folder stamps the folder itself.
+func (s *stamper) folder() (fileStamp, bool) {
+	if err := unix.Fstat(s.fd, &s.st); err != nil {
+		return fileStamp{}, false
+	}
+	return s.stampOf(), true
+}
+
+// stamp stats one name without following a symlink; ok is false when it could not be told.
+func (s *stamper) stamp(name string) (fileStamp, bool) {
+	err := unix.Fstatat(s.fd, name, &s.st, unix.AT_SYMLINK_NOFOLLOW)
+	for err == unix.EINTR {
+		err = unix.Fstatat(s.fd, name, &s.st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err == unix.ENOENT {
+		return fileStamp{}, true
+	}
+	if err != nil {
+		return fileStamp{}, false
+	}
+	return s.stampOf(), true
+}
+
+// stamps stamps the three files of request n, in the order of indexEntry.stamps; ok is false
+// when one could not be told.
+func (s *stamper) stamps(n int) ([3]fileStamp, bool) {
+	var out [3]fileStamp
+	for i, name := range [3]struct {
+		n      int
+		suffix string
+	}{{n, "-request.md"}, {n + 1, "-response.md"}, {n, "-delivery.jsonl"}} {
+		s.name = appendSeqName(s.name[:0], name.n, name.suffix)
+		f, ok := s.stamp(string(s.name))
+		if !ok {
+			return out, false
+		}
+		out[i] = f
+	}
+	return out, true
+}
+
+// appendSeqName appends messages.SeqFileName's or LogName's name without fmt: "%03d" then the
+// suffix ("-request.md", "-response.md", "-delivery.jsonl"). A history names thousands.
+func appendSeqName(b []byte, n int, suffix string) []byte {
+	for d := 100; d > 1 && n < d; d /= 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, suffix...)
+}
+
+// indexEntry is one exchange of an index.
+type indexEntry struct {
+	seq    int
+	status string
+	stamps [3]fileStamp // the request, its response (the usual name, n+1) and its delivery log
+	raw    []byte       // json.MarshalIndent(x, indexElem, "  ")
+}
+
+// sessionIndex is one session folder's index.
+type sessionIndex struct {
+	dir   string
+	begun int64 // unix ns: when the reading that wrote it began, before anything was stamped
+	// folder is the folder's stamp when names were read: its names besides the hidden ones.
+	folder  fileStamp
+	names   []string
+	entries map[int]*indexEntry
+}
+
+// indexable reports whether x can be kept in the index: its response is the usual file n+1 (a
+// seed's request may name another, whose stamp the entry would not hold).
+func indexable(x *Exchange, dir string) bool {
+	return x.ResponsePath == filepath.Join(dir, messages.SeqFileName(x.Seq+1, messages.KindResponse))
+}
+
+// indexPath is where dir's index is kept: beside the session folders, not in them, so writing it
+// changes no session folder's stamp.
+func indexPath(dir string) string {
+	return filepath.Join(filepath.Dir(dir), store.HistoryDir, filepath.Base(dir))
+}
+
+// readIndex reads dir's index; nil when it is missing, damaged, of another folder or version.
+func readIndex(dir string) *sessionIndex {
+	data, err := store.ReadFile(indexPath(dir))
+	if err != nil {
+		return nil
+	}
+	head, body, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok || !bytes.HasPrefix(head, []byte(indexMagic)) {
+		return nil
+	}
+	sum, err := strconv.ParseUint(string(head[len(indexMagic):]), 16, 32)
+	if err != nil || uint32(sum) != crc32.Checksum(body, castagnoli) {
+		return nil
+	}
+	idx := &sessionIndex{entries: map[int]*indexEntry{}}
+	line, body, _ := bytes.Cut(body, []byte{'\n'})
+	f := strings.SplitN(string(line), " ", 4)
+	if len(f) != 4 {
+		return nil
+	}
+	var err1, err2 error
+	var ok1 bool
+	idx.begun, err1 = strconv.ParseInt(f[0], 10, 64)
+	idx.folder, ok1 = parseStamp(f[1])
+	size, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || !ok1 || json.Unmarshal([]byte(f[3]), &idx.dir) != nil || idx.dir != dir {
+		return nil // a folder moved or copied: every path its encodings hold is another's
+	}
+	if size < 0 || size+1 > len(body) || body[size] != '\n' {
+		return nil
+	}
+	if size > 0 {
+		idx.names = strings.Split(string(body[:size]), "\x00")
+	}
+	body = body[size+1:]
+	for len(body) > 0 {
+		line, rest, ok := bytes.Cut(body, []byte{'\n'})
+		f := strings.Fields(string(line))
+		if !ok || len(f) != 6 {
+			return nil
+		}
+		e := &indexEntry{status: f[1]}
+		var ok1, ok2, ok3 bool
+		e.stamps[0], ok1 = parseStamp(f[2])
+		e.stamps[1], ok2 = parseStamp(f[3])
+		e.stamps[2], ok3 = parseStamp(f[4])
+		n, err1 := strconv.Atoi(f[0])
+		size, err2 := strconv.Atoi(f[5])
+		if !ok1 || !ok2 || !ok3 || err1 != nil || err2 != nil || size < 0 || size+1 > len(rest) || rest[size] != '\n' {
+			return nil
+		}
+		e.seq, e.raw, body = n, rest[:size:size], rest[size+1:]
+		idx.entries[n] = e
+	}
+	return idx
+}
+
+// encode is the index's file: the magic and checksum; when it was begun, the folder's stamp, the
+// size of its names and the folder; the names, NUL-separated; then per entry a line
+// "SEQ STATUS REQUEST RESPONSE LOG SIZE" and SIZE bytes of encoding.
+func (idx *sessionIndex) encode(order []int) []byte {
+	dir, _ := json.Marshal(idx.dir)
+	names := strings.Join(idx.names, "\x00")
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d %s %d %s\n%s\n", idx.begun, idx.folder, len(names), dir, names)
+	for _, n := range order {
+		e := idx.entries[n]
+		fmt.Fprintf(&b, "%d %s %s %s %s %d\n", e.seq, e.status, e.stamps[0], e.stamps[1], e.stamps[2], len(e.raw))
+		b.Write(e.raw)
+		b.WriteByte('\n')
+	}
+	return append(fmt.Appendf(nil, "%s%08x\n", indexMagic, crc32.Checksum(b.Bytes(), castagnoli)), b.Bytes()...)
+}
+
+// writeIndex replaces dir's index. It is a hint: when it cannot be written, the next reader reads
+// the files again, so the error is dropped.
+func writeIndex(idx *sessionIndex, order []int) {
+	d, err := store.Dir(filepath.Dir(idx.dir), store.HistoryDir, true)
+	if err != nil {
+		return
+	}
+	_ = store.WriteAtomicNoSync(filepath.Join(d, filepath.Base(idx.dir)), idx.encode(order))
+}
+
+// pruneIndex removes the index of each session folder that is gone (deleted by hand: wcomm
+// deletes none), so the index folder does not grow with folders long gone.
+func pruneIndex(root string, dirs []string) {
+	d := filepath.Join(root, store.HistoryDir)
+	names, err := readNames(d) // not the hidden temp files of a writer at work
+	if err != nil {
+		return
+	}
+	live := make(map[string]bool, len(dirs))
+	for _, dir := range dirs {
+		live[filepath.Base(dir)] = true
+	}
+	for _, n := range names {
+		if !live[n] {
+			_ = os.Remove(filepath.Join(d, n))
+		}
+	}
+}
+
+// readNames lists a folder's names besides the hidden ones.
+func readNames(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil, err
+	}
+	out := names[:0]
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// exchange is the exchange an entry holds: decoded whole, or with encoded only what history's
+// own use of it needs (Seq, Status, Dir, ResponsePath) besides the encoding.
+func (e *indexEntry) exchange(dir string, encoded bool) (*Exchange, error) {
+	if encoded {
+		resp := appendSeqName(append(append(make([]byte, 0, len(dir)+20), dir...), '/'), e.seq+1, "-response.md")
+		return &Exchange{Seq: e.seq, Status: e.status, Dir: dir, ResponsePath: string(resp), raw: e.raw}, nil
+	}
+	x := &Exchange{}
+	if err := json.Unmarshal(e.raw, x); err != nil || x.Seq != e.seq {
+		return nil, fmt.Errorf("index entry %d does not decode: %v", e.seq, err)
+	}
+	x.raw = e.raw
+	return x, nil
+}
+
+// AppendJSON appends s encoded as json.MarshalIndent(s, prefix, indent) encodes it, byte for byte,
+// taking each exchange's encoding from the index where it came from there: a history of
+// thousands of exchanges is then copied, not encoded again.
+func (s *SessionSummary) AppendJSON(dst []byte, prefix, indent string) ([]byte, error) {
+	if indent != "  " || len(s.Exchanges) == 0 {
+		data, err := json.MarshalIndent(s, prefix, indent)
+		return append(dst, data...), err
+	}
+	head := *s
+	head.Exchanges = nil
+	data, err := json.MarshalIndent(&head, prefix, indent)
+	if err != nil {
+		return dst, err
+	}
+	// Every other field is encoded on lines of its own, and no JSON string holds a raw newline, so
+	// the field is found by its line.
+	field := []byte("\n" + prefix + indent + `"exchanges": `)
+	at := bytes.Index(data, append(field, "null"...))
+	if at < 0 {
+		return dst, fmt.Errorf("encode session %s: no exchanges field", s.Name)
+	}
+	at += len(field)
+	dst = append(dst, data[:at]...)
+	dst = append(dst, '[')
+	elem := prefix + indent + indent
+	for i, x := range s.Exchanges {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '\n')
+		dst = append(dst, elem...)
+		switch {
+		case x.raw == nil:
+			b, err := json.MarshalIndent(x, elem, indent)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, b...)
+		case elem == indexElem:
+			dst = append(dst, x.raw...)
+		default:
+			// Each line after the first starts with the index's prefix: it gets this one instead.
+			for raw := x.raw; len(raw) > 0; {
+				line, rest, more := bytes.Cut(raw, []byte("\n"+indexElem))
+				dst = append(dst, line...)
+				if more {
+					dst = append(dst, '\n')
+					dst = append(dst, elem...)
+				}
+				raw = rest
+			}
+		}
+	}
+	dst = append(dst, '\n')
+	dst = append(dst, prefix+indent...)
+	dst = append(dst, ']')
+	return append(dst, data[at+len("null"):]...), nil
+}
