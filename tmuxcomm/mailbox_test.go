@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/stretchr/testify/assert"
@@ -333,7 +334,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
 	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return store.IsLocked(ob.Path(mailbox.OutboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return lock.IsLocked(ob.Path(mailbox.OutboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
 		"the deliverer to start")
 	// The pane stays busy, so the deliverer waits on it, until its outbox is removed under it.
 	// Renamed away at once (removing it file by file races the deliverer's own writes).

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -222,15 +223,14 @@ func lockPuller(root string) (unlock func(), ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := os.OpenFile(filepath.Join(filepath.Dir(dir), "puller.lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	unlock, err = lock.File(filepath.Join(filepath.Dir(dir), "puller.lock"), syscall.LOCK_EX, 0)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, false, nil
-	}
-	return func() { f.Close() }, true, nil
+	return unlock, true, nil
 }
 
 // Nudge brings the next attempt of a queued send forward to now: someone awaits it. A puller

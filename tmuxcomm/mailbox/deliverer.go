@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -49,7 +50,7 @@ func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.
 	var last []string
 	stuck := 0
 	for {
-		unlock, err := store.Lock(ob.Path(OutboxDelivLock), syscall.LOCK_EX, 0)
+		unlock, err := lock.File(ob.Path(OutboxDelivLock), syscall.LOCK_EX, 0)
 		if err != nil {
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				return nil // another deliverer has it

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -249,7 +250,7 @@ func (ob *outbox) readInflight() (*Inflight, error) {
 
 // lockDrain takes the outbox's drain lock, waiting up to timeout.
 func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
-	unlock, err := store.Lock(ob.Path(outboxDrainLock), syscall.LOCK_EX, timeout)
+	unlock, err := lock.File(ob.Path(outboxDrainLock), syscall.LOCK_EX, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock the outbox of pane %s: %w", ob.pane, err)
 	}
@@ -258,7 +259,7 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 
 // delivererRunning reports whether a deliverer holds this outbox.
 func (ob *outbox) delivererRunning() bool {
-	return store.IsLocked(ob.Path(OutboxDelivLock))
+	return lock.IsLocked(ob.Path(OutboxDelivLock))
 }
 
 // Pending is the mail waiting in pane's outbox on server, oldest first: none when the pane has no

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -51,7 +52,7 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	if err := store.EnsureDir(dir, true); err != nil {
 		return nil, false, err
 	}
-	unlock, err := store.Lock(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, store.ErrTimeout)
 	}

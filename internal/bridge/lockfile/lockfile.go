@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -76,12 +77,8 @@ func Lock(root, key string) (unlock func(), err error) {
 		return nil, err
 	}
 	path := filepath.Join(Dir(root, key), lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := lock.Try(path, syscall.LOCK_EX)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("process %d runs the bridge of these channels for %s: %w", PID(root, key), root, ErrRunning)
 		}
@@ -97,16 +94,7 @@ func Running(root, key string) bool {
 	if checkKey(key) != nil {
 		return false
 	}
-	f, err := os.Open(filepath.Join(Dir(root, key), lockName))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
-	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return lock.IsLockedExclusive(filepath.Join(Dir(root, key), lockName))
 }
 
 // PID is the pid written in the lock file of root's channels named key, 0 when unknown.
