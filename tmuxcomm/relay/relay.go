@@ -16,9 +16,6 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
-// relayFolder holds one lock per relayed id, so two relays of one id never both deliver.
-const relayFolder = ".relay"
-
 // RelayedHere reports whether the session folder dir holds requests relayed from another host.
 func RelayedHere(dir string) bool {
 	m, err := exchange.ReadMeta(dir)
@@ -48,7 +45,8 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	if err != nil {
 		return nil, false, err
 	}
-	dir := filepath.Join(root, relayFolder)
+	// One lock per relayed id, so two relays of one id never both deliver.
+	dir := filepath.Join(root, store.RelayDir)
 	if err := store.EnsureDir(dir, true); err != nil {
 		return nil, false, err
 	}
