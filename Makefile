@@ -67,7 +67,7 @@ lint:
 # The micro-benchmarks, then the side-by-side table against the reference scripts, with the floor
 # beside each row; the table is also written into BENCHMARKS.md, between its markers.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./messages ./paneops
+	$(GO) test -run '^$$' -bench . -benchmem ./messages ./paneops ./paneops/lease
 	WCOMM_BENCH_SCALE=$(BENCH_SCALE) WCOMM_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test -tags bench -run '^TestBenchTable$$' -count=1 -v -timeout 60m ./internal/cli
 
 # The reliability suite at full scale (go test ./... runs it at a tenth of that).

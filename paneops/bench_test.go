@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/wcomm/wcomm/messages"
@@ -29,20 +28,6 @@ func BenchmarkScanPane(b *testing.B) {
 	for b.Loop() {
 		if _, err := ScanPane(os.Getppid(), os.Getpid()); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkOpenForWriting is await's check that a foreign writer has let go of a response: one
-// lease call, whatever the number of processes.
-func BenchmarkOpenForWriting(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "002-response.md")
-	if err := os.WriteFile(path, []byte("x\n"), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if OpenForWriting(path) {
-			b.Fatal("nobody writes it")
 		}
 	}
 }

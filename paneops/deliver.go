@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 )
 
 // Deliver pastes Content into the pane and optionally submits it. Under the pane's lock it runs ONE
@@ -51,7 +52,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		timeout = defaultLockTimeout
 	}
 	start := time.Now()
-	unlock, err := LockPane(ctx, d.LockDir, key, d.Pane, timeout)
+	unlock, err := lock.Pane(ctx, d.LockDir, key, d.Pane, timeout)
 	if err != nil {
 		return res, fmt.Errorf("deliver to pane %s: %w", d.Pane, err)
 	}
@@ -158,7 +159,7 @@ func (c *Client) Resume(ctx context.Context, d Delivery) (DeliveryResult, error)
 	if timeout == 0 {
 		timeout = defaultLockTimeout
 	}
-	unlock, err := LockPane(ctx, d.LockDir, d.LockKey, d.Pane, timeout)
+	unlock, err := lock.Pane(ctx, d.LockDir, d.LockKey, d.Pane, timeout)
 	if err != nil {
 		return res, fmt.Errorf("resume delivery to pane %s: %w", d.Pane, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 )
 
 // NotNowError is a delivery refused for now (ErrBusy, ErrHumanInput, ErrNotReady, ErrPaneChanged): the pane could
@@ -36,7 +37,8 @@ var (
 	ErrTargetNotFound = errors.New("tmux target not found") // session or window
 	ErrNoBuffer       = errors.New("tmux buffer not found")
 	ErrRefused        = errors.New("pane refused the paste") // dead pane or input off; nothing was pasted
-	ErrLockTimeout    = errors.New("timed out waiting for the pane's send lock")
+	// ErrLockTimeout: the pane's send lock stayed held (lock.ErrTimeout, the same error).
+	ErrLockTimeout = lock.ErrTimeout
 	// ErrHumanInput: the pane's input box holds text wcomm did not put there; nothing was pasted.
 	ErrHumanInput = errors.New("input box holds someone else's text")
 	// ErrNotReady: the profile's input box is not on screen; nothing was pasted.

@@ -254,9 +254,9 @@ func trimBlankLines(s string) string {
 	return strings.Join(lines[:n], "\n") + "\n"
 }
 
-// paneNum returns N of a pane id "%N" (N decimal, no sign, at most 9 digits). It is the same rule
-// as messages.ParsePaneID, kept here so that lock paths and argv never depend on another package
-// accepting more than this one expects.
+// paneNum returns N of a pane id "%N" (N decimal, no sign, at most 9 digits). It is the rule of
+// messages.ParsePaneID less its refusal of leading zeros, kept here so that argv never depends on
+// another package accepting more than this one expects.
 func paneNum(id messages.PaneID) (int, error) {
 	s := string(id)
 	if len(s) < 2 || len(s) > 10 || s[0] != '%' {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/wcomm/wcomm/paneops/lock"
 )
 
 // ProbeResult is one live measurement of a pane: how long a pasted marker took to show.
@@ -45,7 +47,7 @@ func (c *Client) Probe(ctx context.Context, d Delivery) (ProbeResult, error) {
 	if timeout == 0 {
 		timeout = defaultLockTimeout
 	}
-	unlock, err := LockPane(ctx, d.LockDir, d.LockKey, d.Pane, timeout)
+	unlock, err := lock.Pane(ctx, d.LockDir, d.LockKey, d.Pane, timeout)
 	if err != nil {
 		return res, fmt.Errorf("probe pane %s: %w", d.Pane, err)
 	}

@@ -9,10 +9,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lease"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -46,7 +47,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 		ctx, cancel = context.WithTimeout(ctx, remaining)
 		defer cancel()
 	}
-	unlock, err := store.Lock(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
 	if err == nil {
 		defer unlock()
 	}
@@ -127,7 +128,7 @@ func (e *Engine) pollResponse(ctx context.Context, path string, d time.Duration)
 		case !st.Mode().IsRegular():
 			return false, fmt.Errorf("response %s is not a regular file; refusing it", path)
 		case st.Size() > 0:
-			busy, known := paneops.WriterState(path)
+			busy, known := lease.WriterState(path)
 			if !known {
 				return false, nil
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/stretchr/testify/assert"
@@ -363,8 +364,8 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 		got, err := e.Await(context.Background(), "", 10*time.Second)
 		done <- result{got, err}
 	}()
-	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
-	require.Eventually(t, func() bool { return store.IsLocked(lock) }, 5*time.Second, time.Millisecond)
+	awaitLock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
+	require.Eventually(t, func() bool { return lock.IsLocked(awaitLock) }, 5*time.Second, time.Millisecond)
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/stretchr/testify/assert"
@@ -283,7 +284,7 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			out, err := ob.Outcome(pend[0].ID)
 			require.NoError(t, err)
 			assert.Equal(t, messages.MailDelivered, out.State)
-			_, err = os.Stat(filepath.Join(ob.Dir, mailbox.OutboxInflight))
+			_, err = os.Stat(filepath.Join(ob.Dir, store.InflightName))
 			assert.True(t, os.IsNotExist(err), "the inflight record is cleared")
 		})
 	}
@@ -333,7 +334,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
 	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return store.IsLocked(ob.Path(mailbox.OutboxDelivLock)) }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return lock.IsLocked(ob.Path(store.DelivererLockName)) }, 10*time.Second, 5*time.Millisecond,
 		"the deliverer to start")
 	// The pane stays busy, so the deliverer waits on it, until its outbox is removed under it.
 	// Renamed away at once (removing it file by file races the deliverer's own writes).

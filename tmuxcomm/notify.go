@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -127,7 +128,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	}
 	// An await that was waiting either still holds its lock, or has already returned the response,
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
-	if store.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || exchange.WasRead(x.Dir, x.Seq) {
+	if lock.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || exchange.WasRead(x.Dir, x.Seq) {
 		res.Signal = core.SignalAwait
 		if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateAwaitWoken, nil, e.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
-	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // An agent's permission prompt as a question, against the in-memory tmux: %2 is the agent whose
@@ -72,7 +72,7 @@ func permHook(t *testing.T, e *Engine, ctx context.Context, o questions.AwaitOpt
 	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
-	require.True(t, store.IsLocked(w.Question.WaitLock()), "the hook holds its question from the start")
+	require.True(t, lock.IsLocked(w.Question.WaitLock()), "the hook holds its question from the start")
 	ch := make(chan permOutcome, 1)
 	go func() {
 		out, err := w.Await(ctx, o)

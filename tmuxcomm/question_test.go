@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/stretchr/testify/assert"
@@ -65,7 +66,7 @@ func qWaitQuestion(t *testing.T, e *Engine, n int) *questions.QuestionStatus {
 	var list []*questions.QuestionStatus
 	require.Eventually(t, func() bool {
 		list, _, _ = e.Questions(context.Background(), questions.QuestionsOptions{})
-		return len(list) == n && store.IsLocked(list[n-1].WaitLock()) || len(list) == n && list[n-1].Urgency == messages.NonBlocking
+		return len(list) == n && lock.IsLocked(list[n-1].WaitLock()) || len(list) == n && list[n-1].Urgency == messages.NonBlocking
 	}, 5*time.Second, 5*time.Millisecond)
 	return list[n-1]
 }
@@ -533,7 +534,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 	assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment))
-	assert.False(t, store.IsLocked(st.WaitLock()))
+	assert.False(t, lock.IsLocked(st.WaitLock()))
 
 	pending, _, err := orch.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
 	require.NoError(t, err)
@@ -545,7 +546,7 @@ func TestQuestionSurvivesKilledAsk(t *testing.T) {
 		res, err := worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}})
 		waitDone <- qOutcome{res, err}
 	}()
-	require.Eventually(t, func() bool { return store.IsLocked(st.WaitLock()) }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return lock.IsLocked(st.WaitLock()) }, 5*time.Second, 5*time.Millisecond)
 	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "2"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalAsk, ar.Signal)

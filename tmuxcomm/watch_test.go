@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/stretchr/testify/assert"
@@ -191,9 +192,9 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 		_, err := e.Await(context.Background(), x.ID, 10*time.Second)
 		awaited <- err
 	}()
-	lock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
+	awaitLock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	deadline := time.Now().Add(10 * time.Second)
-	for !store.IsLocked(lock) {
+	for !lock.IsLocked(awaitLock) {
 		require.True(t, time.Now().Before(deadline), "await never took its lock")
 		time.Sleep(5 * time.Millisecond)
 	}

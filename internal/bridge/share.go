@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 	files "github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -238,12 +239,8 @@ func (t *telegram) Receive(ctx context.Context) error {
 	lockPath := filepath.Join(m.dir, "poll.lock")
 	b := t.hub.newBackoff()
 	for ctx.Err() == nil {
-		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		f, err := lock.Try(lockPath, syscall.LOCK_EX)
 		if err != nil {
-			return fmt.Errorf("telegram: open %s: %w", lockPath, err)
-		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			f.Close()
 			if !errors.Is(err, syscall.EWOULDBLOCK) {
 				return fmt.Errorf("telegram: lock %s: %w", lockPath, err)
 			}

@@ -15,8 +15,8 @@ import (
 )
 
 // stateFile is the bridge's state in its folder (lockfile.Dir): what was posted where, tokens,
-// the answer under way; 0600, replaced atomically after each change.
-const stateFile = "state.json"
+// the answer under way; 0600, replaced atomically after each change. Its name is the store's map's.
+const stateFile = files.BridgeStateName
 
 // Dir is the folder under root of the bridge of the channels named key.
 func Dir(root, key string) string { return lockfile.Dir(root, key) }

@@ -135,7 +135,7 @@ func TestE2EBridgeAskAnsweredFromTelegram(t *testing.T) {
 
 	// The bridge the ask started ends on its own once nothing is pending.
 	waitFor(t, 20*time.Second, func() bool { return !lockfile.Running(c.root, c.key()) }, "the spawned bridge to end")
-	log, err := os.ReadFile(filepath.Join(lockfile.Dir(c.root, c.key()), lockfile.LogFile))
+	log, err := os.ReadFile(lockfile.LogPath(c.root, c.key()))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "ignored a button press from user 999")
 	assert.Contains(t, string(log), "nothing pending")

@@ -122,7 +122,7 @@ func TestE2EBridgeProjectChannelsCarryOnlyTheirQuestions(t *testing.T) {
 	got := c.question("task-y")
 	assert.Equal(t, "Use argon2", got.Answer.Answer)
 	assert.Equal(t, "telegram", got.Answer.Source)
-	log, err := os.ReadFile(filepath.Join(lockfile.Dir(c.root, ky), lockfile.LogFile))
+	log, err := os.ReadFile(lockfile.LogPath(c.root, ky))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "ignored a button press from user 888", "%s", log)
 
@@ -211,7 +211,7 @@ func TestE2EBridgeLongQuestionAndHugeFileHoldUpNothing(t *testing.T) {
 	}
 	c.tg.Mu.Unlock()
 	waitFor(t, 20*time.Second, func() bool {
-		log, _ := os.ReadFile(filepath.Join(lockfile.Dir(c.root, c.key()), lockfile.LogFile))
+		log, _ := os.ReadFile(lockfile.LogPath(c.root, c.key()))
 		return strings.Contains(string(log), "a question file is posted nowhere") && strings.Contains(string(log), "task-h.q1.question")
 	}, "the bridge's log to tell of the huge file")
 }

@@ -101,7 +101,7 @@ func TestE2EBridgeMissingTokenFileSaidByAskAndDoctor(t *testing.T) {
 	assert.Contains(t, r.stderr, "token file "+missing+" does not exist")
 	assert.Contains(t, r.stderr, "still reaches you")
 	assert.False(t, lockfile.Running(c.root, c.key()), "a bridge was started to die")
-	_, err := os.Stat(filepath.Join(lockfile.Dir(c.root, c.key()), lockfile.LogFile))
+	_, err := os.Stat(lockfile.LogPath(c.root, c.key()))
 	assert.ErrorIs(t, err, os.ErrNotExist, "a bridge was started to die")
 
 	d := c.as("", noEnv, "doctor")

@@ -241,7 +241,7 @@ func (c *cli) spawnBridge(root, key string) error {
 	if err != nil {
 		return err
 	}
-	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: filepath.Join(lockfile.Dir(root, key), lockfile.LogFile)})
+	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: lockfile.LogPath(root, key)})
 }
 
 // doctorChannels checks each configured channel (token valid, chat reachable) without posting,

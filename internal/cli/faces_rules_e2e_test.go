@@ -206,6 +206,6 @@ func TestE2EFacesRules(t *testing.T) {
 		}
 		assert.Contains(t, cliX["reason"], "unreachable")
 		assert.Contains(t, mcpX["evidence"], "unreachable")
-		waitFor(t, 30*time.Second, func() bool { return !flockHeld(filepath.Join(w.root, ".remote", "puller.lock")) }, "the puller to give up and exit")
+		waitFor(t, 30*time.Second, func() bool { return !flocked(filepath.Join(w.root, ".remote", "puller.lock")) }, "the puller to give up and exit")
 	})
 }

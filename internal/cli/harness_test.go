@@ -27,6 +27,7 @@ import (
 	"github.com/wcomm/wcomm/internal/sshtest"
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 )
 
 // fixtures is the folder of the python3 fixtures, relative to this package.
@@ -198,22 +199,8 @@ func waitNoDeliverer(t *testing.T, root string) {
 	t.Helper()
 	locks, _ := filepath.Glob(filepath.Join(root, ".outbox", "*", "deliverer.lock"))
 	for _, l := range locks {
-		waitFor(t, 20*time.Second, func() bool { return !flockHeld(l) }, "the deliverer holding %s to exit", l)
+		waitFor(t, 20*time.Second, func() bool { return !flocked(l) }, "the deliverer holding %s to exit", l)
 	}
-}
-
-// flockHeld reports whether some process holds an flock on path.
-func flockHeld(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return true
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
 }
 
 // tmuxOn runs tmux (-u: its formats keep their tabs whatever the locale) on the server at sock
@@ -567,19 +554,8 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool, format strin
 	}
 }
 
-// flocked reports whether some process holds an flock on path (the file must exist).
-func flocked(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
-	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
-}
+// flocked reports whether some process holds an flock on path.
+func flocked(path string) bool { return lock.IsLocked(path) }
 
 // jsonLines reads a JSON-lines log written by a fixture; a missing file is an empty log.
 func jsonLines(t *testing.T, path string) []map[string]any {

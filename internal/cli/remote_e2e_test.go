@@ -50,7 +50,7 @@ func remoteWorldOn(t *testing.T, w *world, hosts int, extra func(*sshtest.Bed) s
 	rw := &remoteWorld{world: w, bed: bed, env: []string{"XDG_CONFIG_HOME=" + cfgHome, "WCOMM_SSH_CONTROL_DIR=" + control}}
 	t.Cleanup(func() {
 		// The masters end with their hosts; the puller once nothing is left to pull.
-		waitFor(t, 30*time.Second, func() bool { return !flockHeld(filepath.Join(w.root, ".remote", "puller.lock")) }, "the puller to exit")
+		waitFor(t, 30*time.Second, func() bool { return !flocked(filepath.Join(w.root, ".remote", "puller.lock")) }, "the puller to exit")
 		os.RemoveAll(control)
 	})
 	return rw

@@ -150,7 +150,7 @@ func killDeliverers(t *testing.T, glob string) {
 	locks, _ := filepath.Glob(glob)
 	for _, l := range locks {
 		data, err := os.ReadFile(l)
-		if err != nil || !flockHeld(l) {
+		if err != nil || !flocked(l) {
 			continue
 		}
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -115,14 +116,12 @@ func (c *Client) control(ctx context.Context) (string, error) {
 	if alive(sock) {
 		return sock, nil
 	}
-	lock, err := os.OpenFile(sock+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	// One master per socket: a second caller waits for the first to start it, then uses it.
+	held, err := lock.Open(ctx, sock+".lock", syscall.LOCK_EX)
 	if err != nil {
 		return "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", err
-	}
+	defer held.Close()
 	if alive(sock) {
 		return sock, nil
 	}

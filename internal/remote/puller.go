@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // pollWait is how long one poll waits on its host for a first response: short enough that a
@@ -33,8 +34,8 @@ func Pull(ctx context.Context, e *tmuxcomm.Engine, root, controlDir string, log 
 		fmt.Fprintf(log, "%s %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
 	}
 	for ctx.Err() == nil {
-		queued := readRecords(root, queueDir)
-		pending := readRecords(root, pendingDir)
+		queued := readRecords(root, store.RemoteQueueDir)
+		pending := readRecords(root, store.RemotePendingDir)
 		if len(queued) == 0 && len(pending) == 0 {
 			return nil
 		}
@@ -53,7 +54,7 @@ func Pull(ctx context.Context, e *tmuxcomm.Engine, root, controlDir string, log 
 		for _, r := range pending {
 			if time.Now().After(r.Expires) {
 				logf("%s: no response from host %s before %s; stopped pulling it", r.ID, r.Host.Name, r.Expires.Format(time.RFC3339))
-				removeRecord(root, pendingDir, r.ID)
+				removeRecord(root, store.RemotePendingDir, r.ID)
 				continue
 			}
 			byHost[r.Host.Name] = append(byHost[r.Host.Name], r)
@@ -96,7 +97,7 @@ func retryQueued(ctx context.Context, e *tmuxcomm.Engine, root, controlDir strin
 	e.Self = self
 	if err == nil {
 		logf("%s: relayed to host %s after %d attempts", r.ID, r.Host.Name, r.Attempts+1)
-		removeRecord(root, queueDir, r.ID)
+		removeRecord(root, store.RemoteQueueDir, r.ID)
 		return
 	}
 	r.Attempts++
@@ -104,7 +105,7 @@ func retryQueued(ctx context.Context, e *tmuxcomm.Engine, root, controlDir strin
 	if errors.Is(err, ErrUnreachable) || errors.Is(err, tmuxcomm.ErrTimeout) {
 		// Unreachable, or a first relay of the same id still under way there.
 		r.NextTry = now.Add(backoff(r.Attempts))
-		_ = writeRecord(root, queueDir, r)
+		_ = writeRecord(root, store.RemoteQueueDir, r)
 		return
 	}
 	r.State = "failed"
@@ -114,8 +115,8 @@ func retryQueued(ctx context.Context, e *tmuxcomm.Engine, root, controlDir strin
 
 // endQueued moves a queued send to done, its body kept for a person to send again.
 func endQueued(root string, r *Record) {
-	if err := writeRecord(root, doneDir, r); err == nil {
-		removeRecord(root, queueDir, r.ID)
+	if err := writeRecord(root, store.RemoteDoneDir, r); err == nil {
+		removeRecord(root, store.RemoteQueueDir, r.ID)
 	}
 }
 
@@ -149,7 +150,7 @@ func pullHost(ctx context.Context, e *tmuxcomm.Engine, root, controlDir string, 
 			if err != nil {
 				logf("%s: %v", r.ID, err)
 			}
-			removeRecord(root, pendingDir, r.ID)
+			removeRecord(root, store.RemotePendingDir, r.ID)
 		default:
 			logf("%s: writing the response from host %s failed: %v", r.ID, c.Host.Name, err)
 		}
@@ -158,8 +159,8 @@ func pullHost(ctx context.Context, e *tmuxcomm.Engine, root, controlDir string, 
 
 // HasWork reports whether the root holds queued sends or responses still to pull.
 func HasWork(root string) bool {
-	for _, kind := range []string{queueDir, pendingDir} {
-		ents, _ := os.ReadDir(filepath.Join(root, folder, kind))
+	for _, kind := range []string{store.RemoteQueueDir, store.RemotePendingDir} {
+		ents, _ := os.ReadDir(filepath.Join(root, store.RemoteDir, kind))
 		if len(ents) > 0 {
 			return true
 		}
@@ -168,4 +169,4 @@ func HasWork(root string) bool {
 }
 
 // LogPath is the puller's log file of a root.
-func LogPath(root string) string { return filepath.Join(root, folder, "puller.log") }
+func LogPath(root string) string { return filepath.Join(root, store.RemoteDir, store.PullerLogName) }

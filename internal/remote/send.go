@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -21,15 +22,9 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
-// The local side's files, under ROOT/.remote: queue/ID.json is a send waiting for its host,
-// pending/ID.json a relayed request whose response is still to be pulled, done/ID.json what
-// became of a queued send that ended without reaching its host (dead-lettered).
-const (
-	folder     = ".remote"
-	queueDir   = "queue"
-	pendingDir = "pending"
-	doneDir    = "done"
-)
+// The local side's files are under ROOT/.remote (store.RemoteDir): queue/ID.json is a send
+// waiting for its host, pending/ID.json a relayed request whose response is still to be pulled,
+// done/ID.json what became of a queued send that ended without reaching its host (dead-lettered).
 
 // Record is one relayed or queued send.
 type Record struct {
@@ -97,7 +92,7 @@ func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o SendOptions) (*S
 		return nil, err
 	}
 	r.Attempts, r.LastError, r.NextTry = 1, err.Error(), now.Add(backoff(1))
-	if werr := writeRecord(root, queueDir, r); werr != nil {
+	if werr := writeRecord(root, store.RemoteQueueDir, r); werr != nil {
 		return nil, fmt.Errorf("%w; and queuing it failed: %v", err, werr)
 	}
 	spawn(o.Spawn, root)
@@ -137,7 +132,7 @@ func relay(ctx context.Context, e *tmuxcomm.Engine, c *Client, root string, r *R
 	}
 	p := *r
 	p.Body, p.Response = nil, x.ResponsePath
-	if err := writeRecord(root, pendingDir, &p); err != nil {
+	if err := writeRecord(root, store.RemotePendingDir, &p); err != nil {
 		return nil, fmt.Errorf("relayed %s to host %s, but recording it for the response failed: %w", r.ID, c.Host.Name, err)
 	}
 	return &Sent{ID: r.ID, Exchange: x, Queued: rx.State == exchange.StateQueued, Reason: messages.SanitizeField(rx.Evidence), Repeated: rx.Repeated}, nil
@@ -150,7 +145,7 @@ func backoff(n int) time.Duration {
 }
 
 func recordDir(root, kind string) (string, error) {
-	for _, d := range []string{filepath.Join(root, folder), filepath.Join(root, folder, kind)} {
+	for _, d := range []string{filepath.Join(root, store.RemoteDir), filepath.Join(root, store.RemoteDir, kind)} {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", err
 		}
@@ -158,7 +153,7 @@ func recordDir(root, kind string) (string, error) {
 			return "", fmt.Errorf("%s is not a folder", d)
 		}
 	}
-	return filepath.Join(root, folder, kind), nil
+	return filepath.Join(root, store.RemoteDir, kind), nil
 }
 
 func writeRecord(root, kind string, r *Record) error {
@@ -175,7 +170,7 @@ func writeRecord(root, kind string, r *Record) error {
 
 // readRecords lists the records of one kind, oldest id first; damaged ones are skipped.
 func readRecords(root, kind string) []*Record {
-	dir := filepath.Join(root, folder, kind)
+	dir := filepath.Join(root, store.RemoteDir, kind)
 	ents, _ := os.ReadDir(dir)
 	var out []*Record
 	for _, ent := range ents {
@@ -198,15 +193,17 @@ func readRecords(root, kind string) []*Record {
 	return out
 }
 
-func removeRecord(root, kind, id string) { os.Remove(filepath.Join(root, folder, kind, id+".json")) }
+func removeRecord(root, kind, id string) {
+	os.Remove(filepath.Join(root, store.RemoteDir, kind, id+".json"))
+}
 
 // QueuedRecord returns the queued or dead-lettered send of id, or nil: await and show use it
 // while no mirror exists yet.
 func QueuedRecord(root, id string) *Record {
-	for _, kind := range []string{queueDir, doneDir} {
+	for _, kind := range []string{store.RemoteQueueDir, store.RemoteDoneDir} {
 		for _, r := range readRecords(root, kind) {
 			if r.ID == id {
-				if kind == doneDir && r.State == "" {
+				if kind == store.RemoteDoneDir && r.State == "" {
 					r.State = "dead"
 				}
 				return r
@@ -218,28 +215,27 @@ func QueuedRecord(root, id string) *Record {
 
 // lockPuller takes the root's puller lock without waiting; ok false when another puller holds it.
 func lockPuller(root string) (unlock func(), ok bool, err error) {
-	dir, err := recordDir(root, pendingDir)
+	dir, err := recordDir(root, store.RemotePendingDir)
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := os.OpenFile(filepath.Join(filepath.Dir(dir), "puller.lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, false, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+	unlock, err = lock.File(filepath.Join(filepath.Dir(dir), store.PullerLockName), syscall.LOCK_EX, 0)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return nil, false, nil
 	}
-	return func() { f.Close() }, true, nil
+	if err != nil {
+		return nil, false, err
+	}
+	return unlock, true, nil
 }
 
 // Nudge brings the next attempt of a queued send forward to now: someone awaits it. A puller
 // writing the record at the same moment wins; it retries soon enough either way.
 func Nudge(root, id string) {
-	for _, r := range readRecords(root, queueDir) {
+	for _, r := range readRecords(root, store.RemoteQueueDir) {
 		if r.ID == id && time.Until(r.NextTry) > time.Second {
 			r.NextTry = time.Now().UTC()
-			_ = writeRecord(root, queueDir, r)
+			_ = writeRecord(root, store.RemoteQueueDir, r)
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/lease"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -438,5 +438,5 @@ func ResponseComplete(path string, renamed bool) (bool, error) {
 	// A close event alone is not enough: a shell's `> file` opens the file, dup2s it onto the
 	// writer's stdout and closes its own descriptor, which fires close-after-write while the writer
 	// still holds the file.
-	return !paneops.OpenForWriting(path), nil
+	return !lease.OpenForWriting(path), nil
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -50,7 +51,7 @@ const maxSessionBump = 100
 
 // OpenSession returns the folder of the newest session of this pair on this server, or creates one.
 func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)
 	}

@@ -51,7 +51,7 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 		if !box.IsDir() {
 			continue
 		}
-		done := filepath.Join(root, store.OutboxDir, box.Name(), outboxDone)
+		done := filepath.Join(root, store.OutboxDir, box.Name(), store.OutboxDoneDir)
 		ents, err := os.ReadDir(done)
 		if err != nil {
 			continue

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -49,7 +50,7 @@ func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.
 	var last []string
 	stuck := 0
 	for {
-		unlock, err := store.Lock(ob.Path(OutboxDelivLock), syscall.LOCK_EX, 0)
+		unlock, err := lock.File(ob.Path(store.DelivererLockName), syscall.LOCK_EX, 0)
 		if err != nil {
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				return nil // another deliverer has it
@@ -57,7 +58,7 @@ func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.
 			return err
 		}
 		// Who holds it, for a person (or a test) that looks: the lock file holds the pid.
-		_ = os.WriteFile(ob.Path(OutboxDelivLock), []byte(strconv.Itoa(os.Getpid())+"\n"), store.FileMode)
+		_ = os.WriteFile(ob.Path(store.DelivererLockName), []byte(strconv.Itoa(os.Getpid())+"\n"), store.FileMode)
 		derr := e.drain(ctx, root, ob)
 		unlock()
 		if derr != nil {
@@ -253,7 +254,7 @@ func OpenDelivererLog(root, server string, pane messages.PaneID) (*os.File, erro
 	if err != nil {
 		return nil, err
 	}
-	return os.OpenFile(ob.Path(outboxDelivLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
+	return os.OpenFile(ob.Path(store.DelivererLogName), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
 }
 
 // sleepFor waits d or until ctx ends.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -130,7 +131,7 @@ func (e *Office) unwanted(root string, m messages.Mail) string {
 		if x.Read {
 			return "an await returned the response"
 		}
-		if store.IsLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
+		if lock.IsLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
 			return "an await is waiting on the exchange and wakes on the file"
 		}
 	case messages.MailQuestion:
@@ -145,7 +146,7 @@ func (e *Office) unwanted(root string, m messages.Mail) string {
 		}
 	case messages.MailAnswer:
 		for _, st := range mailQuestions(root, m) {
-			if store.IsLocked(st.WaitLock()) {
+			if lock.IsLocked(st.WaitLock()) {
 				return "an ask is waiting for the answer and takes it from the file"
 			}
 			if slices.ContainsFunc(questions.QuestionEvents(st), func(ev exchange.Event) bool {

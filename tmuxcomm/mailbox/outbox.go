@@ -20,21 +20,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
 )
 
-// The names in an outbox folder.
-const (
-	outboxQueue     = "queue"
-	outboxDone      = "done"
-	OutboxInflight  = "inflight.json"
-	outboxDrainLock = "drain.lock"
-	OutboxDelivLock = "deliverer.lock"
-	outboxDelivLog  = "deliverer.log"
-	mailSuffix      = ".json"
-)
+// mailSuffix ends a message's file name in an outbox (the folders' names are the store's).
+const mailSuffix = ".json"
 
 // outcomeKeepFor is how long an ended message's record is kept (for inbox --all).
 const outcomeKeepFor = 7 * 24 * time.Hour
@@ -74,7 +67,7 @@ func OpenOutbox(root, server string, pane messages.PaneID, create bool) (*outbox
 		return nil, err
 	}
 	ob := &outbox{Dir: filepath.Join(root, store.OutboxDir, name), server: server, pane: pane}
-	for _, d := range []string{ob.Dir, ob.Path(outboxQueue), ob.Path(outboxDone)} {
+	for _, d := range []string{ob.Dir, ob.Path(store.OutboxQueueDir), ob.Path(store.OutboxDoneDir)} {
 		if err := store.EnsureDir(d, create); err != nil {
 			return nil, err
 		}
@@ -91,23 +84,23 @@ func (ob *outbox) put(m messages.Mail) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("queue mail: %w", err)
 	}
-	return store.WriteExclusiveNoSync(ob.Path(outboxQueue, m.ID+mailSuffix), messages.FormatMail(m))
+	return store.WriteExclusiveNoSync(ob.Path(store.OutboxQueueDir, m.ID+mailSuffix), messages.FormatMail(m))
 }
 
 // Pending lists the mail not yet ended, oldest first. A damaged file is named in problems and
 // left alone.
 func (ob *outbox) Pending() (mail []messages.Mail, problems []string) {
-	names, err := mailNames(ob.Path(outboxQueue))
+	names, err := mailNames(ob.Path(store.OutboxQueueDir))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
 	for _, id := range names {
 		if ob.ended(id) {
 			// Ended by a process that died before removing it: finish the clean-up.
-			os.Remove(ob.Path(outboxQueue, id+mailSuffix))
+			os.Remove(ob.Path(store.OutboxQueueDir, id+mailSuffix))
 			continue
 		}
-		path := ob.Path(outboxQueue, id+mailSuffix)
+		path := ob.Path(store.OutboxQueueDir, id+mailSuffix)
 		data, err := store.ReadFile(path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -148,17 +141,17 @@ func mailNames(dir string) ([]string, error) {
 
 // ended reports whether mail id has an outcome.
 func (ob *outbox) ended(id string) bool {
-	_, err := os.Lstat(ob.Path(outboxDone, id+mailSuffix))
+	_, err := os.Lstat(ob.Path(store.OutboxDoneDir, id+mailSuffix))
 	return err == nil
 }
 
 // finish records the outcome of one piece of mail and removes it from the queue. It fails with
 // ErrExists when the mail had already ended: the first outcome stands.
 func (ob *outbox) finish(o messages.MailOutcome) error {
-	if err := store.WriteExclusiveNoSync(ob.Path(outboxDone, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
+	if err := store.WriteExclusiveNoSync(ob.Path(store.OutboxDoneDir, o.Mail.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
 		return err
 	}
-	if err := os.Remove(ob.Path(outboxQueue, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(ob.Path(store.OutboxQueueDir, o.Mail.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -166,7 +159,7 @@ func (ob *outbox) finish(o messages.MailOutcome) error {
 
 // Outcome reads the outcome of mail id.
 func (ob *outbox) Outcome(id string) (messages.MailOutcome, error) {
-	path := ob.Path(outboxDone, id+mailSuffix)
+	path := ob.Path(store.OutboxDoneDir, id+mailSuffix)
 	data, err := store.ReadFile(path)
 	if err != nil {
 		return messages.MailOutcome{}, err
@@ -180,14 +173,14 @@ func (ob *outbox) Outcome(id string) (messages.MailOutcome, error) {
 
 // outcomes lists the outcomes kept, oldest first, and prunes those older than outcomeKeepFor.
 func (ob *outbox) outcomes(now time.Time) ([]messages.MailOutcome, []string) {
-	names, err := mailNames(ob.Path(outboxDone))
+	names, err := mailNames(ob.Path(store.OutboxDoneDir))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
 	var out []messages.MailOutcome
 	var problems []string
 	for _, id := range names {
-		path := ob.Path(outboxDone, id+mailSuffix)
+		path := ob.Path(store.OutboxDoneDir, id+mailSuffix)
 		data, err := store.ReadFile(path)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", path, err))
@@ -224,16 +217,16 @@ func (ob *outbox) SetInflight(f Inflight) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteAtomicNoSync(ob.Path(OutboxInflight), append(data, '\n'))
+	return store.WriteAtomicNoSync(ob.Path(store.InflightName), append(data, '\n'))
 }
 
 func (ob *outbox) clearInflight() {
-	os.Remove(ob.Path(OutboxInflight))
+	os.Remove(ob.Path(store.InflightName))
 }
 
 // readInflight returns the record of an interrupted delivery, if any.
 func (ob *outbox) readInflight() (*Inflight, error) {
-	data, err := store.ReadFile(ob.Path(OutboxInflight))
+	data, err := store.ReadFile(ob.Path(store.InflightName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -242,14 +235,14 @@ func (ob *outbox) readInflight() (*Inflight, error) {
 	}
 	var f Inflight
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", ob.Path(OutboxInflight), err)
+		return nil, fmt.Errorf("%s: %w", ob.Path(store.InflightName), err)
 	}
 	return &f, nil
 }
 
 // lockDrain takes the outbox's drain lock, waiting up to timeout.
 func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
-	unlock, err := store.Lock(ob.Path(outboxDrainLock), syscall.LOCK_EX, timeout)
+	unlock, err := lock.File(ob.Path(store.DrainLockName), syscall.LOCK_EX, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock the outbox of pane %s: %w", ob.pane, err)
 	}
@@ -258,7 +251,7 @@ func (ob *outbox) lockDrain(timeout time.Duration) (func(), error) {
 
 // delivererRunning reports whether a deliverer holds this outbox.
 func (ob *outbox) delivererRunning() bool {
-	return store.IsLocked(ob.Path(OutboxDelivLock))
+	return lock.IsLocked(ob.Path(store.DelivererLockName))
 }
 
 // Pending is the mail waiting in pane's outbox on server, oldest first: none when the pane has no

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -110,7 +111,7 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
 		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: e.Self, Message: message, At: e.Now().UTC()}
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -121,7 +122,7 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 	}
 	// Whether an ask waits is decided here, under the root lock that an ask also holds to stop
 	// waiting (settle): after the answer is published, a woken ask may exit at once.
-	waiting := store.IsLocked(st.WaitLock())
+	waiting := lock.IsLocked(st.WaitLock())
 	if !waiting && st.Type == messages.Permission {
 		// Its hook is gone (killed, or the agent closed the dialog): an answer would reach
 		// nobody, and no answer of a permission is ever typed into a pane.
@@ -202,7 +203,7 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -273,7 +274,7 @@ func ids(sts []*QuestionStatus) string {
 type lockSet struct{ unlocks []func() }
 
 func (l *lockSet) take(path string, timeout time.Duration) error {
-	u, err := store.Lock(path, syscall.LOCK_SH, timeout)
+	u, err := lock.File(path, syscall.LOCK_SH, timeout)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -292,7 +293,7 @@ func (l *lockSet) release() {
 // sequence number claimed with link(2) and a question over the cap answered at once with
 // DECIDED_BY cap-exceeded. onCreate runs for each stored question before the lock is released.
 func (e *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messages.Question, onCreate func(*QuestionStatus) error) ([]*QuestionStatus, error) {
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}

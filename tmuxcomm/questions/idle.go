@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -85,7 +86,7 @@ func (e *Desk) CloseIdle(ctx context.Context, reason string) {
 		if err != nil || st.Idle == nil || st.Worker != e.Self || st.Decided() {
 			continue
 		}
-		unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+		unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 		if err != nil {
 			return
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -170,7 +171,7 @@ func (w *PermissionWait) decided() (*PermissionOutcome, error) {
 func (w *PermissionWait) atTerminal(answer string) (*PermissionOutcome, error) {
 	e, st := w.d, w.Question
 	root := filepath.Dir(st.Dir)
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -194,7 +195,7 @@ func (w *PermissionWait) atTerminal(answer string) (*PermissionOutcome, error) {
 func (w *PermissionWait) expire(reason string) (*PermissionOutcome, error) {
 	e, st := w.d, w.Question
 	root := filepath.Dir(st.Dir)
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -127,7 +128,7 @@ func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverr
 // first, under the root lock that also orders answer and resolve.
 func (e *Desk) autoAnswer(st *QuestionStatus) error {
 	root := filepath.Dir(st.Dir)
-	unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -152,7 +153,7 @@ func (e *Desk) autoAnswer(st *QuestionStatus) error {
 func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	if len(sts) > 0 {
 		root := filepath.Dir(sts[0].Dir)
-		if unlock, err := store.Lock(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
+		if unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
 			locks.release()
 			for _, st := range sts {
 				if !st.Decided() {

@@ -8,15 +8,13 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
-
-// relayFolder holds one lock per relayed id, so two relays of one id never both deliver.
-const relayFolder = ".relay"
 
 // RelayedHere reports whether the session folder dir holds requests relayed from another host.
 func RelayedHere(dir string) bool {
@@ -47,11 +45,12 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	if err != nil {
 		return nil, false, err
 	}
-	dir := filepath.Join(root, relayFolder)
+	// One lock per relayed id, so two relays of one id never both deliver.
+	dir := filepath.Join(root, store.RelayDir)
 	if err := store.EnsureDir(dir, true); err != nil {
 		return nil, false, err
 	}
-	unlock, err := store.Lock(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, store.ErrTimeout)
 	}

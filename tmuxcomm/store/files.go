@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/wcomm/wcomm/paneops"
 )
 
 // Files are the protocol's state, so every write is whole or absent: a temp file in the same folder,
@@ -296,38 +293,4 @@ func AppendLine(path string, line []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// flock takes an flock on path (created 0600 if missing) with how (LOCK_EX or LOCK_SH), waiting in
-// the kernel up to timeout (0: try once; see paneops.Flock). The lock is released by the returned
-// func or by process death, so a killed holder never leaves it stale. A lock still held at the
-// deadline is an error wrapping EWOULDBLOCK.
-func Lock(path string, how int, timeout time.Duration) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := paneops.Flock(ctx, f, how, nil); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("still held after %s: %w", timeout, syscall.EWOULDBLOCK)
-		}
-		return nil, err
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-}
-
-// IsLocked reports whether another process holds a lock on path, without waiting.
-func IsLocked(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
 }

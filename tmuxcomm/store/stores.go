@@ -4,20 +4,41 @@ import "path/filepath"
 
 // The map of the root's hidden stores. Everything wcomm keeps under the root besides the session
 // folders' exchange and question files is named here, with its mode and who writes it; no other
-// file defines a hidden name. Every one is a hint, a claim or a queue: the session folders'
-// files stay the truth, and a store that is lost or damaged costs a scan or a lookup, never a
-// wrong answer. Folders are 0700 (dirMode), files 0600 (fileMode).
+// file defines a hidden name or a name inside a hidden store (the per-exchange and per-question
+// lock names are messages' functions, listed here too). Every one is a hint, a claim, a lock, a
+// log or a queue: the session folders' files stay the truth, and a store that is lost or damaged
+// costs a scan, a lookup or a retry, never a wrong answer. Folders are 0700 (DirMode), files 0600
+// (FileMode).
 //
-//	name                  where           kind                      written by
-//	.ids/                 root            folder of empty files     send (newID): one O_EXCL claim per request id, pruned after pruneAge
-//	.where/               root            folder of symlinks        send (RecordID): id -> "SESSION/NNN-request.md", read by show, await, notify
-//	.panes/               root            folder of JSON cards      send, notify (recordPane): one card per pane, see panecard.go
-//	.outbox/              root            folder per pane           the mailbox (openOutbox): SERVERKEY-pN/{queue,done,inflight.json,*.lock,deliverer.log}
-//	.locks/               root            folder of lock files      paneops delivery (LockDir): one flock per pane, held from paste to Enter
-//	.history/             root            folder of index files     history (exchange/index.go), never send: per session folder, its names and each exchange's listing with its files' stamps
-//	.wcomm.lock           root            lock file                 openSession: serializes the creation of session folders
-//	.wcomm-seq            session folder  symlink                   send (writeSeqHint): the newest request number claimed there
-//	.wcomm-session.json   session folder  JSON file                 openSession (SessionMeta): the tmux server the pair lives on
+//	name                  where             kind                      written by
+//	.ids/                 root              folder of empty files     send (ClaimID): one O_EXCL claim per request id, pruned after pruneAge
+//	.where/               root              folder of symlinks        send (RecordID): id -> "SESSION/NNN-request.md", read by show, await, notify
+//	.panes/               root              folder of JSON cards      send, notify (the fleet's pane cards): one card per pane
+//	.outbox/              root              folder per pane           the mailbox: SERVERKEY-pN/, below
+//	  queue/ID.json       outbox folder     JSON file per message     the mailbox (Post): a message waiting for its pane
+//	  done/ID.json        outbox folder     JSON file per message     the mailbox: what became of a message, claimed O_EXCL
+//	  inflight.json       outbox folder     JSON file                 the mailbox: the message being typed now
+//	  drain.lock          outbox folder     lock file                 the mailbox: one process at a time types from an outbox
+//	  deliverer.lock      outbox folder     lock file                 the deliverer, for its whole life: one per pane
+//	  deliverer.log       outbox folder     log                       the deliverer's diagnostics
+//	.locks/               root              folder of lock files      paneops delivery (LockDir): one flock per pane, held from paste to Enter
+//	.history/             root              folder of index files     history (exchange/index.go), never send: per session folder, its names and each exchange's listing with its files' stamps
+//	.wcomm.lock           root              lock file                 the exchange room (OpenSession) and the questions: serializes session folders' creation and answers
+//	.relay/ID.lock        root              folder of lock files      the relay room (RelaySend): one lock per relayed id, so a relay repeated never delivers twice
+//	.remote/              root              folder                    internal/remote, the local side of remote hosts:
+//	  queue/ID.json       .remote           JSON file per send        a send waiting for its host
+//	  pending/ID.json     .remote           JSON file per send        a relayed request whose response is still to be pulled
+//	  done/ID.json        .remote           JSON file per send        a queued send that ended without reaching its host
+//	  puller.lock         .remote           lock file                 the puller, for its whole life: one per root
+//	  puller.log          .remote           log                       the puller's diagnostics
+//	.bridge/KEY/          root              folder per channel set    the bridge (internal/bridge/lockfile); KEY "" is .bridge itself:
+//	  bridge.lock         bridge folder     lock file holding a pid   the running bridge: one per root and channel configuration
+//	  state.json          bridge folder     JSON file                 the bridge: what was posted where
+//	  bridge.log          bridge folder     log                       the diagnostics of a bridge an ask started
+//	.wcomm-seq            session folder    symlink                   send (writeSeqHint): the newest request number claimed there
+//	.wcomm-session.json   session folder    JSON file                 OpenSession (SessionMeta): the tmux server the pair lives on
+//	.NNN-await.lock       session folder    lock file                 await, shared while it waits on exchange NNN (messages.AwaitLockName)
+//	.TASK.qN.wait.lock    session folder    lock file                 ask --wait, while it waits on question N (messages.WaitLockName)
 const (
 	// IDsDir holds one empty claim file per request id. An id is its second plus 16 random bits
 	// (the seed's format), so busy senders collide now and then (a stress run saw 1 in 1,600); a
@@ -28,26 +49,71 @@ const (
 	// notify by id read one link instead of the request headers of other sessions. It grows with
 	// the requests themselves, and only hints: the files stay the truth.
 	WhereDir = ".where"
-	// cardDir holds the pane cards (panecard.go).
+	// CardsDir holds the pane cards.
 	CardsDir = ".panes"
-	// outboxFolder holds one outbox folder per pane (mailbox_outbox.go).
+	// OutboxDir holds one outbox folder per pane.
 	OutboxDir = ".outbox"
 	// HistoryDir holds the history's index, one file per session folder, named as the folder
 	// (exchange/index.go). Written only by a history that found an index missing or stale,
 	// atomically; what changed since is read from the files again.
 	HistoryDir = ".history"
-	// lockDir holds the per-pane delivery locks that paneops takes.
+	// LocksDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"
 	// RootLockName serializes the creation of session folders across processes.
 	RootLockName = ".wcomm.lock"
-	// SeqHintName is the hint link in a session folder naming the newest request claimed there
-	// (seqhint.go).
+	// RelayDir holds one lock per relayed request id.
+	RelayDir = ".relay"
+	// RemoteDir holds the local side's records of sends to remote hosts.
+	RemoteDir = ".remote"
+	// BridgeDir holds one folder per channel configuration of the bridges.
+	BridgeDir = ".bridge"
+	// SeqHintName is the hint link in a session folder naming the newest request claimed there.
 	SeqHintName = ".wcomm-seq"
 	// MetaName is the hidden file in a session folder that names the tmux server the pair lives
 	// on. Pane ids restart at %0 when a server restarts, so a folder is reused only by the same
 	// server: an old "o0-w1" folder must never be taken for a new pane %1. Hidden, and not *.md,
 	// so the seed's file counting and a person's ls see only the exchange files.
 	MetaName = ".wcomm-session.json"
+)
+
+// The names in an outbox folder (OutboxDir/SERVERKEY-pN).
+const (
+	// OutboxQueueDir holds the messages waiting for the pane, ID.json each.
+	OutboxQueueDir = "queue"
+	// OutboxDoneDir holds what became of each message that ended, ID.json each.
+	OutboxDoneDir = "done"
+	// InflightName is the message being typed now: a deliverer killed mid-way leaves it.
+	InflightName = "inflight.json"
+	// DrainLockName is held by the one process typing from the outbox.
+	DrainLockName = "drain.lock"
+	// DelivererLockName is held by the outbox's deliverer for its whole life.
+	DelivererLockName = "deliverer.lock"
+	// DelivererLogName is the deliverer's log.
+	DelivererLogName = "deliverer.log"
+)
+
+// The names in RemoteDir.
+const (
+	// RemoteQueueDir holds the sends waiting for their host.
+	RemoteQueueDir = "queue"
+	// RemotePendingDir holds the relayed requests whose responses are still to be pulled.
+	RemotePendingDir = "pending"
+	// RemoteDoneDir holds the queued sends that ended without reaching their host.
+	RemoteDoneDir = "done"
+	// PullerLockName is held by the root's puller for its whole life.
+	PullerLockName = "puller.lock"
+	// PullerLogName is the puller's log.
+	PullerLogName = "puller.log"
+)
+
+// The names in a bridge's folder (BridgeDir/KEY).
+const (
+	// BridgeLockName is held by the running bridge and holds its pid.
+	BridgeLockName = "bridge.lock"
+	// BridgeStateName is the bridge's state: what was posted where.
+	BridgeStateName = "state.json"
+	// BridgeLogName is the log of a bridge an ask started.
+	BridgeLogName = "bridge.log"
 )
 
 // LockDir is the folder of the per-pane delivery locks under root (paneops.Delivery.LockDir).

@@ -6,18 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
 
 // TreeWatcher is one inotify instance watching many folders: the root and every session folder.
 // One instance, not one per folder: a user gets only 128 inotify instances by default
-// (fs.inotify.max_user_instances), and a root may hold hundreds of session folders.
+// (fs.inotify.max_user_instances), and a root may hold hundreds of session folders. Add may be
+// called while another goroutine waits in Next (the bridge adds the session folders it finds
+// while its watch runs); Next itself has one caller at a time.
 type TreeWatcher struct {
-	f    *os.File
-	fd   int
+	f   *os.File
+	fd  int
+	buf []byte // one read's events, kept: a watcher wakes every safetyTick for life
+
+	// mu guards dirs. Add holds it from inotify_add_watch until the folder is recorded, and Next
+	// while it names the folders of what it read, so an event of a folder just added is never
+	// read before the folder is known.
+	mu   sync.Mutex
 	dirs map[int32]string // watch descriptor -> folder
-	buf  []byte           // one read's events, kept: a watcher wakes every safetyTick for life
 }
 
 // TreeEvent names a folder in which something happened (Name: the entry, "" for the folder
@@ -29,6 +37,7 @@ type TreeEvent struct {
 	Overflow bool
 }
 
+// NewTreeWatcher returns a watcher of no folder yet; Close lets go of it.
 func NewTreeWatcher() (*TreeWatcher, error) {
 	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if err != nil {
@@ -41,6 +50,8 @@ func NewTreeWatcher() (*TreeWatcher, error) {
 // Add watches one folder for entries created, renamed or linked in, written and closed.
 func (w *TreeWatcher) Add(dir string) error {
 	mask := uint32(syscall.IN_CREATE | syscall.IN_MOVED_TO | syscall.IN_CLOSE_WRITE | syscall.IN_MODIFY | syscall.IN_ONLYDIR)
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	wd, err := syscall.InotifyAddWatch(w.fd, dir, mask)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
@@ -52,6 +63,7 @@ func (w *TreeWatcher) Add(dir string) error {
 	return nil
 }
 
+// Close ends the watch of every folder.
 func (w *TreeWatcher) Close() error { return w.f.Close() }
 
 // Next waits for events or the end of ctx. It returns a nil slice with a nil error now and then
@@ -79,6 +91,8 @@ func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
 		return nil, err
 	}
 	var evs []TreeEvent
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for off := 0; off+syscall.SizeofInotifyEvent <= n; {
 		wd := int32(binary.NativeEndian.Uint32(buf[off:]))
 		mask := binary.NativeEndian.Uint32(buf[off+4:])

@@ -7,30 +7,35 @@ import (
 	"time"
 )
 
-// treeWatcher without inotify: every tick reports an overflow, so the caller looks at every folder
+// TreeWatcher without inotify: every tick reports an overflow, so the caller looks at every folder
 // again. Slower, but the feed stays complete.
-type treeWatcher struct{}
+type TreeWatcher struct{}
 
-type treeEvent struct {
+// TreeEvent is Linux's; here every event is an Overflow.
+type TreeEvent struct {
 	Dir      string
 	Name     string
 	Moved    bool
 	Overflow bool
 }
 
-func newTreeWatcher() (*treeWatcher, error) { return &treeWatcher{}, nil }
+// NewTreeWatcher returns a watcher that only ticks.
+func NewTreeWatcher() (*TreeWatcher, error) { return &TreeWatcher{}, nil }
 
-func (w *treeWatcher) Add(dir string) error { return nil }
+// Add does nothing: every tick is an overflow.
+func (w *TreeWatcher) Add(dir string) error { return nil }
 
-func (w *treeWatcher) Close() error { return nil }
+// Close does nothing.
+func (w *TreeWatcher) Close() error { return nil }
 
-func (w *treeWatcher) Next(ctx context.Context) ([]treeEvent, error) {
+// Next reports an overflow every 250 ms until ctx ends.
+func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
 	t := time.NewTimer(250 * time.Millisecond)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-t.C:
-		return []treeEvent{{Overflow: true}}, nil
+		return []TreeEvent{{Overflow: true}}, nil
 	}
 }

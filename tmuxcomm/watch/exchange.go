@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lease"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -241,7 +241,7 @@ func (f *feed) loadRequest(x *feedExchange, path string) (map[string]string, tim
 	}
 	req, err := messages.ParseRequest(data)
 	if err != nil {
-		if len(data) == 0 || paneops.OpenForWriting(path) {
+		if len(data) == 0 || lease.OpenForWriting(path) {
 			return nil, time.Time{}, false
 		}
 		return map[string]string{"error": "damaged request: " + err.Error()}, st.ModTime(), true

@@ -2,6 +2,12 @@
 // the bridge one per root and channel configuration. It is apart from package bridge so that
 // wcomm, which starts a bridge and asks whether one runs, links none of the chat clients
 // (net/http among them).
+//
+// The bridges' files, in the root's .bridge folder (store.BridgeDir, 0700; a dot folder is no
+// session folder): one folder per channel configuration, named by its key
+// (messages.ChannelsConfig.Key), each with bridge.lock (held by the running bridge, holds its pid),
+// state.json (package bridge) and bridge.log (the diagnostics of a bridge an ask started). A bridge
+// of one project's channels so never shares a lock or a state with another's.
 package lockfile
 
 import (
@@ -15,29 +21,21 @@ import (
 	"syscall"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
-)
-
-// The bridges' files, in the root's .bridge folder (0700; a dot folder is no session folder):
-// one folder per channel configuration, named by its key (messages.ChannelsConfig.Key), each
-// with bridge.lock (held by the running bridge, holds its pid), state.json (package bridge) and
-// bridge.log (the diagnostics of a bridge an ask started). A bridge of one project's channels
-// so never shares a lock or a state with another's.
-const (
-	dirName  = ".bridge"
-	lockName = "bridge.lock"
-	// LogFile is the log of a bridge an ask started, in Dir.
-	LogFile = "bridge.log"
 )
 
 // Dir is the folder of the bridge of root's channels named key; key "" is the .bridge folder
 // itself (a bridge that serves every question: the tests' own).
 func Dir(root, key string) string {
 	if key == "" {
-		return filepath.Join(root, dirName)
+		return filepath.Join(root, store.BridgeDir)
 	}
-	return filepath.Join(root, dirName, key)
+	return filepath.Join(root, store.BridgeDir, key)
 }
+
+// LogPath is the log of the bridge of root's channels named key, when an ask started it.
+func LogPath(root, key string) string { return filepath.Join(Dir(root, key), store.BridgeLogName) }
 
 // ErrRunning: another bridge runs for this root and these channels.
 var ErrRunning = errors.New("a bridge already runs")
@@ -75,13 +73,9 @@ func Lock(root, key string) (unlock func(), err error) {
 	if err := MakeDir(root, key); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(Dir(root, key), lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	path := filepath.Join(Dir(root, key), store.BridgeLockName)
+	f, err := lock.Try(path, syscall.LOCK_EX)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("process %d runs the bridge of these channels for %s: %w", PID(root, key), root, ErrRunning)
 		}
@@ -97,16 +91,7 @@ func Running(root, key string) bool {
 	if checkKey(key) != nil {
 		return false
 	}
-	f, err := os.Open(filepath.Join(Dir(root, key), lockName))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
-	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
+	return lock.IsLockedExclusive(filepath.Join(Dir(root, key), store.BridgeLockName))
 }
 
 // PID is the pid written in the lock file of root's channels named key, 0 when unknown.
@@ -114,7 +99,7 @@ func PID(root, key string) int {
 	if checkKey(key) != nil {
 		return 0
 	}
-	data, err := os.ReadFile(filepath.Join(Dir(root, key), lockName))
+	data, err := os.ReadFile(filepath.Join(Dir(root, key), store.BridgeLockName))
 	if err != nil {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package paneops
+package lock
 
 import (
 	"context"
@@ -15,37 +15,40 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// maxKeyLen bounds the server key in a lock file name; ServerInfo.Key() is two decimal numbers.
+// ErrTimeout is a pane's send lock still held when the wait for it ends: its holder stalled, or
+// the caller's deadline came first (Pane).
+var ErrTimeout = errors.New("timed out waiting for the pane's send lock")
+
+// maxKeyLen bounds the server key in a lock file name; a tmux server's key is two decimal numbers.
 const maxKeyLen = 64
 
-// LockPane takes the cross-process lock for (key, pane): flock on DIR/pane-KEY-N.lock (created 0600,
-// DIR 0700), waiting in the kernel (see Flock) until it is free or ctx ends. The lock dies with the
-// process.
+// Pane takes the cross-process send lock for (key, pane): flock on DIR/pane-KEY-N.lock (created
+// 0600, DIR 0700), waiting in the kernel (see Flock) until it is free or ctx ends. The lock dies
+// with the process.
 //
 // timeout bounds a stall, not the wait: it is how long one holder may keep the lock before a waiter
 // gives up on it as hung. Each holder writes its pid and the time it took the lock into the lock
 // file, so a waiter sees the lock change hands; sixteen senders queued behind one pane on a loaded
 // machine all get through however long the queue takes, while a hung holder is reported after
-// timeout with its pid. A timeout <= 0 waits for ctx alone.
+// timeout with its pid (ErrTimeout). A timeout <= 0 waits for ctx alone.
 //
 // flock, not tmux's wait-for -L: a wait-for lock has no owner, so a killed holder or waiter leaves
 // it locked for good (measured on tmux 3.3a). Each call opens its own file description, so goroutines of
 // one process exclude each other too. The lock file is never removed: unlinking a file another
 // process is about to lock would give two holders.
-func LockPane(ctx context.Context, dir, key string, pane messages.PaneID, timeout time.Duration) (unlock func(), err error) {
-	n, err := paneNum(pane)
-	if err != nil {
+func Pane(ctx context.Context, dir, key string, pane messages.PaneID, timeout time.Duration) (unlock func(), err error) {
+	n := pane.Num()
+	if n < 0 {
+		return nil, fmt.Errorf("invalid pane id %q: want %%N, like %%7", string(pane))
+	}
+	if err := checkKey(key); err != nil {
 		return nil, err
 	}
-	if err := checkLockKey(key); err != nil {
-		return nil, err
-	}
-	if err := ensureLockDir(dir); err != nil {
+	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, "pane-"+key+"-"+strconv.Itoa(n)+".lock")
-	// O_NOFOLLOW: a symlink planted at the lock path must not make us create or lock another file.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	f, err := create(path)
 	if err != nil {
 		return nil, fmt.Errorf("open the send lock of pane %s: %w", pane, err)
 	}
@@ -62,14 +65,14 @@ func LockPane(ctx context.Context, dir, key string, pane messages.PaneID, timeou
 		if time.Since(stallStart) < timeout {
 			return nil
 		}
-		return lockTimeout(ctx, pane, path, holder, timeout)
+		return paneTimeout(ctx, pane, path, holder, timeout)
 	}
 	if err := Flock(ctx, f, syscall.LOCK_EX, stalled); err != nil {
 		switch {
-		case errors.Is(err, ErrLockTimeout):
+		case errors.Is(err, ErrTimeout):
 			return nil, err
 		case errors.Is(err, context.DeadlineExceeded):
-			return nil, lockTimeout(ctx, pane, path, holder, 0)
+			return nil, paneTimeout(ctx, pane, path, holder, 0)
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("waiting for the send lock of pane %s: %w", pane, err)
 		}
@@ -77,12 +80,7 @@ func LockPane(ctx context.Context, dir, key string, pane messages.PaneID, timeou
 	}
 	writeHolder(f)
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-			f.Close()
-		})
-	}, nil
+	return func() { once.Do(func() { release(f) }) }, nil
 }
 
 // maxHolderLen bounds what is read of a lock file: "PID UNIXNANO\n" fits many times over.
@@ -104,9 +102,9 @@ func readHolder(f *os.File) string {
 	return strings.TrimSpace(string(b[:n]))
 }
 
-// lockTimeout is the error for a lock still held at the deadline; held is how long its holder has
+// paneTimeout is the error for a lock still held at the deadline; held is how long its holder has
 // kept it, when that is what ran out.
-func lockTimeout(ctx context.Context, pane messages.PaneID, path, holder string, held time.Duration) error {
+func paneTimeout(ctx context.Context, pane messages.PaneID, path, holder string, held time.Duration) error {
 	who := "another sender"
 	// The pid is shown only when it is one: the file is ours (0600 in a 0700 folder), but an error
 	// message is no place for bytes read from disk.
@@ -118,15 +116,15 @@ func lockTimeout(ctx context.Context, pane messages.PaneID, path, holder string,
 		still = "has held it for " + held.String() + " without letting go"
 	}
 	err := fmt.Errorf("%w: pane %s (%s); %s %s: retry later, or look for a hung wcomm process",
-		ErrLockTimeout, pane, path, who, still)
+		ErrTimeout, pane, path, who, still)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %w", err, ctx.Err())
 	}
 	return err
 }
 
-// checkLockKey admits only [A-Za-z0-9_-]: the key becomes part of a file name.
-func checkLockKey(key string) error {
+// checkKey admits only [A-Za-z0-9_-]: the key becomes part of a file name.
+func checkKey(key string) error {
 	if key == "" || len(key) > maxKeyLen {
 		return fmt.Errorf("invalid lock key %q: want 1 to %d characters, like a server key 1234-1700000000", key, maxKeyLen)
 	}
@@ -138,9 +136,9 @@ func checkLockKey(key string) error {
 	return nil
 }
 
-// ensureLockDir creates dir 0700 if needed and refuses one that another user could tamper with:
+// ensureDir creates dir 0700 if needed and refuses one that another user could tamper with:
 // a symlink, not a folder, owned by someone else, or writable by group or others.
-func ensureLockDir(dir string) error {
+func ensureDir(dir string) error {
 	if dir == "" {
 		return errors.New("no lock folder: the pane lock needs a folder (Delivery.LockDir)")
 	}

@@ -1,4 +1,4 @@
-package paneops
+package lease
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package paneops
+package lock
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// lockCheckEvery is how often a waiter blocked in flock(2) wakes to ask whether to go on waiting.
+// checkEvery is how often a waiter blocked in flock(2) wakes to ask whether to go on waiting.
 // The kernel wakes it when the lock is freed, so this only bounds how late a stall or a cancelled
 // context is noticed.
-const lockCheckEvery = 50 * time.Millisecond
+const checkEvery = 50 * time.Millisecond
 
 // Flock takes flock(2) lock how (LOCK_EX or LOCK_SH) on f and waits for it in the kernel, until ctx
 // ends or check, called every 50 ms while waiting, returns an error; that error (or ctx's) is
@@ -72,7 +72,7 @@ func Flock(ctx context.Context, f *os.File, how int, check func() error) error {
 			return cause
 		}
 	}
-	ticker := time.NewTicker(lockCheckEvery)
+	ticker := time.NewTicker(checkEvery)
 	defer ticker.Stop()
 	for {
 		select {
@@ -92,6 +92,12 @@ func Flock(ctx context.Context, f *os.File, how int, check func() error) error {
 			}
 		}
 	}
+}
+
+// release lets go of f's lock and closes it.
+func release(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
 }
 
 // flockRetry is flock(2) restarted after a signal.

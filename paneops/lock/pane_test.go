@@ -1,9 +1,8 @@
-package paneops
+package lock
 
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +23,7 @@ func TestLockPaneExcludesAndReleases(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "locks")
 	ctx := context.Background()
 
-	unlock, err := LockPane(ctx, dir, "123-456", "%7", time.Second)
+	unlock, err := Pane(ctx, dir, "123-456", "%7", time.Second)
 	require.NoError(t, err)
 
 	fi, err := os.Stat(dir)
@@ -35,34 +33,34 @@ func TestLockPaneExcludesAndReleases(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
-	_, err = LockPane(ctx, dir, "123-456", "%7", 20*time.Millisecond)
-	require.ErrorIs(t, err, ErrLockTimeout)
+	_, err = Pane(ctx, dir, "123-456", "%7", 20*time.Millisecond)
+	require.ErrorIs(t, err, ErrTimeout)
 	assert.Contains(t, err.Error(), "pane %7")
 	assert.Contains(t, err.Error(), fmt.Sprintf("wcomm process %d has held it for 20ms", os.Getpid()), "the holder is named")
 
 	// Other panes and other servers are independent locks.
-	u2, err := LockPane(ctx, dir, "123-456", "%8", 20*time.Millisecond)
+	u2, err := Pane(ctx, dir, "123-456", "%8", 20*time.Millisecond)
 	require.NoError(t, err)
 	u2()
-	u3, err := LockPane(ctx, dir, "123-999", "%7", 20*time.Millisecond)
+	u3, err := Pane(ctx, dir, "123-999", "%7", 20*time.Millisecond)
 	require.NoError(t, err)
 	u3()
 
 	unlock()
 	unlock() // idempotent
-	u4, err := LockPane(ctx, dir, "123-456", "%7", 20*time.Millisecond)
+	u4, err := Pane(ctx, dir, "123-456", "%7", 20*time.Millisecond)
 	require.NoError(t, err)
 	u4()
 }
 
 func TestLockPaneWaitsForTheHolder(t *testing.T) {
 	dir := t.TempDir()
-	unlock, err := LockPane(context.Background(), dir, "k", "%1", time.Second)
+	unlock, err := Pane(context.Background(), dir, "k", "%1", time.Second)
 	require.NoError(t, err)
 	var released atomic.Bool
 	done := make(chan error, 1)
 	go func() {
-		u, err := LockPane(context.Background(), dir, "k", "%1", 10*time.Second)
+		u, err := Pane(context.Background(), dir, "k", "%1", 10*time.Second)
 		if err == nil {
 			if !released.Load() {
 				err = fmt.Errorf("got the lock while it was held")
@@ -81,7 +79,7 @@ func TestLockPaneWaitsForTheHolder(t *testing.T) {
 func TestLockPaneWaitsWhileTheQueueMoves(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	unlock, err := LockPane(ctx, dir, "k", "%1", time.Second)
+	unlock, err := Pane(ctx, dir, "k", "%1", time.Second)
 	require.NoError(t, err)
 	// A second file description on the lock file stands in for the senders that take the lock in
 	// turn: each of them writes itself into the file, as writeHolder does here.
@@ -92,7 +90,7 @@ func TestLockPaneWaitsWhileTheQueueMoves(t *testing.T) {
 	const stall = 400 * time.Millisecond
 	done := make(chan error, 1)
 	go func() {
-		u, err := LockPane(ctx, dir, "k", "%1", stall)
+		u, err := Pane(ctx, dir, "k", "%1", stall)
 		if err == nil {
 			u()
 		}
@@ -111,11 +109,11 @@ func TestLockPaneWaitsWhileTheQueueMoves(t *testing.T) {
 	require.NoError(t, <-done, "the lock is taken once it is free")
 
 	// A holder that stops handing over is a stall again.
-	unlock, err = LockPane(ctx, dir, "k", "%1", time.Second)
+	unlock, err = Pane(ctx, dir, "k", "%1", time.Second)
 	require.NoError(t, err)
 	defer unlock()
-	_, err = LockPane(ctx, dir, "k", "%1", stall/4)
-	require.ErrorIs(t, err, ErrLockTimeout)
+	_, err = Pane(ctx, dir, "k", "%1", stall/4)
+	require.ErrorIs(t, err, ErrTimeout)
 }
 
 func TestLockPaneMutualExclusion(t *testing.T) {
@@ -127,7 +125,7 @@ func TestLockPaneMutualExclusion(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				u, err := LockPane(context.Background(), dir, "k", "%1", 10*time.Second)
+				u, err := Pane(context.Background(), dir, "k", "%1", 10*time.Second)
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -149,20 +147,20 @@ func TestLockPaneMutualExclusion(t *testing.T) {
 
 func TestLockPaneContext(t *testing.T) {
 	dir := t.TempDir()
-	unlock, err := LockPane(context.Background(), dir, "k", "%1", time.Second)
+	unlock, err := Pane(context.Background(), dir, "k", "%1", time.Second)
 	require.NoError(t, err)
 	defer unlock()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = LockPane(ctx, dir, "k", "%1", time.Second)
+	_, err = Pane(ctx, dir, "k", "%1", time.Second)
 	require.ErrorIs(t, err, context.Canceled)
-	assert.NotErrorIs(t, err, ErrLockTimeout)
+	assert.NotErrorIs(t, err, ErrTimeout)
 
 	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err = LockPane(ctx, dir, "k", "%1", 0) // no timeout of its own: the context's deadline rules
-	require.ErrorIs(t, err, ErrLockTimeout)
+	_, err = Pane(ctx, dir, "k", "%1", 0) // no timeout of its own: the context's deadline rules
+	require.ErrorIs(t, err, ErrTimeout)
 }
 
 func TestLockPaneRefusesBadInput(t *testing.T) {
@@ -195,7 +193,7 @@ func TestLockPaneRefusesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LockPane(context.Background(), tt.dir, tt.key, tt.pane, time.Second)
+			_, err := Pane(context.Background(), tt.dir, tt.key, tt.pane, time.Second)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -206,7 +204,7 @@ func TestLockPaneDoesNotFollowSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	require.NoError(t, os.Symlink(victim, filepath.Join(dir, "pane-k-7.lock")))
-	_, err := LockPane(context.Background(), dir, "k", "%7", time.Second)
+	_, err := Pane(context.Background(), dir, "k", "%7", time.Second)
 	require.Error(t, err)
 	_, statErr := os.Lstat(victim)
 	assert.True(t, os.IsNotExist(statErr), "the symlink's target must not be created")
@@ -229,12 +227,12 @@ func TestLockPaneDiesWithItsProcess(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "locked\n", line)
 
-	_, err = LockPane(context.Background(), dir, "k", "%3", 20*time.Millisecond)
-	require.ErrorIs(t, err, ErrLockTimeout, "another process holds the lock")
+	_, err = Pane(context.Background(), dir, "k", "%3", 20*time.Millisecond)
+	require.ErrorIs(t, err, ErrTimeout, "another process holds the lock")
 
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
-	unlock, err := LockPane(context.Background(), dir, "k", "%3", 5*time.Second)
+	unlock, err := Pane(context.Background(), dir, "k", "%3", 5*time.Second)
 	require.NoError(t, err)
 	unlock()
 }
@@ -246,77 +244,11 @@ func TestLockHelperProcess(t *testing.T) {
 	if dir == "" {
 		return
 	}
-	if _, err := LockPane(context.Background(), dir, "k", "%3", time.Second); err != nil {
+	if _, err := Pane(context.Background(), dir, "k", "%3", time.Second); err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
 	fmt.Println("locked")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin or kills us
 	os.Exit(0)
-}
-
-// TestFlockAbandonedWaitLetsGo: a wait given up on (by check or by ctx) must not keep the lock when
-// the kernel hands it over later, or the next sender would wait on a process that is not sending.
-func TestFlockAbandonedWaitLetsGo(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "l")
-	open := func() *os.File {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-		require.NoError(t, err)
-		return f
-	}
-	holder := open()
-	require.NoError(t, Flock(context.Background(), holder, syscall.LOCK_EX, nil))
-
-	errStop := errors.New("stop waiting")
-	checks := 0
-	err := Flock(context.Background(), open(), syscall.LOCK_EX, func() error {
-		if checks++; checks == 2 {
-			return errStop
-		}
-		return nil
-	})
-	require.ErrorIs(t, err, errStop, "check ends the wait with its error")
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	require.ErrorIs(t, Flock(ctx, open(), syscall.LOCK_SH, nil), context.Canceled)
-
-	require.NoError(t, syscall.Flock(int(holder.Fd()), syscall.LOCK_UN))
-	holder.Close()
-	// Both abandoned waiters now get the lock in turn and must let go of it at once.
-	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	next := open()
-	require.NoError(t, Flock(ctx, next, syscall.LOCK_EX, nil), "the lock is free again")
-	next.Close()
-}
-
-// TestFlockWakesOnRelease: a waiter blocked in the kernel takes the lock once it is released, and
-// a shared lock admits other shared holders at once.
-func TestFlockWakesOnRelease(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "l")
-	open := func() *os.File {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-		require.NoError(t, err)
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	a, b := open(), open()
-	require.NoError(t, Flock(context.Background(), a, syscall.LOCK_SH, nil))
-	require.NoError(t, Flock(context.Background(), b, syscall.LOCK_SH, nil), "shared with shared")
-
-	var released atomic.Int32
-	done := make(chan error, 1)
-	go func() {
-		err := Flock(context.Background(), open(), syscall.LOCK_EX, nil)
-		if err == nil && released.Load() != 2 {
-			err = fmt.Errorf("exclusive lock taken while %d shared holders remained", 2-released.Load())
-		}
-		done <- err
-	}()
-	released.Add(1)
-	require.NoError(t, syscall.Flock(int(a.Fd()), syscall.LOCK_UN))
-	released.Add(1)
-	require.NoError(t, syscall.Flock(int(b.Fd()), syscall.LOCK_UN))
-	require.NoError(t, <-done)
 }

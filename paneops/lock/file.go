@@ -1,0 +1,84 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// fileMode is a lock file's mode: it may hold who holds it, which is no one else's business.
+const fileMode = 0o600
+
+// create opens path read-write, creating it 0600. O_NOFOLLOW: a symlink planted at a lock's path
+// must not make us create or lock another file.
+func create(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, fileMode)
+}
+
+// Open opens path (created 0600 if missing, never through a symlink) and takes flock how (LOCK_EX
+// or LOCK_SH) on it, waiting in the kernel (see Flock) until ctx ends; with ctx already ended it
+// tries once. The lock goes with the returned file's Close or with the process, so a killed holder
+// never leaves it stale; the file is the holder's to write in. A lock still held when ctx ends is
+// an error wrapping both EWOULDBLOCK and ctx's error.
+func Open(ctx context.Context, path string, how int) (*os.File, error) {
+	f, err := create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := Flock(ctx, f, how, nil); err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("%s is still locked: %w: %w", path, syscall.EWOULDBLOCK, err)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// Try is Open without waiting: a lock held elsewhere is an error wrapping EWOULDBLOCK.
+func Try(path string, how int) (*os.File, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return Open(ctx, path, how)
+}
+
+// File takes flock how on path (created 0600 if missing) as Open does, waiting up to timeout (0:
+// try once). The lock is released by the returned func or by process death. A lock still held at
+// the deadline is an error wrapping EWOULDBLOCK.
+func File(path string, how int, timeout time.Duration) (unlock func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	f, err := Open(ctx, path, how)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("still held after %s: %w", timeout, syscall.EWOULDBLOCK)
+		}
+		return nil, err
+	}
+	return func() { release(f) }, nil
+}
+
+// IsLocked reports whether another process holds a lock on path, shared or exclusive, without
+// waiting. A missing file is not locked; IsLocked never creates one. Its probe is an exclusive
+// lock, taken and let go at once: two probes at the same moment may see each other as holders.
+func IsLocked(path string) bool { return held(path, syscall.LOCK_EX) }
+
+// IsLockedExclusive reports whether another process holds an exclusive lock on path, without
+// waiting. Its probe is a shared lock, so probes at the same moment never see each other.
+func IsLockedExclusive(path string) bool { return held(path, syscall.LOCK_SH) }
+
+// held reports whether the probe lock how on path is refused.
+func held(path string, how int) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
