@@ -40,6 +40,9 @@ type cli struct {
 	comp Companions
 
 	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
+
+	command string         // the command being run
+	res     *residentState // the resident tmux client's calling side (cmd_tmuxd.go); nil: none
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -54,7 +57,11 @@ func (c *cli) globalFlags(fs *flag.FlagSet) {
 }
 
 func (c *cli) tmux() *paneops.Client {
-	return &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}}
+	cl := &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}}
+	if r := c.resident(); r != nil {
+		return cl.WithResident(r)
+	}
+	return cl
 }
 
 func (c *cli) rootDir() string {
@@ -89,7 +96,7 @@ func (c *cli) door() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey:        fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root)}
+		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.residentGuard(root), StartBridge: c.bridgeStarter(root)}
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay
