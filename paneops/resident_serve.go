@@ -212,6 +212,10 @@ func (s *ResidentServer) serverUp(ctx context.Context) bool {
 // serveConn answers the calls of one connection, after checking that its peer is this user.
 func (s *ResidentServer) serveConn(ctx context.Context, c *net.UnixConn) {
 	defer c.Close()
+	// Ending, the resident closes the connections it holds: a caller then goes on by clients of
+	// its own, and one whose guard this was starts a guard of another kind.
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
 	cred, err := peerCred(c)
 	if err != nil || int(cred.Uid) != os.Getuid() {
 		if err == nil {
@@ -395,7 +399,7 @@ func (s *ResidentServer) guard(ctx context.Context, c *net.UnixConn, req residen
 			}
 		}
 	}
-	if err := s.Guard(context.WithoutCancel(ctx), req.Server, req.Socket, pane, pid, wait); err != nil {
+	if err := s.Guard(ctx, req.Server, req.Socket, pane, pid, wait); err != nil {
 		s.logf("guard of pid %d in pane %s: %v", pid, pane, err)
 	}
 }
