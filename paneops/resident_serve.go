@@ -83,7 +83,11 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	if err := ownedBy(s.Dir, true); err != nil {
 		return err
 	}
-	lock, err := os.OpenFile(filepath.Join(s.Dir, ResidentLock(s.Key)), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	// The lock is held on a handle open for reading only, and the pid written by one that is
+	// closed at once: a resident keeps no file of the root open for writing, so the root's file
+	// system can still be remounted read-only under it.
+	lockPath := filepath.Join(s.Dir, ResidentLock(s.Key))
+	lock, err := os.OpenFile(lockPath, os.O_RDONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err
 	}
@@ -94,8 +98,10 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 		}
 		return err
 	}
-	_ = lock.Truncate(0)
-	_, _ = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600); err == nil {
+		_, _ = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+		f.Close()
+	}
 
 	// The private folder: made anew, so that nothing a killed resident left (a message's
 	// bytes) stays behind, and nothing planted in it is used.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/internal/launch"
@@ -88,8 +89,7 @@ func (c *cli) spawnResident(root string) error {
 	if _, err := store.EnsureRoot(root, true); err != nil {
 		return err
 	}
-	dir, err := store.Dir(root, store.ResidentDir, true)
-	if err != nil {
+	if _, err := store.Dir(root, store.ResidentDir, true); err != nil {
 		return err
 	}
 	args := []string{"__tmuxd", "--root", root}
@@ -99,7 +99,9 @@ func (c *cli) spawnResident(root string) error {
 	if c.socketName != "" {
 		args = append(args, "-L", c.socketName)
 	}
-	return launch.Start(launch.Helper{Args: args, Log: filepath.Join(dir, residentLog)})
+	// No log for its stderr: the resident writes its lines itself, each by an open of the log
+	// that it closes again, so it holds no file of the root open for writing (runResident).
+	return launch.Start(launch.Helper{Args: args})
 }
 
 // residentGuard is the SpawnGuard of a command: the guard goes to the resident, and only when
@@ -159,7 +161,12 @@ func (c *cli) runResident(idle time.Duration) error {
 		Dir: dir, Key: c.residentKey(), Tmux: &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}},
 		Idle: idle,
 		Logf: func(format string, a ...any) {
-			fmt.Fprintf(c.stderr, "%s wcomm __tmuxd %d: %s\n", time.Now().Format(time.RFC3339), os.Getpid(), fmt.Sprintf(format, a...))
+			f, err := os.OpenFile(filepath.Join(dir, residentLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			fmt.Fprintf(f, "%s wcomm __tmuxd %d: %s\n", time.Now().Format(time.RFC3339), os.Getpid(), messages.SanitizeField(fmt.Sprintf(format, a...)))
 		},
 	}
 	srv.Guard = func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error {
