@@ -39,7 +39,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // bxBench is one benchmark run.
@@ -482,15 +482,18 @@ func (b *bxBench) benchSend() {
 		msg := b.file("send.md", body)
 		delay, err := time.ParseDuration(c.wcDelay + map[bool]string{true: "s", false: ""}[c.wcDelay == "0"])
 		require.NoError(b.t, err)
-		// wcomm and the floor take turns, so both see the same machine.
-		var wc, fl []time.Duration
+		// wcomm, wcomm without its resident tmux client and the floor take turns, so all see
+		// the same machine.
+		var wc, off, fl []time.Duration
 		measure(c.reps, 0, func() time.Duration {
 			out := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
 			wc = append(wc, out.Took)
+			o := b.must(b.s.wcommEnv(bxNoResident, nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			off = append(off, o.Took)
 			fl = append(fl, b.threeCalls(worker, body, delay))
 			return out.Took
 		})
-		wc, fl = wc[1:], fl[1:] // the warm-up
+		wc, off, fl = wc[1:], off[1:], fl[1:] // the warm-up
 		rs := &refSession{orch: orch, worker: worker, delay: c.refDelay}
 		rf := measure(c.reps, 0, func() time.Duration {
 			_, out := b.refSend(rs, msg)
@@ -498,10 +501,14 @@ func (b *bxBench) benchSend() {
 			return out.Took
 		})
 		b.rowFloor(c.name, "time", bxMedian(wc), bxMedian(rf), bxMedian(fl), "3 tmux calls", fmt.Sprintf("%d / %d", len(wc), len(rf)))
+		b.rowFloor(c.name+", without the resident client", "time", bxMedian(off), bxMedian(rf), bxMedian(fl), "3 tmux calls", fmt.Sprintf("%d / %d", len(off), len(rf)))
 	}
 	b.params = append(b.params, "send's floor: the three tmux client calls a send cannot avoid, run the same way as wcomm in turn with it: "+
 		"look up the pane (display-message), load and paste the text (load-buffer ; paste-buffer), Enter (send-keys), with the Enter delay between the last two")
 }
+
+// bxNoResident turns wcomm's resident tmux client off: every tmux call a process of its own.
+var bxNoResident = []string{"WCOMM_TMUXD=0"}
 
 // threeCalls is the floor of a send: the three tmux client calls, each a process, one after the
 // other, as a script that knows the pane would run them.
@@ -521,15 +528,17 @@ func (b *bxBench) threeCalls(pane string, text []byte, delay time.Duration) time
 // bxPair is an orchestrator pane (cat) and a worker pane that answers by itself.
 type bxPair struct {
 	orch, worker string
+	env          []string    // of the sender and the worker: bxNoResident, or nothing
 	rs           *refSession // the reference's session folder, for reference pairs
 }
 
-func (b *bxBench) pairs(sess string, n int, mode, delay string) []bxPair {
+func (b *bxBench) pairs(sess string, n int, mode, delay string, env ...string) []bxPair {
 	b.session(sess, "sleep", "86400")
 	out := make([]bxPair, n)
 	for i := range out {
 		out[i].orch = b.s.window(sess, nil, "cat")
-		out[i].worker, _ = b.s.workerIn(sess, mode, delay)
+		out[i].worker, _ = b.s.workerInEnv(sess, mode, delay, env)
+		out[i].env = env
 		out[i].rs = &refSession{orch: out[i].orch, worker: out[i].worker, delay: delay}
 	}
 	return out
@@ -537,7 +546,7 @@ func (b *bxBench) pairs(sess string, n int, mode, delay string) []bxPair {
 
 // wcommTrip is one exchange with wcomm: send --wait, answered by the worker's wcomm notify.
 func (b *bxBench) wcommTrip(p bxPair, msg, delay string) time.Duration {
-	out := b.s.wcomm(nil, "send", "--to", p.worker, "--from", p.orch, "--enter-delay", delay, "--wait", "--timeout", "60s", "--file", msg)
+	out := b.s.wcommEnv(p.env, nil, "send", "--to", p.worker, "--from", p.orch, "--enter-delay", delay, "--wait", "--timeout", "60s", "--file", msg)
 	if out.Code != 0 || !strings.HasPrefix(out.Stdout, "ack ") {
 		panic(fmt.Sprintf("wcomm round trip failed: %s", out))
 	}
@@ -620,10 +629,16 @@ func (b *bxBench) benchRoundTrip() {
 	}
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0", seqN), wc1, rf1, seqN, "0")
 	b.breakdown(wc1[0])
+	// The same without the resident tmux client (sender, worker and their helpers), in this run.
+	wo1 := b.pairs("tripwo", 1, "wcomm", "0s", bxNoResident...)
+	b.wcommTrip(wo1[0], msg, "0")
+	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0, without the resident client", seqN), wo1, rf1, seqN, "0")
 
 	wc8 := b.pairs("tripw8", 8, "wcomm", "0s")
 	rf8 := b.pairs("tripr8", 8, "ref", "0")
 	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0", seqN), wc8, rf8, seqN, "0")
+	wo8 := b.pairs("tripwo8", 8, "wcomm", "0s", bxNoResident...)
+	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0, without the resident client", seqN), wo8, rf8, seqN, "0")
 
 	wcd := b.pairs("tripwd", 1, "wcomm", "200ms")
 	rfd := b.pairs("triprd", 1, "ref", "0.2")
@@ -642,10 +657,10 @@ func (b *bxBench) breakdown(p bxPair) {
 	logs, err := filepath.Glob(filepath.Join(b.s.root, fmt.Sprintf("*-o%d-w%d", on.Num(), wn.Num()), "*-delivery.jsonl"))
 	require.NoError(b.t, err)
 	steps := []struct{ from, to, what string }{
-		{tmuxcomm.StateWritten, tmuxcomm.StatePasted, "request written → pasted"},
-		{tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, "pasted → Enter sent"},
-		{tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, "Enter → response written by the worker's notify"},
-		{tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken, "response written → notify found the await waiting"},
+		{exchange.StateWritten, exchange.StatePasted, "request written → pasted"},
+		{exchange.StatePasted, exchange.StateSubmitted, "pasted → Enter sent"},
+		{exchange.StateSubmitted, exchange.StateAnswered, "Enter → response written by the worker's notify"},
+		{exchange.StateAnswered, exchange.StateAwaitWoken, "response written → notify found the await waiting"},
 	}
 	spans := make([][]time.Duration, len(steps))
 	for _, l := range logs {
@@ -653,7 +668,7 @@ func (b *bxBench) breakdown(p bxPair) {
 		require.NoError(b.t, err)
 		at := map[string]time.Time{}
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var ev tmuxcomm.Event
+			var ev exchange.Event
 			if json.Unmarshal([]byte(line), &ev) == nil {
 				at[ev.State] = ev.At
 			}
@@ -766,7 +781,7 @@ func (b *bxBench) wake(suffix string, reps int, modes ...string) {
 			"foreign": "a foreign writer's `cat > file`"}[mode]
 		wc := measure(reps, 0, func() time.Duration {
 			id, resp := newExchange(dir)
-			x := &tmuxcomm.Exchange{Dir: dir, Seq: seq - 2}
+			x := &exchange.Exchange{Dir: dir, Seq: seq - 2}
 			lock := awaitLockIn(x.Dir, x.Seq)
 			return wake(b.s.wcommArgv("await", resp, "--timeout", "60s"), cleanEnv(), func(pid int) bool {
 				// Holding the lock, it is waiting: it polls for the first seconds, then watches.
@@ -844,7 +859,7 @@ func (b *bxBench) benchHistory() {
 	// Its id is dated after every session's start, as a long-lived session's late request is.
 	for _, r := range []string{root, alone} {
 		b.redate(filepath.Join(r, first.Name()), 2*per-1, newest, late+"-ffff")
-		require.NoError(b.t, tmuxcomm.RecordID(r, late+"-ffff", first.Name(), 2*per-1))
+		require.NoError(b.t, exchange.RecordID(r, late+"-ffff", first.Name(), 2*per-1))
 	}
 	for _, c := range []struct {
 		name string
@@ -896,7 +911,7 @@ func (b *bxBench) genHistorySession(root string, i int) {
 		Orchestrator: messages.PaneID(fmt.Sprintf("%%%d", i)), Worker: messages.PaneID(fmt.Sprintf("%%%d", i+1000))}
 	dir := filepath.Join(root, s.Name())
 	require.NoError(b.t, os.Mkdir(dir, 0o700))
-	meta, _ := json.Marshal(tmuxcomm.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
+	meta, _ := json.Marshal(exchange.SessionMeta{Server: "1-1", Orchestrator: s.Orchestrator, Worker: s.Worker, StartedAt: s.StartedAt, Created: at})
 	require.NoError(b.t, os.WriteFile(filepath.Join(dir, ".wcomm-session.json"), meta, 0o600))
 	for k := 0; k < per; k++ {
 		n := 2*k + 1
@@ -912,13 +927,13 @@ func (b *bxBench) genHistorySession(root string, i int) {
 			Worker: s.Worker, RequestBytes: size, RequestSum: sum}, Body: fmt.Sprintf("All good for request %d.\nDELTA:\n  changes: [pkg/%d]\n  risks: []\n  alternatives: []\n  needs_consult: no\n", k, k)}
 		require.NoError(b.t, os.WriteFile(resp, []byte(messages.FormatResponse(answer)), 0o600))
 		var log bytes.Buffer
-		for j, st := range []string{tmuxcomm.StateWritten, tmuxcomm.StatePasted, tmuxcomm.StateSubmitted, tmuxcomm.StateAnswered, tmuxcomm.StateAwaitWoken} {
-			ev, _ := json.Marshal(tmuxcomm.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
+		for j, st := range []string{exchange.StateWritten, exchange.StatePasted, exchange.StateSubmitted, exchange.StateAnswered, exchange.StateAwaitWoken} {
+			ev, _ := json.Marshal(exchange.Event{State: st, At: at.Add(time.Duration(j) * time.Millisecond), Detail: map[string]string{"pane": string(s.Worker)}})
 			log.Write(append(ev, '\n'))
 		}
 		require.NoError(b.t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-delivery.jsonl", n)), log.Bytes(), 0o600))
 		// Where send records each id (a hint show checks against the request's header).
-		require.NoError(b.t, tmuxcomm.RecordID(root, id, s.Name(), n))
+		require.NoError(b.t, exchange.RecordID(root, id, s.Name(), n))
 	}
 }
 
@@ -977,7 +992,7 @@ func (b *bxBench) benchMemory() {
 	for i := 0; i < reps; i++ {
 		out := peak(cleanEnv(), b.s.wcommArgv("send", "--to", sink, "--from", orch, "--enter-delay", "0", "--json", "--file", msg)...)
 		wsend = append(wsend, out)
-		var x tmuxcomm.Exchange
+		var x exchange.Exchange
 		require.NoError(b.t, json.Unmarshal([]byte(out.Stdout), &x))
 		require.Equal(b.t, "pointer", x.Form)
 		wnotify = append(wnotify, peak(cleanEnv(), b.s.wcommArgv("notify", "--response", x.ResponsePath, "--enter-delay", "0", "--file", msg)...))

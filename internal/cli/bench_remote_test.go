@@ -13,7 +13,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/remote"
 	"github.com/wcomm/wcomm/internal/sshtest"
-	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
 // benchRemote: a round trip with a worker on an sshd host (send, the worker's notify there, await
@@ -46,7 +46,7 @@ func (b *bxBench) benchRemote() {
 		return out.Took
 	}
 	control := strings.TrimPrefix(rw.env[1], "WCOMM_SSH_CONTROL_DIR=")
-	sock := remote.ControlSocket(control, tmuxcomm.HostDef{Via: []string{"ssh", "-F", rw.bed.Config, h.Name}})
+	sock := remote.ControlSocket(control, settings.HostDef{Via: []string{"ssh", "-F", rw.bed.Config, h.Name}})
 	floor := func() time.Duration {
 		return b.must(sxExec(time.Minute, cleanEnv(), nil, "ssh", "-F", rw.bed.Config, "-o", "ControlMaster=no", "-o", "ControlPath="+sock, h.Name, "true")).Took
 	}

@@ -458,8 +458,14 @@ func (s *sxServer) workerPane(mode, delay string) (pane, log string) {
 
 func (s *sxServer) workerIn(sess, mode, delay string) (pane, log string) {
 	s.t.Helper()
+	return s.workerInEnv(sess, mode, delay, nil)
+}
+
+// workerInEnv is workerIn with more environment for the worker's window.
+func (s *sxServer) workerInEnv(sess, mode, delay string, env []string) (pane, log string) {
+	s.t.Helper()
 	cfgPath, log := s.workerCfg(mode, delay)
-	return s.helper(sess, nil, "worker", cfgPath), log
+	return s.helper(sess, env, "worker", cfgPath), log
 }
 
 func (s *sxServer) workerCfg(mode, delay string) (cfgPath, log string) {
@@ -541,6 +547,11 @@ func (s *sxServer) wcommArgv(cmd string, args ...string) []string {
 // wcomm runs one wcomm command outside any pane.
 func (s *sxServer) wcomm(stdin []byte, cmd string, args ...string) sxOut {
 	return sxExec(2*time.Minute, cleanEnv(), stdin, s.wcommArgv(cmd, args...)...)
+}
+
+// wcommEnv is wcomm with more environment.
+func (s *sxServer) wcommEnv(env []string, stdin []byte, cmd string, args ...string) sxOut {
+	return sxExec(2*time.Minute, append(cleanEnv(), env...), stdin, s.wcommArgv(cmd, args...)...)
 }
 
 // wcommIn runs one wcomm command as if inside pane ($TMUX names this server, $TMUX_PANE the pane).
