@@ -71,6 +71,13 @@ func (c *Client) ControlFlags(target, flags string) *Control {
 	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target, flags: flags}
 }
 
+// ControlTyping is Control for a client that also types (send-keys, paste-buffer): the
+// long-lived MCP server's and the resident's, which deliver. It still takes no part in window
+// sizes and receives no pane output.
+func (c *Client) ControlTyping(target string) *Control {
+	return c.ControlFlags(target, residentFlags)
+}
+
 // Client is a Client whose calls without stdin go through the control client.
 func (k *Control) Client() *Client {
 	cl := k.spawn

@@ -142,7 +142,7 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 		}
 	}()
 
-	s.ctl = s.Tmux.ControlFlags("", residentFlags)
+	s.ctl = s.Tmux.ControlTyping("")
 	defer s.ctl.Close()
 	s.ctl.Start()
 	s.last.Store(time.Now().UnixNano())
