@@ -507,6 +507,11 @@ func (b *bxBench) benchSend() {
 		"look up the pane (display-message), load and paste the text (load-buffer ; paste-buffer), Enter (send-keys), with the Enter delay between the last two")
 }
 
+// wcommEnv is wcomm with more environment.
+func (s *sxServer) wcommEnv(env []string, stdin []byte, cmd string, args ...string) sxOut {
+	return sxExec(2*time.Minute, append(cleanEnv(), env...), stdin, s.wcommArgv(cmd, args...)...)
+}
+
 // bxNoResident turns wcomm's resident tmux client off: every tmux call a process of its own.
 var bxNoResident = []string{"WCOMM_TMUXD=0"}
 

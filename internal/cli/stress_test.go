@@ -549,11 +549,6 @@ func (s *sxServer) wcomm(stdin []byte, cmd string, args ...string) sxOut {
 	return sxExec(2*time.Minute, cleanEnv(), stdin, s.wcommArgv(cmd, args...)...)
 }
 
-// wcommEnv is wcomm with more environment.
-func (s *sxServer) wcommEnv(env []string, stdin []byte, cmd string, args ...string) sxOut {
-	return sxExec(2*time.Minute, append(cleanEnv(), env...), stdin, s.wcommArgv(cmd, args...)...)
-}
-
 // wcommIn runs one wcomm command as if inside pane ($TMUX names this server, $TMUX_PANE the pane).
 func (s *sxServer) wcommIn(pane string, stdin []byte, cmd string, args ...string) sxOut {
 	env := append(cleanEnv(), fmt.Sprintf("TMUX=%s,%d,0", s.sock, s.pid), "TMUX_PANE="+pane)
