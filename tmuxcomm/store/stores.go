@@ -14,6 +14,7 @@ import "path/filepath"
 //	.panes/               root            folder of JSON cards      send, notify (recordPane): one card per pane, see panecard.go
 //	.outbox/              root            folder per pane           the mailbox (openOutbox): SERVERKEY-pN/{queue,done,inflight.json,*.lock,deliverer.log}
 //	.locks/               root            folder of lock files      paneops delivery (LockDir): one flock per pane, held from paste to Enter
+//	.tmuxd/               root            folder per tmux server    the resident tmux client (wcomm __tmuxd): KEY.sock (0600), KEY.lock, KEY.d/ (its private files), tmuxd.log
 //	.wcomm.lock           root            lock file                 openSession: serializes the creation of session folders
 //	.wcomm-seq            session folder  symlink                   send (writeSeqHint): the newest request number claimed there
 //	.wcomm-session.json   session folder  JSON file                 openSession (SessionMeta): the tmux server the pair lives on
@@ -31,6 +32,9 @@ const (
 	CardsDir = ".panes"
 	// outboxFolder holds one outbox folder per pane (mailbox_outbox.go).
 	OutboxDir = ".outbox"
+	// ResidentDir holds, per tmux server, the socket, lock and private folder of the resident
+	// tmux client (paneops.ResidentServer), and its log.
+	ResidentDir = ".tmuxd"
 	// lockDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"
 	// RootLockName serializes the creation of session folders across processes.
