@@ -486,9 +486,9 @@ func (b *bxBench) benchSend() {
 		// the same machine.
 		var wc, off, fl []time.Duration
 		measure(c.reps, 0, func() time.Duration {
-			out := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			out := b.must(b.s.wcommEnv(bxResident, nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
 			wc = append(wc, out.Took)
-			o := b.must(b.s.wcommEnv(bxNoResident, nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			o := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
 			off = append(off, o.Took)
 			fl = append(fl, b.threeCalls(worker, body, delay))
 			return out.Took
@@ -512,8 +512,9 @@ func (s *sxServer) wcommEnv(env []string, stdin []byte, cmd string, args ...stri
 	return sxExec(2*time.Minute, append(cleanEnv(), env...), stdin, s.wcommArgv(cmd, args...)...)
 }
 
-// bxNoResident turns wcomm's resident tmux client off: every tmux call a process of its own.
-var bxNoResident = []string{"WCOMM_TMUXD=0"}
+// bxResident turns wcomm's resident tmux client on (it is opt-in); without it every tmux call is
+// a process of its own.
+var bxResident = []string{"WCOMM_TMUXD=1"}
 
 // threeCalls is the floor of a send: the three tmux client calls, each a process, one after the
 // other, as a script that knows the pane would run them.
@@ -533,7 +534,7 @@ func (b *bxBench) threeCalls(pane string, text []byte, delay time.Duration) time
 // bxPair is an orchestrator pane (cat) and a worker pane that answers by itself.
 type bxPair struct {
 	orch, worker string
-	env          []string    // of the sender and the worker: bxNoResident, or nothing
+	env          []string    // of the sender and the worker: bxResident, or nothing
 	rs           *refSession // the reference's session folder, for reference pairs
 }
 
@@ -614,7 +615,7 @@ func trips(pairs []bxPair, total int, one func(p bxPair) time.Duration) ([]time.
 func (b *bxBench) benchRoundTrip() {
 	msg := b.file("trip.md", bxBody(1<<10, "round trip: answer with ack"))
 	seqN := b.n(1000, 20)
-	wc1 := b.pairs("tripw", 1, "wcomm", "0s")
+	wc1 := b.pairs("tripw", 1, "wcomm", "0s", bxResident...)
 	rf1 := b.pairs("tripr", 1, "ref", "0")
 	// Warm up both (first folder, page cache).
 	b.wcommTrip(wc1[0], msg, "0")
@@ -635,14 +636,14 @@ func (b *bxBench) benchRoundTrip() {
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0", seqN), wc1, rf1, seqN, "0")
 	b.breakdown(wc1[0])
 	// The same without the resident tmux client (sender, worker and their helpers), in this run.
-	wo1 := b.pairs("tripwo", 1, "wcomm", "0s", bxNoResident...)
+	wo1 := b.pairs("tripwo", 1, "wcomm", "0s")
 	b.wcommTrip(wo1[0], msg, "0")
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0, without the resident client", seqN), wo1, rf1, seqN, "0")
 
-	wc8 := b.pairs("tripw8", 8, "wcomm", "0s")
+	wc8 := b.pairs("tripw8", 8, "wcomm", "0s", bxResident...)
 	rf8 := b.pairs("tripr8", 8, "ref", "0")
 	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0", seqN), wc8, rf8, seqN, "0")
-	wo8 := b.pairs("tripwo8", 8, "wcomm", "0s", bxNoResident...)
+	wo8 := b.pairs("tripwo8", 8, "wcomm", "0s")
 	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0, without the resident client", seqN), wo8, rf8, seqN, "0")
 
 	wcd := b.pairs("tripwd", 1, "wcomm", "200ms")

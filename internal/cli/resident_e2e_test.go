@@ -14,6 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// newResidentWorld is a world whose calls and panes turn the resident tmux client on.
+func newResidentWorld(t *testing.T) *world {
+	w := newWorld(t)
+	w.env = []string{"WCOMM_TMUXD=1"}
+	w.tmux("set-environment", "-g", "WCOMM_TMUXD", "1")
+	return w
+}
+
 // residentPID waits until a resident tmux client serves the world's root (its socket is there
 // and its lock names it) and returns its pid.
 func (w *world) residentPID() int {
@@ -59,7 +67,7 @@ func pastes(t *testing.T, log, text string) []map[string]any {
 // request arrives once, submitted.
 func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newResidentWorld(t)
 	orch := w.catPane()
 	rec, recLog := w.recorderPane()
 	pid := w.startResident(orch, rec)
@@ -86,7 +94,7 @@ func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 // once, submitted; nothing the dead resident took runs after it.
 func TestResidentKilledMidCall(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newResidentWorld(t)
 	orch := w.catPane()
 	rec, recLog := w.recorderPane()
 	pid := w.startResident(orch, rec)
@@ -121,7 +129,7 @@ func TestResidentKilledMidCall(t *testing.T) {
 // refused: nothing is made or started in it, and sends go on by clients of their own.
 func TestResidentPlantedFolder(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newResidentWorld(t)
 	orch := w.catPane()
 	rec, recLog := w.recorderPane()
 	require.NoError(t, os.MkdirAll(w.root, 0o700))
@@ -143,7 +151,7 @@ func TestResidentPlantedFolder(t *testing.T) {
 // is 0700 and the socket 0600, both this user's.
 func TestResidentOtherUser(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newResidentWorld(t)
 	orch := w.catPane()
 	rec, _ := w.recorderPane()
 	w.startResident(orch, rec)
