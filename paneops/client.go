@@ -38,7 +38,8 @@ type Client struct {
 	Server Server
 	Bin    string // tmux binary; "" means "tmux" from PATH
 
-	ctl *Control // calls without stdin go through this control client (Control.Client)
+	ctl *Control  // calls without stdin go through this control client (Control.Client)
+	res *Resident // calls go through the resident client of the root and server (WithResident)
 }
 
 // argv returns the full command line of one call: binary, socket flags, then args.
@@ -57,9 +58,13 @@ func (c *Client) argv(args []string) []string {
 // Run runs one tmux command list (argv after the socket flags) with stdin (may be nil) and returns
 // its stdout. A non-zero exit is an *Error. Never pass message text in args.
 func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
-	if c.ctl != nil && stdin == nil {
-		if out, ok, err := c.ctl.run(ctx, args); ok {
+	if c.routed() {
+		out, st, err := c.route(ctx, stdin, args)
+		switch {
+		case st == routeDone:
 			return out, err
+		case st == routeLost && !rerunSafe(args):
+			return "", &Error{Argv: c.argv(args), ExitCode: -1, Err: ErrRouteLost}
 		}
 	}
 	argv := c.argv(args)

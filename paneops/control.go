@@ -71,6 +71,13 @@ func (c *Client) ControlFlags(target, flags string) *Control {
 	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target, flags: flags}
 }
 
+// ControlTyping is Control for a client that also types (send-keys, paste-buffer): the
+// long-lived MCP server's and the resident's, which deliver. It still takes no part in window
+// sizes and receives no pane output.
+func (c *Client) ControlTyping(target string) *Control {
+	return c.ControlFlags(target, residentFlags)
+}
+
 // Client is a Client whose calls without stdin go through the control client.
 func (k *Control) Client() *Client {
 	cl := k.spawn
@@ -187,58 +194,82 @@ func withoutEnv(env []string, names ...string) []string {
 // errControl is a control client that broke or answered out of step.
 var errControl = errors.New("tmux control client out of step")
 
-// run runs one command list (args as for Client.Run) through the control client. ok is false
-// when the control client is not available: the caller then starts a client for the call.
-func (k *Control) run(ctx context.Context, args []string) (out string, ok bool, err error) {
+// The outcome of a call handed to a control client or to the resident client.
+type routeState int
+
+const (
+	routeNotRun routeState = iota // never reached tmux: the caller runs it itself
+	routeDone                     // answered: out and err are tmux's
+	routeLost                     // sent, then the client broke before answering: tmux may have run it, now or later
+)
+
+// run runs one command list (args as for Client.Run) through the control client. notRun when
+// the control client is not available: the caller then starts a client for the call.
+func (k *Control) run(ctx context.Context, args []string) (out string, st routeState, err error) {
 	cmds, ok := controlLines(args)
 	if !ok {
-		return "", false, nil
+		return "", routeNotRun, nil
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.closed {
-		return "", false, nil
+		return "", routeNotRun, nil
 	}
 	if k.conn == nil {
 		if time.Now().Before(k.retry) {
-			return "", false, nil
+			return "", routeNotRun, nil
 		}
 		if err := k.start(); err != nil {
 			k.retry = time.Now().Add(controlRetry)
-			return "", false, nil
+			return "", routeNotRun, nil
 		}
 	}
 	out, err = k.exchange(ctx, args, cmds)
 	if errors.Is(err, errControl) {
-		// Out of step, ended (the session closed, the server stopped) or too slow: drop it and
-		// let this call fall back; a later call starts a new one.
+		// Out of step, ended (the session closed, the server stopped) or too slow: drop it; a
+		// later call starts a new one. The commands were written, so tmux may have run them.
 		k.stop()
 		k.retry = time.Now().Add(controlRetry)
 		if ctx.Err() != nil {
-			return "", true, &Error{Argv: k.spawn.argv(args), ExitCode: -1, Err: ctx.Err()}
+			return "", routeDone, &Error{Argv: k.spawn.argv(args), ExitCode: -1, Err: ctx.Err()}
 		}
-		return "", false, nil
+		return "", routeLost, nil
 	}
-	return out, true, err
+	return out, routeDone, err
 }
 
-// exchange writes the commands, one a line, then a marker line, and reads their answers
+// Running reports whether the control client runs now (started and not broken).
+func (k *Control) Running() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.conn != nil
+}
+
+// PID is the process id of the running control client, 0 when none runs.
+func (k *Control) PID() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil {
+		return 0
+	}
+	return k.conn.cmd.Process.Pid
+}
+
+// exchange writes the command list as one line, then a marker line, and reads their answers
 // (k.mu held). Each command's answer is a block: "%begin TIME NUMBER 1", its output lines, then
 // "%end" or "%error" with the same three numbers (flag 1: the command came from this client).
-// Lines outside a block are notifications and are skipped. The marker's block must hold only the
-// marker, a random word no pane can print: a row of a pane that imitates an %end line throws
-// the reading out of step, which is caught here, never taken for output.
+// A command that if-shell runs gets a block of its own, so the blocks are read up to the
+// marker's, whatever their number. tmux stops a command list at its first error, as it does for
+// a client of its own, so the marker has a line of its own. Lines outside a block are
+// notifications and are skipped. The marker's block must hold only the marker, a random word no
+// pane can print: a row of a pane that imitates an %end line throws the reading out of step,
+// which is caught here, never taken for output.
 func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (string, error) {
 	var nb [8]byte
 	_, _ = rand.Read(nb[:])
 	marker := "\x1ewcomm-end " + hex.EncodeToString(nb[:])
-	var w strings.Builder
-	for _, c := range cmds {
-		w.WriteString(c)
-		w.WriteByte('\n')
-	}
-	w.WriteString("display-message -p " + controlQuote(marker) + "\n")
-	if _, err := io.WriteString(k.conn.in, w.String()); err != nil {
+	line := strings.Join(cmds, " ; ") + "\n" + "display-message -p " + controlQuote(marker) + "\n"
+	if _, err := io.WriteString(k.conn.in, line); err != nil {
 		return "", errControl
 	}
 	timer := time.NewTimer(controlTimeout)
@@ -258,7 +289,7 @@ func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (s
 	}
 	var stdout strings.Builder
 	var failed *Error
-	for i := 0; i <= len(cmds); i++ {
+	for {
 		var begin string
 		for {
 			l, err := next()
@@ -289,8 +320,8 @@ func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (s
 			}
 			body = append(body, l)
 		}
-		if i == len(cmds) {
-			if isErr || len(body) != 1 || body[0] != marker {
+		if len(body) == 1 && body[0] == marker {
+			if isErr {
 				return "", errControl
 			}
 			break
@@ -301,7 +332,6 @@ func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (s
 		}
 		switch {
 		case failed != nil:
-			// tmux stops a command list at its first error; what ran after it here is dropped.
 		case isErr:
 			argv := k.spawn.argv(args)
 			failed = newError(argv, 1, text, fmt.Errorf("tmux exited with status 1"))

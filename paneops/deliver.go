@@ -1,7 +1,6 @@
 package paneops
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,7 +87,10 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	if d.Strict {
 		expect = d.Expect.guardValue()
 	}
-	out, err := c.Run(ctx, bytes.NewReader(d.Content), guardArgsEnter(d.Pane, res.Buffer, d.Mark, d.Strict, together, expect)...)
+	out, buffer, err := c.runFenced(ctx, d.Pane, d.Content, res.Buffer, func(buffer string) []string {
+		return guardArgsEnter(d.Pane, buffer, d.Mark, d.Strict, together, expect)
+	})
+	res.Buffer = buffer
 	if err != nil {
 		return res, c.dropBuffer(ctx, res.Buffer, fmt.Errorf("deliver to pane %s: %w", d.Pane, err))
 	}
@@ -293,7 +295,8 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 					before = &s
 				}
 			}
-			out, err := c.Run(ctx, nil, enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect)...)
+			enter := func(string) []string { return enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect) }
+			out, _, err := c.runFenced(ctx, d.Pane, nil, enterToken(res.Buffer, d.Mark, res.Enters), enter)
 			if err != nil {
 				return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
 			}

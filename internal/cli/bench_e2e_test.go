@@ -487,15 +487,18 @@ func (b *bxBench) benchSend() {
 		msg := b.file("send.md", body)
 		delay, err := time.ParseDuration(c.wcDelay + map[bool]string{true: "s", false: ""}[c.wcDelay == "0"])
 		require.NoError(b.t, err)
-		// wcomm and the floor take turns, so both see the same machine.
-		var wc, fl []time.Duration
+		// wcomm, wcomm without its resident tmux client and the floor take turns, so all see
+		// the same machine.
+		var wc, off, fl []time.Duration
 		measure(c.reps, 0, func() time.Duration {
-			out := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			out := b.must(b.s.wcommEnv(bxResident, nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
 			wc = append(wc, out.Took)
+			o := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			off = append(off, o.Took)
 			fl = append(fl, b.threeCalls(worker, body, delay))
 			return out.Took
 		})
-		wc, fl = wc[1:], fl[1:] // the warm-up
+		wc, off, fl = wc[1:], off[1:], fl[1:] // the warm-up
 		rs := &refSession{orch: orch, worker: worker, delay: c.refDelay}
 		rf := measure(c.reps, 0, func() time.Duration {
 			_, out := b.refSend(rs, msg)
@@ -503,10 +506,20 @@ func (b *bxBench) benchSend() {
 			return out.Took
 		})
 		b.rowFloor(c.name, "time", bxMedian(wc), bxMedian(rf), bxMedian(fl), "3 tmux calls", fmt.Sprintf("%d / %d", len(wc), len(rf)))
+		b.rowFloor(c.name+", without the resident client", "time", bxMedian(off), bxMedian(rf), bxMedian(fl), "3 tmux calls", fmt.Sprintf("%d / %d", len(off), len(rf)))
 	}
 	b.params = append(b.params, "send's floor: the three tmux client calls a send cannot avoid, run the same way as wcomm in turn with it: "+
 		"look up the pane (display-message), load and paste the text (load-buffer ; paste-buffer), Enter (send-keys), with the Enter delay between the last two")
 }
+
+// wcommEnv is wcomm with more environment.
+func (s *sxServer) wcommEnv(env []string, stdin []byte, cmd string, args ...string) sxOut {
+	return sxExec(2*time.Minute, append(cleanEnv(), env...), stdin, s.wcommArgv(cmd, args...)...)
+}
+
+// bxResident turns wcomm's resident tmux client on (it is opt-in); without it every tmux call is
+// a process of its own.
+var bxResident = []string{"WCOMM_TMUXD=1"}
 
 // threeCalls is the floor of a send: the three tmux client calls, each a process, one after the
 // other, as a script that knows the pane would run them.
@@ -526,15 +539,17 @@ func (b *bxBench) threeCalls(pane string, text []byte, delay time.Duration) time
 // bxPair is an orchestrator pane (cat) and a worker pane that answers by itself.
 type bxPair struct {
 	orch, worker string
+	env          []string    // of the sender and the worker: bxResident, or nothing
 	rs           *refSession // the reference's session folder, for reference pairs
 }
 
-func (b *bxBench) pairs(sess string, n int, mode, delay string) []bxPair {
+func (b *bxBench) pairs(sess string, n int, mode, delay string, env ...string) []bxPair {
 	b.session(sess, "sleep", "86400")
 	out := make([]bxPair, n)
 	for i := range out {
 		out[i].orch = b.s.window(sess, nil, "cat")
-		out[i].worker, _ = b.s.workerIn(sess, mode, delay)
+		out[i].worker, _ = b.s.workerInEnv(sess, mode, delay, env)
+		out[i].env = env
 		out[i].rs = &refSession{orch: out[i].orch, worker: out[i].worker, delay: delay}
 	}
 	return out
@@ -542,7 +557,7 @@ func (b *bxBench) pairs(sess string, n int, mode, delay string) []bxPair {
 
 // wcommTrip is one exchange with wcomm: send --wait, answered by the worker's wcomm notify.
 func (b *bxBench) wcommTrip(p bxPair, msg, delay string) time.Duration {
-	out := b.s.wcomm(nil, "send", "--to", p.worker, "--from", p.orch, "--enter-delay", delay, "--wait", "--timeout", "60s", "--file", msg)
+	out := b.s.wcommEnv(p.env, nil, "send", "--to", p.worker, "--from", p.orch, "--enter-delay", delay, "--wait", "--timeout", "60s", "--file", msg)
 	if out.Code != 0 || !strings.HasPrefix(out.Stdout, "ack ") {
 		panic(fmt.Sprintf("wcomm round trip failed: %s", out))
 	}
@@ -605,7 +620,7 @@ func trips(pairs []bxPair, total int, one func(p bxPair) time.Duration) ([]time.
 func (b *bxBench) benchRoundTrip() {
 	msg := b.file("trip.md", bxBody(1<<10, "round trip: answer with ack"))
 	seqN := b.n(1000, 20)
-	wc1 := b.pairs("tripw", 1, "wcomm", "0s")
+	wc1 := b.pairs("tripw", 1, "wcomm", "0s", bxResident...)
 	rf1 := b.pairs("tripr", 1, "ref", "0")
 	// Warm up both (first folder, page cache).
 	b.wcommTrip(wc1[0], msg, "0")
@@ -625,10 +640,16 @@ func (b *bxBench) benchRoundTrip() {
 	}
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0", seqN), wc1, rf1, seqN, "0")
 	b.breakdown(wc1[0])
+	// The same without the resident tmux client (sender, worker and their helpers), in this run.
+	wo1 := b.pairs("tripwo", 1, "wcomm", "0s")
+	b.wcommTrip(wo1[0], msg, "0")
+	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0, without the resident client", seqN), wo1, rf1, seqN, "0")
 
-	wc8 := b.pairs("tripw8", 8, "wcomm", "0s")
+	wc8 := b.pairs("tripw8", 8, "wcomm", "0s", bxResident...)
 	rf8 := b.pairs("tripr8", 8, "ref", "0")
 	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0", seqN), wc8, rf8, seqN, "0")
+	wo8 := b.pairs("tripwo8", 8, "wcomm", "0s")
+	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0, without the resident client", seqN), wo8, rf8, seqN, "0")
 
 	wcd := b.pairs("tripwd", 1, "wcomm", "200ms")
 	rfd := b.pairs("triprd", 1, "ref", "0.2")

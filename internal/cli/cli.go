@@ -42,6 +42,8 @@ type cli struct {
 	warnedIgnored bool // the untrusted settings note was printed (once per invocation)
 
 	oneDoor *tmuxcomm.Door // the command's door (door), built once its flags are parsed
+	command string         // the command being run
+	res     *residentState // the resident tmux client's calling side (cmd_tmuxd.go); nil: none
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -56,7 +58,11 @@ func (c *cli) globalFlags(fs *flag.FlagSet) {
 }
 
 func (c *cli) tmux() *paneops.Client {
-	return &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}}
+	cl := &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}}
+	if r := c.resident(); r != nil {
+		return cl.WithResident(r)
+	}
+	return cl
 }
 
 func (c *cli) rootDir() string {
@@ -102,7 +108,7 @@ func (c *cli) newDoor() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey:        fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.spawnGuard(root), StartBridge: c.bridgeStarter(root),
+		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.residentGuard(root), StartBridge: c.bridgeStarter(root),
 		Relay: c.relay()}
 }
 

@@ -44,7 +44,14 @@ Claude Code, Codex and Gemini CLI.`,
 					return c.execMCP(*level)
 				}
 				log.Info("wcomm mcp serving on stdio", "pane", string(c.self()), "root", c.rootDir())
-				return c.comp.MCP(c.ctx, MCPEnv{Door: c.newDoor(), Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
+				// A long-lived server keeps a tmux client of its own open for its reads and keys,
+				// and hands the pastes to the root's resident client (or starts a client per call
+				// when neither answers).
+				d := c.newDoor()
+				ctl := c.tmux().ControlTyping("")
+				defer ctl.Close()
+				d.Tmux = ctl.Client().WithResident(c.resident())
+				return c.comp.MCP(c.ctx, MCPEnv{Door: d, Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
 			}
 		},
 	})

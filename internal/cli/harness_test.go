@@ -130,9 +130,10 @@ type world struct {
 	bin  string
 	dir  string // short temp folder holding the socket (socket paths must stay under ~100 bytes)
 	sock string
-	pid  int    // the server's pid, for $TMUX
-	root string // WCOMM_ROOT of every call and every pane
-	work string // a scratch folder for files the test makes
+	pid  int      // the server's pid, for $TMUX
+	root string   // WCOMM_ROOT of every call and every pane
+	work string   // a scratch folder for files the test makes
+	env  []string // more environment for every call
 }
 
 // session is the tmux session every pane of a world lives in.
@@ -414,6 +415,7 @@ func (w *world) cmd(ctx context.Context, c call, args ...string) *exec.Cmd {
 	if c.pane != "" {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("TMUX=%s,%d,0", w.sock, w.pid), "TMUX_PANE="+c.pane)
 	}
+	cmd.Env = append(cmd.Env, w.env...)
 	cmd.Env = append(cmd.Env, c.env...)
 	cmd.Dir = w.work
 	if c.stdin != nil {

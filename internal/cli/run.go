@@ -83,7 +83,7 @@ var usagef = tmuxcomm.Usagef
 func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, comp: comp}
+	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, comp: comp, res: &residentState{}}
 	global, args, err := leadingGlobals(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "wcomm: %v\n", err)
@@ -160,6 +160,7 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	c.outputFlags(fs, cmd.Name)
+	c.command = cmd.Name
 	runFn := cmd.Setup(fs, c)
 	pos, err := parseInterleaved(fs, args)
 	c.guardOutput(cmd.Name)

@@ -542,12 +542,28 @@ func waitNoOpenFiles(t *testing.T, dir string) {
 		holders = ""
 		fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
 		for _, fd := range fds {
-			if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, dir+"/") {
+			if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, dir+"/") && openForWriting(fd) {
 				holders += "\n" + fd + " -> " + l
 			}
 		}
 		return holders == ""
-	}, "no file under %s to be open; open:%s", dir, &holders)
+	}, "no file under %s to be open for writing; open:%s", dir, &holders)
+}
+
+// openForWriting reports whether the file descriptor /proc/PID/fd/N is open for writing (the
+// flags of /proc/PID/fdinfo/N): only those stop a remount read-only.
+func openForWriting(fd string) bool {
+	data, err := os.ReadFile(strings.Replace(fd, "/fd/", "/fdinfo/", 1))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+			return err != nil || flags&syscall.O_ACCMODE != syscall.O_RDONLY
+		}
+	}
+	return true
 }
 
 // mountTmpfs mounts a private tmpfs of size under the test's work folder (unmounted at cleanup)

@@ -458,8 +458,14 @@ func (s *sxServer) workerPane(mode, delay string) (pane, log string) {
 
 func (s *sxServer) workerIn(sess, mode, delay string) (pane, log string) {
 	s.t.Helper()
+	return s.workerInEnv(sess, mode, delay, nil)
+}
+
+// workerInEnv is workerIn with more environment for the worker's window.
+func (s *sxServer) workerInEnv(sess, mode, delay string, env []string) (pane, log string) {
+	s.t.Helper()
 	cfgPath, log := s.workerCfg(mode, delay)
-	return s.helper(sess, nil, "worker", cfgPath), log
+	return s.helper(sess, env, "worker", cfgPath), log
 }
 
 func (s *sxServer) workerCfg(mode, delay string) (cfgPath, log string) {

@@ -93,15 +93,22 @@ func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.
 // returns, typing nothing. So a delivery's paste always has someone to press its Enter, and a
 // sender that lives never races its own guard.
 func (e *Office) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
+	return e.GuardDeliveryWait(ctx, server, pane, pid, func(ctx context.Context) error { return waitExit(ctx, pid) })
+}
+
+// GuardDeliveryWait is GuardDelivery with the wait for pid's end given: the resident tmux client
+// waits on a pidfd it opened while pid was still connected to it, so the pid cannot be another
+// process's by then.
+func (e *Office) GuardDeliveryWait(ctx context.Context, server string, pane messages.PaneID, pid int, wait func(context.Context) error) error {
+	if err := wait(ctx); err != nil {
+		return err
+	}
 	root, err := e.RootDir(false)
 	if err != nil {
 		return err
 	}
 	ob, err := OpenOutbox(root, server, pane, false)
 	if err != nil {
-		return err
-	}
-	if err := waitExit(ctx, pid); err != nil {
 		return err
 	}
 	if f, err := ob.readInflight(); err != nil || f == nil || f.PID != pid {

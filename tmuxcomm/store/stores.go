@@ -39,6 +39,7 @@ import "path/filepath"
 //	.wcomm-session.json   session folder    JSON file                 OpenSession (SessionMeta): the tmux server the pair lives on
 //	.NNN-await.lock       session folder    lock file                 await, shared while it waits on exchange NNN (messages.AwaitLockName)
 //	.TASK.qN.wait.lock    session folder    lock file                 ask --wait, while it waits on question N (messages.WaitLockName)
+//	.tmuxd/               root              folder per tmux server    the resident tmux client (wcomm __tmuxd): KEY.sock (0600), KEY.lock, KEY.d/ (its private files), tmuxd.log
 const (
 	// IDsDir holds one empty claim file per request id. An id is its second plus 16 random bits
 	// (the seed's format), so busy senders collide now and then (a stress run saw 1 in 1,600); a
@@ -57,6 +58,9 @@ const (
 	// (exchange/index.go). Written only by a history that found an index missing or stale,
 	// atomically; what changed since is read from the files again.
 	HistoryDir = ".history"
+	// ResidentDir holds, per tmux server, the socket, lock and private folder of the resident
+	// tmux client (paneops.ResidentServer), and its log.
+	ResidentDir = ".tmuxd"
 	// LocksDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"
 	// RootLockName serializes the creation of session folders across processes.

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newResidentWorld is a world whose calls and panes turn the resident tmux client on.
+func newResidentWorld(t *testing.T) *world {
+	w := newWorld(t)
+	w.env = []string{"WCOMM_TMUXD=1"}
+	w.tmux("set-environment", "-g", "WCOMM_TMUXD", "1")
+	return w
+}
+
+// residentPID waits until a resident tmux client serves the world's root (its socket is there
+// and its lock names it) and returns its pid.
+func (w *world) residentPID() int {
+	w.t.Helper()
+	pid := 0
+	waitFor(w.t, 15*time.Second, func() bool {
+		socks, _ := filepath.Glob(filepath.Join(w.root, ".tmuxd", "*.sock"))
+		locks, _ := filepath.Glob(filepath.Join(w.root, ".tmuxd", "*.lock"))
+		if len(socks) != 1 || len(locks) != 1 {
+			return false
+		}
+		data, _ := os.ReadFile(locks[0])
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		return pid > 0 && syscall.Kill(pid, 0) == nil
+	}, "a resident tmux client for %s", w.root)
+	return pid
+}
+
+// startResident makes a first send start the resident, and waits until it serves.
+func (w *world) startResident(from, to string) int {
+	w.t.Helper()
+	w.send(from, to, "wake the resident")
+	pid := w.residentPID()
+	waitFor(w.t, 15*time.Second, func() bool {
+		return strings.Contains(w.tmux("list-clients", "-F", "#{client_control_mode}"), "1")
+	}, "the resident's control client attached")
+	return pid
+}
+
+// pastes are the recorder's entries whose paste holds text.
+func pastes(t *testing.T, log, text string) []map[string]any {
+	var out []map[string]any
+	for _, e := range jsonLines(t, log) {
+		if s, _ := e["paste"].(string); strings.Contains(s, text) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestResidentKilledBetweenPasteAndEnter: the resident that pasted a send's request is killed
+// (-9) before the send's Enter: the send presses the Enter by a client of its own, and the
+// request arrives once, submitted.
+func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	pid := w.startResident(orch, rec)
+	before, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+
+	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "3s", "--", "the killed resident's task")
+	waitFor(t, 15*time.Second, func() bool {
+		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		return strings.TrimSpace(out) != strings.TrimSpace(before)
+	}, "the send's paste")
+	require.Empty(t, pastes(t, recLog, "the killed resident's task"), "pasted, the Enter 3 s away: nothing submitted yet")
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+
+	r := s.wait(t, time.Minute)
+	requireCode(t, 0, r)
+	got := pastes(t, recLog, "the killed resident's task")
+	require.Len(t, got, 1, "%v", got)
+	assert.Equal(t, true, got[0]["enter"])
+	assert.Empty(t, w.buffers(), "a buffer left behind")
+}
+
+// TestResidentKilledMidCall: the resident is stopped, so the send's call waits in flight on its
+// socket, then killed (-9): the send goes on by clients of its own and the request arrives
+// once, submitted; nothing the dead resident took runs after it.
+func TestResidentKilledMidCall(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	pid := w.startResident(orch, rec)
+	sock, _ := filepath.Glob(filepath.Join(w.root, ".tmuxd", "*.sock"))
+	require.Len(t, sock, 1)
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "0", "--", "the stopped resident's task")
+	// The send is connected and waits for an answer: its connection waits in the listener's
+	// queue, which the stopped resident does not take.
+	waitFor(t, 15*time.Second, func() bool {
+		out, err := exec.Command("ss", "-xlH", "src", sock[0]).Output()
+		f := strings.Fields(string(out))
+		return err == nil && len(f) > 2 && f[2] != "0"
+	}, "the send's call waiting on the stopped resident")
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+
+	r := s.wait(t, time.Minute)
+	requireCode(t, 0, r)
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the stopped resident's task")) > 0 }, "the request submitted")
+	got := pastes(t, recLog, "the stopped resident's task")
+	require.Len(t, got, 1, "%v", got)
+	assert.Equal(t, true, got[0]["enter"])
+	// A second send, after the first: the first is not pasted again behind it.
+	w.send(orch, rec, "the next task")
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the next task")) > 0 }, "the next request")
+	assert.Len(t, pastes(t, recLog, "the stopped resident's task"), 1)
+	assert.Empty(t, w.buffers(), "a buffer left behind")
+}
+
+// TestResidentPlantedFolder: a .tmuxd folder another user (uid 65534) planted in the root is
+// refused: nothing is made or started in it, and sends go on by clients of their own.
+func TestResidentPlantedFolder(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	require.NoError(t, os.MkdirAll(w.root, 0o700))
+	planted := filepath.Join(w.root, ".tmuxd")
+	require.NoError(t, os.Mkdir(planted, 0o777))
+	require.NoError(t, os.Chown(planted, 65534, 65534))
+
+	for i := range 3 {
+		w.send(orch, rec, "task "+strconv.Itoa(i))
+	}
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "task 2")) == 1 }, "the third request")
+	entries, err := os.ReadDir(planted)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "something was made in another user's folder")
+	assert.NotContains(t, w.tmux("list-clients", "-F", "#{client_control_mode}"), "1", "a resident attached")
+}
+
+// TestResidentOtherUser: another user (uid 65534) cannot reach the resident's socket: its folder
+// is 0700 and the socket 0600, both this user's.
+func TestResidentOtherUser(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, _ := w.recorderPane()
+	w.startResident(orch, rec)
+	socks, _ := filepath.Glob(filepath.Join(w.root, ".tmuxd", "*.sock"))
+	require.Len(t, socks, 1)
+	for _, p := range []string{filepath.Dir(socks[0]), socks[0]} {
+		st, err := os.Lstat(p)
+		require.NoError(t, err)
+		want := os.FileMode(0o600)
+		if st.IsDir() {
+			want = 0o700
+		}
+		assert.Equal(t, want, st.Mode().Perm(), p)
+		assert.Equal(t, uint32(os.Getuid()), st.Sys().(*syscall.Stat_t).Uid, p)
+	}
+	script := "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n  s.connect(sys.argv[1]); print('connected')\nexcept Exception as e:\n  print(type(e).__name__)\n"
+	cmd := exec.Command("/usr/bin/python3", "-c", script, socks[0])
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "PermissionError\n", string(out))
+}

@@ -1,0 +1,108 @@
+package paneops
+
+// The fence of a delivery's two calls that change the pane, the paste and the Enter, when they
+// go through a client kept open (route.go). Such a client can break after it took a call and
+// before it answered (kill -9 of the resident, a server that stalls): tmux may have run the call,
+// or may still run it a moment later, from what the broken client had already written. Running
+// it again could paste twice; not running it could lose the message. So each such call carries
+// a token: its changing branch records the token in the pane (@wcomm-op), and its guard also
+// refuses when the token is fenced (@wcomm-x-TOKEN set). When the route breaks, one call of a
+// client of its own settles it, atomically in the server: the token recorded means the call ran;
+// otherwise the token is fenced, so the call can never run late, and it is run again, with a new
+// token, by a client of its own. Exactly once either way. The tokens are generated ids
+// ([a-z0-9-]), as the command strings need.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// The pane options of the fence.
+const (
+	fenceDone   = "@wcomm-op"
+	fencePrefix = "@wcomm-x-"
+)
+
+// fenced is args (a guarded paste or Enter: an if-shell -F -t PANE COND REFUSE DO among its
+// commands) with the token: COND also holds when the token is fenced, and DO records it.
+func fenced(args []string, pane messages.PaneID, token string) []string {
+	out := append([]string(nil), args...)
+	for i := 0; i+6 < len(out); i++ {
+		if out[i] == "if-shell" && out[i+1] == "-F" && out[i+2] == "-t" {
+			out[i+4] = "#{||:" + out[i+4] + ",#{" + fencePrefix + token + "}}"
+			out[i+6] += " ; set-option -p -t " + string(pane) + " " + fenceDone + " " + token
+			return out
+		}
+	}
+	return out
+}
+
+// runFenced runs the call that build makes for a token, starting with token. Through a route,
+// the call is fenced; when the route breaks mid-call, settle decides whether it ran, and if not
+// it runs again, with token+"r", by a client of its own. It returns tmux's output and the token
+// of the call that counts.
+func (c *Client) runFenced(ctx context.Context, pane messages.PaneID, stdin []byte, token string, build func(token string) []string) (string, string, error) {
+	if !c.routed() {
+		out, err := c.Run(ctx, reader(stdin), build(token)...)
+		return out, token, err
+	}
+	out, err := c.Run(ctx, reader(stdin), fenced(build(token), pane, token)...)
+	if !errors.Is(err, ErrRouteLost) {
+		return out, token, err
+	}
+	ran, ferr := c.settle(ctx, pane, token)
+	switch {
+	case ferr != nil:
+		return "", token, fmt.Errorf("%w; settling it: %w", err, ferr)
+	case ran:
+		return "", token, nil // it ran, and did its work: the guard's refusals print, and were not printed
+	}
+	token += "r"
+	out, err = c.direct().Run(ctx, reader(stdin), build(token)...)
+	return out, token, err
+}
+
+// settle decides whether the fenced call of token ran, by a client of its own: ran when the
+// pane records the token; otherwise the token is fenced in the same call, so the call never runs.
+func (c *Client) settle(ctx context.Context, pane messages.PaneID, token string) (ran bool, err error) {
+	p := string(pane)
+	out, err := c.direct().Run(ctx, nil, "if-shell", "-F", "-t", p, "#{==:#{"+fenceDone+"},"+token+"}",
+		"display -p done-"+token,
+		"set-option -p -t "+p+" "+fencePrefix+token+" 1 ; display -p fenced-"+token)
+	if err != nil {
+		return false, err
+	}
+	switch strings.TrimSpace(out) {
+	case "done-" + token:
+		return true, nil
+	case "fenced-" + token:
+		return false, nil
+	}
+	return false, fmt.Errorf("unexpected output %q from tmux", out)
+}
+
+func reader(b []byte) io.Reader {
+	if b == nil {
+		return nil
+	}
+	return bytes.NewReader(b)
+}
+
+// enterToken is the token of a delivery's Enter number n: its buffer's name (Resume, which has
+// none, names it by the delivery's mark and a random word), then "-e" and n.
+func enterToken(buffer, mark string, n int) string {
+	if buffer == "" {
+		buffer = strings.TrimPrefix(newBufferName(), "wcomm-")
+		if mark != "" {
+			buffer = mark + "-" + buffer
+		}
+	}
+	return buffer + "-e" + strconv.Itoa(n)
+}

@@ -1,0 +1,414 @@
+package paneops
+
+// The resident client, the serving side: one process per root and tmux server ('wcomm
+// __tmuxd'), holding one control-mode client (Control) and answering the calls of every wcomm
+// process of the root on a unix socket. It ends on its own once no call came for its idle time
+// and no delivery it guards is under way, when its tmux server stops, or when its socket is
+// removed or replaced (its root deleted).
+//
+// A call with stdin (load-buffer -b NAME -, the text of a message) never puts the text into a
+// command line: the resident writes the bytes to a file of mode 0600 in its private folder,
+// runs load-buffer -b NAME FILE and removes the file. tmux reads such a file itself, in the
+// server, when the client that asks is attached (file_read in tmux's file.c; a control client
+// is attached), so the file is opened by the server's own user: the resident checks once that
+// the server runs as this user before it takes any stdin, and leaves stdin to a client of the
+// caller's own otherwise.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/lock"
+)
+
+// residentFlags are the resident's client flags: it types (send-keys, paste-buffer), so it is
+// not read-only; it takes no part in window sizes and receives no pane output.
+const residentFlags = "ignore-size,no-output"
+
+// ResidentServer serves the resident client of one root and tmux server.
+type ResidentServer struct {
+	Dir  string // the folder of the socket, lock and private files: this user's, 0700
+	Key  string // ResidentKey: the names of its files in Dir
+	Tmux *Client
+	// Idle is how long without a call the resident waits before it ends.
+	Idle time.Duration
+	// Guard guards the deliveries of process pid into pane: it returns once wait returns (pid
+	// ended) and what pid left between paste and Enter is finished. nil: guards are refused.
+	Guard func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error
+	// Logf writes a diagnostic line.
+	Logf func(format string, a ...any)
+
+	ctl      *Control
+	last     atomic.Int64 // unix nanoseconds of the latest call
+	guards   atomic.Int64 // guards under way
+	ownerOK  atomic.Int32 // 0 unknown, 1 the server runs as this user, -1 not
+	seq      atomic.Uint64
+	private  string
+	listener *net.UnixListener
+}
+
+// ResidentSocket, ResidentLock and ResidentPrivate are the names of a resident's files in its
+// folder: the socket, the lock that makes it one per root and server, and the private folder of
+// the files it loads buffers from.
+func ResidentSocket(key string) string  { return key + ".sock" }
+func ResidentLock(key string) string    { return key + ".lock" }
+func ResidentPrivate(key string) string { return key + ".d" }
+
+// ErrResidentRunning: another resident serves this root and server.
+var ErrResidentRunning = errors.New("a resident tmux client already runs for this root and server")
+
+func (s *ResidentServer) logf(format string, a ...any) {
+	if s.Logf != nil {
+		s.Logf(format, a...)
+	}
+}
+
+// Serve runs the resident until it is idle, its server stops, its socket goes or ctx ends.
+func (s *ResidentServer) Serve(ctx context.Context) error {
+	if err := ownedBy(s.Dir, true); err != nil {
+		return err
+	}
+	// The lock is held on a handle open for reading only, and the pid written by one that is
+	// closed at once: a resident keeps no file of the root open for writing, so the root's file
+	// system can still be remounted read-only under it.
+	lockPath := filepath.Join(s.Dir, ResidentLock(s.Key))
+	held, err := os.OpenFile(lockPath, os.O_RDONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer held.Close()
+	once, stop := context.WithCancel(ctx) // ended: one try, no wait
+	stop()
+	if err := lock.Flock(once, held, syscall.LOCK_EX, nil); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ErrResidentRunning
+		}
+		return err
+	}
+	if f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600); err == nil {
+		_, _ = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+		f.Close()
+	}
+
+	// The private folder: made anew, so that nothing a killed resident left (a message's
+	// bytes) stays behind, and nothing planted in it is used.
+	s.private = filepath.Join(s.Dir, ResidentPrivate(s.Key))
+	if err := os.RemoveAll(s.private); err != nil {
+		return err
+	}
+	if err := os.Mkdir(s.private, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(s.private)
+
+	sock := filepath.Join(s.Dir, ResidentSocket(s.Key))
+	// A socket left by a killed resident: no other resident runs, as this one holds the lock.
+	if st, err := os.Lstat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
+		_ = os.Remove(sock)
+	}
+	old := syscall.Umask(0o177)
+	err = withShortPath(sock, func(p string) error {
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+		s.listener = ln
+		return err
+	})
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", sock, err)
+	}
+	s.listener.SetUnlinkOnClose(false)
+	sockSt, err := os.Lstat(sock)
+	if err != nil {
+		s.listener.Close()
+		return err
+	}
+	defer func() {
+		// Removed only while it is still this resident's own.
+		if st, err := os.Lstat(sock); err == nil && os.SameFile(st, sockSt) {
+			_ = os.Remove(sock)
+		}
+	}()
+
+	s.ctl = s.Tmux.ControlTyping("")
+	defer s.ctl.Close()
+	s.ctl.Start()
+	s.last.Store(time.Now().UnixNano())
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.watch(ctx, sock, sockSt, cancel)
+	go func() { <-ctx.Done(); s.listener.Close() }()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := s.listener.AcceptUnix()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.serveConn(ctx, c)
+		}()
+	}
+}
+
+// watch ends the resident (cancel) when it is idle, its socket is gone or its server stopped.
+func (s *ResidentServer) watch(ctx context.Context, sock string, sockSt os.FileInfo, cancel func()) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if st, err := os.Lstat(sock); err != nil || !os.SameFile(st, sockSt) {
+			s.logf("the socket %s is gone or replaced: ending", sock)
+			cancel()
+			return
+		}
+		if s.guards.Load() > 0 {
+			continue
+		}
+		if time.Since(time.Unix(0, s.last.Load())) > s.Idle {
+			cancel()
+			return
+		}
+		if !s.ctl.Running() {
+			// Broken or never started: a server that still runs takes a new client.
+			s.ctl.Start()
+			if !s.ctl.Running() && !s.serverUp(ctx) {
+				s.logf("the tmux server does not answer: ending")
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+// Client is a Client whose calls without stdin go through the resident's own control client,
+// in this process (a guard's delivery); valid once Serve runs.
+func (s *ResidentServer) Client() *Client { return s.ctl.Client() }
+
+// serverUp asks the server, with a client of its own, whether it runs.
+func (s *ResidentServer) serverUp(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := s.Tmux.direct().Run(ctx, nil, "display-message", "-p", "#{pid}")
+	return err == nil || !errors.Is(err, ErrNoServer)
+}
+
+// serveConn answers the calls of one connection, after checking that its peer is this user.
+func (s *ResidentServer) serveConn(ctx context.Context, c *net.UnixConn) {
+	defer c.Close()
+	// Ending, the resident closes the connections it holds: a caller then goes on by clients of
+	// its own, and one whose guard this was starts a guard of another kind.
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	cred, err := peerCred(c)
+	if err != nil || int(cred.Uid) != os.Getuid() {
+		if err == nil {
+			err = fmt.Errorf("the peer runs as uid %d, not as you (uid %d)", cred.Uid, os.Getuid())
+		}
+		s.logf("refused a connection: %v", err)
+		return
+	}
+	for {
+		var req residentReq
+		if err := readFrame(c, &req); err != nil {
+			return
+		}
+		var body []byte
+		if req.Stdin > 0 {
+			if req.Stdin > residentMaxStdin {
+				return
+			}
+			body = make([]byte, req.Stdin)
+			if _, err := io.ReadFull(c, body); err != nil {
+				return // a frame cut short: nothing of it runs
+			}
+		}
+		s.last.Store(time.Now().UnixNano())
+		switch req.Op {
+		case "run":
+			resp := s.run(ctx, req.Args, body)
+			s.last.Store(time.Now().UnixNano())
+			if err := writeFrame(c, resp, nil); err != nil {
+				return
+			}
+		case "guard":
+			s.guard(ctx, c, req, int(cred.Pid))
+			return
+		default:
+			_ = writeFrame(c, residentResp{State: "notrun", Err: "unknown operation"}, nil)
+			return
+		}
+	}
+}
+
+// run runs one call through the control client.
+func (s *ResidentServer) run(ctx context.Context, args []string, body []byte) residentResp {
+	if len(args) == 0 {
+		return residentResp{State: "notrun"}
+	}
+	if body != nil {
+		if !loadsStdin(args) || !s.serverIsOurs(ctx) {
+			return residentResp{State: "notrun"}
+		}
+		path, err := s.writePrivate(body)
+		if err != nil {
+			s.logf("write a buffer's file: %v", err)
+			return residentResp{State: "notrun"}
+		}
+		defer os.Remove(path)
+		args = withLoadPath(args, path)
+	}
+	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	defer cancel()
+	out, st, err := s.ctl.run(ctx, args)
+	switch st {
+	case routeNotRun:
+		return residentResp{State: "notrun"}
+	case routeLost:
+		return residentResp{State: "lost"}
+	}
+	if err == nil {
+		return residentResp{State: "done", Out: out}
+	}
+	var te *Error
+	if errors.As(err, &te) && te.ExitCode > 0 {
+		return residentResp{State: "done", Out: out, Code: te.ExitCode, Stderr: te.Stderr}
+	}
+	return residentResp{State: "done", Out: out, Code: -1, Err: err.Error()}
+}
+
+// withLoadPath is args with the "-" of its first command (load-buffer ... -) replaced by path.
+func withLoadPath(args []string, path string) []string {
+	out := append([]string(nil), args...)
+	end := len(out)
+	for i, a := range out {
+		if a == ";" {
+			end = i
+			break
+		}
+	}
+	out[end-1] = path
+	return out
+}
+
+// writePrivate writes body to a new file of mode 0600 in the private folder.
+func (s *ResidentServer) writePrivate(body []byte) (string, error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	path := filepath.Join(s.private, strconv.FormatUint(s.seq.Add(1), 10)+"-"+hex.EncodeToString(b[:]))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(body); err != nil {
+		f.Close()
+		os.Remove(path)
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return path, nil
+}
+
+// serverIsOurs reports whether the tmux server runs as this user, asked once: a server that
+// does not would read the buffers' files as another user, or fail to.
+func (s *ResidentServer) serverIsOurs(ctx context.Context) bool {
+	switch s.ownerOK.Load() {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	defer cancel()
+	out, st, err := s.ctl.run(ctx, []string{"display-message", "-p", "#{pid}"})
+	if st != routeDone || err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	var fst syscall.Stat_t
+	if err := syscall.Stat("/proc/"+strconv.Itoa(pid), &fst); err != nil {
+		return false
+	}
+	if int(fst.Uid) != os.Getuid() {
+		s.ownerOK.Store(-1)
+		s.logf("the tmux server (pid %d) runs as uid %d, not as you: messages go by a client of their own", pid, fst.Uid)
+		return false
+	}
+	s.ownerOK.Store(1)
+	return true
+}
+
+// guard takes the guard of the deliveries of the peer (pid, from SO_PEERCRED, never from the
+// request) into a pane: a pidfd is opened before the answer, so the pid cannot be another
+// process's by the time it is waited on. The connection stays open while the guard lives: its
+// end tells the peer that its guard is gone.
+func (s *ResidentServer) guard(ctx context.Context, c *net.UnixConn, req residentReq, pid int) {
+	pane, err := messages.ParsePaneID(req.Pane)
+	if s.Guard == nil || err != nil || pid <= 0 {
+		_ = writeFrame(c, residentResp{State: "notrun", Err: "guard not taken"}, nil)
+		return
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		_ = writeFrame(c, residentResp{State: "notrun", Err: "pidfd: " + err.Error()}, nil)
+		return
+	}
+	s.guards.Add(1)
+	defer func() {
+		s.guards.Add(-1)
+		s.last.Store(time.Now().UnixNano())
+	}()
+	if err := writeFrame(c, residentResp{State: "done"}, nil); err != nil {
+		unix.Close(fd)
+		return
+	}
+	wait := func(ctx context.Context) error {
+		defer unix.Close(fd)
+		for {
+			n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 1000)
+			if err != nil && !errors.Is(err, unix.EINTR) {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.Guard(ctx, req.Server, req.Socket, pane, pid, wait); err != nil {
+		s.logf("guard of pid %d in pane %s: %v", pid, pane, err)
+	}
+}

@@ -1,0 +1,300 @@
+package paneops
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+)
+
+// residentDir is a private folder for a resident's files, short enough for a socket's address.
+func residentDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "rs")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(d) })
+	require.NoError(t, os.Chmod(d, 0o700))
+	return d
+}
+
+// serveResident runs a ResidentServer for s's server in dir until the test ends.
+func serveResident(t *testing.T, s *testServer, dir string) (*ResidentServer, *lockedLog) {
+	t.Helper()
+	log := &lockedLog{}
+	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: log.printf}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rs.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the resident did not end")
+		}
+	})
+	waitFor(t, 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(dir, ResidentSocket("k")))
+		return err == nil
+	})
+	return rs, log
+}
+
+// linesPane opens a window whose program appends every line it reads to a file, and returns the
+// pane and the file.
+func linesPane(t *testing.T, s *testServer) (messages.PaneID, string) {
+	t.Helper()
+	out := filepath.Join(s.dir, "lines-"+strings.ReplaceAll(t.Name(), "/", "-"))
+	p := s.newWindow("sh", "-c", "exec cat >> "+out)
+	return p, out
+}
+
+// countIn counts word in the file, polling until it is there at least once.
+func countIn(t *testing.T, path, word string) int {
+	t.Helper()
+	n := 0
+	waitFor(t, 10*time.Second, func() bool {
+		data, _ := os.ReadFile(path)
+		n = strings.Count(string(data), word)
+		return n > 0
+	})
+	return n
+}
+
+// TestResidentDelivers: a delivery through the resident pastes and submits once, its text
+// loaded from a file of the resident's private folder that is gone afterwards, and no tmux
+// client of its own is started for it.
+func TestResidentDelivers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	rs, _ := serveResident(t, s, dir)
+	pane, out := linesPane(t, s)
+	cl := s.c.WithResident(NewResident(dir, ResidentSocket("k"), nil))
+	d := s.delivery(pane, "through-the-resident", true)
+	res, err := cl.Deliver(context.Background(), d)
+	require.NoError(t, err)
+	assert.True(t, res.Submitted)
+	assert.Equal(t, 1, countIn(t, out, "through-the-resident"))
+	assert.Equal(t, uint64(1), rs.seq.Load(), "the paste's text went by the resident's file")
+	entries, err := os.ReadDir(filepath.Join(dir, ResidentPrivate("k")))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the text's file stays behind")
+	st, err := os.Stat(filepath.Join(dir, ResidentSocket("k")))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
+
+// fakeResident speaks the resident's protocol and misbehaves as a killed resident would: it
+// takes a call and ends the connection without an answer, having run the call before (ran), or
+// running it only later, once the caller has settled it (late).
+type fakeResident struct {
+	t    *testing.T
+	s    *testServer
+	ln   *net.UnixListener
+	mode string // "ran" or "late"
+	wg   sync.WaitGroup
+}
+
+func startFake(t *testing.T, s *testServer, dir, mode string) *fakeResident {
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, ResidentSocket("k")), Net: "unix"})
+	require.NoError(t, err)
+	f := &fakeResident{t: t, s: s, ln: ln, mode: mode}
+	f.wg.Add(1)
+	go f.serve()
+	t.Cleanup(func() { ln.Close(); f.wg.Wait() })
+	return f
+}
+
+func (f *fakeResident) serve() {
+	defer f.wg.Done()
+	for {
+		c, err := f.ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		var req residentReq
+		if readFrame(c, &req) != nil {
+			c.Close()
+			continue
+		}
+		body := make([]byte, req.Stdin)
+		_, _ = c.Read(body)
+		args := req.Args
+		if req.Stdin > 0 {
+			file := filepath.Join(f.s.dir, "fake-buf")
+			_ = os.WriteFile(file, body, 0o600)
+			args = withLoadPath(args, file)
+		}
+		changes := !rerunSafe(req.Args)
+		if !changes {
+			// Reads are answered, so the delivery gets to its paste.
+			out, err := f.s.c.direct().Run(context.Background(), nil, args...)
+			resp := residentResp{State: "done", Out: out}
+			if err != nil {
+				resp.Code, resp.Stderr = 1, err.Error()
+			}
+			_ = writeFrame(c, resp, nil)
+			c.Close()
+			continue
+		}
+		if f.mode == "ran" {
+			_, _ = f.s.c.direct().Run(context.Background(), nil, args...)
+			c.Close()
+			continue
+		}
+		// late: the call is cut off at once, and runs only once the caller has fenced it.
+		c.Close()
+		token := ""
+		for i, a := range req.Args {
+			if strings.Contains(a, fencePrefix) && i > 0 {
+				token = a[strings.Index(a, fencePrefix)+len(fencePrefix):]
+				token = token[:strings.Index(token, "}")]
+			}
+		}
+		pane := ""
+		for i, a := range req.Args {
+			if a == "-t" && i+1 < len(req.Args) && strings.HasPrefix(req.Args[i+1], "%") {
+				pane = req.Args[i+1]
+			}
+		}
+		waitFor(f.t, 10*time.Second, func() bool {
+			out, err := f.s.c.direct().Run(context.Background(), nil, "display-message", "-p", "-t", pane, "#{"+fencePrefix+token+"}")
+			return err == nil && strings.TrimSpace(out) == "1"
+		})
+		out, _ := f.s.c.direct().Run(context.Background(), nil, args...)
+		assert.Contains(f.t, out, "refused", "the late call was not refused by its fence")
+	}
+}
+
+// TestResidentLostMidCall: a resident that ends after taking the paste or the Enter, whether tmux
+// ran the call (ran) or runs it only after the caller gave up on it (late), never makes the
+// message arrive twice or not at all.
+func TestResidentLostMidCall(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"ran", "late"} {
+		t.Run(mode, func(t *testing.T) {
+			s := startServer(t)
+			dir := residentDir(t)
+			startFake(t, s, dir, mode)
+			pane, out := linesPane(t, s)
+			cl := s.c.WithResident(NewResident(dir, ResidentSocket("k"), nil))
+			d := s.delivery(pane, "once-"+mode, true)
+			d.Mark = "m-" + mode
+			res, err := cl.Deliver(context.Background(), d)
+			require.NoError(t, err)
+			assert.True(t, res.Pasted)
+			assert.True(t, res.Submitted)
+			assert.Equal(t, 1, countIn(t, out, "once-"+mode))
+			// The next line comes after it: the Enter was pressed once, not twice.
+			d2 := s.delivery(pane, "next-"+mode, true)
+			_, err = s.c.Deliver(context.Background(), d2)
+			require.NoError(t, err)
+			countIn(t, out, "next-"+mode)
+			data, err := os.ReadFile(out)
+			require.NoError(t, err)
+			assert.Equal(t, "once-"+mode+"\nnext-"+mode+"\n", string(data))
+			pasted, entered, err := s.c.Marks(context.Background(), pane)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"m-" + mode, "m-" + mode}, []string{pasted, entered}, "the first delivery's marks")
+		})
+	}
+}
+
+// TestResidentRefusesOthers: a connection from another user (uid 65534), even through a folder
+// and socket made loose by hand, gets no answer and runs nothing; a folder or socket that
+// another user owns, or a loose folder, is never dialed, and the calls go on by clients of
+// their own; a resident refuses to serve in a folder another user owns.
+func TestResidentRefusesOthers(t *testing.T) {
+	python, err := exec.LookPath("/usr/bin/python3") // a system one: a user's own (pyenv) is not for another user to run
+	require.NoError(t, err)
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	_, log := serveResident(t, s, dir)
+	sock := filepath.Join(dir, ResidentSocket("k"))
+	require.NoError(t, os.Chmod(dir, 0o755))
+	require.NoError(t, os.Chmod(sock, 0o666))
+	pane := s.newWindow("sleep", "300")
+	// Another user asks for a window to be opened; the answer it gets, if any, is printed.
+	script := `import socket,struct,json,sys
+s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+h=json.dumps({"op":"run","args":["rename-window","-t",sys.argv[2],"planted"]}).encode()
+s.settimeout(5)
+try:
+    s.sendall(struct.pack(">I",len(h))+h)
+    d=s.recv(4096)
+except (BrokenPipeError, ConnectionResetError):
+    d=b""  # refused before the request was even read
+except Exception as e:
+    d=b"ERR "+str(e).encode()
+print("answer:%r" % d)`
+	cmd := exec.Command(python, "-c", script, sock, string(pane))
+	cmd.SysProcAttr = otherUser(65534)
+	got, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(got))
+	assert.True(t, string(got) == "answer:b''\n" || strings.Contains(string(got), "reset by peer"), "another user got an answer: %s", got)
+	name := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{window_name}"))
+	assert.NotEqual(t, "planted", name)
+	waitFor(t, 5*time.Second, func() bool { return strings.Contains(log.String(), "refused a connection") })
+
+	// The calling side: a loose folder is not dialed; the call runs by a client of its own.
+	r := NewResident(dir, ResidentSocket("k"), nil)
+	_, err = r.dial(context.Background())
+	assert.ErrorContains(t, err, "not a folder of mode 0700")
+	info, err := s.c.WithResident(r).ServerInfo(context.Background())
+	require.NoError(t, err)
+	assert.NotZero(t, info.PID)
+
+	// A socket another user planted in a folder of ours.
+	require.NoError(t, os.Chmod(dir, 0o700))
+	require.NoError(t, os.Chown(sock, 65534, 65534))
+	_, err = r.dial(context.Background())
+	assert.ErrorContains(t, err, "owned by uid 65534")
+
+	// A folder another user planted: not dialed, and no resident serves there.
+	planted := residentDir(t)
+	require.NoError(t, os.Chown(planted, 65534, 65534))
+	_, err = NewResident(planted, ResidentSocket("k"), nil).dial(context.Background())
+	assert.ErrorContains(t, err, "owned by uid 65534")
+	err = (&ResidentServer{Dir: planted, Key: "k", Tmux: s.c, Idle: time.Second}).Serve(context.Background())
+	assert.ErrorContains(t, err, "owned by uid 65534")
+	entries, err := os.ReadDir(planted)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "something was made in another user's folder")
+}
+
+// otherUser runs a command as uid (and gid) uid.
+func otherUser(uid uint32) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+}
+
+// lockedLog collects a resident's diagnostics.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) printf(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(&l.b, format+"\n", a...)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
