@@ -1,0 +1,140 @@
+// Package resident starts, reaches and runs the resident tmux client of a root and tmux server
+// (paneops' ResidentServer): the hidden 'wcomm __tmuxd' that a delivering command starts
+// detached when none answers, the calling side a command hands its tmux calls and its guard to,
+// and the resident's own loop. It is opt-in (WCOMM_TMUXD=1). It imports paneops, the store room,
+// messages and the launcher; the command line wires it, and runs the engine's guard for it.
+package resident
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/internal/launch"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// Idle is how long a resident waits without a call before it ends: long enough for an exchange's
+// round trip and the next send of a busy pair, short enough that nothing stays behind for long
+// once the agents are quiet.
+const Idle = 30 * time.Second
+
+// logName is the resident's diagnostics file in the root's .tmuxd folder.
+const logName = "tmuxd.log"
+
+// Where names the resident of one root and tmux server.
+type Where struct {
+	Root   string
+	Server paneops.Server
+	// Getenv reads $TMUX and $TMUX_TMPDIR, which name the default server.
+	Getenv func(string) string
+}
+
+// On reports whether getenv turns the resident on ("1", "on", "true", "yes"); otherwise every
+// tmux call starts a client of its own, as before the resident existed. It is opt-in until it is
+// measured on a quiet machine to beat the client per call.
+func On(getenv func(string) string) bool {
+	switch getenv("WCOMM_TMUXD") {
+	case "1", "on", "true", "yes":
+		return true
+	}
+	return false
+}
+
+// key names the resident of w's server.
+func (w Where) key() string {
+	return paneops.ResidentKey(w.Server, w.Getenv("TMUX"), w.Getenv("TMUX_TMPDIR"))
+}
+
+// Caller is the calling side of w's resident; start, when set, starts one when none answers.
+func Caller(w Where, start bool) (*paneops.Resident, error) {
+	root, err := filepath.Abs(w.Root)
+	if err != nil {
+		return nil, err
+	}
+	var spawn func() error
+	if start {
+		spawn = func() error { return Spawn(Where{Root: root, Server: w.Server, Getenv: w.Getenv}) }
+	}
+	return paneops.NewResident(filepath.Join(root, store.ResidentDir), paneops.ResidentSocket(w.key()), spawn), nil
+}
+
+// Spawn starts 'wcomm __tmuxd' for w, detached.
+func Spawn(w Where) error {
+	if _, err := store.EnsureRoot(w.Root, true); err != nil {
+		return err
+	}
+	if _, err := store.Dir(w.Root, store.ResidentDir, true); err != nil {
+		return err
+	}
+	args := []string{"__tmuxd", "--root", w.Root}
+	if w.Server.Socket != "" {
+		args = append(args, "-S", w.Server.Socket)
+	}
+	if w.Server.Name != "" {
+		args = append(args, "-L", w.Server.Name)
+	}
+	// No log for its stderr: the resident writes its lines itself, each by an open of the log
+	// that it closes again, so it holds no file of the root open for writing (Serve).
+	return launch.Start(launch.Helper{Args: args})
+}
+
+// GuardFunc is a command's SpawnGuard.
+type GuardFunc func(server, socket string, pane messages.PaneID, pid int) error
+
+// Guard hands this process's guard to the resident r, and only when r does not take it (or ends
+// before this process) to spawn, a process of its own.
+func Guard(ctx context.Context, r *paneops.Resident, spawn GuardFunc) GuardFunc {
+	return func(server, socket string, pane messages.PaneID, pid int) error {
+		if r == nil || pid != os.Getpid() {
+			return spawn(server, socket, pane, pid)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		lost := func() { _ = spawn(server, socket, pane, pid) }
+		if err := r.Guard(ctx, server, socket, pane, lost); err != nil {
+			return spawn(server, socket, pane, pid)
+		}
+		return nil
+	}
+}
+
+// ServeGuard guards the deliveries of process pid into pane until wait returns (see
+// paneops.ResidentServer.Guard).
+type ServeGuard = func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error
+
+// Serve runs w's resident until it is idle for idle; guard runs a guard handed to it, with the
+// resident's own tmux client (tmux, once the resident serves).
+func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux func() *paneops.Client) ServeGuard) error {
+	root, err := store.EnsureRoot(w.Root, false)
+	if err != nil {
+		return err
+	}
+	dir, err := store.Dir(root, store.ResidentDir, false)
+	if err != nil {
+		return err
+	}
+	srv := &paneops.ResidentServer{
+		Dir: dir, Key: w.key(), Tmux: &paneops.Client{Server: w.Server},
+		Idle: idle,
+		Logf: func(format string, a ...any) {
+			f, err := os.OpenFile(filepath.Join(dir, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			fmt.Fprintf(f, "%s wcomm __tmuxd %d: %s\n", time.Now().Format(time.RFC3339), os.Getpid(), messages.SanitizeField(fmt.Sprintf(format, a...)))
+		},
+	}
+	srv.Guard = guard(srv.Client)
+	err = srv.Serve(ctx)
+	if err == paneops.ErrResidentRunning {
+		return nil
+	}
+	return err
+}
