@@ -4,9 +4,46 @@
 // prints are the same text. Adding a topic is adding a file.
 package docs
 
-import "embed"
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"strings"
+)
 
 // Topics holds the topic files, *.md of this folder.
 //
 //go:embed *.md
 var Topics embed.FS
+
+// Topic is one page of the reference.
+type Topic struct {
+	Name  string // what `wcomm help NAME` takes: the file's name without .md, lower case
+	Title string // the file's first line without its "# "
+	Body  string // the whole text, the title line included
+}
+
+// Aliases are other names a topic answers to.
+var Aliases = map[string]string{"exit": "exit-codes"}
+
+// Load reads the topic files of fsys: every NAME.md, whose first line must be "# Title".
+func Load(fsys fs.FS) ([]Topic, error) {
+	names, err := fs.Glob(fsys, "*.md")
+	if err != nil {
+		return nil, err
+	}
+	var out []Topic
+	for _, file := range names {
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		title, ok := strings.CutPrefix(first, "# ")
+		if !ok || strings.TrimSpace(title) == "" {
+			return nil, fmt.Errorf("docs/%s:1: a topic starts with a '# Title' line", file)
+		}
+		out = append(out, Topic{Name: strings.ToLower(strings.TrimSuffix(file, ".md")), Title: strings.TrimSpace(title), Body: string(data)})
+	}
+	return out, nil
+}

@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -19,31 +18,21 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// topic is one page of the reference.
-type topic struct {
-	Name  string // what `wcomm help NAME` takes: the file's name without .md, lower case
-	Title string // the file's first line without its "# "
-	Body  string // the whole text, the title line included
-}
-
 // generatedTopics are pages made from this binary's own registries rather than a file.
-var generatedTopics = map[string]func() topic{
+var generatedTopics = map[string]func() docs.Topic{
 	"commands": commandsTopic,
 }
 
-// topicAliases are other names a topic answers to.
-var topicAliases = map[string]string{"exit": "exit-codes"}
-
 var (
 	topicsOnce sync.Once
-	topicsList []topic
+	topicsList []docs.Topic
 	topicsErr  error
 )
 
 // allTopics returns every topic, by name.
-func allTopics() ([]topic, error) {
+func allTopics() ([]docs.Topic, error) {
 	topicsOnce.Do(func() {
-		topicsList, topicsErr = loadTopics(docs.Topics)
+		topicsList, topicsErr = docs.Load(docs.Topics)
 		for _, gen := range generatedTopics {
 			topicsList = append(topicsList, gen())
 		}
@@ -52,32 +41,10 @@ func allTopics() ([]topic, error) {
 	return topicsList, topicsErr
 }
 
-// loadTopics reads the topic files of fsys: every NAME.md, whose first line must be "# Title".
-func loadTopics(fsys fs.FS) ([]topic, error) {
-	names, err := fs.Glob(fsys, "*.md")
-	if err != nil {
-		return nil, err
-	}
-	var out []topic
-	for _, file := range names {
-		data, err := fs.ReadFile(fsys, file)
-		if err != nil {
-			return nil, err
-		}
-		first, _, _ := strings.Cut(string(data), "\n")
-		title, ok := strings.CutPrefix(first, "# ")
-		if !ok || strings.TrimSpace(title) == "" {
-			return nil, fmt.Errorf("docs/%s:1: a topic starts with a '# Title' line", file)
-		}
-		out = append(out, topic{Name: strings.ToLower(strings.TrimSuffix(file, ".md")), Title: strings.TrimSpace(title), Body: string(data)})
-	}
-	return out, nil
-}
-
 // findTopic returns the topic called name (any case, or one of its aliases).
-func findTopic(name string) (topic, bool) {
+func findTopic(name string) (docs.Topic, bool) {
 	name = strings.ToLower(name)
-	if a, ok := topicAliases[name]; ok {
+	if a, ok := docs.Aliases[name]; ok {
 		name = a
 	}
 	ts, _ := allTopics()
@@ -86,7 +53,7 @@ func findTopic(name string) (topic, bool) {
 			return t, true
 		}
 	}
-	return topic{}, false
+	return docs.Topic{}, false
 }
 
 // topicNames are the names `wcomm help` takes besides the commands: for completion and for
@@ -114,7 +81,7 @@ func printTopics(w io.Writer) {
 }
 
 // commandsTopic is every visible command's help, one after the other: the command reference.
-func commandsTopic() topic {
+func commandsTopic() docs.Topic {
 	var b bytes.Buffer
 	b.WriteString("# Commands: every command's help, one after the other\n\n")
 	b.WriteString(globalFlagsText)
@@ -127,7 +94,7 @@ func commandsTopic() topic {
 		b.WriteString(strings.TrimSuffix(h.String(), "\n"+exitCodesText))
 	}
 	b.WriteString("\nExit codes: wcomm help exit-codes\n")
-	return topic{Name: "commands", Title: "Commands: every command's help, one after the other", Body: b.String()}
+	return docs.Topic{Name: "commands", Title: "Commands: every command's help, one after the other", Body: b.String()}
 }
 
 // globalFlagsText opens the command reference: what every command takes.

@@ -1,0 +1,53 @@
+package tmuxcomm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+)
+
+// PermissionHook is an agent's PermissionRequest hook: data is the hook's JSON input. It records
+// the request as a question for the person (questions/permission.go), waits up to wait for its
+// first answer and returns the agent's decision as the agent reads it on the hook's stdout; nil
+// when the question ends otherwise, so that the agent's own dialog decides. The agent's session
+// file, found among this process's ancestors, is how an answer given in the pane is seen;
+// without it the question still waits, and warn says so, as it says every other problem that does
+// not stop the hook, when it is found.
+func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, wait time.Duration, warn func(string)) ([]byte, error) {
+	var in messages.HookInput
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("hook input is not JSON: %w", err)
+	}
+	req, err := messages.ParsePermissionRequest(agent, in)
+	if err != nil {
+		return nil, err
+	}
+	var term questions.Terminal
+	if t, err := paneops.ScanProcs(); err == nil {
+		if sf, err := (door.Finder{}).SessionFile(in.SessionID, t.Ancestors(os.Getpid())); err == nil {
+			req.PID, term = sf.PID, sf
+		} else {
+			warn(fmt.Sprintf("%v; an answer given in the pane is not seen", err))
+		}
+	}
+	w, warnings, err := e.AskPermission(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	for _, s := range warnings {
+		warn(s)
+	}
+	out, err := w.Await(ctx, questions.AwaitOptions{Wait: wait, Terminal: term})
+	if err != nil || out.Decision == nil {
+		return nil, err
+	}
+	return messages.FormatClaudeDecision(*out.Decision)
+}
