@@ -163,13 +163,19 @@ func (m mockModel) prompts(t *testing.T, agent string) []prompt {
 // last screen and its start-up errors.
 func (w *world) agentPane(agent, installed string, m mockModel) string {
 	w.t.Helper()
+	return w.agentPaneEnv(agent, installed, m, nil)
+}
+
+// agentPaneEnv is agentPane with extra environment variables for start-agent.sh (CODEX_DAEMON=1).
+func (w *world) agentPaneEnv(agent, installed string, m mockModel, env []string) string {
+	w.t.Helper()
 	script, err := filepath.Abs(filepath.Join(agentsDir, "start-agent.sh"))
 	require.NoError(w.t, err)
 	work := filepath.Join(w.work, "work-"+agent)
 	errFile := filepath.Join(w.work, "start-"+agent+".err")
 	// wcomm on PATH, for the worker's tool calls ("RUN: wcomm notify ..."). Set by the wrapper:
 	// tmux gives a new pane the PATH of the client that made it, whatever new-window -e says.
-	pane := w.pane(w.work, "bash", "-c", `PATH=$1:$PATH; shift; exec "$@" 2>>"$0"`, errFile, filepath.Dir(w.bin),
+	pane := w.paneEnv(w.work, env, "bash", "-c", `PATH=$1:$PATH; shift; exec "$@" 2>>"$0"`, errFile, filepath.Dir(w.bin),
 		script, agent, installed, work, m.port)
 	w.tmux("set-option", "-p", "-t", pane, "remain-on-exit", "on")
 	w.t.Cleanup(func() { killPaneTree(w, pane) })

@@ -32,9 +32,6 @@ import (
 // codexMinVersion is the oldest Codex whose app-server was measured to deliver as described.
 const codexMinVersion = "0.169.0"
 
-// codexOriginator is the originator of the threads Codex's TUI makes.
-const codexOriginator = "codex-tui"
-
 // maxCodexThreads bounds how many loaded threads are read: a daemon holds one per TUI session and
 // a few of its own.
 const maxCodexThreads = 64
@@ -176,14 +173,16 @@ func (f Finder) codexOne(ctx context.Context, pid int, args []string) Finding {
 	}
 	var mine []codexThread
 	for _, t := range threads {
-		if t.Originator == codexOriginator && !t.Ephemeral && t.Cwd == cwd && t.Status.Type != "notLoaded" &&
+		// Not by originator: that is the daemon's first client's name, not the thread's maker's.
+		if !t.Ephemeral && t.Cwd == cwd && t.Status.Type != "notLoaded" &&
 			t.CreatedAt >= started.Unix()-createdSlack {
 			mine = append(mine, t)
 		}
 	}
 	switch len(mine) {
 	case 0:
-		return typed("Codex TUI %d: its app-server holds no thread of %s made since the TUI started", pid, cwd)
+		return typed("Codex TUI %d: its app-server holds no thread of %s made since the TUI started at %s (%s)", pid, cwd,
+			started.UTC().Format(time.RFC3339), describeThreads(threads))
 	case 1:
 	default:
 		ids := make([]string, len(mine))
@@ -211,6 +210,24 @@ func (f Finder) codexOne(ctx context.Context, pid int, args []string) Finding {
 	fd.Route, fd.Socket = RouteSocket, sock
 	fd.Why = fmt.Sprintf("Codex %s TUI %d in this pane shows thread %s of its app-server (%s)", t.CliVersion, pid, t.ID, sock)
 	return fd
+}
+
+// describeThreads says which threads were loaded, for a finding that matched none.
+func describeThreads(threads []codexThread) string {
+	if len(threads) == 0 {
+		return "no thread is loaded"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d loaded:", len(threads))
+	for i, t := range threads {
+		if i == 4 {
+			fmt.Fprintf(&b, " and %d more", len(threads)-i)
+			break
+		}
+		fmt.Fprintf(&b, " %s of %s by %s made %s%s;", t.ID, t.Cwd, t.Originator, time.Unix(t.CreatedAt, 0).UTC().Format(time.RFC3339),
+			map[bool]string{true: " (ephemeral)"}[t.Ephemeral])
+	}
+	return strings.TrimSuffix(b.String(), ";")
 }
 
 // codexState is a thread's status in the words of Finding.Status.

@@ -186,7 +186,6 @@ func TestCodexFindMatchesTheTUIsThread(t *testing.T) {
 	s.threads = []map[string]any{
 		s.thread("th-title", func(th map[string]any) { th["ephemeral"] = true }),
 		s.thread("th-other-folder", func(th map[string]any) { th["cwd"] = "/work/other" }),
-		s.thread("th-exec", func(th map[string]any) { th["originator"] = "codex_exec" }),
 		s.thread("th-before", func(th map[string]any) { th["createdAt"] = s.start.Unix() - 600 }), // an exited TUI's
 		s.thread("th-mine", func(th map[string]any) { th["status"] = map[string]any{"type": "active", "activeFlags": []string{}} }),
 	}
@@ -280,6 +279,10 @@ func TestCodexWriteStartsOneTurn(t *testing.T) {
 	assert.NotContains(t, s.methods(), "thread/resume")
 	// Every connection began with initialize and initialized.
 	assert.Equal(t, []string{"initialize", "initialized"}, s.methods()[:2])
+	// As the TUI: the daemon's first client names the originator of everything it does.
+	var ini initializeParams
+	require.NoError(t, json.Unmarshal(s.logged()[0].Params, &ini))
+	assert.Equal(t, "codex-tui", ini.ClientInfo.Name)
 }
 
 func TestCodexWriteNotWritten(t *testing.T) {

@@ -68,6 +68,13 @@ type initializeResult struct {
 	CodexHome string `json:"codexHome"`
 }
 
+// clientName is the name this client gives the app-server. The daemon takes the first client's
+// name as the originator of everything it does from then on, the TUI's own threads and model
+// requests included (measured on 0.169.0: a wcomm that connected to a daemon its TUI had just
+// started, before the TUI did, made the TUI's thread "by wcomm"). So wcomm says it is the TUI,
+// whose daemon it is, and changes nothing whoever comes first.
+const clientName = "codex-tui"
+
 // dialAppServer connects to the app-server on the Unix socket sock and says initialize and
 // initialized. Everything is bounded by ctx.
 func dialAppServer(ctx context.Context, sock string) (*rpcConn, initializeResult, error) {
@@ -90,7 +97,7 @@ func dialAppServer(ctx context.Context, sock string) (*rpcConn, initializeResult
 	c := &rpcConn{ws: ws}
 	var ini initializeResult
 	err = c.call(ctx, "initialize", initializeParams{
-		ClientInfo:   clientInfo{Name: "wcomm", Version: "1"},
+		ClientInfo:   clientInfo{Name: clientName, Version: "1"},
 		Capabilities: capabilities{ExperimentalAPI: true},
 	}, &ini)
 	if err == nil {

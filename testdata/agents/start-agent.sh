@@ -14,6 +14,9 @@
 # least of all a real credential or API address, reaches the agent. Kept: PATH, TERM,
 # LANG, SHELL, USER, TMUX, TMUX_PANE, COLORTERM and every WCOMM_* variable.
 #
+# CODEX_DAEMON=1 starts Codex with its app-server daemon (its own door; see docs/codex-door.md);
+# by default it runs without one.
+#
 # HOME is DIR/homes/AGENT-PID (the PID of the agent, as exec keeps it) unless AGENT_HOME
 # names one; homes of agents that no longer run are removed on the next start.
 set -euo pipefail
@@ -154,8 +157,11 @@ stream_max_retries = 0
 trust_level = "trusted"
 EOF
 	envs+=("MOCK_API_KEY=$fake_key")
-	# --no-daemon: otherwise an app-server and an updater outlive the TUI.
-	exec env -i "${envs[@]}" "$bin" --no-daemon --dangerously-bypass-approvals-and-sandbox
+	# --no-daemon: otherwise an app-server and an updater outlive the TUI. CODEX_DAEMON=1 keeps
+	# them: the app-server is Codex's own door, and the test that uses it stops them at its end.
+	daemon=(--no-daemon)
+	[ "${CODEX_DAEMON:-}" = 1 ] && daemon=()
+	exec env -i "${envs[@]}" "$bin" "${daemon[@]}" --dangerously-bypass-approvals-and-sandbox
 	;;
 gemini)
 	bin=$nm/.bin/gemini

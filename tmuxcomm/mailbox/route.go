@@ -1,10 +1,10 @@
 package mailbox
 
 // Delivery routes. A message goes through the agent's own door where the pane's session has one
-// (Claude Code's messaging socket, Codex's app-server: package paneops/door), else it is typed into the pane as
-// before. The route is chosen at each delivery, so a session that gains or loses its socket is
-// met where it stands; it is recorded with the delivery ("via": "socket" or "typed"). What the
-// door says of the agent's state (idle or busy) also holds a typed delivery back while the agent
+// (Claude Code's messaging socket, Codex's app-server: package paneops/door), else it is typed into
+// the pane as before. The route is chosen at each delivery, so a session that gains or loses its
+// door is met where it stands; it is recorded with the delivery ("via": "socket" or "typed"). What
+// the door says of the agent's state (idle or busy) also holds a typed delivery back while the agent
 // is mid-turn.
 //
 // Exactly once: a write through the door that did not complete cannot have reached the agent (a
