@@ -29,7 +29,7 @@ type sendIn struct {
 	To         string  `json:"to" jsonschema:"the worker: a pane id (%7), a tmux target (work:1.0) or an agent name found as the find tool does"`
 	Message    string  `json:"message" jsonschema:"the request's text (markdown); it is written to the request file and pasted into the worker's pane"`
 	Capability string  `json:"capability,omitempty" jsonschema:"READONLY (default: look, change nothing) or WRITABLE"`
-	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile (claude, codex, gemini, opencode, copilot, aider, shell, reader, generic) instead of detecting it"`
+	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile (claude, codex, gemini, opencode, copilot, qwen, aider, shell, reader, generic) instead of detecting it"`
 	First      bool    `json:"first,omitempty" jsonschema:"with an agent name: take the first of several matches"`
 	All        bool    `json:"all,omitempty" jsonschema:"with an agent name: search every session"`
 	BusyWait   float64 `json:"busy_wait_seconds,omitempty" jsonschema:"with no_queue: how long to wait for the worker's input box to be empty and idle (default 10)"`

@@ -44,7 +44,7 @@ func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
 		case flagFrom:
 			fs.StringVar(&d.from, n, "", "your own pane id, when not run inside it ($TMUX_PANE)")
 		case flagAgent:
-			fs.StringVar(&d.agent, n, "", "treat the target as this profile (claude, codex, gemini, opencode, copilot, aider, shell, reader, generic) instead of the detected one")
+			fs.StringVar(&d.agent, n, "", "treat the target as this profile (claude, codex, gemini, opencode, copilot, qwen, aider, shell, reader, generic) instead of the detected one")
 		default:
 			panic("no delivery flag " + n)
 		}
