@@ -45,7 +45,7 @@ func newFakeAppServer(t *testing.T) *fakeAppServer {
 	base, err := os.MkdirTemp("", "cx")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(base) })
-	s := &fakeAppServer{home: filepath.Join(base, "h", ".codex"), pid: 5307, cwd: "/work/project",
+	s := &fakeAppServer{home: filepath.Join(base, "h", ".codex"), pid: 5307, cwd: "/home/u/project",
 		start: time.Unix(1795739499, 0)}
 	daemonDir := filepath.Join(base, "d")
 	require.NoError(t, os.MkdirAll(daemonDir, 0o700))
@@ -185,7 +185,7 @@ func TestCodexFindMatchesTheTUIsThread(t *testing.T) {
 	s := newFakeAppServer(t)
 	s.threads = []map[string]any{
 		s.thread("th-title", func(th map[string]any) { th["ephemeral"] = true }),
-		s.thread("th-other-folder", func(th map[string]any) { th["cwd"] = "/work/other" }),
+		s.thread("th-other-folder", func(th map[string]any) { th["cwd"] = "/home/u/other" }),
 		s.thread("th-before", func(th map[string]any) { th["createdAt"] = s.start.Unix() - 600 }), // an exited TUI's
 		s.thread("th-mine", func(th map[string]any) { th["status"] = map[string]any{"type": "active", "activeFlags": []string{}} }),
 	}
@@ -225,10 +225,10 @@ func TestCodexFindTyped(t *testing.T) {
 			os.Chmod(filepath.Dir(s.sock), 0o755)
 		}},
 		{name: "socket others may use", want: "others may connect", change: func(s *fakeAppServer, f *Finder) { os.Chmod(s.sock, 0o666) }},
-		{name: "only a thread of an exited TUI", want: "no thread of /work/project made since the TUI started", change: func(s *fakeAppServer, f *Finder) {
+		{name: "only a thread of an exited TUI", want: "no thread of /home/u/project made since the TUI started", change: func(s *fakeAppServer, f *Finder) {
 			s.threads = []map[string]any{s.thread("th-old", func(th map[string]any) { th["createdAt"] = s.start.Unix() - 60 })}
 		}},
-		{name: "two threads of the folder since the start", want: "2 threads of /work/project", change: func(s *fakeAppServer, f *Finder) {
+		{name: "two threads of the folder since the start", want: "2 threads of /home/u/project", change: func(s *fakeAppServer, f *Finder) {
 			s.threads = append(s.threads, s.thread("th-new", nil))
 		}},
 		{name: "another TUI of the same home and folder", want: "Codex TUI 6000 runs with the same home", change: func(s *fakeAppServer, f *Finder) {
