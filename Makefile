@@ -7,6 +7,7 @@ LDFLAGS := -X github.com/wcomm/wcomm/internal/cli.version=$(VERSION) -X github.c
 
 BENCH_SCALE  ?= 1
 STRESS_SCALE ?= 1
+AGENT_SENDS  ?= 50
 FUZZTIME     ?= 1m
 FUZZCOUNT    ?= 20000x
 
@@ -87,9 +88,11 @@ fuzz:
 fuzz-ci:
 	GO=$(GO) testdata/fuzz.sh $(FUZZCOUNT)
 
-# Delivery into the real Claude Code, Codex and Gemini CLI TUIs against a scripted model on loopback
-# (Claude Code also through its messaging socket; OpenCode and Copilot CLI are installed, not yet run:
-# docs/delivery.md says why);
+# Delivery into the real Claude Code, Codex, Gemini CLI, Copilot CLI and Qwen Code TUIs
+# against a scripted model on loopback (Claude Code also through its messaging socket, Codex through its
+# app-server);
 # the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.
+# AGENT_SENDS is how many messages each agent gets in a row: 50 here, at least 10 (CI runs
+# make e2e-agents AGENT_SENDS=10, to stay well under its 20 minutes).
 e2e-agents: deps deps-agents
-	REQUIRE_TMUX=1 $(GO) test -tags agents -race -count=1 -run Agents -timeout 40m ./internal/cli
+	REQUIRE_TMUX=1 WCOMM_AGENT_SENDS=$(AGENT_SENDS) $(GO) test -tags agents -race -count=1 -run Agents -timeout 60m ./internal/cli

@@ -20,8 +20,14 @@ const (
 	KindGeneric = "generic" // anything else: paste and Enter, nothing to verify against
 )
 
-// DoorClaudeSocket is the Door of a profile whose sessions keep Claude Code's messaging socket.
-const DoorClaudeSocket = "claude-socket"
+// Doors a profile can name (Profile.Door): the agent's own way in, used instead of typing.
+const (
+	// DoorClaudeSocket is the Door of a profile whose sessions keep Claude Code's messaging socket.
+	DoorClaudeSocket = "claude-socket"
+	// DoorCodexAppServer is the Door of a profile whose TUI is a client of Codex's app-server
+	// daemon, which starts turns in the TUI's thread for any client of its socket.
+	DoorCodexAppServer = "codex-app-server"
+)
 
 // Profile is what wcomm knows about one kind of program in a pane: how to recognise it, how long
 // to wait between a paste and its Enter, where its input box is on screen and what the box looks
@@ -49,7 +55,8 @@ type Profile struct {
 	// Verify bounds the checks around Enter.
 	Verify VerifySpec `json:"verify"`
 	// Door names the agent's own way in that is used instead of typing where the pane's session
-	// has one (package paneops/door): "claude-socket", Claude Code's messaging socket. "": typed.
+	// has one (package paneops/door): "claude-socket", Claude Code's messaging socket;
+	// "codex-app-server", the app-server daemon Codex's TUI is a client of. "": typed.
 	Door string `json:"door,omitempty"`
 
 	// re holds the compiled patterns, made on first use (rx): a command that never reads a
@@ -198,8 +205,8 @@ func (p *Profile) checkFields() error {
 			return fmt.Errorf("profile %q: verify windows_ms must be positive", p.Name)
 		}
 	}
-	if p.Door != "" && p.Door != DoorClaudeSocket {
-		return fmt.Errorf("profile %q: door %q is not known; the one known is %q", p.Name, p.Door, DoorClaudeSocket)
+	if p.Door != "" && p.Door != DoorClaudeSocket && p.Door != DoorCodexAppServer {
+		return fmt.Errorf("profile %q: door %q is not known; the known are %q and %q", p.Name, p.Door, DoorClaudeSocket, DoorCodexAppServer)
 	}
 	if in := p.Input; in != nil && in.CursorLine && in.PromptEnd == "" {
 		return fmt.Errorf("profile %q: input.cursor_line needs input.prompt_end", p.Name)

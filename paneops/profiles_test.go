@@ -11,7 +11,7 @@ import (
 
 func TestProfileDefaultsLoad(t *testing.T) {
 	set := DefaultProfiles()
-	assert.Equal(t, []string{"claude", "codex", "gemini", "opencode", "copilot", "aider", "shell", "reader", "generic"}, set.Names())
+	assert.Equal(t, []string{"claude", "codex", "gemini", "opencode", "copilot", "qwen", "aider", "shell", "reader", "generic"}, set.Names())
 	for _, p := range set.Profiles {
 		assert.NotEmpty(t, p.Title, p.Name)
 		if p.Kind == KindAgent {
@@ -34,7 +34,7 @@ func TestProfileOverrides(t *testing.T) {
 		wantErr   string
 	}{
 		{"none", "", func(t *testing.T, s *ProfileSet) {
-			assert.Len(t, s.Profiles, 9)
+			assert.Len(t, s.Profiles, 10)
 		}, ""},
 		{"one field of a known profile", `{"profiles": [{"name": "codex", "enter_delay": {"floor_ms": 700}}]}`,
 			func(t *testing.T, s *ProfileSet) {
@@ -47,7 +47,7 @@ func TestProfileOverrides(t *testing.T) {
 		{"new agent goes before the catch-alls", `{"profiles": [{"name": "mytui", "title": "My TUI", "detect": {"names": ["mytui"]},
 			"enter_delay": {"floor_ms": 10}, "input": {"prompt": "^>> ", "blank_ends": true}}]}`,
 			func(t *testing.T, s *ProfileSet) {
-				assert.Equal(t, []string{"claude", "codex", "gemini", "opencode", "copilot", "aider", "mytui", "shell", "reader", "generic"}, s.Names())
+				assert.Equal(t, []string{"claude", "codex", "gemini", "opencode", "copilot", "qwen", "aider", "mytui", "shell", "reader", "generic"}, s.Names())
 				assert.Equal(t, KindAgent, s.Lookup("mytui").Kind)
 				assert.True(t, s.Lookup("mytui").HasBox())
 			}, ""},
@@ -217,7 +217,7 @@ func TestProfileDetect(t *testing.T) {
 	assert.True(t, d.Forced)
 	assert.Equal(t, "gemini", d.Profile.Name)
 	_, err = set.Force("nope")
-	assert.ErrorContains(t, err, "claude, codex, gemini, opencode, copilot, aider, shell, reader, generic")
+	assert.ErrorContains(t, err, "claude, codex, gemini, opencode, copilot, qwen, aider, shell, reader, generic")
 }
 
 func TestProfileForeground(t *testing.T) {

@@ -171,7 +171,11 @@ func (p *Profile) cutAside(row string) string {
 	return row
 }
 
-func cleanRow(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " ")) }
+// cleanRow is a row of the box without the blanks around it. A zero-width space at either end
+// is a drawn cursor (Qwen Code 0.24 draws its cursor as one after the text), not input.
+func cleanRow(s string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " ")), "\u200b"))
+}
 
 func (p *Profile) busyIn(lines []ScreenLine, from, to int) bool {
 	for i := from; i < to && i < len(lines); i++ {

@@ -114,6 +114,17 @@ func TestVerifyInspectGolden(t *testing.T) {
 	}
 }
 
+// Copilot CLI's Sessions tab, which Tab on an empty input box opens: a list whose keys act on it
+// ("n" a new session, "/" a search). Its prompt is not on screen, so nothing is pasted there: the
+// message waits, and is refused at the deadline, never typed into the list.
+func TestVerifyCopilotSessionsTab(t *testing.T) {
+	p := DefaultProfiles().Lookup("copilot")
+	in := p.Inspect(screen(t, "copilot-sessions-tab"))
+	assert.False(t, in.Found, "the input box is not on screen")
+	assert.Equal(t, ActWait, DecideBefore(p, in, false).Action)
+	assert.Equal(t, ActRefuseNotReady, DecideBefore(p, in, true).Action)
+}
+
 func TestVerifyInspectStarting(t *testing.T) {
 	gemini := DefaultProfiles().Lookup("gemini")
 	for _, tt := range []struct {

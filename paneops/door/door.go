@@ -1,6 +1,6 @@
 // Package door finds an agent's own door into a tmux pane's session and writes messages through
-// it, so that a message reaches the agent's model without typing into the pane. One door is known
-// today: Claude Code's messaging socket. Every interactive Claude Code session keeps a session file
+// it, so that a message reaches the agent's model without typing into the pane. Two doors are
+// known: Claude Code's messaging socket (here) and Codex's app-server (codex.go). Every interactive Claude Code session keeps a session file
 // ($CLAUDE_CONFIG_DIR or $HOME/.claude, then sessions/PID.json) naming its tmux pane, its state
 // (idle or busy) and a Unix socket; a key file beside it holds the token the socket asks for. A
 // message written there reaches the model exactly once, whether the session is idle, mid-turn
@@ -8,11 +8,12 @@
 // document it, so every field is checked at run time and anything unexpected means "no door":
 // the caller types as before.
 //
-// The package owns the lookup (Finder.Find) and the write (Write). It never prints or logs the
+// The package owns the lookup (Finder.FindFor) and the write (Write). It never prints or logs the
 // token: it is read from the agent's own key file at the moment of the write and kept nowhere.
 package door
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -31,6 +32,8 @@ const (
 const (
 	// ClaudeSocket is Claude Code's messaging socket (peer protocol 1).
 	ClaudeSocket = paneops.DoorClaudeSocket
+	// CodexAppServer is the app-server daemon Codex's TUI is a client of (codex.go).
+	CodexAppServer = paneops.DoorCodexAppServer
 )
 
 // Session states a Claude Code session reports.
@@ -70,16 +73,41 @@ type keyFile struct {
 // Finding is the route a pane gets and why. Status is the session's own state when a session of
 // the pane's agent was matched (whatever the route), "" otherwise.
 type Finding struct {
-	Route   string `json:"route"`
-	Why     string `json:"why"`
+	Route string `json:"route"`
+	Why   string `json:"why"`
+	// Door is the kind of door matched (ClaudeSocket, CodexAppServer), "" when none was.
+	Door    string `json:"door,omitempty"`
 	Status  string `json:"status,omitempty"`
 	Version string `json:"version,omitempty"`
 	PID     int    `json:"pid,omitempty"`
 	Socket  string `json:"socket,omitempty"`
+	// Thread is the Codex thread the pane's TUI shows.
+	Thread string `json:"thread,omitempty"`
 
-	// procStart and dir are what Write checks again and reads the key from.
+	// procStart, dir and cwd are what Write checks again and reads the key from.
 	procStart uint64
 	dir       string
+	cwd       string
+}
+
+// FindFor returns the route for pane through the door of kind (a profile's Door), given the
+// processes of the pane's tree that may be the agent's (pids, shallowest first).
+func (f Finder) FindFor(ctx context.Context, kind, pane string, pids []int) Finding {
+	switch kind {
+	case ClaudeSocket:
+		return f.Find(pane, pids)
+	case CodexAppServer:
+		return f.findCodex(ctx, pids)
+	}
+	return typed("door %q is not known: typed into the pane", kind)
+}
+
+// Evidence says what a completed write through the door did, for the delivery's record.
+func (f Finding) Evidence() string {
+	if f.Door == CodexAppServer {
+		return fmt.Sprintf("a turn started through Codex's app-server in thread %s of Codex TUI %d", f.Thread, f.PID)
+	}
+	return fmt.Sprintf("written to the messaging socket of Claude Code session %d", f.PID)
 }
 
 // UsesSocket reports whether the route is the agent's messaging socket.
@@ -92,7 +120,7 @@ func typed(why string, args ...any) Finding {
 
 // ErrNotWritten marks a write through the door that did not complete: the agent cannot have
 // received the message (a partial line is not a message), so it may be delivered another way.
-var ErrNotWritten = errors.New("nothing was delivered through the messaging socket")
+var ErrNotWritten = errors.New("nothing was delivered through the agent's door")
 
 // paneOf is the pane id at the end of a session file's tmux field ("main:@1.%1" → "%1").
 func paneOf(tmux string) string {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -24,6 +25,13 @@ type Finder struct {
 	// ProcStart returns when a process started, in clock ticks after boot, as the session file's
 	// procStart records it (nil: field 22 of /proc/PID/stat).
 	ProcStart func(pid int) (uint64, error)
+	// Args returns a process's argv (nil: /proc/PID/cmdline), Cwd its working folder (nil:
+	// /proc/PID/cwd) and StartTime when it started on the wall clock (nil: from /proc/stat).
+	Args      func(pid int) ([]string, error)
+	Cwd       func(pid int) (string, error)
+	StartTime func(pid int) (time.Time, error)
+	// CodexTUIs lists the machine's Codex TUI processes (nil: a scan of /proc).
+	CodexTUIs func() ([]CodexProc, error)
 	// UID is the user whose files are trusted (0: the caller's own).
 	UID int
 	// SkipOwner turns the owner checks off (tests on a file system that fakes owners).
@@ -112,7 +120,7 @@ func (f Finder) one(pane string, pid int) (Finding, bool) {
 			fd.Why = fmt.Sprintf("Claude Code session %d: %v", pid, err)
 			break
 		}
-		fd.Route, fd.Socket = RouteSocket, s.MessagingSocketPath
+		fd.Route, fd.Socket, fd.Door = RouteSocket, s.MessagingSocketPath, ClaudeSocket
 		fd.Why = fmt.Sprintf("Claude Code %s session %d in this pane has a messaging socket (%s)", s.Version, pid, s.MessagingSocketPath)
 	}
 	return fd, true

@@ -30,14 +30,18 @@ type userMessage struct {
 	Content string `json:"content"`
 }
 
-// Write delivers text through the session's messaging socket: one connection, the auth line and
+// Write delivers text through the door fd names: Codex's app-server (writeCodex), else the
+// Claude Code session's messaging socket: one connection, the auth line and
 // the user line, then close. Before it connects it checks again that the session's process is the
 // one Find matched (a session that ended since is ErrNotWritten, and nothing is sent). Any error
 // before every byte is written wraps ErrNotWritten: the session cannot act on a partial line. The
 // socket gives no reply: a nil error means the session has the message; its next turn is the proof.
 func (f Finder) Write(ctx context.Context, fd Finding, text string) error {
 	if !fd.UsesSocket() {
-		return fmt.Errorf("%w: pane has no messaging socket (%s)", ErrNotWritten, fd.Why)
+		return fmt.Errorf("%w: pane has no door of its agent's (%s)", ErrNotWritten, fd.Why)
+	}
+	if fd.Door == CodexAppServer {
+		return f.writeCodex(ctx, fd, text)
 	}
 	if start, err := f.procStart(fd.PID); err != nil || start != fd.procStart {
 		return fmt.Errorf("%w: Claude Code session %d has ended", ErrNotWritten, fd.PID)

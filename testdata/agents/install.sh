@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install.sh DIR: installs the five agent TUIs (pinned versions) into DIR/node_modules.
+# install.sh DIR: installs the agent TUIs (pinned versions) into DIR/node_modules.
 # Idempotent: when DIR already holds exactly these versions it returns at once without
 # touching the network, so tests may call it before every run.
 set -euo pipefail
@@ -18,6 +18,7 @@ pkgs=(
 	"@google/gemini-cli@0.61.0"
 	"opencode-ai@1.18.33"
 	"@github/copilot@1.0.102"
+	"@qwen-code/qwen-code@0.24.4"
 )
 
 installed_version() {
@@ -38,7 +39,7 @@ done
 # The platform binaries come as optional dependencies; a half-finished earlier install
 # can leave the wrapper without them, so check that the launchers really exist too.
 for f in node_modules/@anthropic-ai/claude-code/bin/claude.exe node_modules/.bin/codex node_modules/.bin/gemini \
-	node_modules/.bin/opencode node_modules/.bin/copilot; do
+	node_modules/.bin/opencode node_modules/.bin/copilot node_modules/.bin/qwen; do
 	[ -e "$dir/$f" ] || missing=("${pkgs[@]}")
 done
 

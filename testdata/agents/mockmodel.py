@@ -6,7 +6,7 @@ Python 3 standard library only. It speaks, with streaming SSE:
   - OpenAI Responses        POST /v1/responses                              (Codex CLI)
   - Gemini                  POST /v1beta/models/M:generateContent           (Gemini CLI router, checks)
                             POST /v1beta/models/M:streamGenerateContent?alt=sse
-  - OpenAI Chat Completions POST /AGENT/v1/chat/completions                 (OpenCode, Copilot CLI)
+  - OpenAI Chat Completions POST /AGENT/v1/chat/completions                 (OpenCode, Copilot CLI, Qwen Code)
     The first path segment names the agent ("opencode", "copilot"): each is given a base URL
     of its own, so one server tells them apart.
 

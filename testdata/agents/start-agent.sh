@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # start-agent.sh AGENT DIR WORKDIR PORT
-#   AGENT   claude | codex | gemini | opencode | copilot
+#   AGENT   claude | codex | gemini | opencode | copilot | qwen
 #   DIR     the folder install.sh installed into (holds node_modules/)
 #   WORKDIR the folder the agent works in (made if missing)
 #   PORT    the port of mockmodel.py on 127.0.0.1
@@ -15,6 +15,8 @@
 # LANG, SHELL, USER, TMUX, TMUX_PANE, COLORTERM and every WCOMM_* variable.
 #
 # CLAUDE_PERMISSION_MODE (acceptEdits, the default, or default) is Claude Code's permission mode.
+# CODEX_DAEMON=1 starts Codex with its app-server daemon (its own door; see docs/codex-door.md);
+# by default it runs without one.
 #
 # HOME is DIR/homes/AGENT-PID (the PID of the agent, as exec keeps it) unless AGENT_HOME
 # names one; homes of agents that no longer run are removed on the next start.
@@ -25,7 +27,7 @@ die() {
 	exit 2
 }
 
-[ $# -eq 4 ] || die "usage: start-agent.sh claude|codex|gemini|opencode|copilot DIR WORKDIR PORT"
+[ $# -eq 4 ] || die "usage: start-agent.sh claude|codex|gemini|opencode|copilot|qwen DIR WORKDIR PORT"
 agent=$1
 dir=$(cd "$2" 2>/dev/null && pwd -P) || die "install folder $2 not found; run install.sh $2 first"
 mkdir -p "$3"
@@ -165,8 +167,11 @@ stream_max_retries = 0
 trust_level = "trusted"
 EOF
 	envs+=("MOCK_API_KEY=$fake_key")
-	# --no-daemon: otherwise an app-server and an updater outlive the TUI.
-	exec env -i "${envs[@]}" "$bin" --no-daemon --dangerously-bypass-approvals-and-sandbox
+	# --no-daemon: otherwise an app-server and an updater outlive the TUI. CODEX_DAEMON=1 keeps
+	# them: the app-server is Codex's own door, and the test that uses it stops them at its end.
+	daemon=(--no-daemon)
+	[ "${CODEX_DAEMON:-}" = 1 ] && daemon=()
+	exec env -i "${envs[@]}" "$bin" "${daemon[@]}" --dangerously-bypass-approvals-and-sandbox
 	;;
 gemini)
 	bin=$nm/.bin/gemini
@@ -225,7 +230,32 @@ copilot)
 	)
 	exec env -i "${envs[@]}" "$bin" --disable-client-telemetry
 	;;
+qwen)
+	bin=$nm/.bin/qwen
+	[ -x "$bin" ] || die "qwen not installed under $dir; run install.sh $dir"
+	# Qwen Code is a fork of Gemini CLI: the same settings file under ~/.qwen, with OpenAI's API
+	# chosen, so no authentication dialog; the base URL's first segment names the agent. Off: the
+	# managed auto-memory (a background turn of its own that would reach the model as a prompt) and
+	# follow-up suggestions (the model's guess at the next prompt, drawn in the input box as text).
+	write "$home/.qwen/settings.json" <<'EOF'
+{"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
+ "general": {"enableAutoUpdate": false, "disableAutoUpdate": true, "disableUpdateNag": true},
+ "memory": {"enableManagedAutoMemory": false},
+ "privacy": {"usageStatisticsEnabled": false},
+ "telemetry": {"enabled": false},
+ "ui": {"hideTips": true, "enableFollowupSuggestions": false}}
+EOF
+	# Like Gemini CLI, it may not exit when its pane is killed.
+	reap_when_pane_dies $$ </dev/null >/dev/null 2>&1 &
+	envs+=(
+		"OPENAI_API_KEY=$fake_key"
+		"OPENAI_BASE_URL=$base/qwen/v1"
+		"OPENAI_MODEL=mock-model"
+		"QWEN_SANDBOX=false"
+	)
+	exec env -i "${envs[@]}" "$bin" --yolo
+	;;
 *)
-	die "unknown agent $agent; want claude, codex, gemini, opencode or copilot"
+	die "unknown agent $agent; want claude, codex, gemini, opencode, copilot or qwen"
 	;;
 esac

@@ -8,8 +8,8 @@ import (
 	"github.com/wcomm/wcomm/paneops/door"
 )
 
-// Which door a delivery into a pane goes through: the agent's own (its messaging socket) or the
-// pane's keys.
+// Which door a delivery into a pane goes through: the agent's own (Claude Code's messaging socket,
+// Codex's app-server) or the pane's keys.
 
 // maxDoorCandidates bounds how many processes of a pane are looked at for a session file: an
 // agent's session is its own process, near the top of the pane's tree.
@@ -18,7 +18,7 @@ const maxDoorCandidates = 64
 // Route says how a delivery into pane p under profile det goes now, and why.
 func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detection) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
-		return e.routeIn(p, det, nil)
+		return e.routeIn(ctx, p, det, nil)
 	}
 	var t *paneops.ProcTable
 	var err error
@@ -30,15 +30,15 @@ func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detectio
 	if err != nil {
 		t = nil
 	}
-	return e.routeIn(p, det, t)
+	return e.routeIn(ctx, p, det, t)
 }
 
 // routeIn is Route with the process table at hand (nil: only the detected process is looked at).
-func (e *Finder) routeIn(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) door.Finding {
+func (e *Finder) routeIn(ctx context.Context, p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
 		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
 	}
-	return e.Door.Find(string(p.ID), doorCandidates(p, det, t))
+	return e.Door.FindFor(ctx, det.Profile.Door, string(p.ID), doorCandidates(p, det, t))
 }
 
 func orGeneric(name string) string {
@@ -48,7 +48,7 @@ func orGeneric(name string) string {
 	return name
 }
 
-// doorCandidates are the processes of the pane that may own a session file: the process the
+// doorCandidates are the processes of the pane that may be the agent's session: the process the
 // profile was detected by first, then the pane's whole tree, shallowest first.
 func doorCandidates(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) []int {
 	var pids []int

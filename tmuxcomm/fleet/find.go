@@ -68,7 +68,7 @@ func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 	for i, p := range panes {
 		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != ""}
 		if !p.Dead {
-			r := e.routeIn(p, e.Profiles.Detect(p, t, nil, paneops.Exclude{}), t)
+			r := e.routeIn(ctx, p, e.Profiles.Detect(p, t, nil, paneops.Exclude{}), t)
 			out[i].Route, out[i].AgentStatus = r.Route, r.Status
 		}
 	}

@@ -1,15 +1,17 @@
 package mailbox
 
 // Delivery routes. A message goes through the agent's own door where the pane's session has one
-// (Claude Code's messaging socket: package paneops/door), else it is typed into the pane as
-// before. The route is chosen at each delivery, so a session that gains or loses its socket is
-// met where it stands; it is recorded with the delivery ("via": "socket" or "typed"). What the
-// door says of the agent's state (idle or busy) also holds a typed delivery back while the agent
+// (Claude Code's messaging socket, Codex's app-server: package paneops/door), else it is typed into
+// the pane as before. The route is chosen at each delivery, so a session that gains or loses its
+// door is met where it stands; it is recorded with the delivery ("via": "socket" or "typed"). What
+// the door says of the agent's state (idle or busy) also holds a typed delivery back while the agent
 // is mid-turn.
 //
 // Exactly once: a write through the door that did not complete cannot have reached the agent (a
 // partial line is no message), so the message stays queued and the next look picks a route
 // again; a complete write is a delivery and is never repeated, not even by recovery after a crash.
+// A write whose outcome is unknown (Codex's app-server took the turn/start and gave no reply)
+// ends undeliverable with that said, as recovery ends one, and is never written again.
 
 import (
 	"context"
@@ -45,6 +47,11 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 		return p, false, err
 	}
 	if werr := e.Door.Write(ctx, route, content); werr != nil {
+		if !errors.Is(werr, door.ErrNotWritten) {
+			e.endDoorUnknown(root, ob, m.ID, ids, group, werr.Error())
+			p.Outcome, p.Via = messages.MailUndeliverable, exchange.ViaSocket
+			return p, true, werr
+		}
 		ob.clearInflight()
 		if !strict {
 			return p, false, nil
@@ -53,7 +60,7 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	}
 	at := e.Now()
 	size, sum := messages.BodySum([]byte(content))
-	evidence := fmt.Sprintf("written to the messaging socket of Claude Code session %d", route.PID)
+	evidence := route.Evidence()
 	if route.Status != "" {
 		evidence += " (the session was " + route.Status + ")"
 	}
@@ -74,11 +81,11 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	p.Outcome, p.Via = messages.MailDelivered, exchange.ViaSocket
 	if endErr != nil {
 		// inflight.json stays: recovery then records the outcome without writing it again.
-		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w: %w", pane.ID, store.ErrNotRecorded, endErr)
+		return p, true, fmt.Errorf("written through the agent's door in pane %s, but %w: %w", pane.ID, store.ErrNotRecorded, endErr)
 	}
 	ob.clearInflight()
 	if recErr != nil {
-		return p, true, fmt.Errorf("written to the messaging socket of pane %s, but %w", pane.ID, recErr)
+		return p, true, fmt.Errorf("written through the agent's door in pane %s, but %w", pane.ID, recErr)
 	}
 	return p, true, nil
 }
@@ -87,11 +94,17 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 // its write completed is unknown, and writing again could deliver it twice, so it ends
 // undeliverable with that said ('wcomm resend' sends a request anew).
 func (e *Office) recoverDoorInflight(root string, ob *outbox, f *Inflight, group []messages.Mail) {
-	why := "a delivery through the messaging socket was under way when its process stopped; it may have reached the agent, so it is not written again"
-	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "via": exchange.ViaSocket, "error": why}, e.Now())
+	why := "a delivery through the agent's door was under way when its process stopped; it may have reached the agent, so it is not written again"
+	e.endDoorUnknown(root, ob, f.Mark, f.IDs, group, why)
+}
+
+// endDoorUnknown ends group, whose write through the door may or may not have reached the agent,
+// as undeliverable with why; inflight.json stays until that is recorded.
+func (e *Office) endDoorUnknown(root string, ob *outbox, mark string, ids []string, group []messages.Mail, why string) {
+	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": mark, "via": exchange.ViaSocket, "error": why}, e.Now())
 	var endErr error
 	for _, g := range group {
-		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, exchange.ViaSocket, why, f.IDs))
+		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, exchange.ViaSocket, why, ids))
 	}
 	if endErr == nil {
 		ob.clearInflight()
