@@ -1,14 +1,16 @@
 package paneops
 
+import "github.com/wcomm/wcomm/paneops/proc"
+
 // AgentAmong names the first agent profile whose program is one of pids in t (a caller's process
 // and its ancestors, nearest first), "" when none is: a command run by an agent's tool call has
 // the agent among its ancestors, one typed by a person in a shell has not.
-func (s *ProfileSet) AgentAmong(t *ProcTable, pids []int) string {
+func (s *ProfileSet) AgentAmong(t *proc.Table, pids []int) string {
 	if s == nil || t == nil {
 		return ""
 	}
 	for _, pid := range pids {
-		proc, ok := t.proc(pid)
+		proc, ok := t.Proc(pid)
 		if !ok {
 			continue
 		}

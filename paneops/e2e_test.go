@@ -25,6 +25,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // tmuxBin finds tmux through the shared gate (tmuxtest.Require).
@@ -330,7 +331,7 @@ func TestRealNoServer(t *testing.T) {
 
 // killLater ends, when the test ends, the processes a test started and found by its own markers;
 // kill-server hangs up their terminal anyway, this is for a test that fails half-way.
-func killLater(t *testing.T, procs []Process) {
+func killLater(t *testing.T, procs []proc.Process) {
 	t.Cleanup(func() {
 		for _, p := range procs {
 			_ = syscall.Kill(p.PID, syscall.SIGKILL)
@@ -359,21 +360,21 @@ func TestRealFind(t *testing.T) {
 		for _, p := range panes {
 			pids = append(pids, p.PID)
 		}
-		tb, err := ScanPanes(pids, os.Getpid())
+		tb, err := proc.ScanPanes(pids, os.Getpid())
 		if whole {
-			tb, err = ScanProcs()
+			tb, err = proc.Scan()
 		}
 		require.NoError(t, err)
 		return Find(panes, tb, agent, Exclude{PIDs: tb.Ancestors(os.Getpid())})
 	}
 	find := func(agent string) []Match { return findIn(agent, false) }
-	agentOf := func(m Match, name string) (Process, bool) {
+	agentOf := func(m Match, name string) (proc.Process, bool) {
 		for _, p := range m.Procs {
 			if len(p.Args) > 0 && p.Args[0] == name && p.Comm == "sleep" {
 				return p, true
 			}
 		}
-		return Process{}, false
+		return proc.Process{}, false
 	}
 
 	var m []Match
@@ -387,8 +388,8 @@ func TestRealFind(t *testing.T) {
 	})
 	assert.Equal(t, nested, m[0].Pane.ID)
 	agent, _ := agentOf(m[0], "fake-agent-x")
-	killLater(t, []Process{agent})
-	tb, err := ScanProcs()
+	killLater(t, []proc.Process{agent})
+	tb, err := proc.Scan()
 	require.NoError(t, err)
 	anc := tb.Ancestors(agent.PID)
 	require.GreaterOrEqual(t, len(anc), 4)
@@ -405,7 +406,7 @@ func TestRealFind(t *testing.T) {
 	})
 	assert.Equal(t, orphaned, m[0].Pane.ID)
 	orphan, _ := agentOf(m[0], "orphan-agent")
-	killLater(t, []Process{orphan})
+	killLater(t, []proc.Process{orphan})
 	assert.NotEqual(t, m[0].Pane.PID, orphan.PPID, "reparented")
 	assert.Equal(t, m[0].Pane.PID, orphan.SID, "still in the pane's session")
 	for _, agent := range []string{"fake-agent-x", "orphan-agent"} {
@@ -420,7 +421,7 @@ func TestRealFind(t *testing.T) {
 	// The caller's own pane never matches.
 	panes, err := s.c.Panes(ctx, Scope{All: true})
 	require.NoError(t, err)
-	tb, err = ScanProcs()
+	tb, err = proc.Scan()
 	require.NoError(t, err)
 	assert.Empty(t, Find(panes, tb, "fake-agent-x", Exclude{Pane: nested}))
 }

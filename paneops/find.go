@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // Match is a pane whose process tree contains the agent, with the processes that matched.
 type Match struct {
-	Pane  Pane      `json:"pane"`
-	Procs []Process `json:"matches"`
+	Pane  Pane           `json:"pane"`
+	Procs []proc.Process `json:"matches"`
 }
 
 // Exclude says what never matches: the caller's own pane and processes (wcomm's own command line
@@ -26,7 +27,7 @@ type Exclude struct {
 //
 // An empty agent matches nothing rather than everything. A dead pane's pid may already belong to
 // an unrelated process, which is one more reason to skip it.
-func Find(panes []Pane, t *ProcTable, agent string, ex Exclude) []Match {
+func Find(panes []Pane, t *proc.Table, agent string, ex Exclude) []Match {
 	if agent == "" || t == nil {
 		return nil
 	}
@@ -39,17 +40,17 @@ func Find(panes []Pane, t *ProcTable, agent string, ex Exclude) []Match {
 		if p.Dead || p.PID <= 0 || (ex.Pane != "" && p.ID == ex.Pane) {
 			continue
 		}
-		var hits []Process
-		for _, pid := range append([]int{p.PID}, t.descendants(p.PID)...) {
+		var hits []proc.Process
+		for _, pid := range append([]int{p.PID}, t.DescendantPIDs(p.PID)...) {
 			if excluded[pid] {
 				continue
 			}
-			if proc, ok := t.proc(pid); ok && commandLineContains(proc, agent) {
+			if proc, ok := t.Proc(pid); ok && commandLineContains(proc, agent) {
 				hits = append(hits, proc)
 			}
 		}
 		if len(hits) > 0 {
-			slices.SortFunc(hits, func(a, b Process) int { return a.PID - b.PID })
+			slices.SortFunc(hits, func(a, b proc.Process) int { return a.PID - b.PID })
 			out = append(out, Match{Pane: p, Procs: hits})
 		}
 	}
@@ -58,7 +59,7 @@ func Find(panes []Pane, t *ProcTable, agent string, ex Exclude) []Match {
 
 // commandLineContains is strings.Contains(p.CommandLine(), agent) without building the command
 // line: an agent without a space cannot span two arguments, so each argument is checked alone.
-func commandLineContains(p Process, agent string) bool {
+func commandLineContains(p proc.Process, agent string) bool {
 	if len(p.Args) == 0 || strings.Contains(agent, " ") {
 		return strings.Contains(p.CommandLine(), agent)
 	}
@@ -114,7 +115,7 @@ func shellScript(args []string) string {
 
 // progName is the name a person would give a process: argv0's base name (so "exec -a NAME" and
 // symlinked launchers show their chosen name), the script of an interpreter, or comm.
-func progName(p Process) string {
+func progName(p proc.Process) string {
 	if len(p.Args) == 0 {
 		return p.Comm
 	}
@@ -152,11 +153,11 @@ func progName(p Process) string {
 
 // Notable returns the distinct command names running in a pane's tree, deepest first, skipping
 // plain shells and wcomm itself, for `wcomm panes`.
-func Notable(p Pane, t *ProcTable) []string {
+func Notable(p Pane, t *proc.Table) []string {
 	if t == nil || p.Dead || p.PID <= 0 {
 		return nil
 	}
-	depth := t.depths(p.PID)
+	depth := t.Depths(p.PID)
 	pids := make([]int, 0, len(depth))
 	for pid := range depth {
 		pids = append(pids, pid)
@@ -170,7 +171,7 @@ func Notable(p Pane, t *ProcTable) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, pid := range pids {
-		proc, ok := t.proc(pid)
+		proc, ok := t.Proc(pid)
 		if !ok {
 			continue
 		}
@@ -182,35 +183,4 @@ func Notable(p Pane, t *ProcTable) []string {
 		names = append(names, name)
 	}
 	return names
-}
-
-// depths maps pid and every process of its tree (as in descendants) to its depth below pid; an
-// orphan of the session counts as a child of pid, since its real parent has gone.
-func (t *ProcTable) depths(pid int) map[int]int {
-	depth := map[int]int{}
-	if _, ok := t.procs[pid]; ok {
-		depth[pid] = 0
-	}
-	queue := []int{pid}
-	walk := func() {
-		for len(queue) > 0 {
-			cur := queue[0]
-			queue = queue[1:]
-			for _, c := range t.children[cur] {
-				if _, ok := depth[c]; !ok {
-					depth[c] = depth[cur] + 1
-					queue = append(queue, c)
-				}
-			}
-		}
-	}
-	walk()
-	for _, m := range t.bySID[pid] {
-		if _, ok := depth[m]; !ok && m != pid {
-			depth[m] = 1
-			queue = append(queue, m)
-			walk()
-		}
-	}
-	return depth
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // findFixture is a server with seven panes and the processes below them:
@@ -20,7 +21,7 @@ import (
 //	%7 pid 700: claude itself as the pane process                  (match)
 //
 // plus "sshd: claude" (pid 50) outside every pane.
-func findFixture() ([]Pane, *ProcTable) {
+func findFixture() ([]Pane, *proc.Table) {
 	panes := []Pane{
 		{ID: "%1", Session: "w", Window: 0, PID: 100},
 		{ID: "%2", Session: "w", Window: 1, PID: 200},
@@ -31,33 +32,33 @@ func findFixture() ([]Pane, *ProcTable) {
 		{ID: "%7", Session: "w", Window: 6, PID: 700},
 	}
 	args := func(a ...string) []string { return a }
-	t := table(
-		Process{PID: 1, Comm: "init", Args: args("/sbin/init")},
-		Process{PID: 50, PPID: 1, SID: 50, Comm: "sshd", Args: args("sshd: claude")},
-		Process{PID: 90, PPID: 1, SID: 90, Comm: "tmux: server", Args: args("tmux", "new", "-s", "w")},
+	t := ptable(
+		proc.Process{PID: 1, Comm: "init", Args: args("/sbin/init")},
+		proc.Process{PID: 50, PPID: 1, SID: 50, Comm: "sshd", Args: args("sshd: claude")},
+		proc.Process{PID: 90, PPID: 1, SID: 90, Comm: "tmux: server", Args: args("tmux", "new", "-s", "w")},
 
-		Process{PID: 100, PPID: 90, SID: 100, Comm: "bash", Args: args("-bash")},
-		Process{PID: 101, PPID: 100, SID: 100, Comm: "node", Args: args("node", "/usr/local/bin/codex", "--yolo")},
-		Process{PID: 102, PPID: 101, SID: 100, Comm: "bash", Args: args("/bin/bash", "-c", "x")},
-		Process{PID: 103, PPID: 102, SID: 100, Comm: "bash", Args: args("bash")},
-		Process{PID: 104, PPID: 103, SID: 100, Comm: "sleep", Args: args("deep-agent", "300")},
+		proc.Process{PID: 100, PPID: 90, SID: 100, Comm: "bash", Args: args("-bash")},
+		proc.Process{PID: 101, PPID: 100, SID: 100, Comm: "node", Args: args("node", "/usr/local/bin/codex", "--yolo")},
+		proc.Process{PID: 102, PPID: 101, SID: 100, Comm: "bash", Args: args("/bin/bash", "-c", "x")},
+		proc.Process{PID: 103, PPID: 102, SID: 100, Comm: "bash", Args: args("bash")},
+		proc.Process{PID: 104, PPID: 103, SID: 100, Comm: "sleep", Args: args("deep-agent", "300")},
 
-		Process{PID: 200, PPID: 90, SID: 200, Comm: "sleep", Args: args("sleep", "301")},
-		Process{PID: 250, PPID: 1, SID: 200, Comm: "sleep", Args: args("orphan-agent", "300")},
+		proc.Process{PID: 200, PPID: 90, SID: 200, Comm: "sleep", Args: args("sleep", "301")},
+		proc.Process{PID: 250, PPID: 1, SID: 200, Comm: "sleep", Args: args("orphan-agent", "300")},
 
-		Process{PID: 300, PPID: 90, SID: 300, Comm: "bash", Args: args("bash")},
-		Process{PID: 301, PPID: 300, SID: 300, Comm: "claude", Args: args("claude")},
+		proc.Process{PID: 300, PPID: 90, SID: 300, Comm: "bash", Args: args("bash")},
+		proc.Process{PID: 301, PPID: 300, SID: 300, Comm: "claude", Args: args("claude")},
 
-		Process{PID: 400, PPID: 90, SID: 400, Comm: "bash", Args: args("bash")},
-		Process{PID: 401, PPID: 400, SID: 400, Comm: "wcomm", Args: args("wcomm", "send", "--to", "claude")},
+		proc.Process{PID: 400, PPID: 90, SID: 400, Comm: "bash", Args: args("bash")},
+		proc.Process{PID: 401, PPID: 400, SID: 400, Comm: "wcomm", Args: args("wcomm", "send", "--to", "claude")},
 
-		Process{PID: 500, PPID: 1, SID: 500, Comm: "claude", Args: args("claude")},
+		proc.Process{PID: 500, PPID: 1, SID: 500, Comm: "claude", Args: args("claude")},
 
-		Process{PID: 600, PPID: 90, SID: 600, Comm: "bash", Args: args("bash")},
-		Process{PID: 601, PPID: 600, SID: 600, Comm: "claude", Args: args("claude", "--resume")},
-		Process{PID: 602, PPID: 601, SID: 600, Comm: "claude-helper"}, // no Args: matched by comm
+		proc.Process{PID: 600, PPID: 90, SID: 600, Comm: "bash", Args: args("bash")},
+		proc.Process{PID: 601, PPID: 600, SID: 600, Comm: "claude", Args: args("claude", "--resume")},
+		proc.Process{PID: 602, PPID: 601, SID: 600, Comm: "claude-helper"}, // no Args: matched by comm
 
-		Process{PID: 700, PPID: 90, SID: 700, Comm: "claude", Args: args("claude")},
+		proc.Process{PID: 700, PPID: 90, SID: 700, Comm: "claude", Args: args("claude")},
 	)
 	return panes, t
 }
@@ -137,23 +138,23 @@ func TestNotable(t *testing.T) {
 func TestProgName(t *testing.T) {
 	tests := []struct {
 		name string
-		p    Process
+		p    proc.Process
 		want string
 	}{
-		{"comm without args", Process{Comm: "kthreadd"}, "kthreadd"},
-		{"argv0 base name", Process{Comm: "claude.exe", Args: []string{"/opt/cc/bin/claude.exe", "--x"}}, "claude.exe"},
-		{"exec -a", Process{Comm: "sleep", Args: []string{"fake-agent-x", "300"}}, "fake-agent-x"},
-		{"login shell", Process{Comm: "bash", Args: []string{"-bash"}}, "bash"},
-		{"node script", Process{Comm: "node", Args: []string{"node", "--no-warnings", "/usr/bin/gemini"}}, "gemini"},
-		{"python -c", Process{Comm: "python3", Args: []string{"/usr/bin/python3", "-c", "print(1)"}}, "python3"},
-		{"python3.11 script", Process{Comm: "python3.11", Args: []string{"python3.11", "rec.py", "out"}}, "rec.py"},
-		{"setproctitle", Process{Comm: "node", Args: []string{"claude --resume"}}, "claude"},
-		{"blank title", Process{Comm: "x", Args: []string{" "}}, "x"},
-		{"shell script", Process{Comm: "bash", Args: []string{"bash", "worker.sh"}}, "worker.sh"},
-		{"script by its #! line", Process{Comm: "codex", Args: []string{"/bin/bash", "./codex", "x"}}, "codex"},
-		{"shell with options and a script", Process{Comm: "bash", Args: []string{"bash", "-o", "pipefail", "-e", "/w/run.sh"}}, "run.sh"},
-		{"shell -c", Process{Comm: "bash", Args: []string{"bash", "-c", "sleep 1"}}, "bash"},
-		{"interactive shell", Process{Comm: "bash", Args: []string{"bash", "--norc", "-i"}}, "bash"},
+		{"comm without args", proc.Process{Comm: "kthreadd"}, "kthreadd"},
+		{"argv0 base name", proc.Process{Comm: "claude.exe", Args: []string{"/opt/cc/bin/claude.exe", "--x"}}, "claude.exe"},
+		{"exec -a", proc.Process{Comm: "sleep", Args: []string{"fake-agent-x", "300"}}, "fake-agent-x"},
+		{"login shell", proc.Process{Comm: "bash", Args: []string{"-bash"}}, "bash"},
+		{"node script", proc.Process{Comm: "node", Args: []string{"node", "--no-warnings", "/usr/bin/gemini"}}, "gemini"},
+		{"python -c", proc.Process{Comm: "python3", Args: []string{"/usr/bin/python3", "-c", "print(1)"}}, "python3"},
+		{"python3.11 script", proc.Process{Comm: "python3.11", Args: []string{"python3.11", "rec.py", "out"}}, "rec.py"},
+		{"setproctitle", proc.Process{Comm: "node", Args: []string{"claude --resume"}}, "claude"},
+		{"blank title", proc.Process{Comm: "x", Args: []string{" "}}, "x"},
+		{"shell script", proc.Process{Comm: "bash", Args: []string{"bash", "worker.sh"}}, "worker.sh"},
+		{"script by its #! line", proc.Process{Comm: "codex", Args: []string{"/bin/bash", "./codex", "x"}}, "codex"},
+		{"shell with options and a script", proc.Process{Comm: "bash", Args: []string{"bash", "-o", "pipefail", "-e", "/w/run.sh"}}, "run.sh"},
+		{"shell -c", proc.Process{Comm: "bash", Args: []string{"bash", "-c", "sleep 1"}}, "bash"},
+		{"interactive shell", proc.Process{Comm: "bash", Args: []string{"bash", "--norc", "-i"}}, "bash"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +164,7 @@ func TestProgName(t *testing.T) {
 }
 
 func TestCommandLineContains(t *testing.T) {
-	p := Process{Comm: "node", Args: []string{"node", "/bin/claude", "--resume", "a b"}}
+	p := proc.Process{Comm: "node", Args: []string{"node", "/bin/claude", "--resume", "a b"}}
 	for _, agent := range []string{"claude", "node /bin", "claude --res", "a b", "--resume a", "b"} {
 		assert.Equal(t, strings.Contains(p.CommandLine(), agent), commandLineContains(p, agent), agent)
 		assert.True(t, commandLineContains(p, agent), agent)
@@ -171,5 +172,5 @@ func TestCommandLineContains(t *testing.T) {
 	for _, agent := range []string{"claude  --resume", "nodex", "b "} {
 		assert.False(t, commandLineContains(p, agent), agent)
 	}
-	assert.True(t, commandLineContains(Process{Comm: "kworker"}, "work"))
+	assert.True(t, commandLineContains(proc.Process{Comm: "kworker"}, "work"))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // writeChildren writes the children files of a fake /proc: pid -> its threads' children lists.
@@ -54,10 +55,10 @@ func TestScanPaneReadsOnlyThePanesTree(t *testing.T) {
 	writeChildren(t, root, map[string][]string{
 		"100": {"200 ", "101 "}, "101": {"102 "}, "200": {"201 "}, "300": {"301 "}, "400": {"401 "},
 	})
-	tb, err := scanPaneDir(root, 100, 401)
+	tb, err := proc.ScanPaneDir(root, 100, 401)
 	require.NoError(t, err)
 	var got []int
-	for pid := range tb.procs {
+	for pid := range tb.Procs {
 		got = append(got, pid)
 	}
 	assert.ElementsMatch(t, []int{1, 100, 101, 102, 200, 201, 400, 401}, got, "the pane's tree, the caller's ancestors, nothing else")
@@ -81,9 +82,9 @@ func TestScanPaneReadsEverythingWhenTheForegroundLeaderIsGone(t *testing.T) {
 		"300": "300 (bash) S 1 300 300 0 0 -1\n",
 	}, nil)
 	writeChildren(t, root, map[string][]string{"1": {"100 201 300 "}})
-	tb, err := scanPaneDir(root, 100)
+	tb, err := proc.ScanPaneDir(root, 100)
 	require.NoError(t, err)
-	assert.Len(t, tb.procs, 4, "the whole table")
+	assert.Len(t, tb.Procs, 4, "the whole table")
 	leader, _, ok := tb.Foreground(100)
 	require.True(t, ok)
 	assert.Equal(t, 201, leader.PID)
@@ -95,18 +96,18 @@ func TestScanPaneMatchesTheFullScan(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-	var part, full *ProcTable
+	var part, full *proc.Table
 	require.Eventually(t, func() bool {
 		var err error
-		part, err = ScanPane(cmd.Process.Pid, os.Getpid())
+		part, err = proc.ScanPane(cmd.Process.Pid, os.Getpid())
 		require.NoError(t, err)
 		return len(part.Descendants(cmd.Process.Pid)) == 3
 	}, 10*time.Second, 10*time.Millisecond, "the tree of three is seen")
-	full, err := ScanProcs()
+	full, err := proc.Scan()
 	require.NoError(t, err)
 	assert.Equal(t, pids(full.Descendants(cmd.Process.Pid)), pids(part.Descendants(cmd.Process.Pid)))
 	assert.Equal(t, full.Ancestors(os.Getpid()), part.Ancestors(os.Getpid()))
-	assert.Less(t, len(part.procs), len(full.procs))
+	assert.Less(t, len(part.Procs), len(full.Procs))
 }
 
 // panesFixture is a fake /proc of two tmux panes and what surrounds them:
@@ -160,9 +161,9 @@ func panesFixture(t *testing.T, children bool) string {
 
 func TestScanPanesReadsThePanesTreesAndTheirOrphans(t *testing.T) {
 	root := panesFixture(t, true)
-	tb, err := scanPanesDir(root, []int{100, 200}, 601)
+	tb, err := proc.ScanPanesDir(root, []int{100, 200}, 601)
 	require.NoError(t, err)
-	full, err := scanProcDir(root)
+	full, err := proc.ScanProcDir(root)
 	require.NoError(t, err)
 	for _, pane := range []int{100, 200} {
 		assert.Equal(t, pids(full.Descendants(pane)), pids(tb.Descendants(pane)), "pane %d's tree as the whole table has it", pane)
@@ -171,7 +172,7 @@ func TestScanPanesReadsThePanesTreesAndTheirOrphans(t *testing.T) {
 	assert.Equal(t, []int{201, 210}, pids(tb.Descendants(200)), "and the orphan the subreaper above tmux adopted")
 	assert.Equal(t, full.Ancestors(601), tb.Ancestors(601))
 	for _, pid := range []int{301, 501} {
-		_, ok := tb.procs[pid]
+		_, ok := tb.Procs[pid]
 		assert.False(t, ok, "process %d lies below no searched pane and no pane's ancestor: not read", pid)
 	}
 
@@ -189,9 +190,9 @@ func TestScanPanesReadsThePanesTreesAndTheirOrphans(t *testing.T) {
 
 func TestScanPanesReadsTheWholeTableWithoutChildrenFiles(t *testing.T) {
 	root := panesFixture(t, false)
-	tb, err := scanPanesDir(root, []int{100, 200}, 601)
+	tb, err := proc.ScanPanesDir(root, []int{100, 200}, 601)
 	require.NoError(t, err)
-	assert.Len(t, tb.procs, 18, "the whole table")
+	assert.Len(t, tb.Procs, 18, "the whole table")
 	assert.Equal(t, []int{101, 102, 103, 110, 111}, pids(tb.Descendants(100)))
 	m := Find([]Pane{{ID: "%1", PID: 100}, {ID: "%2", PID: 200}}, tb, "late-agent", Exclude{})
 	require.Len(t, m, 1)
@@ -213,17 +214,17 @@ func TestScanPanesFindsARealAgentAtDepth(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	pane := Pane{ID: "%9", PID: cmd.Process.Pid}
-	find := func(tb *ProcTable, agent string) []Process {
+	find := func(tb *proc.Table, agent string) []proc.Process {
 		m := Find([]Pane{pane}, tb, agent, Exclude{PIDs: tb.Ancestors(os.Getpid())})
 		if len(m) != 1 {
 			return nil
 		}
 		return m[0].Procs
 	}
-	var tb *ProcTable
+	var tb *proc.Table
 	require.Eventually(t, func() bool {
 		var err error
-		tb, err = ScanPanes([]int{pane.PID}, os.Getpid())
+		tb, err = proc.ScanPanes([]int{pane.PID}, os.Getpid())
 		require.NoError(t, err)
 		// comm is read with the tree and the command line later: until both are of after the
 		// exec, the agent may show as the bash it was.
@@ -232,7 +233,7 @@ func TestScanPanesFindsARealAgentAtDepth(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "the agent and the orphan are found")
 	agent, orphan := find(tb, marker+"-deep")[0], find(tb, marker+"-orphan")[0]
 	t.Cleanup(func() { _ = syscall.Kill(orphan.PID, syscall.SIGKILL) })
-	full, err := ScanProcs()
+	full, err := proc.Scan()
 	require.NoError(t, err)
 	anc := full.Ancestors(agent.PID)
 	require.GreaterOrEqual(t, len(anc), 4)
@@ -240,5 +241,5 @@ func TestScanPanesFindsARealAgentAtDepth(t *testing.T) {
 	assert.NotEqual(t, pane.PID, orphan.PPID, "the orphan was adopted outside the tree")
 	assert.Equal(t, pane.PID, orphan.SID)
 	assert.Equal(t, pids(full.Descendants(pane.PID)), pids(tb.Descendants(pane.PID)), "the same tree as the whole table's")
-	assert.Less(t, len(tb.procs), len(full.procs))
+	assert.Less(t, len(tb.Procs), len(full.Procs))
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // Detection is the profile chosen for a pane, and why.
@@ -16,9 +18,9 @@ type Detection struct {
 	Name    string   `json:"profile"`
 	Reason  string   `json:"reason"`
 	// Foreground is the leader of the pane's foreground process group, when known.
-	Foreground *Process `json:"foreground,omitempty"`
+	Foreground *proc.Process `json:"foreground,omitempty"`
 	// Matched is the process the profile was chosen by, when it was a process.
-	Matched *Process `json:"matched,omitempty"`
+	Matched *proc.Process `json:"matched,omitempty"`
 	// TTYMode is the pane terminal's mode when it was read: "cooked", "raw" or "".
 	TTYMode string `json:"tty_mode,omitempty"`
 	// Job, when set, says that the pane's own interactive shell runs a foreground job that is not
@@ -45,16 +47,16 @@ func (s *ProfileSet) Force(name string) (Detection, error) {
 // shallowest process of that group (or below it) that an agent profile names; else "reader" when
 // the terminal is in canonical mode; else "generic". Without a process table it falls back on
 // #{pane_current_command}, which is the foreground leader's name. ttyMode may be nil.
-func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclude) Detection {
-	var fg *Process
-	var candidates []Process
+func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclude) Detection {
+	var fg *proc.Process
+	var candidates []proc.Process
 	if t != nil && p.PID > 0 {
 		if leader, group, ok := t.Foreground(p.PID); ok {
 			fg = &leader
 			candidates = group
-		} else if root, ok := t.proc(p.PID); ok {
+		} else if root, ok := t.Proc(p.PID); ok {
 			// No foreground group known (go-ps has no tpgid): the whole tree, shallowest first.
-			candidates = append([]Process{root}, t.Descendants(p.PID)...)
+			candidates = append([]proc.Process{root}, t.Descendants(p.PID)...)
 		}
 	}
 	det := Detection{Foreground: fg}
@@ -75,7 +77,7 @@ func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclud
 		if sh := s.firstOfKind(KindShell); sh != nil && slices.Contains(sh.Detect.Names, strings.TrimPrefix(p.Command, "-")) {
 			return s.found(det, sh, fmt.Sprintf("pane_current_command %q is a shell (no process table to tell more)", p.Command))
 		}
-		candidates = []Process{{PID: p.PID, Comm: p.Command}}
+		candidates = []proc.Process{{PID: p.PID, Comm: p.Command}}
 	}
 	for _, c := range candidates {
 		if skip[c.PID] || progName(c) == "wcomm" {
@@ -116,8 +118,8 @@ func (s *ProfileSet) Detect(p Pane, t *ProcTable, ttyMode TTYModeFunc, ex Exclud
 // shellJob describes the foreground job of the pane's own interactive shell when none of the job's
 // processes reads the terminal, and returns "" otherwise (no shell, or a line reader at the
 // keyboard, which is a real recipient).
-func (s *ProfileSet) shellJob(t *ProcTable, panePID int, group []Process) string {
-	root, ok := t.proc(panePID)
+func (s *ProfileSet) shellJob(t *proc.Table, panePID int, group []proc.Process) string {
+	root, ok := t.Proc(panePID)
 	sh := s.firstOfKind(KindShell)
 	if !ok || sh == nil || !sh.matches(root) {
 		return ""
@@ -149,7 +151,7 @@ func (s *ProfileSet) firstOfKind(kind string) *Profile {
 }
 
 // matches reports whether a process is this profile's program.
-func (p *Profile) matches(proc Process) bool {
+func (p *Profile) matches(proc proc.Process) bool {
 	d := p.Detect
 	if len(d.Names) == 0 && len(d.Cmdline) == 0 {
 		return false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 func TestProfileDefaultsLoad(t *testing.T) {
@@ -128,41 +129,41 @@ func TestProfileInteractiveArgs(t *testing.T) {
 
 // proc is a process of a detection fixture: pid, parent, process group, session, foreground group
 // of its terminal, comm and argv.
-func proc(pid, ppid, pgrp, sid, tpgid int, comm string, args ...string) Process {
-	return Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: comm, Args: args}
+func mkProc(pid, ppid, pgrp, sid, tpgid int, comm string, args ...string) proc.Process {
+	return proc.Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: comm, Args: args}
 }
 
 func TestProfileDetect(t *testing.T) {
-	procs := table(
-		proc(1, 0, 1, 1, -1, "init", "/sbin/init"),
+	procs := ptable(
+		mkProc(1, 0, 1, 1, -1, "init", "/sbin/init"),
 		// %1: an interactive bash at its prompt (it is the foreground group).
-		proc(100, 1, 100, 100, 100, "bash", "bash", "--norc", "-i"),
+		mkProc(100, 1, 100, 100, 100, "bash", "bash", "--norc", "-i"),
 		// %2: Claude Code started from an interactive bash: it leads its own foreground group, and
 		// runs wcomm in a tool call, whose argv names another agent.
-		proc(200, 1, 200, 200, 201, "bash", "-bash"),
-		proc(201, 200, 201, 200, 201, "claude.exe", "claude.exe", "--permission-mode", "acceptEdits"),
-		proc(202, 201, 202, 200, 201, "bash", "/bin/bash", "-c", "wcomm send --to codex hi"),
-		proc(203, 202, 202, 200, 201, "wcomm", "wcomm", "send", "--to", "codex", "hi"),
+		mkProc(200, 1, 200, 200, 201, "bash", "-bash"),
+		mkProc(201, 200, 201, 200, 201, "claude.exe", "claude.exe", "--permission-mode", "acceptEdits"),
+		mkProc(202, 201, 202, 200, 201, "bash", "/bin/bash", "-c", "wcomm send --to codex hi"),
+		mkProc(203, 202, 202, 200, 201, "wcomm", "wcomm", "send", "--to", "codex", "hi"),
 		// %3: Claude Code in the background; the shell reads the keyboard.
-		proc(300, 1, 300, 300, 300, "bash", "bash"),
-		proc(301, 300, 301, 300, 300, "claude", "claude"),
+		mkProc(300, 1, 300, 300, 300, "bash", "bash"),
+		mkProc(301, 300, 301, 300, 300, "claude", "claude"),
 		// %4: Codex as node running its launcher, under bash -c (one foreground group).
-		proc(400, 1, 400, 400, 400, "bash", "bash", "-c", "node /x/node_modules/@openai/codex/bin/codex.js"),
-		proc(401, 400, 400, 400, 400, "node", "node", "/x/node_modules/@openai/codex/bin/codex.js"),
+		mkProc(400, 1, 400, 400, 400, "bash", "bash", "-c", "node /x/node_modules/@openai/codex/bin/codex.js"),
+		mkProc(401, 400, 400, 400, 400, "node", "node", "/x/node_modules/@openai/codex/bin/codex.js"),
 		// %5: a shell script reading lines.
-		proc(500, 1, 500, 500, 500, "bash", "bash", "worker.sh"),
+		mkProc(500, 1, 500, 500, 500, "bash", "bash", "worker.sh"),
 		// %6: a raw-mode python program.
-		proc(600, 1, 600, 600, 600, "python3", "python3", "recorder.py", "log"),
+		mkProc(600, 1, 600, 600, 600, "python3", "python3", "recorder.py", "log"),
 		// %7: aider as a python script; %8: Gemini CLI whose first process exec'd env.
-		proc(700, 1, 700, 700, 700, "python3", "/usr/bin/python3", "/home/u/.local/bin/aider"),
-		proc(800, 1, 800, 800, 800, "node", "node", "/x/node_modules/.bin/gemini", "--yolo"),
+		mkProc(700, 1, 700, 700, 700, "python3", "/usr/bin/python3", "/home/u/.local/bin/aider"),
+		mkProc(800, 1, 800, 800, 800, "node", "node", "/x/node_modules/.bin/gemini", "--yolo"),
 		// %9: Codex orchestrator whose tool call names claude.
-		proc(900, 1, 900, 900, 900, "codex", "codex", "--no-daemon"),
-		proc(901, 900, 900, 900, 900, "wcomm", "wcomm", "send", "--to", "claude", "x"),
+		mkProc(900, 1, 900, 900, 900, "codex", "codex", "--no-daemon"),
+		mkProc(901, 900, 900, 900, 900, "wcomm", "wcomm", "send", "--to", "claude", "x"),
 		// %11: a bash script named codex, started by its #! line: not the Codex CLI.
-		proc(1100, 1, 1100, 1100, 1100, "codex", "/bin/bash", "./codex"),
+		mkProc(1100, 1, 1100, 1100, 1100, "codex", "/bin/bash", "./codex"),
 		// %10: a Python REPL under a versioned name: Enter runs the line too.
-		proc(1000, 1, 1000, 1000, 1000, "python3.11", "/opt/py/bin/python3.11"),
+		mkProc(1000, 1, 1000, 1000, 1000, "python3.11", "/opt/py/bin/python3.11"),
 	)
 	canonical := func(tty string) (bool, error) {
 		switch tty {
@@ -177,7 +178,7 @@ func TestProfileDetect(t *testing.T) {
 	tests := []struct {
 		name       string
 		pane       Pane
-		tab        *ProcTable
+		tab        *proc.Table
 		ex         Exclude
 		want       string
 		wantReason string
@@ -221,12 +222,12 @@ func TestProfileDetect(t *testing.T) {
 }
 
 func TestProfileForeground(t *testing.T) {
-	procs := table(
-		proc(10, 1, 10, 10, 12, "bash", "bash"),
+	procs := ptable(
+		mkProc(10, 1, 10, 10, 12, "bash", "bash"),
 		// The foreground group's leader exited; its member is still there.
-		proc(13, 10, 12, 10, 12, "sleep", "sleep", "9"),
-		proc(14, 13, 12, 10, 12, "cat", "cat"),
-		proc(20, 1, 20, 20, -1, "daemon", "daemon"),
+		mkProc(13, 10, 12, 10, 12, "sleep", "sleep", "9"),
+		mkProc(14, 13, 12, 10, 12, "cat", "cat"),
+		mkProc(20, 1, 20, 20, -1, "daemon", "daemon"),
 	)
 	leader, group, ok := procs.Foreground(10)
 	require.True(t, ok)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -107,7 +108,7 @@ func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	t.Helper()
 	e := New(filepath.Join(t.TempDir(), "root"), f)
 	e.Self = messages.PaneID(self)
-	e.Procs = func() (*paneops.ProcTable, error) { return nil, fmt.Errorf("no process table in unit tests") }
+	e.Procs = func() (*proc.Table, error) { return nil, fmt.Errorf("no process table in unit tests") }
 	e.PaneProcs = nil // the fake table above is the only one detection may see
 	e.PanesProcs = nil
 	return e

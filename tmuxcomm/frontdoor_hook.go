@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -30,7 +30,7 @@ func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, 
 		return nil, err
 	}
 	var term questions.Terminal
-	if t, err := paneops.ScanProcs(); err == nil {
+	if t, err := proc.Scan(); err == nil {
 		if sf, err := (door.Finder{}).SessionFile(in.SessionID, t.Ancestors(os.Getpid())); err == nil {
 			req.PID, term = sf.PID, sf
 		} else {

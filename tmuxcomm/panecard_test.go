@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
@@ -69,7 +70,7 @@ func TestPaneCard(t *testing.T) {
 		{"another start time", "%3", func(t *testing.T, e *Engine, root string) {
 			data, err := os.ReadFile(e.CardPath(root, "%3"))
 			require.NoError(t, err)
-			start, err := paneops.ProcStart(pane.PID)
+			start, err := proc.ProcStart(pane.PID)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(e.CardPath(root, "%3"), []byte(replaceOnce(t, string(data), `"pane_start":`+utoa(start), `"pane_start":`+utoa(start+1))), 0o600))
 		}},

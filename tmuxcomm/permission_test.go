@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -220,8 +220,8 @@ func TestPermissionCommandLineUnderAnAgentRefused(t *testing.T) {
 	// The caller's own process runs under claude: 'wcomm answer' from an agent's tool call.
 	under := e.as("%1")
 	under.SelfPID = 300
-	under.Procs = func() (*paneops.ProcTable, error) {
-		return paneops.NewProcTable([]paneops.Process{
+	under.Procs = func() (*proc.Table, error) {
+		return proc.NewProcTable([]proc.Process{
 			{PID: 100, PPID: 1, Comm: "claude", Args: []string{"claude"}},
 			{PID: 200, PPID: 100, Comm: "bash", Args: []string{"/bin/bash", "-c", "wcomm answer"}},
 			{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}},
@@ -233,8 +233,8 @@ func TestPermissionCommandLineUnderAnAgentRefused(t *testing.T) {
 	// The same command typed by a person in a shell is theirs.
 	person := e.as("%1")
 	person.SelfPID = 300
-	person.Procs = func() (*paneops.ProcTable, error) {
-		return paneops.NewProcTable([]paneops.Process{
+	person.Procs = func() (*proc.Table, error) {
+		return proc.NewProcTable([]proc.Process{
 			{PID: 200, PPID: 1, Comm: "bash", Args: []string{"-bash"}},
 			{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}},
 		}), nil

@@ -19,6 +19,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
@@ -100,11 +101,11 @@ func (s *doorSession) received(t *testing.T, want int) []string {
 // doorEngine is an engine whose pane panePID runs the fake session's process.
 func doorEngine(t *testing.T, f *fakeTmux, self string, s *doorSession, panePID int) *Engine {
 	e := newEngine(t, f, self)
-	table := paneops.NewProcTable([]paneops.Process{
+	table := proc.NewProcTable([]proc.Process{
 		{PID: panePID, PPID: 1, Comm: "bash"},
 		{PID: s.pid, PPID: panePID, Comm: "claude.exe"},
 	})
-	e.Procs = func() (*paneops.ProcTable, error) { return table, nil }
+	e.Procs = func() (*proc.Table, error) { return table, nil }
 	e.Door = door.Finder{
 		Environ: func(pid int) ([]string, error) {
 			if pid == s.pid {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // lookupOf is how send found the worker's pane for an exchange: "tmux" or "record" (its card).
@@ -86,7 +86,7 @@ func TestE2EPaneCard(t *testing.T) {
 	require.Len(t, cards, 1)
 	var card map[string]any
 	require.NoError(t, json.Unmarshal([]byte(readString(t, cards[0])), &card))
-	start, err := paneops.ProcStart(w.pid)
+	start, err := proc.ProcStart(w.pid)
 	require.NoError(t, err)
 	card["pane"].(map[string]any)["pid"] = w.pid
 	card["pane_start"] = start

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // Finder looks up a pane's session. The zero value reads the real /proc and files; tests replace
@@ -270,5 +270,5 @@ func (f Finder) procStart(pid int) (uint64, error) {
 	if f.ProcStart != nil {
 		return f.ProcStart(pid)
 	}
-	return paneops.ProcStart(pid)
+	return proc.ProcStart(pid)
 }

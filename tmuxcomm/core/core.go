@@ -14,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -40,16 +41,16 @@ type Config struct {
 	// mirrorHost is set while a relayed exchange is mirrored here (remote.go).
 	Mirroring string
 	// Procs scans the process table (paneops.ScanProcs).
-	Procs func() (*paneops.ProcTable, error)
+	Procs func() (*proc.Table, error)
 	// PaneProcs reads only what detection needs about one pane (paneops.ScanPane): the pane's
 	// tree, its foreground group and the ancestors of also. nil: Detect uses Procs. A caller
 	// that gives Procs a table of its own sets this too (or clears it), so that table is the
 	// only one detection sees.
-	PaneProcs func(panePID int, also ...int) (*paneops.ProcTable, error)
+	PaneProcs func(panePID int, also ...int) (*proc.Table, error)
 	// PanesProcs reads only what a find among panes looks at (paneops.ScanPanes): the panes'
 	// trees, the orphans of their sessions and the ancestors of also. nil: a find uses Procs. A
 	// caller that gives Procs a table of its own clears it, as it does PaneProcs.
-	PanesProcs func(panePIDs []int, also ...int) (*paneops.ProcTable, error)
+	PanesProcs func(panePIDs []int, also ...int) (*proc.Table, error)
 	// Self is the caller's own pane ($TMUX_PANE); empty outside tmux.
 	Self messages.PaneID
 	// SelfPID is the caller's pid: it and its ancestors never match a find.
@@ -138,9 +139,9 @@ func New(root string, t Tmux) *Config {
 	return &Config{
 		Root:        root,
 		Tmux:        t,
-		Procs:       paneops.ScanProcs,
-		PaneProcs:   paneops.ScanPane,
-		PanesProcs:  paneops.ScanPanes,
+		Procs:       proc.Scan,
+		PaneProcs:   proc.ScanPane,
+		PanesProcs:  proc.ScanPanes,
 		SelfPID:     os.Getpid(),
 		LockTimeout: DefaultLockTimeout,
 		PasteLimit:  DefaultPasteLimit,

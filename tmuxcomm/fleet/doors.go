@@ -6,6 +6,7 @@ import (
 
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // Which door a delivery into a pane goes through: the agent's own (Claude Code's messaging socket,
@@ -20,7 +21,7 @@ func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detectio
 	if det.Profile == nil || det.Profile.Door == "" {
 		return e.routeIn(ctx, p, det, nil)
 	}
-	var t *paneops.ProcTable
+	var t *proc.Table
 	var err error
 	if e.PaneProcs != nil && p.PID > 0 {
 		t, err = e.PaneProcs(p.PID, e.SelfPID)
@@ -34,7 +35,7 @@ func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detectio
 }
 
 // routeIn is Route with the process table at hand (nil: only the detected process is looked at).
-func (e *Finder) routeIn(ctx context.Context, p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) door.Finding {
+func (e *Finder) routeIn(ctx context.Context, p paneops.Pane, det paneops.Detection, t *proc.Table) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
 		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
 	}
@@ -50,7 +51,7 @@ func orGeneric(name string) string {
 
 // doorCandidates are the processes of the pane that may be the agent's session: the process the
 // profile was detected by first, then the pane's whole tree, shallowest first.
-func doorCandidates(p paneops.Pane, det paneops.Detection, t *paneops.ProcTable) []int {
+func doorCandidates(p paneops.Pane, det paneops.Detection, t *proc.Table) []int {
 	var pids []int
 	seen := map[int]bool{}
 	add := func(pid int) {

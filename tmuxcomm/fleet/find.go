@@ -10,6 +10,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
@@ -201,7 +202,7 @@ func IsNotFound(err error) bool {
 
 // panesAndTrees lists the panes in scope and reads what a find looks at of the process table: the
 // panes' trees and the caller's ancestors (PanesProcs), or the whole table without PanesProcs.
-func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
+func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *proc.Table, error) {
 	if e.PanesProcs == nil {
 		return e.panesAndProcs(ctx, scope)
 	}
@@ -224,7 +225,7 @@ func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]pane
 }
 
 // panesAndProcs lists the panes in scope and reads the process table once.
-func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *paneops.ProcTable, error) {
+func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *proc.Table, error) {
 	scope.Self = e.Self
 	panes, err := e.Tmux.Panes(ctx, scope)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // A pane card is what the last lookup of a pane by its id found, kept so that the next send to
@@ -99,13 +100,13 @@ func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 		c.Pane.PID <= 0 || c.Server.PID <= 0 || c.PaneStart == 0 || c.ServerStart == 0 {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	if start, err := paneops.ProcStart(c.Server.PID); err != nil || start != c.ServerStart {
+	if start, err := proc.ProcStart(c.Server.PID); err != nil || start != c.ServerStart {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
 	if f := socketFile(c.Server.Socket); f == "" || f != c.SocketFile {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	if start, err := paneops.ProcStart(c.Pane.PID); err != nil || start != c.PaneStart {
+	if start, err := proc.ProcStart(c.Pane.PID); err != nil || start != c.PaneStart {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
 	return c.Pane, c.Server, true
@@ -117,8 +118,8 @@ func (e *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 	if e.CardKey == "" || p.Dead || p.PID <= 0 || srv.PID <= 0 {
 		return
 	}
-	ps, err1 := paneops.ProcStart(p.PID)
-	ss, err2 := paneops.ProcStart(srv.PID)
+	ps, err1 := proc.ProcStart(p.PID)
+	ss, err2 := proc.ProcStart(srv.PID)
 	if err1 != nil || err2 != nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
@@ -29,7 +30,7 @@ func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (pane
 	if agent != "" {
 		return e.Profiles.Force(agent)
 	}
-	var t *paneops.ProcTable
+	var t *proc.Table
 	var err error
 	if e.PaneProcs != nil && p.PID > 0 {
 		t, err = e.PaneProcs(p.PID, e.SelfPID)

@@ -1,4 +1,4 @@
-package paneops
+package proc
 
 import (
 	"os"

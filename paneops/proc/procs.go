@@ -1,4 +1,4 @@
-package paneops
+package proc
 
 import (
 	"bytes"
@@ -40,10 +40,10 @@ func (p Process) CommandLine() string {
 }
 
 // ProcTable is a snapshot of the process table.
-type ProcTable struct {
-	procs    map[int]*Process
-	children map[int][]int
-	bySID    map[int][]int
+type Table struct {
+	Procs    map[int]*Process
+	Children map[int][]int
+	BySID    map[int][]int
 
 	// readArgs reads one process's argv; nil when Args were filled at scan time (go-ps, tests).
 	// Reading every cmdline doubles the cost of a scan (measured), so it is done only for
@@ -54,30 +54,30 @@ type ProcTable struct {
 }
 
 // newProcTable indexes processes by pid, parent and session.
-func newProcTable(procs []*Process, readArgs func(int) []string) *ProcTable {
-	t := &ProcTable{
-		procs:    make(map[int]*Process, len(procs)),
-		children: make(map[int][]int),
-		bySID:    make(map[int][]int),
+func newProcTable(procs []*Process, readArgs func(int) []string) *Table {
+	t := &Table{
+		Procs:    make(map[int]*Process, len(procs)),
+		Children: make(map[int][]int),
+		BySID:    make(map[int][]int),
 		readArgs: readArgs,
 		argsRead: make(map[int]bool),
 	}
 	for _, p := range procs {
-		t.procs[p.PID] = p
+		t.Procs[p.PID] = p
 	}
 	// Children and session members in pid order, so every walk is deterministic.
 	pids := make([]int, 0, len(procs))
-	for pid := range t.procs {
+	for pid := range t.Procs {
 		pids = append(pids, pid)
 	}
 	slices.Sort(pids)
 	for _, pid := range pids {
-		p := t.procs[pid]
+		p := t.Procs[pid]
 		if p.PPID != pid {
-			t.children[p.PPID] = append(t.children[p.PPID], pid)
+			t.Children[p.PPID] = append(t.Children[p.PPID], pid)
 		}
 		if p.SID > 0 {
-			t.bySID[p.SID] = append(t.bySID[p.SID], pid)
+			t.BySID[p.SID] = append(t.BySID[p.SID], pid)
 		}
 	}
 	return t
@@ -85,7 +85,7 @@ func newProcTable(procs []*Process, readArgs func(int) []string) *ProcTable {
 
 // NewProcTable builds a table from processes already known (with their Args): for tests, and for
 // callers with another source of the process table.
-func NewProcTable(procs []Process) *ProcTable {
+func NewProcTable(procs []Process) *Table {
 	ptrs := make([]*Process, len(procs))
 	for i := range procs {
 		p := procs[i]
@@ -96,15 +96,15 @@ func NewProcTable(procs []Process) *ProcTable {
 
 // ScanProcs reads the process table once: on Linux every /proc/PID/stat (split at the last ")")
 // for ppid, sid and comm, and cmdline only lazily when a match needs it; elsewhere go-ps.
-func ScanProcs() (*ProcTable, error) {
+func Scan() (*Table, error) {
 	if _, err := os.Stat("/proc/self/stat"); err == nil {
-		return scanProcDir("/proc")
+		return ScanProcDir("/proc")
 	}
 	return scanGoPS()
 }
 
 // scanProcDir scans a /proc-like folder (a fake one in tests).
-func scanProcDir(root string) (*ProcTable, error) {
+func ScanProcDir(root string) (*Table, error) {
 	d, err := os.Open(root)
 	if err != nil {
 		return nil, fmt.Errorf("read the process table: %w", err)
@@ -230,7 +230,7 @@ func splitCmdline(data []byte) []string {
 
 // scanGoPS is the portable fallback: go-ps gives pid, ppid and the executable name, but no
 // session id and no arguments, so orphans are not found and matching uses the name only.
-func scanGoPS() (*ProcTable, error) {
+func scanGoPS() (*Table, error) {
 	list, err := ps.Processes()
 	if err != nil {
 		return nil, fmt.Errorf("read the process table: %w", err)
@@ -243,8 +243,8 @@ func scanGoPS() (*ProcTable, error) {
 }
 
 // proc returns a copy of one process with its Args loaded, and whether it exists.
-func (t *ProcTable) proc(pid int) (Process, bool) {
-	p, ok := t.procs[pid]
+func (t *Table) Proc(pid int) (Process, bool) {
+	p, ok := t.Procs[pid]
 	if !ok {
 		return Process{}, false
 	}
@@ -257,19 +257,19 @@ func (t *ProcTable) proc(pid int) (Process, bool) {
 	return *p, true
 }
 
-// descendants returns the pids below pid: a breadth-first walk over children, started from pid
+// DescendantPIDs returns the pids below pid: a breadth-first walk over children, started from pid
 // and from every other member of pid's session. The session part finds processes whose parent
 // exited and that were reparented to init or a subreaper (a pane's first process is a session
 // leader, so its sid is the pane pid, as measured); only processes that called setsid escape.
-func (t *ProcTable) descendants(pid int) []int {
-	out := t.walk(append([]int{pid}, t.bySID[pid]...))[1:]
+func (t *Table) DescendantPIDs(pid int) []int {
+	out := t.walk(append([]int{pid}, t.BySID[pid]...))[1:]
 	slices.Sort(out)
 	return out
 }
 
 // walk returns the seeds (first one first, duplicates dropped) and then, breadth-first, every
 // process below them, each once.
-func (t *ProcTable) walk(seeds []int) []int {
+func (t *Table) walk(seeds []int) []int {
 	seen := map[int]bool{}
 	var queue []int
 	for _, s := range seeds {
@@ -279,7 +279,7 @@ func (t *ProcTable) walk(seeds []int) []int {
 		}
 	}
 	for i := 0; i < len(queue); i++ {
-		for _, c := range t.children[queue[i]] {
+		for _, c := range t.Children[queue[i]] {
 			if !seen[c] {
 				seen[c] = true
 				queue = append(queue, c)
@@ -291,11 +291,11 @@ func (t *ProcTable) walk(seeds []int) []int {
 
 // Descendants returns every process below pid at any depth (by ppid), plus processes of the pane's
 // session (sid == pid) that were orphaned and reparented, in pid order, excluding pid itself.
-func (t *ProcTable) Descendants(pid int) []Process {
-	pids := t.descendants(pid)
+func (t *Table) Descendants(pid int) []Process {
+	pids := t.DescendantPIDs(pid)
 	out := make([]Process, 0, len(pids))
 	for _, d := range pids {
-		if p, ok := t.proc(d); ok {
+		if p, ok := t.Proc(d); ok {
 			out = append(out, p)
 		}
 	}
@@ -303,11 +303,11 @@ func (t *ProcTable) Descendants(pid int) []Process {
 }
 
 // Ancestors returns pid and its ancestors up to pid 1.
-func (t *ProcTable) Ancestors(pid int) []int {
+func (t *Table) Ancestors(pid int) []int {
 	out := []int{pid}
 	seen := map[int]bool{pid: true}
 	for {
-		p, ok := t.procs[pid]
+		p, ok := t.Procs[pid]
 		if !ok || p.PPID <= 0 || seen[p.PPID] {
 			return out
 		}
@@ -322,15 +322,15 @@ func (t *ProcTable) Ancestors(pid int) []int {
 // everything below them, shallowest first. The group comes from pid's TPGID in /proc; ok is false
 // when it is unknown (go-ps, or pid has no terminal). A leader that has exited is replaced by the
 // group's lowest pid.
-func (t *ProcTable) Foreground(pid int) (leader Process, group []Process, ok bool) {
-	root, found := t.procs[pid]
+func (t *Table) Foreground(pid int) (leader Process, group []Process, ok bool) {
+	root, found := t.Procs[pid]
 	if !found || root.TPGID <= 0 {
 		return Process{}, nil, false
 	}
 	fg := root.TPGID
 	var members []int
-	for _, m := range t.bySID[root.SID] {
-		if p := t.procs[m]; p.PGRP == fg {
+	for _, m := range t.BySID[root.SID] {
+		if p := t.Procs[m]; p.PGRP == fg {
 			members = append(members, m)
 		}
 	}
@@ -344,9 +344,40 @@ func (t *ProcTable) Foreground(pid int) (leader Process, group []Process, ok boo
 	// Breadth-first from the leader and the other members, so the shallowest match wins in Detect
 	// (an agent, not the wcomm it runs in a tool call).
 	for _, q := range t.walk(append([]int{lead}, members...)) {
-		if p, ok := t.proc(q); ok {
+		if p, ok := t.Proc(q); ok {
 			group = append(group, p)
 		}
 	}
 	return group[0], group, true
+}
+
+// Depths maps pid and every process of its tree (as in DescendantPIDs) to its depth below pid; an
+// orphan of the session counts as a child of pid, since its real parent has gone.
+func (t *Table) Depths(pid int) map[int]int {
+	depth := map[int]int{}
+	if _, ok := t.Procs[pid]; ok {
+		depth[pid] = 0
+	}
+	queue := []int{pid}
+	walk := func() {
+		for len(queue) > 0 {
+			cur := queue[0]
+			queue = queue[1:]
+			for _, c := range t.Children[cur] {
+				if _, ok := depth[c]; !ok {
+					depth[c] = depth[cur] + 1
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	walk()
+	for _, m := range t.BySID[pid] {
+		if _, ok := depth[m]; !ok && m != pid {
+			depth[m] = 1
+			queue = append(queue, m)
+			walk()
+		}
+	}
+	return depth
 }

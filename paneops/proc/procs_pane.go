@@ -1,4 +1,4 @@
-package paneops
+package proc
 
 import (
 	"os"
@@ -18,12 +18,12 @@ import (
 // pane's tree, and only a full scan finds them by their group. One case stays unseen: a member of
 // a living leader's group whose own parent exited; detection then decides from the rest of the
 // group, as it would for a process that left the group.
-func ScanPane(panePID int, also ...int) (*ProcTable, error) {
-	return scanPaneDir("/proc", panePID, also...)
+func ScanPane(panePID int, also ...int) (*Table, error) {
+	return ScanPaneDir("/proc", panePID, also...)
 }
 
-func scanPaneDir(root string, panePID int, also ...int) (*ProcTable, error) {
-	full := func() (*ProcTable, error) { return fullScan(root) }
+func ScanPaneDir(root string, panePID int, also ...int) (*Table, error) {
+	full := func() (*Table, error) { return fullScan(root) }
 	if root == "/proc" && !hasChildrenFiles(root, 0) {
 		return full()
 	}
@@ -56,11 +56,11 @@ func scanPaneDir(root string, panePID int, also ...int) (*ProcTable, error) {
 // processes of a pane's session. So the panes' trees come out as ScanProcs's would: only a
 // process that called setsid escapes, as it does there. It reads the whole table when the kernel
 // has no children files (CONFIG_PROC_CHILDREN).
-func ScanPanes(panePIDs []int, also ...int) (*ProcTable, error) {
-	return scanPanesDir("/proc", panePIDs, also...)
+func ScanPanes(panePIDs []int, also ...int) (*Table, error) {
+	return ScanPanesDir("/proc", panePIDs, also...)
 }
 
-func scanPanesDir(root string, panePIDs []int, also ...int) (*ProcTable, error) {
+func ScanPanesDir(root string, panePIDs []int, also ...int) (*Table, error) {
 	probe := 0
 	if len(panePIDs) > 0 {
 		probe = panePIDs[0]
@@ -97,11 +97,11 @@ func scanPanesDir(root string, panePIDs []int, also ...int) (*ProcTable, error) 
 }
 
 // fullScan reads the whole table of root: ScanProcs for the real /proc, a fake one in tests.
-func fullScan(root string) (*ProcTable, error) {
+func fullScan(root string) (*Table, error) {
 	if root == "/proc" {
-		return ScanProcs()
+		return Scan()
 	}
-	return scanProcDir(root)
+	return ScanProcDir(root)
 }
 
 // hasChildrenFiles reports whether root's processes have children files: the kernel writes them
@@ -131,7 +131,7 @@ func newPaneScan(root string) *paneScan {
 }
 
 // table is what was read, with command lines read when asked for.
-func (s *paneScan) table() *ProcTable {
+func (s *paneScan) table() *Table {
 	procs := make([]*Process, 0, len(s.seen))
 	for _, p := range s.seen {
 		procs = append(procs, p)

@@ -1,4 +1,4 @@
-package paneops
+package proc
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 )
 
 // table builds a ProcTable whose Args are already known, as a test fixture.
-func table(procs ...Process) *ProcTable {
+func table(procs ...Process) *Table {
 	ptrs := make([]*Process, len(procs))
 	for i := range procs {
 		p := procs[i]
@@ -130,9 +130,9 @@ func TestScanProcDir(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "self"), 0o700))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "105"), 0o700)) // exited: no stat
 
-	tb, err := scanProcDir(root)
+	tb, err := ScanProcDir(root)
 	require.NoError(t, err)
-	assert.Len(t, tb.procs, 4)
+	assert.Len(t, tb.Procs, 4)
 
 	// cmdline is read when asked for, not at scan time.
 	writeFakeProc(t, root, nil, map[string]string{"102": "orphan-agent\x00300\x00"})
@@ -146,16 +146,16 @@ func TestScanProcDir(t *testing.T) {
 	writeFakeProc(t, root, nil, map[string]string{"102": "changed\x00"})
 	assert.Equal(t, []string{"orphan-agent", "300"}, tb.Descendants(100)[1].Args)
 
-	_, err = scanProcDir(filepath.Join(root, "nonexistent"))
+	_, err = ScanProcDir(filepath.Join(root, "nonexistent"))
 	assert.Error(t, err)
-	_, err = scanProcDir(t.TempDir())
+	_, err = ScanProcDir(t.TempDir())
 	assert.Error(t, err, "an empty table is an error, not an empty snapshot")
 }
 
 func TestScanProcsSelf(t *testing.T) {
-	tb, err := ScanProcs()
+	tb, err := Scan()
 	require.NoError(t, err)
-	me, ok := tb.proc(os.Getpid())
+	me, ok := tb.Proc(os.Getpid())
 	require.True(t, ok, "own pid is in the table")
 	assert.Equal(t, os.Getppid(), me.PPID)
 	assert.Equal(t, os.Args, me.Args)
@@ -171,7 +171,7 @@ func TestScanProcsSelf(t *testing.T) {
 func TestScanGoPS(t *testing.T) {
 	tb, err := scanGoPS()
 	require.NoError(t, err)
-	me, ok := tb.proc(os.Getpid())
+	me, ok := tb.Proc(os.Getpid())
 	require.True(t, ok)
 	assert.Equal(t, os.Getppid(), me.PPID)
 	assert.NotEmpty(t, me.CommandLine())
