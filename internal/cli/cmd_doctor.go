@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -73,10 +70,10 @@ the profile's floor, or three times the measured time if that is longer. Exit 1 
 
 // doctorReport is what doctor found; --json prints it.
 type doctorReport struct {
-	Tmux tmuxReport    `json:"tmux"`
-	Bugs []paneops.Bug `json:"known_bugs"`
-	Root rootReport    `json:"root"`
-	Pane *paneReport   `json:"pane,omitempty"`
+	Tmux tmuxReport       `json:"tmux"`
+	Bugs []paneops.Bug    `json:"known_bugs"`
+	Root store.RootReport `json:"root"`
+	Pane *paneReport      `json:"pane,omitempty"`
 	// Actions sums up approved actions that wait for the dispatcher or were blocked.
 	Actions string `json:"actions,omitempty"`
 	// Channels are the answer channels' checks (cmd_bridge.go).
@@ -95,15 +92,6 @@ type tmuxReport struct {
 	Socket        string `json:"socket,omitempty"`
 	SocketMode    string `json:"socket_mode,omitempty"`
 	SocketOwner   int    `json:"socket_owner_uid,omitempty"`
-}
-
-type rootReport struct {
-	Path   string `json:"path"`
-	Exists bool   `json:"exists"`
-	Mode   string `json:"mode,omitempty"`
-	Owner  int    `json:"owner_uid,omitempty"`
-	OK     bool   `json:"ok"`
-	Note   string `json:"note,omitempty"`
 }
 
 // sizedDelay is the Enter delay a delivery of Size would wait.
@@ -160,7 +148,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 					r.Problems = append(r.Problems, fmt.Sprintf("socket %s belongs to uid %d, not to you", srv.Socket, sys.Uid))
 				}
 			}
-			if p := socketExposure(srv.Socket, st); p != "" {
+			if p := paneops.SocketExposure(srv.Socket, st); p != "" {
 				r.Problems = append(r.Problems, p)
 			}
 		}
@@ -168,7 +156,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		r.Problems = append(r.Problems, fmt.Sprintf("no tmux server: %v", err))
 	}
 	r.Bugs = paneops.KnownBugs(version)
-	r.Root = checkRoot(c.rootDir())
+	r.Root = store.Inspect(c.rootDir())
 	if !r.Root.OK {
 		r.Problems = append(r.Problems, r.Root.Note)
 	}
@@ -203,7 +191,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 	pr.Route = e.Route(ctx, p, det)
 	prof := det.Profile
 	for _, size := range []int{1 << 10, 100 << 10, 1 << 20} {
-		pr.Delay = append(pr.Delay, sizedDelay{sizeName(size), max(prof.EnterDelay.For(size), e.EnterDelay).String()})
+		pr.Delay = append(pr.Delay, sizedDelay{store.SizeText(int64(size)), max(prof.EnterDelay.For(size), e.EnterDelay).String()})
 	}
 	switch prof.Kind {
 	case paneops.KindShell:
@@ -254,64 +242,6 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		pr.Suggested = max(floor, (3 * worst).Round(10*time.Millisecond)).String()
 	}
 	return r
-}
-
-// socketExposure says how others could reach the tmux socket, or "" when they cannot. Other users
-// may attach to a socket they can write, but only through its folder: tmux makes its sockets
-// group-writable (0660) inside a 0700 folder of its own (/tmp/tmux-UID), and that is private.
-func socketExposure(socket string, st os.FileInfo) string {
-	if st.Mode().Perm()&0o066 == 0 {
-		return ""
-	}
-	dir := filepath.Dir(socket)
-	if ds, err := os.Stat(dir); err == nil && ds.Mode().Perm()&0o011 == 0 {
-		if sys, ok := ds.Sys().(*syscall.Stat_t); ok && int(sys.Uid) == os.Getuid() {
-			return ""
-		}
-	}
-	return fmt.Sprintf("socket %s is accessible to others (%s, in folder %s that others can enter): chmod 700 the folder or the socket",
-		socket, st.Mode().Perm(), dir)
-}
-
-// checkRoot reads the root's state without changing it (send creates or tightens it).
-func checkRoot(path string) rootReport {
-	r := rootReport{Path: path}
-	st, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		r.OK, r.Note = true, "does not exist yet; the first send creates it (0700)"
-		return r
-	case err != nil:
-		r.Note = fmt.Sprintf("root %s: %v", path, err)
-		return r
-	}
-	r.Exists = true
-	r.Mode = st.Mode().String()
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		r.Owner = int(sys.Uid)
-	}
-	switch {
-	case st.Mode()&fs.ModeSymlink != 0:
-		r.Note = fmt.Sprintf("root %s is a symlink: wcomm refuses it; remove it or pass --root", path)
-	case !st.IsDir():
-		r.Note = fmt.Sprintf("root %s is not a folder: remove it or pass --root", path)
-	case r.Owner != os.Getuid():
-		r.Note = fmt.Sprintf("root %s belongs to uid %d, not to you (uid %d): wcomm refuses it; pass --root", path, r.Owner, os.Getuid())
-	case st.Mode().Perm() != 0o700:
-		r.OK, r.Note = true, fmt.Sprintf("mode %s; the next send tightens it to 0700", st.Mode().Perm())
-	default:
-		r.OK, r.Note = true, "yours, 0700"
-	}
-	return r
-}
-
-func sizeName(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	default:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
 }
 
 func printDoctor(w io.Writer, r *doctorReport) {

@@ -40,7 +40,7 @@ func readAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 		size = min(size*2, 4<<20)
 	}
 	if total > limit {
-		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
+		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, SizeText(limit), ErrTooLarge)
 	}
 	if len(blocks) == 1 {
 		return blocks[0], nil
@@ -92,7 +92,7 @@ func readFileSized(f *os.File, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if int64(buf.Len()) > limit {
-		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, sizeText(limit), ErrTooLarge)
+		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, SizeText(limit), ErrTooLarge)
 	}
 	return buf.Bytes(), nil
 }
@@ -120,8 +120,8 @@ func interruptible(ctx context.Context, what string, read func() ([]byte, error)
 	}
 }
 
-// sizeText is a limit in the largest whole unit: "256 MiB", "64 KiB", "100 bytes".
-func sizeText(n int64) string {
+// SizeText is a limit in the largest whole unit: "256 MiB", "64 KiB", "100 bytes".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
