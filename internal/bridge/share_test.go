@@ -81,6 +81,12 @@ func TestPendingListedByEachBridgeOfTheChat(t *testing.T) {
 	startHub(t, tempRoot(t), e2, cfg, env)
 	questionMsg(t, f, "a1b2")
 	questionMsg(t, f, "c3d4")
+	// Each bridge answers for itself once it has joined the bot's meeting folder: a bridge that has
+	// posted may still be opening its socket there under load.
+	eventually(t, "both bridges in the bot's folder", func() bool {
+		socks, _ := filepath.Glob(filepath.Join(runtimeDir(f), "wcomm", "*", "*.sock"))
+		return len(socks) == 2
+	})
 	f.Say(777, f.Chat, "/pending", 0)
 	tgSent(f, "root 1's list", func(s string) bool { return strings.Contains(s, "• question a1b2") })
 	tgSent(f, "root 2's list", func(s string) bool { return strings.Contains(s, "• question c3d4") })
