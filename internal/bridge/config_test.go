@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/bridge/chatfake"
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 )
 
@@ -54,4 +56,26 @@ func TestOneBridgePerRoot(t *testing.T) {
 	unlock, err = lockfile.Lock(root, "")
 	require.NoError(t, err)
 	unlock()
+}
+
+// A bridge whose root is removed ends, though a question of the root was still pending: nothing it
+// serves is left, and a bridge that waited on would run for ever (a test's root, a root a person
+// deleted).
+func TestBridgeEndsWhenItsRootIsGone(t *testing.T) {
+	f := chatfake.NewTelegram(t)
+	cfg, env := tgConfig(f)
+	eng := &fakeEngine{}
+	eng.add(numberedQ, "a1b2")
+	root := tempRoot(t)
+	r := startHub(t, root, eng, cfg, env)
+	questionMsg(t, f, "a1b2")
+	require.NoError(t, os.RemoveAll(root))
+	select {
+	case err := <-r.done:
+		require.NoError(t, err)
+		r.done <- err // for the cleanup's stop
+	case <-time.After(10 * time.Second):
+		t.Fatal("the bridge still runs with its root gone")
+	}
+	assert.Contains(t, r.log.String(), "is gone: the bridge ends")
 }

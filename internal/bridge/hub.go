@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strconv"
@@ -151,6 +152,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 
 	sig, lastFull := "", time.Time{}
 	idleSince := h.now()
+	rootSeen := false
 	tick := time.NewTicker(h.Poll)
 	defer tick.Stop()
 	for {
@@ -177,6 +179,14 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			if pending > 0 || h.unclosed() > 0 {
 				idleSince = h.now()
 			}
+		}
+		// A root that is gone holds nothing to serve (its questions went with it): the bridge ends
+		// rather than wait for answers nobody can give.
+		if _, err := os.Stat(h.Root); err == nil {
+			rootSeen = true
+		} else if rootSeen && errors.Is(err, fs.ErrNotExist) {
+			h.logf("the root %s is gone: the bridge ends", h.Root)
+			return nil
 		}
 		if h.IdleExit > 0 && h.now().Sub(idleSince) >= h.IdleExit {
 			h.logf("nothing pending for %s: the bridge ends", h.IdleExit)
