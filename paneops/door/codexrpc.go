@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 // The wire of Codex's app-server: a WebSocket upgrade (GET /) over its Unix socket, then one
@@ -23,7 +21,7 @@ const maxRPCMessage = 4 << 20
 
 // rpcConn is one connection to an app-server.
 type rpcConn struct {
-	ws     *websocket.Conn
+	ws     *wsConn
 	nextID int
 }
 
@@ -78,19 +76,18 @@ const clientName = "codex-tui"
 // dialAppServer connects to the app-server on the Unix socket sock and says initialize and
 // initialized. Everything is bounded by ctx.
 func dialAppServer(ctx context.Context, sock string) (*rpcConn, initializeResult, error) {
-	d := websocket.Dialer{
-		NetDialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var nd net.Dialer
-			return nd.DialContext(ctx, "unix", sock)
-		},
-		HandshakeTimeout: writeTimeout,
-	}
-	// The host is a placeholder: the connection is the Unix socket's.
-	ws, resp, err := d.DialContext(ctx, "ws://localhost/", nil)
-	if resp != nil && resp.Body != nil {
-		resp.Body.Close()
-	}
+	var nd net.Dialer
+	nc, err := nd.DialContext(ctx, "unix", sock)
 	if err != nil {
+		return nil, initializeResult{}, fmt.Errorf("connect to %s: %w", sock, err)
+	}
+	deadline := time.Now().Add(writeTimeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	ws, err := wsHandshake(nc, deadline)
+	if err != nil {
+		nc.Close()
 		return nil, initializeResult{}, fmt.Errorf("connect to %s: %w", sock, err)
 	}
 	ws.SetReadLimit(maxRPCMessage)
@@ -121,7 +118,7 @@ func (c *rpcConn) send(ctx context.Context, req rpcRequest) error {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.ws.SetWriteDeadline(dl)
 	}
-	return c.ws.WriteMessage(websocket.TextMessage, data)
+	return c.ws.WriteText(data)
 }
 
 func (c *rpcConn) notify(ctx context.Context, method string, params any) error {
@@ -157,7 +154,7 @@ func (c *rpcConn) reply(ctx context.Context, method string, out any) error {
 		if err != nil {
 			return fmt.Errorf("%s: no reply: %w", method, err)
 		}
-		if typ != websocket.TextMessage {
+		if typ != wsText {
 			continue
 		}
 		var m rpcMessage
