@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -87,7 +86,7 @@ func (d *deliveryFlags) checkFrom(ctx context.Context, e *tmuxcomm.Engine) error
 	if d.from == "" {
 		return nil
 	}
-	if _, err := e.Resolve(ctx, d.from, paneops.Scope{All: true}, false); err != nil {
+	if err := e.CheckPane(ctx, d.from); err != nil {
 		return fmt.Errorf("--from %s: %w", d.from, err)
 	}
 	return nil

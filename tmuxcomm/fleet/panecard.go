@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -135,4 +136,24 @@ func (e *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 		return
 	}
 	_ = store.WriteAtomicNoSync(e.CardPath(root, p.ID), data)
+}
+
+// CheckPane says whether the pane target names exists, on any session of the server: by its card
+// when a send of the last moments looked it up (a pane that never was has none), else by a tmux
+// call, whose answer is then carded.
+func (e *Finder) CheckPane(ctx context.Context, target string) error {
+	root, found, _ := e.ReadRoot()
+	if found {
+		if _, _, ok := e.CachedPane(root, target); ok {
+			return nil
+		}
+	}
+	p, srv, err := e.ResolveWithServer(ctx, target, paneops.Scope{All: true}, false)
+	if err != nil {
+		return err
+	}
+	if found {
+		e.RecordPane(root, p, srv)
+	}
+	return nil
 }
