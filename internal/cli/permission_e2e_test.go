@@ -327,10 +327,11 @@ func TestE2EPermissionNotAnsweredByAnAgent(t *testing.T) {
 	// bash named claude stands in for it (a script of that name would not count as the agent).
 	bash, err := exec.LookPath("bash")
 	require.NoError(t, err)
-	data, err := os.ReadFile(bash)
-	require.NoError(t, err)
 	fake := filepath.Join(t.TempDir(), "claude")
-	require.NoError(t, os.WriteFile(fake, data, 0o700))
+	// Copied by cp, not written from this process: a file this process holds open for writing is
+	// inherited by whatever a parallel test forks meanwhile, and exec then fails with "text file
+	// busy" (an empty output, an error).
+	require.NoError(t, exec.Command("cp", bash, fake).Run())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := p.cmd(ctx, call{pane: p.orch, env: p.env}, p.withSocket([]string{"answer", j.ID, "allow"})...)
