@@ -1,6 +1,6 @@
 package tmuxcomm
 
-// Room: the front door (frontdoor*.go). What both faces of the engine, the command line and the
+// The front door (frontdoor*.go): what both faces of the engine, the command line and the
 // MCP server, call around it, so that a command and the tool of the same name cannot disagree:
 // Door builds an engine from the settings that apply (a settings file that does not load stops a
 // tool as it stops a command, with its file:line), RelayOff is the one "question relay off" rule,

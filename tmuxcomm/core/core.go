@@ -78,7 +78,7 @@ type Config struct {
 	// and is refused when the pane is still not ready, instead of waiting in the pane's outbox.
 	NoQueue bool
 	// CardKey, when set, lets a send to a pane id use the record of the pane's last lookup
-	// instead of a tmux call (see panecard.go). It names the tmux server the client reaches
+	// instead of a tmux call (the fleet room's pane cards). It names the tmux server the client reaches
 	// (CardKey()); "" turns cards off.
 	CardKey string
 	// LeanAwait leaves the request's body out of the exchange Await returns, for a caller that

@@ -19,7 +19,7 @@ import (
 // listing them took a millisecond per send at 600 exchanges, growing with each. Like the id hints
 // (RecordID) it is a link for its text, never followed, and only a hint: a missing, damaged or
 // stale one costs the listing, never a wrong number.
-// Its name is seqHintName (stores.go).
+// Its name is store.SeqHintName.
 
 // maxHintProbe bounds how far past the hint probing goes before the listing is cheaper.
 const maxHintProbe = 64

@@ -34,7 +34,7 @@ import (
 //     checks above could not see, nothing is pasted and the message waits in the outbox for the
 //     deliverer, which looks the pane up again.
 //
-// Cards live in ROOT/.panes (cardDir, see stores.go), one file per pane (0600, written whole); a
+// Cards live in ROOT/.panes (store.CardsDir), one file per pane (0600, written whole); a
 // damaged one is ignored and written again at the next lookup.
 
 // paneCard is one pane's record.

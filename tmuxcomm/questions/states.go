@@ -1,16 +1,5 @@
 package questions
 
-// Room: the questions (question*.go). A worker's question lives as files in the session folder
-// of the pair it belongs to: {task}.q{seq}.question (the question, JSON), {task}.q{seq}.answer
-// (the first valid answer, claimed with link(2)), {task}.q{seq}.resolved (closed without an
-// answer), {task}.q{seq}.answers.jsonl (every answer attempt and delivery event) and
-// .{task}.q{seq}.wait.lock (held by a waiting ask). Nothing lives only in memory: a killed ask
-// leaves a pending question that can still be answered and waited for. The room owns asking
-// (question_ask.go), waiting (question_wait.go), answering and resolving (question_answer.go),
-// the files (question_store.go, question_lookup.go), carrying blocks to panes through the
-// mailbox (question_relay.go), staleness (question_stale.go), the git binding (question_git.go)
-// and the on_question hook (question_hook.go).
-
 import (
 	"github.com/wcomm/wcomm/messages"
 )
