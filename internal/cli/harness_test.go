@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,6 +203,27 @@ func waitNoDeliverer(t *testing.T, root string) {
 	for _, l := range locks {
 		waitFor(t, 20*time.Second, func() bool { return !flocked(l) }, "the deliverer holding %s to exit", l)
 	}
+	// A send's guard holds no lock: it ends once its sender has, and may record the outcome of
+	// a delivery as it goes, in the root that is about to be removed.
+	abs, _ := filepath.Abs(root)
+	waitFor(t, 20*time.Second, func() bool { return len(deliverersOf(abs)) == 0 }, "the guards of %s to exit", abs)
+}
+
+// deliverersOf are the pids of the 'wcomm __deliver' processes (deliverers and guards) of root.
+func deliverersOf(root string) []string {
+	var out []string
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range cmdlines {
+		data, err := os.ReadFile(c)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(data), "\x00")
+		if slices.Contains(args, "__deliver") && slices.Contains(args, root) {
+			out = append(out, filepath.Base(filepath.Dir(c)))
+		}
+	}
+	return out
 }
 
 // tmuxOn runs tmux (-u: its formats keep their tabs whatever the locale) on the server at sock
