@@ -204,9 +204,13 @@ func waitNoDeliverer(t *testing.T, root string) {
 		waitFor(t, 20*time.Second, func() bool { return !flocked(l) }, "the deliverer holding %s to exit", l)
 	}
 	// A send's guard holds no lock: it ends once its sender has, and may record the outcome of
-	// a delivery as it goes, in the root that is about to be removed.
+	// a delivery as it goes, in the root that is about to be removed. A sender that outlives the
+	// test (an MCP server's) keeps its guard: this waits a little for the others, and does not
+	// fail for those.
 	abs, _ := filepath.Abs(root)
-	waitFor(t, 20*time.Second, func() bool { return len(deliverersOf(abs)) == 0 }, "the guards of %s to exit", abs)
+	for deadline := time.Now().Add(3 * time.Second); len(deliverersOf(abs)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // deliverersOf are the pids of the 'wcomm __deliver' processes (deliverers and guards) of root.
