@@ -22,6 +22,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // viaPrompt is a prompt log line with its route.
@@ -94,7 +95,7 @@ func claudeSocket(t *testing.T, w *world, installed, pane string) string {
 	require.NoError(t, err)
 	var sock string
 	waitFor(t, 30*time.Second, func() bool {
-		tab, err := paneops.ScanProcs()
+		tab, err := proc.Scan()
 		if err != nil {
 			return false
 		}

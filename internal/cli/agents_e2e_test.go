@@ -36,6 +36,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // agentsDir is the harness folder, relative to this package.
@@ -243,7 +244,7 @@ func killPaneTree(w *world, pane string) {
 	if _, err := fmt.Sscanf(strings.TrimSpace(out), "%d", &pid); err != nil || pid <= 0 {
 		return
 	}
-	if t, err := paneops.ScanProcs(); err == nil {
+	if t, err := proc.Scan(); err == nil {
 		for _, p := range t.Descendants(pid) {
 			_ = syscall.Kill(p.PID, syscall.SIGTERM)
 		}

@@ -40,14 +40,14 @@ type Config struct {
 	Relayed bool
 	// mirrorHost is set while a relayed exchange is mirrored here (remote.go).
 	Mirroring string
-	// Procs scans the process table (paneops.ScanProcs).
+	// Procs scans the process table (proc.Scan).
 	Procs func() (*proc.Table, error)
-	// PaneProcs reads only what detection needs about one pane (paneops.ScanPane): the pane's
+	// PaneProcs reads only what detection needs about one pane (proc.ScanPane): the pane's
 	// tree, its foreground group and the ancestors of also. nil: Detect uses Procs. A caller
 	// that gives Procs a table of its own sets this too (or clears it), so that table is the
 	// only one detection sees.
 	PaneProcs func(panePID int, also ...int) (*proc.Table, error)
-	// PanesProcs reads only what a find among panes looks at (paneops.ScanPanes): the panes'
+	// PanesProcs reads only what a find among panes looks at (proc.ScanPanes): the panes'
 	// trees, the orphans of their sessions and the ancestors of also. nil: a find uses Procs. A
 	// caller that gives Procs a table of its own clears it, as it does PaneProcs.
 	PanesProcs func(panePIDs []int, also ...int) (*proc.Table, error)

@@ -28,7 +28,7 @@ import (
 
 // Polling intervals of a deliverer: quick at first (a person clearing the box, an agent ending
 // its turn), slower once a message has waited a while. A look costs one tmux call and a read of
-// the pane's own process tree (paneops.ScanPane), plus what the pane's profile reads of its
+// the pane's own process tree (proc.ScanPane), plus what the pane's profile reads of its
 // screen; not a scan of the whole process table.
 const (
 	delivererPoll     = 200 * time.Millisecond
