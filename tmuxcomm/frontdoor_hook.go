@@ -51,3 +51,14 @@ func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, 
 	}
 	return messages.FormatClaudeDecision(*out.Decision)
 }
+
+// AskPermissionIn records req as a permission question of the agent in pane, which is not the
+// caller's: the prompts room's sentry (in the bridge or the console) asks for the agents whose
+// prompts it sees, Codex's approvals and dialogs on screen. The question lives in that pane's
+// own session folder, as its hook's would.
+func (e *Engine) AskPermissionIn(ctx context.Context, pane messages.PaneID, req messages.PermissionRequest) (*questions.PermissionWait, error) {
+	in := e.Copy()
+	in.Self = pane
+	w, _, err := in.AskPermission(ctx, req)
+	return w, err
+}
