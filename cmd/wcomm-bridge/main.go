@@ -11,6 +11,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/bridge"
 	"github.com/wcomm/wcomm/internal/cli"
+	"github.com/wcomm/wcomm/tmuxcomm/prompts"
 )
 
 func main() {
@@ -43,7 +44,19 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 		names += c.Name()
 	}
 	env.Logf("pid %d runs %s for %s (the questions asked where channels %s apply)", os.Getpid(), names, env.Root, env.Channels)
-	return h.Run(ctx, chans)
+	// While the bridge runs, the agents' own prompts that no hook brings (Codex's approvals,
+	// dialogs on screen) are questions too, posted like the rest.
+	sctx, stop := context.WithCancel(ctx)
+	sentry := &prompts.Sentry{Finder: env.Engine.Finder, Asker: env.Engine, Logf: env.Logf}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = sentry.Run(sctx)
+	}()
+	err = h.Run(ctx, chans)
+	stop()
+	<-done
+	return err
 }
 
 func check(ctx context.Context, env cli.BridgeEnv) ([]cli.ChannelCheck, error) {

@@ -9,9 +9,11 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/wcomm/wcomm/internal/cli"
 	"github.com/wcomm/wcomm/internal/ui"
+	"github.com/wcomm/wcomm/tmuxcomm/prompts"
 )
 
 func main() {
@@ -35,6 +37,26 @@ func run(ctx context.Context, a cli.UIArgs) error {
 			runtime.GOMAXPROCS(1)
 		case <-ctx.Done():
 		}
+	}()
+	// While the console runs, the agents' own prompts that no hook brings (Codex's approvals,
+	// dialogs on screen) are questions it lists and answers with a key, like the rest. The
+	// sentry reads tmux through the console's own client; a look a second keeps the idle
+	// console's CPU low.
+	sentry := &prompts.Sentry{Finder: a.Engine.Finder, Asker: a.Engine, Read: a.Tmux, Every: time.Second}
+	done := make(chan struct{})
+	sctx, stop := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		select {
+		case <-src.Ready():
+		case <-sctx.Done():
+			return
+		}
+		_ = sentry.Run(sctx)
+	}()
+	defer func() {
+		stop()
+		<-done
 	}()
 	o := ui.Options{Title: a.Title, Color: a.Color, Mouse: a.Mouse, Detail: a.Detail}
 	return ui.Run(ctx, src, a.Watch, src.Ready(), o, ui.Terminal{In: a.In, Out: a.Out, Env: a.Env})

@@ -2,14 +2,20 @@ package prompts
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 	"sync"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // Asker records a permission question of the agent in pane (not the caller's own): the engine.
@@ -27,6 +33,8 @@ type Sentry struct {
 	Asker  Asker
 	// Tmux presses a dialog's keys and captures its screen; nil: the Finder's client.
 	Tmux Keys
+	// Read reads the panes through another client (the console's, kept open); nil: the Finder's.
+	Read fleet.FleetTmux
 	// Every is the pause between looks; 0: DefaultEvery.
 	Every time.Duration
 	// Logf says what the sentry did and what failed; nil: nothing is said.
@@ -55,8 +63,23 @@ func (s *Sentry) Run(ctx context.Context) error {
 		every = DefaultEvery
 	}
 	s.fleet = s.Finder.NewFleet(paneops.Scope{All: true})
+	if s.Read != nil {
+		s.fleet.ReadThrough(s.Read)
+	}
+	if s.Tmux == nil {
+		k, ok := s.Finder.Tmux.(Keys)
+		if !ok {
+			return fmt.Errorf("prompts: the engine's tmux client cannot press keys")
+		}
+		s.Tmux = k
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	unlock, err := s.hold(ctx, t.C)
+	if err != nil || unlock == nil {
+		return err
+	}
+	defer unlock()
 	for {
 		if panes, err := s.fleet.Panes(ctx); err == nil {
 			s.lookCodex(ctx, panes)
@@ -69,6 +92,39 @@ func (s *Sentry) Run(ctx context.Context) error {
 			s.wg.Wait()
 			return nil
 		case <-t.C:
+		}
+	}
+}
+
+// hold takes the sentry's lock of the root and the tmux server, waiting (a look at each tick)
+// while another sentry holds it: one sentry per server and root, so one question per dialog.
+// It returns a nil unlock when ctx ends first.
+func (s *Sentry) hold(ctx context.Context, tick <-chan time.Time) (func(), error) {
+	root, err := s.Finder.RootDir(true)
+	if err != nil {
+		return nil, err
+	}
+	si, err := s.Finder.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prompts: no tmux server: %w", err)
+	}
+	dir := filepath.Join(root, store.PromptsDir)
+	if err := os.MkdirAll(dir, store.DirMode); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, si.Key()+".lock")
+	for {
+		f, err := lock.Try(path, syscall.LOCK_EX)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-tick:
 		}
 	}
 }

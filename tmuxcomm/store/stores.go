@@ -39,6 +39,7 @@ import "path/filepath"
 //	.wcomm-session.json   session folder    JSON file                 OpenSession (SessionMeta): the tmux server the pair lives on
 //	.NNN-await.lock       session folder    lock file                 await, shared while it waits on exchange NNN (messages.AwaitLockName)
 //	.TASK.qN.wait.lock    session folder    lock file                 ask --wait, while it waits on question N (messages.WaitLockName)
+//	.prompts/KEY.lock     root              lock file per tmux server the prompts room's sentry (in the bridge or the console), for its whole life: one per root and server
 //	.tmuxd/               root              folder per tmux server    the resident tmux client (wcomm __tmuxd): KEY.sock (0600), KEY.lock, KEY.d/ (its private files), tmuxd.log
 const (
 	// IDsDir holds one empty claim file per request id. An id is its second plus 16 random bits
@@ -69,6 +70,9 @@ const (
 	RelayDir = ".relay"
 	// RemoteDir holds the local side's records of sends to remote hosts.
 	RemoteDir = ".remote"
+	// PromptsDir holds the sentries' locks, one per tmux server (SERVERKEY.lock): a bridge and a
+	// console running at once would otherwise each open a question for the same dialog.
+	PromptsDir = ".prompts"
 	// BridgeDir holds one folder per channel configuration of the bridges.
 	BridgeDir = ".bridge"
 	// SeqHintName is the hint link in a session folder naming the newest request claimed there.
