@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
