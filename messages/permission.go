@@ -49,6 +49,27 @@ type PermissionRequest struct {
 	Cwd       string             `json:"cwd,omitempty"`
 	// PID is the agent's process, when the hook found it (its session file is watched).
 	PID int `json:"pid,omitempty"`
+	// Via is how the prompt was seen: "" or ViaHook (the agent's own hook), ViaScreen (its dialog
+	// recognised on screen), ViaDoor (its app-server handed the request over).
+	Via string `json:"via,omitempty"`
+	// Answers are the answers the prompt offers, in PermissionOptions' order; nil: all three. A
+	// dialog answered by a key offers "always" only where the program has a choice that narrow.
+	Answers []string `json:"answers,omitempty"`
+}
+
+// How a permission prompt was seen (PermissionRequest.Via).
+const (
+	ViaHook   = "hook"
+	ViaScreen = "screen"
+	ViaDoor   = "door"
+)
+
+// Options are the answers the request offers: Answers, or all three.
+func (p PermissionRequest) Options() []string {
+	if len(p.Answers) == 0 {
+		return PermissionOptions()
+	}
+	return p.Answers
 }
 
 // Summary is the request in a few words: "Bash touch x".
@@ -187,7 +208,7 @@ func PermissionQuestion(p PermissionRequest, pane PaneID) Question {
 	if utf8.RuneCountInString(ctx) > MaxContextLen {
 		ctx = string([]rune(ctx)[:MaxContextLen-1]) + "…"
 	}
-	return Question{Text: text, Task: PermissionTask, Urgency: Blocking, Type: Permission, Options: PermissionOptions(), Context: ctx}
+	return Question{Text: text, Task: PermissionTask, Urgency: Blocking, Type: Permission, Options: p.Options(), Context: ctx}
 }
 
 // PermissionDecision is the answer handed back to the agent.
@@ -256,4 +277,11 @@ func matchPermission(q Question, a string) (Match, bool) {
 		}
 	}
 	return Match{}, false
+}
+
+// permissionOptions reports whether opts are a permission question's options: allow, always and
+// deny in that order, or allow and deny alone (a prompt with no choice as narrow as "always").
+func permissionOptions(opts []string) bool {
+	o := strings.Join(opts, ",")
+	return o == strings.Join(PermissionOptions(), ",") || o == PermAllow+","+PermDeny
 }

@@ -58,6 +58,9 @@ type Profile struct {
 	// has one (package paneops/door): "claude-socket", Claude Code's messaging socket;
 	// "codex-app-server", the app-server daemon Codex's TUI is a client of. "": typed.
 	Door string `json:"door,omitempty"`
+	// Dialogs are the program's permission dialogs as its screen shows them (dialog.go), for the
+	// prompts room's screen route.
+	Dialogs []DialogSpec `json:"dialogs,omitempty"`
 
 	// re holds the compiled patterns, made on first use (rx): a command that never reads a
 	// screen, such as a send to a line reader, then compiles none of the built-in profiles'
@@ -158,6 +161,7 @@ type compiled struct {
 	prompt, above, promptEnd, margin   *regexp.Regexp
 	aside                              *regexp.Regexp
 	end, empty, pasted, busy, starting []*regexp.Regexp
+	dialogs                            []compiledDialog
 }
 
 // HasBox reports whether the profile can read the program's input from the screen.
@@ -208,6 +212,11 @@ func (p *Profile) checkFields() error {
 	if p.Door != "" && p.Door != DoorClaudeSocket && p.Door != DoorCodexAppServer {
 		return fmt.Errorf("profile %q: door %q is not known; the known are %q and %q", p.Name, p.Door, DoorClaudeSocket, DoorCodexAppServer)
 	}
+	for i := range p.Dialogs {
+		if err := p.Dialogs[i].check(p.Name); err != nil {
+			return err
+		}
+	}
 	if in := p.Input; in != nil && in.CursorLine && in.PromptEnd == "" {
 		return fmt.Errorf("profile %q: input.cursor_line needs input.prompt_end", p.Name)
 	}
@@ -248,6 +257,13 @@ func (p *Profile) compilePatterns() error {
 		p.re.pasted = many("pasted", in.Pasted)
 		p.re.busy = many("busy", in.Busy)
 		p.re.starting = many("starting", in.Starting)
+	}
+	for i := range p.Dialogs {
+		c, err := p.Dialogs[i].compile(p.Name)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		p.re.dialogs = append(p.re.dialogs, c)
 	}
 	return errors.Join(errs...)
 }

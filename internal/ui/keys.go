@@ -242,6 +242,9 @@ var permissionKeys = map[string]string{
 	"d": messages.PermDeny, "3": messages.PermDeny,
 }
 
+// permissionKey is the letter that answers each permission answer (permissionKeys).
+var permissionKey = map[string]string{messages.PermAllow: "a", messages.PermAlways: "s", messages.PermDeny: "d"}
+
 // optionIndex is the option a key names: its letter (either case), its number, or y/n for a
 // yes-no question; -1 when none.
 func optionIndex(q messages.Question, key string) int {

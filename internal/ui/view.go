@@ -273,7 +273,12 @@ func (m Model) optionsLine(q *questions.QuestionStatus) string {
 		return m.st.dim.Render("freeform: type the answer")
 	}
 	if q.Type == messages.Permission {
-		return m.st.key.Render("a") + " allow  " + m.st.key.Render("s") + " always  " + m.st.key.Render("d") + " deny"
+		// Only the answers the prompt offers: a dialog answered by a key may have no "always".
+		var parts []string
+		for _, o := range q.Options {
+			parts = append(parts, m.st.key.Render(permissionKey[o])+" "+o)
+		}
+		return strings.Join(parts, "  ")
 	}
 	var parts []string
 	for i, o := range q.Options {

@@ -295,3 +295,23 @@ func (e *Desk) mayAnswerPermission(o AnswerOptions) error {
 	}
 	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it: the person answers it (the chat, the console, or '%s answer' in a shell of their own); name the agent or pane in the settings' permissions.answerers to allow it", who, e.Command)
 }
+
+// Log records an event of the question (what the sentry did with its answer).
+func (w *PermissionWait) Log(state string, detail map[string]string) {
+	_ = w.d.LogQ(w.Question, state, detail)
+}
+
+// Tell hands text to the agent of the question's pane as a message from the person, through its
+// outbox (its door, or typed when the pane is ready): a deny's message, where the dialog itself
+// carries none to the model. It reports whether the message was delivered now or queued.
+func (w *PermissionWait) Tell(ctx context.Context, text string) (queued bool, err error) {
+	st := w.Question
+	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
+		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: text,
+		Summary: fmt.Sprintf("[message from the person, with a deny of %s] %s", st.ID, messages.SanitizeField(text))}
+	posted, err := w.d.postTo(ctx, filepath.Dir(st.Dir), m)
+	if err != nil {
+		return false, err
+	}
+	return posted.Queued, nil
+}
