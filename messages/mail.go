@@ -18,6 +18,7 @@ const (
 	MailResponse MailKind = "response" // the RESPONSE line, to the orchestrator
 	MailQuestion MailKind = "question" // QUESTION blocks, to the orchestrator
 	MailAnswer   MailKind = "answer"   // an ANSWER block, to the worker that asked
+	MailNote     MailKind = "note"     // the person's own words to an agent (a deny's message)
 )
 
 // Mail is one message waiting in a pane's outbox (the file queue/ID.json). It is written once and
@@ -103,9 +104,9 @@ func (m Mail) Validate() error {
 		return err
 	}
 	switch m.Kind {
-	case MailRequest, MailResponse, MailQuestion, MailAnswer:
+	case MailRequest, MailResponse, MailQuestion, MailAnswer, MailNote:
 	default:
-		return syntaxf("mail kind %s is not request, response, question or answer", quote(string(m.Kind)))
+		return syntaxf("mail kind %s is not request, response, question, answer or note", quote(string(m.Kind)))
 	}
 	if _, err := ParsePaneID(string(m.Pane)); err != nil {
 		return err

@@ -1,13 +1,268 @@
 package prompts
 
+// The screen route: an agent without a hook of wcomm's (Gemini CLI, Copilot CLI, OpenCode, a
+// Claude Code whose hook is not installed) shows its permission dialog and waits. A dialog its
+// profile recognises (paneops.DialogSpec) becomes a permission question once it has shown for
+// hookGrace without a hook's question for the pane; the first answer presses the dialog's key,
+// only while the same dialog still shows, under the pane's send lock (so it never lands between a
+// delivery's paste and its Enter), and the dialog is checked closed afterwards. Nothing but that
+// one key ever reaches the pane: never Enter, never text (a dialog takes any typed Enter as yes).
+
 import (
 	"context"
+	"fmt"
+	"sync"
+	"time"
 
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
-// screenWatches are the panes whose dialog on screen is a question.
-type screenWatches struct{}
+// hookGrace is how long a dialog shows before the screen route takes it. An agent's hook records
+// its question within milliseconds of its dialog (Claude Code: the hook fires as the dialog
+// renders); a dialog a hook took is the hook's.
+const hookGrace = time.Second
+
+// closeWait bounds the look for the dialog to close after its key was pressed. Claude Code takes
+// a key 0.1 s after the dialog renders at the latest (claude-permissions.md); the dialog has
+// shown for hookGrace by then.
+const closeWait = 3 * time.Second
+
+// Events of a screen question's log.
+const (
+	QKeyPressed  = "key-pressed"     // the answer's key was pressed and the dialog closed
+	QKeyNotShown = "key-not-pressed" // the dialog was gone or changed: nothing was pressed
+	QKeyNoEffect = "key-no-effect"   // the key was pressed and the dialog still shows
+	QToldAgent   = "told-agent"      // a deny's message was handed to the agent
+)
+
+// screenWatches are the dialogs seen on the panes' screens.
+type screenWatches struct {
+	mu     sync.Mutex
+	seen   map[messages.PaneID]*seenDialog
+	asking map[messages.PaneID]bool // a question of the sentry's waits for the pane's dialog
+}
+
+// seenDialog is the dialog a pane shows: since when, and whether it is taken (a question of the
+// sentry's is open for it, or a hook's was: either way it is not asked again while it shows).
+type seenDialog struct {
+	fp    string
+	at    time.Time
+	taken bool
+}
 
 // lookScreens opens a question for each dialog a profile recognises on a pane's screen.
-func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {}
+func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
+	w := &s.screen
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen == nil {
+		w.seen, w.asking = map[messages.PaneID]*seenDialog{}, map[messages.PaneID]bool{}
+	}
+	live := map[messages.PaneID]bool{}
+	for _, p := range panes {
+		prof := s.profile(p.Agent)
+		// The fleet's state is the cheap filter: a dialog hides the input box.
+		if prof == nil || len(prof.Dialogs) == 0 || p.State != fleet.PanePermission {
+			continue
+		}
+		sc, err := s.Tmux.Screen(ctx, p.ID)
+		if err != nil {
+			continue
+		}
+		d, ok := prof.Dialog(sc)
+		if !ok {
+			continue
+		}
+		live[p.ID] = true
+		sd := w.seen[p.ID]
+		if sd == nil || sd.fp != d.Fingerprint {
+			sd = &seenDialog{fp: d.Fingerprint, at: time.Now()}
+			w.seen[p.ID] = sd
+		}
+		if sd.taken || time.Since(sd.at) < hookGrace {
+			continue
+		}
+		sd.taken = true
+		if s.hookAsked(ctx, p.ID, sd.at) {
+			s.logf("prompts: pane %s: its dialog is its hook's question", p.ID)
+			continue
+		}
+		pane := p.ID
+		w.asking[pane] = true
+		s.spawn(func() {
+			s.askScreen(ctx, pane, prof, d)
+			w.mu.Lock()
+			delete(w.asking, pane)
+			w.mu.Unlock()
+		})
+	}
+	for id := range w.seen {
+		// A dialog no longer on screen is forgotten, unless its question still waits: its own
+		// wait ends it (answered at the terminal), and the same dialog is not asked twice.
+		if !live[id] && !w.asking[id] {
+			delete(w.seen, id)
+		}
+	}
+}
+
+// profile is the profile named name, nil when none is.
+func (s *Sentry) profile(name string) *paneops.Profile {
+	set := s.Finder.Profiles
+	if set == nil {
+		set = paneops.DefaultProfiles()
+	}
+	return set.Lookup(name)
+}
+
+// hookAsked reports whether a hook recorded a permission question of pane since about when its
+// dialog showed.
+func (s *Sentry) hookAsked(ctx context.Context, pane messages.PaneID, since time.Time) bool {
+	sts, _, err := s.Asker.Questions(ctx, questions.QuestionsOptions{FilesOnly: true})
+	if err != nil {
+		return false
+	}
+	for _, st := range sts {
+		p := st.Permission
+		if p != nil && st.Worker == pane && (p.Via == "" || p.Via == messages.ViaHook) && !st.AskedAt.Before(since.Add(-hookGrace)) {
+			return true
+		}
+	}
+	return false
+}
+
+// askScreen asks the person about dialog d of pane and applies the first answer.
+func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *paneops.Profile, d paneops.Dialog) {
+	answers := []string{messages.PermAllow, messages.PermDeny}
+	if d.Spec.Always != "" {
+		answers = messages.PermissionOptions()
+	}
+	tool := d.Tool
+	if tool == "" {
+		tool = "a tool"
+	}
+	subject := d.Subject
+	if subject == "" {
+		subject = "(the dialog names nothing more)"
+	}
+	req := messages.PermissionRequest{Agent: prof.Name, Tool: tool, Subject: subject, Description: d.Description,
+		Via: messages.ViaScreen, Answers: answers}
+	w, err := s.Asker.AskPermissionIn(ctx, pane, req)
+	if err != nil {
+		s.logf("prompts: pane %s: could not ask about its dialog: %v", pane, err)
+		return
+	}
+	defer w.Close()
+	term := &screenTerminal{s: s, ctx: ctx, pane: pane, prof: prof, fp: d.Fingerprint}
+	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: 200 * time.Millisecond,
+		Ended: "the sentry that watched its dialog stopped (the bridge or the console ended); the dialog stays for the terminal"})
+	if err != nil {
+		s.logf("prompts: pane %s: waiting for the answer: %v", pane, err)
+		return
+	}
+	st := out.Question
+	if out.Decision == nil || st.Answer == nil {
+		return // answered at the terminal, or ended otherwise: nothing to press
+	}
+	key := d.Spec.Deny
+	switch st.Answer.Answer {
+	case messages.PermAllow:
+		key = d.Spec.Allow
+	case messages.PermAlways:
+		key = d.Spec.Always
+	}
+	if err := s.press(ctx, w, pane, prof, d.Fingerprint, key); err != nil {
+		s.logf("prompts: pane %s: %v", pane, err)
+		return
+	}
+	if st.Answer.Answer == messages.PermDeny && st.Answer.Message != "" {
+		// The dialog carries no message to the model; the person's words follow as a message of
+		// their own, through the pane's outbox (exactly once, when the agent takes input again).
+		text := fmt.Sprintf("I denied %s %s. %s", tool, messages.SanitizeField(d.Subject), st.Answer.Message)
+		queued, err := w.Tell(ctx, text)
+		if err != nil {
+			w.Log(QToldAgent, map[string]string{"error": err.Error()})
+			s.logf("prompts: pane %s: the deny's message was not handed over: %v", pane, err)
+			return
+		}
+		w.Log(QToldAgent, map[string]string{"queued": fmt.Sprint(queued)})
+	}
+}
+
+// press presses key in pane while dialog fp still shows, under the pane's send lock, and checks
+// the dialog closed. What happened is recorded in the question's log.
+func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane messages.PaneID, prof *paneops.Profile, fp, key string) error {
+	root, err := s.Finder.RootDir(false)
+	if err != nil {
+		return err
+	}
+	si, err := s.Finder.Tmux.ServerInfo(ctx)
+	if err != nil {
+		return err
+	}
+	unlock, err := lock.Pane(ctx, store.LockDir(root), si.Key(), pane, s.Finder.LockTimeout)
+	if err != nil {
+		w.Log(QKeyNotShown, map[string]string{"error": err.Error()})
+		return fmt.Errorf("the pane's send lock: %w; nothing was pressed", err)
+	}
+	defer unlock()
+	if !s.shows(ctx, pane, prof, fp) {
+		w.Log(QKeyNotShown, map[string]string{"reason": "the dialog was no longer on screen"})
+		return fmt.Errorf("the dialog closed before its answer's key: nothing was pressed")
+	}
+	if err := s.Tmux.PressKey(ctx, pane, key); err != nil {
+		w.Log(QKeyNotShown, map[string]string{"error": err.Error()})
+		return fmt.Errorf("press %s: %w", key, err)
+	}
+	end := time.Now().Add(closeWait)
+	for s.shows(ctx, pane, prof, fp) {
+		if time.Now().After(end) {
+			w.Log(QKeyNoEffect, map[string]string{"key": key})
+			return fmt.Errorf("pressed %s, and the dialog still shows after %s", key, closeWait)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the screen: tmux tells no one when it changes
+	}
+	w.Log(QKeyPressed, map[string]string{"key": key})
+	return nil
+}
+
+// shows reports whether pane shows the dialog of fingerprint fp now.
+func (s *Sentry) shows(ctx context.Context, pane messages.PaneID, prof *paneops.Profile, fp string) bool {
+	sc, err := s.Tmux.Screen(ctx, pane)
+	if err != nil {
+		return false
+	}
+	d, ok := prof.Dialog(sc)
+	return ok && d.Fingerprint == fp
+}
+
+// screenTerminal is the dialog on screen as the question's wait reads the terminal: "waiting"
+// while it shows; once it is gone without a key of the sentry's, the person answered in the pane:
+// "busy" when the agent works (the tool runs: allowed), else "idle" (denied).
+type screenTerminal struct {
+	s    *Sentry
+	ctx  context.Context
+	pane messages.PaneID
+	prof *paneops.Profile
+	fp   string
+	n    int64
+}
+
+func (t *screenTerminal) Status() (string, int64, error) {
+	sc, err := t.s.Tmux.Screen(t.ctx, t.pane)
+	if err != nil {
+		return "", 0, err
+	}
+	t.n++
+	if d, ok := t.prof.Dialog(sc); ok && d.Fingerprint == t.fp {
+		return questions.StatusWaiting, t.n, nil
+	}
+	if t.prof.Inspect(sc).Busy {
+		return "busy", t.n, nil
+	}
+	return "idle", t.n, nil
+}

@@ -21,6 +21,8 @@ import (
 // Asker records a permission question of the agent in pane (not the caller's own): the engine.
 type Asker interface {
 	AskPermissionIn(ctx context.Context, pane messages.PaneID, req messages.PermissionRequest) (*questions.PermissionWait, error)
+	// Questions lists the questions under the root (a hook's question for a dialog is looked for).
+	Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error)
 }
 
 // DefaultEvery is the pause between two looks at the panes: a dialog is a question within about

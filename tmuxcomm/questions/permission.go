@@ -103,6 +103,9 @@ type AwaitOptions struct {
 	Wait     time.Duration // 0: until ctx ends
 	Terminal Terminal      // nil: the terminal is not watched
 	Poll     time.Duration // how often the files and the terminal are looked at (default 50ms)
+	// Ended is the reason recorded when ctx ends and the terminal did not answer; "": the agent
+	// ended its hook (its hook timeout), which is what ends a hook's wait.
+	Ended string
 }
 
 // Await waits until the question is answered from a channel, answered at the terminal, or
@@ -137,6 +140,9 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 			// its hook timeout (the dialog stays, its state waiting). A short look tells them apart.
 			if o.Terminal != nil && watch.settles(terminalSettle, poll/2) {
 				return w.atTerminal(messages.PermDeny)
+			}
+			if o.Ended != "" {
+				return w.expire(o.Ended)
 			}
 			return w.expire("the agent ended its hook (its hook timeout); the dialog stays for the terminal")
 		case <-deadline:
@@ -306,8 +312,10 @@ func (w *PermissionWait) Log(state string, detail map[string]string) {
 // carries none to the model. It reports whether the message was delivered now or queued.
 func (w *PermissionWait) Tell(ctx context.Context, text string) (queued bool, err error) {
 	st := w.Question
-	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
-		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: text,
+	// A note, not the question's answer: an answer's mail is dropped once its question's wait
+	// has it, and these are the person's words that follow it.
+	m := messages.Mail{Kind: messages.MailNote, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
+		Session: filepath.Base(st.Dir), Text: text,
 		Summary: fmt.Sprintf("[message from the person, with a deny of %s] %s", st.ID, messages.SanitizeField(text))}
 	posted, err := w.d.postTo(ctx, filepath.Dir(st.Dir), m)
 	if err != nil {
