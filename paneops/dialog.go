@@ -27,6 +27,11 @@ type DialogSpec struct {
 	// Allow and Deny are the keys that allow once and deny: one letter or digit, or Escape.
 	Allow string `json:"allow"`
 	Deny  string `json:"deny"`
+	// Denied match the rows the program shows once the person has denied (Claude Code:
+	// "Interrupted · What should Claude do instead?"): a dialog that closed while one more such
+	// row appeared was denied, else allowed. Without them, a program working on after the dialog
+	// was allowed, one at rest denied.
+	Denied []string `json:"denied,omitempty"`
 	// Always is the key that allows for the rest of the agent's session only; "" when the program
 	// offers nothing that narrow (a choice that writes a rule for the project is broader than the
 	// person's "always", and is never pressed for it).
@@ -42,10 +47,11 @@ type Dialog struct {
 	// Fingerprint is the dialog's identity: a hash of its rows from the title to the question.
 	// A key is pressed only while a dialog with the same fingerprint still shows.
 	Fingerprint string
+	idx         int // which of the profile's dialogs
 }
 
 type compiledDialog struct {
-	markers         []*regexp.Regexp
+	markers, denied []*regexp.Regexp
 	question, title *regexp.Regexp
 }
 
@@ -79,6 +85,9 @@ func (d *DialogSpec) compile(profile string) (compiledDialog, error) {
 	}
 	for _, m := range d.Markers {
 		c.markers = append(c.markers, one("markers", m))
+	}
+	for _, m := range d.Denied {
+		c.denied = append(c.denied, one("denied", m))
 	}
 	c.question, c.title = one("question", d.Question), one("title", d.Title)
 	return c, errors.Join(errs...)
@@ -144,7 +153,7 @@ func (p *Profile) dialogIn(i int, rows []string) (Dialog, bool) {
 	if t < 0 {
 		return Dialog{}, false
 	}
-	d := Dialog{Spec: spec}
+	d := Dialog{Spec: spec, idx: i}
 	for _, g := range c.title.FindStringSubmatch(rows[t])[1:] {
 		if g != "" {
 			d.Tool = g // the first group that took part: a title pattern may have alternatives
@@ -173,4 +182,26 @@ func anyRow(re *regexp.Regexp, rows []string) bool {
 		}
 	}
 	return false
+}
+
+// Denials counts the rows of s that say a dialog of d's kind was denied, and reports whether the
+// dialog has such rows at all.
+func (p *Profile) Denials(d Dialog, s Screen) (n int, known bool) {
+	if p == nil || d.Spec == nil || d.idx >= len(p.Dialogs) {
+		return 0, false
+	}
+	c := p.rx().dialogs[d.idx]
+	if len(c.denied) == 0 {
+		return 0, false
+	}
+	for _, l := range s.Lines {
+		r := dialogRow(l.Text)
+		for _, re := range c.denied {
+			if re != nil && re.MatchString(r) {
+				n++
+				break
+			}
+		}
+	}
+	return n, true
 }

@@ -36,6 +36,12 @@ type permAgent struct {
 // newPermAgent starts Claude Code in permission mode mode (default: every command asks) with the
 // hooks install-skill writes and the user settings cfg adds to the channels.
 func newPermAgent(t *testing.T, mode, cfg string) *permAgent {
+	return newPermAgentHook(t, mode, cfg, true)
+}
+
+// newPermAgentHook is newPermAgent; without hook, install-skill is not run: no hook of wcomm's
+// sees the agent's prompts.
+func newPermAgentHook(t *testing.T, mode, cfg string, hook bool) *permAgent {
 	installed := installAgents(t)
 	w := newWorld(t)
 	m := startModel(t, w.work)
@@ -50,8 +56,10 @@ func newPermAgent(t *testing.T, mode, cfg string) *permAgent {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".config", "wcomm", "config.yaml"), []byte(cfg), 0o600))
 	work := filepath.Join(w.work, "work-claude")
 	require.NoError(t, os.MkdirAll(work, 0o700))
-	r := w.run(call{}, "install-skill", "--dir", work, "--for", "claude")
-	requireCode(t, 0, r)
+	if hook {
+		r := w.run(call{}, "install-skill", "--dir", work, "--for", "claude")
+		requireCode(t, 0, r)
+	}
 	// Its HOME is under the test's temporary folder: the folder is removed only once the agent,
 	// which writes there as it exits, is gone (this runs after the pane's own cleanup kills it).
 	var agentPID int
@@ -66,7 +74,8 @@ func newPermAgent(t *testing.T, mode, cfg string) *permAgent {
 		"WCOMM_BRIDGE_IDLE_EXIT=5s"})
 	_, err := fmt.Sscanf(strings.TrimSpace(w.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")), "%d", &agentPID)
 	require.NoError(t, err)
-	q := &qWorld{world: w, env: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "HOME=" + home}}
+	q := &qWorld{world: w, env: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "HOME=" + home,
+		bridge.EnvTelegramToken + "=" + tg.Token, bridge.EnvSlackBotToken + "=" + sl.Bot, bridge.EnvSlackAppToken + "=" + sl.App}}
 	return &permAgent{qWorld: q, pane: pane, workDir: work, m: m, tg: tg, sl: sl}
 }
 
@@ -321,4 +330,105 @@ func TestAgentsClaudeIdleNotice(t *testing.T) {
 		}
 		return n == 2
 	})
+}
+
+// TestAgentsClaudeScreenRoute is a Claude Code without the hook: its dialog is recognised on
+// screen by the bridge's sentry (the profile's dialog data), and the answer presses its key.
+func TestAgentsClaudeScreenRoute(t *testing.T) {
+	a := newPermAgentHook(t, "default", "", false)
+	// The person runs the bridge; no ask starts one, since no hook asks.
+	br := a.startAs("", nil, "bridge")
+	defer func() {
+		if t.Failed() {
+			_ = br.cmd.Process.Signal(os.Interrupt)
+			t.Logf("bridge: %s", br.wait(t, 10*time.Second).stderr)
+		}
+	}()
+
+	t.Run("allowed from Telegram: the key pressed, the command runs", func(t *testing.T) {
+		shown := a.prompt("touch s-telegram.txt")
+		j := a.listedWithin("touch s-telegram.txt", 10*time.Second)
+		assert.Equal(t, []string{"allow", "deny"}, j.Options)
+		var post chatfake.Msg
+		a.tg.WaitFor("the Telegram post", func() bool {
+			for _, s := range a.tg.Sent {
+				if strings.Contains(s.Text, "touch s-telegram.txt") && len(s.Keyboard) > 0 {
+					post = *s
+					return true
+				}
+			}
+			return false
+		})
+		pressed := time.Now()
+		a.tg.Press(777, a.tg.Chat, post.ID, post.Keyboard[0][0].CallbackData) // Allow
+		waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(a.file("s-telegram.txt")); return err == nil }, "the command to run")
+		t.Logf("dialog → Telegram post %s; press → command ran %s", post.At.Sub(shown).Round(time.Millisecond),
+			time.Since(pressed).Round(time.Millisecond))
+		a.idle()
+		assert.Contains(t, qLogStates(t, j), "key-pressed")
+	})
+
+	t.Run("denied with a message: Escape, and the message follows as the person's", func(t *testing.T) {
+		a.prompt("touch s-deny.txt")
+		j := a.listedWithin("touch s-deny.txt", 10*time.Second)
+		requireCode(t, 0, a.as("", nil, "answer", j.ID, "deny", "--message", "SCREEN-DENIED use the staging folder"))
+		waitFor(t, 60*time.Second, func() bool { return a.modelGot("SCREEN-DENIED use the staging folder") }, "the model to get the message")
+		a.idle()
+		assert.NoFileExists(t, a.file("s-deny.txt"))
+	})
+
+	t.Run("1 at the terminal: answered there", func(t *testing.T) {
+		shown := a.prompt("touch s-terminal.txt")
+		j := a.listedWithin("touch s-terminal.txt", 10*time.Second)
+		time.Sleep(time.Until(shown.Add(300 * time.Millisecond))) // Claude Code drops keys within 0.1 s of its dialog
+		a.tmux("send-keys", "-t", a.pane, "1")
+		got := a.answered(j.ID)
+		assert.Equal(t, "terminal", got.Answer.Source)
+		assert.Equal(t, "allow", got.Answer.Answer)
+		waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(a.file("s-terminal.txt")); return err == nil }, "the command to run")
+		a.idle()
+		requireCode(t, 1, a.as("", nil, "answer", j.ID, "deny"))
+		assert.NotContains(t, qLogStates(t, j), "key-pressed", "the person's key alone")
+	})
+
+	t.Run("Escape at the terminal: denied there", func(t *testing.T) {
+		shown := a.prompt("touch s-escape.txt")
+		j := a.listedWithin("touch s-escape.txt", 10*time.Second)
+		time.Sleep(time.Until(shown.Add(300 * time.Millisecond))) // as above
+		a.tmux("send-keys", "-t", a.pane, "Escape")
+		got := a.answered(j.ID)
+		assert.Equal(t, "terminal", got.Answer.Source)
+		assert.Equal(t, "deny", got.Answer.Answer)
+		assert.NoFileExists(t, a.file("s-escape.txt"))
+		assert.NotContains(t, qLogStates(t, j), "key-pressed")
+	})
+}
+
+// listedWithin waits up to d for the pending permission question of command.
+func (a *permAgent) listedWithin(command string, d time.Duration) qJSON {
+	a.t.Helper()
+	var found qJSON
+	start := time.Now()
+	waitFor(a.t, d, func() bool {
+		for _, j := range a.questions(true) {
+			if j.Task == "permission" && strings.Contains(j.Question, command) {
+				found = j
+				return true
+			}
+		}
+		return false
+	}, "the permission question of %q listed", command)
+	a.t.Logf("%q listed %s after its dialog showed", command, time.Since(start).Round(time.Millisecond))
+	return found
+}
+
+// qLogStates are the states of question j's log.
+func qLogStates(t *testing.T, j qJSON) []string {
+	var out []string
+	for _, e := range qLog(t, j) {
+		if s, ok := e["state"].(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

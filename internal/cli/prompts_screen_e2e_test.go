@@ -30,6 +30,7 @@ const dialogProfile = `agent_profiles:
       - markers: ["^Do you want to proceed\\?$", "^❯ 1\\. Yes", "^Esc to cancel"]
         question: "^Do you want to proceed\\?$"
         title: "^(Bash) command$"
+        denied: ["^● denied: "]
         allow: "1"
         deny: Escape
 `

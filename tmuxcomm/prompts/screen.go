@@ -157,7 +157,7 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *pane
 		return
 	}
 	defer w.Close()
-	term := &screenTerminal{s: s, ctx: ctx, pane: pane, prof: prof, fp: d.Fingerprint}
+	term := &screenTerminal{s: s, ctx: ctx, pane: pane, prof: prof, d: d, denials: -1}
 	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: 200 * time.Millisecond,
 		Ended: "the sentry that watched its dialog stopped (the bridge or the console ended); the dialog stays for the terminal"})
 	if err != nil {
@@ -242,14 +242,16 @@ func (s *Sentry) shows(ctx context.Context, pane messages.PaneID, prof *paneops.
 
 // screenTerminal is the dialog on screen as the question's wait reads the terminal: "waiting"
 // while it shows; once it is gone without a key of the sentry's, the person answered in the pane:
-// "busy" when the agent works (the tool runs: allowed), else "idle" (denied).
+// "busy" for allowed (the tool runs), "idle" for denied. Which, the profile's denied rows tell (one
+// more of them than while the dialog showed); without them, whether the agent works on.
 type screenTerminal struct {
-	s    *Sentry
-	ctx  context.Context
-	pane messages.PaneID
-	prof *paneops.Profile
-	fp   string
-	n    int64
+	s       *Sentry
+	ctx     context.Context
+	pane    messages.PaneID
+	prof    *paneops.Profile
+	d       paneops.Dialog
+	denials int // the denied rows on screen while the dialog showed; -1 before the first look
+	n       int64
 }
 
 func (t *screenTerminal) Status() (string, int64, error) {
@@ -258,10 +260,17 @@ func (t *screenTerminal) Status() (string, int64, error) {
 		return "", 0, err
 	}
 	t.n++
-	if d, ok := t.prof.Dialog(sc); ok && d.Fingerprint == t.fp {
+	n, known := t.prof.Denials(t.d, sc)
+	if d, ok := t.prof.Dialog(sc); ok && d.Fingerprint == t.d.Fingerprint {
+		t.denials = n
 		return questions.StatusWaiting, t.n, nil
 	}
-	if t.prof.Inspect(sc).Busy {
+	switch {
+	case known && t.denials >= 0 && n > t.denials:
+		return "idle", t.n, nil
+	case known:
+		return "busy", t.n, nil
+	case t.prof.Inspect(sc).Busy:
 		return "busy", t.n, nil
 	}
 	return "idle", t.n, nil
