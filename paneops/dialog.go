@@ -24,6 +24,10 @@ type DialogSpec struct {
 	Title string `json:"title"`
 	// TitleRows bounds how far above Question the title is looked for (default 20).
 	TitleRows int `json:"title_rows,omitempty"`
+	// HookGraceMS is how long the dialog shows before the screen route takes it, for a program
+	// whose own hook may bring it first (Claude Code's PermissionRequest hook records its question
+	// within milliseconds of the dialog): a dialog a hook took is the hook's. 0: at once.
+	HookGraceMS int `json:"hook_grace_ms,omitempty"`
 	// Allow and Deny are the keys that allow once and deny: one letter or digit, or Escape.
 	Allow string `json:"allow"`
 	Deny  string `json:"deny"`
@@ -59,8 +63,8 @@ func (d *DialogSpec) check(profile string) error {
 	if len(d.Markers) == 0 || d.Question == "" || d.Title == "" {
 		return fmt.Errorf("profile %q: a dialog needs markers, question and title", profile)
 	}
-	if d.TitleRows < 0 {
-		return fmt.Errorf("profile %q: a dialog's title_rows must not be negative", profile)
+	if d.TitleRows < 0 || d.HookGraceMS < 0 {
+		return fmt.Errorf("profile %q: a dialog's title_rows and hook_grace_ms must not be negative", profile)
 	}
 	for _, k := range []string{d.Allow, d.Deny} {
 		if !dialogKey.MatchString(k) {

@@ -2,8 +2,9 @@ package prompts
 
 // The screen route: an agent without a hook of wcomm's (Gemini CLI, Copilot CLI, OpenCode, a
 // Claude Code whose hook is not installed) shows its permission dialog and waits. A dialog its
-// profile recognises (paneops.DialogSpec) becomes a permission question once it has shown for
-// hookGrace without a hook's question for the pane; the first answer presses the dialog's key,
+// profile recognises (paneops.DialogSpec) becomes a permission question at once, or, for a
+// program whose own hook may bring it (its hook_grace_ms), once it has shown that long without a
+// hook's question for the pane; the first answer presses the dialog's key,
 // only while the same dialog still shows, under the pane's send lock (so it never lands between a
 // delivery's paste and its Enter), and the dialog is checked closed afterwards. Nothing but that
 // one key ever reaches the pane: never Enter, never text (a dialog takes any typed Enter as yes).
@@ -22,15 +23,16 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
-// hookGrace is how long a dialog shows before the screen route takes it. An agent's hook records
-// its question within milliseconds of its dialog (Claude Code: the hook fires as the dialog
-// renders); a dialog a hook took is the hook's.
-const hookGrace = time.Second
+// hookSlack is how much before its dialog was first seen a hook's question may have been asked
+// and still be that dialog's (the hook fires as the dialog renders, and the screen is looked at
+// only now and then).
+const hookSlack = time.Second
 
-// closeWait bounds the look for the dialog to close after its key was pressed. Claude Code takes
-// a key 0.1 s after the dialog renders at the latest (claude-permissions.md); the dialog has
-// shown for hookGrace by then.
+// closeWait bounds the look for the dialog to close after its key was pressed.
 const closeWait = 3 * time.Second
+
+// keyReady is how long a dialog has shown before its key is pressed.
+const keyReady = 250 * time.Millisecond
 
 // Events of a screen question's log.
 const (
@@ -84,18 +86,19 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 			sd = &seenDialog{fp: d.Fingerprint, at: time.Now()}
 			w.seen[p.ID] = sd
 		}
-		if sd.taken || time.Since(sd.at) < hookGrace {
+		grace := time.Duration(d.Spec.HookGraceMS) * time.Millisecond
+		if sd.taken || time.Since(sd.at) < grace {
 			continue
 		}
 		sd.taken = true
-		if s.hookAsked(ctx, p.ID, sd.at) {
+		if grace > 0 && s.hookAsked(ctx, p.ID, sd.at) {
 			s.logf("prompts: pane %s: its dialog is its hook's question", p.ID)
 			continue
 		}
-		pane := p.ID
+		pane, shown := p.ID, sd.at
 		w.asking[pane] = true
 		s.spawn(func() {
-			s.askScreen(ctx, pane, prof, d)
+			s.askScreen(ctx, pane, prof, d, shown)
 			w.mu.Lock()
 			delete(w.asking, pane)
 			w.mu.Unlock()
@@ -128,7 +131,7 @@ func (s *Sentry) hookAsked(ctx context.Context, pane messages.PaneID, since time
 	}
 	for _, st := range sts {
 		p := st.Permission
-		if p != nil && st.Worker == pane && (p.Via == "" || p.Via == messages.ViaHook) && !st.AskedAt.Before(since.Add(-hookGrace)) {
+		if p != nil && st.Worker == pane && (p.Via == "" || p.Via == messages.ViaHook) && !st.AskedAt.Before(since.Add(-hookSlack)) {
 			return true
 		}
 	}
@@ -136,7 +139,7 @@ func (s *Sentry) hookAsked(ctx context.Context, pane messages.PaneID, since time
 }
 
 // askScreen asks the person about dialog d of pane and applies the first answer.
-func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *paneops.Profile, d paneops.Dialog) {
+func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *paneops.Profile, d paneops.Dialog, shown time.Time) {
 	answers := []string{messages.PermAllow, messages.PermDeny}
 	if d.Spec.Always != "" {
 		answers = messages.PermissionOptions()
@@ -175,7 +178,7 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *pane
 	case messages.PermAlways:
 		key = d.Spec.Always
 	}
-	if err := s.press(ctx, w, pane, prof, d.Fingerprint, key); err != nil {
+	if err := s.press(ctx, w, pane, prof, d.Fingerprint, key, shown); err != nil {
 		s.logf("prompts: pane %s: %v", pane, err)
 		return
 	}
@@ -193,9 +196,9 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *pane
 	}
 }
 
-// press presses key in pane while dialog fp still shows, under the pane's send lock, and checks
+// press presses key in pane while dialog fp (first seen at shownAt) still shows, under the pane's send lock, and checks
 // the dialog closed. What happened is recorded in the question's log.
-func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane messages.PaneID, prof *paneops.Profile, fp, key string) error {
+func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane messages.PaneID, prof *paneops.Profile, fp, key string, shownAt time.Time) error {
 	root, err := s.Finder.RootDir(false)
 	if err != nil {
 		return err
@@ -213,6 +216,11 @@ func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane me
 	if !s.shows(ctx, pane, prof, fp) {
 		w.Log(QKeyNotShown, map[string]string{"reason": "the dialog was no longer on screen"})
 		return fmt.Errorf("the dialog closed before its answer's key: nothing was pressed")
+	}
+	// Claude Code drops a key that comes within about 0.1 s of its dialog's drawing
+	// (claude-permissions.md); a person's answer comes later than that, an auto-answer may not.
+	if wait := time.Until(shownAt.Add(keyReady)); wait > 0 {
+		time.Sleep(wait)
 	}
 	if err := s.Tmux.PressKey(ctx, pane, key); err != nil {
 		w.Log(QKeyNotShown, map[string]string{"error": err.Error()})
