@@ -161,7 +161,7 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *pane
 	}
 	defer w.Close()
 	term := &screenTerminal{s: s, ctx: ctx, pane: pane, prof: prof, d: d, denials: -1}
-	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: 200 * time.Millisecond,
+	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: 100 * time.Millisecond,
 		Ended: "the sentry that watched its dialog stopped (the bridge or the console ended); the dialog stays for the terminal"})
 	if err != nil {
 		s.logf("prompts: pane %s: waiting for the answer: %v", pane, err)
