@@ -26,6 +26,13 @@ const (
 // PermissionOptions are a permission question's options.
 func PermissionOptions() []string { return []string{PermAllow, PermAlways, PermDeny} }
 
+// permissionOptionsValid reports whether opts are a permission question's options: all three, or
+// allow and deny (an agent that has no session rule to give).
+func permissionOptionsValid(opts []string) bool {
+	o := strings.Join(opts, ",")
+	return o == strings.Join(PermissionOptions(), ",") || o == PermAllow+","+PermDeny
+}
+
 // PermissionTask is the task of every permission question: its ids read permission.qN-TAG.
 const PermissionTask = "permission"
 
@@ -49,6 +56,18 @@ type PermissionRequest struct {
 	Cwd       string             `json:"cwd,omitempty"`
 	// PID is the agent's process, when the hook found it (its session file is watched).
 	PID int `json:"pid,omitempty"`
+	// Answers are the answers the agent can take, in PermissionOptions' order, when it cannot
+	// take all three: Codex offers no session rule for a command, only a lasting one, so its
+	// approvals are allow or deny. Empty: all three.
+	Answers []string `json:"answers,omitempty"`
+}
+
+// Options are the answers the person is offered for p: its Answers, else all three.
+func (p PermissionRequest) Options() []string {
+	if len(p.Answers) > 0 {
+		return append([]string(nil), p.Answers...)
+	}
+	return PermissionOptions()
 }
 
 // Summary is the request in a few words: "Bash touch x".
@@ -187,7 +206,7 @@ func PermissionQuestion(p PermissionRequest, pane PaneID) Question {
 	if utf8.RuneCountInString(ctx) > MaxContextLen {
 		ctx = string([]rune(ctx)[:MaxContextLen-1]) + "…"
 	}
-	return Question{Text: text, Task: PermissionTask, Urgency: Blocking, Type: Permission, Options: PermissionOptions(), Context: ctx}
+	return Question{Text: text, Task: PermissionTask, Urgency: Blocking, Type: Permission, Options: p.Options(), Context: ctx}
 }
 
 // PermissionDecision is the answer handed back to the agent.

@@ -153,8 +153,8 @@ func (q Question) Validate() error {
 			return fmt.Errorf("a freeform question takes no options (any text is an answer); use --type numbered for a choice: %w", ErrSyntax)
 		}
 	case Permission:
-		if strings.Join(q.Options, ",") != strings.Join(PermissionOptions(), ",") {
-			return fmt.Errorf("a permission question's options are allow, always and deny: %w", ErrSyntax)
+		if !permissionOptionsValid(q.Options) {
+			return fmt.Errorf("a permission question's options are allow, always and deny, or allow and deny: %w", ErrSyntax)
 		}
 	}
 	if q.Pattern != "" {

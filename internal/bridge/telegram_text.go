@@ -28,7 +28,7 @@ func tgCommandAnswers(q Question) []string {
 	case messages.YesNo:
 		return []string{"yes", "no"}
 	case messages.Permission:
-		return messages.PermissionOptions()
+		return q.Options
 	case messages.Fixed:
 		var out []string
 		for _, o := range q.Options {

@@ -138,7 +138,7 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 			if o.Terminal != nil && watch.settles(terminalSettle, poll/2) {
 				return w.atTerminal(messages.PermDeny)
 			}
-			return w.expire("the agent ended its hook (its hook timeout); the dialog stays for the terminal")
+			return w.expire(endReason(ctx))
 		case <-deadline:
 			if answer, done := watch.look(); done {
 				return w.atTerminal(answer)
@@ -147,6 +147,21 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 		case <-tick.C:
 		}
 	}
+}
+
+// endReason says why ctx's end leaves the dialog: the cause it was ended with (a watcher of the
+// agent that stopped or lost the agent says which), else the hook's timeout.
+func endReason(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		return c.Error()
+	}
+	return "the agent ended its hook (its hook timeout); the dialog stays for the terminal"
+}
+
+// Log records an event of the question in its log: what became of its decision in the agent,
+// for a waiter that applies the decision itself (the prompts room's, through Codex's app-server).
+func (w *PermissionWait) Log(state string, detail map[string]string) error {
+	return w.d.LogQ(w.Question, state, detail)
 }
 
 // decided is the outcome of a question decided elsewhere: an answer from a channel becomes the
