@@ -190,7 +190,7 @@ func (f Finder) FollowCodex(ctx context.Context, fd Finding) (*CodexFollower, er
 		return nil, fmt.Errorf("no app-server of a Codex TUI to follow: %s", fd.Why)
 	}
 	if !f.Alive(fd) {
-		return nil, fmt.Errorf("Codex TUI %d has ended", fd.PID)
+		return nil, fmt.Errorf("the Codex TUI %d has ended", fd.PID)
 	}
 	if err := f.checkSocket(fd.Socket); err != nil {
 		return nil, fmt.Errorf("app-server socket %s: %w", fd.Socket, err)
