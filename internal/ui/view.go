@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -273,6 +274,9 @@ func (m Model) optionsLine(q *questions.QuestionStatus) string {
 		return m.st.dim.Render("freeform: type the answer")
 	}
 	if q.Type == messages.Permission {
+		if !slices.Contains(q.Options, messages.PermAlways) {
+			return m.st.key.Render("a") + " allow  " + m.st.key.Render("d") + " deny"
+		}
 		return m.st.key.Render("a") + " allow  " + m.st.key.Render("s") + " always  " + m.st.key.Render("d") + " deny"
 	}
 	var parts []string
@@ -416,6 +420,13 @@ func (m Model) questionLines(w int) []string {
 		var always []string
 		for _, u := range p.Always {
 			always = append(always, u.Words())
+		}
+		if !slices.Contains(q.Options, messages.PermAlways) {
+			// The agent has no rule for this session only to give (Codex): allow or deny.
+			return append(out, "",
+				m.st.key.Render("a")+"  allow once",
+				m.st.key.Render("d")+"  deny",
+				"", m.st.dim.Render("press a or d, Esc to cancel"))
 		}
 		out = append(out, "",
 			m.st.key.Render("a")+"  allow once",
