@@ -117,6 +117,8 @@ type CodexFollower struct {
 	closed    chan struct{} // closed by Close
 	closeOnce sync.Once
 
+	wmu sync.Mutex // one write at a time, with its own deadline
+
 	mu      sync.Mutex
 	err     error
 	nextID  int
@@ -305,10 +307,7 @@ func (fl *CodexFollower) Answer(ctx context.Context, a CodexApproval, decision s
 	rep.ID, rep.Result.Decision = json.RawMessage(a.RequestID), decision
 	data, err := json.Marshal(rep)
 	if err == nil {
-		if dl, ok := ctx.Deadline(); ok {
-			_ = fl.ws.SetWriteDeadline(dl)
-		}
-		err = fl.ws.WriteText(data)
+		err = fl.write(ctx, data)
 	}
 	if err != nil {
 		fl.mu.Lock()
@@ -361,10 +360,7 @@ func (fl *CodexFollower) call(ctx context.Context, method string, params any, ou
 	}()
 	data, err := json.Marshal(rpcRequest{ID: &id, Method: method, Params: params})
 	if err == nil {
-		if dl, ok := ctx.Deadline(); ok {
-			_ = fl.ws.SetWriteDeadline(dl)
-		}
-		err = fl.ws.WriteText(data)
+		err = fl.write(ctx, data)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrNotWritten, method, err)
@@ -386,6 +382,21 @@ func (fl *CodexFollower) call(ctx context.Context, method string, params any, ou
 	case <-ctx.Done():
 		return fmt.Errorf("%s: no reply: %w", method, ctx.Err())
 	}
+}
+
+// write writes one message within ctx's deadline (else writeTimeout), then lifts the deadline: it is
+// the connection's, and a deadline left behind would fail every later write, the reader's answers
+// to pings included.
+func (fl *CodexFollower) write(ctx context.Context, data []byte) error {
+	fl.wmu.Lock()
+	defer fl.wmu.Unlock()
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(writeTimeout)
+	}
+	_ = fl.ws.SetWriteDeadline(dl)
+	defer fl.ws.SetWriteDeadline(time.Time{})
+	return fl.ws.WriteText(data)
 }
 
 // read reads the server's messages until the connection ends.

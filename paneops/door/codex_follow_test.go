@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -255,4 +256,41 @@ func TestCodexFollowStops(t *testing.T) {
 		}
 		assert.False(t, errors.Is(fl.Err(), context.Canceled))
 	})
+}
+
+// A write's deadline is lifted after it: a deadline left on the connection would fail the reader's
+// answer to the next ping, and the follower with it.
+func TestCodexFollowOutlivesAWriteDeadline(t *testing.T) {
+	s := newFakeAppServer(t)
+	fl := follow(t, s)
+	s.ask(codexCommandApproval, commandApproval("th-mine", "call_7", "touch d"))
+	a := nextApproval(t, fl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	require.NoError(t, fl.Answer(ctx, a, CodexAccept))
+	<-ctx.Done() // the answer's deadline has passed
+	s.mu.Lock()
+	conns := s.conns
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		_ = c.c.WriteControl(websocket.PingMessage, []byte("p"), time.Now().Add(time.Second))
+		c.mu.Unlock()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		pongs := s.pongs
+		s.mu.Unlock()
+		if pongs > 0 {
+			break
+		}
+		select {
+		case <-fl.Done():
+			t.Fatalf("the follower stopped: %v", fl.Err())
+		case <-time.After(10 * time.Millisecond): // polling the server's count
+		}
+		require.True(t, time.Now().Before(deadline), "no pong came back")
+	}
+	require.NoError(t, fl.Say(context.Background(), "still here"))
 }

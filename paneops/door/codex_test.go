@@ -37,6 +37,7 @@ type fakeAppServer struct {
 	nextReq   int
 	requests  map[int]*fakeRequest
 	replies   []json.RawMessage // the clients' replies to the server's requests
+	pongs     int
 }
 
 // fakeConn is one client's connection; a follower's is subscribed to the thread.
@@ -108,6 +109,12 @@ func (s *fakeAppServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.Close()
 	fc := &fakeConn{c: c}
+	c.SetPongHandler(func(string) error {
+		s.mu.Lock()
+		s.pongs++
+		s.mu.Unlock()
+		return nil
+	})
 	s.mu.Lock()
 	s.conns = append(s.conns, fc)
 	s.mu.Unlock()
