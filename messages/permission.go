@@ -26,6 +26,13 @@ const (
 // PermissionOptions are a permission question's options.
 func PermissionOptions() []string { return []string{PermAllow, PermAlways, PermDeny} }
 
+// permissionOptionsValid reports whether opts are a permission question's options: all three, or
+// allow and deny (an agent that has no session rule to give).
+func permissionOptionsValid(opts []string) bool {
+	o := strings.Join(opts, ",")
+	return o == strings.Join(PermissionOptions(), ",") || o == PermAllow+","+PermDeny
+}
+
 // PermissionTask is the task of every permission question: its ids read permission.qN-TAG.
 const PermissionTask = "permission"
 
@@ -69,7 +76,7 @@ func (p PermissionRequest) Options() []string {
 	if len(p.Answers) == 0 {
 		return PermissionOptions()
 	}
-	return p.Answers
+	return append([]string(nil), p.Answers...)
 }
 
 // Summary is the request in a few words: "Bash touch x".
@@ -277,11 +284,4 @@ func matchPermission(q Question, a string) (Match, bool) {
 		}
 	}
 	return Match{}, false
-}
-
-// permissionOptions reports whether opts are a permission question's options: allow, always and
-// deny in that order, or allow and deny alone (a prompt with no choice as narrow as "always").
-func permissionOptions(opts []string) bool {
-	o := strings.Join(opts, ",")
-	return o == strings.Join(PermissionOptions(), ",") || o == PermAllow+","+PermDeny
 }

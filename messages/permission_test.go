@@ -127,3 +127,23 @@ func TestPermissionTypeNotAskedByName(t *testing.T) {
 	q := Question{Text: "x", Task: PermissionTask, Type: Permission, Urgency: Blocking, Options: []string{"yes", "no"}, Context: "c"}
 	assert.ErrorIs(t, q.Validate(), ErrSyntax, "a permission question's options are fixed")
 }
+
+// An agent that has no session rule to give (Codex's approvals) is asked allow or deny only, and
+// an "always" is refused rather than taken as an allow.
+func TestPermissionQuestionWithoutAlways(t *testing.T) {
+	p := PermissionRequest{Agent: "codex", Tool: "Bash", Subject: "touch x", Answers: []string{PermAllow, PermDeny}}
+	q := PermissionQuestion(p, "%3").Normalized()
+	require.NoError(t, q.Validate())
+	assert.Equal(t, []string{PermAllow, PermDeny}, q.Options)
+	_, err := MatchAnswer(q, "always")
+	assert.ErrorIs(t, err, ErrInvalidAnswer)
+	m, err := MatchAnswer(q, "deny: not there")
+	require.NoError(t, err)
+	assert.Equal(t, PermDeny, m.Value)
+	assert.Equal(t, PermissionOptions(), PermissionRequest{}.Options(), "all three by default")
+
+	q.Options = []string{PermDeny, PermAllow}
+	assert.ErrorIs(t, q.Validate(), ErrSyntax, "in the usual order only")
+	q.Options = []string{PermAllow, PermAlways}
+	assert.ErrorIs(t, q.Validate(), ErrSyntax, "deny is always offered")
+}

@@ -153,7 +153,7 @@ func (q Question) Validate() error {
 			return fmt.Errorf("a freeform question takes no options (any text is an answer); use --type numbered for a choice: %w", ErrSyntax)
 		}
 	case Permission:
-		if !permissionOptions(q.Options) {
+		if !permissionOptionsValid(q.Options) {
 			return fmt.Errorf("a permission question's options are allow, always and deny, in that order, allow and deny always among them: %w", ErrSyntax)
 		}
 	}

@@ -192,6 +192,27 @@ func TestPermissionHookEndedByTheAgent(t *testing.T) {
 	}
 }
 
+// A waiter that is not the agent's hook (the prompts room's) ends the wait with a cause that says
+// why; the question expires with it, and the waiter's own events go to its log.
+func TestPermissionEndedWithACause(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	term := &fakeTerminal{state: questions.StatusWaiting}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w, ch := permHook(t, e, ctx, questions.AwaitOptions{Terminal: term, Poll: 5 * time.Millisecond})
+	term.looked(t)
+	cancel(errors.New("the console stopped; the dialog stays for the terminal"))
+	out := permResult(t, ch)
+	assert.Equal(t, questions.QuestionResolved, out.Question.State)
+	assert.Contains(t, out.Question.Reason, "the console stopped")
+	assert.NotContains(t, out.Question.Reason, "hook timeout")
+
+	require.NoError(t, w.Log("decision-applied", map[string]string{"via": "test"}))
+	data, err := json.Marshal(questions.QuestionEvents(w.Question))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "decision-applied")
+}
+
 func TestPermissionAnsweredByAnAgentOnlyWhenNamed(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")

@@ -82,3 +82,22 @@ func (b *bxBench) benchPrompts() {
 		bxMedian(screenRun), math.NaN(), 0.5, "bound 500 ms", detail(screenRun)+"; the key waits until the dialog has shown 250 ms")
 	b.params = append(b.params, "agents' prompts: a fake Telegram Bot API on loopback; the hook route runs 'wcomm hook --agent claude' in a pane with Claude Code's PermissionRequest event; the screen route draws Claude Code's dialog (testdata/fixtures/dialogagent.py) for the bridge's sentry")
 }
+
+// logged is when the agent logged event ("shown", "running") for command.
+func (d *dialogWorld) logged(event, command string) time.Time {
+	d.t.Helper()
+	var at time.Time
+	waitFor(d.t, 10*time.Second, func() bool {
+		data, _ := os.ReadFile(d.keylog)
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var e map[string]any
+			if json.Unmarshal([]byte(line), &e) == nil && e[event] == command {
+				sec, _ := e["at"].(float64)
+				at = time.Unix(0, int64(sec*1e9))
+				return true
+			}
+		}
+		return false
+	}, "the agent's %s of %q", event, command)
+	return at
+}

@@ -209,22 +209,3 @@ func (d *dialogWorld) answered(id string) qJSON {
 	}, "question %s answered", id)
 	return got
 }
-
-// logged is when the agent logged event ("shown", "running") for command.
-func (d *dialogWorld) logged(event, command string) time.Time {
-	d.t.Helper()
-	var at time.Time
-	waitFor(d.t, 10*time.Second, func() bool {
-		data, _ := os.ReadFile(d.keylog)
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var e map[string]any
-			if json.Unmarshal([]byte(line), &e) == nil && e[event] == command {
-				sec, _ := e["at"].(float64)
-				at = time.Unix(0, int64(sec*1e9))
-				return true
-			}
-		}
-		return false
-	}, "the agent's %s of %q", event, command)
-	return at
-}

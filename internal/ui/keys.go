@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -217,10 +218,13 @@ func (m Model) questionKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if q.Type == messages.Permission {
-		if ans, ok := permissionKeys[s]; ok {
+		if ans, ok := permissionKeys[s]; ok && slices.Contains(q.Options, ans) {
 			return m.answer(q, ans)
 		}
 		m.status = "press a (allow), s (always) or d (deny), or Esc"
+		if !slices.Contains(q.Options, messages.PermAlways) {
+			m.status = "press a (allow) or d (deny), or Esc: this agent offers no rule for this session only"
+		}
 		return m, nil
 	}
 	i := optionIndex(q.Question, s)

@@ -701,3 +701,32 @@ func TestPermissionPromptOneKeyEach(t *testing.T) {
 	assert.Contains(t, m2.Render(), "press a (allow), s (always) or d (deny)")
 	assert.Len(t, f.answers, n)
 }
+
+// Codex's approvals offer no "always": the console shows and takes allow and deny only.
+func TestPermissionPromptWithoutAlways(t *testing.T) {
+	q := question("permission.q2-cd34", "%3", messages.Permission, messages.Blocking, t0.Add(-time.Minute), messages.PermAllow, messages.PermDeny)
+	q.Text = "codex in pane %3 asks to run Bash: touch y"
+	q.Permission = &messages.PermissionRequest{Agent: "codex", Tool: "Bash", Subject: "touch y",
+		Answers: []string{messages.PermAllow, messages.PermDeny}}
+	q.Refresh()
+	f := &fakeSource{panes: []fleet.FleetPane{pane("%3", "codex", fleet.PanePermission)},
+		files: Files{Questions: []*questions.QuestionStatus{q}}}
+	m := world(t, f, 120, 30, false)
+	screen := ansi.Strip(m.Render())
+	assert.Contains(t, screen, "a allow  d deny")
+	assert.NotContains(t, screen, "always")
+	m2, _ := press(t, m, "1")
+	screen = ansi.Strip(m2.Render())
+	assert.Contains(t, screen, "PERMISSION permission.q2-cd34")
+	assert.NotContains(t, screen, "always")
+	for key, want := range map[string]string{"a": "allow", "d": "deny"} {
+		_, cmd := press(t, m, "1", key)
+		finish(t, m, cmd)
+		assert.Equal(t, [2]string{q.ID, want}, f.answers[len(f.answers)-1], key)
+	}
+	n := len(f.answers)
+	m2, cmd := press(t, m, "1", "s")
+	assert.Nil(t, cmd, "no always to take")
+	assert.Contains(t, m2.Render(), "offers no rule for this session only")
+	assert.Len(t, f.answers, n)
+}

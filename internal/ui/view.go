@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -421,6 +422,13 @@ func (m Model) questionLines(w int) []string {
 		var always []string
 		for _, u := range p.Always {
 			always = append(always, u.Words())
+		}
+		if !slices.Contains(q.Options, messages.PermAlways) {
+			// The agent has no rule for this session only to give (Codex): allow or deny.
+			return append(out, "",
+				m.st.key.Render("a")+"  allow once",
+				m.st.key.Render("d")+"  deny",
+				"", m.st.dim.Render("press a or d, Esc to cancel"))
 		}
 		out = append(out, "",
 			m.st.key.Render("a")+"  allow once",

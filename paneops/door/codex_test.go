@@ -31,6 +31,33 @@ type fakeAppServer struct {
 	calls   []rpcLogged
 	// turnReply: "ok" (the default), "error" (an error reply) or "none" (no reply at all).
 	turnReply string
+	// resumeErr, when set, is the error thread/resume gets ("no rollout found ...").
+	resumeErr string
+	conns     []*fakeConn
+	nextReq   int
+	requests  map[int]*fakeRequest
+	replies   []json.RawMessage // the clients' replies to the server's requests
+	pongs     int
+}
+
+// fakeConn is one client's connection; a follower's is subscribed to the thread.
+type fakeConn struct {
+	mu         sync.Mutex
+	c          *websocket.Conn
+	subscribed bool
+}
+
+func (fc *fakeConn) write(v any) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	_ = fc.c.WriteJSON(v)
+}
+
+// fakeRequest is an approval the server asked, and its decision once one came.
+type fakeRequest struct {
+	method   string
+	params   map[string]any
+	decision string
 }
 
 type rpcLogged struct {
@@ -81,6 +108,16 @@ func (s *fakeAppServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.Close()
+	fc := &fakeConn{c: c}
+	c.SetPongHandler(func(string) error {
+		s.mu.Lock()
+		s.pongs++
+		s.mu.Unlock()
+		return nil
+	})
+	s.mu.Lock()
+	s.conns = append(s.conns, fc)
+	s.mu.Unlock()
 	for {
 		_, data, err := c.ReadMessage()
 		if err != nil {
@@ -90,19 +127,32 @@ func (s *fakeAppServer) serve(w http.ResponseWriter, r *http.Request) {
 			ID      *int            `json:"id"`
 			Method  string          `json:"method"`
 			Params  json.RawMessage `json:"params"`
+			Result  json.RawMessage `json:"result"`
 			JSONRPC *string         `json:"jsonrpc"`
 		}
 		if json.Unmarshal(data, &m) != nil || m.JSONRPC != nil {
 			return // the real server closes the connection
 		}
+		if m.Method == "" && m.ID != nil {
+			// A reply to one of the server's requests.
+			var r struct {
+				Decision string `json:"decision"`
+			}
+			_ = json.Unmarshal(m.Result, &r)
+			s.mu.Lock()
+			s.replies = append(s.replies, json.RawMessage(data))
+			s.mu.Unlock()
+			s.decide(*m.ID, r.Decision)
+			continue
+		}
 		s.mu.Lock()
 		s.calls = append(s.calls, rpcLogged{Method: m.Method, Params: m.Params, HasID: m.ID != nil})
-		threads, turnReply := s.threads, s.turnReply
+		threads, turnReply, resumeErr := s.threads, s.turnReply, s.resumeErr
 		s.mu.Unlock()
 		if m.ID == nil {
 			continue
 		}
-		_ = c.WriteJSON(map[string]any{"method": "thread/status/changed", "params": map[string]any{"threadId": "x"}})
+		fc.write(map[string]any{"method": "thread/status/changed", "params": map[string]any{"threadId": "x"}})
 		var result any
 		var rpcErr any
 		switch m.Method {
@@ -123,6 +173,27 @@ func (s *fakeAppServer) serve(w http.ResponseWriter, r *http.Request) {
 					result, rpcErr = map[string]any{"thread": th}, nil
 				}
 			}
+		case "thread/resume":
+			var p threadID
+			_ = json.Unmarshal(m.Params, &p)
+			if resumeErr != "" {
+				rpcErr = map[string]any{"code": -32600, "message": resumeErr + p.ThreadID}
+				break
+			}
+			result = map[string]any{"thread": threads[0]}
+			// A request pending now is replayed at once; here before the reply, the harder order.
+			s.mu.Lock()
+			fc.subscribed = true
+			var pending []map[string]any
+			for id, r := range s.requests {
+				if r.decision == "" {
+					pending = append(pending, map[string]any{"id": id, "method": r.method, "params": r.params})
+				}
+			}
+			s.mu.Unlock()
+			for _, p := range pending {
+				fc.write(p)
+			}
 		case "turn/start":
 			switch turnReply {
 			case "none":
@@ -141,8 +212,89 @@ func (s *fakeAppServer) serve(w http.ResponseWriter, r *http.Request) {
 		} else {
 			reply["result"] = result
 		}
-		_ = c.WriteJSON(reply)
+		fc.write(reply)
 	}
+}
+
+// broadcast sends v to every client that resumed the thread.
+func (s *fakeAppServer) broadcast(v any) {
+	s.mu.Lock()
+	conns := append([]*fakeConn(nil), s.conns...)
+	s.mu.Unlock()
+	for _, fc := range conns {
+		fc.mu.Lock()
+		sub := fc.subscribed
+		fc.mu.Unlock()
+		if sub {
+			fc.write(v)
+		}
+	}
+}
+
+// ask sends an approval request to the thread's clients, as Codex does when a command needs one;
+// it returns the request's id.
+func (s *fakeAppServer) ask(method string, params map[string]any) int {
+	s.mu.Lock()
+	if s.requests == nil {
+		s.requests = map[int]*fakeRequest{}
+	}
+	id := s.nextReq
+	s.nextReq++
+	s.requests[id] = &fakeRequest{method: method, params: params}
+	s.mu.Unlock()
+	s.broadcast(map[string]any{"id": id, "method": method, "params": params})
+	return id
+}
+
+// decide is the first answer to request id, from a client or the TUI: resolved, then the item's
+// end. A later answer is dropped without a word, as the real server drops it.
+func (s *fakeAppServer) decide(id int, decision string) {
+	if tell := s.decideQuietly(id, decision); tell != nil {
+		tell()
+	}
+}
+
+// decideQuietly is decide with the clients told only when the returned func is called (nil: the
+// request was decided already): an answer on its way while another client answers.
+func (s *fakeAppServer) decideQuietly(id int, decision string) func() {
+	s.mu.Lock()
+	r := s.requests[id]
+	if r == nil || r.decision != "" {
+		s.mu.Unlock()
+		return nil
+	}
+	r.decision = decision
+	s.mu.Unlock()
+	return func() { s.tellDecided(r, id, decision) }
+}
+
+func (s *fakeAppServer) tellDecided(r *fakeRequest, id int, decision string) {
+	status := "completed"
+	if decision == "decline" || decision == "cancel" {
+		status = "declined"
+	}
+	thread := r.params["threadId"]
+	s.broadcast(map[string]any{"method": "serverRequest/resolved", "params": map[string]any{"threadId": thread, "requestId": id}})
+	s.broadcast(map[string]any{"method": "item/completed", "params": map[string]any{"threadId": thread,
+		"item": map[string]any{"type": "commandExecution", "id": r.params["itemId"], "status": status}}})
+}
+
+// commandApproval is the params of a command's approval as Codex 0.169.0 sends them.
+func commandApproval(thread, item, cmd string) map[string]any {
+	return map[string]any{"kind": "command", "threadId": thread, "turnId": "turn-1", "itemId": item,
+		"reason": "scripted test needs to write", "command": "/bin/bash -lc '" + cmd + "'", "cwd": "/home/u/project",
+		"commandActions":     []any{map[string]any{"type": "unknown", "command": cmd}},
+		"availableDecisions": []any{"accept", map[string]any{"acceptWithExecpolicyAmendment": map[string]any{"execpolicy_amendment": []string{"touch"}}}, "cancel"}}
+}
+
+func (s *fakeAppServer) clientReplies() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.replies {
+		out = append(out, string(r))
+	}
+	return out
 }
 
 func (s *fakeAppServer) logged() []rpcLogged {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/textproto"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,6 +26,8 @@ type wsConn struct {
 	c     net.Conn
 	r     *bufio.Reader
 	limit int64
+	// wmu keeps frames whole: a follower's reader answers pings while its owner writes replies.
+	wmu sync.Mutex
 }
 
 // wsGUID is the constant the server's accept key is made with (RFC 6455, 1.3).
@@ -104,6 +107,8 @@ func (w *wsConn) writeFrame(op byte, p []byte) error {
 	for i, b := range p {
 		buf = append(buf, b^mask[i%4])
 	}
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	_, err := w.c.Write(buf)
 	return err
 }

@@ -18,6 +18,9 @@ Behaviour, the same for all three:
   - The answer is the text "ok", unless the prompt holds a line "RUN: <shell command>":
     then the answer is a shell tool call running that command, and after its result "ok".
   - A line "SLEEP: <seconds>" (at most 300) delays the answer, so the agent shows busy.
+  - Codex only: a line "ESCALATE: <shell command>" makes the answer an exec_command that asks to
+    run outside the sandbox (sandbox_permissions "require_escalated", with a justification), so
+    a Codex with approval_policy "on-request" asks the person's approval first.
   - Anything else (HEAD, GET, unknown paths, bad bodies) gets a harmless answer and a
     line on stderr; a handler error never stops the server.
   - Bounded: it exits when its parent process dies or after --max-seconds.
@@ -40,6 +43,9 @@ import time
 import zlib
 
 RUN_RE = re.compile(r"^RUN: (.+?)\s*$", re.M)
+ESCALATE_RE = re.compile(r"^ESCALATE: (.+?)\s*$", re.M)
+# The justification Codex shows as its approval's reason.
+ESCALATE_WHY = "scripted test needs to write"
 SLEEP_RE = re.compile(r"^SLEEP: ([0-9]+(?:\.[0-9]+)?)\s*$", re.M)
 MAX_SLEEP = 300.0
 # Claude Code sends a pasted text as <pasted_content id=...>TEXT</pasted_content ...>.
@@ -246,6 +252,11 @@ def codex_reply(body):
         prompt = texts[-1]
     RECORDER.prompt("codex", prompt)
     pause(prompt)
+    esc = ESCALATE_RE.findall(prompt)
+    if esc:
+        args = {"cmd": esc[-1], "sandbox_permissions": "require_escalated", "justification": ESCALATE_WHY}
+        return [{"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),
+                 "name": "exec_command", "arguments": json.dumps(args), "status": "completed"}]
     cmd = run_command(prompt)
     if cmd:
         return [{"type": "function_call", "id": next_id("fc"), "call_id": next_id("call"),

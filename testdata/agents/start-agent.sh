@@ -16,7 +16,9 @@
 #
 # CLAUDE_PERMISSION_MODE (acceptEdits, the default, or default) is Claude Code's permission mode.
 # CODEX_DAEMON=1 starts Codex with its app-server daemon (its own door; see docs/codex-door.md);
-# by default it runs without one.
+# by default it runs without one. CODEX_APPROVAL=on-request runs it with approval_policy "on-request"
+# in a read-only sandbox (a command that asks to run outside it waits for the person's approval);
+# by default it runs with approvals and the sandbox bypassed.
 #
 # HOME is DIR/homes/AGENT-PID (the PID of the agent, as exec keeps it) unless AGENT_HOME
 # names one; homes of agents that no longer run are removed on the next start.
@@ -148,11 +150,17 @@ EOF
 codex)
 	bin=$nm/.bin/codex
 	[ -x "$bin" ] || die "codex not installed under $dir; run install.sh $dir"
+	approval=${CODEX_APPROVAL:-never}
+	case $approval in
+	never) sandbox=danger-full-access bypass=(--dangerously-bypass-approvals-and-sandbox) ;;
+	on-request) sandbox=read-only bypass=() ;;
+	*) die "CODEX_APPROVAL $approval: want never or on-request" ;;
+	esac
 	write "$home/.codex/config.toml" <<EOF
 model = "mock-model"
 model_provider = "mock"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
+approval_policy = "$approval"
+sandbox_mode = "$sandbox"
 check_for_update_on_startup = false
 
 [model_providers.mock]
@@ -171,7 +179,7 @@ EOF
 	# them: the app-server is Codex's own door, and the test that uses it stops them at its end.
 	daemon=(--no-daemon)
 	[ "${CODEX_DAEMON:-}" = 1 ] && daemon=()
-	exec env -i "${envs[@]}" "$bin" "${daemon[@]}" --dangerously-bypass-approvals-and-sandbox
+	exec env -i "${envs[@]}" "$bin" "${daemon[@]}" "${bypass[@]}"
 	;;
 gemini)
 	bin=$nm/.bin/gemini

@@ -144,7 +144,7 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 			if o.Ended != "" {
 				return w.expire(o.Ended)
 			}
-			return w.expire("the agent ended its hook (its hook timeout); the dialog stays for the terminal")
+			return w.expire(endReason(ctx))
 		case <-deadline:
 			if answer, done := watch.look(); done {
 				return w.atTerminal(answer)
@@ -153,6 +153,21 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 		case <-tick.C:
 		}
 	}
+}
+
+// endReason says why ctx's end leaves the dialog: the cause it was ended with (a watcher of the
+// agent that stopped or lost the agent says which), else the hook's timeout.
+func endReason(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		return c.Error()
+	}
+	return "the agent ended its hook (its hook timeout); the dialog stays for the terminal"
+}
+
+// Log records an event of the question in its log: what became of its decision in the agent,
+// for a waiter that applies the decision itself (the prompts room's, through Codex's app-server).
+func (w *PermissionWait) Log(state string, detail map[string]string) error {
+	return w.d.LogQ(w.Question, state, detail)
 }
 
 // decided is the outcome of a question decided elsewhere: an answer from a channel becomes the
@@ -300,11 +315,6 @@ func (e *Desk) mayAnswerPermission(o AnswerOptions) error {
 		who = "an agent's tool"
 	}
 	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it: the person answers it (the chat, the console, or '%s answer' in a shell of their own); name the agent or pane in the settings' permissions.answerers to allow it", who, e.Command)
-}
-
-// Log records an event of the question (what the sentry did with its answer).
-func (w *PermissionWait) Log(state string, detail map[string]string) {
-	_ = w.d.LogQ(w.Question, state, detail)
 }
 
 // Tell hands text to the agent of the question's pane as a message from the person, through its
