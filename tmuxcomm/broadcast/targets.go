@@ -57,6 +57,11 @@ func (c *Caster) expand(given []string) ([]string, error) {
 // pane, several panes, the caller's own pane or a dead one is named, and any of them refuses the
 // whole send. Targets that reach one pane are kept once, at the first place they appear.
 func (c *Caster) resolve(ctx context.Context, o Options) ([]member, error) {
+	// The list's own mistakes first: they are the caller's words, whatever pane it runs in.
+	targets, err := c.expand(o.Targets)
+	if err != nil {
+		return nil, err
+	}
 	if c.Self == "" {
 		return nil, c.NeedOwnPane(ctx, "send from the orchestrator's pane, or name the pane you send for")
 	}
@@ -76,10 +81,6 @@ func (c *Caster) resolve(ctx context.Context, o Options) ([]member, error) {
 			ms = append(ms, member{target: string(p.ID), pane: p, srv: srv})
 		}
 		return ms, nil
-	}
-	targets, err := c.expand(o.Targets)
-	if err != nil {
-		return nil, err
 	}
 	scope := paneops.Scope{All: o.All}
 	var errs []error
