@@ -157,4 +157,3 @@ func (p *watchPrinter) print(ev watch.WatchEvent) error {
 	_, err := fmt.Fprintf(p.w, "%s  %s  %-24s  %s %s\n", at, ev.Session, messages.SanitizeField(ref), name, ev.Say())
 	return err
 }
-
