@@ -90,6 +90,15 @@ func TestE2EBroadcast(t *testing.T) {
 			assert.Equal(t, 1, w.pointerCount(m.pane, m.Request), "pane %s got its request once", m.pane)
 		}
 		assert.Len(t, ids, 3, "an exchange of its own for each pane")
+		// The live feed names the broadcast once for each of its exchanges.
+		r = w.in(orch, "watch", "--since", "10m", "--timeout", "1s", "--json")
+		var named []string
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.Contains(line, `"event":"broadcast"`) && strings.Contains(line, bid) {
+				named = append(named, regexp.MustCompile(`"id":"([^"]+)"`).FindStringSubmatch(line)[1])
+			}
+		}
+		assert.ElementsMatch(t, []string{ms[0].ID, ms[1].ID, ms[2].ID}, named, "%s", r)
 		assert.Equal(t, os.FileMode(0o600), mode(t, filepath.Join(w.root, ".broadcasts", bid+".json")))
 
 		// The await of the broadcast waits on all three; the answers come one after the other, and

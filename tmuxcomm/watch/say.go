@@ -71,6 +71,8 @@ func (ev WatchEvent) Say() string {
 		if d["broadcast"] != "" {
 			s = strings.TrimSpace(s + " (broadcast " + d["broadcast"] + ")")
 		}
+	case EventBroadcast:
+		s = "one of broadcast " + d["broadcast"]
 	case exchange.StatePasted:
 		s = fmt.Sprintf("into %s as %s, %s bytes", d["pane"], orDash(d["form"]), orDash(d["bytes"]))
 	case exchange.StateSubmitted:

@@ -16,6 +16,8 @@ func TestSay(t *testing.T) {
 			"%1 -> %2 READONLY: look"},
 		{"written, of a broadcast", WatchEvent{Event: EventRequest, Detail: map[string]string{"bytes": "12", "broadcast": "bc-20260117-120000-1a2b3c4d"}},
 			"12 bytes (broadcast bc-20260117-120000-1a2b3c4d)"},
+		{"broadcast", WatchEvent{Event: EventBroadcast, Detail: map[string]string{"broadcast": "bc-20260117-120000-1a2b3c4d"}},
+			"one of broadcast bc-20260117-120000-1a2b3c4d"},
 		{"sanitized", WatchEvent{Event: EventRequest, Detail: map[string]string{"bytes": "1\x1b[2J"}}, "1 bytes"},
 	}
 	for _, tt := range tests {
