@@ -8,6 +8,7 @@ package cli
 // tool call the request asks for ("RUN: wcomm notify ..."), the bash panes by the test's notify.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,9 +29,10 @@ func TestAgentsBroadcast(t *testing.T) {
 	claude := w.agentPane("claude", installed, m)
 	codex := w.agentPane("codex", installed, m)
 
-	// notify without a reference answers the newest request addressed to its own pane.
+	// notify without a reference answers the newest request addressed to its own pane. By the
+	// binary's path: Codex runs its tool calls in a login shell, whose PATH is set afresh.
 	tag := fmt.Sprintf("broadcast-%d", time.Now().UnixNano())
-	body := "A broadcast to four panes: " + tag + ".\nRUN: wcomm notify 'the agent answers " + tag + "'"
+	body := "A broadcast to four panes: " + tag + ".\nRUN: " + w.bin + " notify 'the agent answers " + tag + "'"
 	r := w.in(orch, "send", "--to", strings.Join([]string{bash1, claude, bash2, codex}, ","), "--", body)
 	requireCode(t, 0, r)
 	bid, ms := parseBroadcast(t, r.stdout)
@@ -44,7 +46,22 @@ func TestAgentsBroadcast(t *testing.T) {
 	require.Len(t, byPane, 4)
 
 	// The await of the broadcast waits on all four (an agent may have answered already).
-	b := w.start(call{pane: orch}, "await", bid, "--timeout", "3m")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	args := []string{"await", bid, "--timeout", "3m"}
+	b := startBg(t, w.cmd(ctx, call{pane: orch}, args...), args, cancel)
+	t.Cleanup(func() {
+		if t.Failed() {
+			// What the agents saw and did: their screens, and the model's last requests.
+			for _, p := range []string{claude, codex} {
+				t.Logf("screen of %s:\n%s", p, w.capture(p))
+			}
+			data, _ := os.ReadFile(filepath.Join(w.work, "requests.jsonl"))
+			if len(data) > 6000 {
+				data = data[len(data)-6000:]
+			}
+			t.Logf("the model's last requests:\n%s", data)
+		}
+	})
 	for _, mb := range ms {
 		mb := mb
 		waitFor(t, 30*time.Second, func() bool {
