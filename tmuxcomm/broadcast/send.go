@@ -109,7 +109,9 @@ func (c *Caster) Broadcast(ctx context.Context, o Options) (*Result, error) {
 	var remote []int
 	for i, m := range ms {
 		if m.host {
-			// A relay mirrors its exchange through the engine's one mirror slot: one at a time.
+			// A relay mirrors its exchange through the engine's one mirror slot (Mirroring),
+			// which every session folder opened meanwhile would read: relays go one at a time,
+			// once the local sends are done.
 			remote = append(remote, i)
 			continue
 		}
@@ -120,10 +122,10 @@ func (c *Caster) Broadcast(ctx context.Context, o Options) (*Result, error) {
 			send(i)
 		}()
 	}
+	wg.Wait()
 	for _, i := range remote {
 		send(i)
 	}
-	wg.Wait()
 	var failed []error
 	for i := range res.Members {
 		s := &res.Members[i]
