@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
@@ -26,14 +28,15 @@ const (
 )
 
 type sendIn struct {
-	To         string  `json:"to" jsonschema:"the worker: a pane id (%7), a tmux target (work:1.0) or an agent name found as the find tool does"`
-	Message    string  `json:"message" jsonschema:"the request's text (markdown); it is written to the request file and pasted into the worker's pane"`
-	Capability string  `json:"capability,omitempty" jsonschema:"READONLY (default: look, change nothing) or WRITABLE"`
-	Agent      string  `json:"agent,omitempty" jsonschema:"deliver with this profile instead of detecting it"`
-	First      bool    `json:"first,omitempty" jsonschema:"with an agent name: take the first of several matches"`
-	All        bool    `json:"all,omitempty" jsonschema:"with an agent name: search every session"`
-	BusyWait   float64 `json:"busy_wait_seconds,omitempty" jsonschema:"with no_queue: how long to wait for the worker's input box to be empty and idle (default 10)"`
-	NoQueue    bool    `json:"no_queue,omitempty" jsonschema:"fail instead of queuing when the worker's pane is not ready"`
+	To         string   `json:"to,omitempty" jsonschema:"the worker: a pane id (%7), a tmux target (work:1.0) or an agent name found as the find tool does; several, comma-separated (%3,codex,gpu1:%2), or @NAME for a group of the settings, make a broadcast"`
+	Targets    []string `json:"targets,omitempty" jsonschema:"more workers, each as to takes them: with to, or alone, the request goes to every one (a broadcast)"`
+	Message    string   `json:"message" jsonschema:"the request's text (markdown); it is written to the request file and pasted into the worker's pane"`
+	Capability string   `json:"capability,omitempty" jsonschema:"READONLY (default: look, change nothing) or WRITABLE"`
+	Agent      string   `json:"agent,omitempty" jsonschema:"deliver with this profile instead of detecting it"`
+	First      bool     `json:"first,omitempty" jsonschema:"with an agent name: take the first of several matches"`
+	All        bool     `json:"all,omitempty" jsonschema:"without to and targets: every other pane of this session that runs an agent (a broadcast); with an agent name: search every session"`
+	BusyWait   float64  `json:"busy_wait_seconds,omitempty" jsonschema:"with no_queue: how long to wait for the worker's input box to be empty and idle (default 10)"`
+	NoQueue    bool     `json:"no_queue,omitempty" jsonschema:"fail instead of queuing when the worker's pane is not ready"`
 }
 
 func (s *server) sendTool() tool {
@@ -48,8 +51,13 @@ text in its input, a shell running a job) the request waits in its outbox and is
 next idle moment: the state is then "queued", and the call still succeeds. Returns the exchange:
 id, request_path, response_path and the delivery state. Then call await with the id. With no_queue,
 a pane that stays not ready for busy_wait_seconds fails the call (class failure); the request is
-kept on disk.`,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*exchange.Exchange, string, error) {
+kept on disk.
+
+Several workers (to with commas, a @group, targets, or all alone) make a broadcast: every worker is
+resolved first, and one that names no pane or several fails the call with nothing sent; each pane
+gets an exchange of its own. The result then holds broadcast_id and exchanges, one per pane; call
+await with the broadcast id (or the ids) for every answer.`,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (*sendOut, string, error) {
 		capab, err := tmuxcomm.ParseCapability(in.Capability)
 		if err != nil {
 			return nil, "", err
@@ -67,8 +75,21 @@ kept on disk.`,
 			}
 		}
 		e.NoQueue = e.NoQueue || in.NoQueue
-		x, err := e.Send(ctx, tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent})
+		so := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
+		if targets := nonEmpty(append([]string{in.To}, in.Targets...)); broadcast.Many(targets, in.All) {
+			res, err := e.Broadcast(ctx, broadcast.Options{Targets: targets, All: in.All, Send: so})
+			if res == nil {
+				return nil, "", err
+			}
+			out := &sendOut{BroadcastID: res.ID, Exchanges: res.Exchanges()}
+			if err != nil {
+				// Some went out: the call fails, and its words say which did not.
+				return nil, "", &detailedError{err: err}
+			}
+			return out, res.Say(), nil
+		}
+		x, err := e.Send(ctx, so)
 		if err != nil {
 			var fe *fleet.FindError
 			errors.As(err, &fe)
@@ -83,16 +104,38 @@ kept on disk.`,
 				te.RequestPath = kept
 			}}
 		}
-		return x, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
+		return &sendOut{Exchange: x}, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
 	})
 	// The profiles are the engine's, named from its list.
 	t.def.InputSchema.(*jsonschema.Schema).Properties["agent"].Description = "deliver with this profile (" + tmuxcomm.ProfileNames() + ") instead of detecting it"
+	// A broadcast's result holds its exchanges, not the fields of one.
+	t.def.OutputSchema.(*jsonschema.Schema).AnyOf[0].Required = nil
 	return t
 }
 
+// sendOut is the send tool's result: one send's exchange, as it always was, or a broadcast's id
+// and its exchanges.
+type sendOut struct {
+	*exchange.Exchange
+	BroadcastID string               `json:"broadcast_id,omitempty" jsonschema:"a broadcast's id: await it for every answer"`
+	Exchanges   []*exchange.Exchange `json:"exchanges,omitempty" jsonschema:"a broadcast's exchanges, one per pane"`
+}
+
+// nonEmpty is the strings that are not "".
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 type awaitIn struct {
-	ID      string  `json:"id,omitempty" jsonschema:"the exchange's id (or its response path) as send returned it; empty: the newest request sent from this pane whose response no await has returned yet"`
-	Timeout float64 `json:"timeout_seconds,omitempty" jsonschema:"how long this call waits, in seconds (default 50, at most 600); when it passes the result is status waiting, not an error"`
+	ID      string   `json:"id,omitempty" jsonschema:"the exchange's id (or its response path) as send returned it, or a broadcast's id (every answer of it); empty: the newest request sent from this pane whose response no await has returned yet"`
+	IDs     []string `json:"ids,omitempty" jsonschema:"more exchanges' ids, paths or broadcast ids: waits for every answer at once"`
+	Timeout float64  `json:"timeout_seconds,omitempty" jsonschema:"how long this call waits, in seconds (default 50, at most 600); when it passes the result is status waiting, not an error"`
 }
 
 type awaitOut struct {
@@ -102,6 +145,9 @@ type awaitOut struct {
 	Response     string             `json:"response,omitempty" jsonschema:"the response's body, when answered"`
 	Exchange     *exchange.Exchange `json:"exchange,omitempty" jsonschema:"the whole exchange, when answered"`
 	Next         string             `json:"next,omitempty" jsonschema:"what to do next, when waiting"`
+	// Of several exchanges: each answer labelled with its pane, and those still without one.
+	Answers []broadcast.Answer  `json:"answers,omitempty" jsonschema:"of several exchanges: each answer with its pane, in the order they came"`
+	Missing []broadcast.Missing `json:"missing,omitempty" jsonschema:"of several exchanges: those without an answer yet, or that cannot have one (error)"`
 }
 
 func (s *server) awaitTool() tool {
@@ -112,7 +158,9 @@ func (s *server) awaitTool() tool {
 "answered"), waking the moment the worker notifies. The wait is bounded by timeout_seconds (default
 50, at most 600) so it ends before your client gives up on the call: when it passes, the result is
 status "waiting" with the id, not an error; call await again with that id to go on waiting. Returns
-at once when the response is already there.`,
+at once when the response is already there. Given several ids (ids), or a broadcast's id, it waits for
+every answer at once: answers holds each with its pane; while some are missing the status is
+"waiting", and missing says which.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in awaitIn) (awaitOut, string, error) {
 		timeout := DefaultAwaitTimeout
 		switch {
@@ -126,6 +174,9 @@ at once when the response is already there.`,
 		e, _, err := s.engine()
 		if err != nil {
 			return awaitOut{}, "", err
+		}
+		if refs := nonEmpty(append([]string{in.ID}, in.IDs...)); broadcast.ManyRefs(refs) {
+			return awaitAll(ctx, e, refs, timeout)
 		}
 		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {
@@ -244,3 +295,39 @@ func (s *server) showTool() tool {
 
 // seconds converts a tool's seconds argument to a duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// awaitAll is the await tool on several exchanges: every answer labelled with its pane; status
+// waiting, not an error, while some still have none when the wait ends.
+func awaitAll(ctx context.Context, e *tmuxcomm.Engine, refs []string, timeout time.Duration) (awaitOut, string, error) {
+	for _, ref := range refs {
+		if err := tmuxcomm.CheckRef(ref); err != nil {
+			return awaitOut{}, "", err
+		}
+	}
+	var text strings.Builder
+	res, err := e.AwaitAll(ctx, refs, timeout, func(pane string, x *exchange.Exchange) error {
+		fmt.Fprintf(&text, "--- %s %s\n%s\n", pane, x.ID, strings.TrimRight(x.ResponseBody, "\n"))
+		return nil
+	})
+	if res == nil {
+		return awaitOut{}, "", err
+	}
+	out := awaitOut{Status: "answered", ID: strings.Join(res.Broadcasts, ","), Answers: res.Answered, Missing: res.Missing}
+	if err == nil {
+		return out, text.String(), nil
+	}
+	if !errors.Is(err, tmuxcomm.ErrTimeout) || ctx.Err() != nil {
+		return awaitOut{}, "", err
+	}
+	again := res.Broadcasts
+	if len(again) == 0 {
+		for _, m := range res.Missing {
+			if m.TimedOut && m.ID != "" {
+				again = append(again, m.ID)
+			}
+		}
+	}
+	out.Status = "waiting"
+	out.Next = fmt.Sprintf("%v; call await again with ids %q", err, again)
+	return out, text.String() + out.Next, nil
+}

@@ -356,3 +356,36 @@ func FuzzParseTrustList(f *testing.F) {
 	f.Add(FormatTrustList(TrustList{}.With("/p/.wcomm.yaml", ContentSHA256([]byte("x")), seedTime)))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRecord(t, data, ParseTrustList, FormatTrustList) })
 }
+
+func FuzzSplitTargets(f *testing.F) {
+	f.Add("%3,codex,gpu1:%2")
+	f.Add(" @reviewers , %4")
+	f.Add(",,")
+	f.Fuzz(func(t *testing.T, list string) {
+		got, err := SplitTargets([]string{list})
+		if err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		// What it returns is a list it reads back as itself: no target holds a comma or a space.
+		again, err := SplitTargets([]string{strings.Join(got, ",")})
+		if err != nil || strings.Join(again, "\x00") != strings.Join(got, "\x00") {
+			t.Fatalf("round trip of %q: %q, %v; want %q", list, again, err, got)
+		}
+	})
+}
+
+func FuzzValidBroadcastID(f *testing.F) {
+	f.Add("bc-20260117-120000-1a2b3c4d")
+	f.Add("bc-../x")
+	f.Fuzz(func(t *testing.T, s string) {
+		if err := ValidBroadcastID(s); err != nil {
+			requireSyntax(t, err)
+			return
+		}
+		// A valid id is a plain file name: it is joined to a folder of the root.
+		if strings.ContainsAny(s, "/\x00.") || !IsBroadcastID(s) {
+			t.Fatalf("%q passed", s)
+		}
+	})
+}

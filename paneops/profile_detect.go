@@ -238,3 +238,24 @@ func interactiveArgs(args []string) bool {
 
 // DefaultTTYMode is the terminal-mode reader Detect uses in production (TTYCanonical).
 func DefaultTTYMode() TTYModeFunc { return TTYCanonical }
+
+// AgentIn returns the agent profile of the first process in the pane's tree (the pane's own
+// process, then its descendants) that an agent profile names, nil when none does: whether the
+// pane runs an agent at all, busy or not, whatever holds its foreground now (send --all).
+func (s *ProfileSet) AgentIn(p Pane, t *proc.Table, ex Exclude) *Profile {
+	if t == nil || p.Dead || p.PID <= 0 || (ex.Pane != "" && p.ID == ex.Pane) {
+		return nil
+	}
+	for _, pid := range append([]int{p.PID}, t.DescendantPIDs(p.PID)...) {
+		c, ok := t.Proc(pid)
+		if !ok || slices.Contains(ex.PIDs, pid) || progName(c) == "wcomm" {
+			continue
+		}
+		for _, prof := range s.Profiles {
+			if prof.Kind == KindAgent && prof.matches(c) {
+				return prof
+			}
+		}
+	}
+	return nil
+}

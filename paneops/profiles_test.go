@@ -270,3 +270,47 @@ func TestBuiltinProfilePatternsCompile(t *testing.T) {
 	_, err = LoadProfiles([]byte(`{"profiles": [{"name": "claude", "input": {"prompt": "("}}]}`))
 	assert.ErrorContains(t, err, "input.prompt")
 }
+
+func TestProfileAgentIn(t *testing.T) {
+	procs := ptable(
+		mkProc(1, 0, 1, 1, -1, "init", "/sbin/init"),
+		// %1: Claude Code in the background of a shell: it runs an agent all the same.
+		mkProc(300, 1, 300, 300, 300, "bash", "bash"),
+		mkProc(301, 300, 301, 300, 300, "claude", "claude"),
+		// %2: a plain shell; %3: Codex under node; %4: the caller's pane, whose wcomm names codex.
+		mkProc(400, 1, 400, 400, 400, "bash", "bash", "-i"),
+		mkProc(500, 1, 500, 500, 500, "node", "node", "/x/node_modules/@openai/codex/bin/codex.js"),
+		mkProc(600, 1, 600, 600, 600, "bash", "bash"),
+		mkProc(601, 600, 601, 600, 601, "wcomm", "wcomm", "send", "--all", "codex"),
+		// %5: a bash script named codex is not Codex.
+		mkProc(700, 1, 700, 700, 700, "codex", "/bin/bash", "./codex"),
+	)
+	set := DefaultProfiles()
+	tests := []struct {
+		name string
+		pane Pane
+		ex   Exclude
+		want string
+	}{
+		{"agent behind a shell", Pane{ID: "%1", PID: 300}, Exclude{}, "claude"},
+		{"plain shell", Pane{ID: "%2", PID: 400}, Exclude{}, ""},
+		{"codex under node", Pane{ID: "%3", PID: 500}, Exclude{}, "codex"},
+		{"wcomm itself", Pane{ID: "%4", PID: 600}, Exclude{}, ""},
+		{"script named like an agent", Pane{ID: "%5", PID: 700}, Exclude{}, ""},
+		{"excluded pane", Pane{ID: "%1", PID: 300}, Exclude{Pane: "%1"}, ""},
+		{"excluded process", Pane{ID: "%1", PID: 300}, Exclude{PIDs: []int{301}}, ""},
+		{"dead pane", Pane{ID: "%1", PID: 300, Dead: true}, Exclude{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := set.AgentIn(tt.pane, procs, tt.ex)
+			if tt.want == "" {
+				assert.Nil(t, got)
+				return
+			}
+			require.NotNil(t, got)
+			assert.Equal(t, tt.want, got.Name)
+		})
+	}
+	assert.Nil(t, set.AgentIn(Pane{ID: "%1", PID: 300}, nil, Exclude{}), "no process table: no agent known")
+}

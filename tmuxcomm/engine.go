@@ -5,15 +5,17 @@
 // entry points. The work is done in the rooms below, each a package under tmuxcomm/ with a doc
 // saying what it owns: store (files, the root, locks, the watcher), core (what every room is
 // built from), settings, exchange (the exchanges' files), fleet (panes), questions, mailbox,
-// actions, watch (the live feed) and relay (remote hosts). Engine embeds one of each over a
-// shared *core.Config, so their methods are the Engine's. Imports run one way: this package
-// imports the rooms, a room imports only rooms below it and names what it needs of a room above
-// as a small interface that Engine satisfies (fleet.Mail, questions.Mailer, relay.Sender).
+// actions, watch (the live feed), relay (remote hosts) and broadcast (sends to several panes).
+// Engine embeds one of each over a shared *core.Config, so their methods are the Engine's.
+// Imports run one way: this package imports the rooms, a room imports only rooms below it and
+// names what it needs of a room above as a small interface that Engine satisfies (fleet.Mail,
+// questions.Mailer, relay.Sender, broadcast.Sender).
 // paneops does the tmux calls, behind core.Tmux, so the logic is tested with a fake.
 package tmuxcomm
 
 import (
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
+	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -38,6 +40,7 @@ type Engine struct {
 	*actions.Registry
 	*watch.Lookout
 	*relay.Station
+	*broadcast.Caster
 
 	// Settings are the settings the engine was built from (Door.Engine); New sets the defaults.
 	// The rules the door holds for every face (the ask's defaults, the hosts a send may name)
@@ -77,6 +80,8 @@ func build(cfg *core.Config) *Engine {
 	e.Registry = &actions.Registry{Config: cfg, Desk: e.Desk}
 	e.Lookout = &watch.Lookout{Config: cfg, Desk: e.Desk}
 	e.Station = &relay.Station{Config: cfg, Book: e.Book, Sender: e}
+	e.Caster = &broadcast.Caster{Config: cfg, Book: e.Book, Finder: e.Finder, Sender: e,
+		Groups: func() map[string][]string { return e.Settings.Groups }}
 	return e
 }
 

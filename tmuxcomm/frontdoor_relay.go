@@ -57,6 +57,13 @@ func (e *Engine) hostTarget(to string) (h settings.HostDef, target string, ok bo
 	return h, target, true, nil
 }
 
+// HostTarget reports whether Send relays to to a declared host (HOST:TARGET), where its pane is
+// found, instead of looking it up here.
+func (e *Engine) HostTarget(to string) (bool, error) {
+	_, _, ok, err := e.hostTarget(to)
+	return ok, err
+}
+
 // ready readies an await of ref through the Relay, and returns what is left of timeout.
 func (e *Engine) ready(ctx context.Context, ref string, timeout time.Duration) (time.Duration, error) {
 	if e.Relay == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -76,8 +77,12 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 		idc <- claimed{id, err}
 	}()
 	lookup := "tmux"
-	worker, srv, ok := e.CachedPane(root, o.To)
-	if ok {
+	var worker paneops.Pane
+	var srv paneops.ServerInfo
+	var ok bool
+	if t := o.Target; t != nil {
+		worker, srv = t.Pane, t.Server
+	} else if worker, srv, ok = e.CachedPane(root, o.To); ok {
 		lookup = "record"
 	} else {
 		worker, srv, err = e.ResolveWithServer(ctx, o.To, o.Scope, o.First)
@@ -115,7 +120,11 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 		text = bytes.Join(parts, nil)
 	}
 	o.Body, parts = nil, nil // the file holds it now; a large one is let go, and pasted as a pointer line
-	if err := exchange.LogEvent(dir, n, exchange.StateWritten, map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}, e.Now()); err != nil {
+	written := map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}
+	if o.Broadcast != "" {
+		written["broadcast"] = o.Broadcast
+	}
+	if err := exchange.LogEvent(dir, n, exchange.StateWritten, written, e.Now()); err != nil {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
 		os.Remove(reqPath)

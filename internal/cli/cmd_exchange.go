@@ -6,16 +6,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 )
 
 func init() {
 	register(&command{
-		Name: "send", Args: "--to TARGET [--capability READONLY|WRITABLE] [--file F | -] [MESSAGE...] | --resend ID", Role: "orchestrator",
+		Name: "send", Args: "--to TARGET[,TARGET...] | --all [--capability READONLY|WRITABLE] [--file F | -] [MESSAGE...] | --resend ID", Role: "orchestrator",
 		Summary: "write the next request file for a worker and deliver it into the worker's pane",
 		Help: `TARGET is a pane id (%7), a tmux target (work:1.0) or an agent name found as 'wcomm find' does.
 The request goes to /tmp/worker-comm/{STARTED_AT}-o{N}-w{M}/NNN-request.md with the header, your message
@@ -36,17 +38,25 @@ for Claude Code, Codex CLI, Gemini CLI and aider it waits up to --busy-wait for 
 (never pasting into text someone else typed), checks after Enter that the box took the message and
 presses Enter again, with backoff, only while the box still holds exactly what was pasted. Into an
 interactive shell it types only a comment line pointing at the request file, never the request.
-send exits 0 once the message is submitted or queued.`,
-		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m\nwcomm send --resend 20260117-120000-a1b2",
+send exits 0 once the message is submitted or queued.
+
+Several targets (--to repeated, or comma-separated: --to %3,codex,gpu1:%2), a group of the settings
+(--to @reviewers) or --all without --to (every other pane of this session that runs an agent) make
+a broadcast. Every target is resolved first: one that names no pane or several refuses the whole
+send (exit 4) and nothing is written; targets that reach one pane get one request. Each pane gets
+an exchange of its own; send prints the broadcast's id, then "PANE ID RESPONSE-PATH" for each
+(--json: an array of the exchanges). 'wcomm await BROADCAST-ID' (or --wait) waits for every answer.`,
+		Example: "wcomm send --to codex 'List the failing tests in ./pkg'\nwcomm send --to %7 --capability WRITABLE --file task.md --wait --timeout 10m\nwcomm send --to %3,codex --to @reviewers 'Review the diff'\nwcomm send --resend 20260117-120000-a1b2",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
-			to := fs.String("to", "", "worker: pane id, tmux target or agent name")
+			var to listFlag
+			fs.Var(&to, "to", "worker: pane id, tmux target or agent name; several: repeated, comma-separated or @GROUP")
 			capability := fs.String("capability", string(tmuxcomm.DefaultCapability), "READONLY (look, change nothing) or WRITABLE")
 			file := fs.String("file", "", "read the message from this file (- for stdin)")
 			wait := fs.Bool("wait", false, "await the response and print it")
 			var timeout time.Duration
 			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "with --wait: how long to wait (0: no limit); without --wait, a usage error")
 			first := fs.Bool("first", false, "with an agent name: take the first of several matches")
-			all := fs.Bool("all", false, "with an agent name: search every session")
+			all := fs.Bool("all", false, "without --to: every other pane of this session that runs an agent; with an agent name: search every session")
 			dv := declareDelivery(fs, flagEnterDelay, flagBusyWait, flagFrom, flagAgent)
 			agent := &dv.agent
 			mq := mailFlags(fs)
@@ -56,7 +66,7 @@ send exits 0 once the message is submitted or queued.`,
 					return usagef("--timeout is how long --wait waits, and send alone does not wait: add --wait, or use 'wcomm await ID --timeout D'")
 				}
 				if *resend != "" {
-					if *to != "" || len(args) > 0 || *file != "" {
+					if len(to) > 0 || len(args) > 0 || *file != "" {
 						return usagef("--resend ID takes no --to, --file or message: it sends the kept request again")
 					}
 					if err := messages.ValidID(*resend); err != nil {
@@ -90,7 +100,12 @@ send exits 0 once the message is submitted or queued.`,
 					return err
 				}
 				mq.apply(e)
-				x, err := e.Send(c.ctx, tmuxcomm.SendOptions{To: *to, Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent})
+				so := tmuxcomm.SendOptions{Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
+				if broadcast.Many(to, *all) {
+					return c.broadcast(e, broadcast.Options{Targets: to, All: *all, Send: so}, *wait, timeout)
+				}
+				so.To = strings.Join(to, "")
+				x, err := e.Send(c.ctx, so)
 				if x != nil && x.Host != "" {
 					return c.reportRelayed(x, err, *wait, timeout, e)
 				}
@@ -99,27 +114,31 @@ send exits 0 once the message is submitted or queued.`,
 		},
 	})
 	register(&command{
-		Name: "await", Args: "[ID | RESPONSE-PATH] [--timeout D]", Role: "orchestrator",
+		Name: "await", Args: "[ID | RESPONSE-PATH | BROADCAST-ID]... [--timeout D]", Role: "orchestrator",
 		Summary: "wait for a response and print its body",
 		Help: `Blocks until the response of the exchange is complete, then prints its body (--json: the whole
 exchange). Without an argument: the newest request sent from this pane whose response no await has
 returned yet. Returns at once if the response is already there; wakes within milliseconds of the
 worker's notify (file events, not a sleep loop). A response written by a plain 'cat > file' is read only once its writer has closed it.
-Exit 3 on timeout.`,
-		Example: "wcomm await 20260117-120000-a1b2 --timeout 5m\nwcomm await --json",
+Exit 3 on timeout. Several ids, or a broadcast's id: waits for every response at once and prints
+each as it comes under a line "--- PANE ID" (--json: at the end, the answers and the exchanges
+still without one); exit 3 when the timeout passes first, naming the panes that answered and not.`,
+		Example: "wcomm await 20260117-120000-a1b2 --timeout 5m\nwcomm await --json\nwcomm await bc-20260117-120000-1a2b3c4d",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			var timeout time.Duration
 			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "how long to wait (0: no limit)")
 			return func(args []string) error {
-				if len(args) > 1 {
-					return usagef("await takes at most one ID or path")
+				for _, ref := range args {
+					if err := tmuxcomm.CheckRef(ref); err != nil {
+						return err
+					}
+				}
+				if broadcast.ManyRefs(args) {
+					return c.awaitAll(c.engine(), args, timeout)
 				}
 				ref := ""
 				if len(args) == 1 {
 					ref = args[0]
-					if err := tmuxcomm.CheckRef(ref); err != nil {
-						return err
-					}
 				}
 				e := c.engine()
 				e.LeanAwait = !c.json // only the response is printed

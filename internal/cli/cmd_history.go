@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -65,7 +66,7 @@ func init() {
 	register(&command{
 		Name: "history", Args: "[SESSION] [--pending]", Role: "both",
 		Summary: "list session folders and their exchanges with status, age and first line",
-		Help:    "Reads the files under the root (they are the history) and lists each session's exchanges: seq, id, status (pending, answered, undelivered, damaged), delivery state, age and the request's first line. Damaged or foreign files are named, not fatal.",
+		Help:    "Reads the files under the root (they are the history) and lists each session's exchanges: seq, id, status (pending, answered, undelivered, damaged), delivery state, age and the request's first line. Damaged or foreign files are named, not fatal. The exchanges of a broadcast (a send to several panes) are then listed together under BROADCASTS, each with its pane; --json gives each exchange its \"broadcast\" id.",
 		Example: "wcomm history\nwcomm history --pending --json",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			pending := fs.Bool("pending", false, "only exchanges still waiting for a response")
@@ -92,6 +93,7 @@ func init() {
 				w, flush := c.buffered()
 				n, now := 0, time.Now()
 				var data []byte
+				var groups broadcast.Groups // a broadcast's exchanges, shown together after the sessions
 				start := func(foreign []string) error {
 					if !c.json {
 						return nil
@@ -106,6 +108,7 @@ func init() {
 				foreign, err := c.engine().HistoryEach(c.ctx, o, start, func(s exchange.SessionSummary) error {
 					n++
 					if !c.json {
+						groups.Add(s)
 						printHistorySession(w, n-1, s, now)
 						return nil
 					}
@@ -134,6 +137,9 @@ func init() {
 					io.WriteString(w, "\n  ]\n}\n")
 				default:
 					printHistoryEnd(w, n, foreign)
+					if lines := groups.Lines(); len(lines) > 0 {
+						fmt.Fprintf(w, "\nBROADCASTS\n%s\n", strings.Join(lines, "\n"))
+					}
 				}
 				return flush()
 			}

@@ -131,7 +131,7 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	}
 	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: feed,
 		Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse,
-		Detail: watchDetail, In: in, Out: c.stdout, Env: os.Environ()})
+		Detail: watch.WatchEvent.Say, In: in, Out: c.stdout, Env: os.Environ()})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

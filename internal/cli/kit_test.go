@@ -679,8 +679,6 @@ func TestKitWatchPrinter(t *testing.T) {
 	assert.Equal(t, "request", back.Event)
 
 	assert.False(t, wantColor(&buf, os.Getenv), "a buffer is no terminal")
-	assert.Equal(t, "abc...", truncate("abcdefghij", 6))
-	assert.Equal(t, "é...", truncate("ééééé", 6), "cut at a rune boundary")
 }
 
 func TestKitWatchCommand(t *testing.T) {

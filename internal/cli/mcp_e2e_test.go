@@ -138,7 +138,7 @@ func TestE2EMCP(t *testing.T) {
 	}
 	require.NotNil(t, send)
 	sendIn := schemaOf(t, send.InputSchema)
-	assert.ElementsMatch(t, []string{"to", "message"}, sendIn.Required)
+	assert.ElementsMatch(t, []string{"message"}, sendIn.Required, "to, targets or all: one of them names the workers")
 	assert.Contains(t, sendIn.Properties, "capability")
 
 	// find: the worker by its program; this server's own pane never matches.

@@ -102,6 +102,7 @@ type Model struct {
 	feed   []feedItem
 	seen   map[string]bool
 	states map[string]xState // an exchange's latest event, by exchangeKey
+	bcast  map[string]string // the broadcast an exchange is one member of, by exchangeKey
 
 	cursor  int // the selected row of the feed
 	picked  *questions.QuestionStatus
@@ -170,7 +171,7 @@ func New(ctx context.Context, src Source, o Options, now time.Time) Model {
 	in.CharLimit = 4096
 	in.SetWidth(80 - 4) // the width New assumes; a window of another size sends its own
 	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
-		seen: map[string]bool{}, states: map[string]xState{}, input: in, host: host, every: tickEvery}
+		seen: map[string]bool{}, states: map[string]xState{}, bcast: map[string]string{}, input: in, host: host, every: tickEvery}
 }
 
 // Init reads the panes, the files and the newest exchanges at once, and starts the tick. The
@@ -299,7 +300,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case recentMsg:
 		for i := len(msg.xs) - 1; i >= 0; i-- {
-			m.addEvent(lastEvent(msg.xs[i]))
+			ev := lastEvent(msg.xs[i])
+			if b := msg.xs[i].Broadcast; b != "" {
+				m.bcast[exchangeKey(ev)] = b
+			}
+			m.addEvent(ev)
 		}
 		return m, nil
 	case FeedMsg:
@@ -395,6 +400,9 @@ func (m *Model) addEvent(ev watch.WatchEvent) {
 	}
 	if ev.Kind == watch.FeedExchange {
 		xk := exchangeKey(ev)
+		if b := ev.Detail["broadcast"]; b != "" {
+			m.bcast[xk] = b // the request's event says it; the later ones of the exchange do not
+		}
 		if cur, ok := m.states[xk]; !ok || !ev.At.Before(cur.at) {
 			m.states[xk] = xState{ev.Event, ev.At}
 		}

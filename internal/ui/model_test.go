@@ -730,3 +730,36 @@ func TestPermissionPromptWithoutAlways(t *testing.T) {
 	assert.Contains(t, m2.Render(), "offers no rule for this session only")
 	assert.Len(t, f.answers, n)
 }
+
+// TestBroadcastFeed: the exchanges of one broadcast carry its id's end in the feed, whether they
+// came from disk or live, so its rows read as one group; the detail names the broadcast.
+func TestBroadcastFeed(t *testing.T) {
+	const bid = "bc-20261125-095000-1a2b3c4d"
+	x := &exchange.Exchange{Session: "20261125-095000-o1-w2", Seq: 1, ID: "20261125-095000-aaaa", Orchestrator: "%1", Worker: "%2",
+		Status: exchange.StatusPending, State: exchange.StateSubmitted, SentAt: t0.Add(-time.Minute), Broadcast: bid,
+		Events: []exchange.Event{{State: exchange.StateWritten, At: t0.Add(-time.Minute)}, {State: exchange.StateSubmitted, At: t0.Add(-time.Minute)}}}
+	f := &fakeSource{recent: []*exchange.Exchange{x}}
+	m := world(t, f, 80, 24, false)
+	// A live one of the same broadcast, to %3: its request event names the broadcast, its later
+	// events do not.
+	req := watch.WatchEvent{At: t0.Add(-30 * time.Second), Session: "20261125-095000-o1-w3", Kind: watch.FeedExchange, Seq: 1,
+		ID: "20261125-095000-bbbb", Event: watch.EventRequest, Detail: map[string]string{"bytes": "5", "broadcast": bid}}
+	m = step(t, m, FeedMsg(req))
+	later := req
+	later.At, later.Event, later.Detail = t0, exchange.StateSubmitted, map[string]string{"pane": "%3"}
+	m = step(t, m, FeedMsg(later))
+	// And one that is no broadcast's.
+	m = step(t, m, FeedMsg(exchangeEvent(3, "20261125-095000-cccc", exchange.StatePasted, t0)))
+
+	m, _ = press(t, m, "tab")
+	screen := ansi.Strip(m.Render())
+	assert.Regexp(t, `bc3c4d %1→%2\s+submitted`, screen)
+	assert.Regexp(t, `bc3c4d %1→%3\s+request`, screen)
+	assert.Regexp(t, `bc3c4d %1→%3\s+submitted`, screen)
+	assert.Regexp(t, `#3 %1→%2\s+pasted`, screen)
+
+	f.shown = x
+	m = step(t, m, shownMsg{x: x}) // as the console shows one exchange whole
+	m.view = viewDetail
+	assert.Contains(t, ansi.Strip(m.Render()), "one of broadcast "+bid)
+}

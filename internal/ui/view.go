@@ -301,6 +301,11 @@ func (m Model) eventLine(it feedItem, w int, selected bool) string {
 	switch ev.Kind {
 	case watch.FeedExchange:
 		ref = fmt.Sprintf("#%d %s", ev.Seq, shortSession(ev.Session))
+		if b := m.bcast[exchangeKey(ev)]; len(b) > 4 {
+			// A broadcast's exchanges carry its id's end in place of their number: one send to
+			// several panes reads as one group of rows.
+			ref = "bc" + b[len(b)-4:] + " " + shortSession(ev.Session)
+		}
 	case watch.FeedQuestion:
 		ref = ev.ID
 	case watch.FeedSession:
@@ -378,6 +383,9 @@ func (m Model) detailLines() []string {
 	add("response " + x.ResponsePath)
 	if x.Evidence != "" {
 		add("evidence " + x.Evidence)
+	}
+	if x.Broadcast != "" {
+		add("one of broadcast " + x.Broadcast + " (wcomm history lists its panes)")
 	}
 	for _, p := range x.Problems {
 		add("! " + p)

@@ -63,7 +63,13 @@ func CheckRef(ref string) error {
 	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil {
 		return nil
 	}
-	return Usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
+	if messages.IsBroadcastID(ref) {
+		if err := messages.ValidBroadcastID(ref); err != nil {
+			return Usagef("%v", err)
+		}
+		return nil
+	}
+	return Usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx), a broadcast id (bc-YYYYMMDD-HHMMSS-xxxxxxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
 }
 
 // BestJudgment ends every message of an ask that ends without an answer: a question is an

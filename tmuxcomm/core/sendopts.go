@@ -20,4 +20,15 @@ type SendOptions struct {
 	// ID, when set, is the id to send under instead of a new one: a relay from another host
 	// brings its own (remote.go).
 	ID string
+	// Target, when set, is the pane To was resolved to already (a broadcast resolves every
+	// target before it writes anything), and no lookup is made again.
+	Target *Target
+	// Broadcast names the broadcast this send is one member of, recorded in its delivery log.
+	Broadcast string
+}
+
+// Target is a resolved send target: the pane, its tmux server, and how it was found ("tmux").
+type Target struct {
+	Pane   paneops.Pane
+	Server paneops.ServerInfo
 }

@@ -155,7 +155,9 @@ type Exchange struct {
 	Orchestrator messages.PaneID `json:"orchestrator"`
 	Worker       messages.PaneID `json:"worker"`
 	// Host is the declared host the worker is on, for an exchange relayed there (remote.go).
-	Host       string `json:"host,omitempty"`
+	Host string `json:"host,omitempty"`
+	// Broadcast is the id of the broadcast this exchange is one member of (its log says so).
+	Broadcast  string `json:"broadcast,omitempty"`
 	Capability string `json:"capability"`
 	Status     string `json:"status"`
 	State      string `json:"state"`
@@ -283,6 +285,9 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	for _, ev := range evs {
 		if ev.State == StateRead {
 			x.Read = true
+		}
+		if b := ev.Detail["broadcast"]; ev.State == StateWritten && messages.ValidBroadcastID(b) == nil {
+			x.Broadcast = b
 		}
 		if ev.State == StateQueued && handled[ev.Detail["mail"]] {
 			// A sender that gave up waiting for another process's delivery logs "queued" after

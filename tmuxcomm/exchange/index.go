@@ -38,8 +38,9 @@ import (
 // trusted: more than the coarsest file system clock (FAT's 2 s) and the kernel's coarse clock lag.
 const indexSettle = 3 * time.Second
 
-// indexMagic opens every index file; another version is rebuilt.
-const indexMagic = "wcomm-index 1 "
+// indexMagic opens every index file; another version is rebuilt. Version 2: an exchange's
+// encoding holds its broadcast.
+const indexMagic = "wcomm-index 2 "
 
 // indexElem is the prefix of the lines of each encoding the index keeps: that of an exchange in
 // history --json (json.MarshalIndent of a session with prefix "    " and indent "  "), so what

@@ -237,3 +237,26 @@ func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]pane
 	}
 	return panes, t, nil
 }
+
+// AgentPanes returns the live panes in scope that run an agent (paneops.ProfileSet.AgentIn),
+// never the caller's own, with their server: the targets of a send to every agent. The caller's
+// ancestors are left out as FindAll leaves them, so an agent running the send is not its own
+// target even from another pane's shell.
+func (e *Finder) AgentPanes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, paneops.ServerInfo, error) {
+	panes, t, err := e.panesAndProcs(ctx, scope)
+	if err != nil {
+		return nil, paneops.ServerInfo{}, err
+	}
+	ex := paneops.Exclude{Pane: e.Self, PIDs: t.Ancestors(e.SelfPID)}
+	var out []paneops.Pane
+	for _, p := range panes {
+		if e.Profiles.AgentIn(p, t, ex) != nil {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, paneops.ServerInfo{}, nil
+	}
+	srv, err := e.Tmux.ServerInfo(ctx)
+	return out, srv, err
+}

@@ -34,6 +34,8 @@ import (
 //	    run: [make, docs]            # argv, never a shell string
 //	    targets: [docs]              # files or folders whose content is fingerprinted
 //	    dir: .                       # where it runs; default the settings file's folder
+//	groups:                          # targets a send reaches at once: --to @reviewers
+//	  reviewers: [codex, "%3", "gpu1:claude"]
 //	channels:                        # answer channels, run by 'wcomm bridge' (internal/bridge)
 //	  telegram: {token_file: ..., chat_id: -100..., allowed_users: [777]}
 //	  slack: {bot_token_file: ..., app_token_file: ..., channel: C0123456, allowed_users: [U0123456]}
@@ -95,6 +97,8 @@ type Values struct {
 	// NotifyIdle tells the answer channels when an agent ends its turn (its Stop hook), once; a
 	// reply is delivered to the agent as the person's message.
 	NotifyIdle bool `json:"notify_idle,omitempty"`
+	// Groups are the named lists of targets (groups.go): --to @NAME sends to each; nil: none.
+	Groups map[string][]string `json:"groups,omitempty"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
 	// "actions publish, lint"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`

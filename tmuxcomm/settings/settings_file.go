@@ -128,6 +128,8 @@ type configFile struct {
 	// NotifyIdle tells the answer channels once when an agent ends its turn and waits for its
 	// next instruction; a reply to that post is delivered to the agent.
 	NotifyIdle *bool `yaml:"notify_idle"`
+	// Groups name lists of targets a send reaches at once (--to @NAME).
+	Groups map[string][]string `yaml:"groups"`
 }
 
 // permissionsFile is the permissions block.
@@ -345,6 +347,22 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 	}
 	if c.NotifyIdle != nil {
 		s.NotifyIdle = *c.NotifyIdle
+	}
+	if c.Groups != nil {
+		// A group needs no trust: it names only targets its sender could name with --to, each
+		// resolved and checked as such, and it runs nothing. A project's group replaces the
+		// user's group of the same name whole.
+		if err := checkGroups(c.Groups); err != nil {
+			return fmt.Errorf("%s: groups: %w", path, err)
+		}
+		merged := make(map[string][]string, len(s.Groups)+len(c.Groups))
+		for name, g := range s.Groups {
+			merged[name] = g
+		}
+		for name, g := range c.Groups {
+			merged[name] = g
+		}
+		s.Groups = merged
 	}
 	if c.Permissions.Wait != nil {
 		if c.Permissions.Wait.D <= 0 {

@@ -31,6 +31,7 @@ import "path/filepath"
 //	  done/ID.json        .remote           JSON file per send        a queued send that ended without reaching its host
 //	  puller.lock         .remote           lock file                 the puller, for its whole life: one per root
 //	  puller.log          .remote           log                       the puller's diagnostics
+//	.broadcasts/ID.json   root              JSON file per broadcast   a send to several targets (the broadcast room): its members and their exchanges, read by await and history
 //	.bridge/KEY/          root              folder per channel set    the bridge (internal/bridge/lockfile); KEY "" is .bridge itself:
 //	  bridge.lock         bridge folder     lock file holding a pid   the running bridge: one per root and channel configuration
 //	  state.json          bridge folder     JSON file                 the bridge: what was posted where
@@ -73,6 +74,9 @@ const (
 	// PromptsDir holds the sentries' locks, one per tmux server (SERVERKEY.lock): a bridge and a
 	// console running at once would otherwise each open a question for the same dialog.
 	PromptsDir = ".prompts"
+	// BroadcastsDir holds one record per broadcast (messages.Broadcast), claimed O_EXCL under
+	// its id; each member's delivery log names the broadcast too, so a lost record costs a scan.
+	BroadcastsDir = ".broadcasts"
 	// BridgeDir holds one folder per channel configuration of the bridges.
 	BridgeDir = ".bridge"
 	// SeqHintName is the hint link in a session folder naming the newest request claimed there.

@@ -195,8 +195,16 @@ func (f *feed) scanExchange(s *feedSession, n int, p *exchangeParts, responses m
 				switch le.State {
 				case exchange.StateWritten:
 					if x.request {
+						// Reported from the request's header, which does not name a broadcast:
+						// its log does, so a member of one says so once, for the feeds that
+						// group a broadcast's exchanges.
+						if detail["broadcast"] != "" && !x.broadcast {
+							x.broadcast = true
+							ev(EventBroadcast, le.At, detail, reqPath)
+						}
 						return
 					}
+					x.broadcast = detail["broadcast"] != ""
 					x.request = true
 					if x.id == "" {
 						x.id = detail["id"]

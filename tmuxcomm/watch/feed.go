@@ -39,13 +39,14 @@ type feedSession struct {
 }
 
 type feedExchange struct {
-	request  bool // reported (or there before the feed began)
-	answered bool
-	id       string
-	unread   bool   // recorded before the feed began without reading its request (id unknown)
-	respName string // the response file's name, from the request's instructions
-	logOff   int64
-	last     time.Time // sort key of the last event: keeps the exchange's events in order
+	request   bool // reported (or there before the feed began)
+	broadcast bool // its broadcast reported (the log's written event names it)
+	answered  bool
+	id        string
+	unread    bool   // recorded before the feed began without reading its request (id unknown)
+	respName  string // the response file's name, from the request's instructions
+	logOff    int64
+	last      time.Time // sort key of the last event: keeps the exchange's events in order
 }
 
 type feedQuestion struct {

@@ -27,6 +27,7 @@ const (
 const (
 	EventSession       = "session"
 	EventRequest       = "request"
+	EventBroadcast     = "broadcast" // the request is one of a broadcast (Detail["broadcast"])
 	EventAsked         = "asked"
 	EventAnswered      = "answered"
 	EventAutoAnswered  = "auto-answered"

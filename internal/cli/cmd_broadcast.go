@@ -1,0 +1,77 @@
+package cli
+
+// A send to several panes and an await of several exchanges (tmuxcomm/broadcast does the work):
+// one line per pane, the answers labelled by pane as they come.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+)
+
+// listFlag is a flag that may be given several times (--to A --to B), each value kept.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// broadcast sends to every target and prints the broadcast's id, then "PANE ID RESPONSE-PATH"
+// for each pane (--json: the exchanges); with wait it then awaits every answer.
+func (c *cli) broadcast(e *tmuxcomm.Engine, o broadcast.Options, wait bool, timeout time.Duration) error {
+	res, err := e.Broadcast(c.ctx, o)
+	if res == nil {
+		return err
+	}
+	for _, m := range res.Members {
+		x := m.Exchange
+		switch {
+		case c.json:
+		case m.Err != nil && x != nil && x.RequestPath != "":
+			fmt.Fprintf(c.stderr, "wcomm send: %s: request kept at %s; 'wcomm send --resend %s' delivers it again\n", m.Label, x.RequestPath, x.ID)
+		case x != nil && x.State == exchange.StateQueued:
+			fmt.Fprintf(c.stderr, "wcomm send: queued: pane %s is not ready (%s); the request is delivered at its next idle moment or turn boundary\n",
+				m.Label, messages.SanitizeField(x.Evidence))
+		}
+	}
+	if c.json {
+		if perr := c.printJSON(res.Exchanges()); perr != nil {
+			return perr
+		}
+	} else {
+		fmt.Fprintln(c.stdout, res.ID)
+		for _, m := range res.Members {
+			if x := m.Exchange; x != nil {
+				fmt.Fprintf(c.stdout, "%s %s %s\n", m.Label, x.ID, orDash(x.ResponsePath))
+			}
+		}
+	}
+	if err != nil || !wait {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "sent %s to %d panes; waiting for every answer\n", res.ID, len(res.Members))
+	return c.awaitAll(e, []string{res.ID}, timeout)
+}
+
+// awaitAll awaits every exchange refs name, printing each answer as it comes under a line naming
+// its pane and id (--json: at the end, the answers and the exchanges still without one).
+func (c *cli) awaitAll(e *tmuxcomm.Engine, refs []string, timeout time.Duration) error {
+	e.LeanAwait = !c.json // only the responses are printed
+	res, err := e.AwaitAll(c.ctx, refs, timeout, func(pane string, x *exchange.Exchange) error {
+		if c.json {
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "--- %s %s\n", pane, x.ID)
+		return c.printResponse(x)
+	})
+	if c.json && res != nil {
+		if perr := c.printJSON(res); perr != nil {
+			return perr
+		}
+	}
+	return err
+}

@@ -1,0 +1,174 @@
+package tmuxcomm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+func bcast(targets ...string) broadcast.Options {
+	return broadcast.Options{Targets: targets, Send: core.SendOptions{Body: []byte("review the diff")}}
+}
+
+func TestBroadcastSendsOnceToEachPane(t *testing.T) {
+	f := newFake("%1", "%2", "%3")
+	e := newEngine(t, f, "%1")
+	// %2 twice, once in a list: one pane, one request.
+	res, err := e.Broadcast(context.Background(), bcast("%2,%3", "%2"))
+	require.NoError(t, err)
+	require.NoError(t, messages.ValidBroadcastID(res.ID))
+	require.Len(t, res.Members, 2)
+	assert.Equal(t, []string{"%2", "%3"}, []string{res.Members[0].Label, res.Members[1].Label})
+	ds := f.delivered()
+	require.Len(t, ds, 2)
+	assert.ElementsMatch(t, []messages.PaneID{"%2", "%3"}, []messages.PaneID{ds[0].Pane, ds[1].Pane})
+	ids := map[string]bool{}
+	for _, m := range res.Members {
+		require.NotNil(t, m.Exchange)
+		ids[m.Exchange.ID] = true
+		// Each exchange's own record names the broadcast.
+		x := exchange.LoadExchange(m.Exchange.Dir, m.Exchange.Seq, false)
+		assert.Equal(t, res.ID, x.Broadcast)
+	}
+	assert.Len(t, ids, 2, "each target has an exchange of its own")
+
+	path := filepath.Join(e.Root, store.BroadcastsDir, res.ID+".json")
+	assert.Equal(t, os.FileMode(0o600), mode(t, path))
+	assert.Equal(t, os.FileMode(0o700), mode(t, filepath.Dir(path)))
+	rec, err := e.Record(context.Background(), res.ID)
+	require.NoError(t, err)
+	require.Len(t, rec.Members, 2)
+	assert.Equal(t, res.Members[1].Exchange.ID, rec.Members[1].Exchange)
+	assert.Equal(t, messages.PaneID("%1"), rec.From)
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	return st.Mode().Perm()
+}
+
+func TestBroadcastRefusedWritesNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		targets []string
+		groups  map[string][]string
+		want    []string
+		class   Class
+	}{
+		{name: "unknown pane", targets: []string{"%2,%9,%3"}, want: []string{`"%9"`}, class: ClassNotFound},
+		{name: "two unknown", targets: []string{"%8", "%2", "%9"}, want: []string{`"%8"`, `"%9"`}, class: ClassNotFound},
+		{name: "unknown group", targets: []string{"@nobody"}, groups: map[string][]string{"reviewers": {"%2"}}, want: []string{`no group "nobody"`, "@reviewers"}, class: ClassNotFound},
+		{name: "group with an unknown member", targets: []string{"@reviewers"}, groups: map[string][]string{"reviewers": {"%2", "%7"}}, want: []string{`"%7"`}, class: ClassNotFound},
+		{name: "own pane", targets: []string{"%2,%1"}, want: []string{"your own pane %1"}, class: ClassFailure},
+		{name: "empty in the list", targets: []string{"%2,,%3"}, want: []string{"empty target"}, class: ClassUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake("%1", "%2", "%3")
+			e := newEngine(t, f, "%1")
+			e.Settings.Groups = tt.groups
+			res, err := e.Broadcast(context.Background(), bcast(tt.targets...))
+			require.Error(t, err)
+			assert.Nil(t, res)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.Equal(t, tt.class, ClassOf(err), "%v", err)
+			assert.Empty(t, f.delivered(), "nothing delivered")
+			entries, _ := os.ReadDir(e.Root)
+			for _, ent := range entries {
+				assert.NotRegexp(t, `-o\d+-w\d+$|^\.broadcasts$`, ent.Name(), "nothing written: no session folder, no record")
+			}
+		})
+	}
+}
+
+func TestBroadcastGroup(t *testing.T) {
+	f := newFake("%1", "%2", "%3", "%4")
+	e := newEngine(t, f, "%1")
+	e.Settings.Groups = map[string][]string{"reviewers": {"%3", "%4"}}
+	res, err := e.Broadcast(context.Background(), bcast("@reviewers,%2"))
+	require.NoError(t, err)
+	var got []string
+	for _, m := range res.Members {
+		got = append(got, m.Label)
+	}
+	assert.Equal(t, []string{"%3", "%4", "%2"}, got, "a group's members in place of its name")
+	assert.Len(t, f.delivered(), 3)
+}
+
+func TestAwaitAllLabelsAndTimesOut(t *testing.T) {
+	f := newFake("%1", "%2", "%3")
+	e := newEngine(t, f, "%1")
+	res, err := e.Broadcast(context.Background(), bcast("%2", "%3"))
+	require.NoError(t, err)
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: res.Members[0].Exchange.ID, Body: []byte("two says yes")})
+	require.NoError(t, err)
+
+	var seen []string
+	out := func(pane string, x *exchange.Exchange) error {
+		seen = append(seen, pane+"="+strings.TrimSpace(x.ResponseBody))
+		return nil
+	}
+	got, err := e.AwaitAll(context.Background(), []string{res.ID}, 300*time.Millisecond, out)
+	require.Error(t, err)
+	assert.Equal(t, ClassTimeout, ClassOf(err))
+	assert.Contains(t, err.Error(), "1 of 2 answered (%2)")
+	assert.Contains(t, err.Error(), "no response yet from %3")
+	assert.Equal(t, []string{"%2=two says yes"}, seen)
+	require.Len(t, got.Missing, 1)
+	assert.Equal(t, "%3", got.Missing[0].Pane)
+	assert.True(t, got.Missing[0].TimedOut)
+
+	// Once %3 answers, the whole broadcast is answered; without its record too, from the
+	// exchanges' own logs.
+	_, err = e.as("%3").Notify(context.Background(), NotifyOptions{Ref: res.Members[1].Exchange.ID, Body: []byte("three says no")})
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(e.Root, store.BroadcastsDir, res.ID+".json")))
+	seen = nil
+	got, err = e.AwaitAll(context.Background(), []string{res.ID}, time.Second, out)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"%2=two says yes", "%3=three says no"}, seen)
+	assert.Len(t, got.Answered, 2)
+	assert.Equal(t, []string{res.ID}, got.Broadcasts)
+
+	// By the exchanges' ids, and an id that names nothing: not found, saying who answered.
+	_, err = e.AwaitAll(context.Background(), []string{res.Members[0].Exchange.ID, "20200101-000000-abcd"}, time.Second, out)
+	require.Error(t, err)
+	assert.Equal(t, ClassNotFound, ClassOf(err), "%v", err)
+	assert.Contains(t, err.Error(), "1 of 2 answered (%2)")
+}
+
+func TestHistoryGroupsBroadcasts(t *testing.T) {
+	f := newFake("%1", "%2", "%3")
+	e := newEngine(t, f, "%1")
+	res, err := e.Broadcast(context.Background(), bcast("%2,%3"))
+	require.NoError(t, err)
+	_, err = e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("alone")})
+	require.NoError(t, err)
+	sessions, _, err := e.History(context.Background(), exchange.HistoryOptions{})
+	require.NoError(t, err)
+	var g broadcast.Groups
+	for _, s := range sessions {
+		g.Add(s)
+	}
+	lines := g.Lines()
+	require.Len(t, lines, 3, "%q", lines)
+	assert.Equal(t, res.ID+"  2 panes, 0 answered: review the diff", lines[0])
+	assert.Regexp(t, `^  %2 +`+res.Members[0].Exchange.ID+`  pending$`, lines[1])
+	assert.Regexp(t, `^  %3 +`+res.Members[1].Exchange.ID+`  pending$`, lines[2])
+}
