@@ -50,8 +50,18 @@ type NotifyResult struct {
 // orchestrator. When an await is already waiting on the exchange (or has already returned the
 // response), the await is the signal and no line is pasted: a second signal would start a second turn in an agent that already has the
 // answer. When the orchestrator's pane is gone, the file is kept and the error wraps
-// ErrOrchestratorGone.
+// ErrOrchestratorGone. The response's fsync overlaps the signal (an await waiting wakes as soon as
+// the file has its name); Notify returns once both are done.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
+	syncs := &store.Syncs{}
+	res, err := e.notify(ctx, o, syncs)
+	if serr := syncs.Wait(); serr != nil && err == nil {
+		err = fmt.Errorf("the response was saved and signalled, but it is not safe on disk: %w", serr)
+	}
+	return res, err
+}
+
+func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs) (*NotifyResult, error) {
 	empty := core.NeedUsagef(core.NeedMessage, "empty response: give the response's text")
 	if o.BodyFile == "" && len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, empty
@@ -98,7 +108,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		parts = append(parts, body, []byte("\n"))
 	}
 	o.Body = nil
-	if err := store.WriteExclusiveParts(responsePath, true, parts...); err != nil {
+	if err := store.WriteExclusiveLater(responsePath, syncs, parts...); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			// Only a complete response of this exchange stands: a FIFO, a folder, a symlink or a
 			// file that does not parse in its place is not an answer, and nothing was saved.

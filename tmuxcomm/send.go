@@ -30,8 +30,17 @@ type SendOptions = core.SendOptions
 // pane. The returned exchange is valid whenever the request file was written, also when delivery
 // failed (then the error wraps ErrUndelivered and the delivery log says why). A target HOST:TARGET
 // whose HOST the settings declare goes to that host through e.Relay (see Relay), whichever face
-// sends it.
+// sends it. The request's fsync overlaps its delivery; Send returns once both are done.
 func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
+	syncs := &store.Syncs{}
+	x, err := e.send(ctx, o, syncs)
+	if serr := syncs.Wait(); serr != nil && err == nil {
+		err = fmt.Errorf("request %s was delivered, but it is not safe on disk: %w", x.RequestPath, serr)
+	}
+	return x, err
+}
+
+func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Syncs) (*exchange.Exchange, error) {
 	if o.To == "" {
 		return nil, core.NeedUsagef(core.NeedTarget, "no target: name the worker's pane or its agent")
 	}
@@ -111,7 +120,7 @@ func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum}
-	n, reqPath, parts, err := e.WriteRequest(dir, sess, header, o.Body)
+	n, reqPath, parts, err := e.WriteRequest(dir, sess, header, o.Body, syncs)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func touchSeq(t *testing.T, dir string, n int, k messages.Kind) {
 
 func claimN(t *testing.T, dir string) int {
 	t.Helper()
-	n, path, err := ClaimRequest(dir, func(n int) [][]byte { return [][]byte{[]byte("request " + strconv.Itoa(n) + "\n")} })
+	n, path, err := ClaimRequest(dir, nil, func(n int) [][]byte { return [][]byte{[]byte("request " + strconv.Itoa(n) + "\n")} })
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), path)
 	return n

@@ -177,12 +177,13 @@ func nextRequestNumber(files []seqFile) int {
 
 // ClaimRequest writes build(n) as the next request file n of dir and returns n and the path. The
 // link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
-// content depends on n (it names the response file n+1), so it is built per attempt.
-func ClaimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
+// content depends on n (it names the response file n+1), so it is built per attempt. Its fsync
+// is one of syncs (store.WriteExclusiveLater; nil: before it is published).
+func ClaimRequest(dir string, syncs *store.Syncs, build func(n int) [][]byte) (int, string, error) {
 	if h, ok := readSeqHint(dir); ok {
 		if n, ok := nextFromHint(dir, h); ok {
 			path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-			err := store.WriteExclusiveParts(path, true, build(n)...)
+			err := store.WriteExclusiveLater(path, syncs, build(n)...)
 			if err == nil {
 				writeSeqHint(dir, n)
 				return n, path, nil
@@ -200,7 +201,7 @@ func ClaimRequest(dir string, build func(n int) [][]byte) (int, string, error) {
 		}
 		n := nextRequestNumber(files)
 		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-		err = store.WriteExclusiveParts(path, true, build(n)...)
+		err = store.WriteExclusiveLater(path, syncs, build(n)...)
 		if err == nil {
 			writeSeqHint(dir, n)
 			return n, path, nil
@@ -234,11 +235,12 @@ func IsQuestionFile(name string) bool {
 // WriteRequest claims the next request number in the session folder dir and writes a request
 // there: header h, then body from the caller's bytes (a message of megabytes is never copied into
 // the file's text), then the instructions naming its response file. It returns the number, the
-// file's path and the parts written, whose join is the file.
-func (e *Book) WriteRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte) (int, string, [][]byte, error) {
+// file's path and the parts written, whose join is the file. Its fsync is one of syncs (nil:
+// before it is published).
+func (e *Book) WriteRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs) (int, string, [][]byte, error) {
 	openEnd := len(body) > 0 && body[len(body)-1] != '\n'
 	var parts [][]byte
-	n, path, err := ClaimRequest(dir, func(n int) [][]byte {
+	n, path, err := ClaimRequest(dir, syncs, func(n int) [][]byte {
 		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
 		head, tail := messages.FormatRequestAround(messages.Request{Header: h,
 			Instructions: messages.Instructions{

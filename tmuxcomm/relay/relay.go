@@ -134,7 +134,7 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: o.Worker, Bytes: size, Sum: sum}
-	n, reqPath, _, err := e.WriteRequest(dir, sess, header, o.Body)
+	n, reqPath, _, err := e.WriteRequest(dir, sess, header, o.Body, nil)
 	if err != nil {
 		return nil, err
 	}

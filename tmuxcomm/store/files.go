@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -30,15 +31,37 @@ var ErrExists = errors.New("file exists")
 // permissions perm and the fsync optional (see writeExclusiveNoSync), and returns its path. Parts
 // let a large body be written from where it is, never copied into one buffer with its header.
 func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) (string, error) {
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := writeTemp(dir, perm, parts...)
 	if err != nil {
-		return "", fmt.Errorf("create temp file in %s: %w", dir, err)
+		return "", err
 	}
 	name := f.Name()
-	fail := func(err error) (string, error) {
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			os.Remove(name)
+			return "", fmt.Errorf("sync %s: %w", name, err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("close %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// writeTemp writes the parts to a new hidden temp file in dir with permissions perm and returns
+// it open, unsynced.
+func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create temp file in %s: %w", dir, err)
+	}
+	name := f.Name()
+	fail := func(err error) (*os.File, error) {
 		f.Close()
 		os.Remove(name)
-		return "", err
+		return nil, err
 	}
 	if err := f.Chmod(perm); err != nil {
 		return fail(fmt.Errorf("chmod %s: %w", name, err))
@@ -48,16 +71,7 @@ func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) 
 			return fail(fmt.Errorf("write %s: %w", name, err))
 		}
 	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			return fail(fmt.Errorf("sync %s: %w", name, err))
-		}
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("close %s: %w", name, err)
-	}
-	return name, nil
+	return f, nil
 }
 
 // WriteAtomic replaces path with data atomically, as a file of the protocol's state (0600).
@@ -113,6 +127,12 @@ func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
 	if err != nil {
 		return err
 	}
+	return publishExclusive(tmp, path)
+}
+
+// publishExclusive gives the complete temp file tmp the name path, failing with ErrExists when
+// path is taken.
+func publishExclusive(tmp, path string) error {
 	ok, err := renameNoReplace(tmp, path)
 	if ok {
 		if err != nil {
@@ -131,6 +151,62 @@ func WriteExclusiveParts(path string, durable bool, parts ...[]byte) error {
 		}
 		return fmt.Errorf("link into %s: %w", path, err)
 	}
+	return nil
+}
+
+// Syncs are the fsyncs of records published before they were synced (WriteExclusiveLater); the
+// writer reports the state they record only once Wait has returned nil. A nil *Syncs syncs each
+// record before it is published.
+type Syncs struct {
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	err error
+}
+
+// Wait waits for the fsyncs begun so far and returns the first that failed.
+func (s *Syncs) Wait() error {
+	if s == nil {
+		return nil
+	}
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// WriteExclusiveLater is WriteExclusiveParts of a record of the protocol (a request, a response)
+// whose fsync runs while the writer goes on: the file is whole for every reader from the moment
+// it has its name, as before, and durable across a machine crash once s.Wait returns. The fsync
+// costs 1-8 ms on ext4 (measured on this kind of machine), which the delivery that follows a
+// request's write, or the await that wakes on a response, no longer waits for; the command that
+// wrote it still reports nothing before it. With s nil it is WriteExclusiveParts, synced first.
+func WriteExclusiveLater(path string, s *Syncs, parts ...[]byte) error {
+	if s == nil {
+		return WriteExclusiveParts(path, true, parts...)
+	}
+	f, err := writeTemp(filepath.Dir(path), FileMode, parts...)
+	if err != nil {
+		return err
+	}
+	if err := publishExclusive(f.Name(), path); err != nil {
+		f.Close()
+		return err
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		err := f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = fmt.Errorf("sync %s: %w", path, err)
+			}
+			s.mu.Unlock()
+		}
+	}()
 	return nil
 }
 
