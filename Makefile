@@ -88,7 +88,7 @@ fuzz:
 fuzz-ci:
 	GO=$(GO) testdata/fuzz.sh $(FUZZCOUNT)
 
-# Delivery into the real Claude Code, Codex, Gemini CLI, Copilot CLI and Qwen Code TUIs
+# Delivery into the real Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code and OpenCode TUIs
 # against a scripted model on loopback (Claude Code also through its messaging socket, Codex through its
 # app-server);
 # the test installs them from npm into WCOMM_AGENTS_DIR (default: the user cache folder) first.

@@ -201,6 +201,14 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 	p := d.Profile
 	start := time.Now()
 	deadline := start.Add(d.BusyWait)
+	r := readiness{p: p}
+	if p.HasBox() && p.Verify.TurnStartMS > 0 {
+		at, err := c.enteredAt(ctx, d.Pane)
+		if err != nil {
+			return fmt.Errorf("deliver to pane %s: read the time of its last Enter: %w", d.Pane, err)
+		}
+		r.enteredAt = at
+	}
 	for looks := 1; ; looks++ {
 		final := !time.Now().Before(deadline)
 		var dec Decision
@@ -209,7 +217,13 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 			if err != nil {
 				return fmt.Errorf("deliver to pane %s: read its screen: %w", d.Pane, err)
 			}
-			dec = DecideBefore(p, p.Inspect(s), final)
+			dec = decideReady(p, p.Inspect(s), final, &r, time.Now())
+			if r.busySeen && !r.enteredAt.IsZero() {
+				if err := c.turnBegun(ctx, d.Pane); err != nil {
+					return fmt.Errorf("deliver to pane %s: %w", d.Pane, err)
+				}
+				r.enteredAt = time.Time{}
+			}
 		} else {
 			dec = DecideBefore(p, Inspection{}, final)
 		}
@@ -232,7 +246,12 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 			return notNow(d.Pane, ErrNotReady, ": no %s input box on screen after %s (a dialog or menu may be open); "+
 				"nothing was pasted: look at the pane, or name the agent whose profile delivers to it", p.Name, d.BusyWait.Round(time.Millisecond))
 		}
-		if err := sleepCtx(ctx, min(pollEvery, max(time.Until(deadline), time.Millisecond))); err != nil {
+		// Past the deadline only a readiness wait (decideReady) goes on, at the usual pace.
+		wait := pollEvery
+		if left := time.Until(deadline); left > 0 && left < wait {
+			wait = left
+		}
+		if err := sleepCtx(ctx, wait); err != nil {
 			return fmt.Errorf("deliver to pane %s: waiting for its input box: %w", d.Pane, err)
 		}
 	}
@@ -295,7 +314,13 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 					before = &s
 				}
 			}
-			enter := func(string) []string { return enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect) }
+			enter := func(string) []string {
+				args := enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect)
+				if p.HasBox() && p.Verify.TurnStartMS > 0 {
+					args = withEnterStamp(args, d.Pane, time.Now())
+				}
+				return args
+			}
 			out, _, err := c.runFenced(ctx, d.Pane, nil, enterToken(res.Buffer, d.Mark, res.Enters), enter)
 			if err != nil {
 				return fmt.Errorf("pasted into pane %s but Enter failed: %w", d.Pane, err)
@@ -369,6 +394,12 @@ func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResul
 			return Decision{}, nil
 		}
 		in := p.Inspect(s)
+		if in.Busy && p.Verify.TurnStartMS > 0 && !res.turnSeen {
+			// The agent shows the turn begun: the next paste need not wait for it.
+			if err := c.turnBegun(ctx, d.Pane); err == nil {
+				res.turnSeen = true
+			}
+		}
 		dec := DecideAfter(p, in, string(d.Content), shown, final, last, res.Enters)
 		switch dec.Action {
 		case ActSubmitted:

@@ -86,6 +86,10 @@ type DeliveryResult struct {
 	// Verified says the screen confirmed the submission; Evidence says what was seen.
 	Verified bool   `json:"verified"`
 	Evidence string `json:"evidence,omitempty"`
+
+	// turnSeen: the agent read busy after the Enter (Verify.TurnStartMS), and the pane's record
+	// of the Enter's time is cleared.
+	turnSeen bool
 }
 
 // defaultLockTimeout applies when Delivery.LockTimeout is 0, so a hung holder cannot block a

@@ -154,6 +154,14 @@ type VerifySpec struct {
 	// Enters, the second while it was busy). An unchanged screen means it has not yet taken the
 	// last Enter; a busy one queues whatever it is handed.
 	RedrawBeforeRetry bool `json:"redraw_before_retry,omitempty"`
+	// QuietMS: a paste waits until the box has read empty and idle for this long in a row. GitHub
+	// Copilot CLI 1.0.102 draws its empty box before it takes prompts: a prompt submitted as the
+	// box first showed cleared the box and never reached its model (2 of 2 runs under load).
+	QuietMS int `json:"quiet_ms,omitempty"`
+	// TurnStartMS: after wcomm's Enter into the pane, the next paste waits until the agent has
+	// read busy, or this long has passed. OpenCode 1.18.33 clears its box on Enter up to a second
+	// before it shows busy, and a prompt submitted in between never reached its model.
+	TurnStartMS int `json:"turn_start_ms,omitempty"`
 }
 
 // compiled holds a profile's regexes.
@@ -201,7 +209,7 @@ func (p *Profile) checkFields() error {
 		return fmt.Errorf("profile %q: kind %q is not one of agent, shell, reader, generic", p.Name, p.Kind)
 	}
 	if p.EnterDelay.FloorMS < 0 || p.EnterDelay.PerMBMS < 0 || p.EnterDelay.MaxMS < 0 || p.LineLimit < 0 || p.PasteLimit < 0 ||
-		p.Verify.VisibleMS < 0 || p.Verify.SettleMS < 0 {
+		p.Verify.VisibleMS < 0 || p.Verify.SettleMS < 0 || p.Verify.QuietMS < 0 || p.Verify.TurnStartMS < 0 {
 		return fmt.Errorf("profile %q: delays and limits must not be negative", p.Name)
 	}
 	for _, w := range p.Verify.WindowsMS {

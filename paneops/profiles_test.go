@@ -57,6 +57,15 @@ func TestProfileOverrides(t *testing.T) {
 		{"no name", `{"profiles": [{"kind": "agent"}]}`, nil, "entry 1 has no name"},
 		{"bad kind", `{"profiles": [{"name": "x", "kind": "robot"}]}`, nil, `kind "robot"`},
 		{"negative delay", `{"profiles": [{"name": "gemini", "enter_delay": {"floor_ms": -1}}]}`, nil, "negative"},
+		{"negative quiet time", `{"profiles": [{"name": "copilot", "verify": {"quiet_ms": -1}}]}`, nil, "negative"},
+		{"negative turn start", `{"profiles": [{"name": "opencode", "verify": {"turn_start_ms": -5}}]}`, nil, "negative"},
+		{"readiness fields of a known profile", `{"profiles": [{"name": "codex", "verify": {"quiet_ms": 700, "turn_start_ms": 900}}]}`,
+			func(t *testing.T, s *ProfileSet) {
+				v := s.Lookup("codex").Verify
+				assert.Equal(t, 700, v.QuietMS)
+				assert.Equal(t, 900, v.TurnStartMS)
+				assert.Equal(t, 3000, v.VisibleMS, "fields not named keep their value")
+			}, ""},
 		{"cursor line without prompt end", `{"profiles": [{"name": "x", "kind": "shell", "input": {"cursor_line": true}}]}`, nil, "prompt_end"},
 		{"not JSON", `profiles: []`, nil, "agent profiles"},
 	}

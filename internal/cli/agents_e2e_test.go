@@ -2,8 +2,8 @@
 
 package cli
 
-// Delivery into the real agent TUIs: Claude Code, Codex CLI, Gemini CLI, GitHub Copilot CLI and
-// Qwen Code (OpenCode is installed, not yet run), installed from npm by testdata/agents/install.sh into a cache folder, each talking only to
+// Delivery into the real agent TUIs: Claude Code, Codex CLI, Gemini CLI, Qwen Code, GitHub
+// Copilot CLI and OpenCode, installed from npm by testdata/agents/install.sh into a cache folder, each talking only to
 // testdata/agents/mockmodel.py on 127.0.0.1. The model's prompt log is the ground truth: a message
 // was submitted once, whole and in order when the log holds exactly its text, once, in send order.
 //
@@ -253,6 +253,47 @@ func killPaneTree(w *world, pane string) {
 	_, _ = w.tmuxErr("kill-pane", "-t", pane)
 }
 
+// keepOnFailure copies a failed run's evidence (the model's prompt and request logs, the
+// messages, the root with every delivery record) into WCOMM_AGENTS_KEEP/AGENT, when set, before
+// the test's folders are removed: a lost message is found by comparing the delivery records with
+// what reached the model.
+func keepOnFailure(t *testing.T, w *world, agent string) {
+	dir := os.Getenv("WCOMM_AGENTS_KEEP")
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		dst := filepath.Join(dir, agent+"-"+time.Now().Format("150405"))
+		for _, src := range []string{w.work, w.root} {
+			if err := os.CopyFS(filepath.Join(dst, filepath.Base(src)), os.DirFS(src)); err != nil {
+				t.Logf("keep %s: %v", src, err)
+			}
+		}
+		t.Logf("the run's evidence is kept in %s", dst)
+	})
+}
+
+// keepScreenOnFailure writes the pane's screen with its scrollback into WCOMM_AGENTS_KEEP, when
+// set, if the test failed; it runs before the pane is killed.
+func keepScreenOnFailure(t *testing.T, w *world, pane string) {
+	dir := os.Getenv("WCOMM_AGENTS_KEEP")
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		out, err := w.tmuxErr("capture-pane", "-p", "-J", "-S", "-", "-t", pane)
+		if err == nil {
+			_ = os.WriteFile(filepath.Join(w.work, "screen.txt"), []byte(out), 0o600)
+		}
+	})
+}
+
 // agentBody is message i of the run: one line, 40 lines or 100 KB, each unique.
 func agentBody(agent string, i int) string {
 	tag := fmt.Sprintf("%s message %02d", agent, i)
@@ -325,14 +366,9 @@ var (
 
 func TestAgents(t *testing.T) {
 	installed := installAgents(t)
-	// OpenCode is not in this run yet: a message pasted within about a second of the previous
-	// one's submission, before OpenCode shows it is busy, is taken from its box and never reaches
-	// its model (9 of 10 twice). Crush is not in it either: its npm package downloads its program
-	// from GitHub when installed, which a machine without access to GitHub cannot do (see
-	// docs/delivery.md). GitHub Copilot CLI is out of it again: it passed 50 of 50 once, and in a
-	// clean-clone CI run switched mid-run to its view of tabs (Sessions, Issues, Pull requests,
-	// Gists) after 6 of 10 prompts and took no more; what switches it is still not known.
-	for _, agent := range []string{"claude", "codex", "gemini", "qwen"} {
+	// Crush is not in this run: its npm package downloads its program from GitHub when installed,
+	// which a machine without access to GitHub cannot do (see docs/delivery.md).
+	for _, agent := range []string{"claude", "codex", "gemini", "qwen", "copilot", "opencode"} {
 		t.Run(agent, func(t *testing.T) { runAgent(t, agent, installed) })
 	}
 	report(t)
@@ -344,9 +380,11 @@ func runAgent(t *testing.T, agent, installed string) {
 	start := time.Now()
 	agentSends := agentSendCount(t)
 	w := newWorld(t)
+	keepOnFailure(t, w, agent)
 	m := startModel(t, w.work)
 	orch := w.bashPane("")
 	pane := w.agentPane(agent, installed, m)
+	keepScreenOnFailure(t, w, pane)
 	prof := paneops.DefaultProfiles().Lookup(agent)
 	if agent == "claude" {
 		// This run measures typing; TestAgentsClaudeSocket covers Claude Code's own door.
