@@ -217,7 +217,9 @@ func TestAgentsClaudeSocket(t *testing.T) {
 	assert.Equal(t, []string{draft}, box(), "the draft is untouched; screen:\n%s", w.capture(pane))
 
 	// Mid-turn: the model holds a turn; a message sent meanwhile reaches it once, after the turn.
-	hold := w.in(worker, "send", "--to", pane, "--json", "--", "door message two: hold the turn\nSLEEP: 6")
+	// The turn is held long enough that a loaded machine still sees it busy after the model has
+	// the message (6 s was not, once, in a CI pass of all the agents).
+	hold := w.in(worker, "send", "--to", pane, "--json", "--", "door message two: hold the turn\nSLEEP: 15")
 	requireCode(t, 0, hold)
 	onceVia(t, m, "door message two", "socket")
 	waitFor(t, 10*time.Second, func() bool {
