@@ -493,7 +493,7 @@ func (b *bxBench) benchSend() {
 		measure(c.reps, 0, func() time.Duration {
 			out := b.must(b.s.wcommEnv(bxResident, nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
 			wc = append(wc, out.Took)
-			o := b.must(b.s.wcomm(nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
+			o := b.must(b.s.wcommEnv(bxNoResident, nil, "send", "--to", worker, "--from", orch, "--enter-delay", c.wcDelay, "--file", msg))
 			off = append(off, o.Took)
 			fl = append(fl, b.threeCalls(worker, body, delay))
 			return out.Took
@@ -517,9 +517,12 @@ func (s *sxServer) wcommEnv(env []string, stdin []byte, cmd string, args ...stri
 	return sxExec(2*time.Minute, append(cleanEnv(), env...), stdin, s.wcommArgv(cmd, args...)...)
 }
 
-// bxResident turns wcomm's resident tmux client on (it is opt-in); without it every tmux call is
-// a process of its own.
-var bxResident = []string{"WCOMM_TMUXD=1"}
+// bxResident is wcomm's resident tmux client on, as it is by default; bxNoResident turns it off,
+// and every tmux call is then a process of its own.
+var (
+	bxResident   = []string{"WCOMM_TMUXD=1"}
+	bxNoResident = []string{"WCOMM_TMUXD=0"}
+)
 
 // threeCalls is the floor of a send: the three tmux client calls, each a process, one after the
 // other, as a script that knows the pane would run them.
@@ -539,7 +542,7 @@ func (b *bxBench) threeCalls(pane string, text []byte, delay time.Duration) time
 // bxPair is an orchestrator pane (cat) and a worker pane that answers by itself.
 type bxPair struct {
 	orch, worker string
-	env          []string    // of the sender and the worker: bxResident, or nothing
+	env          []string    // of the sender and the worker: bxResident or bxNoResident
 	rs           *refSession // the reference's session folder, for reference pairs
 }
 
@@ -641,14 +644,14 @@ func (b *bxBench) benchRoundTrip() {
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0", seqN), wc1, rf1, seqN, "0")
 	b.breakdown(wc1[0])
 	// The same without the resident tmux client (sender, worker and their helpers), in this run.
-	wo1 := b.pairs("tripwo", 1, "wcomm", "0s")
+	wo1 := b.pairs("tripwo", 1, "wcomm", "0s", bxNoResident...)
 	b.wcommTrip(wo1[0], msg, "0")
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0, without the resident client", seqN), wo1, rf1, seqN, "0")
 
 	wc8 := b.pairs("tripw8", 8, "wcomm", "0s", bxResident...)
 	rf8 := b.pairs("tripr8", 8, "ref", "0")
 	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0", seqN), wc8, rf8, seqN, "0")
-	wo8 := b.pairs("tripwo8", 8, "wcomm", "0s")
+	wo8 := b.pairs("tripwo8", 8, "wcomm", "0s", bxNoResident...)
 	run(fmt.Sprintf("round trip, %d over 8 concurrent pairs, Enter delay 0, without the resident client", seqN), wo8, rf8, seqN, "0")
 
 	wcd := b.pairs("tripwd", 1, "wcomm", "200ms")
