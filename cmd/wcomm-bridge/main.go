@@ -51,7 +51,9 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = sentry.Run(sctx)
+		if err := sentry.Run(sctx); err != nil {
+			env.Logf("the agents' own prompts are not watched: %v", err)
+		}
 	}()
 	err = h.Run(ctx, chans)
 	stop()
