@@ -29,7 +29,7 @@ func (g *Groups) Add(s exchange.SessionSummary) {
 
 // Lines are the broadcasts, oldest first (an id starts with its time): for each, a line with its
 // id, how many of its panes answered and its request's first line, then one line per exchange
-// with its pane, id and status. None when no exchange was part of a broadcast.
+// with its pane, id and status, in the panes' order. None when no exchange was part of a broadcast.
 func (g *Groups) Lines() []string {
 	ids := make([]string, 0, len(g.by))
 	for id := range g.by {
@@ -39,11 +39,17 @@ func (g *Groups) Lines() []string {
 	var out []string
 	for _, id := range ids {
 		xs := g.by[id]
+		// By pane: the members are sent side by side, so the order they were sent in is chance.
+		// A shorter label first, so %2 comes before %10.
 		slices.SortStableFunc(xs, func(a, b *exchange.Exchange) int {
-			if c := a.SentAt.Compare(b.SentAt); c != 0 {
+			la, lb := Label(a), Label(b)
+			if c := len(la) - len(lb); c != 0 {
 				return c
 			}
-			return strings.Compare(Label(a), Label(b))
+			if c := strings.Compare(la, lb); c != 0 {
+				return c
+			}
+			return a.SentAt.Compare(b.SentAt)
 		})
 		answered := 0
 		for _, x := range xs {
