@@ -94,22 +94,7 @@ func (a *permAgent) prompt(command string) time.Time {
 }
 
 // listed waits, at most 2 s, for the pending permission question of command.
-func (a *permAgent) listed(command string) qJSON {
-	a.t.Helper()
-	var found qJSON
-	start := time.Now()
-	waitFor(a.t, 2*time.Second, func() bool {
-		for _, j := range a.questions(true) {
-			if j.Task == "permission" && strings.Contains(j.Question, command) {
-				found = j
-				return true
-			}
-		}
-		return false
-	}, "the permission question of %q listed", command)
-	a.t.Logf("%q listed %s after its dialog showed", command, time.Since(start).Round(time.Millisecond))
-	return found
-}
+func (a *permAgent) listed(command string) qJSON { return a.permissionListed(command, 2*time.Second) }
 
 // idle waits for the agent's turn to end: its input box empty again, no dialog.
 func (a *permAgent) idle() {
@@ -128,20 +113,7 @@ func (a *permAgent) modelGot(text string) bool {
 	return err == nil && strings.Contains(string(data), text)
 }
 
-func (a *permAgent) answered(id string) qJSON {
-	a.t.Helper()
-	var got qJSON
-	waitFor(a.t, 10*time.Second, func() bool {
-		for _, j := range a.questions(false) {
-			if j.ID == id && j.Answer != nil {
-				got = j
-				return true
-			}
-		}
-		return false
-	}, "question %s answered", id)
-	return got
-}
+func (a *permAgent) answered(id string) qJSON { return a.answeredQ(id) }
 
 func TestAgentsClaudePermission(t *testing.T) {
 	a := newPermAgent(t, "default", "")
@@ -406,20 +378,7 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 
 // listedWithin waits up to d for the pending permission question of command.
 func (a *permAgent) listedWithin(command string, d time.Duration) qJSON {
-	a.t.Helper()
-	var found qJSON
-	start := time.Now()
-	waitFor(a.t, d, func() bool {
-		for _, j := range a.questions(true) {
-			if j.Task == "permission" && strings.Contains(j.Question, command) {
-				found = j
-				return true
-			}
-		}
-		return false
-	}, "the permission question of %q listed", command)
-	a.t.Logf("%q listed %s after its dialog showed", command, time.Since(start).Round(time.Millisecond))
-	return found
+	return a.permissionListed(command, d)
 }
 
 // qLogStates are the states of question j's log.

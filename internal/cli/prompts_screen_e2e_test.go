@@ -67,18 +67,7 @@ func (d *dialogWorld) prompt(command string) {
 
 // listed waits for the pending permission question of command.
 func (d *dialogWorld) listed(command string) qJSON {
-	d.t.Helper()
-	var found qJSON
-	waitFor(d.t, 10*time.Second, func() bool {
-		for _, j := range d.questions(true) {
-			if j.Task == "permission" && strings.Contains(j.Question, command) {
-				found = j
-				return true
-			}
-		}
-		return false
-	}, "the permission question of %q listed", command)
-	return found
+	return d.permissionListed(command, 10*time.Second)
 }
 
 // reads are the reads the agent made while the dialog of command showed.
@@ -195,17 +184,4 @@ func TestE2EScreenDialogAnsweredFromEverywhere(t *testing.T) {
 }
 
 // answered waits for question id to have an answer.
-func (d *dialogWorld) answered(id string) qJSON {
-	d.t.Helper()
-	var got qJSON
-	waitFor(d.t, 10*time.Second, func() bool {
-		for _, j := range d.questions(false) {
-			if j.ID == id && j.Answer != nil {
-				got = j
-				return true
-			}
-		}
-		return false
-	}, "question %s answered", id)
-	return got
-}
+func (d *dialogWorld) answered(id string) qJSON { return d.answeredQ(id) }

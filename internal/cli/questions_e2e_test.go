@@ -605,3 +605,38 @@ func TestE2EQuestionOnQuestionHook(t *testing.T) {
 	assert.Contains(t, r.stderr, ".wcomm.yaml:2: field timeout_secs not found")
 	assert.Contains(t, r.stderr, "best judgment")
 }
+
+// permissionListed waits up to d for the pending permission question whose text holds command,
+// and says in the log how long it took.
+func (q *qWorld) permissionListed(command string, d time.Duration) qJSON {
+	q.t.Helper()
+	var found qJSON
+	start := time.Now()
+	waitFor(q.t, d, func() bool {
+		for _, j := range q.questions(true) {
+			if j.Task == "permission" && strings.Contains(j.Question, command) {
+				found = j
+				return true
+			}
+		}
+		return false
+	}, "the permission question of %q listed", command)
+	q.t.Logf("%q listed %s after its dialog showed", command, time.Since(start).Round(time.Millisecond))
+	return found
+}
+
+// answeredQ waits for question id to have an answer.
+func (q *qWorld) answeredQ(id string) qJSON {
+	q.t.Helper()
+	var got qJSON
+	waitFor(q.t, 10*time.Second, func() bool {
+		for _, j := range q.questions(false) {
+			if j.ID == id && j.Answer != nil {
+				got = j
+				return true
+			}
+		}
+		return false
+	}, "question %s answered", id)
+	return got
+}
