@@ -228,14 +228,16 @@ func (t *telegram) judge(u tgUpdate) verdict {
 // Receive takes the bot's updates: as its poller when no other bridge of the bot polls, else
 // from the poller, through this bridge's socket.
 func (t *telegram) Receive(ctx context.Context) error {
-	if err := t.learnName(ctx); err != nil {
-		return err
-	}
+	// Joined first, before any network call: posting waits for it (Post).
 	m, err := t.join(ctx)
+	t.joinOnce.Do(func() { close(t.joined) })
 	if err != nil {
 		return err
 	}
 	defer m.close()
+	if err := t.learnName(ctx); err != nil {
+		return err
+	}
 	lockPath := filepath.Join(m.dir, "poll.lock")
 	b := t.hub.newBackoff()
 	for ctx.Err() == nil {

@@ -27,6 +27,11 @@ type telegram struct {
 	// that does not poll looks whether the poller ended.
 	meet     string
 	takeOver time.Duration
+	// joined is closed once this bridge first listens in the meeting folder (or could not):
+	// a post waits for it, or a press on it could reach the bot's poller before this bridge is
+	// there to claim it, and be answered "unknown question" by another root's bridge.
+	joined   chan struct{}
+	joinOnce sync.Once
 
 	mu  sync.Mutex
 	bot string // the bot's username, for /cmd@BotName
@@ -39,7 +44,7 @@ func newTelegram(cfg messages.TelegramConfig, hub *Hub, getenv func(string) stri
 	}
 	api = strings.TrimRight(api, "/")
 	return &telegram{cfg: cfg, hub: hub, wait: 25 * time.Second, callTO: 20 * time.Second,
-		meet: meetDir(api, tok, getenv), takeOver: time.Second,
+		meet: meetDir(api, tok, getenv), takeOver: time.Second, joined: make(chan struct{}),
 		c: &tgClient{api: api, token: tok, http: &http.Client{}}}, nil
 }
 
@@ -71,6 +76,11 @@ func (t *telegram) Check(ctx context.Context) []Check {
 func (t *telegram) Post(ctx context.Context, q Question) (string, error) {
 	cctx, cancel := t.ctx(ctx)
 	defer cancel()
+	select {
+	case <-t.joined:
+	case <-cctx.Done():
+		return "", fmt.Errorf("telegram: not yet among the bridges of this bot: %w", cctx.Err())
+	}
 	m, err := t.c.send(cctx, tgSend{ChatID: t.cfg.ChatID, Text: tgQuestionText(q), ParseMode: "HTML", ReplyMarkup: tgButtons(q)})
 	if err != nil {
 		return "", err

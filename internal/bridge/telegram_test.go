@@ -336,7 +336,9 @@ func TestTelegramErrorsAndDoctorNeverHoldTheToken(t *testing.T) {
 
 	// A service that is not there: Go's url.Error would quote the URL, token and all.
 	f.Srv.Close()
-	_, err = chans[0].Post(context.Background(), Question{ID: "t.q1-0000", Token: "0000", Text: "x"})
+	tg := chans[0].(*telegram)
+	tg.joinOnce.Do(func() { close(tg.joined) }) // as Receive does first; it is not running here
+	_, err = tg.Post(context.Background(), Question{ID: "t.q1-0000", Token: "0000", Text: "x"})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), f.Token)
 	assert.NotContains(t, err.Error(), "/bot")
