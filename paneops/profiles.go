@@ -156,7 +156,9 @@ type VerifySpec struct {
 	RedrawBeforeRetry bool `json:"redraw_before_retry,omitempty"`
 	// QuietMS: a paste waits until the box has read empty and idle for this long in a row. GitHub
 	// Copilot CLI 1.0.102 draws its empty box before it takes prompts: a prompt submitted as the
-	// box first showed cleared the box and never reached its model (2 of 2 runs under load).
+	// box first showed cleared the box and never reached its model (2 of 2 runs under load);
+	// OpenCode 1.18.33 shows its box again while its first turn is still closing, and a prompt
+	// pasted then was cleared on Enter and lost.
 	QuietMS int `json:"quiet_ms,omitempty"`
 	// TurnStartMS: after wcomm's Enter into the pane, the next paste waits until the agent has
 	// read busy, or this long has passed. OpenCode 1.18.33 clears its box on Enter up to a second
