@@ -635,14 +635,15 @@ func (b *bxBench) benchRoundTrip() {
 		reps := fmt.Sprintf("%d / %d", len(wl), len(rl))
 		b.row(name+": median", "time", bxMedian(wl), bxMedian(rl), reps)
 		b.row(name+": p99", "time", bxPct(wl, 0.99), bxPct(rl, 0.99), reps)
-		if strings.Contains(name, "sequential") {
-			b.rowFloor(name+": throughput", "rate", float64(len(wl))/ww.Seconds(), float64(len(rl))/rw.Seconds(), 50, "goal", reps)
-		} else {
-			b.row(name+": throughput", "rate", float64(len(wl))/ww.Seconds(), float64(len(rl))/rw.Seconds(), reps)
+		goal := 100.0
+		if !strings.Contains(name, "sequential") {
+			goal = 200
 		}
+		b.rowFloor(name+": throughput", "rate", float64(len(wl))/ww.Seconds(), float64(len(rl))/rw.Seconds(), goal, "goal", reps)
 	}
 	run(fmt.Sprintf("round trip, %d sequential, Enter delay 0", seqN), wc1, rf1, seqN, "0")
 	b.breakdown(wc1[0])
+	b.processFloor(b.n(200, 20))
 	// The same without the resident tmux client (sender, worker and their helpers), in this run.
 	wo1 := b.pairs("tripwo", 1, "wcomm", "0s", bxNoResident...)
 	b.wcommTrip(wo1[0], msg, "0")
@@ -661,6 +662,32 @@ func (b *bxBench) benchRoundTrip() {
 	rl, _ := trips(rfd, n, func(p bxPair) time.Duration { return b.refTrip(p, msg) })
 	b.row(fmt.Sprintf("round trip, %d sequential, default Enter delay: median", n), "time", bxMedian(wl), bxMedian(rl), fmt.Sprintf("%d / %d", len(wl), len(rl)))
 	b.params = append(b.params, "round trip: wcomm is `send --wait` (the worker runs `wcomm notify`); the reference is `send.sh` then `await.sh` (the worker runs `respond.sh`); messages of 1 KiB; the worker is a scripted program in its pane")
+}
+
+// processFloor measures what no design of a round trip made of commands can go below: the sender
+// and the worker's notify are each a wcomm process, so a round trip holds two process starts of
+// wcomm one after the other (measured as `wcomm version` twice), and their CPU time bounds how many
+// round trips the machine's cores can carry at once.
+func (b *bxBench) processFloor(n int) {
+	var two, cpu []time.Duration
+	for range n {
+		var took, used time.Duration
+		for range 2 {
+			out := b.s.wcomm(nil, "version")
+			if out.Code != 0 {
+				panic(fmt.Sprintf("wcomm version failed: %s", out))
+			}
+			took, used = took+out.Took, used+out.CPU
+		}
+		two, cpu = append(two, took), append(cpu, used)
+	}
+	reps := strconv.Itoa(n)
+	b.row("two wcomm process starts, one after the other (`wcomm version` twice): median", "time", bxMedian(two), math.NaN(), reps)
+	b.row("two wcomm process starts: CPU time (user and system)", "time", bxMedian(cpu), math.NaN(), reps)
+	b.rowFloor("round trips a second that two process starts leave room for, sequential (1 / their time)", "rate",
+		1/bxMedian(two), math.NaN(), 100, "goal", reps)
+	b.rowFloor(fmt.Sprintf("round trips a second that two process starts leave room for, all %d cores busy (cores / their CPU)", runtime.NumCPU()), "rate",
+		float64(runtime.NumCPU())/bxMedian(cpu), math.NaN(), 200, "goal", reps)
 }
 
 // breakdown reads the delivery logs of a wcomm pair's exchanges and reports the median time

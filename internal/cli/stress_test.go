@@ -503,7 +503,8 @@ type sxOut struct {
 	Stderr string
 	Code   int // -1: killed by a signal or not started
 	Took   time.Duration
-	RSSKiB int64 // peak resident set of the process and its waited-for children
+	CPU    time.Duration // user and system time of the process
+	RSSKiB int64         // peak resident set of the process and its waited-for children
 }
 
 func (o sxOut) String() string {
@@ -531,6 +532,7 @@ func sxExec(timeout time.Duration, env []string, stdin []byte, argv ...string) s
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			o.RSSKiB = ru.Maxrss
 		}
+		o.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	if err != nil && o.Code <= 0 {
 		o.Code = -1
