@@ -149,6 +149,34 @@ func TestE2EBroadcast(t *testing.T) {
 		for _, m := range ms {
 			assert.Regexp(t, `(?m)^  `+regexp.QuoteMeta(m.pane)+` +`+m.ID+`  answered$`, group)
 		}
+
+		// show takes the broadcast's id: every exchange whole, under its pane, in the record's order.
+		r = w.in(orch, "show", bid)
+		requireCode(t, 0, r)
+		assert.Contains(t, r.stdout, "broadcast "+bid+" from "+orch)
+		at := -1
+		for _, m := range ms {
+			i := strings.Index(r.stdout, fmt.Sprintf("--- %s %s\nid:            %s\n", m.pane, m.ID, m.ID))
+			assert.Greater(t, i, at, "%s shown whole, after the one before it:\n%s", m.ID, r.stdout)
+			at = i
+		}
+		assert.Equal(t, 3, strings.Count(r.stdout, "review the diff"), "each request's body once")
+		shown := decode[struct {
+			Broadcast struct {
+				ID string `json:"id"`
+			} `json:"broadcast"`
+			Exchanges []struct {
+				ID     string `json:"id"`
+				Status string `json:"status"`
+			} `json:"exchanges"`
+		}](t, w.in(orch, "show", bid, "--json"))
+		assert.Equal(t, bid, shown.Broadcast.ID)
+		require.Len(t, shown.Exchanges, 3)
+		for i, m := range ms {
+			assert.Equal(t, m.ID, shown.Exchanges[i].ID)
+			assert.Equal(t, "answered", shown.Exchanges[i].Status)
+		}
+		requireCode(t, exitNotFound, w.in(orch, "show", "bc-20200101-000000-0badc0de"))
 	})
 
 	t.Run("one unknown target writes nothing", func(t *testing.T) {

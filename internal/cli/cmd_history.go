@@ -146,9 +146,9 @@ func init() {
 		},
 	})
 	register(&command{
-		Name: "show", Args: "ID | PATH | QUESTION-ID", Role: "both",
-		Summary: "show one exchange whole: header, delivery log, request and response (or one question whole)",
-		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json",
+		Name: "show", Args: "ID | PATH | QUESTION-ID | BROADCAST-ID", Role: "both",
+		Summary: "show one exchange whole: header, delivery log, request and response (or one question, or every exchange of a broadcast)",
+		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json\nwcomm show bc-20260117-120000-0a1b2c3d",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {
 				if len(args) != 1 {
@@ -166,6 +166,9 @@ func init() {
 					printQuestion(c.stdout, st, time.Now())
 					return nil
 				}
+				if messages.IsBroadcastID(args[0]) {
+					return c.showBroadcast(args[0])
+				}
 				if err := tmuxcomm.CheckRef(args[0]); err != nil {
 					return err
 				}
@@ -181,4 +184,29 @@ func init() {
 			}
 		},
 	})
+}
+
+// showBroadcast prints every exchange of a broadcast whole, each under its pane's label, and the
+// members that could not be shown (also on stderr, and as a failure, so a script notices).
+func (c *cli) showBroadcast(id string) error {
+	s, err := c.engine().ShowBroadcast(c.ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		if err := c.printJSON(s); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.stdout, "broadcast %s from %s at %s, %d members\n", s.Broadcast.ID, orDash(string(s.Broadcast.From)),
+			s.Broadcast.At.Local().Format(time.DateTime), len(s.Broadcast.Members))
+		for _, x := range s.Exchanges {
+			fmt.Fprintf(c.stdout, "\n--- %s %s\n", broadcast.Label(x), x.ID)
+			printExchange(c.stdout, x)
+		}
+	}
+	if len(s.Problems) > 0 {
+		return fmt.Errorf("broadcast %s: %s", id, strings.Join(s.Problems, "; "))
+	}
+	return nil
 }

@@ -89,3 +89,42 @@ func (c *Caster) Record(ctx context.Context, id string) (*messages.Broadcast, er
 	}
 	return rec, nil
 }
+
+// Shown is a broadcast with each member's exchange as it stands (wcomm show BROADCAST-ID).
+type Shown struct {
+	Broadcast *messages.Broadcast  `json:"broadcast"`
+	Exchanges []*exchange.Exchange `json:"exchanges"`
+	// Problems names each member whose exchange could not be read, or that was never sent.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// ShowBroadcast returns broadcast id's record and every member's exchange whole, in the record's
+// order. A member that cannot be read is named in Problems; the others are still shown.
+func (c *Caster) ShowBroadcast(ctx context.Context, id string) (*Shown, error) {
+	rec, err := c.Record(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shown{Broadcast: rec, Exchanges: []*exchange.Exchange{}}
+	for _, m := range rec.Members {
+		name := m.Target
+		if m.Pane != "" {
+			name = m.Label()
+		}
+		if m.Exchange == "" {
+			why := "never sent"
+			if m.Error != "" {
+				why += ": " + m.Error
+			}
+			s.Problems = append(s.Problems, messages.SanitizeField(name+": "+why))
+			continue
+		}
+		x, err := c.Book.Show(ctx, m.Exchange)
+		if err != nil {
+			s.Problems = append(s.Problems, messages.SanitizeField(fmt.Sprintf("%s: %v", name, err)))
+			continue
+		}
+		s.Exchanges = append(s.Exchanges, x)
+	}
+	return s, nil
+}

@@ -438,11 +438,26 @@ func (f *Telegram) WaitFor(what string, cond func() bool) {
 			for _, m := range f.Sent {
 				texts = append(texts, fmt.Sprintf("#%d %q", m.ID, m.Text))
 			}
+			// What the bridges did besides: the presses answered, the updates no one confirmed
+			// (none fetched, or fetched and not handled), and how often the bot was polled.
+			state := fmt.Sprintf("button presses answered: %q; updates not confirmed: %d (of which served: %d); getUpdates calls: %d",
+				f.Acks, len(f.Updates), f.servedOf(f.Updates), f.Calls["getUpdates"])
 			f.Mu.Unlock()
-			f.T.Fatalf("timed out waiting for %s; messages sent: %s", what, strings.Join(texts, "; "))
+			f.T.Fatalf("timed out waiting for %s; messages sent: %s; %s", what, strings.Join(texts, "; "), state)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// servedOf counts the updates getUpdates has handed out (the caller holds f.Mu).
+func (f *Telegram) servedOf(us []Update) int {
+	n := 0
+	for _, u := range us {
+		if _, ok := f.Served[u.UpdateID]; ok {
+			n++
+		}
+	}
+	return n
 }
 
 // SentMsgs copies the messages sent (the caller holds no lock).
