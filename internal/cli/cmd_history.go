@@ -147,7 +147,7 @@ func init() {
 	})
 	register(&command{
 		Name: "show", Args: "ID | PATH | QUESTION-ID | BROADCAST-ID", Role: "both",
-		Summary: "show one exchange whole: header, delivery log, request and response (or one question, or every exchange of a broadcast)",
+		Summary: "show one exchange whole: header, delivery log, request, response (or a question, or a broadcast)",
 		Example: "wcomm show 20260117-120000-a1b2\nwcomm show /tmp/worker-comm/20260117-120000-o6-w7/001-request.md --json\nwcomm show bc-20260117-120000-0a1b2c3d",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {

@@ -206,14 +206,16 @@ func waitNoDeliverer(t *testing.T, root string) {
 	// A send's guard holds no lock: it ends once its sender has, and may record the outcome of
 	// a delivery as it goes, in the root that is about to be removed. A sender that outlives the
 	// test (an MCP server's) keeps its guard: this waits a little for the others, and does not
-	// fail for those.
+	// fail for those. The resident tmux client a send started ends once the server is gone, and
+	// logs why in the root's .tmuxd as it goes (or is still starting, making its files there).
 	abs, _ := filepath.Abs(root)
 	for deadline := time.Now().Add(3 * time.Second); len(deliverersOf(abs)) > 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// deliverersOf are the pids of the 'wcomm __deliver' processes (deliverers and guards) of root.
+// deliverersOf are the pids of the 'wcomm __deliver' processes (deliverers and guards) and the
+// 'wcomm __tmuxd' ones (resident tmux clients) of root.
 func deliverersOf(root string) []string {
 	var out []string
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -223,7 +225,7 @@ func deliverersOf(root string) []string {
 			continue
 		}
 		args := strings.Split(string(data), "\x00")
-		if slices.Contains(args, "__deliver") && slices.Contains(args, root) {
+		if (slices.Contains(args, "__deliver") || slices.Contains(args, "__tmuxd")) && slices.Contains(args, root) {
 			out = append(out, filepath.Base(filepath.Dir(c)))
 		}
 	}
