@@ -319,7 +319,7 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 
 	t.Run("allowed from Telegram: the key pressed, the command runs", func(t *testing.T) {
 		shown := a.prompt("touch s-telegram.txt")
-		j := a.listedWithin("touch s-telegram.txt", 10*time.Second)
+		j := a.permissionListed("touch s-telegram.txt", 10*time.Second)
 		assert.Equal(t, []string{"allow", "deny"}, j.Options)
 		var post chatfake.Msg
 		a.tg.WaitFor("the Telegram post", func() bool {
@@ -342,7 +342,7 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 
 	t.Run("denied with a message: Escape, and the message follows as the person's", func(t *testing.T) {
 		a.prompt("touch s-deny.txt")
-		j := a.listedWithin("touch s-deny.txt", 10*time.Second)
+		j := a.permissionListed("touch s-deny.txt", 10*time.Second)
 		requireCode(t, 0, a.as("", nil, "answer", j.ID, "deny", "--message", "SCREEN-DENIED use the staging folder"))
 		waitFor(t, 60*time.Second, func() bool { return a.modelGot("SCREEN-DENIED use the staging folder") }, "the model to get the message")
 		a.idle()
@@ -351,7 +351,7 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 
 	t.Run("1 at the terminal: answered there", func(t *testing.T) {
 		shown := a.prompt("touch s-terminal.txt")
-		j := a.listedWithin("touch s-terminal.txt", 10*time.Second)
+		j := a.permissionListed("touch s-terminal.txt", 10*time.Second)
 		time.Sleep(time.Until(shown.Add(300 * time.Millisecond))) // Claude Code drops keys within 0.1 s of its dialog
 		a.tmux("send-keys", "-t", a.pane, "1")
 		got := a.answered(j.ID)
@@ -365,7 +365,7 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 
 	t.Run("Escape at the terminal: denied there", func(t *testing.T) {
 		shown := a.prompt("touch s-escape.txt")
-		j := a.listedWithin("touch s-escape.txt", 10*time.Second)
+		j := a.permissionListed("touch s-escape.txt", 10*time.Second)
 		time.Sleep(time.Until(shown.Add(300 * time.Millisecond))) // as above
 		a.tmux("send-keys", "-t", a.pane, "Escape")
 		got := a.answered(j.ID)
@@ -374,11 +374,6 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 		assert.NoFileExists(t, a.file("s-escape.txt"))
 		assert.NotContains(t, qLogStates(t, j), "key-pressed")
 	})
-}
-
-// listedWithin waits up to d for the pending permission question of command.
-func (a *permAgent) listedWithin(command string, d time.Duration) qJSON {
-	return a.permissionListed(command, d)
 }
 
 // qLogStates are the states of question j's log.

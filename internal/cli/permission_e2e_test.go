@@ -126,13 +126,9 @@ func (p *permWorld) pendingPermission(h hookRun, command string) qJSON {
 		if h.exited() {
 			p.t.Fatalf("the hook ended before its question was listed: %s", h.wait(p.t, time.Second))
 		}
-		for _, j := range p.questions(true) {
-			if j.Task == "permission" && strings.Contains(j.Question, command) {
-				found = j
-				return true
-			}
-		}
-		return false
+		var ok bool
+		found, ok = p.findPermission(command)
+		return ok
 	}, "the permission question of %q", command)
 	return found
 }

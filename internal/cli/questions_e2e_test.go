@@ -613,16 +613,22 @@ func (q *qWorld) permissionListed(command string, d time.Duration) qJSON {
 	var found qJSON
 	start := time.Now()
 	waitFor(q.t, d, func() bool {
-		for _, j := range q.questions(true) {
-			if j.Task == "permission" && strings.Contains(j.Question, command) {
-				found = j
-				return true
-			}
-		}
-		return false
+		var ok bool
+		found, ok = q.findPermission(command)
+		return ok
 	}, "the permission question of %q listed", command)
 	q.t.Logf("%q listed %s after its dialog showed", command, time.Since(start).Round(time.Millisecond))
 	return found
+}
+
+// findPermission is the pending permission question whose text holds command, if one is listed.
+func (q *qWorld) findPermission(command string) (qJSON, bool) {
+	for _, j := range q.questions(true) {
+		if j.Task == "permission" && strings.Contains(j.Question, command) {
+			return j, true
+		}
+	}
+	return qJSON{}, false
 }
 
 // answeredQ waits for question id to have an answer.
