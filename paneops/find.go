@@ -35,13 +35,28 @@ func Find(panes []Pane, t *proc.Table, agent string, ex Exclude) []Match {
 	for _, pid := range ex.PIDs {
 		excluded[pid] = true
 	}
-	var out []Match
-	for _, p := range panes {
+	// Every candidate's command line, read at once (several at a time), then matched in order.
+	trees := make([][]int, len(panes))
+	var all []int
+	for i, p := range panes {
 		if p.Dead || p.PID <= 0 || (ex.Pane != "" && p.ID == ex.Pane) {
 			continue
 		}
+		trees[i] = append([]int{p.PID}, t.DescendantPIDs(p.PID)...)
+		for _, pid := range trees[i] {
+			if !excluded[pid] {
+				all = append(all, pid)
+			}
+		}
+	}
+	t.ReadArgs(all)
+	var out []Match
+	for i, p := range panes {
+		if trees[i] == nil {
+			continue
+		}
 		var hits []proc.Process
-		for _, pid := range append([]int{p.PID}, t.DescendantPIDs(p.PID)...) {
+		for _, pid := range trees[i] {
 			if excluded[pid] {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -242,4 +243,48 @@ func TestScanPanesFindsARealAgentAtDepth(t *testing.T) {
 	assert.Equal(t, pane.PID, orphan.SID)
 	assert.Equal(t, pids(full.Descendants(pane.PID)), pids(tb.Descendants(pane.PID)), "the same tree as the whole table's")
 	assert.Less(t, len(tb.Procs), len(full.Procs))
+}
+
+// TestScanPanesManyPanesAsTheWholeTable: with enough panes that their trees are read by several
+// workers at once, and trees that meet (one pane's process below another's), the panes' trees,
+// the command lines and the matches are those of the whole table.
+func TestScanPanesManyPanesAsTheWholeTable(t *testing.T) {
+	root := t.TempDir()
+	stat, cmdline, children := map[string]string{}, map[string]string{}, map[string][]string{}
+	add := func(pid, ppid, sid int, comm, argv string) {
+		p := strconv.Itoa(pid)
+		stat[p] = fmt.Sprintf("%d (%s) S %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n", pid, comm, ppid, pid, sid)
+		cmdline[p] = argv
+		children[strconv.Itoa(ppid)] = []string{strings.TrimSpace(strings.Join(children[strconv.Itoa(ppid)], "")+" "+p) + " "}
+	}
+	add(50, 1, 50, "tmux", "tmux\x00")
+	var panes []Pane
+	var pidsOf []int
+	for i := range 120 {
+		pane := 1000 + 10*i
+		add(pane, 50, pane, "bash", "bash\x00")
+		add(pane+1, pane, pane, "node", fmt.Sprintf("node\x00/usr/bin/agent-%d\x00", i))
+		add(pane+2, pane+1, pane, "sleep", "sleep\x0060\x00")
+		panes = append(panes, Pane{ID: messages.PaneID(fmt.Sprintf("%%%d", i)), PID: pane})
+		pidsOf = append(pidsOf, pane)
+	}
+	// Pane 119's process lies below pane 0's tree as well: the trees meet.
+	add(5000, 1002, 1000, "sleep", "sleep\x00agent-119-twin\x00")
+	writeFakeProc(t, root, stat, cmdline)
+	writeChildren(t, root, children)
+
+	tb, err := proc.ScanPanesDir(root, pidsOf)
+	require.NoError(t, err)
+	full, err := proc.ScanProcDir(root)
+	require.NoError(t, err)
+	for _, pid := range pidsOf {
+		require.Equal(t, pids(full.Descendants(pid)), pids(tb.Descendants(pid)), "pane %d's tree", pid)
+	}
+	for _, agent := range []string{"agent-7", "agent-119", "agent-119-twin", "sleep", "nobody"} {
+		assert.Equal(t, Find(panes, full, agent, Exclude{}), Find(panes, tb, agent, Exclude{}), agent)
+	}
+	m := Find(panes, tb, "agent-119", Exclude{})
+	require.Len(t, m, 2, "pane 119, and pane 0 through the twin below it")
+	assert.Equal(t, messages.PaneID("%0"), m[0].Pane.ID)
+	assert.Equal(t, messages.PaneID("%119"), m[1].Pane.ID)
 }

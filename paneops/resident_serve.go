@@ -8,7 +8,7 @@ package paneops
 //
 // A call with stdin (load-buffer -b NAME -, the text of a message) never puts the text into a
 // command line: the resident writes the bytes to a file of mode 0600 in its private folder,
-// runs load-buffer -b NAME FILE and removes the file. tmux reads such a file itself, in the
+// runs load-buffer -b NAME FILE and empties the file (see slots). tmux reads such a file itself, in the
 // server, when the client that asks is attached (file_read in tmux's file.c; a control client
 // is attached), so the file is opened by the server's own user: the resident checks once that
 // the server runs as this user before it takes any stdin, and leaves stdin to a client of the
@@ -60,6 +60,7 @@ type ResidentServer struct {
 	ownerOK  atomic.Int32 // 0 unknown, 1 the server runs as this user, -1 not
 	seq      atomic.Uint64
 	private  string
+	slots    slots
 	listener *net.UnixListener
 }
 
@@ -280,26 +281,36 @@ func (s *ResidentServer) run(ctx context.Context, args []string, body []byte) re
 			s.logf("write a buffer's file: %v", err)
 			return residentResp{State: "notrun"}
 		}
-		defer os.Remove(path)
 		args = withLoadPath(args, path)
+		resp, answered := s.runCtl(ctx, args)
+		s.slots.put(path, answered)
+		return resp
 	}
+	resp, _ := s.runCtl(ctx, args)
+	return resp
+}
+
+// runCtl runs args through the control client. answered: tmux answered the call, so it has
+// read whatever file the call named and will not read it again.
+func (s *ResidentServer) runCtl(ctx context.Context, args []string) (resp residentResp, answered bool) {
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
 	out, st, err := s.ctl.run(ctx, args)
 	switch st {
 	case routeNotRun:
-		return residentResp{State: "notrun"}
+		return residentResp{State: "notrun"}, false
 	case routeLost:
-		return residentResp{State: "lost"}
+		return residentResp{State: "lost"}, false
 	}
 	if err == nil {
-		return residentResp{State: "done", Out: out}
+		return residentResp{State: "done", Out: out}, true
 	}
 	var te *Error
 	if errors.As(err, &te) && te.ExitCode > 0 {
-		return residentResp{State: "done", Out: out, Code: te.ExitCode, Stderr: te.Stderr}
+		return residentResp{State: "done", Out: out, Code: te.ExitCode, Stderr: te.Stderr}, true
 	}
-	return residentResp{State: "done", Out: out, Code: -1, Err: err.Error()}
+	// Given up waiting (the context): the commands were written and may still run.
+	return residentResp{State: "done", Out: out, Code: -1, Err: err.Error()}, false
 }
 
 // withLoadPath is args with the "-" of its first command (load-buffer ... -) replaced by path.
@@ -316,13 +327,20 @@ func withLoadPath(args []string, path string) []string {
 	return out
 }
 
-// writePrivate writes body to a new file of mode 0600 in the private folder.
+// writePrivate writes body to a file of mode 0600 in the private folder: a slot no other call
+// holds (see slots), else a new one.
 func (s *ResidentServer) writePrivate(body []byte) (string, error) {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	path := filepath.Join(s.private, strconv.FormatUint(s.seq.Add(1), 10)+"-"+hex.EncodeToString(b[:]))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	path := s.slots.take()
+	if path == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		path = filepath.Join(s.private, strconv.FormatUint(s.seq.Add(1), 10)+"-"+hex.EncodeToString(b[:]))
+	}
+	// O_TRUNC on a slot this process made in its own folder, made anew at its start; never
+	// through a link.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
+		os.Remove(path)
 		return "", err
 	}
 	if _, err := f.Write(body); err != nil {
@@ -335,6 +353,47 @@ func (s *ResidentServer) writePrivate(body []byte) (string, error) {
 		return "", err
 	}
 	return path, nil
+}
+
+// slots are the private files the resident loads buffers from, kept and reused rather than
+// removed after each call. On ext4 without a journal (the disks of the small virtual machines
+// measured here), every file created afterwards skips the inodes freed in the last one to six
+// minutes (recently_deleted in ext4's ialloc.c), reading their inode table blocks one by one: at
+// a few deletions per message, creating a file in the root grew from about 30 µs to over 200 µs,
+// and inode allocation became the largest part of a round trip's CPU. A slot is emptied once
+// tmux has read it, so a message's bytes do not stay on disk after its paste; one whose call did
+// not end cleanly (tmux may still read it) is removed instead, never reused.
+type slots struct {
+	mu   sync.Mutex
+	free []string
+}
+
+// take returns a free slot's path, "" when none is free.
+func (p *slots) take() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		path := p.free[n-1]
+		p.free = p.free[:n-1]
+		return path
+	}
+	return ""
+}
+
+// put empties the slot at path and frees it for the next call; a slot whose call tmux did not
+// answer is removed.
+func (p *slots) put(path string, answered bool) {
+	if !answered {
+		os.Remove(path)
+		return
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		os.Remove(path)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.free = append(p.free, path)
 }
 
 // serverIsOurs reports whether the tmux server runs as this user, asked once: a server that

@@ -74,8 +74,9 @@ func countIn(t *testing.T, path, word string) int {
 }
 
 // TestResidentDelivers: a delivery through the resident pastes and submits once, its text
-// loaded from a file of the resident's private folder that is gone afterwards, and no tmux
-// client of its own is started for it.
+// loaded from a file of the resident's private folder that is emptied afterwards and reused by
+// the next delivery (no file made and removed per message), and no tmux client of its own is
+// started for it.
 func TestResidentDelivers(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -89,10 +90,30 @@ func TestResidentDelivers(t *testing.T) {
 	assert.True(t, res.Submitted)
 	assert.Equal(t, 1, countIn(t, out, "through-the-resident"))
 	assert.Equal(t, uint64(1), rs.seq.Load(), "the paste's text went by the resident's file")
-	entries, err := os.ReadDir(filepath.Join(dir, ResidentPrivate("k")))
+	private := filepath.Join(dir, ResidentPrivate("k"))
+	entries, err := os.ReadDir(private)
 	require.NoError(t, err)
-	assert.Empty(t, entries, "the text's file stays behind")
-	st, err := os.Stat(filepath.Join(dir, ResidentSocket("k")))
+	require.Len(t, entries, 1, "one slot file")
+	slot := filepath.Join(private, entries[0].Name())
+	st, err := os.Stat(slot)
+	require.NoError(t, err)
+	assert.Zero(t, st.Size(), "the text stays in the slot after its paste")
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	var before syscall.Stat_t
+	require.NoError(t, syscall.Stat(slot, &before))
+
+	res, err = cl.Deliver(context.Background(), s.delivery(pane, "second-through-the-resident", true))
+	require.NoError(t, err)
+	assert.True(t, res.Submitted)
+	assert.Equal(t, 1, countIn(t, out, "second-through-the-resident"))
+	assert.Equal(t, uint64(1), rs.seq.Load(), "the second paste reused the slot")
+	var after syscall.Stat_t
+	require.NoError(t, syscall.Stat(slot, &after))
+	assert.Equal(t, before.Ino, after.Ino, "the same file, not a new one under the same name")
+	st, err = os.Stat(slot)
+	require.NoError(t, err)
+	assert.Zero(t, st.Size())
+	st, err = os.Stat(filepath.Join(dir, ResidentSocket("k")))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }

@@ -284,8 +284,9 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			out, err := ob.Outcome(pend[0].ID)
 			require.NoError(t, err)
 			assert.Equal(t, messages.MailDelivered, out.State)
-			_, err = os.Stat(filepath.Join(ob.Dir, store.InflightName))
-			assert.True(t, os.IsNotExist(err), "the inflight record is cleared")
+			st, err := os.Stat(filepath.Join(ob.Dir, store.InflightName))
+			require.NoError(t, err, "the inflight record is kept, emptied")
+			assert.Zero(t, st.Size(), "the inflight record is cleared")
 		})
 	}
 }

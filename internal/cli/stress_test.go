@@ -35,6 +35,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -123,8 +124,9 @@ func TestSxHelperProcess(t *testing.T) {
 
 // sxWorkerCfg configures the scripted worker helper.
 type sxWorkerCfg struct {
-	// Mode is "hold" (log each request, never answer), "wcomm" (answer with wcomm notify) or
-	// "ref" (answer with the reference respond.sh).
+	// Mode is "hold" (log each request, never answer), "wcomm" (answer with wcomm notify), "mcp"
+	// (answer with the notify tool of a wcomm MCP server kept open) or "ref" (answer with the
+	// reference respond.sh).
 	Mode   string `json:"mode"`
 	Log    string `json:"log"`
 	Bin    string `json:"bin"`
@@ -132,6 +134,10 @@ type sxWorkerCfg struct {
 	Root   string `json:"root"`
 	Delay  string `json:"delay"` // --enter-delay for notify; REF_ENTER_DELAY (seconds) for respond.sh
 	RefDir string `json:"ref_dir"`
+
+	// mcp is the worker's own session with `wcomm mcp`, in mode "mcp": it answers with the
+	// notify tool, as an agent holding wcomm's MCP server does, with no process started per answer.
+	mcp *mcp.ClientSession
 }
 
 // sxReceipt is one request as the worker received it, with what answering it did.
@@ -254,6 +260,21 @@ func sxHelperWorker(cfgPath string, ready func()) int {
 	if err != nil {
 		return 1
 	}
+	if cfg.Mode == "mcp" {
+		// The server runs as this pane (TMUX and TMUX_PANE are the pane's own).
+		cmd := exec.Command(cfg.Bin, "mcp", "-S", cfg.Sock, "--root", cfg.Root)
+		cmd.Env = append(os.Environ(), "WCOMM_ENTER_DELAY="+cfg.Delay)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "wcomm-sx-worker", Version: "1"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		cancel()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sx worker: connect to wcomm mcp:", err)
+			return 1
+		}
+		defer cs.Close()
+		cfg.mcp = cs
+	}
 	ready()
 	var cur *sxReceipt
 	inBody := false
@@ -335,6 +356,18 @@ func sxAnswer(cfg sxWorkerCfg, logf *os.File, r *sxReceipt) {
 	case "wcomm":
 		cmd = exec.Command(cfg.Bin, "notify", "-S", cfg.Sock, "--root", cfg.Root, "--response", r.Response,
 			"--enter-delay", cfg.Delay, "--json", "--file", "-")
+	case "mcp":
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := cfg.mcp.CallTool(ctx, &mcp.CallToolParams{Name: "notify", Arguments: map[string]any{"response": r.Response, "message": answer}})
+		cancel()
+		switch {
+		case err != nil:
+			r.Code, r.Stderr = -1, err.Error()
+		case res.IsError:
+			r.Code, r.Stderr = 1, sxTail(fmt.Sprint(res.StructuredContent))
+		}
+		sxAppendJSON(logf, r)
+		return
 	case "ref":
 		cmd = exec.Command("bash", filepath.Join(cfg.RefDir, "respond.sh"), sxRequestFor(r.Response), "-")
 		cmd.Env = append(os.Environ(), "REF_TMUX_SOCKET="+cfg.Sock, "REF_ENTER_DELAY="+cfg.Delay)

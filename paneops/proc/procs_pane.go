@@ -70,10 +70,30 @@ func ScanPanesDir(root string, panePIDs []int, also ...int) (*Table, error) {
 	}
 	s := newPaneScan(root)
 	panes := map[int]bool{}
-	for _, pid := range panePIDs {
-		if pid > 0 && s.stat(pid) != nil {
+	// Each pane's tree, read by a few workers with a scan each (see fanOut), then merged. Trees
+	// that meet are read by both workers, which costs a read and changes nothing.
+	scans := make([]*paneScan, workersOf(len(panePIDs)))
+	for k := range scans {
+		scans[k] = newPaneScan(root)
+	}
+	found := make([]bool, len(panePIDs))
+	fanOut(len(panePIDs), func(k, i int) {
+		if pid := panePIDs[i]; pid > 0 && scans[k].stat(pid) != nil {
+			found[i] = true
+			scans[k].below(pid)
+		}
+	})
+	for _, ps := range scans {
+		for pid, p := range ps.seen {
+			s.seen[pid] = p
+		}
+		for pid := range ps.walked {
+			s.walked[pid] = true
+		}
+	}
+	for i, pid := range panePIDs {
+		if found[i] {
 			panes[pid] = true
-			s.below(pid)
 		}
 	}
 	// The ancestors above the panes, each once (the panes of one server share them all).

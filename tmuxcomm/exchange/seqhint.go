@@ -3,23 +3,31 @@ package exchange
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
 )
 
-// seqHintName is the hidden symlink in a session folder whose target text is the number of the
-// newest request claimed there ("123"). It saves send a listing of the folder: an orchestrator
+// seqHintName is the hidden file in a session folder that holds the number of the newest
+// request claimed there ("000000000123"). It saves send a listing of the folder: an orchestrator
 // and a worker that trade hundreds of exchanges fill one folder with thousands of files, and
-// listing them took a millisecond per send at 600 exchanges, growing with each. Like the id hints
-// (RecordID) it is a link for its text, never followed, and only a hint: a missing, damaged or
-// stale one costs the listing, never a wrong number.
+// listing them took a millisecond per send at 600 exchanges, growing with each. It is only a
+// hint: a missing, damaged or stale one costs the listing, never a wrong number.
 // Its name is store.SeqHintName.
+//
+// It is rewritten in place, at a fixed width, rather than replaced: a replaced file frees an
+// inode at every send, and on ext4 without a journal each freed inode slows every file created
+// in the next minutes (see store.WriteSwapNoSync). A reader that meets a write half done reads a
+// number that is wrong or no number, which costs what any bad hint costs. Earlier versions made
+// it a symbolic link whose target was the number; such a link is still read, and replaced once.
 
 // maxHintProbe bounds how far past the hint probing goes before the listing is cheaper.
 const maxHintProbe = 64
@@ -29,30 +37,63 @@ const maxHintProbe = 64
 // folder's .md files, which can skip a few more when other .md files lie there.
 const hintFreeRun = 8
 
+// seqHintWidth is the hint's digits: every number it holds has the same length, so a rewrite
+// covers the old one whole.
+const seqHintWidth = 12
+
 // readSeqHint returns the number the folder's hint names.
 func readSeqHint(dir string) (int, bool) {
-	// A hint is a link this user made; one another user planted is no hint (see storeDir).
-	if st, err := os.Lstat(filepath.Join(dir, store.SeqHintName)); err != nil || store.CheckOwned(filepath.Join(dir, store.SeqHintName), st) != nil {
+	path := filepath.Join(dir, store.SeqHintName)
+	// A hint is a file this user made; one another user planted is no hint (see storeDir).
+	st, err := os.Lstat(path)
+	if err != nil || store.CheckOwned(path, st) != nil {
 		return 0, false
 	}
-	target, err := os.Readlink(filepath.Join(dir, store.SeqHintName))
-	if err != nil || len(target) > 12 {
+	var text string
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0: // an earlier version's link, never followed
+		if text, err = os.Readlink(path); err != nil {
+			return 0, false
+		}
+	case st.Mode().IsRegular() && st.Size() <= seqHintWidth+1:
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, false
+		}
+		var buf [seqHintWidth + 1]byte
+		k, _ := io.ReadFull(f, buf[:])
+		f.Close()
+		text = strings.TrimSuffix(string(buf[:k]), "\n")
+	default:
 		return 0, false
 	}
-	n, err := strconv.Atoi(target)
+	if len(text) > seqHintWidth {
+		return 0, false
+	}
+	n, err := strconv.Atoi(text)
 	return n, err == nil && n >= 1
 }
 
-// writeSeqHint records n as the newest request number claimed in dir. Best effort: the link is
-// made under a temporary name and renamed over the old one, so a reader sees one whole hint.
+// writeSeqHint records n as the newest request number claimed in dir. Best effort: written in
+// place when the hint is a file already, else made whole under a temporary name and renamed into
+// place (the first time, or over an earlier version's link, which O_NOFOLLOW refuses to open).
 func writeSeqHint(dir string, n int) {
-	tmp := filepath.Join(dir, fmt.Sprintf("%s.%d-%d", store.SeqHintName, os.Getpid(), n))
-	if err := os.Symlink(strconv.Itoa(n), tmp); err != nil {
+	text := fmt.Sprintf("%0*d\n", seqHintWidth, n)
+	if len(text) != seqHintWidth+1 {
 		return
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, store.SeqHintName)); err != nil {
-		os.Remove(tmp)
+	path := filepath.Join(dir, store.SeqHintName)
+	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0); err == nil {
+		_, err = f.WriteAt([]byte(text), 0)
+		if err == nil {
+			err = f.Truncate(int64(len(text))) // a longer file from elsewhere loses its tail
+		}
+		f.Close()
+		if err == nil {
+			return
+		}
 	}
+	_ = store.WriteAtomicNoSync(path, []byte(text))
 }
 
 // nextFromHint finds the next request number of dir from hint h, the way nextRequestNumber finds

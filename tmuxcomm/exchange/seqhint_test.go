@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
@@ -132,4 +133,45 @@ func TestNextFromHintAgreesWithListing(t *testing.T) {
 		require.True(t, ok, "mask %b", mask)
 		require.Equal(t, listedNext(t, dir), got, "mask %b", mask)
 	}
+}
+
+// TestSeqHintRewrittenInPlace: the hint is one file for the folder's life, rewritten in place at
+// each claim (no inode made and freed per send), and an earlier version's link is still read
+// and then replaced by the file.
+func TestSeqHintRewrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, store.SeqHintName)
+	require.NoError(t, os.Symlink("1", path)) // as an earlier version left it, after request 1
+	touchSeq(t, dir, 1, messages.KindRequest)
+	h, ok := readSeqHint(dir)
+	require.True(t, ok, "an earlier version's link is read")
+	require.Equal(t, 1, h)
+
+	require.Equal(t, 3, claimN(t, dir))
+	st, err := os.Lstat(path)
+	require.NoError(t, err)
+	require.True(t, st.Mode().IsRegular(), "the link is replaced by a file")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "000000000003\n", string(data))
+	var first syscall.Stat_t
+	require.NoError(t, syscall.Lstat(path, &first))
+
+	for want := 5; want <= 9; want += 2 {
+		require.Equal(t, want, claimN(t, dir))
+		h, ok := readSeqHint(dir)
+		require.True(t, ok)
+		assert.Equal(t, want, h)
+	}
+	var later syscall.Stat_t
+	require.NoError(t, syscall.Lstat(path, &later))
+	assert.Equal(t, first.Ino, later.Ino, "the same file, rewritten")
+
+	require.NoError(t, os.WriteFile(path, []byte("00000000000000000007\n"), 0o600))
+	_, ok = readSeqHint(dir)
+	assert.False(t, ok, "too long: no hint")
+	require.Equal(t, 11, claimN(t, dir), "the listing decides")
+	h, ok = readSeqHint(dir)
+	require.True(t, ok, "the rewrite cut the old tail")
+	assert.Equal(t, 11, h)
 }

@@ -370,3 +370,50 @@ func AppendLine(path string, line []byte) error {
 	}
 	return f.Close()
 }
+
+// WriteSwapNoSync replaces path's content with data, atomically for readers, without freeing an
+// inode: data is written into spare, a file kept beside path for this, and the two trade names
+// (renameat2 RENAME_EXCHANGE), so spare then holds the old content. On ext4 without a journal
+// every file created afterwards skips each inode freed in the last minutes, reading its inode
+// table block (recently_deleted in ext4's ialloc.c), so a record rewritten or removed for every
+// message made every creation in the root slower, measured from about 30 µs to over 200 µs.
+// The caller must be the only writer of path and spare (a lock). Not synced: for the outbox's
+// own state (see WriteExclusiveNoSync). Where the swap is not there, spare is renamed over path.
+func WriteSwapNoSync(path, spare string, data []byte) error {
+	f, err := os.OpenFile(spare, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, FileMode)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", spare, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", spare, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", spare, err)
+	}
+	ok, err := renameExchange(spare, path)
+	if ok && err == nil {
+		return nil
+	}
+	if ok && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("swap %s into %s: %w", spare, path, err)
+	}
+	// The first record (path not there yet), or no swap on this system.
+	if err := os.Rename(spare, path); err != nil {
+		return fmt.Errorf("rename into %s: %w", path, err)
+	}
+	return nil
+}
+
+// Empty truncates the file at path to nothing, keeping its inode (see WriteSwapNoSync): for a
+// record whose absence an empty file says as well. A missing file is already empty.
+func Empty(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}

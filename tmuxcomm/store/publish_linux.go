@@ -34,3 +34,31 @@ func renameNoReplace(tmp, path string) (ok bool, err error) {
 		return true, errno
 	}
 }
+
+// renameExchange swaps the names of a and b atomically (renameat2 with RENAME_EXCHANGE). ok is
+// false where the kernel or file system lacks it.
+func renameExchange(a, b string) (ok bool, err error) {
+	if SysRenameat2 < 0 {
+		return false, nil
+	}
+	from, err := syscall.BytePtrFromString(a)
+	if err != nil {
+		return true, err
+	}
+	to, err := syscall.BytePtrFromString(b)
+	if err != nil {
+		return true, err
+	}
+	const atFDCWD, renameExchangeFlag = -100, 2
+	fdcwd := atFDCWD
+	_, _, errno := syscall.Syscall6(uintptr(SysRenameat2), uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
+		uintptr(fdcwd), uintptr(unsafe.Pointer(to)), renameExchangeFlag, 0)
+	switch {
+	case errno == 0:
+		return true, nil
+	case errno == syscall.ENOSYS || errno == syscall.EINVAL:
+		return false, nil
+	default: // ENOENT among them, which errors.Is matches to fs.ErrNotExist
+		return true, errno
+	}
+}

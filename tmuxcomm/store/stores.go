@@ -96,6 +96,9 @@ const (
 	OutboxDoneDir = "done"
 	// InflightName is the message being typed now: a deliverer killed mid-way leaves it.
 	InflightName = "inflight.json"
+	// InflightSpareName is the file InflightName is swapped with when it is written (a stale
+	// record, never read): see store.WriteSwapNoSync.
+	InflightSpareName = ".inflight.spare"
 	// DrainLockName is held by the one process typing from the outbox.
 	DrainLockName = "drain.lock"
 	// DelivererLockName is held by the outbox's deliverer for its whole life.
