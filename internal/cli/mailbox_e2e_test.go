@@ -256,7 +256,14 @@ func TestE2EMailboxKilledDeliverer(t *testing.T) {
 		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
 		return strings.TrimSpace(out) != ""
 	}, "the deliverer's paste")
-	inflights, _ := filepath.Glob(filepath.Join(w.root, ".outbox", "*", "inflight.json"))
+	// An outbox keeps its inflight.json, emptied, once a delivery ended: the one in flight has a record.
+	var inflights []string
+	records, _ := filepath.Glob(filepath.Join(w.root, ".outbox", "*", "inflight.json"))
+	for _, p := range records {
+		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
+			inflights = append(inflights, p)
+		}
+	}
 	require.Len(t, inflights, 1)
 	var f struct {
 		PID int `json:"pid"`
