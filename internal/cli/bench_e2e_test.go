@@ -83,7 +83,6 @@ func TestBenchTable(t *testing.T) {
 	b.machine()
 	start := time.Now()
 	load := bxLoad()
-	procs := bxProcs()
 	for _, sec := range []struct {
 		name string
 		run  func()
@@ -95,7 +94,7 @@ func TestBenchTable(t *testing.T) {
 		if only := os.Getenv("WCOMM_BENCH_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sec.name) {
 			continue
 		}
-		b.settle(sec.name, procs)
+		b.settle(sec.name)
 		sec.run()
 	}
 	b.params = append(b.params, fmt.Sprintf("run time: %s; load average (1 min) %s at the start, %s at the end",
@@ -103,17 +102,17 @@ func TestBenchTable(t *testing.T) {
 	b.print()
 }
 
-// settle waits, before a section, until what the sections before it started has ended: the
-// process count back near where the run began and no more runnable tasks than cores, for up to
-// two minutes. The find rows end 5,000 processes, which this machine's init reaps slowly; the
-// history rows that followed them once ran at 0.53 of cat instead of 0.17 on a quiet machine.
-// What it waited is written with the run's parameters.
-func (b *bxBench) settle(section string, procs int) {
+// settle waits, before a section, until what the sections before it started has ended: no more
+// runnable tasks than cores, three looks in a row, for up to two minutes. The find rows end 5,000
+// processes, which this machine's init reaps slowly; the history rows that followed them once ran
+// at 0.53 of cat instead of 0.17 on a quiet machine. (The process count is no sign: the sections'
+// panes stay, and init leaves zombies.) What it waited is written with the run's parameters.
+func (b *bxBench) settle(section string) {
 	start := time.Now()
 	deadline := start.Add(2 * time.Minute)
 	quiet := 0
 	for time.Now().Before(deadline) && quiet < 3 {
-		if bxProcs() <= procs+100 && bxRunnable() <= runtime.NumCPU() {
+		if bxRunnable() <= runtime.NumCPU() {
 			quiet++
 		} else {
 			quiet = 0
@@ -121,8 +120,8 @@ func (b *bxBench) settle(section string, procs int) {
 		time.Sleep(200 * time.Millisecond) // polling the machine's state, no race to win
 	}
 	if waited := time.Since(start); waited > 2*time.Second {
-		b.params = append(b.params, fmt.Sprintf("before the %s rows the run waited %s for the machine to settle (%d processes, load %s)",
-			section, waited.Round(100*time.Millisecond), bxProcs(), bxLoad()))
+		b.params = append(b.params, fmt.Sprintf("before the %s rows the run waited %s for the machine to settle (load %s)",
+			section, waited.Round(100*time.Millisecond), bxLoad()))
 	}
 }
 

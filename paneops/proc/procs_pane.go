@@ -158,7 +158,9 @@ func (s *paneScan) table() *Table {
 	}
 	root := s.root
 	return newProcTable(procs, func(pid int) []string {
-		data, err := os.ReadFile(root + "/" + strconv.Itoa(pid) + "/cmdline")
+		// readInto, not os.ReadFile: a find reads hundreds of these, and os.File's bookkeeping
+		// (a stat, a try at the poller) is more system calls than the read itself.
+		data, err := readInto(nil, root+"/"+strconv.Itoa(pid)+"/cmdline")
 		if err != nil {
 			return nil
 		}
