@@ -8,11 +8,11 @@ package paneops
 //
 // A call with stdin (load-buffer -b NAME -, the text of a message) never puts the text into a
 // command line: the resident writes the bytes to a file of mode 0600 in its private folder,
-// runs load-buffer -b NAME FILE and empties the file (see slots). tmux reads such a file itself, in the
-// server, when the client that asks is attached (file_read in tmux's file.c; a control client
-// is attached), so the file is opened by the server's own user: the resident checks once that
-// the server runs as this user before it takes any stdin, and leaves stdin to a client of the
-// caller's own otherwise.
+// runs load-buffer -b NAME FILE and empties the file for the next call (see slots). tmux reads
+// such a file itself, in the server, when the client that asks is attached (file_read in tmux's
+// file.c; a control client is attached), so the file is opened by the server's own user: the
+// resident checks once that the server runs as this user before it takes any stdin, and leaves
+// stdin to a client of the caller's own otherwise.
 
 import (
 	"context"
