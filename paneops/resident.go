@@ -54,6 +54,9 @@ type Resident struct {
 	conn    *net.UnixConn
 	off     time.Time // no dial before this
 	started bool
+	// later: a call that finds no resident does not start one; StartLater's caller does, once
+	// the command has shown that its tmux server is there.
+	later bool
 }
 
 // NewResident is the calling side of the resident listening on name in dir (ResidentSocket).
@@ -269,7 +272,7 @@ func (r *Resident) connLocked(ctx context.Context) *net.UnixConn {
 	c, err := r.dial(ctx)
 	if err != nil {
 		r.off = time.Now().Add(residentRetry)
-		if r.start != nil && !r.started {
+		if r.start != nil && !r.started && !r.later {
 			r.started = true
 			_ = r.start()
 		}
@@ -277,6 +280,26 @@ func (r *Resident) connLocked(ctx context.Context) *net.UnixConn {
 	}
 	r.conn = c
 	return c
+}
+
+// StartLater makes r's calls go on without starting the resident when none answers; Started
+// starts it then. For commands that read (find, panes): starting the resident before a tmux call
+// proved the server there would have its control client start a server on that socket
+// (attach-session starts one), and would make the root of a command that failed.
+func (r *Resident) StartLater() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.later = true
+}
+
+// Start starts the resident when none answered this process's calls, once per process.
+func (r *Resident) Start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conn == nil && r.start != nil && !r.started {
+		r.started = true
+		_ = r.start()
+	}
 }
 
 func (r *Resident) dropLocked() {

@@ -14,14 +14,18 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
-// residentCommands start a resident when none answers: the ones that deliver or answer, the
-// long-lived MCP server, and find and panes, which an orchestrator runs again and again and whose
-// list of panes is otherwise a tmux client of its own (6 ms of a 30 ms find among 200 panes,
-// measured). The others use one that runs, and start none.
+// residentCommands start a resident when none answers: the ones that deliver or answer, and the
+// long-lived MCP server. The others use one that runs, and start none, except residentAfter.
 var residentCommands = map[string]bool{
 	"send": true, "notify": true, "ask": true, "answer": true, "__deliver": true, "mcp": true,
-	"find": true, "panes": true,
 }
+
+// residentAfter start a resident once they have succeeded, when none answered them: find and
+// panes, which an orchestrator runs again and again and whose list of panes is otherwise a tmux
+// client of its own (6 ms of a 30 ms find among 200 panes, measured). Not before: with no tmux
+// server on the socket, the resident's control client would start one (attach-session does),
+// and the root would be made for a command that failed.
+var residentAfter = map[string]bool{"find": true, "panes": true}
 
 // residentState holds the calling side of the resident, made once per invocation (and shared by
 // the copies of an invocation's cli).
@@ -45,9 +49,20 @@ func (c *cli) resident() *paneops.Resident {
 		if !resident.On(c.getenv) || c.command == "__tmuxd" {
 			return
 		}
-		c.res.r, _ = resident.Caller(c.where(), residentCommands[c.command])
+		c.res.r, _ = resident.Caller(c.where(), residentCommands[c.command] || residentAfter[c.command])
+		if c.res.r != nil && residentAfter[c.command] {
+			c.res.r.StartLater()
+		}
 	})
 	return c.res.r
+}
+
+// residentAfterSuccess starts the resident for a command of residentAfter that succeeded, when
+// none answered it.
+func (c *cli) residentAfterSuccess() {
+	if residentAfter[c.command] && c.res != nil && c.res.r != nil {
+		c.res.r.Start()
+	}
 }
 
 // residentGuard is the SpawnGuard of a command: the guard goes to the resident, and only when

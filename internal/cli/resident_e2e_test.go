@@ -174,3 +174,32 @@ func TestResidentOtherUser(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "PermissionError\n", string(out))
 }
+
+// TestResidentStartedByFindOnceItSucceeds: find starts the root's resident only after its own
+// listing worked, and the next find lists the panes through it; a find whose server is not
+// there starts none, makes no root, and leaves no socket on the path it was given.
+func TestResidentStartedByFindOnceItSucceeds(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	nosock := filepath.Join(t.TempDir(), "no-such-server")
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	r := w.run(call{}, "-S", nosock, "--root", fresh, "find", "6061")
+	requireCode(t, 1, r)
+	for _, p := range []string{nosock, fresh} {
+		_, err := os.Lstat(p)
+		assert.True(t, os.IsNotExist(err), "%s: no tmux server started on the path, no root made", p)
+	}
+
+	caller := w.window(session, nil, "cat")
+	target := w.window(session, nil, "sleep", "6061")
+	r = w.in(caller, "find", "6061")
+	requireCode(t, 0, r)
+	assert.Equal(t, target, strings.TrimSpace(r.stdout))
+	w.residentPID()
+	waitFor(t, 15*time.Second, func() bool {
+		return strings.Contains(w.tmux("list-clients", "-F", "#{client_control_mode}"), "1")
+	}, "the resident's control client attached")
+	r = w.in(caller, "find", "6061")
+	requireCode(t, 0, r)
+	assert.Equal(t, target, strings.TrimSpace(r.stdout))
+}

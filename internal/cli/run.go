@@ -187,7 +187,11 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 			return err
 		}
 	}
-	return runFn(pos)
+	if err := runFn(pos); err != nil {
+		return err
+	}
+	c.residentAfterSuccess()
+	return nil
 }
 
 // readsSettings reports whether cmd works with exchanges or questions, and so must refuse a broken
