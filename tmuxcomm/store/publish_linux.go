@@ -9,56 +9,37 @@ import (
 // preferred to link(2) for publishing: a waiter's inotify sees a rename (IN_MOVED_TO), which tells
 // it the file is whole, while a link looks like any creation and costs the waiter a scan of every
 // process's open files. ok is false where the kernel or file system lacks it.
-func renameNoReplace(tmp, path string) (ok bool, err error) {
-	if SysRenameat2 < 0 {
-		return false, nil
-	}
-	from, err := syscall.BytePtrFromString(tmp)
-	if err != nil {
-		return true, err
-	}
-	to, err := syscall.BytePtrFromString(path)
-	if err != nil {
-		return true, err
-	}
-	const atFDCWD, renameNoReplaceFlag = -100, 1
-	fdcwd := atFDCWD
-	_, _, errno := syscall.Syscall6(uintptr(SysRenameat2), uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
-		uintptr(fdcwd), uintptr(unsafe.Pointer(to)), renameNoReplaceFlag, 0)
-	switch {
-	case errno == 0:
-		return true, nil
-	case errno == syscall.ENOSYS || errno == syscall.EINVAL:
-		return false, nil
-	default: // EEXIST among them, which errors.Is matches to fs.ErrExist
-		return true, errno
-	}
-}
+func renameNoReplace(tmp, path string) (ok bool, err error) { return renameat2(tmp, path, 1) }
 
 // renameExchange swaps the names of a and b atomically (renameat2 with RENAME_EXCHANGE). ok is
 // false where the kernel or file system lacks it.
-func renameExchange(a, b string) (ok bool, err error) {
+func renameExchange(a, b string) (ok bool, err error) { return renameat2(a, b, 2) }
+
+// renameat2 renames from to to with flag (RENAME_NOREPLACE 1, RENAME_EXCHANGE 2). ok is false
+// where the kernel or file system lacks the call or the flag; err is the kernel's otherwise
+// (EEXIST and ENOENT among them, which errors.Is matches to fs.ErrExist and fs.ErrNotExist).
+func renameat2(from, to string, flag uintptr) (ok bool, err error) {
 	if SysRenameat2 < 0 {
 		return false, nil
 	}
-	from, err := syscall.BytePtrFromString(a)
+	f, err := syscall.BytePtrFromString(from)
 	if err != nil {
 		return true, err
 	}
-	to, err := syscall.BytePtrFromString(b)
+	t, err := syscall.BytePtrFromString(to)
 	if err != nil {
 		return true, err
 	}
-	const atFDCWD, renameExchangeFlag = -100, 2
+	const atFDCWD = -100
 	fdcwd := atFDCWD
-	_, _, errno := syscall.Syscall6(uintptr(SysRenameat2), uintptr(fdcwd), uintptr(unsafe.Pointer(from)),
-		uintptr(fdcwd), uintptr(unsafe.Pointer(to)), renameExchangeFlag, 0)
+	_, _, errno := syscall.Syscall6(uintptr(SysRenameat2), uintptr(fdcwd), uintptr(unsafe.Pointer(f)),
+		uintptr(fdcwd), uintptr(unsafe.Pointer(t)), flag, 0)
 	switch {
 	case errno == 0:
 		return true, nil
 	case errno == syscall.ENOSYS || errno == syscall.EINVAL:
 		return false, nil
-	default: // ENOENT among them, which errors.Is matches to fs.ErrNotExist
+	default:
 		return true, errno
 	}
 }
