@@ -14,8 +14,8 @@ const parallelMin = 32
 // fanOut runs do(i) for i in [0, n) on a few goroutines, each taking a contiguous share, and
 // returns once all are done. do(worker, i) gets its worker's number for per-worker state.
 func fanOut(n int, do func(worker, i int)) {
-	w := min(runtime.GOMAXPROCS(0), 8, n/(parallelMin/2))
-	if n < parallelMin || w < 2 {
+	w := workersOf(n)
+	if w == 1 {
 		for i := range n {
 			do(0, i)
 		}
