@@ -83,6 +83,12 @@ func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 
 	r := s.wait(t, time.Minute)
 	requireCode(t, 0, r)
+	// The recorder logs what it read once it has read it, which under load can be after the
+	// send has ended.
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the killed resident's task")) > 0 }, "the request submitted")
+	// A second send, after the first: the first is not submitted again behind it.
+	w.send(orch, rec, "the next task")
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the next task")) > 0 }, "the next request")
 	got := pastes(t, recLog, "the killed resident's task")
 	require.Len(t, got, 1, "%v", got)
 	assert.Equal(t, true, got[0]["enter"])
