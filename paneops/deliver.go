@@ -9,6 +9,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/lock"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // Deliver pastes Content into the pane and optionally submits it. Under the pane's lock it runs ONE
@@ -118,7 +119,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	res.EnterDelay = delay
 	if together {
 		res.Enters, res.EnterAt = 1, res.PastedAt
-		dec := DecideAfter(p, Inspection{}, "", false, true, true, res.Enters)
+		dec := profile.DecideAfter(p, profile.Inspection{}, "", false, true, true, res.Enters)
 		res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
 		return res, nil
 	}
@@ -211,7 +212,7 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 	}
 	for looks := 1; ; looks++ {
 		final := !time.Now().Before(deadline)
-		var dec Decision
+		var dec profile.Decision
 		if p.HasBox() {
 			s, err := c.Screen(ctx, d.Pane)
 			if err != nil {
@@ -225,23 +226,23 @@ func (c *Client) awaitBox(ctx context.Context, d Delivery, res *DeliveryResult) 
 				r.enteredAt = time.Time{}
 			}
 		} else {
-			dec = DecideBefore(p, Inspection{}, final)
+			dec = profile.DecideBefore(p, profile.Inspection{}, final)
 		}
 		if looks > 1 {
 			res.Waited = time.Since(start)
 		}
 		switch dec.Action {
-		case ActPaste:
+		case profile.ActPaste:
 			res.Before = dec.Evidence
 			if d.Strict && dec.Busy {
 				return notNow(d.Pane, ErrBusy, ": %s; nothing was pasted", dec.Evidence)
 			}
 			return nil
-		case ActRefuseHuman:
+		case profile.ActRefuseHuman:
 			res.Before = dec.Evidence
 			return notNow(d.Pane, ErrHumanInput, " (%s, still after %s); nothing was pasted: "+
 				"let the person finish or clear the input, or wait longer for the pane", dec.Evidence, d.BusyWait.Round(time.Millisecond))
-		case ActRefuseNotReady:
+		case profile.ActRefuseNotReady:
 			res.Before = dec.Evidence
 			return notNow(d.Pane, ErrNotReady, ": no %s input box on screen after %s (a dialog or menu may be open); "+
 				"nothing was pasted: look at the pane, or name the agent whose profile delivers to it", p.Name, d.BusyWait.Round(time.Millisecond))
@@ -270,14 +271,14 @@ func (c *Client) awaitShown(ctx context.Context, d Delivery, res *DeliveryResult
 		if err != nil {
 			return false, fmt.Errorf("pasted into pane %s but not submitted: read its screen: %w", d.Pane, err)
 		}
-		dec := DecideShown(p, p.Inspect(s), string(d.Content), final)
+		dec := profile.DecideShown(p, p.Inspect(s), string(d.Content), final)
 		switch dec.Action {
-		case ActEnter:
+		case profile.ActEnter:
 			if dec.Verified {
 				res.ShownAfter = max(time.Since(res.PastedAt), time.Microsecond)
 			}
 			return dec.Verified, nil
-		case ActGiveUp:
+		case profile.ActGiveUp:
 			res.Evidence = dec.Evidence
 			return false, fmt.Errorf("pasted into pane %s but not submitted: %w: %s", d.Pane, ErrNotSubmitted, dec.Evidence)
 		}
@@ -305,8 +306,8 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 	for _, w := range windows {
 		watchLeft += w
 	}
-	k, press := 0, true // k: the window of the latest Enter
-	var before *Screen  // the screen just before the latest Enter (RedrawBeforeRetry)
+	k, press := 0, true        // k: the window of the latest Enter
+	var before *profile.Screen // the screen just before the latest Enter (RedrawBeforeRetry)
 	for {
 		if press {
 			if p.HasBox() && p.Verify.RedrawBeforeRetry {
@@ -345,7 +346,7 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 				return nil
 			}
 			if !p.HasBox() {
-				dec := DecideAfter(p, Inspection{}, "", shown, true, true, res.Enters)
+				dec := profile.DecideAfter(p, profile.Inspection{}, "", shown, true, true, res.Enters)
 				res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
 				return nil
 			}
@@ -359,7 +360,7 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 			return err
 		}
 		switch {
-		case dec.Action == ActRetry:
+		case dec.Action == profile.ActRetry:
 			// The box holds the paste: it has been seen, and takes the next window's Enter.
 			k, press, shown = k+1, true, true
 		case watchLeft <= 0 && dec.Holds:
@@ -379,19 +380,19 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 // DecideAfter settles: submitted (res.Submitted set), given up (an error), or, at the window's
 // end, ActRetry or ActWatch, whose decision it returns. With RedrawBeforeRetry, a retry on a
 // screen still equal to before (the screen before the latest Enter) becomes a watch that holds.
-func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResult, shown bool, w int, last bool, before *Screen) (Decision, error) {
+func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResult, shown bool, w int, last bool, before *profile.Screen) (profile.Decision, error) {
 	p := d.Profile
 	deadline := time.Now().Add(time.Duration(w) * time.Millisecond)
 	for {
 		if err := sleepCtx(ctx, pollEvery); err != nil {
-			return Decision{}, fmt.Errorf("pasted into pane %s, Enter sent, not verified: %w", d.Pane, err)
+			return profile.Decision{}, fmt.Errorf("pasted into pane %s, Enter sent, not verified: %w", d.Pane, err)
 		}
 		final := !time.Now().Before(deadline)
 		s, err := c.Screen(ctx, d.Pane)
 		if err != nil {
 			// The Enter went out; the pane may have gone since. Say so, do not guess.
 			res.Submitted, res.Evidence = true, "Enter sent; the screen could not be read after it: "+err.Error()
-			return Decision{}, nil
+			return profile.Decision{}, nil
 		}
 		in := p.Inspect(s)
 		if in.Busy && p.Verify.TurnStartMS > 0 && !res.turnSeen {
@@ -400,27 +401,27 @@ func (c *Client) watchWindow(ctx context.Context, d Delivery, res *DeliveryResul
 				res.turnSeen = true
 			}
 		}
-		dec := DecideAfter(p, in, string(d.Content), shown, final, last, res.Enters)
+		dec := profile.DecideAfter(p, in, string(d.Content), shown, final, last, res.Enters)
 		switch dec.Action {
-		case ActSubmitted:
+		case profile.ActSubmitted:
 			res.Submitted, res.Verified, res.Evidence = true, dec.Verified, dec.Evidence
 			return dec, nil
-		case ActGiveUp:
+		case profile.ActGiveUp:
 			res.Evidence = dec.Evidence
 			return dec, fmt.Errorf("pasted into pane %s but not submitted: %w: %s; the text stays in its input box: "+
 				"press Enter there or clear it", d.Pane, ErrNotSubmitted, dec.Evidence)
-		case ActRetry:
+		case profile.ActRetry:
 			switch {
 			case !p.Verify.RedrawBeforeRetry:
-			case before != nil && s.same(*before):
-				return Decision{Action: ActWatch, Holds: true, Evidence: "input box still holds the message, and the agent has not redrawn since the Enter"}, nil
+			case before != nil && s.Same(*before):
+				return profile.Decision{Action: profile.ActWatch, Holds: true, Evidence: "input box still holds the message, and the agent has not redrawn since the Enter"}, nil
 			case in.Busy:
 				// Busy, its box may be a drawing behind: an Enter now would queue the text
 				// again should the last one have taken it. Looked at again once it is idle.
-				return Decision{Action: ActWatch, Holds: true, Evidence: "input box still holds the message while the agent is busy"}, nil
+				return profile.Decision{Action: profile.ActWatch, Holds: true, Evidence: "input box still holds the message while the agent is busy"}, nil
 			}
 			return dec, nil
-		case ActWatch:
+		case profile.ActWatch:
 			return dec, nil
 		}
 	}

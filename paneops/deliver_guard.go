@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 const defaultLockTimeout = 30 * time.Second
@@ -101,7 +102,7 @@ func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter boo
 // raw keys (agents, shells with line editing, anything unknown) are known to drop an Enter that
 // comes with a paste (measured on tmux 3.3a), so they keep the separate call.
 func enterWithPaste(d Delivery, delay time.Duration) bool {
-	return d.Submit && delay == 0 && !d.LiteralEnter && d.Profile != nil && d.Profile.Kind == KindReader && !d.Profile.HasBox()
+	return d.Submit && delay == 0 && !d.LiteralEnter && d.Profile != nil && d.Profile.Kind == profile.KindReader && !d.Profile.HasBox()
 }
 
 // refusal reads what the guarded call printed: "" when it pasted; refused when the guard

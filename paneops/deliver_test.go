@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 func TestGuardArgs(t *testing.T) {
@@ -143,7 +144,7 @@ func TestEnterGoesWithThePasteOnlyForACookedReaderWithoutDelay(t *testing.T) {
 	got := guardArgsEnter("%4", "wcomm-9-1-0a0b0c0d", "m-1", true, true, "")
 	assert.Equal(t, "copy-mode -q -t %4 ; paste-buffer -d -p -b wcomm-9-1-0a0b0c0d -t %4 ; set-option -p -t %4 @wcomm-pasted m-1"+
 		" ; send-keys -t %4 Enter ; set-option -p -t %4 @wcomm-entered m-1", got[len(got)-1])
-	set := DefaultProfiles()
+	set := profile.Defaults()
 	reader, shell, generic := set.Lookup("reader"), set.Lookup("shell"), set.Lookup("generic")
 	require.NotNil(t, reader)
 	require.NotNil(t, generic)
@@ -157,7 +158,7 @@ func TestEnterGoesWithThePasteOnlyForACookedReaderWithoutDelay(t *testing.T) {
 	literal := d
 	literal.LiteralEnter = true
 	assert.False(t, enterWithPaste(literal, 0))
-	for _, p := range []*Profile{shell, generic, set.Lookup("claude"), nil} {
+	for _, p := range []*profile.Profile{shell, generic, set.Lookup("claude"), nil} {
 		o := d
 		o.Profile = p
 		assert.False(t, enterWithPaste(o, 0), "%v reads raw keys or is unknown", p)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // markEnteredAt is the pane option that holds the time of wcomm's latest Enter into the pane, in
@@ -52,7 +53,7 @@ func (c *Client) turnBegun(ctx context.Context, pane messages.PaneID) error {
 
 // readiness follows the looks at a box before a paste, for a profile's QuietMS and TurnStartMS.
 type readiness struct {
-	p         *Profile
+	p         *profile.Profile
 	enteredAt time.Time // wcomm's latest Enter into the pane; zero: none known, or a turn seen since
 	idleSince time.Time // since when the box has read empty and idle; zero: not on the last look
 	busySeen  bool      // the agent read busy on some look of this wait
@@ -64,7 +65,7 @@ type readiness struct {
 // look takes one inspection at now and reports whether the agent is ready for a paste as far as
 // QuietMS and TurnStartMS go, and if not, why. It says nothing about the box itself: DecideBefore
 // does.
-func (r *readiness) look(in Inspection, now time.Time) (bool, string) {
+func (r *readiness) look(in profile.Inspection, now time.Time) (bool, string) {
 	r.until = time.Time{}
 	if in.Busy {
 		r.busySeen = true
@@ -105,18 +106,18 @@ func later(a, b time.Time) time.Time {
 // (r.until, within QuietMS and TurnStartMS) even past the deadline, since an agent whose box stays
 // empty and idle is not busy; a box that turns busy meanwhile is a busy agent's again, pasted into
 // at the deadline with Busy set (a strict delivery then queues the message instead).
-func decideReady(p *Profile, in Inspection, deadline bool, r *readiness, now time.Time) Decision {
+func decideReady(p *profile.Profile, in profile.Inspection, deadline bool, r *readiness, now time.Time) profile.Decision {
 	if !p.HasBox() {
-		return DecideBefore(p, in, deadline)
+		return profile.DecideBefore(p, in, deadline)
 	}
 	ready, why := r.look(in, now)
 	final := deadline && (ready || !now.Before(r.until))
-	dec := DecideBefore(p, in, final)
-	if dec.Action != ActPaste || dec.Busy || ready {
+	dec := profile.DecideBefore(p, in, final)
+	if dec.Action != profile.ActPaste || dec.Busy || ready {
 		return dec
 	}
 	if final {
-		return Decision{Action: ActPaste, Busy: true, Evidence: "input box empty, but " + why + ": the message queues"}
+		return profile.Decision{Action: profile.ActPaste, Busy: true, Evidence: "input box empty, but " + why + ": the message queues"}
 	}
-	return Decision{Action: ActWait, Evidence: why}
+	return profile.Decision{Action: profile.ActWait, Evidence: why}
 }

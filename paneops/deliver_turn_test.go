@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 func TestWithEnterStamp(t *testing.T) {
@@ -20,62 +22,62 @@ func TestWithEnterStamp(t *testing.T) {
 // TestDecideReady replays the looks of one wait before a paste: each step is one inspection at
 // a time after the start of the wait, with the decision it must get.
 func TestDecideReady(t *testing.T) {
-	empty := Inspection{Found: true}
-	busy := Inspection{Found: true, Busy: true}
-	holds := Inspection{Found: true, Lines: []string{"typed"}}
+	empty := profile.Inspection{Found: true}
+	busy := profile.Inspection{Found: true, Busy: true}
+	holds := profile.Inspection{Found: true, Lines: []string{"typed"}}
 	type step struct {
 		at       int // ms after the start of the wait
-		in       Inspection
+		in       profile.Inspection
 		deadline bool
-		want     Action
+		want     profile.Action
 		wantBusy bool
 	}
 	tests := []struct {
 		name      string
-		verify    VerifySpec
+		verify    profile.VerifySpec
 		enteredMS int // wcomm's last Enter, ms before the start of the wait; 0: none
 		steps     []step
 	}{
-		{"no readiness asked: empty box pastes at once", VerifySpec{}, 100, []step{{0, empty, false, ActPaste, false}}},
-		{"quiet: waits until empty and idle long enough", VerifySpec{QuietMS: 2000}, 0, []step{
-			{0, empty, false, ActWait, false},
-			{1000, empty, false, ActWait, false},
-			{2000, empty, false, ActPaste, false},
+		{"no readiness asked: empty box pastes at once", profile.VerifySpec{}, 100, []step{{0, empty, false, profile.ActPaste, false}}},
+		{"quiet: waits until empty and idle long enough", profile.VerifySpec{QuietMS: 2000}, 0, []step{
+			{0, empty, false, profile.ActWait, false},
+			{1000, empty, false, profile.ActWait, false},
+			{2000, empty, false, profile.ActPaste, false},
 		}},
-		{"quiet: a busy look starts the quiet time again", VerifySpec{QuietMS: 2000}, 0, []step{
-			{0, empty, false, ActWait, false},
-			{1500, busy, false, ActWait, false},
-			{1600, empty, false, ActWait, false},
-			{3500, empty, false, ActWait, false},
-			{3600, empty, false, ActPaste, false},
+		{"quiet: a busy look starts the quiet time again", profile.VerifySpec{QuietMS: 2000}, 0, []step{
+			{0, empty, false, profile.ActWait, false},
+			{1500, busy, false, profile.ActWait, false},
+			{1600, empty, false, profile.ActWait, false},
+			{3500, empty, false, profile.ActWait, false},
+			{3600, empty, false, profile.ActPaste, false},
 		}},
-		{"quiet: runs to its end past the deadline", VerifySpec{QuietMS: 2000}, 0, []step{
-			{0, empty, true, ActWait, false},
-			{2000, empty, true, ActPaste, false},
+		{"quiet: runs to its end past the deadline", profile.VerifySpec{QuietMS: 2000}, 0, []step{
+			{0, empty, true, profile.ActWait, false},
+			{2000, empty, true, profile.ActPaste, false},
 		}},
-		{"turn start: no Enter recorded, no wait", VerifySpec{TurnStartMS: 5000}, 0, []step{{0, empty, false, ActPaste, false}}},
-		{"turn start: waits for busy after the Enter, then for idle", VerifySpec{TurnStartMS: 5000}, 300, []step{
-			{0, empty, false, ActWait, false},
-			{400, busy, false, ActWait, false},
-			{900, empty, false, ActPaste, false},
+		{"turn start: no Enter recorded, no wait", profile.VerifySpec{TurnStartMS: 5000}, 0, []step{{0, empty, false, profile.ActPaste, false}}},
+		{"turn start: waits for busy after the Enter, then for idle", profile.VerifySpec{TurnStartMS: 5000}, 300, []step{
+			{0, empty, false, profile.ActWait, false},
+			{400, busy, false, profile.ActWait, false},
+			{900, empty, false, profile.ActPaste, false},
 		}},
-		{"turn start: never busy, pastes once the bound since the Enter passed", VerifySpec{TurnStartMS: 5000}, 1000, []step{
-			{0, empty, false, ActWait, false},
-			{3999, empty, false, ActWait, false},
-			{4000, empty, false, ActPaste, false},
+		{"turn start: never busy, pastes once the bound since the Enter passed", profile.VerifySpec{TurnStartMS: 5000}, 1000, []step{
+			{0, empty, false, profile.ActWait, false},
+			{3999, empty, false, profile.ActWait, false},
+			{4000, empty, false, profile.ActPaste, false},
 		}},
-		{"turn start: an Enter long ago asks nothing", VerifySpec{TurnStartMS: 5000}, 6000, []step{{0, empty, false, ActPaste, false}}},
-		{"a busy agent at the deadline is pasted into as before, marked busy", VerifySpec{TurnStartMS: 5000}, 100, []step{
-			{0, busy, true, ActPaste, true},
+		{"turn start: an Enter long ago asks nothing", profile.VerifySpec{TurnStartMS: 5000}, 6000, []step{{0, empty, false, profile.ActPaste, false}}},
+		{"a busy agent at the deadline is pasted into as before, marked busy", profile.VerifySpec{TurnStartMS: 5000}, 100, []step{
+			{0, busy, true, profile.ActPaste, true},
 		}},
-		{"someone's text is refused at the deadline as before", VerifySpec{QuietMS: 2000}, 0, []step{
-			{0, holds, false, ActWait, false},
-			{100, holds, true, ActRefuseHuman, false},
+		{"someone's text is refused at the deadline as before", profile.VerifySpec{QuietMS: 2000}, 0, []step{
+			{0, holds, false, profile.ActWait, false},
+			{100, holds, true, profile.ActRefuseHuman, false},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Profile{Name: "x", Kind: KindAgent, Input: &InputSpec{Prompt: "^> "}, Verify: tt.verify}
+			p := &profile.Profile{Name: "x", Kind: profile.KindAgent, Input: &profile.InputSpec{Prompt: "^> "}, Verify: tt.verify}
 			start := time.Unix(1_800_000_000, 0)
 			r := readiness{p: p}
 			if tt.enteredMS > 0 {
@@ -85,7 +87,7 @@ func TestDecideReady(t *testing.T) {
 				dec := decideReady(p, s.in, s.deadline, &r, start.Add(time.Duration(s.at)*time.Millisecond))
 				assert.Equal(t, s.want, dec.Action, "at %d ms: %s", s.at, dec.Evidence)
 				assert.Equal(t, s.wantBusy, dec.Busy, "at %d ms: %s", s.at, dec.Evidence)
-				if dec.Action == ActWait {
+				if dec.Action == profile.ActWait {
 					assert.NotEmpty(t, dec.Evidence, "at %d ms: a wait says why", s.at)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // Delivery is one paste into a pane.
@@ -22,13 +23,13 @@ type Delivery struct {
 	LockKey     string
 	LockTimeout time.Duration
 
-	// Profile, when set, makes the delivery read the pane's screen (see verify.go): before the
+	// Profile, when set, makes the delivery read the pane's screen (see profile.Inspect): before the
 	// paste it waits up to BusyWait for an empty input box and refuses to paste into one holding
 	// text wcomm did not put there; after the paste it waits for the paste to show; after Enter it
 	// checks the box took the message and presses Enter again, with backoff, only while the box
 	// still holds nothing but the pasted text. EnterDelay is raised to the profile's floor for the
 	// content's size. nil: paste and Enter, nothing checked.
-	Profile  *Profile
+	Profile  *profile.Profile
 	BusyWait time.Duration
 	// LiteralEnter sends Enter as a literal carriage return (send-keys -l), for tmux versions whose
 	// named Enter key does not submit (see KnownBugs).

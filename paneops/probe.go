@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wcomm/wcomm/paneops/lock"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // ProbeResult is one live measurement of a pane: how long a pasted marker took to show.
@@ -37,7 +38,7 @@ const probeTimeout = 3 * time.Second
 func (c *Client) Probe(ctx context.Context, d Delivery) (ProbeResult, error) {
 	var res ProbeResult
 	p := d.Profile
-	if p == nil || p.Kind == KindGeneric {
+	if p == nil || p.Kind == profile.KindGeneric {
 		return res, errors.New("no probe for an unknown program: a paste or a BackSpace may do anything there; force a profile with --agent if you know it")
 	}
 	var b [4]byte

@@ -10,44 +10,18 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
-
-// Detection is the profile chosen for a pane, and why.
-type Detection struct {
-	Profile *Profile `json:"-"`
-	Name    string   `json:"profile"`
-	Reason  string   `json:"reason"`
-	// Foreground is the leader of the pane's foreground process group, when known.
-	Foreground *proc.Process `json:"foreground,omitempty"`
-	// Matched is the process the profile was chosen by, when it was a process.
-	Matched *proc.Process `json:"matched,omitempty"`
-	// TTYMode is the pane terminal's mode when it was read: "cooked", "raw" or "".
-	TTYMode string `json:"tty_mode,omitempty"`
-	// Job, when set, says that the pane's own interactive shell runs a foreground job that is not
-	// reading the terminal ("bash (pid 12) runs sleep (pid 40)"): a line typed now would wait in the
-	// terminal and be RUN by the shell when the job ends, so nothing is typed until it does.
-	Job    string `json:"job,omitempty"`
-	Forced bool   `json:"forced,omitempty"`
-}
 
 // TTYModeFunc reads whether a terminal is in canonical mode (nil error) or says why it cannot.
 type TTYModeFunc func(tty string) (canonical bool, err error)
-
-// Force returns the detection for a profile named by the user (--agent NAME).
-func (s *ProfileSet) Force(name string) (Detection, error) {
-	p := s.Lookup(name)
-	if p == nil {
-		return Detection{}, fmt.Errorf("unknown agent profile %q: choose one of %s", name, strings.Join(s.Names(), ", "))
-	}
-	return Detection{Profile: p, Name: p.Name, Reason: "chosen with --agent", Forced: true}, nil
-}
 
 // Detect chooses the profile of a pane from its foreground process group (the pane's pid's tpgid in
 // /proc): an interactive shell or REPL there wins, because Enter makes it RUN the line; else the
 // shallowest process of that group (or below it) that an agent profile names; else "reader" when
 // the terminal is in canonical mode; else "generic". Without a process table it falls back on
 // #{pane_current_command}, which is the foreground leader's name. ttyMode may be nil.
-func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclude) Detection {
+func Detect(s *profile.Set, p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclude) profile.Detection {
 	var fg *proc.Process
 	var candidates []proc.Process
 	if t != nil && p.PID > 0 {
@@ -59,7 +33,7 @@ func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 			candidates = append([]proc.Process{root}, t.Descendants(p.PID)...)
 		}
 	}
-	det := Detection{Foreground: fg}
+	det := profile.Detection{Foreground: fg}
 	skip := make(map[int]bool, len(ex.PIDs))
 	for _, pid := range ex.PIDs {
 		skip[pid] = true
@@ -67,15 +41,15 @@ func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 	// The foreground leader decides first: a shell at its prompt means the agent, if any, is not
 	// the one reading the keyboard now.
 	if fg != nil {
-		if sh := s.firstOfKind(KindShell); sh != nil && sh.matches(*fg) {
-			return s.found(det, sh, fmt.Sprintf("%s (pid %d) is an interactive %s in the foreground: Enter would run the line",
+		if sh := s.First(profile.KindShell); sh != nil && matches(sh, *fg) {
+			return found(det, sh, fmt.Sprintf("%s (pid %d) is an interactive %s in the foreground: Enter would run the line",
 				progName(*fg), fg.PID, sh.Name))
 		}
 	} else if t == nil && p.Command != "" {
 		// #{pane_current_command} names the foreground leader; its arguments are unknown, so a
 		// shell name counts as an interactive shell: the safe guess.
-		if sh := s.firstOfKind(KindShell); sh != nil && slices.Contains(sh.Detect.Names, strings.TrimPrefix(p.Command, "-")) {
-			return s.found(det, sh, fmt.Sprintf("pane_current_command %q is a shell (no process table to tell more)", p.Command))
+		if sh := s.First(profile.KindShell); sh != nil && slices.Contains(sh.Detect.Names, strings.TrimPrefix(p.Command, "-")) {
+			return found(det, sh, fmt.Sprintf("pane_current_command %q is a shell (no process table to tell more)", p.Command))
 		}
 		candidates = []proc.Process{{PID: p.PID, Comm: p.Command}}
 	}
@@ -84,15 +58,15 @@ func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 			continue
 		}
 		for _, prof := range s.Profiles {
-			if prof.Kind == KindAgent && prof.matches(c) {
+			if prof.Kind == profile.KindAgent && matches(prof, c) {
 				c := c
 				det.Matched = &c
-				return s.found(det, prof, fmt.Sprintf("process %s (pid %d) in the pane's foreground is %s", progName(c), c.PID, prof.Title))
+				return found(det, prof, fmt.Sprintf("process %s (pid %d) in the pane's foreground is %s", progName(c), c.PID, prof.Title))
 			}
 		}
 	}
 	if fg != nil && fg.PID != p.PID {
-		det.Job = s.shellJob(t, p.PID, candidates)
+		det.Job = shellJob(s, t, p.PID, candidates)
 	}
 	if ttyMode != nil && p.TTY != "" {
 		canon, err := ttyMode(p.TTY)
@@ -101,8 +75,8 @@ func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 			det.TTYMode = ""
 		case canon:
 			det.TTYMode = "cooked"
-			if r := s.firstOfKind(KindReader); r != nil && r.Detect.CanonicalTTY {
-				return s.found(det, r, fmt.Sprintf("terminal %s is in canonical (cooked) mode: a line reader", p.TTY))
+			if r := s.First(profile.KindReader); r != nil && r.Detect.CanonicalTTY {
+				return found(det, r, fmt.Sprintf("terminal %s is in canonical (cooked) mode: a line reader", p.TTY))
 			}
 		default:
 			det.TTYMode = "raw"
@@ -112,16 +86,16 @@ func (s *ProfileSet) Detect(p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 	if fg != nil {
 		name = progName(*fg)
 	}
-	return s.found(det, s.Lookup("generic"), fmt.Sprintf("no profile knows %q", name))
+	return found(det, s.Lookup("generic"), fmt.Sprintf("no profile knows %q", name))
 }
 
 // shellJob describes the foreground job of the pane's own interactive shell when none of the job's
 // processes reads the terminal, and returns "" otherwise (no shell, or a line reader at the
 // keyboard, which is a real recipient).
-func (s *ProfileSet) shellJob(t *proc.Table, panePID int, group []proc.Process) string {
+func shellJob(s *profile.Set, t *proc.Table, panePID int, group []proc.Process) string {
 	root, ok := t.Proc(panePID)
-	sh := s.firstOfKind(KindShell)
-	if !ok || sh == nil || !sh.matches(root) {
+	sh := s.First(profile.KindShell)
+	if !ok || sh == nil || !matches(sh, root) {
 		return ""
 	}
 	const most = 16 // a pipeline's first processes are the ones at the keyboard
@@ -136,22 +110,14 @@ func (s *ProfileSet) shellJob(t *proc.Table, panePID int, group []proc.Process) 
 	return fmt.Sprintf("%s (pid %d) runs %s (pid %d) in the foreground", progName(root), root.PID, progName(group[0]), group[0].PID)
 }
 
-func (s *ProfileSet) found(det Detection, p *Profile, reason string) Detection {
+// found is det with the profile p chosen, for reason.
+func found(det profile.Detection, p *profile.Profile, reason string) profile.Detection {
 	det.Profile, det.Name, det.Reason = p, p.Name, reason
 	return det
 }
 
-func (s *ProfileSet) firstOfKind(kind string) *Profile {
-	for _, p := range s.Profiles {
-		if p.Kind == kind {
-			return p
-		}
-	}
-	return nil
-}
-
 // matches reports whether a process is this profile's program.
-func (p *Profile) matches(proc proc.Process) bool {
+func matches(p *profile.Profile, proc proc.Process) bool {
 	d := p.Detect
 	if len(d.Names) == 0 && len(d.Cmdline) == 0 {
 		return false
@@ -242,7 +208,7 @@ func DefaultTTYMode() TTYModeFunc { return TTYCanonical }
 // AgentIn returns the agent profile of the first process in the pane's tree (the pane's own
 // process, then its descendants) that an agent profile names, nil when none does: whether the
 // pane runs an agent at all, busy or not, whatever holds its foreground now (send --all).
-func (s *ProfileSet) AgentIn(p Pane, t *proc.Table, ex Exclude) *Profile {
+func AgentIn(s *profile.Set, p Pane, t *proc.Table, ex Exclude) *profile.Profile {
 	if t == nil || p.Dead || p.PID <= 0 || (ex.Pane != "" && p.ID == ex.Pane) {
 		return nil
 	}
@@ -252,7 +218,7 @@ func (s *ProfileSet) AgentIn(p Pane, t *proc.Table, ex Exclude) *Profile {
 			continue
 		}
 		for _, prof := range s.Profiles {
-			if prof.Kind == KindAgent && prof.matches(c) {
+			if prof.Kind == profile.KindAgent && matches(prof, c) {
 				return prof
 			}
 		}

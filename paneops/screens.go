@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // screenMark starts the line that precedes each pane's capture in a Screens call. A pane's grid
@@ -33,14 +34,14 @@ func screensArgs(panes []messages.PaneID) []string {
 // pane each second pays one process start instead of one per pane. A pane that no longer exists
 // fails the whole call (tmux stops a command list at its first error); the caller then falls
 // back on Screen for each.
-func (c *Client) Screens(ctx context.Context, panes []messages.PaneID) (map[messages.PaneID]Screen, error) {
+func (c *Client) Screens(ctx context.Context, panes []messages.PaneID) (map[messages.PaneID]profile.Screen, error) {
 	for _, p := range panes {
 		if _, err := paneNum(p); err != nil {
 			return nil, err
 		}
 	}
 	if len(panes) == 0 {
-		return map[messages.PaneID]Screen{}, nil
+		return map[messages.PaneID]profile.Screen{}, nil
 	}
 	out, err := c.Run(ctx, nil, screensArgs(panes)...)
 	if err != nil {
@@ -50,8 +51,8 @@ func (c *Client) Screens(ctx context.Context, panes []messages.PaneID) (map[mess
 }
 
 // parseScreens splits what screensArgs prints into one Screen per pane.
-func parseScreens(out string) (map[messages.PaneID]Screen, error) {
-	m := map[messages.PaneID]Screen{}
+func parseScreens(out string) (map[messages.PaneID]profile.Screen, error) {
+	m := map[messages.PaneID]profile.Screen{}
 	parts := strings.Split(out, screenMark)
 	if strings.TrimSpace(parts[0]) != "" {
 		return nil, fmt.Errorf("unexpected output from tmux before the first screen: %q", messages.SanitizeField(parts[0]))
@@ -63,7 +64,7 @@ func parseScreens(out string) (map[messages.PaneID]Screen, error) {
 		if _, err := fmt.Sscanf(head, "%s %d %d", &id, &x, &y); err != nil {
 			return nil, fmt.Errorf("unexpected screen header %q from tmux", messages.SanitizeField(head))
 		}
-		m[messages.PaneID(id)] = ParseScreen(rest, x, y)
+		m[messages.PaneID(id)] = profile.ParseScreen(rest, x, y)
 	}
 	return m, nil
 }

@@ -64,3 +64,14 @@ func TestParsePanesSigs(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// The cursor line of Client.Screen's call, then its rows.
+func TestParseScreenOutput(t *testing.T) {
+	s, err := parseScreenOutput("3 1\nab\ncd\n\n")
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.CursorX)
+	assert.Equal(t, 1, s.CursorY)
+	assert.Len(t, s.Lines, 3, "blank rows count: the cursor row is an index")
+	_, err = parseScreenOutput("not a cursor\n")
+	assert.Error(t, err)
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // fakeAgent is one fakeagent.py pane and its log.
@@ -73,7 +74,7 @@ func (f fakeAgent) screen() string {
 // agentDelivery is a delivery with the claude profile.
 func (f fakeAgent) delivery(content string, busyWait time.Duration) Delivery {
 	d := f.s.delivery(f.pane, content, true)
-	d.Profile = DefaultProfiles().Lookup("claude")
+	d.Profile = profile.Defaults().Lookup("claude")
 	d.BusyWait = busyWait
 	return d
 }
@@ -126,7 +127,7 @@ func TestVerifyRealNeverSubmitted(t *testing.T) {
 	f := s.startFake("--never")
 	res, err := s.c.Deliver(context.Background(), f.delivery("a message the agent never takes", 5*time.Second))
 	require.ErrorIs(t, err, ErrNotSubmitted)
-	windows := len(DefaultProfiles().Lookup("claude").Verify.WindowsMS)
+	windows := len(profile.Defaults().Lookup("claude").Verify.WindowsMS)
 	assert.Contains(t, err.Error(), fmt.Sprintf("after %d Enter(s)", windows))
 	assert.Contains(t, err.Error(), "press Enter there or clear it")
 	assert.True(t, res.Pasted)
@@ -209,7 +210,7 @@ func TestVerifyRealScreen(t *testing.T) {
 	f := s.startFake()
 	sc, err := s.c.Screen(context.Background(), f.pane)
 	require.NoError(t, err)
-	in := DefaultProfiles().Lookup("claude").Inspect(sc)
+	in := profile.Defaults().Lookup("claude").Inspect(sc)
 	assert.True(t, in.Empty(), "%+v", in)
 	_, err = s.c.Screen(context.Background(), "%999")
 	assert.ErrorIs(t, err, ErrPaneNotFound)
@@ -241,7 +242,7 @@ func TestVerifyRealLatePaste(t *testing.T) {
 func TestVerifyRealRedrawBeforeRetry(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
-	set, err := LoadProfiles([]byte(`{"profiles": [{"name": "claude", "verify": {"windows_ms": [300, 600, 900], "redraw_before_retry": true}}]}`))
+	set, err := profile.Load([]byte(`{"profiles": [{"name": "claude", "verify": {"windows_ms": [300, 600, 900], "redraw_before_retry": true}}]}`))
 	require.NoError(t, err)
 	redraw := func(f fakeAgent, msg string) Delivery {
 		d := f.delivery(msg, 5*time.Second)

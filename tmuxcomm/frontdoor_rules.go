@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
@@ -31,7 +31,7 @@ func ParseCapability(s string) (messages.Capability, error) {
 // ProfileNames lists the built-in agent profiles a send may name as the target's (claude, codex,
 // ...), for a face's help; a settings file may add more.
 func ProfileNames() string {
-	return strings.Join(paneops.DefaultProfiles().Names(), ", ")
+	return strings.Join(profile.Defaults().Names(), ", ")
 }
 
 // MaxBusyWait bounds how long a delivery made now waits for the target's input box: the pane's

@@ -16,13 +16,14 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 func TestProfilePasteForm(t *testing.T) {
 	e := New("", nil)
-	set := paneops.DefaultProfiles()
+	set := profile.Defaults()
 	header := "[WORKER capability=READONLY id=20260101-000000-abcd started_at=20260101-000000 orchestrator=%1 worker=%2 bytes=3 sha256=abc]\n"
 	line := func(n int) string { return strings.Repeat("x", n) + "\n" }
 	big := header + strings.Repeat("a line of a big request\n", 100<<10/24)
@@ -43,7 +44,7 @@ func TestProfilePasteForm(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var p *paneops.Profile
+			var p *profile.Profile
 			if tt.profile != "" {
 				p = set.Lookup(tt.profile)
 			}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // onceFrom waits until the model has a prompt of agent holding text, then checks it came once.
@@ -84,7 +85,7 @@ func TestAgentsCodexDoor(t *testing.T) {
 	pane := w.agentPaneEnv("codex", installed, m, []string{"CODEX_DAEMON=1"})
 	home := codexHomeOf(t, w, pane)
 	t.Cleanup(func() { stopCodexDaemon(home) })
-	prof := paneops.DefaultProfiles().Lookup("codex")
+	prof := profile.Defaults().Lookup("codex")
 	client := &paneops.Client{Server: paneops.Server{Socket: w.sock}}
 	box := func() []string {
 		s, err := client.Screen(context.Background(), messages.PaneID(pane))

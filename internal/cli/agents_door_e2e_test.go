@@ -23,6 +23,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // viaPrompt is a prompt log line with its route.
@@ -139,7 +140,7 @@ func TestAgentsClaudeSocket(t *testing.T) {
 	m := startModel(t, w.work)
 	worker := w.bashPane("")
 	pane := w.agentPane("claude", installed, m)
-	prof := paneops.DefaultProfiles().Lookup("claude")
+	prof := profile.Defaults().Lookup("claude")
 	client := &paneops.Client{Server: paneops.Server{Socket: w.sock}}
 	box := func() []string {
 		s, err := client.Screen(context.Background(), messages.PaneID(pane))

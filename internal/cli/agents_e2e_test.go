@@ -37,6 +37,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // agentsDir is the harness folder, relative to this package.
@@ -206,7 +207,7 @@ func (w *world) agentPaneEnv(agent, installed string, m mockModel, env []string)
 		w.tmux("resize-window", "-t", pane, "-x", "100")
 	}
 	w.t.Cleanup(func() { killPaneTree(w, pane) })
-	prof := paneops.DefaultProfiles().Lookup(agent)
+	prof := profile.Defaults().Lookup(agent)
 	client := &paneops.Client{Server: paneops.Server{Socket: w.sock}}
 	// OpenCode's start is CPU-bound (about 5 s on an idle machine, 164 s measured at a load
 	// average of 28 on 2 cores): the bound is generous, the poll ends as soon as the box shows.
@@ -397,7 +398,7 @@ func runAgent(t *testing.T, agent, installed string) {
 	orch := w.bashPane("")
 	pane := w.agentPane(agent, installed, m)
 	keepScreenOnFailure(t, w, pane)
-	prof := paneops.DefaultProfiles().Lookup(agent)
+	prof := profile.Defaults().Lookup(agent)
 	if agent == "claude" {
 		// This run measures typing; TestAgentsClaudeSocket covers Claude Code's own door.
 		closeDoor(t, w, installed, pane)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // lastMainRequest returns, as JSON text, the body of the newest request of Claude Code's main
@@ -110,9 +111,9 @@ func TestAgentsClaudeMailbox(t *testing.T) {
 	// These cases are about typing and hooks; TestAgentsClaudeSocket covers the messaging socket.
 	closeDoor(t, w, installed, orch)
 	worker := w.catPane()
-	prof := paneops.DefaultProfiles().Lookup("claude")
+	prof := profile.Defaults().Lookup("claude")
 	client := &paneops.Client{Server: paneops.Server{Socket: w.sock}}
-	inspect := func() paneops.Inspection {
+	inspect := func() profile.Inspection {
 		s, err := client.Screen(context.Background(), messages.PaneID(orch))
 		require.NoError(t, err)
 		return prof.Inspect(s)

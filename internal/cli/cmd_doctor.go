@@ -15,6 +15,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -105,9 +106,9 @@ type paneReport struct {
 	Target    string                `json:"target"`
 	Command   string                `json:"current_command"`
 	TTY       string                `json:"tty"`
-	Detection paneops.Detection     `json:"detection"`
-	Profile   *paneops.Profile      `json:"profile"`
-	Input     *paneops.Inspection   `json:"input,omitempty"`
+	Detection profile.Detection     `json:"detection"`
+	Profile   *profile.Profile      `json:"profile"`
+	Input     *profile.Inspection   `json:"input,omitempty"`
 	InputNote string                `json:"input_state"`
 	Delay     []sizedDelay          `json:"enter_delay"`
 	Form      string                `json:"small_request_form"`
@@ -194,7 +195,7 @@ func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *
 		pr.Delay = append(pr.Delay, sizedDelay{store.SizeText(int64(size)), max(prof.EnterDelay.For(size), e.EnterDelay).String()})
 	}
 	switch prof.Kind {
-	case paneops.KindShell:
+	case profile.KindShell:
 		pr.Form = fleet.FormComment + " (a shell would run the request: only a comment line pointing at its file is typed)"
 	default:
 		pr.Form = fleet.FormPaste

@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // Routes a delivery can take.
@@ -31,9 +31,9 @@ const (
 // Kinds of door a profile can name (Profile.Door).
 const (
 	// ClaudeSocket is Claude Code's messaging socket (peer protocol 1).
-	ClaudeSocket = paneops.DoorClaudeSocket
+	ClaudeSocket = profile.DoorClaudeSocket
 	// CodexAppServer is the app-server daemon Codex's TUI is a client of (codex.go).
-	CodexAppServer = paneops.DoorCodexAppServer
+	CodexAppServer = profile.DoorCodexAppServer
 )
 
 // Session states a Claude Code session reports.

@@ -15,6 +15,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -66,8 +67,8 @@ type Config struct {
 	// Command is how instructions name this tool ("wcomm").
 	Command string
 
-	// Profiles are the agent profiles (nil: paneops.DefaultProfiles, the embedded ones).
-	Profiles *paneops.ProfileSet
+	// Profiles are the agent profiles (nil: profile.Defaults, the embedded ones).
+	Profiles *profile.Set
 	// TTYMode reads whether a pane's terminal is in cooked mode (nil: paneops.TTYCanonical).
 	TTYMode paneops.TTYModeFunc
 	// BusyWait bounds the wait for a target's input box to be usable: empty (no one's text in it),
@@ -147,7 +148,7 @@ func New(root string, t Tmux) *Config {
 		PasteLimit:  DefaultPasteLimit,
 		LineLimit:   DefaultLineLimit,
 		Command:     "wcomm",
-		Profiles:    paneops.DefaultProfiles(),
+		Profiles:    profile.Defaults(),
 		TTYMode:     paneops.DefaultTTYMode(),
 		BusyWait:    DefaultBusyWait,
 		Now:         time.Now,

@@ -7,6 +7,7 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // Which door a delivery into a pane goes through: the agent's own (Claude Code's messaging socket,
@@ -17,7 +18,7 @@ import (
 const maxDoorCandidates = 64
 
 // Route says how a delivery into pane p under profile det goes now, and why.
-func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detection) door.Finding {
+func (e *Finder) Route(ctx context.Context, p paneops.Pane, det profile.Detection) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
 		return e.routeIn(ctx, p, det, nil)
 	}
@@ -35,7 +36,7 @@ func (e *Finder) Route(ctx context.Context, p paneops.Pane, det paneops.Detectio
 }
 
 // routeIn is Route with the process table at hand (nil: only the detected process is looked at).
-func (e *Finder) routeIn(ctx context.Context, p paneops.Pane, det paneops.Detection, t *proc.Table) door.Finding {
+func (e *Finder) routeIn(ctx context.Context, p paneops.Pane, det profile.Detection, t *proc.Table) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
 		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
 	}
@@ -51,7 +52,7 @@ func orGeneric(name string) string {
 
 // doorCandidates are the processes of the pane that may be the agent's session: the process the
 // profile was detected by first, then the pane's whole tree, shallowest first.
-func doorCandidates(p paneops.Pane, det paneops.Detection, t *proc.Table) []int {
+func doorCandidates(p paneops.Pane, det profile.Detection, t *proc.Table) []int {
 	var pids []int
 	seen := map[int]bool{}
 	add := func(pid int) {

@@ -69,7 +69,7 @@ func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 	for i, p := range panes {
 		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != ""}
 		if !p.Dead {
-			r := e.routeIn(ctx, p, e.Profiles.Detect(p, t, nil, paneops.Exclude{}), t)
+			r := e.routeIn(ctx, p, paneops.Detect(e.Profiles, p, t, nil, paneops.Exclude{}), t)
 			out[i].Route, out[i].AgentStatus = r.Route, r.Status
 		}
 	}
@@ -238,7 +238,7 @@ func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]pane
 	return panes, t, nil
 }
 
-// AgentPanes returns the live panes in scope that run an agent (paneops.ProfileSet.AgentIn),
+// AgentPanes returns the live panes in scope that run an agent (paneops.AgentIn),
 // never the caller's own, with their server: the targets of a send to every agent. The caller's
 // ancestors are left out as FindAll leaves them, so an agent running the send is not its own
 // target even from another pane's shell.
@@ -250,7 +250,7 @@ func (e *Finder) AgentPanes(ctx context.Context, scope paneops.Scope) ([]paneops
 	ex := paneops.Exclude{Pane: e.Self, PIDs: t.Ancestors(e.SelfPID)}
 	var out []paneops.Pane
 	for _, p := range panes {
-		if e.Profiles.AgentIn(p, t, ex) != nil {
+		if paneops.AgentIn(e.Profiles, p, t, ex) != nil {
 			out = append(out, p)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -45,11 +46,11 @@ type FleetPane struct {
 
 // screensReader is the optional paneops call that captures many panes at once.
 type screensReader interface {
-	Screens(ctx context.Context, panes []messages.PaneID) (map[messages.PaneID]paneops.Screen, error)
+	Screens(ctx context.Context, panes []messages.PaneID) (map[messages.PaneID]profile.Screen, error)
 }
 
 type screenReader interface {
-	Screen(ctx context.Context, pane messages.PaneID) (paneops.Screen, error)
+	Screen(ctx context.Context, pane messages.PaneID) (profile.Screen, error)
 }
 
 // sigsReader is the optional paneops call that lists the panes with their screen signatures.
@@ -62,7 +63,7 @@ type fleetShot struct {
 	sig    paneops.ScreenSig
 	pid    int
 	at     int64 // the second (unix) the capture was asked in
-	screen paneops.Screen
+	screen profile.Screen
 }
 
 // fresh says whether shot still shows the pane: same process, cursor and size, and no output in
@@ -95,7 +96,7 @@ type Fleet struct {
 type fleetDet struct {
 	pid     int
 	command string
-	det     paneops.Detection
+	det     profile.Detection
 }
 
 // NewFleet returns a Fleet over the panes of scope.
@@ -136,7 +137,7 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 	seen := make(map[messages.PaneID]bool, len(panes))
 	out := make([]FleetPane, len(panes))
 	var boxes []messages.PaneID
-	screens := map[messages.PaneID]paneops.Screen{}
+	screens := map[messages.PaneID]profile.Screen{}
 	sigOf := map[messages.PaneID]paneops.ScreenSig{}
 	for i, p := range panes {
 		seen[p.ID] = true
@@ -148,7 +149,7 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 		}
 		out[i] = FleetPane{PaneInfo: PaneInfo{Pane: p, Self: p.ID == e.Self && e.Self != ""}, Server: f.srv, Agent: k.det.Name}
 		if k.det.Job != "" {
-			out[i].Agent = paneops.KindShell // its own shell runs a job: the shell is what a person sees
+			out[i].Agent = profile.KindShell // its own shell runs a job: the shell is what a person sees
 		}
 		if k.det.Matched != nil {
 			out[i].Programs = []string{k.det.Matched.Comm}
@@ -204,7 +205,7 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 
 // screens captures the panes in one tmux call when the client can, else one call each; a pane
 // that cannot be captured (it closed in between) is left out.
-func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messages.PaneID]paneops.Screen {
+func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messages.PaneID]profile.Screen {
 	if len(panes) == 0 {
 		return nil
 	}
@@ -213,7 +214,7 @@ func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messag
 			return m
 		}
 	}
-	m := map[messages.PaneID]paneops.Screen{}
+	m := map[messages.PaneID]profile.Screen{}
 	if sr, ok := f.tmux.(screenReader); ok {
 		for _, p := range panes {
 			if s, err := sr.Screen(ctx, p); err == nil {
@@ -226,7 +227,7 @@ func (f *Fleet) screens(ctx context.Context, panes []messages.PaneID) map[messag
 
 // PaneStateOf names a pane's state from its detection and, for a profile with an input box, its
 // screen (captured says whether sc holds one). It returns the state and the evidence for it.
-func PaneStateOf(p paneops.Pane, det paneops.Detection, sc paneops.Screen, captured bool) (string, string) {
+func PaneStateOf(p paneops.Pane, det profile.Detection, sc profile.Screen, captured bool) (string, string) {
 	if p.Dead {
 		return PaneGone, "the pane's program has exited"
 	}
@@ -235,7 +236,7 @@ func PaneStateOf(p paneops.Pane, det paneops.Detection, sc paneops.Screen, captu
 	}
 	prof := det.Profile
 	if prof == nil || !prof.HasBox() {
-		if prof != nil && prof.Kind == paneops.KindReader {
+		if prof != nil && prof.Kind == profile.KindReader {
 			return PaneIdle, "a line reader waits for input"
 		}
 		return PaneUnknown, det.Reason
@@ -255,7 +256,7 @@ func PaneStateOf(p paneops.Pane, det paneops.Detection, sc paneops.Screen, captu
 		return PaneBusy, "a paste waits in its input"
 	case in.Found:
 		return PaneIdle, "its input is empty"
-	case prof.Kind == paneops.KindAgent:
+	case prof.Kind == profile.KindAgent:
 		return PanePermission, "its input box is not on screen: a menu or a permission prompt"
 	}
 	return PaneUnknown, "its input is not on screen"

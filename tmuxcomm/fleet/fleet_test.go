@@ -11,33 +11,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // agentScreen reads one of paneops' captured screens of a real agent TUI.
-func agentScreen(t *testing.T, name string) paneops.Screen {
+func agentScreen(t *testing.T, name string) profile.Screen {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "paneops", "testdata", "screens", name+".screen"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "paneops", "profile", "testdata", "screens", name+".screen"))
 	require.NoError(t, err)
 	first, rest, _ := strings.Cut(string(data), "\n")
 	var x, y int
 	_, err = fmt.Sscanf(first, "%d %d", &x, &y)
 	require.NoError(t, err)
-	return paneops.ParseScreen(rest, x, y)
+	return profile.ParseScreen(rest, x, y)
 }
 
 func TestFleetPaneState(t *testing.T) {
-	set := paneops.DefaultProfiles()
-	det := func(name string) paneops.Detection {
+	set := profile.Defaults()
+	det := func(name string) profile.Detection {
 		d, err := set.Force(name)
 		require.NoError(t, err)
 		return d
 	}
-	blank := paneops.Screen{}
+	blank := profile.Screen{}
 	tests := []struct {
 		name     string
 		pane     paneops.Pane
-		det      paneops.Detection
-		screen   paneops.Screen
+		det      profile.Detection
+		screen   profile.Screen
 		captured bool
 		want     string
 	}{
@@ -49,12 +50,12 @@ func TestFleetPaneState(t *testing.T) {
 		{"gemini starting", paneops.Pane{}, det("gemini"), agentScreen(t, "gemini-starting"), true, PaneStarting},
 		{"gemini idle", paneops.Pane{}, det("gemini"), agentScreen(t, "gemini-ready-fresh"), true, PaneIdle},
 		{"agent without its box on screen: a menu", paneops.Pane{}, det("claude"),
-			paneops.ParseScreen("Do you want to proceed?\n❯ 1. Yes\n  2. No\n", 0, 1), true, PanePermission},
+			profile.ParseScreen("Do you want to proceed?\n❯ 1. Yes\n  2. No\n", 0, 1), true, PanePermission},
 		{"screen not read", paneops.Pane{}, det("claude"), blank, false, PaneUnknown},
 		{"dead pane", paneops.Pane{Dead: true}, det("claude"), blank, false, PaneGone},
-		{"shell running a job", paneops.Pane{}, paneops.Detection{Job: "bash (pid 1) runs sleep (pid 2)"}, blank, false, PaneBusy},
-		{"shell at its prompt", paneops.Pane{}, det("shell"), paneops.ParseScreen("$ \n", 2, 0), true, PaneIdle},
-		{"shell with a typed line", paneops.Pane{}, det("shell"), paneops.ParseScreen("$ make dep\n", 10, 0), true, PaneTyping},
+		{"shell running a job", paneops.Pane{}, profile.Detection{Job: "bash (pid 1) runs sleep (pid 2)"}, blank, false, PaneBusy},
+		{"shell at its prompt", paneops.Pane{}, det("shell"), profile.ParseScreen("$ \n", 2, 0), true, PaneIdle},
+		{"shell with a typed line", paneops.Pane{}, det("shell"), profile.ParseScreen("$ make dep\n", 10, 0), true, PaneTyping},
 		{"line reader", paneops.Pane{}, det("reader"), blank, false, PaneIdle},
 		{"unknown program", paneops.Pane{}, det("generic"), blank, false, PaneUnknown},
 	}

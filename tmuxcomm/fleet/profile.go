@@ -13,6 +13,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
@@ -26,7 +27,7 @@ const (
 // Detect chooses the profile of a pane: the one named agent when it is not "" (an unknown name is
 // an error naming the known ones), else what paneops' detection finds in the pane's foreground.
 // Without a process table it decides from the pane's current command alone.
-func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (paneops.Detection, error) {
+func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (profile.Detection, error) {
 	if agent != "" {
 		return e.Profiles.Force(agent)
 	}
@@ -44,7 +45,7 @@ func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (pane
 	if t != nil {
 		ex.PIDs = t.Ancestors(e.SelfPID)
 	}
-	return e.Profiles.Detect(p, t, e.TTYMode, ex), nil
+	return paneops.Detect(e.Profiles, p, t, e.TTYMode, ex), nil
 }
 
 // CheckAgent refuses, as a usage error, an --agent name no profile has, before anything is
@@ -69,7 +70,7 @@ func (e *Finder) busyWait() time.Duration {
 
 // Delivery is the Delivery of content into pane p under profile det, with the engine's settings.
 // The pane locks live in the root's .locks folder.
-func (e *Finder) Delivery(p paneops.Pane, content string, det paneops.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
+func (e *Finder) Delivery(p paneops.Pane, content string, det profile.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
 		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
 		LockDir: store.LockDir(root), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
@@ -85,8 +86,8 @@ func (e *Finder) Delivery(p paneops.Pane, content string, det paneops.Detection,
 // to paste safely for the pane's profile, else one pointer line to the file (the file keeps the
 // original bytes either way). An interactive shell gets the pointer as an inert comment line:
 // pasting the request with Enter would run its lines as commands.
-func (e *Finder) PasteForm(request, path string, prof *paneops.Profile) (content, form string) {
-	if prof != nil && prof.Kind == paneops.KindShell {
+func (e *Finder) PasteForm(request, path string, prof *profile.Profile) (content, form string) {
+	if prof != nil && prof.Kind == profile.KindShell {
 		return ShellLine(PointerLine(request, path, "it is not pasted into a shell, which would run it")), FormComment
 	}
 	// The profile's bounds, measured for its program, take the place of the engine's defaults.
@@ -138,13 +139,13 @@ const neverPasted = 1 << 20
 const NeverPasted = neverPasted
 
 // PasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
-func (e *Finder) PasteFormOfFile(path string, prof *paneops.Profile) (content, form string, err error) {
+func (e *Finder) PasteFormOfFile(path string, prof *profile.Profile) (content, form string, err error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {
 		header, err := store.ReadFirstLine(path)
 		if err != nil {
 			return "", "", err
 		}
-		if prof != nil && prof.Kind == paneops.KindShell {
+		if prof != nil && prof.Kind == profile.KindShell {
 			return ShellLine(pointerLineOf(header, int(st.Size()), path, "it is not pasted into a shell, which would run it")), FormComment, nil
 		}
 		return pointerLineOf(header, int(st.Size()), path, "too long to paste"), FormPointer, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -161,8 +162,8 @@ func (e *Office) unwanted(root string, m messages.Mail) string {
 
 // mailContent is what is typed for a group of mail into a pane of profile det, and its form.
 // Only RESPONSE lines come in groups: one line each.
-func (e *Office) mailContent(root string, group []messages.Mail, det paneops.Detection) (content, form string, err error) {
-	shell := det.Profile != nil && det.Profile.Kind == paneops.KindShell
+func (e *Office) mailContent(root string, group []messages.Mail, det profile.Detection) (content, form string, err error) {
+	shell := det.Profile != nil && det.Profile.Kind == profile.KindShell
 	m := group[0]
 	switch m.Kind {
 	case messages.MailRequest:

@@ -25,6 +25,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
@@ -33,7 +34,7 @@ import (
 // handled is false when nothing was written and the caller may type it now (a fail-fast delivery:
 // nothing waits for it); a strict delivery whose write did not complete leaves the mail queued.
 func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
-	det paneops.Detection, route door.Finding, content, form string, strict bool) (p *core.Posted, handled bool, err error) {
+	det profile.Detection, route door.Finding, content, form string, strict bool) (p *core.Posted, handled bool, err error) {
 	m := group[0]
 	p = &core.Posted{Mail: m}
 	ids := make([]string, len(group))

@@ -2,7 +2,7 @@ package prompts
 
 // The screen route: an agent without a hook of wcomm's (Gemini CLI, Copilot CLI, OpenCode, a
 // Claude Code whose hook is not installed) shows its permission dialog and waits. A dialog its
-// profile recognises (paneops.DialogSpec) becomes a permission question at once, or, for a
+// profile recognises (profile.DialogSpec) becomes a permission question at once, or, for a
 // program whose own hook may bring it (its hook_grace_ms), once it has shown that long without a
 // hook's question for the pane; the first answer presses the dialog's key,
 // only while the same dialog still shows, under the pane's send lock (so it never lands between a
@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
@@ -114,10 +114,10 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 }
 
 // profile is the profile named name, nil when none is.
-func (s *Sentry) profile(name string) *paneops.Profile {
+func (s *Sentry) profile(name string) *profile.Profile {
 	set := s.Finder.Profiles
 	if set == nil {
-		set = paneops.DefaultProfiles()
+		set = profile.Defaults()
 	}
 	return set.Lookup(name)
 }
@@ -139,7 +139,7 @@ func (s *Sentry) hookAsked(ctx context.Context, pane messages.PaneID, since time
 }
 
 // askScreen asks the person about dialog d of pane and applies the first answer.
-func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *paneops.Profile, d paneops.Dialog, shown time.Time) {
+func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *profile.Profile, d profile.Dialog, shown time.Time) {
 	answers := []string{messages.PermAllow, messages.PermDeny}
 	if d.Spec.Always != "" {
 		answers = messages.PermissionOptions()
@@ -198,7 +198,7 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *pane
 
 // press presses key in pane while dialog fp (first seen at shownAt) still shows, under the pane's send lock, and checks
 // the dialog closed. What happened is recorded in the question's log.
-func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane messages.PaneID, prof *paneops.Profile, fp, key string, shownAt time.Time) error {
+func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane messages.PaneID, prof *profile.Profile, fp, key string, shownAt time.Time) error {
 	root, err := s.Finder.RootDir(false)
 	if err != nil {
 		return err
@@ -239,7 +239,7 @@ func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane me
 }
 
 // shows reports whether pane shows the dialog of fingerprint fp now.
-func (s *Sentry) shows(ctx context.Context, pane messages.PaneID, prof *paneops.Profile, fp string) bool {
+func (s *Sentry) shows(ctx context.Context, pane messages.PaneID, prof *profile.Profile, fp string) bool {
 	sc, err := s.Tmux.Screen(ctx, pane)
 	if err != nil {
 		return false
@@ -256,8 +256,8 @@ type screenTerminal struct {
 	s       *Sentry
 	ctx     context.Context
 	pane    messages.PaneID
-	prof    *paneops.Profile
-	d       paneops.Dialog
+	prof    *profile.Profile
+	d       profile.Dialog
 	denials int // the denied rows on screen while the dialog showed; -1 before the first look
 	n       int64
 }

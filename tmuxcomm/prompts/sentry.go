@@ -13,6 +13,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
@@ -50,7 +51,7 @@ type Sentry struct {
 
 // Keys is what the screen route needs of tmux: the pane's screen now, and one key pressed.
 type Keys interface {
-	Screen(ctx context.Context, pane messages.PaneID) (paneops.Screen, error)
+	Screen(ctx context.Context, pane messages.PaneID) (profile.Screen, error)
 	PressKey(ctx context.Context, pane messages.PaneID, key string) error
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
@@ -299,7 +300,7 @@ func (e *Desk) mayAnswerPermission(o AnswerOptions) error {
 	if o.CheckCaller || o.Agent {
 		if e.Procs != nil {
 			if t, err := e.Procs(); err == nil {
-				who = e.Profiles.AgentAmong(t, t.Ancestors(e.SelfPID))
+				who = paneops.AgentAmong(e.Profiles, t, t.Ancestors(e.SelfPID))
 			}
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // The settings files: the user's own, $XDG_CONFIG_HOME/wcomm/config.yaml (~/.config/wcomm/config.yaml
@@ -77,7 +77,7 @@ type Values struct {
 	OnQuestion        []string      `json:"on_question,omitempty"`
 	OnQuestionTimeout time.Duration `json:"on_question_timeout"`
 	// Profiles are the agent profiles with the file's agent_profiles applied (nil: the embedded ones).
-	Profiles *paneops.ProfileSet `json:"-"`
+	Profiles *profile.Set `json:"-"`
 	// Actions are the registered actions by name, their folders resolved (nil: none).
 	Actions map[string]messages.ActionDef `json:"actions,omitempty"`
 	// Channels are the chat services questions go to and answers come from (nil: none). A

@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/shlex"
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -117,7 +117,7 @@ type configFile struct {
 	Mailbox           mailboxFile   `yaml:"mailbox"`
 	OnQuestion        *string       `yaml:"on_question"`
 	OnQuestionTimeout *yamlDuration `yaml:"on_question_timeout"`
-	// AgentProfiles override or add delivery profiles (paneops/profiles.json's fields).
+	// AgentProfiles override or add delivery profiles (paneops/profile/profiles.json's fields).
 	AgentProfiles []map[string]any      `yaml:"agent_profiles"`
 	Actions       map[string]actionFile `yaml:"actions"`
 	Hosts         map[string]hostFile   `yaml:"hosts"`
@@ -375,7 +375,7 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: agent_profiles: %w", path, err)
 		}
-		set, err := paneops.LoadProfiles(overrides)
+		set, err := profile.Load(overrides)
 		if err != nil {
 			return fmt.Errorf("%s: agent_profiles: %w", path, err)
 		}

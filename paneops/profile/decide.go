@@ -1,4 +1,4 @@
-package paneops
+package profile
 
 // The decisions of a delivery, each from one inspection of the input box: paste now or wait,
 // whether the paste shows, whether the Enter submitted it.

@@ -1,4 +1,4 @@
-package paneops
+package profile
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func FuzzInspectScreen(f *testing.F) {
 	f.Add(" >   Type your message or @path/to/file\n", 5, 0, "")
 	f.Add("bash-5.2$ \x1b]0;title\x07echo hi\n", 10, 0, "echo hi")
 	f.Add("\x1b[38;2;1;2;3mred\x1b[7m\x1b[2mx\x1bP...\x1b\\\n\x00\x01", -3, 99, "\x1b[201~")
-	profiles := DefaultProfiles()
+	profiles := Defaults()
 	f.Fuzz(func(t *testing.T, capture string, x, y int, content string) {
 		s := ParseScreen(capture, x, y)
 		for _, name := range profiles.Names() {

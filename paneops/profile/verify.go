@@ -1,4 +1,4 @@
-package paneops
+package profile
 
 // Reading a profile's input box off a screen: where the box is, what it holds, whether the
 // program is busy, and which of its rows are what wcomm pasted.

@@ -1,6 +1,7 @@
-package paneops
+package profile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// screen reads a golden screen of testdata/screens: what Client.Screen's tmux call printed
+// screen reads a golden screen of testdata/screens: what paneops' Client.Screen's tmux call printed
 // (cursor line, then capture-pane -p -e) for a real agent TUI in a known state. The files were
 // captured from Claude Code 2.1.330, Codex CLI 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33 and
 // GitHub Copilot CLI 1.0.102 (the versions
@@ -19,9 +20,11 @@ func screen(t *testing.T, name string) Screen {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "screens", name+".screen"))
 	require.NoError(t, err)
-	s, err := parseScreenOutput(string(data))
-	require.NoError(t, err)
-	return s
+	first, rest, _ := strings.Cut(string(data), "\n")
+	var x, y int
+	_, err = fmt.Sscanf(first, "%d %d", &x, &y)
+	require.NoError(t, err, "the cursor line of %s", name)
+	return ParseScreen(rest, x, y)
 }
 
 func TestVerifyParseScreen(t *testing.T) {
@@ -49,13 +52,6 @@ func TestVerifyParseScreen(t *testing.T) {
 			assert.Equal(t, tt.wantSolid, s.Lines[0].Solid(0))
 		})
 	}
-	s, err := parseScreenOutput("3 1\nab\ncd\n\n")
-	require.NoError(t, err)
-	assert.Equal(t, 3, s.CursorX)
-	assert.Equal(t, 1, s.CursorY)
-	assert.Len(t, s.Lines, 3, "blank rows count: the cursor row is an index")
-	_, err = parseScreenOutput("not a cursor\n")
-	assert.Error(t, err)
 }
 
 func TestVerifyInspectGolden(t *testing.T) {
@@ -104,7 +100,7 @@ func TestVerifyInspectGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.screen, func(t *testing.T) {
 			agent, _, _ := strings.Cut(tt.screen, "-")
-			p := DefaultProfiles().Lookup(agent)
+			p := Defaults().Lookup(agent)
 			in := p.Inspect(screen(t, tt.screen))
 			assert.True(t, in.Found, "the input box is on screen")
 			assert.Equal(t, tt.lines, in.Lines)
@@ -118,7 +114,7 @@ func TestVerifyInspectGolden(t *testing.T) {
 // ("n" a new session, "/" a search). Its prompt is not on screen, so nothing is pasted there: the
 // message waits, and is refused at the deadline, never typed into the list.
 func TestVerifyCopilotSessionsTab(t *testing.T) {
-	p := DefaultProfiles().Lookup("copilot")
+	p := Defaults().Lookup("copilot")
 	in := p.Inspect(screen(t, "copilot-sessions-tab"))
 	assert.False(t, in.Found, "the input box is not on screen")
 	assert.Equal(t, ActWait, DecideBefore(p, in, false).Action)
@@ -126,7 +122,7 @@ func TestVerifyCopilotSessionsTab(t *testing.T) {
 }
 
 func TestVerifyInspectStarting(t *testing.T) {
-	gemini := DefaultProfiles().Lookup("gemini")
+	gemini := Defaults().Lookup("gemini")
 	for _, tt := range []struct {
 		screen   string
 		starting bool
@@ -149,25 +145,25 @@ func TestVerifyInspectStarting(t *testing.T) {
 	d := DecideBefore(gemini, in, true)
 	assert.Equal(t, ActPaste, d.Action, "at the deadline the message goes anyway")
 	assert.Contains(t, d.Evidence, "starting")
-	assert.False(t, DefaultProfiles().Lookup("claude").Inspect(screen(t, "claude-ready-after-turn")).Starting, "only profiles with start-up rows")
+	assert.False(t, Defaults().Lookup("claude").Inspect(screen(t, "claude-ready-after-turn")).Starting, "only profiles with start-up rows")
 }
 
 func TestVerifyInspectNoBox(t *testing.T) {
 	// A Claude Code history with no box drawn below it: its "❯ text" rows are not the box.
 	s := ParseScreen("❯ earlier message\n  more\n● ok\n\nSome dialog\n❯ 1. Yes\n  2. No\n", 0, 6)
-	in := DefaultProfiles().Lookup("claude").Inspect(s)
+	in := Defaults().Lookup("claude").Inspect(s)
 	assert.False(t, in.Found)
 	assert.Equal(t, "not on screen", in.State())
 	// Codex's box is found on a screen of another program only by its marker; none here.
-	in = DefaultProfiles().Lookup("codex").Inspect(ParseScreen("$ ls\nfile\n$ \n", 2, 2))
+	in = Defaults().Lookup("codex").Inspect(ParseScreen("$ ls\nfile\n$ \n", 2, 2))
 	assert.False(t, in.Found)
 	// Generic has no box at all.
-	in = DefaultProfiles().Lookup("generic").Inspect(s)
+	in = Defaults().Lookup("generic").Inspect(s)
 	assert.Equal(t, Inspection{}, in)
 }
 
 func TestVerifyInspectCursorLine(t *testing.T) {
-	sh := DefaultProfiles().Lookup("shell")
+	sh := Defaults().Lookup("shell")
 	tests := []struct {
 		name   string
 		screen string
@@ -197,8 +193,8 @@ func TestVerifyInspectCursorLine(t *testing.T) {
 
 func TestVerifyAttribute(t *testing.T) {
 	content := "[WORKER capability=READONLY id=x]\nfirst line of the body\n    indented    code\nline 40 of 40\n\n[RESPONSE INSTRUCTIONS]"
-	claude := DefaultProfiles().Lookup("claude")
-	shell := DefaultProfiles().Lookup("shell")
+	claude := Defaults().Lookup("claude")
+	shell := Defaults().Lookup("shell")
 	tests := []struct {
 		name    string
 		p       *Profile
@@ -226,7 +222,7 @@ func TestVerifyAttribute(t *testing.T) {
 }
 
 func TestVerifyDecideBefore(t *testing.T) {
-	set := DefaultProfiles()
+	set := Defaults()
 	claude, generic, reader := set.Lookup("claude"), set.Lookup("generic"), set.Lookup("reader")
 	tests := []struct {
 		name     string
@@ -264,7 +260,7 @@ func TestVerifyDecideBefore(t *testing.T) {
 }
 
 func TestVerifyDecideShown(t *testing.T) {
-	claude := DefaultProfiles().Lookup("claude")
+	claude := Defaults().Lookup("claude")
 	tests := []struct {
 		name     string
 		screen   string
@@ -290,7 +286,7 @@ func TestVerifyDecideShown(t *testing.T) {
 }
 
 func TestVerifyDecideAfter(t *testing.T) {
-	set := DefaultProfiles()
+	set := Defaults()
 	claude, codex := set.Lookup("claude"), set.Lookup("codex")
 	const msg = "short pasted message"
 	tests := []struct {
@@ -359,7 +355,7 @@ func TestVerifyDecideAfter(t *testing.T) {
 }
 
 func TestVerifyAsideKeepsIndentedInput(t *testing.T) {
-	p := DefaultProfiles().Lookup("opencode")
+	p := Defaults().Lookup("opencode")
 	assert.Equal(t, "  typed", p.cutAside("  typed            Context"), "the sidebar beside the box is cut")
 	assert.Equal(t, "            indented input", p.cutAside("            indented input"), "indentation is input")
 	assert.Equal(t, "a", p.cutAside("a"))

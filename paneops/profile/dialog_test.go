@@ -1,4 +1,4 @@
-package paneops
+package profile
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ const claudeDialog = `● I'll run it.
 func screenOf(text string) Screen { return ParseScreen(text, 0, 0) }
 
 func TestDialogClaude(t *testing.T) {
-	p := DefaultProfiles().Lookup("claude")
+	p := Defaults().Lookup("claude")
 	require.NotNil(t, p)
 	d, ok := p.Dialog(screenOf(claudeDialog))
 	require.True(t, ok)
@@ -46,7 +46,7 @@ func TestDialogClaude(t *testing.T) {
 }
 
 func TestDialogNotRecognised(t *testing.T) {
-	p := DefaultProfiles().Lookup("claude")
+	p := Defaults().Lookup("claude")
 	for name, screen := range map[string]string{
 		"no dialog":           "● done\n\n───\n❯ \n───",
 		"question alone":      "Do you want to proceed?",
@@ -56,7 +56,7 @@ func TestDialogNotRecognised(t *testing.T) {
 		_, ok := p.Dialog(screenOf(screen))
 		assert.False(t, ok, name)
 	}
-	_, ok := DefaultProfiles().Lookup("shell").Dialog(screenOf(claudeDialog))
+	_, ok := Defaults().Lookup("shell").Dialog(screenOf(claudeDialog))
 	assert.False(t, ok, "a profile without dialogs recognises none")
 }
 
@@ -67,7 +67,7 @@ func TestDialogSpecChecked(t *testing.T) {
 		"no markers":     `{"question":"x","title":"t","allow":"1","deny":"Escape"}`,
 		"bad pattern":    `{"markers":["("],"question":"x","title":"t","allow":"1","deny":"Escape"}`,
 	} {
-		_, err := LoadProfiles([]byte(`{"profiles":[{"name":"mytui","kind":"agent","dialogs":[` + js + `]}]}`))
+		_, err := Load([]byte(`{"profiles":[{"name":"mytui","kind":"agent","dialogs":[` + js + `]}]}`))
 		assert.Error(t, err, name)
 	}
 }

@@ -1,4 +1,4 @@
-package paneops
+package profile
 
 import (
 	"bytes"
@@ -278,8 +278,8 @@ func (p *Profile) compilePatterns() error {
 	return errors.Join(errs...)
 }
 
-// ProfileSet is the profiles in the order detection tries them.
-type ProfileSet struct {
+// Set is the profiles in the order detection tries them.
+type Set struct {
 	Profiles []*Profile `json:"profiles"`
 }
 
@@ -288,26 +288,26 @@ var builtinProfiles []byte
 
 var (
 	defaultOnce sync.Once
-	defaultSet  *ProfileSet
+	defaultSet  *Set
 	defaultErr  error
 )
 
-// DefaultProfiles returns the embedded profiles (profiles.json). The set is shared: do not modify it.
-func DefaultProfiles() *ProfileSet {
-	defaultOnce.Do(func() { defaultSet, defaultErr = LoadProfiles(nil) })
+// Defaults returns the embedded profiles (profiles.json). The set is shared: do not modify it.
+func Defaults() *Set {
+	defaultOnce.Do(func() { defaultSet, defaultErr = Load(nil) })
 	if defaultErr != nil {
-		panic("paneops: embedded profiles.json: " + defaultErr.Error()) // a build defect, caught by the tests
+		panic("profile: embedded profiles.json: " + defaultErr.Error()) // a build defect, caught by the tests
 	}
 	return defaultSet
 }
 
-// LoadProfiles returns the embedded profiles with overrides applied. overrides is JSON (or nil):
+// Load returns the embedded profiles with overrides applied. overrides is JSON (or nil):
 // {"profiles": [{"name": "codex", "enter_delay": {"floor_ms": 500}}, {"name": "mytui", ...}]}.
 // An override of a known name changes only the fields it sets (nested objects merge the same way;
 // lists replace); a new name adds a profile, tried before the built-in shell, reader and generic
 // ones. The settings file's agent_profiles list, turned into JSON, is meant to be passed here.
-func LoadProfiles(overrides []byte) (*ProfileSet, error) {
-	var set ProfileSet
+func Load(overrides []byte) (*Set, error) {
+	var set Set
 	overridden := map[*Profile]bool{}
 	if err := decodeStrict(builtinProfiles, &set); err != nil {
 		return nil, fmt.Errorf("embedded profiles: %w", err)
@@ -375,7 +375,7 @@ func decodeStrict(data []byte, v any) error {
 }
 
 // Lookup returns the profile named name, or nil.
-func (s *ProfileSet) Lookup(name string) *Profile {
+func (s *Set) Lookup(name string) *Profile {
 	for _, p := range s.Profiles {
 		if p.Name == name {
 			return p
@@ -385,7 +385,7 @@ func (s *ProfileSet) Lookup(name string) *Profile {
 }
 
 // Names lists the profile names.
-func (s *ProfileSet) Names() []string {
+func (s *Set) Names() []string {
 	out := make([]string, len(s.Profiles))
 	for i, p := range s.Profiles {
 		out[i] = p.Name
