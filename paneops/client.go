@@ -38,8 +38,8 @@ type Client struct {
 	Server Server
 	Bin    string // tmux binary; "" means "tmux" from PATH
 
-	ctl *Control  // calls without stdin go through this control client (Control.Client)
-	res *Resident // calls go through the resident client of the root and server (WithResident)
+	ctl *Control // calls without stdin go through this control client (Control.Client)
+	res Router   // calls go through the resident client of the root and server (WithResident)
 }
 
 // argv returns the full command line of one call: binary, socket flags, then args.
@@ -61,9 +61,9 @@ func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (stri
 	if c.routed() {
 		out, st, err := c.route(ctx, stdin, args)
 		switch {
-		case st == routeDone:
+		case st == RouteDone:
 			return out, err
-		case st == routeLost && !rerunSafe(args):
+		case st == RouteLost && !RerunSafe(args):
 			return "", &Error{Argv: c.argv(args), ExitCode: -1, Err: ErrRouteLost}
 		}
 	}
@@ -86,7 +86,7 @@ func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (stri
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr):
-		e := newError(argv, exitErr.ExitCode(), stderr.String(), err)
+		e := NewError(argv, exitErr.ExitCode(), stderr.String(), err)
 		if e.Err == err && ctx.Err() != nil {
 			e.Err = ctx.Err() // killed by the context: say so rather than "signal: killed"
 		}

@@ -30,9 +30,9 @@ import (
 // controlFlags are the attached client's flags: it reads, it never types, sizes or receives output.
 const controlFlags = "ignore-size,no-output,read-only"
 
-// controlTimeout bounds one exchange with the control client: a server that does not answer a
+// ControlTimeout bounds one exchange with the control client: a server that does not answer a
 // read in this time is treated as gone, and the next call starts a new client.
-const controlTimeout = 5 * time.Second
+const ControlTimeout = 5 * time.Second
 
 // controlRetry is how long after a failed start the next start is tried; the calls made in
 // between start a client each, as without control mode.
@@ -75,8 +75,12 @@ func (c *Client) ControlFlags(target, flags string) *Control {
 // long-lived MCP server's and the resident's, which deliver. It still takes no part in window
 // sizes and receives no pane output.
 func (c *Client) ControlTyping(target string) *Control {
-	return c.ControlFlags(target, residentFlags)
+	return c.ControlFlags(target, typingFlags)
 }
+
+// typingFlags are the flags of a control client that types (send-keys, paste-buffer), so it is
+// not read-only; it takes no part in window sizes and receives no pane output.
+const typingFlags = "ignore-size,no-output"
 
 // Client is a Client whose calls without stdin go through the control client.
 func (k *Control) Client() *Client {
@@ -195,33 +199,33 @@ func withoutEnv(env []string, names ...string) []string {
 var errControl = errors.New("tmux control client out of step")
 
 // The outcome of a call handed to a control client or to the resident client.
-type routeState int
+type RouteState int
 
 const (
-	routeNotRun routeState = iota // never reached tmux: the caller runs it itself
-	routeDone                     // answered: out and err are tmux's
-	routeLost                     // sent, then the client broke before answering: tmux may have run it, now or later
+	RouteNotRun RouteState = iota // never reached tmux: the caller runs it itself
+	RouteDone                     // answered: out and err are tmux's
+	RouteLost                     // sent, then the client broke before answering: tmux may have run it, now or later
 )
 
 // run runs one command list (args as for Client.Run) through the control client. notRun when
 // the control client is not available: the caller then starts a client for the call.
-func (k *Control) run(ctx context.Context, args []string) (out string, st routeState, err error) {
+func (k *Control) Route(ctx context.Context, args []string) (out string, st RouteState, err error) {
 	cmds, ok := controlLines(args)
 	if !ok {
-		return "", routeNotRun, nil
+		return "", RouteNotRun, nil
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.closed {
-		return "", routeNotRun, nil
+		return "", RouteNotRun, nil
 	}
 	if k.conn == nil {
 		if time.Now().Before(k.retry) {
-			return "", routeNotRun, nil
+			return "", RouteNotRun, nil
 		}
 		if err := k.start(); err != nil {
 			k.retry = time.Now().Add(controlRetry)
-			return "", routeNotRun, nil
+			return "", RouteNotRun, nil
 		}
 	}
 	out, err = k.exchange(ctx, args, cmds)
@@ -231,11 +235,11 @@ func (k *Control) run(ctx context.Context, args []string) (out string, st routeS
 		k.stop()
 		k.retry = time.Now().Add(controlRetry)
 		if ctx.Err() != nil {
-			return "", routeDone, &Error{Argv: k.spawn.argv(args), ExitCode: -1, Err: ctx.Err()}
+			return "", RouteDone, &Error{Argv: k.spawn.argv(args), ExitCode: -1, Err: ctx.Err()}
 		}
-		return "", routeLost, nil
+		return "", RouteLost, nil
 	}
-	return out, routeDone, err
+	return out, RouteDone, err
 }
 
 // Running reports whether the control client runs now (started and not broken).
@@ -272,7 +276,7 @@ func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (s
 	if _, err := io.WriteString(k.conn.in, line); err != nil {
 		return "", errControl
 	}
-	timer := time.NewTimer(controlTimeout)
+	timer := time.NewTimer(ControlTimeout)
 	defer timer.Stop()
 	next := func() (string, error) {
 		select {
@@ -334,7 +338,7 @@ func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (s
 		case failed != nil:
 		case isErr:
 			argv := k.spawn.argv(args)
-			failed = newError(argv, 1, text, fmt.Errorf("tmux exited with status 1"))
+			failed = NewError(argv, 1, text, fmt.Errorf("tmux exited with status 1"))
 		default:
 			stdout.WriteString(text)
 		}

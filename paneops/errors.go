@@ -159,7 +159,7 @@ func hint(err error) string {
 }
 
 // newError builds the *Error for a failed call, classifying stderr first.
-func newError(argv []string, code int, stderr string, cause error) *Error {
+func NewError(argv []string, code int, stderr string, cause error) *Error {
 	err := classify(stderr)
 	if err == nil {
 		err = cause

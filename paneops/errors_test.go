@@ -42,7 +42,7 @@ func TestClassify(t *testing.T) {
 
 func TestErrorMessageAndUnwrap(t *testing.T) {
 	cause := errors.New("exit status 1")
-	e := newError([]string{"tmux", "-S", "/tmp/x/s", "display-message", "-p", "-t", "%9", "#{pane_id}"}, 1,
+	e := NewError([]string{"tmux", "-S", "/tmp/x/s", "display-message", "-p", "-t", "%9", "#{pane_id}"}, 1,
 		"can't find pane: %9\n", cause)
 	require.ErrorIs(t, e, ErrPaneNotFound)
 	assert.Equal(t, 1, e.ExitCode)
@@ -50,11 +50,11 @@ func TestErrorMessageAndUnwrap(t *testing.T) {
 		`tmux display-message: can't find pane: %9; run 'tmux list-panes -a' to see which panes exist`, e.Error())
 	assert.NotContains(t, e.Error(), "#{pane_id}", "no raw command line in a message")
 
-	unknown := newError([]string{"tmux", "frob"}, 1, "unknown command: frob\n", cause)
+	unknown := NewError([]string{"tmux", "frob"}, 1, "unknown command: frob\n", cause)
 	assert.ErrorIs(t, unknown, cause, "an unclassified failure unwraps to the exec error")
 	assert.Equal(t, "tmux frob: unknown command: frob (exit status 1)", unknown.Error())
 
-	long := newError(append([]string{"tmux", "load-buffer"}, strings.Repeat("x", 300)), 1, "boom\n", cause)
+	long := NewError(append([]string{"tmux", "load-buffer"}, strings.Repeat("x", 300)), 1, "boom\n", cause)
 	assert.Less(t, len(long.Error()), 160, "the argv is shortened: what tmux said matters, not a 600-character command")
 }
 

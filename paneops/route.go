@@ -2,7 +2,7 @@ package paneops
 
 // Where a tmux call goes. A call starts a tmux client of its own unless the Client has a route
 // kept open: a control client of this process (Control), or the resident client of the root
-// and server (Resident), which answers for a write and a read on a socket. A route that cannot
+// and server (a Router: package tmuxd), which answers for a write and a read on a socket. A route that cannot
 // take the call leaves it to a client of its own, as before. A route that breaks after taking
 // the call leaves it unknown whether tmux ran it, and tmux may still run it a moment later: a
 // call that only reads, or that does the same when run twice, is then run again; any other is
@@ -27,8 +27,8 @@ var rerunnable = map[string]bool{
 	"delete-buffer": true, "set-option": true, "-V": true,
 }
 
-// rerunSafe reports whether every command of the list (args as for Client.Run) is rerunnable.
-func rerunSafe(args []string) bool {
+// RerunSafe reports whether every command of the list (args as for Client.Run) is rerunnable.
+func RerunSafe(args []string) bool {
 	first := true
 	for _, a := range args {
 		switch {
@@ -44,6 +44,20 @@ func rerunSafe(args []string) bool {
 	return true
 }
 
+// Router is a route kept open for a Client's calls besides its own control client: the resident
+// tmux client of the root and server (package tmuxd). Route runs the call (argv is its whole
+// command line, args the part after the socket flags) and says whether it reached tmux.
+type Router interface {
+	Route(ctx context.Context, argv []string, stdin io.Reader, args []string) (string, RouteState, error)
+}
+
+// WithResident is c with its calls going through r when r answers.
+func (c *Client) WithResident(r Router) *Client {
+	cl := *c
+	cl.res = r
+	return &cl
+}
+
 // routed reports whether calls of c may go through a route kept open: the delivery then fences
 // its paste and its Enter so that a call a broken route may still run is never run twice.
 func (c *Client) routed() bool { return c.ctl != nil || c.res != nil }
@@ -53,14 +67,14 @@ func (c *Client) direct() *Client { return &Client{Server: c.Server, Bin: c.Bin}
 
 // route runs the call through c's routes, in order: this process's control client for a call
 // without stdin, then the resident client.
-func (c *Client) route(ctx context.Context, stdin io.Reader, args []string) (string, routeState, error) {
+func (c *Client) route(ctx context.Context, stdin io.Reader, args []string) (string, RouteState, error) {
 	if c.ctl != nil && stdin == nil {
-		if out, st, err := c.ctl.run(ctx, args); st != routeNotRun {
+		if out, st, err := c.ctl.Route(ctx, args); st != RouteNotRun {
 			return out, st, err
 		}
 	}
 	if c.res != nil {
-		return c.res.run(ctx, c.argv(args), stdin, args)
+		return c.res.Route(ctx, c.argv(args), stdin, args)
 	}
-	return "", routeNotRun, nil
+	return "", RouteNotRun, nil
 }

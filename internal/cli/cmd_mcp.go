@@ -50,7 +50,11 @@ Claude Code, Codex and Gemini CLI.`,
 				d := c.newDoor()
 				ctl := c.tmux().ControlTyping("")
 				defer ctl.Close()
-				d.Tmux = ctl.Client().WithResident(c.resident())
+				tc := ctl.Client()
+				if r := c.resident(); r != nil {
+					tc = tc.WithResident(r)
+				}
+				d.Tmux = tc
 				return c.comp.MCP(c.ctx, MCPEnv{Door: d, Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
 			}
 		},

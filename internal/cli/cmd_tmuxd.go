@@ -11,6 +11,7 @@ import (
 	"github.com/wcomm/wcomm/internal/resident"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/tmuxd"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -31,7 +32,7 @@ var residentAfter = map[string]bool{"find": true, "panes": true}
 // the copies of an invocation's cli).
 type residentState struct {
 	once sync.Once
-	r    *paneops.Resident
+	r    *tmuxd.Resident
 }
 
 // where names the resident of this invocation's root and tmux server.
@@ -41,7 +42,7 @@ func (c *cli) where() resident.Where {
 
 // resident is the calling side of the resident of this invocation's root and tmux server, made
 // once; nil when it is off.
-func (c *cli) resident() *paneops.Resident {
+func (c *cli) resident() *tmuxd.Resident {
 	if c.res == nil {
 		return nil
 	}

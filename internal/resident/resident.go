@@ -1,8 +1,9 @@
 // Package resident starts, reaches and runs the resident tmux client of a root and tmux server
-// (paneops' ResidentServer): the hidden 'wcomm __tmuxd' that a delivering command starts
+// (package paneops/tmuxd): the hidden 'wcomm __tmuxd' that a delivering command starts
 // detached when none answers, the calling side a command hands its tmux calls and its guard to,
-// and the resident's own loop. It is on unless WCOMM_TMUXD=0. It imports paneops, the store room,
-// messages and the launcher; the command line wires it, and runs the engine's guard for it.
+// and the resident's own loop. It is on unless WCOMM_TMUXD=0. It imports paneops and
+// paneops/tmuxd, the store room, messages and the launcher; the command line wires it, and runs
+// the engine's guard for it.
 package resident
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/tmuxd"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -49,11 +51,11 @@ func On(getenv func(string) string) bool {
 
 // key names the resident of w's server.
 func (w Where) key() string {
-	return paneops.ResidentKey(w.Server, w.Getenv("TMUX"), w.Getenv("TMUX_TMPDIR"))
+	return tmuxd.ResidentKey(w.Server, w.Getenv("TMUX"), w.Getenv("TMUX_TMPDIR"))
 }
 
 // Caller is the calling side of w's resident; start, when set, starts one when none answers.
-func Caller(w Where, start bool) (*paneops.Resident, error) {
+func Caller(w Where, start bool) (*tmuxd.Resident, error) {
 	root, err := filepath.Abs(w.Root)
 	if err != nil {
 		return nil, err
@@ -62,7 +64,7 @@ func Caller(w Where, start bool) (*paneops.Resident, error) {
 	if start {
 		spawn = func() error { return Spawn(Where{Root: root, Server: w.Server, Getenv: w.Getenv}) }
 	}
-	return paneops.NewResident(filepath.Join(root, store.ResidentDir), paneops.ResidentSocket(w.key()), spawn), nil
+	return tmuxd.NewResident(filepath.Join(root, store.ResidentDir), tmuxd.ResidentSocket(w.key()), spawn), nil
 }
 
 // Spawn starts 'wcomm __tmuxd' for w, detached.
@@ -90,7 +92,7 @@ type GuardFunc func(server, socket string, pane messages.PaneID, pid int) error
 
 // Guard hands this process's guard to the resident r, and only when r does not take it (or ends
 // before this process) to spawn, a process of its own.
-func Guard(ctx context.Context, r *paneops.Resident, spawn GuardFunc) GuardFunc {
+func Guard(ctx context.Context, r *tmuxd.Resident, spawn GuardFunc) GuardFunc {
 	return func(server, socket string, pane messages.PaneID, pid int) error {
 		if r == nil || pid != os.Getpid() {
 			return spawn(server, socket, pane, pid)
@@ -106,7 +108,7 @@ func Guard(ctx context.Context, r *paneops.Resident, spawn GuardFunc) GuardFunc 
 }
 
 // ServeGuard guards the deliveries of process pid into pane until wait returns (see
-// paneops.ResidentServer.Guard).
+// tmuxd.ResidentServer.Guard).
 type ServeGuard = func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error
 
 // Serve runs w's resident until it is idle for idle; guard runs a guard handed to it, with the
@@ -120,7 +122,7 @@ func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux fun
 	if err != nil {
 		return err
 	}
-	srv := &paneops.ResidentServer{
+	srv := &tmuxd.ResidentServer{
 		Dir: dir, Key: w.key(), Tmux: &paneops.Client{Server: w.Server},
 		Idle: idle,
 		Logf: func(format string, a ...any) {
@@ -134,7 +136,7 @@ func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux fun
 	}
 	srv.Guard = guard(srv.Client)
 	err = srv.Serve(ctx)
-	if err == paneops.ErrResidentRunning {
+	if err == tmuxd.ErrResidentRunning {
 		return nil
 	}
 	return err

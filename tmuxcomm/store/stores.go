@@ -61,7 +61,7 @@ const (
 	// atomically; what changed since is read from the files again.
 	HistoryDir = ".history"
 	// ResidentDir holds, per tmux server, the socket, lock and private folder of the resident
-	// tmux client (paneops.ResidentServer), and its log.
+	// tmux client (paneops/tmuxd), and its log.
 	ResidentDir = ".tmuxd"
 	// LocksDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"

@@ -1,4 +1,4 @@
-package paneops
+package tmuxd
 
 // The resident client, the calling side. A tmux client costs a process start (2 to 4 ms on a
 // small virtual machine, and as much again of CPU), and a send makes two or three calls. The
@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 )
 
 // residentMaxStdin bounds what a call hands the resident on stdin: a larger message is written
@@ -40,8 +41,8 @@ const residentMaxStdin = 1 << 20
 const residentRetry = 2 * time.Second
 
 // residentTimeout bounds one call through the resident beyond the caller's own context: the
-// resident's control client gives up after controlTimeout.
-const residentTimeout = controlTimeout + 2*time.Second
+// resident's control client gives up after paneops.ControlTimeout.
+const residentTimeout = paneops.ControlTimeout + 2*time.Second
 
 // Resident is the calling side of the resident client of one root and tmux server. It is safe
 // for concurrent use; calls share one connection, one at a time.
@@ -66,20 +67,10 @@ func NewResident(dir, name string, start func() error) *Resident {
 	return &Resident{dir: dir, name: name, start: start}
 }
 
-// WithResident is c with its calls going through r when r answers.
-func (c *Client) WithResident(r *Resident) *Client {
-	cl := *c
-	cl.res = r
-	return &cl
-}
-
-// Resident is the resident client c's calls go through, nil when none.
-func (c *Client) Resident() *Resident { return c.res }
-
 // ResidentKey names the resident of the tmux server that s reaches from a process whose $TMUX
 // is tmuxEnv and whose $TMUX_TMPDIR is tmpdir: a digest of the server's socket, so one resident
 // runs per server and root, whatever the names the callers used for the server.
-func ResidentKey(s Server, tmuxEnv, tmpdir string) string {
+func ResidentKey(s paneops.Server, tmuxEnv, tmpdir string) string {
 	sock := s.Socket
 	switch {
 	case sock != "":
@@ -316,24 +307,27 @@ func (r *Resident) Close() {
 	r.dropLocked()
 }
 
-// run hands one call to the resident. argv is the call's whole command line, for its errors.
-func (r *Resident) run(ctx context.Context, argv []string, stdin io.Reader, args []string) (string, routeState, error) {
+// Route hands one call to the resident (paneops.Router). argv is the call's whole command line, for its errors.
+func (r *Resident) Route(ctx context.Context, argv []string, stdin io.Reader, args []string) (string, paneops.RouteState, error) {
+	if r == nil { // a nil *Resident handed to Client.WithResident: no resident, as before
+		return "", paneops.RouteNotRun, nil
+	}
 	var body []byte
 	if stdin != nil {
 		br, ok := stdin.(*bytes.Reader)
 		if !ok || br.Len() > residentMaxStdin || !loadsStdin(args) {
-			return "", routeNotRun, nil
+			return "", paneops.RouteNotRun, nil
 		}
 		body = make([]byte, br.Len())
 		if _, err := br.ReadAt(body, br.Size()-int64(br.Len())); err != nil && !errors.Is(err, io.EOF) {
-			return "", routeNotRun, nil
+			return "", paneops.RouteNotRun, nil
 		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	conn := r.connLocked(ctx)
 	if conn == nil {
-		return "", routeNotRun, nil
+		return "", paneops.RouteNotRun, nil
 	}
 	deadline := time.Now().Add(residentTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -345,30 +339,30 @@ func (r *Resident) run(ctx context.Context, argv []string, stdin io.Reader, args
 	if err := writeFrame(conn, residentReq{Op: "run", Args: args, Stdin: len(body)}, body); err != nil {
 		// A frame cut short is read by nobody: the resident runs only whole ones.
 		r.dropLocked()
-		return "", routeNotRun, nil
+		return "", paneops.RouteNotRun, nil
 	}
 	var resp residentResp
 	if err := readFrame(conn, &resp); err != nil {
 		r.dropLocked()
 		if ctx.Err() != nil {
-			return "", routeDone, &Error{Argv: argv, ExitCode: -1, Err: ctx.Err()}
+			return "", paneops.RouteDone, &paneops.Error{Argv: argv, ExitCode: -1, Err: ctx.Err()}
 		}
-		return "", routeLost, nil
+		return "", paneops.RouteLost, nil
 	}
 	switch resp.State {
 	case "done":
 	case "notrun":
-		return "", routeNotRun, nil
+		return "", paneops.RouteNotRun, nil
 	default:
-		return "", routeLost, nil
+		return "", paneops.RouteLost, nil
 	}
 	if resp.Code == 0 && resp.Err == "" {
-		return resp.Out, routeDone, nil
+		return resp.Out, paneops.RouteDone, nil
 	}
 	if resp.Code < 0 {
-		return resp.Out, routeDone, &Error{Argv: argv, ExitCode: -1, Stderr: resp.Stderr, Err: errors.New(resp.Err)}
+		return resp.Out, paneops.RouteDone, &paneops.Error{Argv: argv, ExitCode: -1, Stderr: resp.Stderr, Err: errors.New(resp.Err)}
 	}
-	return resp.Out, routeDone, newError(argv, resp.Code, resp.Stderr, fmt.Errorf("tmux exited with status %d", resp.Code))
+	return resp.Out, paneops.RouteDone, paneops.NewError(argv, resp.Code, resp.Stderr, fmt.Errorf("tmux exited with status %d", resp.Code))
 }
 
 // loadsStdin reports whether stdin goes only to a first command "load-buffer ... -", the one

@@ -1,4 +1,4 @@
-package paneops
+package tmuxd
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 )
 
 // residentDir is a private folder for a resident's files, short enough for a socket's address.
@@ -159,10 +160,10 @@ func (f *fakeResident) serve() {
 			_ = os.WriteFile(file, body, 0o600)
 			args = withLoadPath(args, file)
 		}
-		changes := !rerunSafe(req.Args)
+		changes := !paneops.RerunSafe(req.Args)
 		if !changes {
 			// Reads are answered, so the delivery gets to its paste.
-			out, err := f.s.c.direct().Run(context.Background(), nil, args...)
+			out, err := direct(f.s.c).Run(context.Background(), nil, args...)
 			resp := residentResp{State: "done", Out: out}
 			if err != nil {
 				resp.Code, resp.Stderr = 1, err.Error()
@@ -172,7 +173,7 @@ func (f *fakeResident) serve() {
 			continue
 		}
 		if f.mode == "ran" {
-			_, _ = f.s.c.direct().Run(context.Background(), nil, args...)
+			_, _ = direct(f.s.c).Run(context.Background(), nil, args...)
 			c.Close()
 			continue
 		}
@@ -192,10 +193,10 @@ func (f *fakeResident) serve() {
 			}
 		}
 		waitFor(f.t, 10*time.Second, func() bool {
-			out, err := f.s.c.direct().Run(context.Background(), nil, "display-message", "-p", "-t", pane, "#{"+fencePrefix+token+"}")
+			out, err := direct(f.s.c).Run(context.Background(), nil, "display-message", "-p", "-t", pane, "#{"+fencePrefix+token+"}")
 			return err == nil && strings.TrimSpace(out) == "1"
 		})
-		out, _ := f.s.c.direct().Run(context.Background(), nil, args...)
+		out, _ := direct(f.s.c).Run(context.Background(), nil, args...)
 		assert.Contains(f.t, out, "refused", "the late call was not refused by its fence")
 	}
 }

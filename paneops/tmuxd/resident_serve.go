@@ -1,7 +1,7 @@
-package paneops
+package tmuxd
 
 // The resident client, the serving side: one process per root and tmux server ('wcomm
-// __tmuxd'), holding one control-mode client (Control) and answering the calls of every wcomm
+// __tmuxd'), holding one control-mode client (paneops.Control) and answering the calls of every wcomm
 // process of the root on a unix socket. It ends on its own once no call came for its idle time
 // and no delivery it guards is under way, when its tmux server stops, or when its socket is
 // removed or replaced (its root deleted).
@@ -34,18 +34,15 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
 )
-
-// residentFlags are the resident's client flags: it types (send-keys, paste-buffer), so it is
-// not read-only; it takes no part in window sizes and receives no pane output.
-const residentFlags = "ignore-size,no-output"
 
 // ResidentServer serves the resident client of one root and tmux server.
 type ResidentServer struct {
 	Dir  string // the folder of the socket, lock and private files: this user's, 0700
 	Key  string // ResidentKey: the names of its files in Dir
-	Tmux *Client
+	Tmux *paneops.Client
 	// Idle is how long without a call the resident waits before it ends.
 	Idle time.Duration
 	// Guard guards the deliveries of process pid into pane: it returns once wait returns (pid
@@ -54,7 +51,7 @@ type ResidentServer struct {
 	// Logf writes a diagnostic line.
 	Logf func(format string, a ...any)
 
-	ctl      *Control
+	ctl      *paneops.Control
 	last     atomic.Int64 // unix nanoseconds of the latest call
 	guards   atomic.Int64 // guards under way
 	ownerOK  atomic.Int32 // 0 unknown, 1 the server runs as this user, -1 not
@@ -207,16 +204,17 @@ func (s *ResidentServer) watch(ctx context.Context, sock string, sockSt os.FileI
 	}
 }
 
-// Client is a Client whose calls without stdin go through the resident's own control client,
+// Client is a paneops.Client whose calls without stdin go through the resident's own control client,
 // in this process (a guard's delivery); valid once Serve runs.
-func (s *ResidentServer) Client() *Client { return s.ctl.Client() }
+func (s *ResidentServer) Client() *paneops.Client { return s.ctl.Client() }
 
 // serverUp asks the server, with a client of its own, whether it runs.
 func (s *ResidentServer) serverUp(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := s.Tmux.direct().Run(ctx, nil, "display-message", "-p", "#{pid}")
-	return err == nil || !errors.Is(err, ErrNoServer)
+	direct := &paneops.Client{Server: s.Tmux.Server, Bin: s.Tmux.Bin}
+	_, err := direct.Run(ctx, nil, "display-message", "-p", "#{pid}")
+	return err == nil || !errors.Is(err, paneops.ErrNoServer)
 }
 
 // serveConn answers the calls of one connection, after checking that its peer is this user.
@@ -293,19 +291,19 @@ func (s *ResidentServer) run(ctx context.Context, args []string, body []byte) re
 // runCtl runs args through the control client. answered: tmux answered the call, so it has
 // read whatever file the call named and will not read it again.
 func (s *ResidentServer) runCtl(ctx context.Context, args []string) (resp residentResp, answered bool) {
-	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	ctx, cancel := context.WithTimeout(ctx, paneops.ControlTimeout)
 	defer cancel()
-	out, st, err := s.ctl.run(ctx, args)
+	out, st, err := s.ctl.Route(ctx, args)
 	switch st {
-	case routeNotRun:
+	case paneops.RouteNotRun:
 		return residentResp{State: "notrun"}, false
-	case routeLost:
+	case paneops.RouteLost:
 		return residentResp{State: "lost"}, false
 	}
 	if err == nil {
 		return residentResp{State: "done", Out: out}, true
 	}
-	var te *Error
+	var te *paneops.Error
 	if errors.As(err, &te) && te.ExitCode > 0 {
 		return residentResp{State: "done", Out: out, Code: te.ExitCode, Stderr: te.Stderr}, true
 	}
@@ -405,10 +403,10 @@ func (s *ResidentServer) serverIsOurs(ctx context.Context) bool {
 	case -1:
 		return false
 	}
-	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	ctx, cancel := context.WithTimeout(ctx, paneops.ControlTimeout)
 	defer cancel()
-	out, st, err := s.ctl.run(ctx, []string{"display-message", "-p", "#{pid}"})
-	if st != routeDone || err != nil {
+	out, st, err := s.ctl.Route(ctx, []string{"display-message", "-p", "#{pid}"})
+	if st != paneops.RouteDone || err != nil {
 		return false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(out))
