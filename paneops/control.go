@@ -198,7 +198,7 @@ func withoutEnv(env []string, names ...string) []string {
 // errControl is a control client that broke or answered out of step.
 var errControl = errors.New("tmux control client out of step")
 
-// The outcome of a call handed to a control client or to the resident client.
+// RouteState is the outcome of a call handed to a control client or to the resident client.
 type RouteState int
 
 const (
@@ -207,8 +207,8 @@ const (
 	RouteLost                     // sent, then the client broke before answering: tmux may have run it, now or later
 )
 
-// run runs one command list (args as for Client.Run) through the control client. notRun when
-// the control client is not available: the caller then starts a client for the call.
+// Route runs one command list (args as for Client.Run) through the control client. RouteNotRun
+// when the control client is not available: the caller then starts a client for the call.
 func (k *Control) Route(ctx context.Context, args []string) (out string, st RouteState, err error) {
 	cmds, ok := controlLines(args)
 	if !ok {

@@ -158,7 +158,7 @@ func hint(err error) string {
 	return ""
 }
 
-// newError builds the *Error for a failed call, classifying stderr first.
+// NewError builds the *Error for a failed call, classifying stderr first.
 func NewError(argv []string, code int, stderr string, cause error) *Error {
 	err := classify(stderr)
 	if err == nil {
