@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -110,6 +111,9 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	assert.Equal(t, st.ID, q.ID)
 	assert.Equal(t, "bcrypt or argon2?", q.Text)
 	assert.Contains(t, string(ds[1].Content), "To answer: wcomm answer "+st.ID+" A")
+	// The ask records the delivery once its paste has returned: wait for the record, so that
+	// the answer below comes after it, as the order checked at the end says.
+	require.Eventually(t, func() bool { return slices.Contains(qEvents(st), questions.QDelivered) }, 5*time.Second, time.Millisecond)
 
 	start := time.Now()
 	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "b"})
