@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/internal/tmuxtest"
@@ -14,12 +15,12 @@ import (
 	"github.com/wcomm/wcomm/paneops"
 )
 
-// testServer is a private tmux server for one test.
+// testServer is a private tmux server for one test, with a paneops client of it.
 type testServer struct {
 	t   testing.TB
+	srv *tmuxtest.Server
 	c   *paneops.Client
 	dir string
-	key string // ServerInfo.Key(), the lock key of its deliveries
 }
 
 // startServer starts a private tmux server with no config file, killed when the test ends.
@@ -27,17 +28,18 @@ func startServer(t testing.TB) *testServer {
 	t.Helper()
 	srv := tmuxtest.New(t)
 	srv.Start(t, tmuxtest.Options{Session: "main", Width: 160, Height: 48, Argv: []string{"sleep", "86400"}})
-	s := &testServer{t: t, c: &paneops.Client{Bin: srv.Bin, Server: paneops.Server{Socket: srv.Sock}}, dir: srv.Dir}
-	info, err := s.c.ServerInfo(context.Background())
-	require.NoError(t, err)
-	s.key = info.Key()
-	return s
+	t.Cleanup(func() { // before tmuxtest's own cleanup kills the server
+		if out, err := srv.Run("list-buffers", "-F", "#{buffer_name}"); err == nil {
+			assert.Empty(t, out, "tmux buffers left behind")
+		}
+	})
+	return &testServer{t: t, srv: srv, c: &paneops.Client{Bin: srv.Bin, Server: paneops.Server{Socket: srv.Sock}}, dir: srv.Dir}
 }
 
-// tmux runs a tmux command that must succeed and returns its stdout.
+// tmux runs a tmux command that must succeed, by a client of its own, and returns its stdout.
 func (s *testServer) tmux(args ...string) string {
 	s.t.Helper()
-	out, err := s.c.Run(context.Background(), nil, args...)
+	out, err := s.srv.Run(args...)
 	require.NoError(s.t, err)
 	return out
 }
@@ -45,26 +47,22 @@ func (s *testServer) tmux(args ...string) string {
 // newWindow opens a background window in session main running argv (no shell) and returns its pane.
 func (s *testServer) newWindow(argv ...string) messages.PaneID {
 	s.t.Helper()
-	args := append([]string{"new-window", "-d", "-t", "main:", "-P", "-F", "#{pane_id}"}, argv...)
-	return messages.PaneID(strings.TrimSpace(s.tmux(args...)))
+	return messages.PaneID(strings.TrimSpace(s.tmux(append([]string{"new-window", "-d", "-t", "main:", "-P", "-F", "#{pane_id}"}, argv...)...)))
 }
 
-// delivery fills in the lock settings of a test delivery.
+// delivery is a delivery into pane that locks as a send does, under the test's folder.
 func (s *testServer) delivery(pane messages.PaneID, content string, submit bool) paneops.Delivery {
+	s.t.Helper()
+	info, err := s.c.ServerInfo(context.Background())
+	require.NoError(s.t, err)
 	return paneops.Delivery{Pane: pane, Content: []byte(content), Submit: submit, EnterDelay: 5 * time.Millisecond,
-		LockDir: filepath.Join(s.dir, "locks"), LockKey: s.key, LockTimeout: time.Minute}
+		LockDir: filepath.Join(s.dir, "locks"), LockKey: info.Key(), LockTimeout: time.Minute}
 }
 
-// waitFor polls cond until it holds or the timeout passes.
+// waitFor polls cond until it holds, failing the test after timeout.
 func waitFor(t testing.TB, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition still false after %v", timeout)
-		}
-		time.Sleep(10 * time.Millisecond) // the polling interval, not a wait for a result
-	}
+	require.Eventually(t, cond, timeout, 10*time.Millisecond)
 }
 
 // direct is c without its routes: every call starts a tmux client of its own.
