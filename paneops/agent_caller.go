@@ -17,10 +17,8 @@ func AgentAmong(s *profile.Set, t *proc.Table, pids []int) string {
 		if !ok {
 			continue
 		}
-		for _, p := range s.Profiles {
-			if p.Kind == profile.KindAgent && matches(p, c) {
-				return p.Name
-			}
+		if p := agentOf(s, c); p != nil {
+			return p.Name
 		}
 	}
 	return ""

@@ -65,7 +65,7 @@ func (c *Client) runFenced(ctx context.Context, pane messages.PaneID, stdin []by
 		return "", token, nil // it ran, and did its work: the guard's refusals print, and were not printed
 	}
 	token += "r"
-	out, err = c.direct().Run(ctx, reader(stdin), build(token)...)
+	out, err = c.Direct().Run(ctx, reader(stdin), build(token)...)
 	return out, token, err
 }
 
@@ -73,7 +73,7 @@ func (c *Client) runFenced(ctx context.Context, pane messages.PaneID, stdin []by
 // pane records the token; otherwise the token is fenced in the same call, so the call never runs.
 func (c *Client) settle(ctx context.Context, pane messages.PaneID, token string) (ran bool, err error) {
 	p := string(pane)
-	out, err := c.direct().Run(ctx, nil, "if-shell", "-F", "-t", p, "#{==:#{"+fenceDone+"},"+token+"}",
+	out, err := c.Direct().Run(ctx, nil, "if-shell", "-F", "-t", p, "#{==:#{"+fenceDone+"},"+token+"}",
 		"display -p done-"+token,
 		"set-option -p -t "+p+" "+fencePrefix+token+" 1 ; display -p fenced-"+token)
 	if err != nil {

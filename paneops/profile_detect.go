@@ -57,12 +57,9 @@ func Detect(s *profile.Set, p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 		if skip[c.PID] || progName(c) == "wcomm" {
 			continue
 		}
-		for _, prof := range s.Profiles {
-			if prof.Kind == profile.KindAgent && matches(prof, c) {
-				c := c
-				det.Matched = &c
-				return found(det, prof, fmt.Sprintf("process %s (pid %d) in the pane's foreground is %s", progName(c), c.PID, prof.Title))
-			}
+		if prof := agentOf(s, c); prof != nil {
+			det.Matched = &c
+			return found(det, prof, fmt.Sprintf("process %s (pid %d) in the pane's foreground is %s", progName(c), c.PID, prof.Title))
 		}
 	}
 	if fg != nil && fg.PID != p.PID {
@@ -217,10 +214,18 @@ func AgentIn(s *profile.Set, p Pane, t *proc.Table, ex Exclude) *profile.Profile
 		if !ok || slices.Contains(ex.PIDs, pid) || progName(c) == "wcomm" {
 			continue
 		}
-		for _, prof := range s.Profiles {
-			if prof.Kind == profile.KindAgent && matches(prof, c) {
-				return prof
-			}
+		if prof := agentOf(s, c); prof != nil {
+			return prof
+		}
+	}
+	return nil
+}
+
+// agentOf returns the first agent profile of s whose program c is, nil when none is.
+func agentOf(s *profile.Set, c proc.Process) *profile.Profile {
+	for _, p := range s.Profiles {
+		if p.Kind == profile.KindAgent && matches(p, c) {
+			return p
 		}
 	}
 	return nil

@@ -62,8 +62,8 @@ func (c *Client) WithResident(r Router) *Client {
 // its paste and its Enter so that a call a broken route may still run is never run twice.
 func (c *Client) routed() bool { return c.ctl != nil || c.res != nil }
 
-// direct is c without its routes: every call starts a client of its own.
-func (c *Client) direct() *Client { return &Client{Server: c.Server, Bin: c.Bin} }
+// Direct is c without its routes: every call starts a tmux client of its own.
+func (c *Client) Direct() *Client { return &Client{Server: c.Server, Bin: c.Bin} }
 
 // route runs the call through c's routes, in order: this process's control client for a call
 // without stdin, then the resident client.

@@ -65,9 +65,6 @@ func waitFor(t testing.TB, timeout time.Duration, cond func() bool) {
 	require.Eventually(t, cond, timeout, 10*time.Millisecond)
 }
 
-// direct is c without its routes: every call starts a tmux client of its own.
-func direct(c *paneops.Client) *paneops.Client { return &paneops.Client{Server: c.Server, Bin: c.Bin} }
-
 // fencePrefix begins the pane option that fences a delivery's call (paneops/deliver_fence.go):
 // the fake resident waits for it before it runs a late call.
 const fencePrefix = "@wcomm-x-"

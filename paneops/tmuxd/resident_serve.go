@@ -212,8 +212,7 @@ func (s *ResidentServer) Client() *paneops.Client { return s.ctl.Client() }
 func (s *ResidentServer) serverUp(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	direct := &paneops.Client{Server: s.Tmux.Server, Bin: s.Tmux.Bin}
-	_, err := direct.Run(ctx, nil, "display-message", "-p", "#{pid}")
+	_, err := s.Tmux.Direct().Run(ctx, nil, "display-message", "-p", "#{pid}")
 	return err == nil || !errors.Is(err, paneops.ErrNoServer)
 }
 

@@ -163,7 +163,7 @@ func (f *fakeResident) serve() {
 		changes := !paneops.RerunSafe(req.Args)
 		if !changes {
 			// Reads are answered, so the delivery gets to its paste.
-			out, err := direct(f.s.c).Run(context.Background(), nil, args...)
+			out, err := f.s.c.Direct().Run(context.Background(), nil, args...)
 			resp := residentResp{State: "done", Out: out}
 			if err != nil {
 				resp.Code, resp.Stderr = 1, err.Error()
@@ -173,7 +173,7 @@ func (f *fakeResident) serve() {
 			continue
 		}
 		if f.mode == "ran" {
-			_, _ = direct(f.s.c).Run(context.Background(), nil, args...)
+			_, _ = f.s.c.Direct().Run(context.Background(), nil, args...)
 			c.Close()
 			continue
 		}
@@ -193,10 +193,10 @@ func (f *fakeResident) serve() {
 			}
 		}
 		waitFor(f.t, 10*time.Second, func() bool {
-			out, err := direct(f.s.c).Run(context.Background(), nil, "display-message", "-p", "-t", pane, "#{"+fencePrefix+token+"}")
+			out, err := f.s.c.Direct().Run(context.Background(), nil, "display-message", "-p", "-t", pane, "#{"+fencePrefix+token+"}")
 			return err == nil && strings.TrimSpace(out) == "1"
 		})
-		out, _ := direct(f.s.c).Run(context.Background(), nil, args...)
+		out, _ := f.s.c.Direct().Run(context.Background(), nil, args...)
 		assert.Contains(f.t, out, "refused", "the late call was not refused by its fence")
 	}
 }
