@@ -1,11 +1,12 @@
 // Package paneops is everything that touches tmux or the process table: the tmux client and its
-// typed errors, pane listing, finding a pane by its process tree, which agent profile a pane runs,
-// guarded delivery through named buffers, screen capture, and the terminal's mode. Below it, in
-// rooms of their own: profile (what each kind of program in a pane needs, and what its screen
-// says: the input box, a dialog, the delivery's decision from each look), tmuxd (the resident
-// tmux client: one control-mode client per root and server that runs the calls of every wcomm
-// process, behind Client.WithResident), proc (the process table), lock (every flock of wcomm, the cross-process lock per pane among them), lease (whether
-// a process holds a file open for writing) and door (an agent's own way in).
+// typed errors, pane listing, finding a pane by its process tree, which agent profile a pane
+// runs, guarded delivery through named buffers, screen capture, and the terminal's mode. Below
+// it, in rooms of their own: profile (what each kind of program in a pane needs, and what its
+// screen says: the input box, a dialog, the delivery's decision from each look), tmuxd (the
+// resident tmux client: one control-mode client per root and server that runs the calls of every
+// wcomm process, behind Client.WithResident), proc (the process table), lock (every flock of
+// wcomm, the cross-process lock per pane among them), lease (whether a process holds a file open
+// for writing) and door (an agent's own way in).
 //
 // The code is split by job: client.go (running tmux, server identity), errors.go (Error, the stderr
 // classifier, NotNowError), panes.go (listing, resolving, capturing panes), job_*.go (foreground

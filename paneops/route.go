@@ -1,12 +1,12 @@
 package paneops
 
 // Where a tmux call goes. A call starts a tmux client of its own unless the Client has a route
-// kept open: a control client of this process (Control), or the resident client of the root
-// and server (a Router: package tmuxd), which answers for a write and a read on a socket. A route that cannot
-// take the call leaves it to a client of its own, as before. A route that breaks after taking
-// the call leaves it unknown whether tmux ran it, and tmux may still run it a moment later: a
-// call that only reads, or that does the same when run twice, is then run again; any other is
-// ErrRouteLost, which the delivery resolves through a fence (deliver_fence.go).
+// kept open: a control client of this process (Control), or the resident client of the root and
+// server (a Router: package tmuxd), which answers for a write and a read on a socket. A route
+// that cannot take the call leaves it to a client of its own, as before. A route that breaks
+// after taking the call leaves it unknown whether tmux ran it, and tmux may still run it a
+// moment later: a call that only reads, or that does the same when run twice, is then run again;
+// any other is ErrRouteLost, which the delivery resolves through a fence (deliver_fence.go).
 
 import (
 	"context"

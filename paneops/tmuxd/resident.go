@@ -307,7 +307,8 @@ func (r *Resident) Close() {
 	r.dropLocked()
 }
 
-// Route hands one call to the resident (paneops.Router). argv is the call's whole command line, for its errors.
+// Route hands one call to the resident (paneops.Router). argv is the call's whole command line,
+// for its errors.
 func (r *Resident) Route(ctx context.Context, argv []string, stdin io.Reader, args []string) (string, paneops.RouteState, error) {
 	if r == nil { // a nil *Resident handed to Client.WithResident: no resident, as before
 		return "", paneops.RouteNotRun, nil

@@ -1,7 +1,7 @@
 package tmuxd
 
-// The resident client, the serving side: one process per root and tmux server ('wcomm
-// __tmuxd'), holding one control-mode client (paneops.Control) and answering the calls of every wcomm
+// The resident client, the serving side: one process per root and tmux server ('wcomm __tmuxd'),
+// holding one control-mode client (paneops.Control) and answering the calls of every wcomm
 // process of the root on a unix socket. It ends on its own once no call came for its idle time
 // and no delivery it guards is under way, when its tmux server stops, or when its socket is
 // removed or replaced (its root deleted).
@@ -204,8 +204,8 @@ func (s *ResidentServer) watch(ctx context.Context, sock string, sockSt os.FileI
 	}
 }
 
-// Client is a paneops.Client whose calls without stdin go through the resident's own control client,
-// in this process (a guard's delivery); valid once Serve runs.
+// Client is a paneops.Client whose calls without stdin go through the resident's own control
+// client, in this process (a guard's delivery); valid once Serve runs.
 func (s *ResidentServer) Client() *paneops.Client { return s.ctl.Client() }
 
 // serverUp asks the server, with a client of its own, whether it runs.
