@@ -60,7 +60,8 @@ func TestQuestionRecordsChannelsAndHugeFilesAreNotRead(t *testing.T) {
 	assert.ElementsMatch(t, []string{"task-3", "task-old"}, tasks)
 	require.Len(t, problems, 1)
 	assert.Contains(t, problems[0], hugePath)
-	assert.Contains(t, problems[0], "more than the 262144 bytes an ask writes")
+	assert.Contains(t, problems[0], "is unreadable: it is 104")
+	assert.Contains(t, problems[0], "more than the 256 KiB a question may be")
 }
 
 // The front door gives the engine the key of the channels that apply in its folder: the user's,

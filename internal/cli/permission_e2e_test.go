@@ -64,13 +64,21 @@ type hookRun struct {
 	session string
 }
 
-// startHook runs 'wcomm hook --agent claude' as the agent in pane runs its hook: a child of the
-// agent's process (here a bash that writes its session file, status waiting, as the dialog shows).
+// startHook runs 'wcomm hook --agent claude' as the agent in pane runs its hook for a Bash call of
+// command.
 func (p *permWorld) startHook(pane, command string) hookRun {
+	p.t.Helper()
+	return p.startHookInput(pane, permInputJSON(command))
+}
+
+// startHookInput runs 'wcomm hook --agent claude' with input on stdin as the agent in pane runs
+// its hook: a child of the agent's process (here a bash that writes its session file, status
+// waiting, as the dialog shows).
+func (p *permWorld) startHookInput(pane string, input []byte) hookRun {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	env := append(append([]string(nil), p.env...), "CLAUDE_CONFIG_DIR="+p.claude)
-	cmd := p.cmd(ctx, call{pane: pane, env: env, stdin: permInputJSON(command)}, p.withSocket([]string{"hook", "--agent", "claude"})...)
+	cmd := p.cmd(ctx, call{pane: pane, env: env, stdin: input}, p.withSocket([]string{"hook", "--agent", "claude"})...)
 	script := `d=$CLAUDE_CONFIG_DIR/sessions; mkdir -p "$d"; umask 077
 printf '{"pid":%d,"sessionId":"sess-1","status":"waiting","statusUpdatedAt":1}' $$ >"$d/$$.json.tmp" && mv "$d/$$.json.tmp" "$d/$$.json"
 "$0" "$@"; code=$?; rm -f "$d/$$.json"; exit $code`

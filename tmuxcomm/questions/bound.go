@@ -23,16 +23,19 @@ func readQuestionFile(path string) ([]byte, error) {
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	tooLarge := fmt.Errorf("%s is more than the %d bytes an ask writes; it is not read: %w", path, maxQuestionFile, store.ErrTooLarge)
+	tooLarge := func(n int64) error {
+		return fmt.Errorf("question file %s is unreadable: it is %d bytes, more than the %s a question may be (no ask writes one that large); answer its agent where it waits: %w",
+			path, n, store.SizeText(maxQuestionFile), store.ErrTooLarge)
+	}
 	if st.Size > maxQuestionFile {
-		return nil, tooLarge
+		return nil, tooLarge(st.Size)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxQuestionFile+1))
 	if err != nil {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}
 	if len(data) > maxQuestionFile {
-		return nil, tooLarge
+		return nil, tooLarge(int64(len(data)))
 	}
 	return data, nil
 }

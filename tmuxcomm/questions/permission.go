@@ -70,6 +70,7 @@ func (e *Desk) AskPermission(ctx context.Context, req messages.PermissionRequest
 	if err != nil {
 		return nil, nil, fmt.Errorf("no tmux server: %w", err)
 	}
+	req = fitPermission(req)
 	q := messages.PermissionQuestion(req, e.Self).Normalized()
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
@@ -80,10 +81,16 @@ func (e *Desk) AskPermission(ctx context.Context, req messages.PermissionRequest
 	}
 	base := QuestionRecord{Worker: e.Self, Orchestrator: e.Self, Session: filepath.Base(dir), Server: srv.Key(), Socket: srv.Socket,
 		AskedAt: e.Now().UTC(), MaxQuestions: math.MaxInt32, Channels: e.ChannelsKey, AskedIn: e.AskedIn, Permission: &req}
+	if base, err = checkPermissionRecord(base, q); err != nil {
+		return nil, nil, err
+	}
 	locks := &lockSet{}
 	sts, err := e.createQuestions(root, dir, base, []messages.Question{q}, func(st *QuestionStatus) error {
 		return locks.take(st.WaitLock(), e.LockTimeout)
 	})
+	if err == nil {
+		err = e.readBack(sts[0])
+	}
 	if err != nil {
 		locks.release()
 		return nil, nil, err
