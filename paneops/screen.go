@@ -12,12 +12,17 @@ import (
 	"github.com/wcomm/wcomm/paneops/profile"
 )
 
-// screenArgs is the one tmux call of a capture: the cursor first, then the rows with their
-// attributes (capture-pane -e), so both describe the same moment as nearly as tmux allows.
+// screenArgs is the one tmux call of a capture: the cursor and the pane's width first, then the
+// rows with their attributes (capture-pane -e), so both describe the same moment as nearly as tmux
+// allows. The width tells a row a program wrapped (it reaches the edge) from a line that ends
+// there: capture-pane drops a row's trailing blanks.
 func screenArgs(pane messages.PaneID) []string {
 	p := string(pane)
-	return []string{"display-message", "-p", "-t", p, "#{cursor_x} #{cursor_y}", ";", "capture-pane", "-p", "-e", "-t", p}
+	return []string{"display-message", "-p", "-t", p, screenHead, ";", "capture-pane", "-p", "-e", "-t", p}
 }
+
+// screenHead is the line a capture starts with: the cursor, and the pane's width.
+const screenHead = "#{cursor_x} #{cursor_y} #{pane_width}"
 
 // Screen captures the visible rows of a pane and its cursor position in one tmux call.
 func (c *Client) Screen(ctx context.Context, pane messages.PaneID) (profile.Screen, error) {
@@ -35,12 +40,29 @@ func (c *Client) Screen(ctx context.Context, pane messages.PaneID) (profile.Scre
 	return s, nil
 }
 
-// parseScreenOutput parses what screenArgs prints: "X Y", then the captured rows.
+// parseScreenOutput parses what screenArgs prints: "X Y WIDTH", then the captured rows.
 func parseScreenOutput(out string) (profile.Screen, error) {
 	first, rest, _ := strings.Cut(out, "\n")
-	var x, y int
-	if _, err := fmt.Sscanf(first, "%d %d", &x, &y); err != nil {
+	x, y, w, ok := parseScreenHead(first)
+	if !ok {
 		return profile.Screen{}, fmt.Errorf("unexpected cursor line %q from tmux", first)
 	}
-	return profile.ParseScreen(rest, x, y), nil
+	s := profile.ParseScreen(rest, x, y)
+	s.Width = w
+	return s, nil
+}
+
+// parseScreenHead reads "X Y WIDTH" (the width 0 when the line has none).
+func parseScreenHead(line string) (x, y, width int, ok bool) {
+	f := strings.Fields(line)
+	if len(f) != 2 && len(f) != 3 {
+		return 0, 0, 0, false
+	}
+	n := []int{0, 0, 0}
+	for i, s := range f {
+		if _, err := fmt.Sscanf(s, "%d", &n[i]); err != nil || n[i] < 0 {
+			return 0, 0, 0, false
+		}
+	}
+	return n[0], n[1], n[2], true
 }

@@ -25,7 +25,7 @@ func screensArgs(panes []messages.PaneID) []string {
 			args = append(args, ";")
 		}
 		id := string(p)
-		args = append(args, "display-message", "-p", "-t", id, screenMark+id+" #{cursor_x} #{cursor_y}", ";", "capture-pane", "-p", "-e", "-t", id)
+		args = append(args, "display-message", "-p", "-t", id, screenMark+id+" "+screenHead, ";", "capture-pane", "-p", "-e", "-t", id)
 	}
 	return args
 }
@@ -59,12 +59,14 @@ func parseScreens(out string) (map[messages.PaneID]profile.Screen, error) {
 	}
 	for _, part := range parts[1:] {
 		head, rest, _ := strings.Cut(part, "\n")
-		var id string
-		var x, y int
-		if _, err := fmt.Sscanf(head, "%s %d %d", &id, &x, &y); err != nil {
+		id, nums, _ := strings.Cut(head, " ")
+		x, y, w, ok := parseScreenHead(nums)
+		if !ok || id == "" {
 			return nil, fmt.Errorf("unexpected screen header %q from tmux", messages.SanitizeField(head))
 		}
-		m[messages.PaneID(id)] = profile.ParseScreen(rest, x, y)
+		s := profile.ParseScreen(rest, x, y)
+		s.Width = w
+		m[messages.PaneID(id)] = s
 	}
 	return m, nil
 }

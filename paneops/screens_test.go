@@ -12,17 +12,19 @@ import (
 func TestScreensArgs(t *testing.T) {
 	got := screensArgs([]messages.PaneID{"%1", "%22"})
 	assert.Equal(t, []string{
-		"display-message", "-p", "-t", "%1", screenMark + "%1 #{cursor_x} #{cursor_y}", ";", "capture-pane", "-p", "-e", "-t", "%1", ";",
-		"display-message", "-p", "-t", "%22", screenMark + "%22 #{cursor_x} #{cursor_y}", ";", "capture-pane", "-p", "-e", "-t", "%22",
+		"display-message", "-p", "-t", "%1", screenMark + "%1 #{cursor_x} #{cursor_y} #{pane_width}", ";", "capture-pane", "-p", "-e", "-t", "%1", ";",
+		"display-message", "-p", "-t", "%22", screenMark + "%22 #{cursor_x} #{cursor_y} #{pane_width}", ";", "capture-pane", "-p", "-e", "-t", "%22",
 	}, got)
 }
 
 func TestParseScreens(t *testing.T) {
-	out := screenMark + "%1 2 0\n$ \n\n" + screenMark + "%22 0 1\n\x1b[2mfaint\x1b[0m\n> hi\n"
+	out := screenMark + "%1 2 0 80\n$ \n\n" + screenMark + "%22 0 1\n\x1b[2mfaint\x1b[0m\n> hi\n"
 	m, err := parseScreens(out)
 	require.NoError(t, err)
 	require.Len(t, m, 2)
 	assert.Equal(t, 2, m["%1"].CursorX)
+	assert.Equal(t, 80, m["%1"].Width)
+	assert.Equal(t, 0, m["%22"].Width, "a header without the width")
 	assert.Equal(t, "$ ", m["%1"].Lines[0].Text)
 	assert.Equal(t, 1, m["%22"].CursorY)
 	assert.Equal(t, "faint", m["%22"].Lines[0].Text)
@@ -67,8 +69,9 @@ func TestParsePanesSigs(t *testing.T) {
 
 // The cursor line of Client.Screen's call, then its rows.
 func TestParseScreenOutput(t *testing.T) {
-	s, err := parseScreenOutput("3 1\nab\ncd\n\n")
+	s, err := parseScreenOutput("3 1 120\nab\ncd\n\n")
 	require.NoError(t, err)
+	assert.Equal(t, 120, s.Width)
 	assert.Equal(t, 3, s.CursorX)
 	assert.Equal(t, 1, s.CursorY)
 	assert.Len(t, s.Lines, 3, "blank rows count: the cursor row is an index")

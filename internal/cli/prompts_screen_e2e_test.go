@@ -124,6 +124,8 @@ func TestE2EScreenDialogAnsweredFromEverywhere(t *testing.T) {
 		d.prompt("touch chat.txt")
 		j := d.listed("touch chat.txt")
 		assert.Equal(t, []string{"allow", "deny"}, j.Options, "the dialog's second choice is a rule for the project: no always")
+		// Its lines whole: the first may be a description or the command's first line.
+		assert.Contains(t, j.Question, "asks to run Bash: Run the requested command touch chat.txt")
 		m, tok := d.post("touch chat.txt")
 		d.tg.Press(777, d.tg.Chat, m.ID, "a:"+tok+":1") // Allow
 		waitFor(t, 10*time.Second, func() bool { return d.made("chat.txt") }, "the command to run")

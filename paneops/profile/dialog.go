@@ -50,10 +50,16 @@ type DialogSpec struct {
 
 // Dialog is a dialog recognised on a screen.
 type Dialog struct {
-	Spec        *DialogSpec
-	Tool        string
+	Spec *DialogSpec
+	Tool string
+	// Description is the first of the dialog's lines when more follow, Subject the rest (a row a
+	// line wrapped onto is joined to it): Claude Code draws a tool's description above its command.
+	// A command of several lines without a description reads the same way, so what a person is
+	// shown is Body.
 	Description string
 	Subject     string
+	// Body is every line between the title and the question, whole: never part of a command.
+	Body string
 	// Fingerprint is the dialog's identity: a hash of its rows from the title to the question.
 	// A key is pressed only while a dialog with the same fingerprint still shows.
 	Fingerprint string
@@ -117,19 +123,19 @@ func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 	if p == nil || len(p.Dialogs) == 0 {
 		return Dialog{}, false
 	}
-	rows := make([]string, len(s.Lines))
+	rows, raw := make([]string, len(s.Lines)), make([]string, len(s.Lines))
 	for i, l := range s.Lines {
-		rows[i] = dialogRow(l.Text)
+		rows[i], raw[i] = dialogRow(l.Text), l.Text
 	}
 	for i := range p.Dialogs {
-		if d, ok := p.dialogIn(i, rows); ok {
+		if d, ok := p.dialogIn(i, rows, raw, s.Width); ok {
 			return d, true
 		}
 	}
 	return Dialog{}, false
 }
 
-func (p *Profile) dialogIn(i int, rows []string) (Dialog, bool) {
+func (p *Profile) dialogIn(i int, rows, raw []string, cols int) (Dialog, bool) {
 	spec, c := &p.Dialogs[i], p.rx().dialogs[i]
 	if c.question == nil || c.title == nil {
 		return Dialog{}, false
@@ -170,12 +176,9 @@ func (p *Profile) dialogIn(i int, rows []string) (Dialog, bool) {
 			break
 		}
 	}
-	var body []string
-	for _, r := range rows[t+1 : q] {
-		if r != "" {
-			body = append(body, r)
-		}
-	}
+	w, known := width(raw, cols)
+	body := unwrap(raw[t+1:q], rows[t+1:q], w, known)
+	d.Body = strings.Join(body, "\n")
 	if len(body) > 1 {
 		d.Description, body = body[0], body[1:]
 	}

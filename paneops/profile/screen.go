@@ -15,6 +15,8 @@ type Screen struct {
 	Lines   []ScreenLine
 	CursorX int
 	CursorY int
+	// Width is the pane's width in cells; 0 when not known.
+	Width int
 }
 
 // Same reports whether two captures show the same: the same rows and the cursor in the same place.

@@ -148,11 +148,16 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *prof
 	if tool == "" {
 		tool = "a tool"
 	}
-	subject := d.Subject
+	// The dialog's lines whole: a command of several lines without a description reads like a
+	// description and a command, and a question never shows part of a command as all of it.
+	subject, about := d.Body, ""
 	if subject == "" {
 		subject = "(the dialog names nothing more)"
 	}
-	req := messages.PermissionRequest{Agent: prof.Name, Tool: tool, Subject: subject, Description: d.Description,
+	if d.Description != "" {
+		about = "The dialog's lines are shown whole: its first may be the tool's description, or the command's first line."
+	}
+	req := messages.PermissionRequest{Agent: prof.Name, Tool: tool, Subject: subject, Description: about,
 		Via: messages.ViaScreen, Answers: answers}
 	w, err := s.Asker.AskPermissionIn(ctx, pane, req)
 	if err != nil {
