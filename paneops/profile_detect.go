@@ -137,16 +137,45 @@ func matches(p *profile.Profile, proc proc.Process) bool {
 	if name != "" && (slices.Contains(d.Names, name) || slices.Contains(d.Names, base)) {
 		return true
 	}
-	if len(proc.Args) > 1 {
-		for _, a := range proc.Args[1:] {
-			for _, sub := range d.Cmdline {
-				if sub != "" && strings.Contains(a, sub) {
-					return true
-				}
+	for _, path := range entryPoints(proc) {
+		for _, sub := range d.Cmdline {
+			if sub != "" && strings.Contains(path, sub) {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// entryPoints are the paths of the program a process runs: argv0, and for an interpreter the
+// script it was started on (node's first operand). Only these say what runs: any other argument
+// is data ("less node_modules/@anthropic-ai/claude-code/README.md" is less, not Claude Code; "bash
+// -c 'node .../codex.js'" is the bash that starts it).
+func entryPoints(p proc.Process) []string {
+	args := p.Args
+	if len(args) == 1 && strings.Contains(args[0], " ") {
+		args = strings.Fields(args[0]) // setproctitle squeezed argv into one string
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	out := []string{args[0]}
+	name := strings.TrimPrefix(filepath.Base(args[0]), "-")
+	if !interpreters[name] && !strings.HasPrefix(name, "python3.") {
+		return out
+	}
+	for _, a := range args[1:] {
+		if a == "-c" || a == "-e" || a == "-m" || a == "--eval" || a == "-p" || a == "--print" {
+			break // inline code or a module: no script names the program
+		}
+		if a != "" && !strings.HasPrefix(a, "-") {
+			return append(out, a)
+		}
+	}
+	if i := slices.Index(args, "--"); i > 0 && i+1 < len(args) {
+		return append(out, args[i+1]) // node -- script.js
+	}
+	return out
 }
 
 // namedIn reports whether name, or name without a version suffix ("python3.11", "bash5"), is
