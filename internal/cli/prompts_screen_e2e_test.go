@@ -41,6 +41,12 @@ type dialogWorld struct {
 }
 
 func newDialogWorld(t *testing.T) *dialogWorld {
+	return newDialogWorldArgv(t, func(script, keylog, dir string) []string { return []string{"python3", script, keylog, dir} })
+}
+
+// newDialogWorldArgv is newDialogWorld with the pane's argv made by argv from the fixture's
+// script and arguments.
+func newDialogWorldArgv(t *testing.T, argv func(script, keylog, dir string) []string) *dialogWorld {
 	c := newChannelWorld(t)
 	cfg := filepath.Join(c.xdg, "wcomm", "config.yaml")
 	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
@@ -52,7 +58,7 @@ func newDialogWorld(t *testing.T) *dialogWorld {
 	require.NoError(t, os.Mkdir(d.dir, 0o700))
 	script, err := filepath.Abs(filepath.Join(fixtures, "dialogagent.py"))
 	require.NoError(t, err)
-	d.pane = c.pane("", "python3", script, d.keylog, d.dir)
+	d.pane = c.pane("", argv(script, d.keylog, d.dir)...)
 	c.waitScreen(d.pane, "DIALOG AGENT READY")
 	return d
 }

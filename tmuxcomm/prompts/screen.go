@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -55,6 +56,7 @@ type seenDialog struct {
 	fp    string
 	at    time.Time
 	taken bool
+	by    holder // the program that showed it
 }
 
 // lookScreens opens a question for each dialog a profile recognises on a pane's screen.
@@ -83,7 +85,13 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 		live[p.ID] = true
 		sd := w.seen[p.ID]
 		if sd == nil || sd.fp != d.Fingerprint {
-			sd = &seenDialog{fp: d.Fingerprint, at: time.Now()}
+			by, err := s.holderOf(ctx, p.Pane)
+			if err != nil {
+				// Without the program that shows it, its key could reach another: not asked.
+				s.logf("prompts: pane %s: its dialog is not asked: %v", p.ID, err)
+				continue
+			}
+			sd = &seenDialog{fp: d.Fingerprint, at: time.Now(), by: by}
 			w.seen[p.ID] = sd
 		}
 		grace := time.Duration(d.Spec.HookGraceMS) * time.Millisecond
@@ -95,12 +103,12 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 			s.logf("prompts: pane %s: its dialog is its hook's question", p.ID)
 			continue
 		}
-		pane, shown := p.ID, sd.at
-		w.asking[pane] = true
+		pane, shown, by := p.Pane, sd.at, sd.by
+		w.asking[pane.ID] = true
 		s.spawn(func() {
-			s.askScreen(ctx, pane, prof, d, shown)
+			s.askScreen(ctx, pane, by, prof, d, shown)
 			w.mu.Lock()
-			delete(w.asking, pane)
+			delete(w.asking, pane.ID)
 			w.mu.Unlock()
 		})
 	}
@@ -139,7 +147,8 @@ func (s *Sentry) hookAsked(ctx context.Context, pane messages.PaneID, since time
 }
 
 // askScreen asks the person about dialog d of pane and applies the first answer.
-func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *profile.Profile, d profile.Dialog, shown time.Time) {
+func (s *Sentry) askScreen(ctx context.Context, p paneops.Pane, by holder, prof *profile.Profile, d profile.Dialog, shown time.Time) {
+	pane := p.ID
 	answers := []string{messages.PermAllow, messages.PermDeny}
 	if d.Spec.Always != "" {
 		answers = messages.PermissionOptions()
@@ -183,7 +192,7 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *prof
 	case messages.PermAlways:
 		key = d.Spec.Always
 	}
-	if err := s.press(ctx, w, pane, prof, d.Fingerprint, key, shown); err != nil {
+	if err := s.press(ctx, w, p, by, prof, d.Fingerprint, key, shown); err != nil {
 		s.logf("prompts: pane %s: %v", pane, err)
 		return
 	}
@@ -201,9 +210,11 @@ func (s *Sentry) askScreen(ctx context.Context, pane messages.PaneID, prof *prof
 	}
 }
 
-// press presses key in pane while dialog fp (first seen at shownAt) still shows, under the pane's send lock, and checks
-// the dialog closed. What happened is recorded in the question's log.
-func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane messages.PaneID, prof *profile.Profile, fp, key string, shownAt time.Time) error {
+// press presses key in pane while dialog fp (first seen at shownAt) still shows and the program
+// that showed it (by) still runs there, under the pane's send lock, and checks the dialog closed.
+// What happened is recorded in the question's log.
+func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, p paneops.Pane, by holder, prof *profile.Profile, fp, key string, shownAt time.Time) error {
+	pane := p.ID
 	root, err := s.Finder.RootDir(false)
 	if err != nil {
 		return err
@@ -226,6 +237,11 @@ func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, pane me
 	// (claude-permissions.md); a person's answer comes later than that, an auto-answer may not.
 	if wait := time.Until(shownAt.Add(keyReady)); wait > 0 {
 		time.Sleep(wait)
+	}
+	// The screen is not the program: rows of a dialog outlive the program that drew them.
+	if why := s.stillHolds(ctx, p, by); why != "" {
+		w.Log(QKeyNotShown, map[string]string{"reason": why})
+		return fmt.Errorf("%s; nothing was pressed", why)
 	}
 	if err := s.Tmux.PressKey(ctx, pane, key); err != nil {
 		w.Log(QKeyNotShown, map[string]string{"error": err.Error()})
@@ -265,19 +281,27 @@ type screenTerminal struct {
 	d       profile.Dialog
 	denials int // the denied rows on screen while the dialog showed; -1 before the first look
 	n       int64
+	gone    goneFor // since when, and for how many looks, the dialog has not shown
 }
 
+// Status says "waiting" while the dialog shows, and until it has been gone for goneSettle and
+// goneLooks looks: a program redrawing its screen clears the dialog for a moment, and the same
+// dialog back is the same question, not one answered at the terminal and another asked.
 func (t *screenTerminal) Status() (string, int64, error) {
 	sc, err := t.s.Tmux.Screen(t.ctx, t.pane)
 	if err != nil {
 		return "", 0, err
 	}
-	t.n++
 	n, known := t.prof.Denials(t.d, sc)
 	if d, ok := t.prof.Dialog(sc); ok && d.Fingerprint == t.d.Fingerprint {
 		t.denials = n
+		t.gone.reset()
 		return questions.StatusWaiting, t.n, nil
 	}
+	if !t.gone.settled(time.Now()) {
+		return questions.StatusWaiting, t.n, nil
+	}
+	t.n++
 	switch {
 	case known && t.denials >= 0 && n > t.denials:
 		return "idle", t.n, nil
@@ -287,4 +311,29 @@ func (t *screenTerminal) Status() (string, int64, error) {
 		return "busy", t.n, nil
 	}
 	return "idle", t.n, nil
+}
+
+// How long, and for how many looks, a dialog must be gone before it counts as answered at the
+// terminal: longer than a redraw keeps it off the screen.
+const (
+	goneSettle = 1500 * time.Millisecond
+	goneLooks  = 3
+)
+
+// goneFor counts how long a dialog has been off the screen.
+type goneFor struct {
+	since time.Time
+	looks int
+}
+
+func (g *goneFor) reset() { *g = goneFor{} }
+
+// settled records one look without the dialog at now, and reports whether it has been gone
+// long enough.
+func (g *goneFor) settled(now time.Time) bool {
+	if g.looks == 0 {
+		g.since = now
+	}
+	g.looks++
+	return g.looks >= goneLooks && now.Sub(g.since) >= goneSettle
 }

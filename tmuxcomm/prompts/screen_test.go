@@ -1,0 +1,67 @@
+package prompts
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+)
+
+const dialogRows = ` Bash command
+
+   Run the requested command
+   touch k1.txt
+
+ Do you want to proceed?
+ ❯ 1. Yes
+   2. No
+
+ Esc to cancel · Tab to amend`
+
+// screens is a pane whose captures are played in turn, the last one again once they run out.
+type screens struct{ shots []string }
+
+func (f *screens) Screen(context.Context, messages.PaneID) (profile.Screen, error) {
+	s := f.shots[0]
+	if len(f.shots) > 1 {
+		f.shots = f.shots[1:]
+	}
+	return profile.ParseScreen(s, 0, 0), nil
+}
+
+func (f *screens) PressKey(context.Context, messages.PaneID, string) error { return nil }
+
+func TestGoneForSettles(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var g goneFor
+	assert.False(t, g.settled(t0))
+	assert.False(t, g.settled(t0.Add(100*time.Millisecond)))
+	assert.False(t, g.settled(t0.Add(200*time.Millisecond)), "three looks, but a moment")
+	assert.True(t, g.settled(t0.Add(goneSettle)))
+
+	g.reset()
+	assert.False(t, g.settled(t0.Add(10*time.Second)), "back on screen: the count starts again")
+	assert.False(t, g.settled(t0.Add(20*time.Second)), "a long time, but two looks")
+	assert.True(t, g.settled(t0.Add(30*time.Second)))
+}
+
+// A dialog a redraw takes off the screen for a look or two still waits: the question is kept.
+func TestScreenTerminalRedrawIsNoAnswer(t *testing.T) {
+	prof := profile.Defaults().Lookup("claude")
+	d, ok := prof.Dialog(profile.ParseScreen(dialogRows, 0, 0))
+	require.True(t, ok)
+	redraw := "● I'll run it.\n\n"
+	f := &screens{shots: []string{dialogRows, redraw, redraw, dialogRows, dialogRows}}
+	term := &screenTerminal{s: &Sentry{Tmux: f}, ctx: context.Background(), pane: "%1", prof: prof, d: d, denials: -1}
+	for i := range 5 {
+		st, _, err := term.Status()
+		require.NoError(t, err)
+		assert.Equal(t, questions.StatusWaiting, st, "look %d", i)
+	}
+}
