@@ -10,6 +10,7 @@ package prompts
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/proc"
@@ -40,7 +41,11 @@ func (s *Sentry) holderOf(ctx context.Context, pane paneops.Pane) (holder, error
 	}
 	start, err := proc.ProcStart(p.PID)
 	if err != nil {
-		return holder{}, fmt.Errorf("process %d of pane %s: %w", p.PID, pane.ID, err)
+		if _, noProc := os.Stat("/proc/self/stat"); noProc == nil {
+			return holder{}, fmt.Errorf("process %d of pane %s: %w", p.PID, pane.ID, err)
+		}
+		// No /proc (macOS): no start time to read; the pid and its name must do.
+		start = 0
 	}
 	return holder{PID: p.PID, Start: start, Name: p.Comm}, nil
 }
@@ -52,7 +57,7 @@ func (s *Sentry) stillHolds(ctx context.Context, pane paneops.Pane, h holder) st
 	switch {
 	case err != nil:
 		return fmt.Sprintf("the program that showed the dialog, %s, cannot be found in the pane: %v", h, err)
-	case now.PID != h.PID || now.Start != h.Start:
+	case now.PID != h.PID || now.Start != h.Start || now.Name != h.Name:
 		return fmt.Sprintf("the program that showed the dialog, %s, no longer runs in the pane's foreground (%s does): its rows on screen are no dialog", h, now)
 	}
 	return ""

@@ -2,13 +2,18 @@ package questions
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // hookRequest is the request the hook makes of a tool call whose input is input.
@@ -94,4 +99,30 @@ func slicesHas(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// A question its readers cannot read back ends at once with why, rather than waiting for an
+// answer no one can give; looking it up by id says why too, not that there is none.
+func TestUnreadablePermissionQuestionFailsFast(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "20261128-000000-o1-w1")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	id := "permission.q1-abcd"
+	rec := QuestionRecord{Question: messages.Question{ID: id, Task: messages.PermissionTask, Text: strings.Repeat("x", maxQuestionFile)}, Seq: 1}
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "permission.q1.question"), data, 0o600))
+	st := &QuestionStatus{QuestionRecord: rec, Dir: dir}
+
+	e := &Desk{Config: &core.Config{Now: time.Now}}
+	err = e.readBack(st)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot be read back, so no one could answer it; answer it in the agent's pane")
+	assert.ErrorIs(t, err, store.ErrTooLarge)
+	_, err = os.Stat(st.File(messages.SuffixResolved))
+	assert.NoError(t, err, "the question is ended")
+
+	_, err = FindQuestion(root, id)
+	assert.ErrorIs(t, err, store.ErrTooLarge)
+	assert.Contains(t, err.Error(), "is unreadable: it is ")
 }

@@ -280,6 +280,7 @@ func FindQuestion(root, id string) (*QuestionStatus, error) {
 		return nil, err
 	}
 	name := messages.QuestionFileName(qid.Task, qid.Seq, messages.SuffixQuestion)
+	var tooLarge error
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if _, err := os.Lstat(filepath.Join(dirs[i], name)); err != nil {
 			continue
@@ -288,6 +289,12 @@ func FindQuestion(root, id string) (*QuestionStatus, error) {
 		if err == nil && st.ID == qid.String() {
 			return st, nil
 		}
+		if errors.Is(err, store.ErrTooLarge) && tooLarge == nil {
+			tooLarge = err // the file is there, and says why it cannot be read
+		}
+	}
+	if tooLarge != nil {
+		return nil, tooLarge
 	}
 	return nil, fmt.Errorf("no question %s under %s; run 'wcomm questions' to list them: %w", qid, root, store.ErrNotFound)
 }
