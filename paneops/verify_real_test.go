@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +213,9 @@ func TestVerifyRealScreen(t *testing.T) {
 	require.NoError(t, err)
 	in := profile.Defaults().Lookup("claude").Inspect(sc)
 	assert.True(t, in.Empty(), "%+v", in)
+	w, err := s.c.Run(context.Background(), nil, "display-message", "-p", "-t", string(f.pane), "#{pane_width}")
+	require.NoError(t, err)
+	assert.Equal(t, strings.TrimSpace(w), strconv.Itoa(sc.Width), "the capture says the pane's width")
 	_, err = s.c.Screen(context.Background(), "%999")
 	assert.ErrorIs(t, err, ErrPaneNotFound)
 }
