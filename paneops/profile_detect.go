@@ -168,6 +168,9 @@ func entryPoints(p proc.Process) []string {
 		if a == "-c" || a == "-e" || a == "-m" || a == "--eval" || a == "-p" || a == "--print" {
 			break // inline code or a module: no script names the program
 		}
+		if a == "run" && (name == "bun" || name == "deno") {
+			continue // bun run SCRIPT, deno run SCRIPT
+		}
 		if a != "" && !strings.HasPrefix(a, "-") {
 			return append(out, a)
 		}

@@ -26,6 +26,7 @@ func TestProfileAgentByTheProgramRun(t *testing.T) {
 		{"codex as node", []string{"node", "/x/node_modules/@openai/codex/bin/codex.js"}, "codex"},
 		{"codex by name", []string{"codex", "--no-daemon"}, "codex"},
 		{"gemini through its bin link", []string{"node", "/x/node_modules/.bin/gemini", "--yolo"}, "gemini"},
+		{"claude code under bun run", []string{"bun", "run", cc + "/cli.js"}, "claude"},
 		{"aider as a python script", []string{"/usr/bin/python3", "/home/u/.local/bin/aider"}, "aider"},
 
 		{"less on a file of claude code's", []string{"less", cc + "/README.md"}, ""},

@@ -106,3 +106,33 @@ func TestE2EScreenDialogRedrawIsTheSameQuestion(t *testing.T) {
 	}
 	assert.Equal(t, 1, n, "one question for the dialog")
 }
+
+// less shows a file of Claude Code's package whose text looks like its dialog: less is no Claude
+// Code, so no question is opened for it and no key pressed into it, while the sentry asks about
+// a real dialog in another pane.
+func TestE2EScreenDialogOfAFileUnderAnAgentsPackage(t *testing.T) {
+	t.Parallel()
+	d := newDialogWorld(t)
+	pkg := filepath.Join(d.work, "node_modules", "@anthropic-ai", "claude-code")
+	require.NoError(t, os.MkdirAll(pkg, 0o700))
+	readme := filepath.Join(pkg, "README.md")
+	require.NoError(t, os.WriteFile(readme, []byte("The dialog looks like this:\n\n Bash command\n\n   touch from-less.txt\n\n"+
+		" Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel · Tab to amend\n"), 0o600))
+	viewer := d.qWorld.pane("", "less", readme)
+	d.waitScreen(viewer, "Esc to cancel")
+	d.startBridge()
+
+	// Two real dialogs asked, the second well after the sentry's grace for Claude Code's hook
+	// (1 s) has passed for the rows less shows: the sentry has looked at them many times.
+	d.prompt("touch first.txt")
+	requireCode(t, 0, d.as("", nil, "answer", d.listed("touch first.txt").ID, "deny"))
+	d.waitScreen(d.pane, "● denied: touch first.txt")
+	// A window of time to observe: what is looked for is that nothing happens in it.
+	time.Sleep(2 * time.Second)
+	d.prompt("touch second.txt")
+	d.listed("touch second.txt")
+
+	for _, q := range d.questions(false) {
+		assert.NotEqual(t, viewer, q.Worker, "a question for less: %s", q.Question)
+	}
+}
