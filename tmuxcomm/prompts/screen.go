@@ -229,7 +229,7 @@ func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, p paneo
 		return fmt.Errorf("the pane's send lock: %w; nothing was pressed", err)
 	}
 	defer unlock()
-	if !s.shows(ctx, pane, prof, fp) {
+	if !s.showsAgain(ctx, pane, prof, fp) {
 		w.Log(QKeyNotShown, map[string]string{"reason": "the dialog was no longer on screen"})
 		return fmt.Errorf("the dialog closed before its answer's key: nothing was pressed")
 	}
@@ -257,6 +257,19 @@ func (s *Sentry) press(ctx context.Context, w *questions.PermissionWait, p paneo
 	}
 	w.Log(QKeyPressed, map[string]string{"key": key})
 	return nil
+}
+
+// showsAgain reports whether pane shows the dialog of fingerprint fp now, or again within
+// goneSettle: a redraw takes it off the screen for a moment.
+func (s *Sentry) showsAgain(ctx context.Context, pane messages.PaneID, prof *profile.Profile, fp string) bool {
+	end := time.Now().Add(goneSettle)
+	for !s.shows(ctx, pane, prof, fp) {
+		if time.Now().After(end) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond) // polling the screen: tmux tells no one when it changes
+	}
+	return true
 }
 
 // shows reports whether pane shows the dialog of fingerprint fp now.

@@ -65,3 +65,16 @@ func TestScreenTerminalRedrawIsNoAnswer(t *testing.T) {
 		assert.Equal(t, questions.StatusWaiting, st, "look %d", i)
 	}
 }
+
+// The person's answer finds the dialog in the middle of a redraw: its key waits for it to show
+// again, rather than giving the answer up.
+func TestShowsAgainAfterARedraw(t *testing.T) {
+	prof := profile.Defaults().Lookup("claude")
+	d, ok := prof.Dialog(profile.ParseScreen(dialogRows, 0, 0))
+	require.True(t, ok)
+	redraw := "● I'll run it.\n\n"
+	s := &Sentry{Tmux: &screens{shots: []string{redraw, redraw, dialogRows}}}
+	assert.True(t, s.showsAgain(context.Background(), "%1", prof, d.Fingerprint))
+	s = &Sentry{Tmux: &screens{shots: []string{redraw}}}
+	assert.False(t, s.showsAgain(context.Background(), "%1", prof, d.Fingerprint), "gone for good")
+}
