@@ -4,9 +4,10 @@ package prompts
 // Claude Code whose hook is not installed) shows its permission dialog and waits. A dialog its
 // profile recognises (profile.DialogSpec) becomes a permission question at once, or, for a
 // program whose own hook may bring it (its hook_grace_ms), once it has shown that long without a
-// hook's question for the pane; the first answer presses the dialog's key,
-// only while the same dialog still shows, under the pane's send lock (so it never lands between a
-// delivery's paste and its Enter), and the dialog is checked closed afterwards. Nothing but that
+// hook's question for the pane; the first answer presses the dialog's key, only while the same
+// dialog still shows and the process that showed it still runs there (holder.go), under the pane's
+// send lock (so it never lands between a delivery's paste and its Enter), and the dialog is checked
+// closed afterwards. Nothing but that
 // one key ever reaches the pane: never Enter, never text (a dialog takes any typed Enter as yes).
 
 import (
