@@ -22,6 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/testhome"
 )
 
 var (
@@ -30,9 +32,16 @@ var (
 	binErr  error
 )
 
-// TestMain removes the program the tests built.
+// TestMain runs the tests with a scratch HOME and XDG folders (testhome: never the user's
+// settings), then removes the program they built.
 func TestMain(m *testing.M) {
+	cleanup, err := testhome.Isolate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

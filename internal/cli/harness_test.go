@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/internal/sshtest"
+	"github.com/wcomm/wcomm/internal/testhome"
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/lock"
@@ -66,10 +67,18 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// removingBinDir runs the tests, then removes the binaries they built (testscript.Main exits).
+// removingBinDir runs the tests with a scratch HOME (testhome: never the user's settings), then
+// removes the binaries they built (testscript.Main exits). The isolation is here, not in TestMain:
+// the test binary run as a script's "wcomm" keeps the HOME its script gives it.
 type removingBinDir struct{ m *testing.M }
 
 func (r removingBinDir) Run() int {
+	cleanup, err := testhome.Isolate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer cleanup()
 	code := r.m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
