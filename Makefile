@@ -17,16 +17,6 @@ FUZZCOUNT    ?= 10000x
 
 .PHONY: build install deps deps-agents test e2e lint bench stress fuzz fuzz-ci e2e-agents
 
-# apt-get installs what a recipe needs from the system when it is missing (as root, or with sudo),
-# and only that: --no-upgrade leaves a package that is installed as it is.
-APT_INSTALL = sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "installing:$$missing"; \
-	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-upgrade $$missing
-
-# NEED adds package $$2 to $$missing when command $$1 is not found and the package is not installed
-# (a command off this PATH, or a package that is there without its command, is not installed anew).
-NEED = need() { command -v "$$1" >/dev/null 2>&1 && return; \
-	dpkg-query -W -f='$${Status}' "$$2" 2>/dev/null | grep -q ' installed$$' && return; missing="$$missing $$2"; }
-
 # The programs are built without cgo, so static: a process start (every send, notify, await and
 # a send's guard is one) then costs about 2.6 ms of CPU instead of 3.4 ms, the dynamic loader's
 # share (measured, 300 starts of 'wcomm version'). Nothing of wcomm needs cgo: Go's own resolver
@@ -40,18 +30,16 @@ install:
 	CGO_ENABLED=0 $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 	scripts/link-bin.sh "$$(d=$$($(GO) env GOBIN); [ -n "$$d" ] || d=$$($(GO) env GOPATH)/bin; echo "$$d")"
 
-# What the tests need: tmux and real programs for its panes (python3), the shells the completion
-# scripts are loaded in and the shell profile is checked against, and OpenSSH (client and server)
-# for the remote hosts' tests.
+# What the tests need (tmux, python3 for its panes, the shells the completion scripts and the profile
+# are checked in, OpenSSH's client, and its sshd for the remote hosts' tests) and what the agents'
+# tests need (Node.js and npm). scripts/deps.sh says first what it installs and why, installs only
+# what is missing (as root, or with sudo), never upgrades an installed package nor pulls Recommends,
+# and enables no service: sshd is unpacked from its package into .cache/sshd, not installed.
 deps:
-	@missing=; $(NEED); for c in tmux python3 zsh fish dash; do need $$c $$c; done; \
-	need ssh openssh-client; need /usr/sbin/sshd openssh-server; \
-	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
+	@scripts/deps.sh tests
 
-# The real agent TUIs are npm packages: Node.js 20 or newer with npm.
 deps-agents:
-	@missing=; $(NEED); need node nodejs; need npm npm; \
-	if [ -n "$$missing" ]; then $(APT_INSTALL); fi
+	@scripts/deps.sh agents
 
 # Every test, end-to-end ones included; a missing tmux fails the run. scripts/testsum prints what go
 # test prints, then a count of the tests run ("N passed, N failed"), and exits with go test's code.

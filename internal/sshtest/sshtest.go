@@ -58,6 +58,7 @@ type Bed struct {
 	Hosts    []*Host
 	hostsCfg string
 	alt      int
+	sshd     sshd
 }
 
 // AltConfig writes another ssh_config for the bed's hosts with another key and known_hosts file
@@ -86,10 +87,8 @@ func Available() string {
 	if os.Geteuid() != 0 {
 		return "not root: the sshd hosts mount private folders in their own mount namespace"
 	}
-	for _, p := range []string{"/usr/sbin/sshd"} {
-		if _, err := os.Stat(p); err != nil {
-			return p + " is missing: run make deps (installs openssh-server)"
-		}
+	if _, err := findSSHD(); err != nil {
+		return err.Error()
 	}
 	for _, c := range []string{"ssh", "ssh-keygen", "unshare"} {
 		if _, err := exec.LookPath(c); err != nil {
@@ -115,8 +114,10 @@ func Require(t testing.TB) {
 func Start(t testing.TB, binDir string, n int) *Bed {
 	t.Helper()
 	Require(t)
+	d, err := findSSHD()
+	must(t, err)
 	dir := t.TempDir()
-	b := &Bed{t: t, Dir: dir, Config: filepath.Join(dir, "ssh_config")}
+	b := &Bed{t: t, Dir: dir, Config: filepath.Join(dir, "ssh_config"), sshd: d}
 	key := filepath.Join(dir, "id_ed25519")
 	keygen(t, key)
 	pub, err := os.ReadFile(key + ".pub")
@@ -131,7 +132,7 @@ func Start(t testing.TB, binDir string, n int) *Bed {
 		hpub, err := os.ReadFile(hostKey + ".pub")
 		must(t, err)
 		must(t, os.WriteFile(filepath.Join(h.Share, "authorized_keys"), pub, 0o600))
-		must(t, os.WriteFile(filepath.Join(h.Share, "sshd_config"), []byte(sshdConfig(h)), 0o600))
+		must(t, os.WriteFile(filepath.Join(h.Share, "sshd_config"), []byte(sshdConfig(h)+d.configLines()), 0o600))
 		fmt.Fprintf(&cfg, "Host %s\n  HostName %s\n  Port %d\n  User root\n  HostKeyAlias %s\n", h.Name, h.Addr, h.Port, h.Name)
 		fmt.Fprintf(&known, "%s %s", h.Name, hpub)
 		b.Hosts = append(b.Hosts, h)
@@ -184,7 +185,8 @@ func (b *Bed) supervise(h *Host, binDir string) {
 	exe, err := os.Executable()
 	must(t, err)
 	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "--", exe)
-	cmd.Env = append(os.Environ(), supervisorEnv+"="+h.Share, "WCOMM_SSHTEST_BIN="+binDir)
+	cmd.Env = append(os.Environ(), supervisorEnv+"="+h.Share, "WCOMM_SSHTEST_BIN="+binDir,
+		"WCOMM_SSHTEST_SSHD="+b.sshd.Path, "WCOMM_SSHTEST_SSHD_ROOT="+b.sshd.Root)
 	in, w, err := os.Pipe()
 	must(t, err)
 	r, out, err := os.Pipe()

@@ -20,14 +20,15 @@ func Supervise() {
 	if share == "" {
 		return
 	}
-	if err := supervise(share, os.Getenv("WCOMM_SSHTEST_BIN")); err != nil {
+	d := sshd{Path: os.Getenv("WCOMM_SSHTEST_SSHD"), Root: os.Getenv("WCOMM_SSHTEST_SSHD_ROOT")}
+	if err := supervise(share, os.Getenv("WCOMM_SSHTEST_BIN"), d); err != nil {
 		fmt.Fprintln(os.Stderr, "sshtest supervisor:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-func supervise(share, bin string) error {
+func supervise(share, bin string, d sshd) error {
 	// The folders are opened before /tmp is covered, and mounted from their open descriptors.
 	sf, err := os.Open(share)
 	if err != nil {
@@ -42,13 +43,27 @@ func supervise(share, bin string) error {
 		return err
 	}
 	addr, port := listenOf(string(cfg))
+	mounts := []struct {
+		f  *os.File
+		to string
+	}{{sf, ShareDir}, {bf, BinDir}}
+	// An unpacked sshd's folder (the module's, perhaps under the HOME covered below) is mounted too.
+	libPath := d.libPath()
+	if d.Root != "" {
+		rf, err := os.Open(d.Root)
+		if err != nil {
+			return err
+		}
+		mounts = append(mounts, struct {
+			f  *os.File
+			to string
+		}{rf, sshdDir})
+		d.Path = d.inside(d.Path)
+	}
 	if err := syscall.Mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777"); err != nil {
 		return fmt.Errorf("mount /tmp: %w", err)
 	}
-	for _, m := range []struct {
-		f  *os.File
-		to string
-	}{{sf, ShareDir}, {bf, BinDir}} {
+	for _, m := range mounts {
 		if err := os.Mkdir(m.to, 0o700); err != nil {
 			return err
 		}
@@ -63,8 +78,11 @@ func supervise(share, bin string) error {
 			return fmt.Errorf("mount %s: %w", u.HomeDir, err)
 		}
 	}
-	// sshd's privilege separation folder.
+	// sshd's privilege separation folder, and its user.
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		return err
+	}
+	if err := privsepUser(); err != nil {
 		return err
 	}
 	var sshd *exec.Cmd
@@ -89,9 +107,12 @@ func supervise(share, bin string) error {
 				fmt.Println("err", err)
 				continue
 			}
-			sshd = exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(ShareDir, "sshd_config"))
+			sshd = exec.Command(d.Path, "-D", "-e", "-f", filepath.Join(ShareDir, "sshd_config"))
 			sshd.Stderr = log
 			sshd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			if libPath != "" {
+				sshd.Env = append(sshd.Env, "LD_LIBRARY_PATH="+libPath)
+			}
 			err = sshd.Start()
 			log.Close()
 			if err == nil {
@@ -112,6 +133,34 @@ func supervise(share, bin string) error {
 	stop()
 	// Everything else this host started: its tmux server and the panes' programs.
 	killNamespace(func(string) bool { return true })
+	return nil
+}
+
+// privsepUser gives this namespace a password database with the user sshd drops its privileges
+// to, when the machine has none (openssh-server, which adds it, is unpacked, not installed): a copy
+// of /etc/passwd with the user added is mounted over it here, and only here.
+func privsepUser() error {
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(passwd), "\n") {
+		if strings.HasPrefix(line, "sshd:") {
+			return nil
+		}
+	}
+	if len(passwd) > 0 && passwd[len(passwd)-1] != '\n' {
+		passwd = append(passwd, '\n')
+	}
+	// nobody's ids, as the user owns nothing: sshd only changes to it in its empty /run/sshd.
+	passwd = append(passwd, "sshd:x:65534:65534:sshd privilege separation:/run/sshd:/usr/sbin/nologin\n"...)
+	copyPath := "/tmp/passwd"
+	if err := os.WriteFile(copyPath, passwd, 0o644); err != nil {
+		return err
+	}
+	if err := syscall.Mount(copyPath, "/etc/passwd", "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mount /etc/passwd: %w", err)
+	}
 	return nil
 }
 
