@@ -106,7 +106,7 @@ func TestAgentsClaudeMailbox(t *testing.T) {
 	// wcomm's hooks go into the project settings of the folder Claude Code works in.
 	work := filepath.Join(w.work, "work-claude")
 	require.NoError(t, os.MkdirAll(work, 0o700))
-	requireCode(t, 0, w.run(call{}, "install-skill", "--dir", work, "--for", "claude"))
+	requireCode(t, 0, w.run(call{}, "install-skill", "--dir", work, "--for", "claude", "--bin", w.bin))
 	orch := w.agentPane("claude", installed, m)
 	// These cases are about typing and hooks; TestAgentsClaudeSocket covers the messaging socket.
 	closeDoor(t, w, installed, orch)

@@ -57,7 +57,7 @@ func newPermAgentHook(t *testing.T, mode, cfg string, hook bool) *permAgent {
 	work := filepath.Join(w.work, "work-claude")
 	require.NoError(t, os.MkdirAll(work, 0o700))
 	if hook {
-		r := w.run(call{}, "install-skill", "--dir", work, "--for", "claude")
+		r := w.run(call{}, "install-skill", "--dir", work, "--for", "claude", "--bin", w.bin)
 		requireCode(t, 0, r)
 	}
 	// Its HOME is under the test's temporary folder: the folder is removed only once the agent,

@@ -46,7 +46,7 @@ command, its tool time limits).`,
 		},
 	})
 	register(&command{
-		Name: "install-skill", Args: "[--dir DIR | --user] [--for claude,codex,gemini] [--force]", Role: "admin",
+		Name: "install-skill", Args: "[--dir DIR | --user] [--for claude,codex,gemini] [--bin PATH] [--force]", Role: "admin",
 		Summary: "install the instructions as a Claude Code skill and an AGENTS.md / GEMINI.md block",
 		Help: `Writes DIR/.claude/skills/wcomm/SKILL.md (Claude Code loads it when a task needs it) and a block
 between <!-- wcomm:begin --> and <!-- wcomm:end --> in DIR/AGENTS.md (Codex) and DIR/GEMINI.md
@@ -57,20 +57,28 @@ this wcomm writes different text ("updated"). Each file or block carries the has
 wrote: one edited since is kept (exit 0, with a note on stderr) unless --force. New files are 0644:
 they are the project's, read by everyone who works in it.
 
-It also installs the agents' own turn-boundary hooks (unless --no-hooks), so that a message that
-arrives while an agent is busy reaches its model when the turn ends, without typing into its pane:
-'wcomm hook' on UserPromptSubmit and Stop in .claude/settings.json (Claude Code) and .codex/hooks.json
-(Codex, which asks you to trust new hooks once), and on BeforeAgent and AfterAgent in
-.gemini/settings.json (Gemini CLI); with --user, the same files under your home folder. Everything
-else in those files is kept. A hook runs this wcomm by its absolute path, so it works whatever PATH
-the agent has; run install-skill again after moving the binary.`,
+It also installs the agents' own hooks (unless --no-hooks), each running 'wcomm hook --agent NAME';
+everything else in those files is kept:
+  Claude Code, .claude/settings.json:
+    UserPromptSubmit, Stop   hand the model the messages waiting in its pane's outbox at a turn's
+                             start or end, without typing into its pane (Stop also records the idle
+                             notice of settings' notify_idle)
+    PermissionRequest        relays a permission prompt (a command to run, a file to write) to you
+                             through your channels, the console and 'wcomm answer', and hands your
+                             answer back; it may wait 600 s (wcomm help questions)
+  Codex, .codex/hooks.json:  UserPromptSubmit, Stop as above (Codex asks you to trust new hooks once)
+  Gemini CLI, .gemini/settings.json: BeforeAgent, AfterAgent as UserPromptSubmit and Stop
+With --user, the same files under your home folder. The hooks run "wcomm", found on the agent's
+PATH, since a project's files are committed and read on other machines; --bin PATH names another
+program (a warning on stderr says when "wcomm" is not on this PATH).`,
 		Example: "wcomm install-skill\nwcomm install-skill --dir ~/src/project --for claude,codex\nwcomm install-skill --user --force",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			dir := fs.String("dir", "", "the project folder (default: the current folder)")
 			user := fs.Bool("user", false, "install for your user instead of one project")
 			forAgents := fs.String("for", "claude,codex,gemini", "which agents' files to write")
 			force := fs.Bool("force", false, "overwrite files and blocks edited since wcomm wrote them")
-			noHooks := fs.Bool("no-hooks", false, "do not install the agents' turn-boundary hooks")
+			noHooks := fs.Bool("no-hooks", false, "do not install the agents' hooks")
+			bin := fs.String("bin", "", `the program the hooks run (default: "wcomm", found on the agent's PATH)`)
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("install-skill takes no arguments")
@@ -78,12 +86,15 @@ the agent has; run install-skill again after moving the binary.`,
 				if *user && *dir != "" {
 					return usagef("give --dir or --user, not both")
 				}
-				return c.installSkill(kit.SkillOptions{Dir: *dir, User: *user, For: *forAgents, Force: *force, NoHooks: *noHooks, Getenv: c.getenv})
+				if !*noHooks {
+					c.warnBin("install-skill", *bin)
+				}
+				return c.installSkill(kit.SkillOptions{Dir: *dir, User: *user, For: *forAgents, Force: *force, NoHooks: *noHooks, Bin: *bin, Getenv: c.getenv})
 			}
 		},
 	})
 	register(&command{
-		Name: "install-mcp", Args: "[--for claude,codex,gemini] [--user | --dir DIR] [--dry-run]", Role: "admin",
+		Name: "install-mcp", Args: "[--for claude,codex,gemini] [--user | --dir DIR] [--bin PATH] [--dry-run]", Role: "admin",
 		Summary: "register 'wcomm mcp' as an MCP server with Claude Code, Codex and Gemini CLI",
 		Help: `Adds a "wcomm" server that runs 'wcomm mcp' to each agent's configuration, in its own format:
 Claude Code: DIR/.mcp.json (project scope; --user: ~/.claude.json), "mcpServers".
@@ -94,8 +105,9 @@ Gemini CLI: DIR/.gemini/settings.json (--user: ~/.gemini/settings.json), "mcpSer
 Only wcomm's entry changes: other servers and settings, comments, key order and indentation stay;
 keys you added to wcomm's entry stay too. Running it again changes nothing ("unchanged"). A file
 that is not valid JSON or TOML is left untouched (exit 1). --dry-run prints what would be written.
---command sets what the agents run (default: this binary's absolute path, which works whatever PATH
-the agent starts with).`,
+The entries run "wcomm", found on the agent's PATH, since a project's files are committed and read on
+other machines; --bin PATH names another program (a warning on stderr says when "wcomm" is not on
+this PATH).`,
 		Example: "wcomm install-mcp\nwcomm install-mcp --for codex --user\nwcomm install-mcp --dir ~/src/project --dry-run",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			// --for, as install-skill takes it: --agent means a delivery profile everywhere else.
@@ -103,7 +115,7 @@ the agent starts with).`,
 			dir := fs.String("dir", "", "the project folder (default: the current folder)")
 			user := fs.Bool("user", false, "register for your user instead of one project")
 			dryRun := fs.Bool("dry-run", false, "print what would change, write nothing")
-			command := fs.String("command", "", "the command agents run (default: this binary's absolute path)")
+			bin := fs.String("bin", "", `the program the agents run (default: "wcomm", found on the agent's PATH)`)
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("install-mcp takes no arguments")
@@ -111,7 +123,8 @@ the agent starts with).`,
 				if *user && *dir != "" {
 					return usagef("give --dir or --user, not both")
 				}
-				targets, err := kit.MCPTargets(kit.MCPOptions{For: *agent, Dir: *dir, User: *user, Command: *command, Getenv: c.getenv})
+				c.warnBin("install-mcp", *bin)
+				targets, err := kit.MCPTargets(kit.MCPOptions{For: *agent, Dir: *dir, User: *user, Bin: *bin, Getenv: c.getenv})
 				if err != nil {
 					return err
 				}
@@ -230,6 +243,13 @@ func (c *cli) installSkill(o kit.SkillOptions) error {
 		return &exitErr{code: exitFailure, err: fmt.Errorf("%d settings file(s) could not be read, so their hooks are not installed; fix them and run again", n)}
 	}
 	return nil
+}
+
+// warnBin says on stderr when the agents may not find the program their entries run.
+func (c *cli) warnBin(name, bin string) {
+	if w := kit.BinWarning(bin); w != "" {
+		fmt.Fprintf(c.stderr, "wcomm %s: warning: %s\n", name, w)
+	}
 }
 
 func countKept(results []kit.Result) int {

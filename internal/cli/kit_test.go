@@ -365,20 +365,18 @@ func TestKitInstallSkill(t *testing.T) {
 				stop = append(stop, h.Command)
 			}
 		}
-		self, err := kit.SelfPath()
-		require.NoError(t, err)
-		assert.Equal(t, []string{"my-stop.sh", self + " hook --agent claude"}, stop, "the hook runs this binary by its absolute path")
+		assert.Equal(t, []string{"my-stop.sh", "wcomm hook --agent claude"}, stop, "the hook runs wcomm from the agent's PATH, no path of this machine")
 		require.Len(t, got.Hooks["UserPromptSubmit"], 1)
 		// The permission prompts reach the person through the same command, given the time
 		// a person needs.
 		require.Len(t, got.Hooks["PermissionRequest"], 1)
 		perm := got.Hooks["PermissionRequest"][0].Hooks[0]
-		assert.Equal(t, self+" hook --agent claude", perm.Command)
+		assert.Equal(t, "wcomm hook --agent claude", perm.Command)
 		assert.Equal(t, kit.PermissionHookTimeout, perm.Timeout)
 		gem, err := os.ReadFile(filepath.Join(d, ".gemini", "settings.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(gem), `"AfterAgent"`)
-		assert.Contains(t, string(gem), self+" hook --agent gemini")
+		assert.Contains(t, string(gem), `"wcomm hook --agent gemini"`)
 		out, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "claude,gemini")
 		require.Equal(t, exitOK, code, errOut)
 		assert.Equal(t, 4, strings.Count(out, "unchanged "), out)
@@ -395,6 +393,39 @@ func TestKitInstallSkill(t *testing.T) {
 		left, err := os.ReadFile(bad)
 		require.NoError(t, err)
 		assert.Equal(t, "{not json", string(left), "a broken file is never rewritten")
+	})
+	t.Run("the hooks run wcomm from PATH, or --bin", func(t *testing.T) {
+		// What the project's files name is the same on every machine: no path of this one.
+		d := t.TempDir()
+		path := t.TempDir()
+		t.Setenv("PATH", path)
+		_, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "claude,codex,gemini")
+		require.Equal(t, exitOK, code, errOut)
+		assert.Contains(t, errOut, `warning: "wcomm" is not on this PATH`, "said when the agents may not find it")
+		self, err := os.Executable()
+		require.NoError(t, err)
+		for _, f := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
+			data, err := os.ReadFile(filepath.Join(d, f))
+			require.NoError(t, err)
+			assert.Contains(t, string(data), `"wcomm hook --agent `, f)
+			assert.NotContains(t, string(data), filepath.Dir(self), f)
+		}
+		// Found on PATH: no warning.
+		require.NoError(t, os.WriteFile(filepath.Join(path, "wcomm"), []byte("#!/bin/sh\n"), 0o755))
+		_, errOut, code = kitRun(t, "install-skill", "--dir", d, "--for", "claude")
+		require.Equal(t, exitOK, code, errOut)
+		assert.NotContains(t, errOut, "warning")
+		// The person's own path replaces the bare name, in place.
+		bin := filepath.Join(path, "wcomm")
+		out, errOut, code := kitRun(t, "install-skill", "--dir", d, "--for", "claude", "--bin", bin)
+		require.Equal(t, exitOK, code, errOut)
+		assert.Contains(t, out, "updated   "+filepath.Join(d, ".claude", "settings.json"))
+		data, err := os.ReadFile(filepath.Join(d, ".claude", "settings.json"))
+		require.NoError(t, err)
+		assert.Equal(t, 3, strings.Count(string(data), bin+" hook --agent claude"), "each event's hook updated, none added")
+		assert.NotContains(t, string(data), `"wcomm hook`)
+		_, errOut, _ = kitRun(t, "install-skill", "--dir", d, "--for", "claude", "--bin", filepath.Join(path, "missing"))
+		assert.Contains(t, errOut, "is not a program here")
 	})
 	t.Run("--user", func(t *testing.T) {
 		home := t.TempDir()
@@ -714,4 +745,30 @@ func kitHaveShell(t *testing.T, name string) bool {
 		return false
 	}
 	return true
+}
+
+// install-skill --help names every hook it installs (the PermissionRequest hook, which relays the
+// agent's permission prompts, included): each event in the files a run writes is in the help.
+func TestKitInstallSkillHelpListsEveryHook(t *testing.T) {
+	help, errOut, code := kitRun(t, "install-skill", "--help")
+	require.Equal(t, exitOK, code, errOut)
+	d := t.TempDir()
+	_, errOut, code = kitRun(t, "install-skill", "--dir", d)
+	require.Equal(t, exitOK, code, errOut)
+	events := 0
+	for _, f := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
+		data, err := os.ReadFile(filepath.Join(d, f))
+		require.NoError(t, err)
+		var got struct {
+			Hooks map[string]any `json:"hooks"`
+		}
+		require.NoError(t, json.Unmarshal(data, &got), f)
+		assert.Contains(t, help, f)
+		for ev := range got.Hooks {
+			events++
+			assert.Regexp(t, `\b`+ev+`\b`, help, "%s's %s hook", f, ev)
+		}
+	}
+	assert.Equal(t, 7, events, "the hooks of the three agents")
+	assert.Contains(t, help, "relays a permission prompt")
 }

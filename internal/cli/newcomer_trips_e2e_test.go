@@ -96,28 +96,28 @@ func TestE2ELoginShellFindsWcomm(t *testing.T) {
 	assert.FileExists(t, filepath.Join(home, ".local", "bin", "wcomm-mcp"), "wcomm-mcp is linked beside it")
 }
 
-// TestE2EHooksRunWithoutPath: the hooks install-skill writes, and the server install-mcp
-// registers, run this binary by its absolute path, so an agent whose PATH lacks wcomm runs them.
-func TestE2EHooksRunWithoutPath(t *testing.T) {
+// TestE2EHooksRunWcommFromPath: the hooks install-skill writes, and the server install-mcp
+// registers, run "wcomm" from the agent's PATH: a project's files are committed and read on other
+// machines, where this one's path of the binary means nothing. --bin names a path instead, and then
+// an agent whose PATH lacks wcomm runs them.
+func TestE2EHooksRunWcommFromPath(t *testing.T) {
 	t.Parallel()
 	bin := wcommBin(t)
-	self, err := filepath.EvalSymlinks(bin)
+	self, err := filepath.Abs(bin)
 	require.NoError(t, err)
-	dir, home := t.TempDir(), t.TempDir()
-	run := func(args ...string) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(cleanEnv(), "HOME="+home)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "wcomm %s: %s", strings.Join(args, " "), out)
+	home := t.TempDir()
+	install := func(dir string, args ...string) {
+		for _, cmd := range []string{"install-skill", "install-mcp"} {
+			c := exec.Command(bin, append([]string{cmd, "--dir", dir}, args...)...)
+			c.Env = append(cleanEnv(), "HOME="+home)
+			out, err := c.CombinedOutput()
+			require.NoError(t, err, "wcomm %s %s: %s", cmd, strings.Join(args, " "), out)
+		}
 	}
-	run("install-skill", "--dir", dir)
-	run("install-mcp", "--dir", dir)
-
-	// A PATH where no wcomm is: a bare 'wcomm hook' fails there with 127.
-	noWcomm := []string{"PATH=/usr/bin:/bin", "HOME=" + home}
-	hook := func(command, event string) int {
+	// hook runs command as an agent runs its hook, with path as its PATH.
+	hook := func(command, event, path string) int {
 		cmd := exec.Command("/bin/sh", "-c", command)
-		cmd.Env = noWcomm
+		cmd.Env = []string{"PATH=" + path, "HOME=" + home}
 		cmd.Stdin = strings.NewReader(`{"hook_event_name": "` + event + `"}`)
 		out, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -126,39 +126,54 @@ func TestE2EHooksRunWithoutPath(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		return 0
 	}
-	require.Equal(t, 127, hook("wcomm hook --agent claude", "Stop"), "the old hook's failure, for contrast")
-
 	type hooks struct {
 		Hooks map[string][]struct {
 			Hooks []struct{ Command string } `json:"hooks"`
 		} `json:"hooks"`
 	}
-	ran := 0
-	for _, f := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, f))
-		require.NoError(t, err)
-		var h hooks
-		require.NoError(t, json.Unmarshal(data, &h), f)
-		require.NotEmpty(t, h.Hooks, f)
-		for event, groups := range h.Hooks {
-			for _, g := range groups {
-				for _, c := range g.Hooks {
-					assert.True(t, strings.HasPrefix(c.Command, self+" hook --agent "), "%s %s runs %q", f, event, c.Command)
-					assert.Equal(t, 0, hook(c.Command, event), "%s %s: %q", f, event, c.Command)
-					ran++
+	// check runs every hook of dir's files with path, each starting with prefix, and returns the
+	// command of the Claude Code server entry; portable files name no path of this machine.
+	check := func(dir, prefix, path string, portable bool) string {
+		ran := 0
+		for _, f := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			require.NoError(t, err)
+			if portable {
+				assert.NotContains(t, string(data), filepath.Dir(self)+"/", "%s: no path of this machine", f)
+			}
+			var h hooks
+			require.NoError(t, json.Unmarshal(data, &h), f)
+			require.NotEmpty(t, h.Hooks, f)
+			for event, groups := range h.Hooks {
+				for _, g := range groups {
+					for _, c := range g.Hooks {
+						assert.True(t, strings.HasPrefix(c.Command, prefix+" hook --agent "), "%s %s runs %q", f, event, c.Command)
+						assert.Equal(t, 0, hook(c.Command, event, path), "%s %s: %q", f, event, c.Command)
+						ran++
+					}
 				}
 			}
 		}
+		assert.Equal(t, 7, ran, "two events for each of three agents, and Claude Code's permission prompts")
+		var entry struct {
+			MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+		}
+		data, err := os.ReadFile(filepath.Join(dir, ".mcp.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &entry))
+		return entry.MCPServers["wcomm"].Command
 	}
-	assert.Equal(t, 7, ran, "two events for each of three agents, and Claude Code's permission prompts")
 
-	var entry struct {
-		MCPServers map[string]struct{ Command string } `json:"mcpServers"`
-	}
-	data, err := os.ReadFile(filepath.Join(dir, ".mcp.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &entry))
-	assert.Equal(t, self, entry.MCPServers["wcomm"].Command, "install-mcp writes the same absolute path")
+	// By default "wcomm", which an agent whose PATH holds it runs.
+	dir := t.TempDir()
+	install(dir)
+	assert.Equal(t, "wcomm", check(dir, "wcomm", filepath.Dir(self)+":/usr/bin:/bin", true))
+	require.Equal(t, 127, hook("wcomm hook --agent claude", "Stop", "/usr/bin:/bin"), "without it on PATH, a bare name fails, hence the warning")
+
+	// --bin: that path, which runs whatever the agent's PATH.
+	dir = t.TempDir()
+	install(dir, "--bin", self)
+	assert.Equal(t, self, check(dir, self, "/usr/bin:/bin", false))
 }
 
 // TestKitMCPVersionE2E: the MCP server tells its client the version the build was given, as

@@ -50,18 +50,14 @@ func hookTargets(dir, home string, agents []string) []hookTarget {
 	return out
 }
 
-// hookCommand is the command an agent's hook runs: this binary by its absolute path (self.go).
-func hookCommand(self, agent string) string { return shellWord(self) + " hook --agent " + agent }
+// hookCommand is the command an agent's hook runs: bin, "wcomm" or the person's path (self.go).
+func hookCommand(bin, agent string) string { return shellWord(bin) + " hook --agent " + agent }
 
 // installHooks adds wcomm's hook to each event of t's settings file, once: an entry that already
 // runs 'wcomm hook' is brought up to date, not duplicated. A file that is not a JSON object is
 // left alone and reported.
-func installHooks(t hookTarget) (Result, error) {
+func installHooks(t hookTarget, bin string) (Result, error) {
 	r := Result{Path: t.Path, Agent: t.Agent}
-	self, err := SelfPath()
-	if err != nil {
-		return r, err
-	}
 	real, old, mode, err := readTarget(t.Path)
 	if err != nil {
 		return r, err
@@ -90,11 +86,11 @@ func installHooks(t hookTarget) (Result, error) {
 			r.Status, r.Note = Kept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
 			return r, nil
 		}
-		if c := setHookCommand(groups, hookCommand(self, t.Agent), t.Timeouts[ev]); c != nil {
+		if c := setHookCommand(groups, bin, hookCommand(bin, t.Agent), t.Timeouts[ev]); c != nil {
 			changed = changed || *c
 			continue
 		}
-		h := map[string]any{"type": "command", "command": hookCommand(self, t.Agent)}
+		h := map[string]any{"type": "command", "command": hookCommand(bin, t.Agent)}
 		if n := t.Timeouts[ev]; n > 0 {
 			h["timeout"] = n
 		}
@@ -121,14 +117,14 @@ func installHooks(t hookTarget) (Result, error) {
 
 // setHookCommand looks for a hook that runs 'wcomm hook' among an event's groups: nil when there
 // is none; else whether it had to be changed to run want (with timeout seconds, when not 0).
-func setHookCommand(groups []any, want string, timeout int) *bool {
+func setHookCommand(groups []any, bin, want string, timeout int) *bool {
 	for _, g := range groups {
 		gm, _ := g.(map[string]any)
 		hs, _ := gm["hooks"].([]any)
 		for _, h := range hs {
 			hm, _ := h.(map[string]any)
 			cmd, _ := hm["command"].(string)
-			if isHookCommand(cmd) {
+			if isHookCommand(cmd, bin) {
 				changed := cmd != want
 				hm["command"] = want
 				if timeout > 0 && fmt.Sprint(hm["timeout"]) != fmt.Sprint(timeout) {

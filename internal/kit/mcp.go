@@ -43,11 +43,11 @@ type mcpKey struct {
 
 // MCPOptions are install-mcp's choices.
 type MCPOptions struct {
-	For     string // the agents, comma-separated: claude, codex, gemini, or all
-	Dir     string // the project folder ("": the current one)
-	User    bool   // the user's files instead of a project's
-	Command string // what the agents run ("": this binary's absolute path)
-	Getenv  func(string) string
+	For    string // the agents, comma-separated: claude, codex, gemini, or all
+	Dir    string // the project folder ("": the current one)
+	User   bool   // the user's files instead of a project's
+	Bin    string // what the agents run ("": DefaultBin, found on the agent's PATH)
+	Getenv func(string) string
 }
 
 // MCPTarget is one agent's configuration file and wcomm's entry in it.
@@ -60,13 +60,7 @@ type MCPTarget struct {
 
 // MCPTargets are the files install-mcp edits, with the entry each gets.
 func MCPTargets(o MCPOptions) ([]MCPTarget, error) {
-	agent, dir, user, command, getenv := o.For, o.Dir, o.User, o.Command, o.Getenv
-	if command == "" {
-		var err error
-		if command, err = mcpCommand(); err != nil {
-			return nil, err
-		}
-	}
+	agent, dir, user, command, getenv := o.For, o.Dir, o.User, Bin(o.Bin), o.Getenv
 	var want []string
 	for _, a := range strings.Split(agent, ",") {
 		switch a = strings.ToLower(strings.TrimSpace(a)); a {
@@ -141,9 +135,6 @@ func MCPTargets(o MCPOptions) ([]MCPTarget, error) {
 	}
 	return out, nil
 }
-
-// mcpCommand is what agents run: this binary's absolute path (self.go says why).
-func mcpCommand() (string, error) { return SelfPath() }
 
 // InstallMCP sets wcomm's entry in each target's file, or with dryRun only says what it would
 // write (each Result's Preview). On an error it returns the results so far.

@@ -10,7 +10,7 @@ import (
 // The entries as install-mcp builds them, with a fixed command.
 func mcpEntries(t *testing.T) map[string][]mcpKey {
 	t.Helper()
-	targets, err := MCPTargets(MCPOptions{For: "all", Dir: t.TempDir(), Command: "/opt/bin/wcomm", Getenv: func(string) string { return "" }})
+	targets, err := MCPTargets(MCPOptions{For: "all", Dir: t.TempDir(), Bin: "/opt/bin/wcomm", Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	out := map[string][]mcpKey{}
 	for _, tg := range targets {

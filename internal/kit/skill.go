@@ -36,6 +36,7 @@ type SkillOptions struct {
 	For     string // the agents, comma-separated: claude, codex, gemini
 	Force   bool   // overwrite what was edited since wcomm wrote it
 	NoHooks bool   // leave the agents' hooks alone
+	Bin     string // what the hooks run ("": DefaultBin, found on the agent's PATH)
 	Getenv  func(string) string
 }
 
@@ -240,7 +241,7 @@ func (k Book) InstallSkill(o SkillOptions) (files, hooks []Result, err error) {
 		home = userHome(o.Getenv)
 	}
 	for _, h := range hookTargets(orDot(o.Dir), home, agentsOf(targets)) {
-		r, err := installHooks(h)
+		r, err := installHooks(h, Bin(o.Bin))
 		if err != nil {
 			return nil, nil, err
 		}
