@@ -1,6 +1,6 @@
 // Package mcpserver offers wcomm's protocol to agents as MCP tools over one stream (stdio, as
 // agents launch local servers): find, panes, send, await, notify, ask, answer, questions, history,
-// show and inbox (ToolNames lists them). It owns the tool list, each tool's description and schemas, and the mapping of an
+// show, inbox and help (ToolNames lists them). It owns the tool list, each tool's description and schemas, and the mapping of an
 // engine's result or error to a tool result; it owns no protocol step. Every call runs on an engine
 // built by the engine's front door (tmuxcomm.Door), as the command line builds its own, so a tool
 // and the matching command do the same thing and fail with the same words and exit-code class. A call
@@ -68,9 +68,9 @@ func (s *server) engine() (*tmuxcomm.Engine, settings.Values, error) {
 }
 
 // tools is the tool list, in the order clients show it. A tool is one constructor in this list
-// and its function in a tools_*.go file.
+// and its function in a tools_*.go file; help, last, tells of the others.
 func (s *server) tools() []tool {
-	return []tool{
+	list := []tool{
 		s.findTool(),
 		s.panesTool(),
 		s.sendTool(),
@@ -83,6 +83,7 @@ func (s *server) tools() []tool {
 		s.showTool(),
 		s.inboxTool(),
 	}
+	return append(list, s.helpTool(list))
 }
 
 // Serve runs the server on in and out (a client's stdio) until the client closes the stream or ctx
@@ -98,5 +99,5 @@ then await its response (await is bounded: when it returns status "waiting", cal
 the same id). A pane that is busy gets its messages later, exactly once (state "queued"); inbox
 takes what waits for your own pane. As a worker: notify answers the request you were sent; ask puts a question to your
 orchestrator and returns its answer. answer and questions handle workers' questions; history and
-show read every exchange on disk. A failed call returns {"error", "class", "exit_code"}: class
+show read every exchange on disk; help gives the fields of each tool's result. A failed call returns {"error", "class", "exit_code"}: class
 usage (fix the arguments), failure, timed_out or not_found (check the pane or id).`

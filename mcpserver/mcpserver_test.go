@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,21 +69,11 @@ func TestServerRecoversPanics(t *testing.T) {
 }
 
 // Errors carry the command line's class: the exit code comes from the front door's ClassOf, a bad
-// argument is usage, and every error validates against the tool's output schema.
+// argument is usage, and every error validates against the tool's result schema (help gives it).
 func TestServerErrorClasses(t *testing.T) {
 	root := t.TempDir()
 	cs := connect(t, testConfig(root, nil))
-	list, err := cs.ListTools(context.Background(), nil)
-	require.NoError(t, err)
-	schemas := map[string]*jsonschema.Resolved{}
-	for _, tl := range list.Tools {
-		data, err := json.Marshal(tl.OutputSchema)
-		require.NoError(t, err)
-		var s jsonschema.Schema
-		require.NoError(t, json.Unmarshal(data, &s))
-		schemas[tl.Name], err = s.Resolve(nil)
-		require.NoError(t, err, tl.Name)
-	}
+	schemas := resultSchemas(t, cs)
 	tests := []struct {
 		tool  string
 		args  map[string]any
@@ -107,7 +96,7 @@ func TestServerErrorClasses(t *testing.T) {
 		var v any
 		data, _ := json.Marshal(res.StructuredContent)
 		require.NoError(t, json.Unmarshal(data, &v))
-		assert.NoError(t, schemas[tt.tool].Validate(v), "%s error against its output schema", tt.tool)
+		assert.NoError(t, schemas[tt.tool].Validate(v), "%s error against its result schema", tt.tool)
 		assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "wcomm "+tt.tool+": "+te.Error)
 	}
 	_, te := call(t, cs, "ask", map[string]any{"question": "which?"})

@@ -40,10 +40,12 @@ type detailedError struct {
 func (e *detailedError) Error() string { return e.err.Error() }
 func (e *detailedError) Unwrap() error { return e.err }
 
-// tool is one tool: its definition for tools/list and its handler.
+// tool is one tool: its definition for tools/list, its handler, and the schema of its structured
+// content (its result's or ToolError's), which the help tool gives.
 type tool struct {
 	def     *mcp.Tool
 	handler mcp.ToolHandler
+	out     *jsonschema.Schema
 }
 
 // typed builds a tool whose arguments decode into In and whose result is an Out with a text: the
@@ -59,8 +61,11 @@ func typed[In, Out any](s *server, def mcp.Tool, run func(ctx context.Context, r
 }
 
 // newTool builds a tool from a typed run function. The input schema is inferred from In (its
-// jsonschema tags are the descriptions); the output schema is Out's or ToolError's, since a
-// client checks structured content against the output schema even in an error result. The
+// jsonschema tags are the descriptions). The schema of its structured content is Out's or
+// ToolError's; it is not the tool's outputSchema in tools/list, which every agent reads whole
+// into its context before any work: the results' schemas were three quarters of a 59 KB list
+// (their types repeat in every tool), and a client may only check results against them. The help
+// tool gives them to whoever asks (help.go). The
 // handler validates the arguments itself, so a bad argument is a tool error of class usage like
 // any other, not the SDK's bare text; it recovers a panic into a tool error and logs it, so one bad
 // call never ends the server.
@@ -74,9 +79,9 @@ func (s *server) newTool(def mcp.Tool, run func(ctx context.Context, req *mcp.Ca
 		panic(fmt.Sprintf("tool %s: error schema: %v", def.Name, err))
 	}
 	def.InputSchema = inSchema
-	def.OutputSchema = &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{outSchema, errSchema}}
+	out := &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{outSchema, errSchema}}
 	name := def.Name
-	return tool{def: &def, handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	return tool{def: &def, out: out, handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		defer func() {
 			if p := recover(); p != nil {

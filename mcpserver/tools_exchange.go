@@ -109,7 +109,7 @@ await with the broadcast id (or the ids) for every answer.`,
 	// The profiles are the engine's, named from its list.
 	t.def.InputSchema.(*jsonschema.Schema).Properties["agent"].Description = "deliver with this profile (" + tmuxcomm.ProfileNames() + ") instead of detecting it"
 	// A broadcast's result holds its exchanges, not the fields of one.
-	t.def.OutputSchema.(*jsonschema.Schema).AnyOf[0].Required = nil
+	t.out.AnyOf[0].Required = nil
 	return t
 }
 

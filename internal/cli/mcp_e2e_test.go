@@ -40,8 +40,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// mcpClient is a client session with `wcomm mcp` running as pane, and the tools' output schemas,
-// against which every structured result is checked as a strict client checks it.
+// mcpClient is a client session with `wcomm mcp` running as pane, and the tools' result schemas
+// (the help tool gives them), against which every structured result is checked.
 type mcpClient struct {
 	t       *testing.T
 	cs      *mcp.ClientSession
@@ -79,7 +79,7 @@ func (c *mcpClient) call(name string, args map[string]any) (*mcp.CallToolResult,
 	var v any
 	require.NoError(c.t, json.Unmarshal(data, &v))
 	if schema, ok := c.outputs[name]; ok {
-		require.NoError(c.t, schema.Validate(v), "call %s: structured content %s does not match the output schema", name, data)
+		require.NoError(c.t, schema.Validate(v), "call %s: structured content %s does not match the result schema", name, data)
 	}
 	require.NotEmpty(c.t, res.Content, "call %s: no text content", name)
 	m, _ := v.(map[string]any)
@@ -110,7 +110,8 @@ func TestE2EMCP(t *testing.T) {
 	require.NotNil(t, init.Capabilities.Tools, "the server offers tools")
 	assert.Contains(t, init.Instructions, "await")
 
-	// The tool list: every tool with a description and object schemas for input and output.
+	// The tool list: every tool with a description and an object schema for its input; the help
+	// tool gives the schemas of their results.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	list, err := c.cs.ListTools(ctx, nil)
@@ -123,13 +124,19 @@ func TestE2EMCP(t *testing.T) {
 		assert.Equal(t, "object", in.Type, "tool %s input schema", tl.Name)
 		_, err := in.Resolve(nil)
 		require.NoError(t, err, "tool %s input schema", tl.Name)
-		out := schemaOf(t, tl.OutputSchema)
-		assert.Equal(t, "object", out.Type, "tool %s output schema", tl.Name)
-		resolved, err := out.Resolve(nil)
-		require.NoError(t, err, "tool %s output schema", tl.Name)
-		c.outputs[tl.Name] = resolved
 	}
-	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox"}, names)
+	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox", "help"}, names)
+	_, helped := c.call("help", nil)
+	tools, _ := helped["tools"].([]any)
+	require.Len(t, tools, len(names)-1, "help tells of every other tool")
+	for _, th := range tools {
+		m, _ := th.(map[string]any)
+		out := schemaOf(t, m["result_schema"])
+		assert.Equal(t, "object", out.Type, "tool %s result schema", m["name"])
+		resolved, err := out.Resolve(nil)
+		require.NoError(t, err, "tool %s result schema", m["name"])
+		c.outputs[m["name"].(string)] = resolved
+	}
 	var send *mcp.Tool
 	for _, tl := range list.Tools {
 		if tl.Name == "send" {
