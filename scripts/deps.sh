@@ -27,15 +27,11 @@ need() {
 	missing+=("$2") why+=("$3")
 }
 
-# lists makes sure apt knows the packages' candidates: apt-get update refreshes the package lists
-# (no package is installed or upgraded by it).
-lists() {
-	local policy
-	policy=$(apt-cache policy "$@" 2>/dev/null || true)
-	if ! grep -q 'Candidate: [^(]' <<<"$policy"; then
-		echo "deps: apt-get update (refreshes the package lists only)"
-		$sudo apt-get update -qq
-	fi
+# update refreshes apt's package lists (it installs and upgrades nothing), so that what is
+# installed or downloaded next is what the archive holds now.
+update() {
+	echo "deps: apt-get update (refreshes the package lists only)"
+	$sudo apt-get update -qq
 }
 
 case $what in
@@ -60,7 +56,7 @@ esac
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing with apt-get (only what is missing; no upgrades, no Recommends, no service enabled):"
 	for i in "${!missing[@]}"; do echo "  ${missing[$i]}: ${why[$i]}"; done
-	lists "${missing[@]}"
+	update
 	# A package that needs a newer version of an installed one would upgrade it: say which, and
 	# stop, unless DEPS_UPGRADE=1 allows it (CI's throwaway machine does).
 	sim=$(DEBIAN_FRONTEND=noninteractive apt-get install -s -qq --no-install-recommends "${missing[@]}")
@@ -81,15 +77,21 @@ fi
 [ -x /usr/sbin/sshd ] && exit 0
 cache=.cache/sshd
 libpath() { find "$1" \( -name '*.so' -o -name '*.so.*' \) -printf '%h\n' 2>/dev/null | sort -u | paste -sd: -; }
+# works: sshd is there, and it and the programs it starts (OpenSSH 9.8 and later) find their
+# libraries.
 works() {
 	[ -x "$cache/usr/sbin/sshd" ] || return 1
-	local out
-	out=$(LD_LIBRARY_PATH=$(libpath "$cache") ldd "$cache/usr/sbin/sshd" 2>&1) || return 1
-	! grep -q 'not found' <<<"$out"
+	local p out
+	for p in "$cache/usr/sbin/sshd" "$cache/usr/lib/openssh/sshd-session" "$cache/usr/lib/openssh/sshd-auth"; do
+		[ -e "$p" ] || continue
+		out=$(LD_LIBRARY_PATH=$(libpath "$cache") ldd "$p" 2>&1) || return 1
+		! grep -q 'not found' <<<"$out" || return 1
+	done
 }
 works && exit 0
 echo "deps: the remote hosts' tests need sshd: downloading openssh-server into $cache (unpacked there, not installed, no service)"
-lists openssh-server
+policy=$(apt-cache policy openssh-server 2>/dev/null || true)
+grep -q 'Candidate: [^(]' <<<"$policy" || update
 # openssh-server and the libraries it links that the system lacks (and theirs).
 pkgs=(openssh-server) queue=(openssh-server)
 while [ ${#queue[@]} -gt 0 ]; do
@@ -107,7 +109,9 @@ trap 'rm -rf "$tmp"' EXIT
 # As root, apt-get would hand the download to its unprivileged user, who cannot write here.
 sandbox=()
 [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
-(cd "$tmp" && apt-get download -qq "${sandbox[@]}" "${pkgs[@]}")
+# Lists older than the archive name files it no longer has: refreshed once, then tried again.
+download() { (cd "$tmp" && apt-get download -qq "${sandbox[@]}" "${pkgs[@]}"); }
+download || { update && download; }
 rm -rf "$cache"
 mkdir -p "$cache"
 for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$cache"; done
