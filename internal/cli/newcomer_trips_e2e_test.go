@@ -354,10 +354,12 @@ exec env -i "$@" /bin/sh -c '{ ` + strings.ReplaceAll(first, "'", `'\''`) + `; }
 	})
 }
 
-// TestNewcomerMakeDepsInstallsOnlyWhatIsMissing: make deps (which make test runs) asks apt-get for
-// the packages whose command is missing and that are not installed, and for nothing else, with
-// --no-upgrade: it once asked for every package whose command it did not find, which upgrades one
-// that is installed. The real make and the Makefile, with apt-get and dpkg-query standing in.
+// TestNewcomerMakeDepsInstallsOnlyWhatIsMissing: make deps (which make test runs) says first what
+// it installs and why, asks apt-get for the packages whose command is missing and that are not
+// installed, and for nothing else, without Recommends and never upgrading one that is installed: a
+// package that would upgrade one stops it, named. It never installs openssh-server (which enabled
+// sshd at boot and upgraded the client). The real make, the Makefile and scripts/deps.sh, with
+// apt-get and dpkg-query standing in.
 func TestNewcomerMakeDepsInstallsOnlyWhatIsMissing(t *testing.T) {
 	t.Parallel()
 	mk, err := exec.LookPath("make")
@@ -369,27 +371,49 @@ func TestNewcomerMakeDepsInstallsOnlyWhatIsMissing(t *testing.T) {
 	write := func(name, script string) {
 		require.NoError(t, os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+script), 0o755))
 	}
-	for _, name := range []string{"id", "grep"} {
+	for _, name := range []string{"id", "grep", "bash", "dirname", "awk", "cat"} {
 		p, err := exec.LookPath(name)
 		require.NoError(t, err)
 		require.NoError(t, os.Symlink(p, filepath.Join(stubs, name)))
 	}
+	write("sudo", `exec "$@"`+"\n")
 	// Found: python3, dash, ssh. Not found but installed (off this PATH): tmux, zsh. Missing: fish.
 	for _, name := range []string{"python3", "dash", "ssh"} {
 		write(name, "exit 0\n")
 	}
 	write("dpkg-query", `for a; do pkg=$a; done
-case $pkg in tmux|zsh|openssh-server) printf 'install ok installed' ;; *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;; esac
+case $pkg in tmux|zsh) printf 'install ok installed' ;; *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;; esac
 `)
-	write("apt-get", `echo "$*" >> `+log+"\n")
-	cmd := exec.Command(mk, "-s", "deps", "GO="+goCmd)
-	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = []string{"PATH=" + stubs, "HOME=" + t.TempDir()}
-	out, err := cmd.CombinedOutput()
+	// The simulation answers what the log's first line (when there is one) says it installs.
+	sim := filepath.Join(t.TempDir(), "sim")
+	write("apt-get", `echo "$*" >> `+log+`
+case " $* " in *" -s "*) cat `+sim+` 2>/dev/null ;; esac
+`)
+	run := func(simulated string) (string, error) {
+		require.NoError(t, os.WriteFile(sim, []byte(simulated), 0o600))
+		require.NoError(t, os.WriteFile(log, nil, 0o600))
+		cmd := exec.Command(mk, "-s", "deps", "GO="+goCmd)
+		cmd.Dir = filepath.Join("..", "..")
+		// WCOMM_SSHD: an sshd of the person's choosing, so that none is fetched here.
+		cmd.Env = []string{"PATH=" + stubs, "HOME=" + t.TempDir(), "WCOMM_SSHD=/nonexistent/sshd"}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	out, err := run("Inst fish (3.6.0-3.1 Debian:12 [amd64])\n")
 	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "installing: fish\n")
+	assert.Regexp(t, `(?s)^deps: installing with apt-get .*no upgrades, no Recommends.*\n  fish: the shell completion scripts are loaded in it\n`, out, "what and why, first")
 	calls := strings.Split(strings.TrimSpace(readString(t, log)), "\n")
-	require.Len(t, calls, 2, "apt-get update, then install: %q", calls)
-	assert.Equal(t, "update -qq", calls[0])
-	assert.Equal(t, "install -y -qq --no-upgrade fish", calls[1], "only the missing package, never an upgrade")
+	assert.Equal(t, []string{"update -qq", "install -s -qq --no-install-recommends fish",
+		"install -y -qq --no-upgrade --no-install-recommends fish"}, calls, "only the missing package, no Recommends")
+	assert.NotContains(t, readString(t, log), "openssh-server")
+
+	// A package that needs a newer version of an installed one: nothing is installed, and the
+	// upgrade is named.
+	out, err = run("Inst libpcre2-8-0 [10.42-1] (10.42-1+deb12u1 Debian:12 [amd64])\nInst fish (3.6.0-3.1 Debian:12 [amd64])\n")
+	require.Error(t, err, "%s", out)
+	assert.Contains(t, out, "would upgrade installed packages:\n  libpcre2-8-0 [10.42-1]")
+	assert.Contains(t, out, "DEPS_UPGRADE=1")
+	calls = strings.Split(strings.TrimSpace(readString(t, log)), "\n")
+	assert.Equal(t, []string{"update -qq", "install -s -qq --no-install-recommends fish"}, calls, "no install")
 }
