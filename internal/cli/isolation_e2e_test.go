@@ -39,6 +39,7 @@ func TestE2ETestsNeverReadTheUsersSettings(t *testing.T) {
 	if os.Getenv(plantedHomeEnv) != "" {
 		t.Skip("already the run under a planted home")
 	}
+	t.Parallel()
 	requireTmux(t)
 	var mu sync.Mutex
 	var reached []string

@@ -45,12 +45,12 @@ func BinWarning(bin string) string {
 	return ""
 }
 
-// SelfPath is the absolute path of the running binary, symlinks resolved, so that the entry keeps
-// working when the link it was started through is moved.
-func SelfPath() (string, error) {
+// selfPath is the absolute path of the running binary, symlinks resolved: the path an older
+// install wrote into the agents' hooks, recognised as wcomm's when it is brought up to date.
+func selfPath() (string, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("find this binary (%v); pass --command PATH", err)
+		return "", err
 	}
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
@@ -81,8 +81,8 @@ func isHookCommand(cmd, bin string) bool {
 	return base == "wcomm" || base == "wcomm-mcp" || words[0] == bin || words[0] == mustSelf()
 }
 
-// mustSelf is SelfPath, or "" when it cannot be found.
+// mustSelf is selfPath, or "" when it cannot be found.
 func mustSelf() string {
-	p, _ := SelfPath()
+	p, _ := selfPath()
 	return p
 }
