@@ -176,6 +176,11 @@ func (c *Client) Resume(ctx context.Context, d Delivery) (DeliveryResult, error)
 		}
 		in := p.Inspect(s)
 		a := p.Attribute(in, string(d.Content))
+		if dl, ok := p.Dialog(s); ok {
+			// The paste waits under the dialog: its Enter would answer it.
+			res.Evidence = dialogEvidence(dl)
+			return res, fmt.Errorf("resume delivery to pane %s, Enter not pressed: %w: %w: %s", d.Pane, ErrEnterHeld, ErrBusy, res.Evidence)
+		}
 		switch {
 		case in.Found && len(in.Lines) == 0:
 			res.Evidence = "input box empty: the paste was submitted or cleared without wcomm"
@@ -316,7 +321,9 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 				}
 			}
 			enter := func(string) []string {
-				args := enterArgs(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect)
+				// Every Enter, the first and each retry, is pressed only while the screen shows
+				// the box and no dialog, checked by tmux in the Enter's own call (deliver_screen.go).
+				args := enterArgsScreen(d.Pane, d.LiteralEnter, markFor(d.Mark, k), d.Strict, expect, screenRefusal(p, shown))
 				if p.HasBox() && p.Verify.TurnStartMS > 0 {
 					args = withEnterStamp(args, d.Pane, time.Now())
 				}
@@ -331,6 +338,9 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 			case enterRefused + "-mode":
 				res.Evidence = "the pane went into copy mode between paste and Enter; the Enter waits until it leaves it"
 				return fmt.Errorf("pasted into pane %s, Enter not pressed: %w: %w: it is in copy mode (someone is reading it)", d.Pane, ErrEnterHeld, ErrBusy)
+			case enterRefused + "-screen":
+				res.Evidence = c.screenHeld(ctx, d)
+				return fmt.Errorf("pasted into pane %s, Enter not pressed: %w: %w: %s", d.Pane, ErrEnterHeld, ErrBusy, res.Evidence)
 			case enterRefused:
 				res.Evidence = "the pane died, its input went off or its process changed between paste and Enter"
 				return fmt.Errorf("pasted into pane %s but not submitted: %w: it died, its input went off or its process changed after the paste", d.Pane, ErrNotSubmitted)

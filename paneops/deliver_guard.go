@@ -102,7 +102,8 @@ func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter boo
 // raw keys (agents, shells with line editing, anything unknown) are known to drop an Enter that
 // comes with a paste (measured on tmux 3.3a), so they keep the separate call.
 func enterWithPaste(d Delivery, delay time.Duration) bool {
-	return d.Submit && delay == 0 && !d.LiteralEnter && d.Profile != nil && d.Profile.Kind == profile.KindReader && !d.Profile.HasBox()
+	return d.Submit && delay == 0 && !d.LiteralEnter && d.Profile != nil && d.Profile.Kind == profile.KindReader && !d.Profile.HasBox() &&
+		screenRefusal(d.Profile, false) == ""
 }
 
 // refusal reads what the guarded call printed: "" when it pasted; refused when the guard
@@ -149,6 +150,12 @@ func refusalOf(out, buffer string) (refused, inMode, changed, ok bool) {
 // command, so it says only what tmux did. pane and mark must be generated ids: the branches go
 // through tmux's command parser.
 func enterArgs(pane messages.PaneID, literal bool, mark string, strict bool, expect string) []string {
+	return enterArgsScreen(pane, literal, mark, strict, expect, "")
+}
+
+// enterArgsScreen is enterArgs that also refuses while screen holds (screenRefusal: a dialog on
+// screen, the input box gone), printing enterRefused+"-screen" when nothing else refused.
+func enterArgsScreen(pane messages.PaneID, literal bool, mark string, strict bool, expect, screen string) []string {
 	p := string(pane)
 	enter := "send-keys -t " + p + " Enter"
 	if literal {
@@ -157,22 +164,35 @@ func enterArgs(pane messages.PaneID, literal bool, mark string, strict bool, exp
 	if mark != "" {
 		enter += " ; set-option -p -t " + p + " " + markEntered + " " + mark
 	}
+	withScreen := func(cond string) string {
+		if screen == "" {
+			return cond
+		}
+		return "#{||:" + cond + "," + screen + "}"
+	}
 	if !strict {
-		return []string{"if-shell", "-F", "-t", p, guardCondition, "display -p " + enterRefused, "copy-mode -q -t " + p + " ; " + enter}
+		refuse := "display -p " + enterRefused
+		if screen != "" {
+			// What refused is told from what else could have: the screen's format is not
+			// repeated in this branch, which goes through tmux's command parser.
+			refuse = "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{pane_dead},#{pane_input_off}},,-screen}'"
+		}
+		return []string{"if-shell", "-F", "-t", p, withScreen(guardCondition), refuse, "copy-mode -q -t " + p + " ; " + enter}
 	}
 	cond := strictGuardCondition
+	dead := "#{||:#{pane_dead},#{pane_input_off}}"
 	if expect != "" {
 		cond = "#{||:" + strictGuardCondition + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
+		dead = "#{||:" + dead + ",#{!=:#{pane_pid}-#{pid}," + expect + "}}"
 	}
 	// A dead pane, input off or another process is refused as such; only a pane in a mode and
-	// nothing else is the "-mode" refusal, that waits.
-	refuse := "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{pane_dead},#{pane_input_off}},," +
-		"#{?#{pane_in_mode},-mode,}}'"
-	if expect != "" {
-		refuse = "display -p -t " + p + " '" + enterRefused + "#{?#{||:#{||:#{pane_dead},#{pane_input_off}},#{!=:#{pane_pid}-#{pid}," + expect + "}},," +
-			"#{?#{pane_in_mode},-mode,}}'"
+	// nothing else is the "-mode" refusal, that waits, and the screen after it.
+	other := ""
+	if screen != "" {
+		other = "-screen"
 	}
-	return []string{"if-shell", "-F", "-t", p, cond, refuse, enter}
+	refuse := "display -p -t " + p + " '" + enterRefused + "#{?" + dead + ",," + "#{?#{pane_in_mode},-mode," + other + "}}'"
+	return []string{"if-shell", "-F", "-t", p, withScreen(cond), refuse, enter}
 }
 
 // enterRefused is what the guarded Enter prints when the pane can no longer take it; with

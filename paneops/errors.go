@@ -49,9 +49,11 @@ var (
 	// or starting, a shell running a job, copy mode); nothing was pasted.
 	ErrBusy = errors.New("pane is busy")
 	// ErrEnterHeld: pasted, and the Enter refused by tmux because the pane went into copy mode
-	// after the paste. It also matches ErrBusy. The paste stays in the pane's input, and its
-	// mark @wcomm-pasted without @wcomm-entered, for Resume to press Enter once the mode ends.
-	ErrEnterHeld = errors.New("pasted, its Enter waits for copy mode to end")
+	// after the paste, or its screen showed a dialog or no input box at the Enter (an Enter into
+	// a permission dialog approves it). It also matches ErrBusy. The paste stays in the pane's
+	// input, and its mark @wcomm-pasted without @wcomm-entered, for Resume to press Enter once
+	// the mode ends or the dialog is gone.
+	ErrEnterHeld = errors.New("pasted, its Enter waits")
 	// ErrPaneChanged is a strict paste refused because the pane's process or its server is not
 	// the one the sender looked up (Delivery.Expect): a respawned pane, a restarted server. Nothing
 	// was pasted; a new lookup finds what is there now.

@@ -2,6 +2,7 @@
 """A stand-in agent TUI for the delivery tests: an input box drawn the way Claude Code draws it.
 
 Usage: fakeagent.py LOG [--swallow N] [--never] [--busy SECONDS] [--nobox SECONDS] [--late-paste] [--newline-first]
+                       [--dialog-on-paste replace|above|on-enter]
 
 Puts its tty in raw mode, enables bracketed paste and redraws after every input:
 
@@ -21,6 +22,12 @@ Keys: a bracketed paste or typed text goes into the input; Enter (CR) submits it
   --late-paste holds up its first paste, drawing nothing, until an Enter has come after it, then
                reads both in one go and takes that Enter as part of the paste (an event loop held
                up, as Gemini CLI's is on a loaded machine): the paste shows, not submitted.
+  --dialog-on-paste MODE  once its first paste has arrived, shows a permission dialog drawn as
+               Claude Code's (a tool asking to run a command): in place of the input box (replace)
+               or above it, the box still holding the paste (above); on-enter takes the first Enter
+               after the paste for the agent's own and shows the dialog above the box then. Every byte read while it shows
+               is logged ({"dialog_read": TEXT}); an Enter there approves it ({"approved": TEXT}),
+               as the real dialog's does, Escape denies it; either closes it.
 Every paste is logged too: {"pasted": TEXT}. Escape and Ctrl-C are logged as {"key": NAME}: the
 tests check wcomm never sends them.
 """
@@ -38,6 +45,7 @@ def main():
     args = sys.argv[1:]
     log = open(args[0], "a", encoding="utf-8")
     swallow, never, busy, nobox, late, newline = 0, False, 0.0, 0.0, False, False
+    dialog_mode, dialog_up, dialog_done = None, False, False
     i = 1
     while i < len(args):
         if args[i] == "--swallow":
@@ -50,6 +58,8 @@ def main():
             nobox = float(args[i + 1]); i += 2
         elif args[i] == "--late-paste":
             late = True; i += 1
+        elif args[i] == "--dialog-on-paste":
+            dialog_mode = args[i + 1]; i += 2
         elif args[i] == "--newline-first":
             newline = True; i += 1
         else:
@@ -72,7 +82,12 @@ def main():
             out.append("> " + h + "\r\n")
         if now < busy:
             out.append("\u273b Working\u2026 (esc to interrupt)\r\n")
-        if now >= nobox:
+        if dialog_up:
+            out.append("Bash command\r\n\r\n  Clean the build\r\n  rm -rf build\r\n\r\n"
+                       "Do you want to proceed?\r\n\u276f 1. Yes\r\n  2. No\r\n\r\nEsc to cancel\r\n")
+        if dialog_up and dialog_mode == "replace":
+            pass
+        elif now >= nobox:
             shown = collapsed if collapsed else text.replace("\n", " ")
             out.append("\u2500" * 40 + "\r\n")
             out.append("\u276f\u00a0" + shown + "\r\n")
@@ -109,6 +124,14 @@ def main():
             late, merge = False, True
         pasted_now = False
         while buf:
+            if dialog_up:
+                emit({"dialog_read": buf.decode("utf-8", "replace")})
+                if b"\r" in buf or b"\x1b" in buf:
+                    if b"\r" in buf:
+                        emit({"approved": "rm -rf build"})
+                    dialog_up = False
+                buf = b""
+                break
             if buf.startswith(START):
                 end = buf.find(END)
                 if end < 0:
@@ -116,6 +139,8 @@ def main():
                 p = buf[len(START):end].decode("utf-8", "replace").replace("\r", "\n")
                 buf = buf[end + len(END):]
                 emit({"pasted": p})
+                if dialog_mode in ("replace", "above") and not dialog_done:
+                    dialog_up, dialog_done = True, True
                 pasted_now = merge
                 text += p
                 if "\n" in text:
@@ -125,6 +150,9 @@ def main():
             c = buf[:1]
             buf = buf[1:]
             if c == b"\r":
+                if dialog_mode == "on-enter" and not dialog_done and text:
+                    dialog_up, dialog_done = True, True
+                    continue
                 if pasted_now:
                     pasted_now = False  # read with the paste: taken as part of it
                     continue
