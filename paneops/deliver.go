@@ -89,7 +89,7 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 		expect = d.Expect.guardValue()
 	}
 	out, buffer, err := c.runFenced(ctx, d.Pane, d.Content, res.Buffer, func(buffer string) []string {
-		return guardArgsEnter(d.Pane, buffer, d.Mark, d.Strict, together, expect)
+		return markFenced(guardArgsEnter(d.Pane, buffer, d.Mark, d.Strict, together, expect), d.Mark, fencePaste, time.Now())
 	})
 	res.Buffer = buffer
 	if err != nil {
@@ -327,7 +327,7 @@ func (c *Client) submit(ctx context.Context, d Delivery, res *DeliveryResult, sh
 				if p.HasBox() && p.Verify.TurnStartMS > 0 {
 					args = withEnterStamp(args, d.Pane, time.Now())
 				}
-				return args
+				return markFenced(args, d.Mark, fenceEnter, time.Now())
 			}
 			out, _, err := c.runFenced(ctx, d.Pane, nil, enterToken(res.Buffer, d.Mark, res.Enters), enter)
 			if err != nil {

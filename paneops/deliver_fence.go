@@ -11,6 +11,17 @@ package paneops
 // otherwise the token is fenced, so the call can never run late, and it is run again, with a new
 // token, by a client of its own. Exactly once either way. The tokens are generated ids
 // ([a-z0-9-]), as the command strings need.
+//
+// A sender can also die while its call is still on its way: handed to the resident, which runs
+// it whenever it gets to it, while the sender's guard, or the next deliverer, already reads the
+// pane's marks to learn how far the dead sender got. Before the resident each call was a tmux
+// client of the sender's own, which died with it (job_linux.go); a resident's call outlives
+// it, and a paste found missing, delivered again, and then run late arrived twice. So a marked
+// delivery's paste and Enters also carry the time they were made, and refuse to run once the
+// pane holds a later fence time for their mark (@wcomm-xp-MARK, @wcomm-xe-MARK). Marks, asked
+// for a mark, sets those fences in the call that reads the marks, for what the pane does not
+// record yet: whatever of that delivery is still on its way never runs, and what recovery does
+// next is made after the fence, so it runs.
 
 import (
 	"bytes"
@@ -20,6 +31,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wcomm/wcomm/messages"
 )
@@ -38,6 +50,28 @@ func fenced(args []string, pane messages.PaneID, token string) []string {
 		if out[i] == "if-shell" && out[i+1] == "-F" && out[i+2] == "-t" {
 			out[i+4] = "#{||:" + out[i+4] + ",#{" + fencePrefix + token + "}}"
 			out[i+6] += " ; set-option -p -t " + string(pane) + " " + fenceDone + " " + token
+			return out
+		}
+	}
+	return out
+}
+
+// The pane options that fence a marked delivery's late calls: a time in microseconds.
+const (
+	fencePaste = "@wcomm-xp-"
+	fenceEnter = "@wcomm-xe-"
+)
+
+// markFenced is args (a guarded paste or Enter) refusing also once the pane's option fence+mark
+// holds a time at or after at: the call was made before recovery looked, by a sender now gone.
+func markFenced(args []string, mark, fence string, at time.Time) []string {
+	if mark == "" {
+		return args
+	}
+	out := append([]string(nil), args...)
+	for i := 0; i+6 < len(out); i++ {
+		if out[i] == "if-shell" && out[i+1] == "-F" && out[i+2] == "-t" {
+			out[i+4] = "#{||:" + out[i+4] + ",#{e|>=:#{" + fence + mark + "}," + strconv.FormatInt(at.UnixMicro(), 10) + "}}"
 			return out
 		}
 	}

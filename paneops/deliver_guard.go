@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -219,12 +220,29 @@ func validMark(m string) bool {
 }
 
 // Marks reads the marks of the last marked delivery into a pane: the mark of the last paste and
-// of the last Enter ("" when none).
-func (c *Client) Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error) {
+// of the last Enter ("" when none). With mark (the delivery whose outcome recovery asks about),
+// the same call fences what the pane does not record of it yet: its paste, when not recorded,
+// and its Enter, when not recorded, never run after this call (see deliver_fence.go); a paste or
+// an Enter made after it does.
+func (c *Client) Marks(ctx context.Context, pane messages.PaneID, mark string) (pasted, entered string, err error) {
 	if _, err := paneNum(pane); err != nil {
 		return "", "", err
 	}
-	out, err := c.Run(ctx, nil, "display-message", "-p", "-t", string(pane), "#{"+markPasted+"} #{"+markEntered+"}")
+	if mark != "" && !validMark(mark) {
+		return "", "", fmt.Errorf("read the marks of pane %s: mark %q is not [a-z0-9-]", pane, mark)
+	}
+	p := string(pane)
+	read := []string{"display-message", "-p", "-t", p, "#{" + markPasted + "} #{" + markEntered + "}"}
+	args := read
+	if mark != "" {
+		now := strconv.FormatInt(time.Now().UnixMicro(), 10)
+		args = []string{
+			"if-shell", "-F", "-t", p, "#{!=:#{" + markPasted + "}," + mark + "}", "set-option -p -t " + p + " " + fencePaste + mark + " " + now, ";",
+			"if-shell", "-F", "-t", p, "#{!=:#{" + markEntered + "}," + mark + "}", "set-option -p -t " + p + " " + fenceEnter + mark + " " + now, ";",
+		}
+		args = append(args, read...)
+	}
+	out, err := c.Run(ctx, nil, args...)
 	if err != nil {
 		return "", "", err
 	}

@@ -57,7 +57,7 @@ func TestVerifyRealNoEnterIntoDialog(t *testing.T) {
 			noKeys(t, recs)
 			// The pane records the paste and no Enter for it, so recovery knows the Enter is
 			// still owed (Resume) and types nothing again.
-			pasted, entered, err := s.c.Marks(context.Background(), f.pane)
+			pasted, entered, err := s.c.Marks(context.Background(), f.pane, "")
 			require.NoError(t, err)
 			assert.Equal(t, d.Mark, pasted)
 			if tt.enters == 0 {

@@ -94,7 +94,7 @@ func (f *fakeTmux) Resume(ctx context.Context, d paneops.Delivery) (paneops.Deli
 	return paneops.DeliveryResult{Pasted: true, Submitted: true}, nil
 }
 
-func (f *fakeTmux) Marks(ctx context.Context, pane messages.PaneID) (string, string, error) {
+func (f *fakeTmux) Marks(ctx context.Context, pane messages.PaneID, mark string) (string, string, error) {
 	return "", "", nil
 }
 

@@ -233,7 +233,7 @@ type markingFake struct {
 	resumed         int
 }
 
-func (m *markingFake) Marks(ctx context.Context, pane messages.PaneID) (string, string, error) {
+func (m *markingFake) Marks(ctx context.Context, pane messages.PaneID, mark string) (string, string, error) {
 	return m.pasted, m.entered, nil
 }
 

@@ -228,7 +228,7 @@ func TestResidentLostMidCall(t *testing.T) {
 			data, err := os.ReadFile(out)
 			require.NoError(t, err)
 			assert.Equal(t, "once-"+mode+"\nnext-"+mode+"\n", string(data))
-			pasted, entered, err := s.c.Marks(context.Background(), pane)
+			pasted, entered, err := s.c.Marks(context.Background(), pane, "")
 			require.NoError(t, err)
 			assert.Equal(t, []string{"m-" + mode, "m-" + mode}, []string{pasted, entered}, "the first delivery's marks")
 		})

@@ -27,7 +27,7 @@ type Tmux interface {
 	Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
 	// Resume and Marks finish a delivery that a stopped process left between paste and Enter.
 	Resume(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error)
-	Marks(ctx context.Context, pane messages.PaneID) (pasted, entered string, err error)
+	Marks(ctx context.Context, pane messages.PaneID, mark string) (pasted, entered string, err error)
 }
 
 // Config is what one caller's engine is built from: the root, the tmux client, the caller's pane

@@ -379,7 +379,7 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		e.recoverDoorInflight(root, ob, f, group)
 		return
 	}
-	pasted, entered, err := e.Tmux.Marks(ctx, ob.pane)
+	pasted, entered, err := e.Tmux.Marks(ctx, ob.pane, f.Mark)
 	if err != nil {
 		if fleet.IsNotFound(err) {
 			ob.clearInflight() // the pane is gone: the next delivery says so
