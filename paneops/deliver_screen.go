@@ -183,19 +183,17 @@ func writeRune(b *strings.Builder, r rune, fold bool) {
 // writeClass writes a character class (pairs of ranges): its ASCII part as a bracket, a few
 // runes above ASCII as alternatives, and more of them as any run.
 func writeClass(b *strings.Builder, ranges []rune) {
-	var ascii strings.Builder
+	var ascii [utf8.RuneSelf]bool
 	var wide []rune
 	many := false
 	for i := 0; i+1 < len(ranges); i += 2 {
 		lo, hi := ranges[i], ranges[i+1]
-		if lo < utf8.RuneSelf {
-			// A row holds no control characters (tmux draws none), and one in the pattern
-			// would end it (a NUL) or reach tmux raw: the printable ones are enough.
-			if plo, phi := max(lo, ' '), min(hi, '~'); plo <= phi {
-				ascii.WriteString(bracketRange(plo, phi))
-			}
-			lo = max(lo, utf8.RuneSelf)
+		// A row holds no control characters (tmux draws none), and one in the pattern would
+		// end it (a NUL) or reach tmux raw: the printable ones are enough.
+		for r := max(lo, ' '); r <= min(hi, '~'); r++ {
+			ascii[r] = true
 		}
+		lo = max(lo, utf8.RuneSelf)
 		switch {
 		case lo > hi:
 		case hi-lo > 16 || len(wide) > 16:
@@ -211,8 +209,8 @@ func writeClass(b *strings.Builder, ranges []rune) {
 		return
 	}
 	var alts []string
-	if ascii.Len() > 0 {
-		alts = append(alts, "["+ascii.String()+"]")
+	if br := bracket(ascii); br != "" {
+		alts = append(alts, br)
 	}
 	for _, r := range wide {
 		alts = append(alts, string(r))
@@ -224,26 +222,34 @@ func writeClass(b *strings.Builder, ranges []rune) {
 	b.WriteString("(" + strings.Join(alts, "|") + ")")
 }
 
-// bracketRange is an ASCII range inside a POSIX bracket, where nothing is escaped: ']', '^',
-// '-' and '\' are written as [=c=] equivalence classes, which hold only themselves.
-func bracketRange(lo, hi rune) string {
-	one := func(r rune) string {
-		if strings.ContainsRune(`]^-\[`, r) {
-			return "[=" + string(r) + "=]"
+// bracket is a POSIX bracket of the ASCII characters set in in, each written out (a range's
+// meaning may follow the locale's collation), where nothing is escaped: ']' comes first, '[' and
+// '^' after the others, '-' last; "" for none.
+func bracket(in [utf8.RuneSelf]bool) string {
+	var mid strings.Builder
+	for r := rune(0); r < utf8.RuneSelf; r++ {
+		if in[r] && !strings.ContainsRune(`]-^[`, r) {
+			mid.WriteRune(r)
 		}
-		return string(r)
 	}
-	if lo == hi {
-		return one(lo)
+	var out strings.Builder
+	if in[']'] {
+		out.WriteByte(']')
 	}
-	if strings.ContainsRune(`]^-\[`, lo) || strings.ContainsRune(`]^-\[`, hi) {
-		var s strings.Builder
-		for r := lo; r <= hi; r++ {
-			s.WriteString(one(r))
+	out.WriteString(mid.String())
+	for _, r := range "[^-" {
+		if in[r] {
+			out.WriteRune(r)
 		}
-		return s.String()
 	}
-	return string(lo) + "-" + string(hi)
+	switch s := out.String(); s {
+	case "":
+		return ""
+	case "^":
+		return `\^`
+	default:
+		return "[" + s + "]"
+	}
 }
 
 // screenHeld says why the screen held a delivery's Enter back, from one more look at it: the

@@ -121,3 +121,45 @@ func TestScreenRefusalFormats(t *testing.T) {
 		assert.Equal(t, want, out, "%s: %q", tt.name, tt.screen)
 	}
 }
+
+// Each built-in profile's box, drawn with text in it, lets the Enter through, and a screen without
+// it does not: a pattern tmux's regcomp took otherwise, or did not take at all, would hold every
+// Enter into that program back.
+func TestScreenRefusalBoxes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	rows := "printf '\\033[2J\\033[H%s' \"$1\"; sleep 86400"
+	boxes := map[string]string{
+		"claude":   "────\r\n❯\u00a0hello there\r\n────\r\n",
+		"codex":    "› hello there\r\n\r\n  ? for shortcuts\r\n",
+		"gemini":   "─────\r\n > hello there\r\n─────\r\n",
+		"opencode": "\r\n  ┃ hello there\r\n  ┃ Build · model\r\n",
+		"copilot":  "────\r\n❯ hello there\r\n────\r\n",
+		"qwen":     "────\r\n> hello there\r\n────\r\n",
+		"aider":    "ask > hello there\r\n",
+	}
+	for _, name := range profile.Defaults().Names() {
+		p := profile.Defaults().Lookup(name)
+		f := screenRefusal(p, true)
+		if f == "" {
+			continue
+		}
+		box, ok := boxes[name]
+		require.True(t, ok, "no sample box for profile %s", name)
+		for screen, want := range map[string]string{box: "0", "a program that is not " + name + "\r\n": "1"} {
+			pane := s.newWindow("sh", "-c", rows, "sh", screen)
+			waitFor(t, 10*time.Second, func() bool {
+				out, err := s.c.Capture(context.Background(), pane, 0)
+				return err == nil && (strings.Contains(out, "hello there") || strings.Contains(out, "not "+name))
+			})
+			if want == "0" {
+				sc, err := s.c.Screen(context.Background(), pane)
+				require.NoError(t, err)
+				in := p.Inspect(sc)
+				require.True(t, in.Found && len(in.Lines) > 0, "the sample is %s's box with text: %s", name, in.State())
+			}
+			got := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{?"+f+",1,0}"))
+			assert.Equal(t, want, got, "%s on %q", name, screen)
+		}
+	}
+}
