@@ -163,3 +163,32 @@ func TestScreenRefusalBoxes(t *testing.T) {
 		}
 	}
 }
+
+// toERE writes what RE2 patterns mean for regcomp, matching at least what they match.
+func TestToERE(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		re      string
+		trimmed bool
+		want    string
+	}{
+		{`^Do you want to proceed\?$`, true, `^[^[:alnum:]]*Do you want to proceed\?[^[:alnum:]]*$`},
+		{`^❯ 1\. Yes`, false, `^❯ 1\. Yes`},
+		{`^─{3,}`, false, `^──(─)+`},
+		{`(?i)ok`, false, `[Oo][Kk]`},
+		{`\d+`, false, `(([0123456789]))+`},
+		{`[^"]*`, false, `((.*))*`},
+		{`a|b{2}`, false, `(a|bb)`},
+		{`\bword`, false, `word`},
+		{`[\]^-]`, false, `([]^-])`},
+		{`x{}y`, false, `x\{\}y`},
+		{`a.b`, false, `a(.*)b`},
+	} {
+		got, ok := toERE(tt.re, tt.trimmed)
+		assert.True(t, ok, tt.re)
+		assert.Equal(t, tt.want, got, tt.re)
+	}
+	_, ok := toERE(`(`, false)
+	assert.False(t, ok, "a pattern that does not parse")
+	assert.Equal(t, `a#}b#,c##d`, formatEscape(`a}b,c#d`))
+}
