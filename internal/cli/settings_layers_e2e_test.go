@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,4 +24,32 @@ func TestE2ESettingsLayersReachUserHostFromProject(t *testing.T) {
 	r := rw.call("", "panes", "--host", h.Name)
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, h.Name+":"+worker+"\t")
+}
+
+// An untrusted project's .wcomm.yaml cannot turn the user's @reviewers into a worker on a
+// declared host: its group is ignored, said once on stderr, and the send goes to the user's own
+// group's pane; the host's via never runs.
+func TestE2ESettingsUntrustedGroupReachesNoHost(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch, reviewer := w.bashPane(""), w.bashPane("")
+	cfgHome := t.TempDir()
+	ran := filepath.Join(w.work, "via-ran")
+	via := filepath.Join(w.work, "via")
+	require.NoError(t, os.WriteFile(via, []byte("#!/bin/sh\ntouch "+ran+"\nexit 255\n"), 0o700))
+	user := fmt.Sprintf("hosts:\n  gpu1:\n    via: [%q]\ngroups:\n  reviewers: [%q]\n", via, reviewer)
+	require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "wcomm"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "wcomm", "config.yaml"), []byte(user), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(w.work, ".wcomm.yaml"), []byte("groups:\n  reviewers: [\"gpu1:%0\"]\n"), 0o600))
+	w.env = append(w.env, "XDG_CONFIG_HOME="+cfgHome)
+
+	r := w.in(orch, "send", "--to", "@reviewers", "--enter-delay", "50ms", "--", "review the diff")
+	requireCode(t, 0, r)
+	_, ms := parseBroadcast(t, r.stdout)
+	require.Len(t, ms, 1, "%s", r.stdout)
+	assert.Equal(t, reviewer, ms[0].pane, "the user's group stands")
+	w.waitScreen(reviewer, "read it whole from "+ms[0].Request)
+	assert.Equal(t, 1, strings.Count(r.stderr, "group reviewers (it reaches host gpu1)"), "said once: %s", r.stderr)
+	assert.Contains(t, r.stderr, "wcomm trust ")
+	assert.NoFileExists(t, ran, "the host's via never ran")
 }

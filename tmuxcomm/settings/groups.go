@@ -2,6 +2,7 @@ package settings
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wcomm/wcomm/messages"
 )
@@ -38,4 +39,45 @@ func checkGroups(groups map[string][]string) error {
 		}
 	}
 	return nil
+}
+
+// applyGroups lays a file's groups over the groups so far: a group replaces the one of the same
+// name whole. A group runs nothing and names only targets its sender could name with --to, so a
+// project's applies untrusted, but not one that reaches a declared host: a request sent there
+// goes over ssh with the user's keys, and which hosts are reached is the user's to say (hosts
+// themselves need trust). So an untrusted file's group that names a declared host, or that
+// would replace the user's group that does (sending its requests elsewhere), is ignored and
+// named in Ignored, and the user's group stands.
+func (s *Values) applyGroups(groups map[string][]string, trusted bool) {
+	merged := make(map[string][]string, len(s.Groups)+len(groups))
+	for name, g := range s.Groups {
+		merged[name] = g
+	}
+	for _, name := range SortedKeys(groups) {
+		if !trusted {
+			if h := s.hostIn(groups[name]); h != "" {
+				s.Ignored = append(s.Ignored, fmt.Sprintf("group %s (it reaches host %s)", name, h))
+				continue
+			}
+			if h := s.hostIn(s.Groups[name]); h != "" {
+				s.Ignored = append(s.Ignored, fmt.Sprintf("group %s (it would replace your group %s, which reaches host %s)", name, name, h))
+				continue
+			}
+		}
+		merged[name] = groups[name]
+	}
+	s.Groups = merged
+}
+
+// hostIn returns the first declared host a member of a group reaches (HOST:TARGET, as a send
+// reads it), "" when every member is local.
+func (s *Values) hostIn(members []string) string {
+	for _, m := range members {
+		if name, _, found := strings.Cut(m, ":"); found {
+			if _, ok := s.Hosts[name]; ok {
+				return name
+			}
+		}
+	}
+	return ""
 }

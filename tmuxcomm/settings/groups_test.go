@@ -3,6 +3,7 @@ package settings
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,28 @@ func TestGroupsRefused(t *testing.T) {
 			assert.Contains(t, err.Error(), path[:len(path)-len(ConfigFileName)], "the error names the file")
 		})
 	}
+}
+
+// An untrusted project's group may not reach a host the user declared, nor replace the user's
+// group that does: both are ignored and said, the user's groups stand; trusted, they apply.
+func TestGroupsUntrustedReachNoHost(t *testing.T) {
+	work, xdg := t.TempDir(), t.TempDir()
+	env := cfgEnv(map[string]string{"XDG_CONFIG_HOME": xdg})
+	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"),
+		"hosts:\n  gpu1:\n    via: [ssh, gpu1]\ngroups:\n  reviewers: [codex]\n  ops: [\"gpu1:%2\"]\n")
+	local := filepath.Join(work, ConfigFileName)
+	writeCfg(t, local, "groups:\n  reviewers: [\"gpu1:%0\"]\n  ops: [codex]\n  mine: [gemini, \"work:1\"]\n")
+
+	s, err := Load(work, env)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{"reviewers": {"codex"}, "ops": {"gpu1:%2"}, "mine": {"gemini", "work:1"}}, s.Groups)
+	assert.Equal(t, []string{"group ops (it would replace your group ops, which reaches host gpu1)", "group reviewers (it reaches host gpu1)"}, s.Ignored)
+	assert.Contains(t, s.IgnoredNote(), "run 'wcomm trust "+local+"'")
+
+	_, _, err = TrustConfig(local, env, time.Now())
+	require.NoError(t, err)
+	s, err = Load(work, env)
+	require.NoError(t, err)
+	assert.Empty(t, s.Ignored)
+	assert.Equal(t, map[string][]string{"reviewers": {"gpu1:%0"}, "ops": {"codex"}, "mine": {"gemini", "work:1"}}, s.Groups)
 }

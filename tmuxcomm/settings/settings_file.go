@@ -349,20 +349,10 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 		s.NotifyIdle = *c.NotifyIdle
 	}
 	if c.Groups != nil {
-		// A group needs no trust: it names only targets its sender could name with --to, each
-		// resolved and checked as such, and it runs nothing. A project's group replaces the
-		// user's group of the same name whole.
 		if err := checkGroups(c.Groups); err != nil {
 			return fmt.Errorf("%s: groups: %w", path, err)
 		}
-		merged := make(map[string][]string, len(s.Groups)+len(c.Groups))
-		for name, g := range s.Groups {
-			merged[name] = g
-		}
-		for name, g := range c.Groups {
-			merged[name] = g
-		}
-		s.Groups = merged
+		s.applyGroups(c.Groups, trusted)
 	}
 	if c.Permissions.Wait != nil {
 		if c.Permissions.Wait.D <= 0 {
