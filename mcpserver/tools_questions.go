@@ -78,6 +78,11 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 		if in.Question != "" || in.Task != "" || len(in.Options) > 0 || in.Context != "" || in.Exchange != "" || in.To != "" {
 			return askOut{}, "", tmuxcomm.Judged(usagef("wait_ids picks up questions asked before; give no question, task, options, context, exchange or to"))
 		}
+		for i, id := range in.WaitIDs {
+			if in.WaitIDs[i], err = e.QuestionID(id); err != nil {
+				return askOut{}, "", tmuxcomm.Judged(err)
+			}
+		}
 		res, err := e.WaitWith(bctx, tmuxcomm.Waiting{IDs: in.WaitIDs, Timeout: timeout, AutoAnswer: in.AutoAnswer})
 		return askResult(ctx, bctx, res, err)
 	}
@@ -176,11 +181,11 @@ agent's permission prompt) is the person's to answer: refused here unless the se
 		if in.ID == "" || strings.TrimSpace(in.Answer) == "" {
 			return nil, "", usagef("answer takes the question ID and the ANSWER")
 		}
-		if _, err := messages.ParseQuestionID(in.ID); err != nil {
-			return nil, "", usagef("%v", err)
-		}
 		e, _, err := s.engine()
 		if err != nil {
+			return nil, "", err
+		}
+		if in.ID, err = e.QuestionID(in.ID); err != nil {
 			return nil, "", err
 		}
 		if in.Source == "" {
@@ -226,8 +231,8 @@ ask ends and tells its worker to continue on its best judgment.`,
 			if strings.TrimSpace(in.Reason) == "" {
 				return questionsOut{}, "", usagef("resolve needs reason: say why it is closed without an answer")
 			}
-			if _, err := messages.ParseQuestionID(in.Resolve); err != nil {
-				return questionsOut{}, "", usagef("%v", err)
+			if in.Resolve, err = e.QuestionID(in.Resolve); err != nil {
+				return questionsOut{}, "", err
 			}
 			st, err := e.ResolveQuestion(ctx, in.Resolve, in.Reason)
 			if err != nil {

@@ -30,6 +30,13 @@ func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (
 // marked read, and the next plain await returns it again. out's error is returned as it is. An
 // exchange relayed to another host is readied through e.Relay first (Relay.Ready), within timeout.
 func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+	if messages.IsIDSuffix(ref) {
+		// The end of an id (a1b2): the whole one, so a relayed send is readied as well.
+		var err error
+		if ref, err = e.ExchangeID(ref); err != nil {
+			return nil, err
+		}
+	}
 	// The wait for a relayed send counts against the timeout; the words name the one given.
 	remaining, err := e.ready(ctx, ref, timeout)
 	if err != nil {

@@ -85,8 +85,8 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		e := c.engine()
 		opts := actions.ActionsOptions{Getenv: c.getenv, ID: *id}
 		if *id != "" {
-			if _, err := messages.ParseQuestionID(*id); err != nil {
-				return usagef("--id: %v", err)
+			if opts.ID, err = e.QuestionID(*id); err != nil {
+				return err
 			}
 		}
 		if len(args) > 0 && args[0] == "run" {

@@ -69,9 +69,10 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 0 {
 				return judged(usagef("--wait takes no question text"))
 			}
-			for _, id := range waits {
-				if _, err := messages.ParseQuestionID(id); err != nil {
-					return judged(usagef("--wait: %v", err))
+			for i, id := range waits {
+				var err error
+				if waits[i], err = e.QuestionID(id); err != nil {
+					return judged(err)
 				}
 			}
 			// The wait is bounded as a blocking ask is, from now: a question asked

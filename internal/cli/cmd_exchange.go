@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
@@ -69,10 +68,11 @@ an exchange of its own; send prints the broadcast's id, then "PANE ID RESPONSE-P
 					if len(to) > 0 || len(args) > 0 || *file != "" {
 						return usagef("--resend ID takes no --to, --file or message: it sends the kept request again")
 					}
-					if err := messages.ValidID(*resend); err != nil {
-						return usagef("--resend: %v", err)
-					}
 					e := c.engine()
+					var err error
+					if *resend, err = e.ExchangeID(*resend); err != nil {
+						return err
+					}
 					mq.apply(e)
 					x, err := e.Resend(c.ctx, *resend, *agent)
 					if err != nil {
@@ -172,8 +172,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 					return usagef("give --response or --id, not both")
 				}
 				if *id != "" {
-					if err := messages.ValidID(*id); err != nil {
-						return usagef("--id: %v", err)
+					var err error
+					if *id, err = c.engine().ExchangeID(*id); err != nil {
+						return err
 					}
 				}
 				o := tmuxcomm.NotifyOptions{Ref: *response + *id}

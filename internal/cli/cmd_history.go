@@ -154,6 +154,10 @@ func init() {
 				if len(args) != 1 {
 					return usagef("show takes one ID or PATH")
 				}
+				var err error
+				if args[0], err = c.engine().AnyID(args[0]); err != nil {
+					return err
+				}
 				if _, err := messages.ParseQuestionID(args[0]); err == nil && !strings.ContainsRune(args[0], '/') {
 					// A question's id (task-3.q1-a1b2): show the question, options and all.
 					st, err := c.engine().Question(c.ctx, args[0])

@@ -126,14 +126,15 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			raw = string(data)
 		}
-		if _, err := messages.ParseQuestionID(id); err != nil {
-			return usagef("%v", err)
-		}
 		if _, err := c.settings(); err != nil {
 			return err
 		}
 		e := c.engine()
 		if err := dv.apply(e); err != nil {
+			return err
+		}
+		id, err := e.QuestionID(id)
+		if err != nil {
 			return err
 		}
 		res, err := e.Answer(c.ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: *source, Message: *message, CheckCaller: true})
@@ -168,10 +169,11 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			if strings.TrimSpace(*reason) == "" {
 				return usagef("questions resolve needs --reason TEXT: say why it is closed without an answer")
 			}
-			if _, err := messages.ParseQuestionID(args[1]); err != nil {
-				return usagef("%v", err)
+			id, err := c.engine().QuestionID(args[1])
+			if err != nil {
+				return err
 			}
-			st, err := c.engine().ResolveQuestion(c.ctx, args[1], *reason)
+			st, err := c.engine().ResolveQuestion(c.ctx, id, *reason)
 			if err != nil {
 				return err
 			}
@@ -190,8 +192,9 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			var sts []*questions.QuestionStatus
 			for _, id := range args {
-				if _, err := messages.ParseQuestionID(id); err != nil {
-					return usagef("%v (or 'questions resolve ID --reason TEXT')", err)
+				id, err := c.engine().QuestionID(id)
+				if err != nil {
+					return err
 				}
 				st, err := c.engine().Question(c.ctx, id)
 				if err != nil {

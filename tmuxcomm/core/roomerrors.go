@@ -58,9 +58,10 @@ func NeedUsagef(n Need, format string, a ...any) error {
 }
 
 // CheckRef refuses, as a usage error, a reference that can name no exchange: neither an exchange
-// id nor an absolute path to a request or response file.
+// id, nor its end (the exchange room finds the one id it ends), nor an absolute path to a request
+// or response file.
 func CheckRef(ref string) error {
-	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil {
+	if filepath.IsAbs(ref) || messages.ValidID(ref) == nil || messages.IsIDSuffix(ref) {
 		return nil
 	}
 	if messages.IsBroadcastID(ref) {
@@ -69,7 +70,7 @@ func CheckRef(ref string) error {
 		}
 		return nil
 	}
-	return Usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx), a broadcast id (bc-YYYYMMDD-HHMMSS-xxxxxxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
+	return Usagef("%q is neither an exchange id (YYYYMMDD-HHMMSS-xxxx) or its unique end (a1b2), a broadcast id (bc-YYYYMMDD-HHMMSS-xxxxxxxx) nor an absolute path to a request or response file", messages.SanitizeField(ref))
 }
 
 // BestJudgment ends every message of an ask that ends without an answer: a question is an

@@ -69,7 +69,13 @@ func (e *Book) Locate(ctx context.Context, ref string, r role) (*Exchange, error
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
+	}
+	if messages.IsIDSuffix(ref) {
+		// The unique end of an id (a1b2), as a person types it.
+		if ref, err = ResolveID(root, ref); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case ref == "":
