@@ -222,6 +222,9 @@ newest unanswered request addressed to this pane. The first response stands: a s
 			return nil, "", err
 		}
 		text := "response saved at " + res.Exchange.ResponsePath + "; " + res.Say()
+		if which := res.Which(); which != "" {
+			text += "\n" + which
+		}
 		for _, w := range res.Warnings {
 			text += "\nwarning: " + w
 		}

@@ -44,6 +44,11 @@ type NotifyResult struct {
 	// Warnings are problems found on the way that did not stop the notify: above all an integrity
 	// mismatch (the request file changed after it was sent, so the answer may be to other words).
 	Warnings []string `json:"warnings,omitempty"`
+	// Newest is set when no request was named: the newest open one addressed to the pane was
+	// answered, and StillOpen lists the others that still wait for a response (newest first), so
+	// the worker knows which it answered and what is left.
+	Newest    bool     `json:"newest,omitempty"`
+	StillOpen []string `json:"still_open,omitempty"`
 }
 
 // Notify writes the response file atomically (the first response stands) and signals the
@@ -55,6 +60,10 @@ type NotifyResult struct {
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
 	syncs := &store.Syncs{}
 	res, err := e.notify(ctx, o, syncs)
+	if o.Ref == "" && res != nil && res.Exchange != nil {
+		res.Newest = true
+		res.StillOpen, _ = e.OpenToWorker(ctx, res.Exchange.ID)
+	}
 	if serr := syncs.Wait(); serr != nil && err == nil {
 		err = fmt.Errorf("the response was saved and signalled, but it is not safe on disk: %w", serr)
 	}
@@ -217,4 +226,21 @@ func notAResponse(path string) string {
 		return "damaged (" + err.Error() + ")"
 	}
 	return ""
+}
+
+// Which says which request a notify without an id answered and which others still wait for a
+// response; "" when the notify named its request.
+func (r *NotifyResult) Which() string {
+	if !r.Newest || r.Exchange == nil {
+		return ""
+	}
+	s := "answered request " + r.Exchange.ID + ", the newest open one addressed to your pane"
+	switch n := len(r.StillOpen); n {
+	case 0:
+		return s + "; no other request is open"
+	case 1:
+		return s + "; still open: " + r.StillOpen[0] + " (answer it with notify --id " + r.StillOpen[0] + ")"
+	default:
+		return s + fmt.Sprintf("; %d others still open, newest first: %s (answer each with notify --id ID)", n, strings.Join(r.StillOpen, ", "))
+	}
 }

@@ -212,6 +212,9 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				}
 				fmt.Fprintf(c.stdout, "%s\n", res.Exchange.ResponsePath)
 				fmt.Fprintf(c.stderr, "response saved; %s\n", res.Say())
+				if which := res.Which(); which != "" {
+					fmt.Fprintln(c.stderr, which)
+				}
 				return nil
 			}
 		},

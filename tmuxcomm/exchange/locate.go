@@ -190,32 +190,12 @@ func (e *Book) ByID(root, id string) (*Exchange, error) {
 // still waiting for its response; for an orchestrator, one whose response no await has returned.
 // Only folders of the current server count when wcomm made them (a seed folder has no record).
 func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
-	if e.Self == "" {
-		return nil, fmt.Errorf("not inside a tmux pane: name the exchange by id or path")
-	}
-	key := ""
-	if e.Tmux != nil {
-		if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
-			key = srv.Key()
-		}
-	}
-	dirs, _, err := SessionDirs(root)
+	dirs, err := e.paneDirs(ctx, root, r)
 	if err != nil {
 		return nil, err
 	}
 	var best *Exchange
 	for _, dir := range dirs {
-		s, _ := messages.ParseSessionName(filepath.Base(dir))
-		mine := s.Orchestrator == e.Self
-		if r == RoleWorker {
-			mine = s.Worker == e.Self
-		}
-		if !mine {
-			continue
-		}
-		if m, err := ReadMeta(dir); err == nil && key != "" && m.Server != key {
-			continue
-		}
 		files, _, err := ListSeq(dir)
 		if err != nil {
 			continue
@@ -250,4 +230,38 @@ func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, 
 		return nil, fmt.Errorf("no open request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, store.ErrNotFound)
 	}
 	return best, nil
+}
+
+// paneDirs lists the session folders where the caller's pane has role r on the current tmux
+// server (a seed folder, without wcomm's record of its server, counts).
+func (e *Book) paneDirs(ctx context.Context, root string, r role) ([]string, error) {
+	if e.Self == "" {
+		return nil, fmt.Errorf("not inside a tmux pane: name the exchange by id or path")
+	}
+	key := ""
+	if e.Tmux != nil {
+		if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
+			key = srv.Key()
+		}
+	}
+	dirs, _, err := SessionDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, dir := range dirs {
+		s, _ := messages.ParseSessionName(filepath.Base(dir))
+		mine := s.Orchestrator == e.Self
+		if r == RoleWorker {
+			mine = s.Worker == e.Self
+		}
+		if !mine {
+			continue
+		}
+		if m, err := ReadMeta(dir); err == nil && key != "" && m.Server != key {
+			continue
+		}
+		out = append(out, dir)
+	}
+	return out, nil
 }
