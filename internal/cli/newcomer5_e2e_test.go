@@ -1,10 +1,13 @@
 package cli
 
 // The fifth audit's newcomer defects, against the real binary and a private tmux server: notify
-// without an id says which request it answered and what is still open.
+// without an id says which request it answered and what is still open; panes shows each pane's
+// agent; a send to an undeclared host says how to declare it.
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +51,48 @@ func TestE2ENotifyNamesWhatItAnswered(t *testing.T) {
 	r = w.in(worker, "notify", "--enter-delay", "50ms", "--id", fourth.ID, "--", "fourth done")
 	requireCode(t, 0, r)
 	assert.NotContains(t, r.stderr, "answered request")
+}
+
+// panes shows the AGENT column send --all decides by (text and --json), and a send to HOST:TARGET
+// of an undeclared host says how to declare it.
+func TestE2EPanesAgentAndUndeclaredHost(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	cfgHome := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(cfgHome, "wcomm"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(cfgHome, "wcomm", "config.yaml"),
+		[]byte("agent_profiles:\n  - {name: scripted, kind: agent, detect: {names: [scripted-agent]}}\n"), 0o600))
+	w.env = append(w.env, "XDG_CONFIG_HOME="+cfgHome)
+	data, err := os.ReadFile(filepath.Join(fixtures, "worker.py"))
+	require.NoError(t, err)
+	agentBin := filepath.Join(w.work, "scripted-agent")
+	require.NoError(t, os.WriteFile(agentBin, data, 0o700))
+	agent := w.pane("", "python3", agentBin, filepath.Join(w.work, "agent.jsonl"))
+	w.waitScreen(agent, "WORKER READY")
+	shell := w.bashPane("")
+
+	r := w.in(shell, "panes")
+	requireCode(t, 0, r)
+	assert.Regexp(t, `(?m)^PANE +TARGET +PID +AGENT +PROGRAMS$`, r.stdout)
+	assert.Regexp(t, `(?m)^`+agent+` +\S+ +\d+ +scripted +`, r.stdout)
+	assert.Regexp(t, `(?m)^`+shell+` +\S+ +\d+ +- +\(you\)`, r.stdout)
+
+	r = w.in(shell, "--json", "panes")
+	requireCode(t, 0, r)
+	var panes []struct {
+		ID    string `json:"pane_id"`
+		Agent string `json:"agent"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &panes), r.stdout)
+	agents := map[string]string{}
+	for _, p := range panes {
+		agents[p.ID] = p.Agent
+	}
+	assert.Equal(t, "scripted", agents[agent])
+	assert.Equal(t, "", agents[shell])
+
+	r = w.in(shell, "send", "--to", "gpu1:codex", "--", "hello")
+	requireCode(t, exitNotFound, r)
+	assert.Contains(t, r.stderr, "if gpu1 is another machine, declare it under hosts: in ~/.config/wcomm/config.yaml")
+	assert.Contains(t, r.stderr, "wcomm help remote")
 }

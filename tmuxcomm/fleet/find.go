@@ -49,7 +49,10 @@ func (e *FindError) Unwrap() error { return e.err }
 type PaneInfo struct {
 	paneops.Pane
 	Programs []string `json:"programs"`
-	Self     bool     `json:"self,omitempty"`
+	// Agent is the agent the pane runs (its profile's name: claude, codex, ...), found as send
+	// --all finds the panes it reaches; "" where none runs.
+	Agent string `json:"agent,omitempty"`
+	Self  bool   `json:"self,omitempty"`
 	// Route is how a delivery into the pane goes now ("socket" or "typed", route.go), and
 	// AgentStatus the agent's own word on its state ("idle" or "busy") where its session says it.
 	Route       string `json:"route,omitempty"`
@@ -68,6 +71,10 @@ func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 	out := make([]PaneInfo, len(panes))
 	for i, p := range panes {
 		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != ""}
+		// As AgentPanes (send --all) decides, the caller's own pane shown as well.
+		if prof := paneops.AgentIn(e.Profiles, p, t, paneops.Exclude{}); prof != nil {
+			out[i].Agent = prof.Name
+		}
 		if !p.Dead {
 			r := e.routeIn(ctx, p, paneops.Detect(e.Profiles, p, t, nil, paneops.Exclude{}), t)
 			out[i].Route, out[i].AgentStatus = r.Route, r.Status
@@ -183,7 +190,12 @@ type paneNotFound struct {
 }
 
 func (p *paneNotFound) Error() string {
-	return fmt.Sprintf("no pane %q on this tmux server; run 'wcomm panes --all' to see which panes exist", messages.SanitizeField(p.target))
+	msg := fmt.Sprintf("no pane %q on this tmux server; run 'wcomm panes --all' to see which panes exist", messages.SanitizeField(p.target))
+	// HOST:TARGET reads as a tmux session:window until HOST is declared: say how to declare it.
+	if host, rest, ok := strings.Cut(p.target, ":"); ok && rest != "" && messages.ValidHostName(host) == nil {
+		msg += fmt.Sprintf(", or, if %s is another machine, declare it under hosts: in ~/.config/wcomm/config.yaml (hosts: {%s: {via: [ssh, %s]}}; wcomm help remote)", host, host, host)
+	}
+	return msg
 }
 
 func (p *paneNotFound) Unwrap() []error { return p.errs }
