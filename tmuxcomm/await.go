@@ -47,7 +47,7 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 		return nil, err
 	}
 	if x.Status == exchange.StatusUndelivered {
-		return x, fmt.Errorf("request %s (%s) was never delivered (%s); send it again: %w", x.ID, x.RequestPath, x.State, store.ErrUndelivered)
+		return x, store.Kindf(store.ErrUndelivered, "request %s (%s) was never delivered (%s); send it again", x.ID, x.RequestPath, x.State)
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -156,7 +156,7 @@ func (e *Engine) pollResponse(ctx context.Context, path string, d time.Duration)
 
 func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout time.Duration) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return fmt.Errorf("interrupted while waiting for %s; the response will be at %s: %w", x.ID, x.ResponsePath, ctx.Err())
+		return store.Kindf(ctx.Err(), "interrupted while waiting for %s; the response will be at %s", x.ID, x.ResponsePath)
 	}
 	return fmt.Errorf("no response to %s after %s; it will be at %s (wcomm await %s to wait again): %w",
 		x.ID, timeout, x.ResponsePath, x.ID, store.ErrTimeout)

@@ -84,7 +84,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		return nil, fmt.Errorf("request %s is damaged (%s); answer cannot be matched to it", x.RequestPath, strings.Join(x.Problems, "; "))
 	}
 	if x.Status == exchange.StatusAnswered {
-		return &NotifyResult{Exchange: x}, fmt.Errorf("%s already holds a response; the first one stands: %w", x.ResponsePath, store.ErrAnswered)
+		return &NotifyResult{Exchange: x}, store.Kindf(store.ErrAnswered, "%s already holds a response; the first one stands", x.ResponsePath)
 	}
 	if e.Self != "" && e.Self != x.Worker {
 		// The first response stands: one from the wrong pane would shut out the worker's own.
@@ -122,9 +122,9 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 			// Only a complete response of this exchange stands: a FIFO, a folder, a symlink or a
 			// file that does not parse in its place is not an answer, and nothing was saved.
 			if bad := notAResponse(responsePath); bad != "" {
-				return nil, fmt.Errorf("%s is %s, not a response; nothing was saved: remove it and notify again: %w", responsePath, bad, store.ErrDamaged)
+				return nil, store.Kindf(store.ErrDamaged, "%s is %s, not a response; nothing was saved: remove it and notify again", responsePath, bad)
 			}
-			return &NotifyResult{Exchange: exchange.LoadExchange(dir, seq, false)}, fmt.Errorf("%s already holds a response; the first one stands: %w", responsePath, store.ErrAnswered)
+			return &NotifyResult{Exchange: exchange.LoadExchange(dir, seq, false)}, store.Kindf(store.ErrAnswered, "%s already holds a response; the first one stands", responsePath)
 		}
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 			return posted, fmt.Errorf("response saved at %s; the RESPONSE line went to orchestrator pane %s, but %w", x.ResponsePath, orch, err)
 		}
 		if errors.Is(err, paneops.ErrRefused) || fleet.IsNotFound(err) {
-			return posted, fmt.Errorf("response saved at %s, but orchestrator pane %s refused the line (%v): %w", x.ResponsePath, orch, err, store.ErrOrchestratorGone)
+			return posted, store.Kindf(store.ErrOrchestratorGone, "response saved at %s, but orchestrator pane %s refused the line (%v)", x.ResponsePath, orch, err)
 		}
 		return posted, fmt.Errorf("response saved at %s, but the RESPONSE line did not reach orchestrator pane %s: %w", x.ResponsePath, orch, err)
 	}

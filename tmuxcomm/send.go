@@ -107,7 +107,7 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
 	if worker.Dead {
-		return nil, fmt.Errorf("%w; nothing was written: %w", fleet.DeadPane(worker), store.ErrUndelivered)
+		return nil, store.Kindf(store.ErrUndelivered, "%w; nothing was written", fleet.DeadPane(worker))
 	}
 	dir, sess, err := e.OpenSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
@@ -173,7 +173,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
 	}
 	if err := e.CheckAgent(agent); err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 		return x, fmt.Errorf("request %s is damaged (%s); send it anew", x.RequestPath, strings.Join(x.Problems, "; "))
 	}
 	if x.Status == exchange.StatusAnswered {
-		return x, fmt.Errorf("%s is already answered (%s); nothing to send again: %w", x.ID, x.ResponsePath, store.ErrAnswered)
+		return x, store.Kindf(store.ErrAnswered, "%s is already answered (%s); nothing to send again", x.ID, x.ResponsePath)
 	}
 	server := ""
 	if m, err := exchange.ReadMeta(x.Dir); err == nil && m.Host != "" {
@@ -209,7 +209,7 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	}
 	if rerr != nil {
 		if ue != nil {
-			return x, fmt.Errorf("%w, so %s was not sent again: %w", rerr, x.ID, store.ErrUndelivered)
+			return x, store.Kindf(store.ErrUndelivered, "%w, so %s was not sent again", rerr, x.ID)
 		}
 		return x, fmt.Errorf("worker pane %s of %s: %w", x.Worker, x.ID, rerr)
 	}

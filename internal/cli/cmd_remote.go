@@ -16,6 +16,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 func init() {
@@ -71,7 +72,7 @@ func (c *cli) host(name string) (settings.HostDef, error) {
 		if s.IgnoredNote() != "" {
 			note = "; " + s.IgnoredNote()
 		}
-		return h, fmt.Errorf("host %s is not declared: add it under hosts: in %s (only declared hosts are reachable)%s: %w", name, settingsHint(s), note, tmuxcomm.ErrNotFound)
+		return h, store.Kindf(store.ErrNotFound, "host %s is not declared: add it under hosts: in %s (only declared hosts are reachable)%s", name, settingsHint(s), note)
 	}
 	return h, nil
 }
@@ -151,7 +152,7 @@ func (c *cli) remoteFind(name, agent string, first bool) error {
 		return err
 	}
 	if len(reply.Panes) != 1 {
-		return fmt.Errorf("host %s answered %d panes for %q: %w", name, len(reply.Panes), messages.SanitizeField(agent), tmuxcomm.ErrNotFound)
+		return store.Kindf(store.ErrNotFound, "host %s answered %d panes for %q", name, len(reply.Panes), messages.SanitizeField(agent))
 	}
 	p := reply.Panes[0]
 	sanitizeWirePane(name, &p)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
@@ -69,7 +69,7 @@ per line instead. Runs until interrupted; --count N stops after N events, --time
 					return nil
 				case errors.Is(err, context.DeadlineExceeded):
 					if *count > 0 {
-						return &exitErr{code: exitTimeout, err: fmt.Errorf("%d of %d events after %s: %w", n, *count, timeout, tmuxcomm.ErrTimeout)}
+						return &exitErr{code: exitTimeout, err: store.Kindf(store.ErrTimeout, "%d of %d events after %s", n, *count, timeout)}
 					}
 					return nil
 				}

@@ -80,9 +80,26 @@ var usagef = tmuxcomm.Usagef
 // Run is the whole program for a main function: it parses args, runs one command and returns its
 // exit code, with the parts of the companion programs that main links (none for wcomm). It prints
 // the error once, on stderr.
-func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(stopped{sig.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		// A command stopped by Ctrl-C or SIGTERM exits 128+N, as a shell reports a program the
+		// signal ended: a script tells an interrupted await from a failed one.
+		if sig := stoppedBy(ctx); sig != 0 && code != exitOK {
+			code = 128 + int(sig)
+		}
+	}()
 	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, comp: comp, res: &residentState{}}
 	global, args, err := leadingGlobals(args)
 	if err != nil {
@@ -107,7 +124,7 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 		return exitUsage
 	}
 	err = tmuxcomm.Hinted(c.runCommand(cmd, append(global, args[1:]...)), needHints)
-	code := exitCode(err)
+	code = exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
 		fmt.Fprintf(termWriter{stderr}, "wcomm %s: %v\n", cmd.Name, err)
@@ -116,6 +133,20 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 		}
 	}
 	return code
+}
+
+// stopped is the cause of a run's context that a signal ended.
+type stopped struct{ sig syscall.Signal }
+
+func (s stopped) Error() string { return "stopped by " + s.sig.String() }
+
+// stoppedBy is the signal that ended ctx, 0 for none.
+func stoppedBy(ctx context.Context) syscall.Signal {
+	var s stopped
+	if errors.As(context.Cause(ctx), &s) {
+		return s.sig
+	}
+	return 0
 }
 
 // leadingGlobals takes the global flags standing before the command (`wcomm -L work send ...`, as

@@ -10,6 +10,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // Relay is the engine's tmuxcomm.Relay: what a send to HOST:TARGET and an await of its exchange
@@ -88,7 +89,7 @@ func (r *Relay) Ready(ctx context.Context, e *tmuxcomm.Engine, ref string, timeo
 		}
 		Nudge(root, ref)
 		if timeout > 0 && time.Now().After(deadline) {
-			return fmt.Errorf("%s still waits for host %s (%s): %w", ref, q.Host.Name, messages.SanitizeField(q.LastError), tmuxcomm.ErrTimeout)
+			return store.Kindf(store.ErrTimeout, "%s still waits for host %s (%s)", ref, q.Host.Name, messages.SanitizeField(q.LastError))
 		}
 		select {
 		case <-ctx.Done():

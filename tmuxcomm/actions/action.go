@@ -107,7 +107,7 @@ func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStat
 				return []*ActionStatus{a}, problems, nil
 			}
 		}
-		return nil, problems, fmt.Errorf("no approved-action intent %s under %s; run 'wcomm actions' to list them: %w", o.ID, root, store.ErrNotFound)
+		return nil, problems, store.Kindf(store.ErrNotFound, "no approved-action intent %s under %s; run 'wcomm actions' to list them", o.ID, root)
 	}
 	return out, problems, nil
 }

@@ -107,7 +107,7 @@ func (c *Caster) AwaitAll(ctx context.Context, refs []string, timeout time.Durat
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		if w.err != nil {
-			res.Missing = append(res.Missing, Missing{Pane: w.label, Error: w.err.Error(), err: fmt.Errorf("%w: %w", w.err, store.ErrUndelivered)})
+			res.Missing = append(res.Missing, Missing{Pane: w.label, Error: w.err.Error(), err: store.Kindf(store.ErrUndelivered, "%w", w.err)})
 			continue
 		}
 		wg.Add(1)
@@ -178,9 +178,9 @@ func (a *Awaited) err(timeout time.Duration, ctxErr error) error {
 		again = "wcomm await " + strings.Join(ids, " ")
 	}
 	if errors.Is(ctxErr, context.Canceled) {
-		return fmt.Errorf("%s; interrupted while waiting for %s: %w", msg, strings.Join(timedOut, ", "), ctxErr)
+		return store.Kindf(ctxErr, "%s; interrupted while waiting for %s", msg, strings.Join(timedOut, ", "))
 	}
-	return fmt.Errorf("%s; no response yet from %s after %s (%s waits again): %w", msg, strings.Join(timedOut, ", "), timeout, again, store.ErrTimeout)
+	return store.Kindf(store.ErrTimeout, "%s; no response yet from %s after %s (%s waits again)", msg, strings.Join(timedOut, ", "), timeout, again)
 }
 
 func orNone(s string) string {

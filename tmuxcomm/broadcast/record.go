@@ -59,7 +59,7 @@ func (c *Caster) Record(ctx context.Context, id string) (*messages.Broadcast, er
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
 	}
 	data, err := store.ReadFile(recordPath(root, id))
 	if err == nil {
@@ -85,7 +85,7 @@ func (c *Caster) Record(ctx context.Context, id string) (*messages.Broadcast, er
 		}
 	}
 	if len(rec.Members) == 0 {
-		return nil, fmt.Errorf("no broadcast %s under %s; 'wcomm history' lists what was sent: %w", id, root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no broadcast %s under %s; 'wcomm history' lists what was sent", id, root)
 	}
 	return rec, nil
 }

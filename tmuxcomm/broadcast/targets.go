@@ -75,7 +75,7 @@ func (c *Caster) resolve(ctx context.Context, o Options) ([]member, error) {
 			return nil, err
 		}
 		if len(panes) == 0 {
-			return nil, fmt.Errorf("no other pane of this session runs an agent; run 'wcomm panes' to see what runs where: %w", store.ErrNotFound)
+			return nil, store.Kindf(store.ErrNotFound, "no other pane of this session runs an agent; run 'wcomm panes' to see what runs where")
 		}
 		for _, p := range panes {
 			ms = append(ms, member{target: string(p.ID), pane: p, srv: srv})

@@ -124,7 +124,7 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 		// One named session: its problems decide whether it exists, before anything is printed.
 		s := e.summarize(dirs[0], o)
 		if len(s.Problems) > 0 && len(s.Exchanges) == 0 {
-			return nil, fmt.Errorf("session %s: %s: %w", o.Session, s.Problems[0], store.ErrNotFound)
+			return nil, store.Kindf(store.ErrNotFound, "session %s: %s", o.Session, s.Problems[0])
 		}
 		if start != nil {
 			if err := start(foreign); err != nil {

@@ -95,7 +95,7 @@ func (e *Book) byPath(root, path string) (*Exchange, error) {
 	}
 	dir := filepath.Dir(clean)
 	if filepath.Dir(dir) != root {
-		return nil, fmt.Errorf("%s is not a file of a session folder directly under %s: %w", clean, root, store.ErrOutsideRoot)
+		return nil, store.Kindf(store.ErrOutsideRoot, "%s is not a file of a session folder directly under %s", clean, root)
 	}
 	if _, err := messages.ParseSessionName(filepath.Base(dir)); err != nil {
 		return nil, fmt.Errorf("%s is not in a session folder: %w", clean, err)
@@ -113,7 +113,7 @@ func (e *Book) byPath(root, path string) (*Exchange, error) {
 		n--
 	}
 	if _, err := os.Lstat(filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))); err != nil {
-		return nil, fmt.Errorf("no request for %s: %w", clean, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no request for %s", clean)
 	}
 	return LoadExchange(dir, n, false), nil
 }
@@ -183,7 +183,7 @@ func (e *Book) ByID(root, id string) (*Exchange, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("no exchange with id %s under %s; run 'wcomm history' to list them: %w", id, root, store.ErrNotFound)
+	return nil, store.Kindf(store.ErrNotFound, "no exchange with id %s under %s; run 'wcomm history' to list them", id, root)
 }
 
 // newestOpen finds the newest open exchange where the caller's pane has role r: for a worker, one
@@ -227,7 +227,7 @@ func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, 
 		if r == RoleWorker {
 			what = "addressed to"
 		}
-		return nil, fmt.Errorf("no open request %s pane %s; name one by id or path (wcomm history --pending): %w", what, e.Self, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no open request %s pane %s; name one by id or path (wcomm history --pending)", what, e.Self)
 	}
 	return best, nil
 }

@@ -56,7 +56,7 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no questions yet (no root %s)", root)
 	}
 	st, err := FindQuestion(root, o.ID)
 	if err != nil {
@@ -76,7 +76,7 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 			d[k] = v
 		}
 		e.LogQ(st, QStale, d)
-		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %s; your answer was recorded as stale and changed nothing: %w", st.ID, reason, core.ErrStale)
+		return &AnswerResult{Question: st}, store.Kindf(core.ErrStale, "question %s: %s; your answer was recorded as stale and changed nothing", st.ID, reason)
 	}
 	if why := decidedReason(st); why != "" {
 		return stale(why)
@@ -197,7 +197,7 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no questions yet (no root %s)", root)
 	}
 	st, err := FindQuestion(root, id)
 	if err != nil {
@@ -209,13 +209,13 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	}
 	defer unlock()
 	if st.Refresh(); st.Decided() {
-		return st, fmt.Errorf("question %s: %s; nothing to resolve: %w", st.ID, decidedReason(st), store.ErrAnswered)
+		return st, store.Kindf(store.ErrAnswered, "question %s: %s; nothing to resolve", st.ID, decidedReason(st))
 	}
 	r := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
 	if err := writeJSONExclusive(st.File(messages.SuffixResolved), r); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			st.Refresh()
-			return st, fmt.Errorf("question %s is already resolved: %w", st.ID, store.ErrAnswered)
+			return st, store.Kindf(store.ErrAnswered, "question %s is already resolved", st.ID)
 		}
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*p
 			return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; ask from the worker's pane", x.ID, x.Worker, e.Self)
 		}
 		if x.Status == exchange.StatusAnswered {
-			return nil, fmt.Errorf("request %s is already answered; a question about it would be stale: %w", x.ID, core.ErrStale)
+			return nil, store.Kindf(core.ErrStale, "request %s is already answered; a question about it would be stale", x.ID)
 		}
 		p := &place{dir: x.Dir, orch: x.Orchestrator, x: x, server: srv.Key(), socket: srv.Socket}
 		p.sess, _ = messages.ParseSessionName(filepath.Base(x.Dir))
@@ -84,11 +84,11 @@ func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*p
 			if m.Relayed {
 				// Its orchestrator pane is on another host: a pane of the same id here is someone
 				// else's, and questions do not cross hosts (remote.go).
-				return nil, fmt.Errorf("request %s came from an orchestrator on another host, which questions do not reach: %w", x.ID, core.ErrStale)
+				return nil, store.Kindf(core.ErrStale, "request %s came from an orchestrator on another host, which questions do not reach", x.ID)
 			}
 		}
 		if p.server != srv.Key() {
-			return nil, fmt.Errorf("request %s came through a tmux server that has since restarted; its orchestrator pane %s is gone: %w", x.ID, x.Orchestrator, core.ErrStale)
+			return nil, store.Kindf(core.ErrStale, "request %s came through a tmux server that has since restarted; its orchestrator pane %s is gone", x.ID, x.Orchestrator)
 		}
 		return p, nil
 	}

@@ -1,7 +1,6 @@
 package questions
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -24,8 +23,8 @@ func readQuestionFile(path string) ([]byte, error) {
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	tooLarge := func(n int64) error {
-		return fmt.Errorf("question file %s is unreadable: it is %d bytes, more than the %s a question may be (no ask writes one that large); answer its agent where it waits: %w",
-			path, n, store.SizeText(maxQuestionFile), store.ErrTooLarge)
+		return store.Kindf(store.ErrTooLarge, "question file %s is unreadable: it is %d bytes, more than the %s a question may be (no ask writes one that large); answer its agent where it waits",
+			path, n, store.SizeText(maxQuestionFile))
 	}
 	if st.Size > maxQuestionFile {
 		return nil, tooLarge(st.Size)

@@ -2,7 +2,6 @@ package questions
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
@@ -20,7 +19,7 @@ func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error)
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no questions yet (no root %s)", root)
 	}
 	list, _, err := e.Questions(ctx, QuestionsOptions{})
 	if err != nil {
@@ -33,7 +32,7 @@ func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error)
 	}
 	_, err = FindQuestion(root, id)
 	if err == nil {
-		err = fmt.Errorf("question %s is unreadable; run 'wcomm questions' to see the problem: %w", id, store.ErrNotFound)
+		err = store.Kindf(store.ErrNotFound, "question %s is unreadable; run 'wcomm questions' to see the problem", id)
 	}
 	return nil, err
 }

@@ -296,7 +296,7 @@ func FindQuestion(root, id string) (*QuestionStatus, error) {
 	if tooLarge != nil {
 		return nil, tooLarge
 	}
-	return nil, fmt.Errorf("no question %s under %s; run 'wcomm questions' to list them: %w", qid, root, store.ErrNotFound)
+	return nil, store.Kindf(store.ErrNotFound, "no question %s under %s; run 'wcomm questions' to list them", qid, root)
 }
 
 // nextQuestionSeq is one more than the highest sequence number of task's files in dir.

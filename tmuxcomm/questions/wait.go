@@ -216,7 +216,7 @@ func (e *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, er
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("no questions yet (no root %s): %w", root, store.ErrNotFound)
+		return nil, store.Kindf(store.ErrNotFound, "no questions yet (no root %s)", root)
 	}
 	if len(o.IDs) == 0 {
 		return nil, fmt.Errorf("no question id to wait for")

@@ -52,7 +52,7 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	}
 	unlock, err := lock.File(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
-		return nil, false, fmt.Errorf("another relay of %s is under way (%v); try again: %w", o.ID, err, store.ErrTimeout)
+		return nil, false, store.Kindf(store.ErrTimeout, "another relay of %s is under way (%v); try again", o.ID, err)
 	}
 	defer unlock()
 	// The id's hint, written right after the request file, finds a first relay without reading
@@ -71,14 +71,14 @@ func (e *Station) RelayedResponse(id string) (body string, ok bool, err error) {
 		return "", false, err
 	}
 	if !found {
-		return "", false, fmt.Errorf("no exchanges yet (no root %s): %w", root, store.ErrNotFound)
+		return "", false, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
 	}
 	x, err := e.ByID(root, id)
 	if err != nil {
 		return "", false, err
 	}
 	if !RelayedHere(x.Dir) {
-		return "", false, fmt.Errorf("%s was not relayed from another host: %w", id, store.ErrNotFound)
+		return "", false, store.Kindf(store.ErrNotFound, "%s was not relayed from another host", id)
 	}
 	if x.Status != exchange.StatusAnswered {
 		return "", false, nil

@@ -40,7 +40,7 @@ func readAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 		size = min(size*2, 4<<20)
 	}
 	if total > limit {
-		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, SizeText(limit), ErrTooLarge)
+		return nil, Kindf(ErrTooLarge, "%s is larger than %s; write it to a file and send a short message naming it", what, SizeText(limit))
 	}
 	if len(blocks) == 1 {
 		return blocks[0], nil
@@ -92,7 +92,7 @@ func readFileSized(f *os.File, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if int64(buf.Len()) > limit {
-		return nil, fmt.Errorf("%s is larger than %s; write it to a file and send a short message naming it: %w", what, SizeText(limit), ErrTooLarge)
+		return nil, Kindf(ErrTooLarge, "%s is larger than %s; write it to a file and send a short message naming it", what, SizeText(limit))
 	}
 	return buf.Bytes(), nil
 }
@@ -116,7 +116,7 @@ func interruptible(ctx context.Context, what string, read func() ([]byte, error)
 	case r := <-ch:
 		return r.data, r.Err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("interrupted while reading %s: %w", what, ctx.Err())
+		return nil, Kindf(ctx.Err(), "interrupted while reading %s", what)
 	}
 }
 

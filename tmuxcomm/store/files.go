@@ -230,7 +230,7 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxFile {
-				return nil, mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, MaxFile, ErrTooLarge)
+				return nil, mtime, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
@@ -286,7 +286,7 @@ func ReadFileText(path string) (string, time.Time, error) {
 		}
 		b.Write(chunk[:n])
 		if b.Len() > MaxFile {
-			return "", mtime, fmt.Errorf("%s grew past the %d bytes this tool reads: %w", path, MaxFile, ErrTooLarge)
+			return "", mtime, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
 		}
 	}
 }
@@ -327,7 +327,7 @@ func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 			path, st.Uid, os.Getuid(), ErrUnsafeRoot))
 	}
 	if st.Size > MaxFile {
-		return fail(fmt.Errorf("%s is %d bytes, more than the %d this tool reads: %w", path, st.Size, MaxFile, ErrTooLarge))
+		return fail(Kindf(ErrTooLarge, "%s is %d bytes, more than the %d this tool reads", path, st.Size, MaxFile))
 	}
 	return fd, st, mtime, nil
 }

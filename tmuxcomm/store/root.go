@@ -26,7 +26,7 @@ var ErrOutsideRoot = errors.New("path outside the root")
 // read our writes. A root of ours with a looser mode (the seed's mkdir -p gives 0755) is tightened.
 func EnsureRoot(dir string, create bool) (string, error) {
 	if dir == "" {
-		return "", fmt.Errorf("empty root: %w", ErrUnsafeRoot)
+		return "", Kindf(ErrUnsafeRoot, "empty root")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -52,10 +52,10 @@ func EnsureRoot(dir string, create bool) (string, error) {
 		return "", fmt.Errorf("root %s: %w", abs, err)
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
-		return "", fmt.Errorf("root %s is a symlink; remove it or pass --root: %w", abs, ErrUnsafeRoot)
+		return "", Kindf(ErrUnsafeRoot, "root %s is a symlink; remove it or pass --root", abs)
 	}
 	if !st.IsDir() {
-		return "", fmt.Errorf("root %s is not a folder: %w", abs, ErrUnsafeRoot)
+		return "", Kindf(ErrUnsafeRoot, "root %s is not a folder", abs)
 	}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
 		return "", fmt.Errorf("root %s is owned by uid %d, not by you (uid %d); pass --root: %w",
@@ -124,7 +124,7 @@ func InRoot(root, path string) (string, error) {
 		return "", fmt.Errorf("invalid path %q", messages.SanitizeField(path))
 	}
 	if !filepath.IsAbs(path) {
-		return "", fmt.Errorf("path %q is not absolute: %w", messages.SanitizeField(path), ErrOutsideRoot)
+		return "", Kindf(ErrOutsideRoot, "path %q is not absolute", messages.SanitizeField(path))
 	}
 	clean := filepath.Clean(path)
 	rel, ok := under(root, clean)
@@ -135,7 +135,7 @@ func InRoot(root, path string) (string, error) {
 		}
 	}
 	if !ok {
-		return "", fmt.Errorf("%s is not inside %s: %w", clean, root, ErrOutsideRoot)
+		return "", Kindf(ErrOutsideRoot, "%s is not inside %s", clean, root)
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
 	cur := root
@@ -148,7 +148,7 @@ func InRoot(root, path string) (string, error) {
 				break
 			}
 			if errors.Is(err, fs.ErrNotExist) {
-				return "", fmt.Errorf("no folder %s under %s; run 'wcomm history' to list the sessions: %w", cur, root, ErrNotFound)
+				return "", Kindf(ErrNotFound, "no folder %s under %s; run 'wcomm history' to list the sessions", cur, root)
 			}
 			return "", fmt.Errorf("%s: %w", cur, err)
 		}
@@ -156,7 +156,7 @@ func InRoot(root, path string) (string, error) {
 			break
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
-			return "", fmt.Errorf("%s is a symlink; wcomm follows no symlink inside the root, so %s is not inside %s: %w", cur, clean, root, ErrOutsideRoot)
+			return "", Kindf(ErrOutsideRoot, "%s is a symlink; wcomm follows no symlink inside the root, so %s is not inside %s", cur, clean, root)
 		}
 		if !st.IsDir() {
 			return "", fmt.Errorf("%s is not a folder", cur)
@@ -201,10 +201,10 @@ func EnsureDir(d string, create bool) error {
 		return err
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symlink; wcomm follows no symlink inside the root: remove it: %w", d, ErrUnsafeRoot)
+		return Kindf(ErrUnsafeRoot, "%s is a symlink; wcomm follows no symlink inside the root: remove it", d)
 	}
 	if !st.IsDir() {
-		return fmt.Errorf("%s is not a folder: %w", d, ErrUnsafeRoot)
+		return Kindf(ErrUnsafeRoot, "%s is not a folder", d)
 	}
 	return CheckOwned(d, st)
 }

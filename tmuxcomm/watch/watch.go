@@ -85,7 +85,7 @@ func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 		// A session folder is made by the first send between two panes, never later under the
 		// same name (its stamp is that send's time): one that is not there will not come.
 		if _, err := os.Lstat(filepath.Join(root, o.Session)); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("no session folder %s under %s; run 'wcomm history' to list them: %w", o.Session, root, store.ErrNotFound)
+			return store.Kindf(store.ErrNotFound, "no session folder %s under %s; run 'wcomm history' to list them", o.Session, root)
 		}
 	}
 	tw, err := store.NewTreeWatcher()
