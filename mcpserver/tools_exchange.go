@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
@@ -181,7 +182,7 @@ every answer at once: answers holds each with its pane; while some are missing t
 		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {
 			if x != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
-				next := fmt.Sprintf("no response yet after %s; call await again with id %q", timeout, x.ID)
+				next := fmt.Sprintf("no response yet after %s; call await again with id %q", messages.DurationText(timeout), x.ID)
 				return awaitOut{Status: "waiting", ID: x.ID, ResponsePath: x.ResponsePath, Next: next}, next, nil
 			}
 			return awaitOut{}, "", err
@@ -266,7 +267,7 @@ the history; damaged or foreign files are named, not fatal.`,
 		for _, ss := range sessions {
 			n += len(ss.Exchanges)
 		}
-		return historyOut{Sessions: sessions, Foreign: foreign}, fmt.Sprintf("%d sessions, %d exchanges", len(sessions), n), nil
+		return historyOut{Sessions: sessions, Foreign: foreign}, messages.Plural(len(sessions), "session") + ", " + messages.Plural(n, "exchange"), nil
 	})
 }
 

@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/wcomm/wcomm/messages"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -80,6 +80,6 @@ codex, gemini, python3, ...). Your own pane has self: true.`,
 		if err != nil {
 			return panesOut{}, "", err
 		}
-		return panesOut{Panes: panes}, fmt.Sprintf("%d panes", len(panes)), nil
+		return panesOut{Panes: panes}, messages.Plural(len(panes), "pane"), nil
 	})
 }

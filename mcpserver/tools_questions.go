@@ -250,6 +250,6 @@ ask ends and tells its worker to continue on its best judgment.`,
 		if list == nil {
 			list = []*questions.QuestionStatus{}
 		}
-		return questionsOut{Questions: list, Problems: problems}, fmt.Sprintf("%d questions", len(list)), nil
+		return questionsOut{Questions: list, Problems: problems}, messages.Plural(len(list), "question"), nil
 	})
 }

@@ -158,8 +158,8 @@ func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return store.Kindf(ctx.Err(), "interrupted while waiting for %s; the response will be at %s", x.ID, x.ResponsePath)
 	}
-	return fmt.Errorf("no response to %s after %s; it will be at %s (wcomm await %s to wait again): %w",
-		x.ID, timeout, x.ResponsePath, x.ID, store.ErrTimeout)
+	return store.Kindf(store.ErrTimeout, "no response to %s after %s; it will be at %s (wcomm await %s to wait again)",
+		x.ID, messages.DurationText(timeout), x.ResponsePath, x.ID)
 }
 
 // markRead loads the answered exchange whole, hands it to out (when not nil), and then records

@@ -206,7 +206,7 @@ func (f durationFlag) String() string {
 	if f.d == nil {
 		return ""
 	}
-	return f.d.String()
+	return messages.DurationText(*f.d)
 }
 
 func (f durationFlag) Set(s string) error {

@@ -53,7 +53,7 @@ func (c *cli) broadcast(e *tmuxcomm.Engine, o broadcast.Options, wait bool, time
 	if err != nil || !wait {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "sent %s to %d panes; waiting for every answer\n", res.ID, len(res.Members))
+	fmt.Fprintf(c.stderr, "sent %s to %s; waiting for every answer\n", res.ID, messages.Plural(len(res.Members), "pane"))
 	return c.awaitAll(e, []string{res.ID}, timeout)
 }
 

@@ -202,8 +202,8 @@ func (c *cli) showBroadcast(id string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.stdout, "broadcast %s from %s at %s, %d members\n", s.Broadcast.ID, orDash(string(s.Broadcast.From)),
-			s.Broadcast.At.Local().Format(time.DateTime), len(s.Broadcast.Members))
+		fmt.Fprintf(c.stdout, "broadcast %s from %s at %s, %s\n", s.Broadcast.ID, orDash(string(s.Broadcast.From)),
+			s.Broadcast.At.Local().Format(time.DateTime), messages.Plural(len(s.Broadcast.Members), "member"))
 		for _, x := range s.Exchanges {
 			fmt.Fprintf(c.stdout, "\n--- %s %s\n", broadcast.Label(x), x.ID)
 			printExchange(c.stdout, x)

@@ -69,7 +69,7 @@ per line instead. Runs until interrupted; --count N stops after N events, --time
 					return nil
 				case errors.Is(err, context.DeadlineExceeded):
 					if *count > 0 {
-						return &exitErr{code: exitTimeout, err: store.Kindf(store.ErrTimeout, "%d of %d events after %s", n, *count, timeout)}
+						return &exitErr{code: exitTimeout, err: store.Kindf(store.ErrTimeout, "%d of %d events after %s", n, *count, messages.DurationText(timeout))}
 					}
 					return nil
 				}

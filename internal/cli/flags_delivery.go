@@ -39,9 +39,9 @@ func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
 			// decide, and a target's profile may ask for more.
 			// Bounded like the settings file's enter_delay: the pane's lock is held for it.
 			fs.Var(cappedDuration{durationFlag{&d.enterDelay}, settings.MaxEnterDelay}, n,
-				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", settings.MaxEnterDelay, settings.DefaultEnterDelay))
+				fmt.Sprintf("pause between paste and Enter, at most %s (default from the settings, %s; a target's profile may take longer)", messages.DurationText(settings.MaxEnterDelay), messages.DurationText(settings.DefaultEnterDelay)))
 		case flagBusyWait:
-			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, fmt.Sprintf("when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle, at most %s (0: do not wait)", tmuxcomm.MaxBusyWait))
+			durationVar(fs, &d.busyWait, n, tmuxcomm.DefaultBusyWait, fmt.Sprintf("when delivering now (--no-queue, --probe): how long to wait for the input box to be empty and idle, at most %s (0: do not wait)", messages.DurationText(tmuxcomm.MaxBusyWait)))
 		case flagFrom:
 			fs.StringVar(&d.from, n, "", "your own pane id, when not run inside it ($TMUX_PANE)")
 		case flagAgent:

@@ -45,11 +45,19 @@ func TestE2ESettingsUntrustedGroupReachesNoHost(t *testing.T) {
 
 	r := w.in(orch, "send", "--to", "@reviewers", "--enter-delay", "50ms", "--", "review the diff")
 	requireCode(t, 0, r)
-	_, ms := parseBroadcast(t, r.stdout)
+	bid, ms := parseBroadcast(t, r.stdout)
 	require.Len(t, ms, 1, "%s", r.stdout)
 	assert.Equal(t, reviewer, ms[0].pane, "the user's group stands")
 	w.waitScreen(reviewer, "read it whole from "+ms[0].Request)
 	assert.Equal(t, 1, strings.Count(r.stderr, "group reviewers (it reaches host gpu1)"), "said once: %s", r.stderr)
 	assert.Contains(t, r.stderr, "wcomm trust ")
 	assert.NoFileExists(t, ran, "the host's via never ran")
+
+	// One pane is "1 pane", not "1 panes".
+	r = w.in(orch, "history")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, bid+"  1 pane, 0 answered")
+	r = w.in(orch, "show", bid)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, ", 1 member\n")
 }

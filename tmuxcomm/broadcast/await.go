@@ -180,7 +180,7 @@ func (a *Awaited) err(timeout time.Duration, ctxErr error) error {
 	if errors.Is(ctxErr, context.Canceled) {
 		return store.Kindf(ctxErr, "%s; interrupted while waiting for %s", msg, strings.Join(timedOut, ", "))
 	}
-	return store.Kindf(store.ErrTimeout, "%s; no response yet from %s after %s (%s waits again)", msg, strings.Join(timedOut, ", "), timeout, again)
+	return store.Kindf(store.ErrTimeout, "%s; no response yet from %s after %s (%s waits again)", msg, strings.Join(timedOut, ", "), messages.DurationText(timeout), again)
 }
 
 func orNone(s string) string {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -57,7 +58,7 @@ func (g *Groups) Lines() []string {
 				answered++
 			}
 		}
-		out = append(out, fmt.Sprintf("%s  %d panes, %d answered: %s", id, len(xs), answered, xs[0].Summary))
+		out = append(out, fmt.Sprintf("%s  %s, %d answered: %s", id, messages.Plural(len(xs), "pane"), answered, xs[0].Summary))
 		for _, x := range xs {
 			out = append(out, fmt.Sprintf("  %-8s %s  %s", Label(x), x.ID, x.Status))
 		}

@@ -54,7 +54,7 @@ func (r *Result) Say() string {
 			parts[i] = m.Label + " " + m.Exchange.ID + " (" + m.Exchange.State + ")"
 		}
 	}
-	return fmt.Sprintf("broadcast %s to %d panes: %s; await %s for every answer", r.ID, len(r.Members), strings.Join(parts, ", "), r.ID)
+	return fmt.Sprintf("broadcast %s to %s: %s; await %s for every answer", r.ID, messages.Plural(len(r.Members), "pane"), strings.Join(parts, ", "), r.ID)
 }
 
 // parallel bounds the sends under way at once: each is a few tmux calls and, into an agent, a

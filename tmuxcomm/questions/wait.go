@@ -188,7 +188,7 @@ func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	if len(timedOut) > 0 {
 		st := timedOut[0]
 		return core.Judgedf(store.ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
-			ids(timedOut), st.limit.Round(time.Millisecond), e.Command, st.ID)
+			ids(timedOut), messages.DurationText(st.limit.Round(time.Millisecond)), e.Command, st.ID)
 	}
 	if len(closed) > 0 {
 		st := closed[0]
