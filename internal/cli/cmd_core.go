@@ -112,31 +112,37 @@ func allProblems(s exchange.SessionSummary) []string {
 	return out
 }
 
-// stateText is a delivery state with its evidence: "submitted (verified: input box empty after
+// stateText is a delivery state with its evidence: "submitted, verified (input box empty after
 // Enter)"; width > 0 shortens the evidence for a table.
 func stateText(x *exchange.Exchange, width int) string {
+	state, ev := deliveryState(x)
+	if ev == "" {
+		return state
+	}
+	if r := []rune(ev); width > 0 && len(r) > width {
+		ev = string(r[:width-3]) + "..."
+	}
+	return state + " (" + ev + ")"
+}
+
+// deliveryState is an exchange's delivery state ("submitted, verified") and, apart, the evidence
+// for it ("" where none is worth saying).
+func deliveryState(x *exchange.Exchange) (string, string) {
 	if x.State == "" {
-		return "-"
+		return "-", ""
 	}
 	ev := messages.SanitizeField(x.Evidence)
-	if ev == "" || x.State == exchange.StateAnswered || x.State == exchange.StateRead {
-		return x.State
+	switch {
+	case ev == "" || x.State == exchange.StateAnswered || x.State == exchange.StateRead:
+		return x.State, ""
+	case x.State == exchange.StateSubmitted && x.Via == exchange.ViaSocket:
+		return x.State + " via socket", ev
+	case x.State == exchange.StateSubmitted && x.Verified:
+		return x.State + ", verified", ev
+	case x.State == exchange.StateSubmitted:
+		return x.State + ", unverified", ev
 	}
-	if width > 0 {
-		if r := []rune(ev); len(r) > width {
-			ev = string(r[:width-3]) + "..."
-		}
-	}
-	if x.State == exchange.StateSubmitted {
-		if x.Via == exchange.ViaSocket {
-			return x.State + " via socket (" + ev + ")"
-		}
-		if x.Verified {
-			return x.State + " (verified: " + ev + ")"
-		}
-		return x.State + " (unverified: " + ev + ")"
-	}
-	return x.State + " (" + ev + ")"
+	return x.State, ev
 }
 
 // warnIntegrity says on stderr when an exchange's files differ from what was sent.
@@ -167,10 +173,16 @@ func printExchange(w io.Writer, x *exchange.Exchange) {
 	}
 	fmt.Fprintf(w, "orchestrator:  %s\nworker:        %s\n", x.Orchestrator, worker)
 	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
-	if st := stateText(x, 0); st != x.Status {
-		fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, st)
+	// The delivery's state in the status line, its evidence on a line of its own: the evidence
+	// has parentheses of its own, and nested in the status line's they read as a puzzle.
+	state, evidence := deliveryState(x)
+	if state != x.Status {
+		fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, state)
 	} else {
 		fmt.Fprintf(w, "status:        %s\n", x.Status) // answered, and nothing more to say
+	}
+	if evidence != "" {
+		fmt.Fprintf(w, "evidence:      %s\n", evidence)
 	}
 	if x.Form != "" {
 		how := x.Form

@@ -254,11 +254,12 @@ func printDoctor(w io.Writer, r *doctorReport) {
 	} else {
 		fmt.Fprintln(w, "server:       not running")
 	}
-	fmt.Fprintln(w, "known tmux bugs (! = this version has it):")
+	// Not marked '!': wcomm works around each, so none is a problem; '!' marks only problems.
+	fmt.Fprintln(w, "known tmux bugs (* = this version has it; wcomm works around each, nothing to do):")
 	for _, b := range r.Bugs {
 		mark := " "
 		if b.Applies {
-			mark = "!"
+			mark = "*"
 		}
 		fmt.Fprintf(w, "  %s %s (%s): %s\n      wcomm: %s\n", mark, b.ID, b.Versions, b.Summary, b.Mitigation)
 	}

@@ -15,7 +15,7 @@ func init() {
 	register(&command{
 		Name: "panes", Args: "[--all] [--session S]", Role: "orchestrator",
 		Summary: "list panes with their ids and the programs running in each",
-		Help:    "Lists the panes of this session (--all: of every session) with pane id, session:window.pane, pane pid and the notable programs anywhere in the pane's process tree. Your own pane is marked. A pane where something waits on a person says what: its agent's permission prompt (waits: permission: Bash touch x), its question, or its agent at rest after its turn (waits: idle).",
+		Help:    "Lists the panes of this session (--all: of every session) with pane id, session:window.pane, pane pid, the agent it runs (what send --all reaches) and the notable programs anywhere in the pane's process tree. Your own pane is marked. A pane where something waits on a person says what: its agent's permission prompt (waits: permission: Bash touch x), its question, or its agent at rest after its turn (waits: idle).",
 		Example: "wcomm panes\nwcomm panes --all --json",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			all := fs.Bool("all", false, "every session of the server")

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,7 +25,22 @@ func TestE2ENotifyNamesWhatItAnswered(t *testing.T) {
 	second := w.send(orch, worker, "second task")
 	third := w.send(orch, worker, "third task")
 
-	r := w.in(worker, "notify", "--enter-delay", "50ms", "--", "third done")
+	// show says the delivery's state in the status line and its evidence on a line of its own,
+	// never parentheses in parentheses.
+	r := w.in(orch, "show", first.ID)
+	requireCode(t, 0, r)
+	assert.Regexp(t, `(?m)^status: +pending \(submitted, (un)?verified\)$`, r.stdout)
+	assert.Regexp(t, `(?m)^evidence: +\S`, r.stdout)
+	for _, line := range strings.Split(r.stdout[:strings.Index(r.stdout, "--- request")], "\n") {
+		depth, deepest := 0, 0
+		for _, c := range line {
+			depth += map[rune]int{'(': 1, ')': -1}[c]
+			deepest = max(deepest, depth)
+		}
+		assert.LessOrEqual(t, deepest, 1, "line %q", line)
+	}
+
+	r = w.in(worker, "notify", "--enter-delay", "50ms", "--", "third done")
 	requireCode(t, 0, r)
 	assert.Equal(t, third.Response+"\n", r.stdout, "stdout stays the response path")
 	assert.Contains(t, r.stderr, "answered request "+third.ID+", the newest open one addressed to your pane; 2 others still open, newest first: "+
@@ -53,8 +69,9 @@ func TestE2ENotifyNamesWhatItAnswered(t *testing.T) {
 	assert.NotContains(t, r.stderr, "answered request")
 }
 
-// panes shows the AGENT column send --all decides by (text and --json), and a send to HOST:TARGET
-// of an undeclared host says how to declare it.
+// panes shows the AGENT column send --all decides by (text and --json), doctor marks no worked
+// around tmux bug as a problem, and a send to HOST:TARGET of an undeclared host says how to
+// declare it.
 func TestE2EPanesAgentAndUndeclaredHost(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -90,6 +107,13 @@ func TestE2EPanesAgentAndUndeclaredHost(t *testing.T) {
 	}
 	assert.Equal(t, "scripted", agents[agent])
 	assert.Equal(t, "", agents[shell])
+
+	// doctor marks with '!' only what is a problem: tmux bugs wcomm works around are not.
+	r = w.in(shell, "doctor")
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "problems:     none")
+	assert.NotRegexp(t, `(?m)^\s*!`, r.stdout)
+	assert.Regexp(t, `(?m)^  \* trailing-semicolon `, r.stdout)
 
 	r = w.in(shell, "send", "--to", "gpu1:codex", "--", "hello")
 	requireCode(t, exitNotFound, r)
