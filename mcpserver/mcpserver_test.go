@@ -87,6 +87,12 @@ func TestServerErrorClasses(t *testing.T) {
 		{"history", map[string]any{"bogus": true}, "usage", 2},
 		{"answer", map[string]any{"id": "not an id", "answer": "B"}, "usage", 2},
 		{"ask", map[string]any{"question": "which?"}, "usage", 2},
+		// An id's unique end is taken as the command line takes it: here no id ends so.
+		{"show", map[string]any{"ref": "a1b2"}, "not_found", 4},
+		{"notify", map[string]any{"id": "a1b2", "message": "done"}, "not_found", 4},
+		{"answer", map[string]any{"id": "q7-0000", "answer": "B"}, "not_found", 4},
+		{"questions", map[string]any{"resolve": "q7-0000", "reason": "gone"}, "not_found", 4},
+		{"ask", map[string]any{"wait_ids": []string{"q7-0000"}}, "not_found", 4},
 	}
 	for _, tt := range tests {
 		res, te := call(t, cs, tt.tool, tt.args)
