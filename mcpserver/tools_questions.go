@@ -181,8 +181,8 @@ agent's permission prompt) is the person's to answer: refused here unless the se
 		if in.ID == "" || strings.TrimSpace(in.Answer) == "" {
 			return nil, "", usagef("answer takes the question ID and the ANSWER")
 		}
-		if _, err := messages.ParseQuestionID(in.ID); err != nil && !messages.IsQuestionIDSuffix(in.ID) {
-			return nil, "", usagef("%v", err) // refused before any engine is needed
+		if err := questions.CheckQuestionRef(in.ID); err != nil {
+			return nil, "", err // refused before any engine is needed
 		}
 		e, _, err := s.engine()
 		if err != nil {

@@ -61,7 +61,7 @@ func ParseAnswerBlock(text string) (Answer, error) {
 	}
 	for _, k := range []string{"ANSWER", "TASK", "DECIDED_BY"} {
 		if _, ok := f[k]; !ok {
-			return Answer{}, fmt.Errorf("line %d: ANSWER block has no %s: line: %w", line, k, ErrSyntax)
+			return Answer{}, syntaxf("line %d: ANSWER block has no %s: line", line, k)
 		}
 	}
 	a := Answer{Text: f["ANSWER"], Task: f["TASK"], DecidedBy: f["DECIDED_BY"], ID: f["ID"]}
@@ -78,7 +78,7 @@ func ParseAnswerBlock(text string) (Answer, error) {
 			return Answer{}, fmt.Errorf("line %d: ID: %w", line, err)
 		}
 		if id.Task != a.Task {
-			return Answer{}, fmt.Errorf("line %d: ID %s does not belong to TASK %s: %w", line, a.ID, a.Task, ErrSyntax)
+			return Answer{}, syntaxf("line %d: ID %s does not belong to TASK %s", line, a.ID, a.Task)
 		}
 	}
 	return a, nil

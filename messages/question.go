@@ -35,7 +35,7 @@ func ParseQuestionType(s string) (QuestionType, error) {
 	case Numbered, YesNo, Fixed, Freeform:
 		return t, nil
 	}
-	return "", fmt.Errorf("question type %q: want numbered, yes-no, fixed or freeform: %w", SanitizeTaskID(s), ErrSyntax)
+	return "", syntaxf("question type %q: want numbered, yes-no, fixed or freeform", SanitizeTaskID(s))
 }
 
 // Urgency says whether the asker waits.
@@ -55,7 +55,7 @@ func ParseUrgency(s string) (Urgency, error) {
 	case Blocking, NonBlocking:
 		return u, nil
 	}
-	return "", fmt.Errorf("urgency %q: want blocking or non-blocking: %w", SanitizeTaskID(s), ErrSyntax)
+	return "", syntaxf("urgency %q: want blocking or non-blocking", SanitizeTaskID(s))
 }
 
 // Question is one question of a worker.
@@ -122,7 +122,7 @@ func (q Question) Validate() error {
 			return err
 		}
 		if id.Task != q.Task {
-			return fmt.Errorf("question id %s does not belong to task %s: %w", q.ID, q.Task, ErrSyntax)
+			return syntaxf("question id %s does not belong to task %s", q.ID, q.Task)
 		}
 	}
 	if err := checkText("question", q.Text, MaxQuestionLen); err != nil {
@@ -132,44 +132,44 @@ func (q Question) Validate() error {
 		return fmt.Errorf("%w (one or two sentences: what you found and why it blocks)", err)
 	}
 	if _, err := ParseUrgency(string(q.Urgency)); err != nil || q.Urgency == "" {
-		return fmt.Errorf("--urgency %q: want blocking or non-blocking: %w", SanitizeTaskID(string(q.Urgency)), ErrSyntax)
+		return syntaxf("--urgency %q: want blocking or non-blocking", SanitizeTaskID(string(q.Urgency)))
 	}
 	// A permission question is asked by an agent's hook (PermissionQuestion), never by name.
 	if t, err := ParseQuestionType(string(q.Type)); (err != nil || t != q.Type) && q.Type != Permission {
-		return fmt.Errorf("--type %q: want numbered, yes-no, fixed or freeform: %w", SanitizeTaskID(string(q.Type)), ErrSyntax)
+		return syntaxf("--type %q: want numbered, yes-no, fixed or freeform", SanitizeTaskID(string(q.Type)))
 	}
 	switch q.Type {
 	case Numbered, Fixed:
 		if len(q.Options) < 2 {
-			return fmt.Errorf("a %s question needs at least 2 options (--option A --option B); it has %d: %w", q.Type, len(q.Options), ErrSyntax)
+			return syntaxf("a %s question needs at least 2 options (--option A --option B); it has %d", q.Type, len(q.Options))
 		}
 	case YesNo:
 		if len(q.Options) != 2 || !(sameFold(q.Options[0], "yes") && sameFold(q.Options[1], "no") ||
 			sameFold(q.Options[0], "no") && sameFold(q.Options[1], "yes")) {
-			return fmt.Errorf("a yes-no question takes no options, or exactly yes and no in the order you prefer (the first is the default): %w", ErrSyntax)
+			return syntaxf("a yes-no question takes no options, or exactly yes and no in the order you prefer (the first is the default)")
 		}
 	case Freeform:
 		if len(q.Options) > 0 {
-			return fmt.Errorf("a freeform question takes no options (any text is an answer); use --type numbered for a choice: %w", ErrSyntax)
+			return syntaxf("a freeform question takes no options (any text is an answer); use --type numbered for a choice")
 		}
 	case Permission:
 		if !permissionOptionsValid(q.Options) {
-			return fmt.Errorf("a permission question's options are allow, always and deny, in that order, allow and deny always among them: %w", ErrSyntax)
+			return syntaxf("a permission question's options are allow, always and deny, in that order, allow and deny always among them")
 		}
 	}
 	if q.Pattern != "" {
 		if q.Type != Freeform {
-			return fmt.Errorf("--pattern narrows freeform answers only; this question is %s: %w", q.Type, ErrSyntax)
+			return syntaxf("--pattern narrows freeform answers only; this question is %s", q.Type)
 		}
 		if len(q.Pattern) > MaxPatternLen {
-			return fmt.Errorf("--pattern is longer than %d bytes: %w", MaxPatternLen, ErrSyntax)
+			return syntaxf("--pattern is longer than %d bytes", MaxPatternLen)
 		}
 		if _, err := regexp.Compile(anchor(q.Pattern)); err != nil {
-			return fmt.Errorf("--pattern: %v: %w", err, ErrSyntax)
+			return syntaxf("--pattern: %v", err)
 		}
 	}
 	if len(q.Options) > MaxOptions {
-		return fmt.Errorf("%d options; at most %d: %w", len(q.Options), MaxOptions, ErrSyntax)
+		return syntaxf("%d options; at most %d", len(q.Options), MaxOptions)
 	}
 	seen := map[string]int{}
 	for i, o := range q.Options {
@@ -178,19 +178,19 @@ func (q Question) Validate() error {
 			return err
 		}
 		if optionSepRe().MatchString(o) {
-			return fmt.Errorf("%s holds %q, which would split the OPTIONS list; reword it: %w", name, optionSepRe().FindString(o), ErrSyntax)
+			return syntaxf("%s holds %q, which would split the OPTIONS list; reword it", name, optionSepRe().FindString(o))
 		}
 		if j, dup := seen[strings.ToLower(o)]; dup {
-			return fmt.Errorf("options %s and %s are the same text %q; each option must differ: %w", letter(j), letter(i), o, ErrSyntax)
+			return syntaxf("options %s and %s are the same text %q; each option must differ", letter(j), letter(i), o)
 		}
 		seen[strings.ToLower(o)] = i
 	}
 	if len(q.Details) > len(q.Options) {
-		return fmt.Errorf("%d option descriptions for %d options: %w", len(q.Details), len(q.Options), ErrSyntax)
+		return syntaxf("%d option descriptions for %d options", len(q.Details), len(q.Options))
 	}
 	for i, d := range q.Details {
 		if len([]rune(d)) > MaxDetailLen || !utf8.ValidString(d) {
-			return fmt.Errorf("description of option %s is longer than %d characters or not UTF-8: %w", letter(i), MaxDetailLen, ErrSyntax)
+			return syntaxf("description of option %s is longer than %d characters or not UTF-8", letter(i), MaxDetailLen)
 		}
 	}
 	return nil
@@ -199,11 +199,11 @@ func (q Question) Validate() error {
 func checkText(name, s string, max int) error {
 	switch {
 	case strings.TrimSpace(s) == "":
-		return fmt.Errorf("%s is empty: %w", name, ErrSyntax)
+		return syntaxf("%s is empty", name)
 	case !utf8.ValidString(s):
-		return fmt.Errorf("%s is not valid UTF-8: %w", name, ErrSyntax)
+		return syntaxf("%s is not valid UTF-8", name)
 	case utf8.RuneCountInString(s) > max:
-		return fmt.Errorf("%s is %d characters; at most %d: %w", name, utf8.RuneCountInString(s), max, ErrSyntax)
+		return syntaxf("%s is %d characters; at most %d", name, utf8.RuneCountInString(s), max)
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func blockLines(text, first string, keys map[string]bool) (map[string]string, in
 		}
 	}
 	if start < 0 {
-		return nil, 0, fmt.Errorf("no %s: line: %w", first, ErrSyntax)
+		return nil, 0, syntaxf("no %s: line", first)
 	}
 	fields := map[string]string{}
 	for i := start; i < len(lines); i++ {
@@ -72,7 +72,7 @@ func blockLines(text, first string, keys map[string]bool) (map[string]string, in
 			break
 		}
 		if _, dup := fields[key]; dup {
-			return nil, start + 1, fmt.Errorf("line %d: %s: appears twice: %w", i+1, key, ErrSyntax)
+			return nil, start + 1, syntaxf("line %d: %s: appears twice", i+1, key)
 		}
 		// A carriage return inside a value is a line break to a terminal: it reads as the space
 		// the formatter writes for it (oneLine), so a block parses to what it formats to.
@@ -95,7 +95,7 @@ func ParseQuestionBlock(text string) (Question, error) {
 	}
 	for _, k := range []string{"QUESTION", "TASK", "URGENCY", "OPTIONS", "CONTEXT"} {
 		if _, ok := f[k]; !ok {
-			return Question{}, fmt.Errorf("line %d: QUESTION block has no %s: line: %w", line, k, ErrSyntax)
+			return Question{}, syntaxf("line %d: QUESTION block has no %s: line", line, k)
 		}
 	}
 	q := Question{Text: f["QUESTION"], Task: f["TASK"], Context: f["CONTEXT"], Pattern: f["PATTERN"], ID: f["ID"]}
@@ -103,7 +103,7 @@ func ParseQuestionBlock(text string) (Question, error) {
 		return Question{}, fmt.Errorf("line %d: TASK: %w", line, err)
 	}
 	if q.Urgency, err = ParseUrgency(f["URGENCY"]); err != nil || f["URGENCY"] == "" {
-		return Question{}, fmt.Errorf("line %d: URGENCY %q: want blocking or non-blocking: %w", line, SanitizeTaskID(f["URGENCY"]), ErrSyntax)
+		return Question{}, syntaxf("line %d: URGENCY %q: want blocking or non-blocking", line, SanitizeTaskID(f["URGENCY"]))
 	}
 	if q.Type, err = ParseQuestionType(f["TYPE"]); err != nil {
 		return Question{}, fmt.Errorf("line %d: TYPE: %w", line, err)
@@ -117,7 +117,7 @@ func ParseQuestionBlock(text string) (Question, error) {
 			return Question{}, fmt.Errorf("line %d: ID: %w", line, err)
 		}
 		if id.Task != q.Task {
-			return Question{}, fmt.Errorf("line %d: ID %s does not belong to TASK %s: %w", line, q.ID, q.Task, ErrSyntax)
+			return Question{}, syntaxf("line %d: ID %s does not belong to TASK %s", line, q.ID, q.Task)
 		}
 	}
 	return q, nil
@@ -128,14 +128,14 @@ func ParseQuestionBlock(text string) (Question, error) {
 func ParseOptions(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "[") || !strings.HasSuffix(s, "]") || len(s) < 2 {
-		return nil, fmt.Errorf("%q is not a list [A: ..., B: ...]: %w", SanitizeTaskID(s), ErrSyntax)
+		return nil, syntaxf("%q is not a list [A: ..., B: ...]", SanitizeTaskID(s))
 	}
 	inner := s[1 : len(s)-1]
 	if strings.TrimSpace(inner) == "" {
 		return []string{}, nil
 	}
 	if !strings.HasPrefix(inner, "A: ") {
-		return nil, fmt.Errorf("the list must start with \"A: \": %w", ErrSyntax)
+		return nil, syntaxf("the list must start with \"A: \"")
 	}
 	rest := inner[len("A: "):]
 	var opts []string
@@ -156,7 +156,7 @@ func ParseOptions(s string) ([]string, error) {
 	for i, o := range opts {
 		opts[i] = strings.TrimSpace(o)
 		if opts[i] == "" {
-			return nil, fmt.Errorf("option %s is empty: %w", letter(i), ErrSyntax)
+			return nil, syntaxf("option %s is empty", letter(i))
 		}
 	}
 	return opts, nil

@@ -34,11 +34,11 @@ var taskIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 func ValidTaskID(s string) error {
 	switch {
 	case s == "":
-		return fmt.Errorf("empty task id: %w", ErrSyntax)
+		return syntaxf("empty task id")
 	case len(s) > MaxTaskIDLen:
-		return fmt.Errorf("task id %q is longer than %d characters: %w", SanitizeTaskID(s), MaxTaskIDLen, ErrSyntax)
+		return syntaxf("task id %q is longer than %d characters", SanitizeTaskID(s), MaxTaskIDLen)
 	case !taskIDRe().MatchString(s):
-		return fmt.Errorf("task id %q may hold only letters, digits, '_' and '-': %w", SanitizeTaskID(s), ErrSyntax)
+		return syntaxf("task id %q may hold only letters, digits, '_' and '-'", SanitizeTaskID(s))
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (q QuestionID) Stem() string { return QuestionStem(q.Task, q.Seq) }
 func ParseQuestionID(s string) (QuestionID, error) {
 	m := questionIDRe().FindStringSubmatch(s)
 	if m == nil {
-		return QuestionID{}, fmt.Errorf("question id %q is not of the form TASK.qN-xxxx (e.g. task-3.q1-a1b2): %w", SanitizeTaskID(s), ErrSyntax)
+		return QuestionID{}, syntaxf("question id %q is not of the form TASK.qN-xxxx (e.g. task-3.q1-a1b2)", SanitizeTaskID(s))
 	}
 	n, _ := strconv.Atoi(m[2])
 	return QuestionID{Task: m[1], Seq: n, Tag: m[3]}, nil

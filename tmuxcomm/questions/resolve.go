@@ -17,9 +17,8 @@ func (e *Desk) QuestionID(ref string) (string, error) {
 	if _, err := messages.ParseQuestionID(ref); err == nil {
 		return ref, nil
 	}
-	if !messages.IsQuestionIDSuffix(ref) {
-		_, err := messages.ParseQuestionID(ref)
-		return "", core.Usagef("%v, nor its unique end (q1-a1b2)", err)
+	if err := CheckQuestionRef(ref); err != nil {
+		return "", err
 	}
 	root, found, err := e.ReadRoot()
 	if err != nil {
@@ -29,6 +28,16 @@ func (e *Desk) QuestionID(ref string) (string, error) {
 		return "", store.Kindf(store.ErrNotFound, "no questions yet (no root %s)", root)
 	}
 	return ResolveQuestionID(root, ref)
+}
+
+// CheckQuestionRef refuses, as a usage error, what can be neither a question id nor its end:
+// both faces check an id so before they need an engine.
+func CheckQuestionRef(ref string) error {
+	_, err := messages.ParseQuestionID(ref)
+	if err != nil && !messages.IsQuestionIDSuffix(ref) {
+		return core.Usagef("%v, nor its unique end (q1-a1b2)", err)
+	}
+	return nil
 }
 
 // ResolveQuestionID returns the question id ref names under root: ref itself when it is a whole
