@@ -115,7 +115,7 @@ func allProblems(s exchange.SessionSummary) []string {
 // stateText is a delivery state with its evidence: "submitted, verified (input box empty after
 // Enter)"; width > 0 shortens the evidence for a table.
 func stateText(x *exchange.Exchange, width int) string {
-	state, ev := deliveryState(x)
+	state, ev := x.DeliveryState()
 	if ev == "" {
 		return state
 	}
@@ -123,26 +123,6 @@ func stateText(x *exchange.Exchange, width int) string {
 		ev = string(r[:width-3]) + "..."
 	}
 	return state + " (" + ev + ")"
-}
-
-// deliveryState is an exchange's delivery state ("submitted, verified") and, apart, the evidence
-// for it ("" where none is worth saying).
-func deliveryState(x *exchange.Exchange) (string, string) {
-	if x.State == "" {
-		return "-", ""
-	}
-	ev := messages.SanitizeField(x.Evidence)
-	switch {
-	case ev == "" || x.State == exchange.StateAnswered || x.State == exchange.StateRead:
-		return x.State, ""
-	case x.State == exchange.StateSubmitted && x.Via == exchange.ViaSocket:
-		return x.State + " via socket", ev
-	case x.State == exchange.StateSubmitted && x.Verified:
-		return x.State + ", verified", ev
-	case x.State == exchange.StateSubmitted:
-		return x.State + ", unverified", ev
-	}
-	return x.State, ev
 }
 
 // warnIntegrity says on stderr when an exchange's files differ from what was sent.
@@ -175,7 +155,7 @@ func printExchange(w io.Writer, x *exchange.Exchange) {
 	fmt.Fprintf(w, "capability:    %s\n", orDash(x.Capability))
 	// The delivery's state in the status line, its evidence on a line of its own: the evidence
 	// has parentheses of its own, and nested in the status line's they read as a puzzle.
-	state, evidence := deliveryState(x)
+	state, evidence := x.DeliveryState()
 	if state != x.Status {
 		fmt.Fprintf(w, "status:        %s (%s)\n", x.Status, state)
 	} else {

@@ -96,8 +96,8 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 	defer func() {
 		// A command stopped by Ctrl-C or SIGTERM exits 128+N, as a shell reports a program the
 		// signal ended: a script tells an interrupted await from a failed one.
-		if sig := stoppedBy(ctx); sig != 0 && code != exitOK {
-			code = 128 + int(sig)
+		if s := (stopped{}); code != exitOK && errors.As(context.Cause(ctx), &s) {
+			code = 128 + int(s.sig)
 		}
 	}()
 	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, comp: comp, res: &residentState{}}
@@ -139,15 +139,6 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 type stopped struct{ sig syscall.Signal }
 
 func (s stopped) Error() string { return "stopped by " + s.sig.String() }
-
-// stoppedBy is the signal that ended ctx, 0 for none.
-func stoppedBy(ctx context.Context) syscall.Signal {
-	var s stopped
-	if errors.As(context.Cause(ctx), &s) {
-		return s.sig
-	}
-	return 0
-}
 
 // leadingGlobals takes the global flags standing before the command (`wcomm -L work send ...`, as
 // tmux takes its own) and returns them apart, to be parsed with the command's flags.
