@@ -21,6 +21,9 @@ import (
 // without it the question still waits, and warn says so, as it says every other problem that does
 // not stop the hook, when it is found.
 func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, wait time.Duration, warn func(string)) ([]byte, error) {
+	if err := e.HookPane(ctx); err != nil {
+		return nil, err
+	}
 	var in messages.HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("hook input is not JSON: %w", err)
@@ -50,6 +53,20 @@ func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, 
 		return nil, err
 	}
 	return messages.FormatClaudeDecision(*out.Decision)
+}
+
+// ErrNotOwnPane is the error of a hook or command that names a pane it does not run in.
+var ErrNotOwnPane = questions.ErrNotOwnPane
+
+// HookPane checks that an agent's hook runs in the pane it names ($TMUX_PANE) before it asks the
+// person, takes the pane's mail or tells its channels anything in that pane's name: a process
+// elsewhere that sets the variable would otherwise ask in the pane's name, and the reply to its
+// notice would be typed into that pane. The error wraps questions.ErrNotOwnPane.
+func (e *Engine) HookPane(ctx context.Context) error {
+	if err := e.OwnPane(ctx); err != nil {
+		return fmt.Errorf("refused to act in pane %s's name (nothing asked, nothing typed): %w", messages.SanitizeField(string(e.Self)), err)
+	}
+	return nil
 }
 
 // AskPermissionIn records req as a permission question of the agent in pane, which is not the

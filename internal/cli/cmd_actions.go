@@ -44,7 +44,8 @@ run again.`,
 (on_question, actions) apply only once you have trusted its exact content; until then wcomm says
 what it ignored. trust checks that FILE (default ./.wcomm.yaml) loads, and keeps its path and sha256
 in trusted.json in your config folder ($XDG_CONFIG_HOME/wcomm or ~/.config/wcomm). Any change to the
-file needs a new trust. Your own config.yaml there is trusted as it is.`,
+file needs a new trust. Your own config.yaml there is trusted as it is. Only the person may trust:
+run from an agent's tool call, or from a process without a terminal of its own, trust is refused.`,
 		Example: "wcomm trust\nwcomm trust ~/src/project/.wcomm.yaml",
 		Setup:   setupTrust,
 	})
@@ -58,6 +59,10 @@ func setupTrust(fs *flag.FlagSet, c *cli) func([]string) error {
 		file := settings.ConfigFileName
 		if len(args) == 1 {
 			file = args[0]
+		}
+		// Trust lets a file's commands run: an agent must not grant it to a file it wrote.
+		if err := c.engine().RequirePerson(c.ctx, "trust a settings file"); err != nil {
+			return err
 		}
 		path, sum, err := settings.TrustConfig(file, c.getenv, time.Now())
 		if err != nil {

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,7 +88,11 @@ within the settings' permissions.wait (default 590s) it prints nothing and the d
 				if !validHookAgent(*agent) {
 					return usagef("--agent: %q is not claude, codex or gemini", *agent)
 				}
-				if err := c.runHook(*agent); err != nil {
+				err := c.runHook(*agent)
+				if errors.Is(err, tmuxcomm.ErrNotOwnPane) {
+					return err // a forged pane: fail, so whoever ran it sees it
+				}
+				if err != nil {
 					fmt.Fprintf(c.stderr, "wcomm hook: %v\n", err)
 				}
 				return nil
@@ -197,6 +202,9 @@ func (c *cli) runHook(agent string) error {
 	}
 	if c.self() == "" {
 		return nil // not in a tmux pane: no inbox, no pane to name in a question
+	}
+	if err := c.engine().HookPane(c.ctx); err != nil {
+		return err
 	}
 	if ev.Event == "PermissionRequest" {
 		return c.runPermissionHook(agent, data)

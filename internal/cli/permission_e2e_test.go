@@ -28,7 +28,8 @@ import (
 // channel.
 type permWorld struct {
 	*qWorld
-	tg     *chatfake.Telegram
+	workerFifo string // the worker is a host pane: its hooks run in its tree
+	tg         *chatfake.Telegram
 	sl     *chatfake.Slack
 	claude string // the stand-in agent's CLAUDE_CONFIG_DIR
 }
@@ -45,7 +46,14 @@ func newPermWorld(t *testing.T) *permWorld {
 	require.NoError(t, os.WriteFile(filepath.Join(xdg, "wcomm", "config.yaml"), []byte(cfg), 0o600))
 	q.env = append(q.env, "XDG_CONFIG_HOME="+xdg, bridge.EnvTelegramToken+"="+tg.Token,
 		bridge.EnvSlackBotToken+"="+sl.Bot, bridge.EnvSlackAppToken+"="+sl.App, "WCOMM_BRIDGE_IDLE_EXIT=2s")
-	return &permWorld{qWorld: q, tg: tg, sl: sl, claude: t.TempDir()}
+	p := &permWorld{qWorld: q, tg: tg, sl: sl, claude: t.TempDir()}
+	// The agent's pane: a recorder of pastes, whose hooks run in its own tree.
+	script, err := filepath.Abs(recorderPy)
+	require.NoError(t, err)
+	p.workerLog = filepath.Join(q.work, "recorder-agent.jsonl")
+	p.worker, p.workerFifo = q.hostPane("python3", script, p.workerLog)
+	q.waitScreen(p.worker, "RECORDER READY")
+	return p
 }
 
 // permInputJSON is the hook input Claude Code 2.1.332 gives a PermissionRequest hook (measured).
@@ -60,7 +68,7 @@ func permInputJSON(command string) []byte {
 
 // hookRun is the hook running under the stand-in agent, and the stand-in's session file.
 type hookRun struct {
-	*bg
+	*paneRun
 	session string
 }
 
@@ -72,19 +80,19 @@ func (p *permWorld) startHook(pane, command string) hookRun {
 }
 
 // startHookInput runs 'wcomm hook --agent claude' with input on stdin as the agent in pane runs
-// its hook: a child of the agent's process (here a bash that writes its session file, status
-// waiting, as the dialog shows).
+// its hook: in the pane's own process tree, a child of the agent's process (here a bash that
+// writes its session file, status waiting, as the dialog shows). pane is the world's worker, a
+// host pane (hostPane).
 func (p *permWorld) startHookInput(pane string, input []byte) hookRun {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	require.Equal(p.t, p.worker, pane, "the hook runs in the worker's host pane")
 	env := append(append([]string(nil), p.env...), "CLAUDE_CONFIG_DIR="+p.claude)
-	cmd := p.cmd(ctx, call{pane: pane, env: env, stdin: input}, p.withSocket([]string{"hook", "--agent", "claude"})...)
-	script := `d=$CLAUDE_CONFIG_DIR/sessions; mkdir -p "$d"; umask 077
+	prelude := `d=$CLAUDE_CONFIG_DIR/sessions; mkdir -p "$d"; umask 077
 printf '{"pid":%d,"sessionId":"sess-1","status":"waiting","statusUpdatedAt":1}' $$ >"$d/$$.json.tmp" && mv "$d/$$.json.tmp" "$d/$$.json"
-"$0" "$@"; code=$?; rm -f "$d/$$.json"; exit $code`
-	cmd.Path = "/bin/bash"
-	cmd.Args = append([]string{"bash", "-c", script, p.bin}, cmd.Args[1:]...)
-	b := startBg(p.t, cmd, cmd.Args, cancel)
+trap 'rm -f "$d/$$.json"' EXIT`
+	// The agent's own environment names its config folder (the door reads it from the process).
+	prelude = `[ -n "${CLAUDE_CONFIG_DIR:-}" ] || exec env CLAUDE_CONFIG_DIR=` + shellQuote(p.claude) + ` bash "$0"` + "\n" + prelude
+	b := p.runInPane(p.workerFifo, prelude, input, env, p.withSocket([]string{"hook", "--agent", "claude"})...)
 	var session string
 	waitFor(p.t, 10*time.Second, func() bool {
 		m, _ := filepath.Glob(filepath.Join(p.claude, "sessions", "*.json"))
@@ -93,7 +101,7 @@ printf '{"pid":%d,"sessionId":"sess-1","status":"waiting","statusUpdatedAt":1}' 
 		}
 		return session != "" || b.exited()
 	}, "the stand-in agent's session file")
-	return hookRun{bg: b, session: session}
+	return hookRun{paneRun: b, session: session}
 }
 
 // setStatus rewrites the stand-in's session file as the agent does when its state changes.
@@ -247,7 +255,7 @@ func TestE2EPermissionHookAnsweredByCommandLine(t *testing.T) {
 	} {
 		h := p.startHook(p.worker, "make test")
 		j := p.pendingPermission(h, "make test")
-		r := p.as("", nil, append([]string{"answer", j.ID}, tt.args...)...)
+		r := p.asPerson(nil, append([]string{"answer", j.ID}, tt.args...)...)
 		requireCode(t, 0, r)
 		d := decision(t, h.wait(t, 20*time.Second))
 		assert.Equal(t, tt.behavior, d["behavior"])
@@ -345,6 +353,6 @@ func TestE2EPermissionNotAnsweredByAnAgent(t *testing.T) {
 	require.Error(t, err, "%s", out)
 	assert.Contains(t, string(out), "may not answer it")
 	assert.False(t, h.exited(), "the hook still waits")
-	requireCode(t, 0, p.as(p.orch, nil, "answer", j.ID, "deny"))
+	requireCode(t, 0, p.asPerson(nil, "answer", j.ID, "deny"))
 	assert.Equal(t, "deny", decision(t, h.wait(t, 20*time.Second))["behavior"])
 }

@@ -21,10 +21,13 @@ type Process struct {
 	SID  int `json:"sid"`
 	// PGRP is the process group; TPGID the foreground process group of its controlling terminal
 	// (-1 or 0 without one). Both are 0 where the table has no such data (go-ps).
-	PGRP  int      `json:"pgrp,omitempty"`
-	TPGID int      `json:"tpgid,omitempty"`
-	Comm  string   `json:"comm"`
-	Args  []string `json:"args"` // from /proc/PID/cmdline; empty for kernel threads or when unreadable
+	PGRP  int `json:"pgrp,omitempty"`
+	TPGID int `json:"tpgid,omitempty"`
+	// TTY is the device number of its controlling terminal (tty_nr in proc(5)), 0 without one:
+	// the kernel sets it, and a process can only drop it (setsid), never take another's.
+	TTY  int      `json:"tty,omitempty"`
+	Comm string   `json:"comm"`
+	Args []string `json:"args"` // from /proc/PID/cmdline; empty for kernel threads or when unreadable
 
 	// threads is the number of threads /proc/PID/stat counted (0: unknown), so a walk through the
 	// children files reads one thread's list, not the task folder, for a process of one thread.
@@ -202,6 +205,12 @@ func parseStat(data []byte) (*Process, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, fmt.Errorf("malformed stat line %q: ppid, process group or session is not a number", data)
 	}
+	tty := 0
+	if len(rest) > 4 {
+		if n, err := strconv.Atoi(string(rest[4])); err == nil {
+			tty = n
+		}
+	}
 	tpgid := -1
 	if len(rest) > 5 {
 		if n, err := strconv.Atoi(string(rest[5])); err == nil {
@@ -214,7 +223,7 @@ func parseStat(data []byte) (*Process, error) {
 			threads = n // field 20, num_threads (proc(5))
 		}
 	}
-	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, Comm: string(data[open+1 : closing]), threads: threads}, nil
+	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, TTY: tty, Comm: string(data[open+1 : closing]), threads: threads}, nil
 }
 
 // splitCmdline splits /proc/PID/cmdline: NUL-terminated arguments. A process that rewrote its

@@ -36,15 +36,15 @@ func TestParseStat(t *testing.T) {
 		wantErr bool
 	}{
 		{"plain", "4242 (bash) S 4241 4242 4242 34816 4242 4194560 ...\n",
-			Process{PID: 4242, PPID: 4241, PGRP: 4242, SID: 4242, TPGID: 4242, Comm: "bash"}, false},
+			Process{PID: 4242, PPID: 4241, PGRP: 4242, SID: 4242, TTY: 34816, TPGID: 4242, Comm: "bash"}, false},
 		{"comm with parentheses and spaces", "77 (a) (b) c) R 1 77 70 0 -1\n",
 			Process{PID: 77, PPID: 1, PGRP: 77, SID: 70, TPGID: -1, Comm: "a) (b) c"}, false},
 		{"comm with tab and newline", "5858 (ag\tb\nc) S 5857 5858 5858 34819\n",
-			Process{PID: 5858, PPID: 5857, PGRP: 5858, SID: 5858, TPGID: -1, Comm: "ag\tb\nc"}, false},
+			Process{PID: 5858, PPID: 5857, PGRP: 5858, SID: 5858, TTY: 34819, TPGID: -1, Comm: "ag\tb\nc"}, false},
 		{"kernel thread", "2 (kthreadd) S 0 0 0 0 -1 2129984\n",
 			Process{PID: 2, PPID: 0, SID: 0, TPGID: -1, Comm: "kthreadd"}, false},
 		{"a whole line, with its threads", "4242 (node) S 4241 4242 4242 34816 4242 4194560 1 2 3 4 5 6 7 8 20 0 11 0 99\n",
-			Process{PID: 4242, PPID: 4241, PGRP: 4242, SID: 4242, TPGID: 4242, Comm: "node", threads: 11}, false},
+			Process{PID: 4242, PPID: 4241, PGRP: 4242, SID: 4242, TTY: 34816, TPGID: 4242, Comm: "node", threads: 11}, false},
 		{"empty comm", "9 () S 1 9 9 0\n", Process{PID: 9, PPID: 1, PGRP: 9, SID: 9, TPGID: -1}, false},
 		{"no parentheses", "9 bash S 1 9 9 0\n", Process{}, true},
 		{"truncated", "9 (bash) S 1\n", Process{}, true},

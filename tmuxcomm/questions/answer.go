@@ -94,7 +94,7 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
 	}
 	if st.Type == messages.Permission {
-		if err := e.mayAnswerPermission(o); err != nil {
+		if err := e.mayAnswerPermission(ctx, o); err != nil {
 			return invalid(err)
 		}
 	}

@@ -313,7 +313,7 @@ func (e *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messa
 		if err := onCreate(st); err != nil {
 			return out, err
 		}
-		if asked[q.Task] >= base.MaxQuestions {
+		if asked[q.Task] >= base.MaxQuestions && base.Permission == nil && q.Type != messages.Permission {
 			a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, DecidedBy: messages.DecidedByCap, Source: "wcomm",
 				Answer: fmt.Sprintf("Question cap exceeded (at most %d questions per worker per task). Make the decision yourself and mark it \"assumed — needs review\" in your report.", base.MaxQuestions),
 				Type:   st.Type, Form: "cap", At: e.Now().UTC()}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
@@ -183,7 +182,9 @@ func (w *PermissionWait) Log(state string, detail map[string]string) error {
 func (w *PermissionWait) decided() (*PermissionOutcome, error) {
 	st := w.Question
 	out := &PermissionOutcome{Question: st}
-	if st.Answer == nil || st.Answer.Source == SourceTerminal || st.Permission == nil {
+	// Only a person's answer decides: a record decided any other way (a timeout, a cap) hands
+	// nothing back, and the dialog decides.
+	if st.Answer == nil || st.Answer.Source == SourceTerminal || st.Permission == nil || st.Answer.DecidedBy != messages.DecidedByUser {
 		return out, nil
 	}
 	d, err := messages.DecisionOf(*st.Permission, st.Answer.Answer, st.Answer.Message)
@@ -299,30 +300,33 @@ func (w *terminalWatch) look() (string, bool) {
 	return "", false
 }
 
-// mayAnswerPermission refuses an agent's answer to a permission question unless the settings
-// name the agent or its pane: an agent approving tools for itself or for another is what the
-// prompt exists to prevent.
-func (e *Desk) mayAnswerPermission(o AnswerOptions) error {
-	who := ""
-	if o.CheckCaller || o.Agent {
-		if e.Procs != nil {
-			if t, err := e.Procs(); err == nil {
-				who = paneops.AgentAmong(e.Profiles, t, t.Ancestors(e.SelfPID))
-			}
-		}
-	}
-	if who == "" && !o.Agent {
+// mayAnswerPermission lets the person answer a permission question, and nobody else unless the
+// user's own settings name the agent or pane (permissions.answerers): an agent approving tools
+// for itself or for another is what the prompt exists to prevent. The bridge and the console are
+// the person's channels (a chat's allowed users, the console's secret) and ask no check; the
+// command line and the MCP server are judged by what cannot be forged (Caller, OwnPane).
+func (e *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
+	if !o.CheckCaller && !o.Agent {
 		return nil
 	}
-	allowed := slices.Contains(e.PermissionAnswerers, who) && who != "" ||
-		e.Self != "" && slices.Contains(e.PermissionAnswerers, string(e.Self))
-	if allowed {
+	c := e.Caller(ctx)
+	if c.Person && !o.Agent {
 		return nil
 	}
-	if who == "" {
-		who = "an agent's tool"
+	if c.Agent != "" && slices.Contains(e.PermissionAnswerers, c.Agent) {
+		return nil
 	}
-	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it: the person answers it (the chat, the console, or '%s answer' in a shell of their own); name the agent or pane in the settings' permissions.answerers to allow it", who, e.Command)
+	if e.Self != "" && slices.Contains(e.PermissionAnswerers, string(e.Self)) && e.OwnPane(ctx) == nil {
+		return nil
+	}
+	who, why := c.Agent, c.Why
+	switch {
+	case o.Agent && who == "":
+		who, why = "an agent's tool", "the MCP server serves an agent"
+	case who == "":
+		who = "this command"
+	}
+	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", who, why, e.Command)
 }
 
 // Tell hands text to the agent of the question's pane as a message from the person, through its

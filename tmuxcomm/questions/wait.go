@@ -78,12 +78,11 @@ func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverr
 				continue
 			}
 			if !st.deadline.IsZero() && !now.Before(st.deadline) {
-				auto := st.AutoAnswer
-				if autoOverride != nil {
-					auto = *autoOverride
-				}
-				// A timeout never approves an action, whatever --auto-answer says.
-				if auto && len(st.Options) > 0 && st.Action == "" {
+				// An override only turns auto-answer off: a question asked without it (the
+				// record's false) is never decided by a waiter's default. A timeout never
+				// approves an action nor decides a permission, whatever --auto-answer says.
+				auto := st.AutoAnswer && (autoOverride == nil || *autoOverride)
+				if auto && len(st.Options) > 0 && st.Action == "" && !st.isPermission() {
 					if err := e.autoAnswer(st); err != nil {
 						return err
 					}
@@ -133,7 +132,7 @@ func (e *Desk) autoAnswer(st *QuestionStatus) error {
 		return fmt.Errorf("lock root %s: %w", root, err)
 	}
 	defer unlock()
-	if st.Refresh(); st.Decided() {
+	if st.Refresh(); st.Decided() || st.isPermission() {
 		return nil
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: st.Options[0], DecidedBy: messages.DecidedByTimeout,
@@ -248,4 +247,10 @@ func (e *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, er
 	}
 	err = e.waitAnswers(ctx, res.Questions, o.AutoAnswer)
 	return res, e.settle(res.Questions, locks, err)
+}
+
+// isPermission reports whether st is an agent's permission prompt: only the person's answer
+// decides it, never a timeout.
+func (st *QuestionStatus) isPermission() bool {
+	return st.Permission != nil || st.Type == messages.Permission
 }

@@ -102,15 +102,23 @@ type Values struct {
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
 	// "actions publish, lint"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`
+	// OwnOnly names what a project file declared that only the user's own file may set (who
+	// may answer an agent's permission prompt), ignored even when the file is trusted.
+	OwnOnly []string `json:"own_only,omitempty"`
 }
 
 // IgnoredNote says what was ignored and how to trust it; "" when nothing was.
 func (s Values) IgnoredNote() string {
-	if len(s.Ignored) == 0 {
-		return ""
+	var notes []string
+	if len(s.Ignored) > 0 {
+		notes = append(notes, fmt.Sprintf("%s is not trusted: wcomm ignores its %s; review it and run 'wcomm trust %s' to trust its exact content (any change needs a new trust)",
+			s.Source, strings.Join(s.Ignored, " and its "), s.Source))
 	}
-	return fmt.Sprintf("%s is not trusted: wcomm ignores its %s; review it and run 'wcomm trust %s' to trust its exact content (any change needs a new trust)",
-		s.Source, strings.Join(s.Ignored, " and its "), s.Source)
+	if len(s.OwnOnly) > 0 {
+		notes = append(notes, fmt.Sprintf("%s sets %s, which only your own config file may set (trust does not change it): ignored",
+			s.Source, strings.Join(s.OwnOnly, " and ")))
+	}
+	return strings.Join(notes, "; ")
 }
 
 // DefaultSettings are the settings without a file or environment.

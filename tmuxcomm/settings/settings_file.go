@@ -135,7 +135,7 @@ type configFile struct {
 // permissionsFile is the permissions block.
 type permissionsFile struct {
 	// Answerers are the agents (profile names) and panes (%N) that may answer an agent's
-	// permission prompt besides the person; a project file's only once trusted.
+	// permission prompt besides the person; only the user's own file's count.
 	Answerers []string `yaml:"answerers"`
 	// Wait bounds how long the hook waits for an answer before it leaves the dialog to the
 	// terminal.
@@ -221,7 +221,8 @@ func (s *Values) applyFile(path string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	trusted := isUserConfig(path, getenv)
+	own := isUserConfig(path, getenv)
+	trusted := own
 	if !trusted {
 		list, err := readTrustList(getenv)
 		if err != nil {
@@ -230,10 +231,13 @@ func (s *Values) applyFile(path string, getenv func(string) string) error {
 		abs, _ := filepath.Abs(path)
 		trusted = list.Trusts(abs, messages.ContentSHA256(data))
 	}
-	return s.applyData(path, data, trusted)
+	return s.applyData(path, data, trusted, own)
 }
 
-func (s *Values) applyData(path string, data []byte, trusted bool) error {
+// applyData applies a settings file's content: trusted lets it name commands (a project file's
+// once the person trusted it), own is the user's own file, the only one that may widen who
+// decides an agent's permission prompt.
+func (s *Values) applyData(path string, data []byte, trusted, own bool) error {
 	var c configFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	// Unknown keys are errors: a misspelt "timeout_secs" silently ignored would be worse.
@@ -339,10 +343,12 @@ func (s *Values) applyData(path string, data []byte, trusted bool) error {
 				return fmt.Errorf("%s: permissions.answerers: an empty name; list agent names (claude) or panes (%%3)", path)
 			}
 		}
-		if trusted {
+		// Never a project's, even trusted: a project file is one an agent in it can write, and
+		// the person's trust of it is asked for commands, not for letting agents decide.
+		if own {
 			s.PermissionAnswerers = c.Permissions.Answerers
 		} else if len(c.Permissions.Answerers) > 0 {
-			s.Ignored = append(s.Ignored, "permissions.answerers")
+			s.OwnOnly = append(s.OwnOnly, "permissions.answerers")
 		}
 	}
 	if c.NotifyIdle != nil {

@@ -83,7 +83,7 @@ func TrustConfig(path string, getenv func(string) string, now time.Time) (string
 		return "", "", err
 	}
 	scratch := Defaults()
-	if err := scratch.applyData(abs, data, true); err != nil {
+	if err := scratch.applyData(abs, data, true, isUserConfig(abs, getenv)); err != nil {
 		return "", "", fmt.Errorf("not trusted: %w", err)
 	}
 	listPath := TrustListPath(getenv)
