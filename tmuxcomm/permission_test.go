@@ -213,19 +213,41 @@ func TestPermissionEndedWithACause(t *testing.T) {
 	assert.Contains(t, string(data), "decision-applied")
 }
 
+// procsOf makes the engine's process table procs, the caller pid 300.
+func procsOf(e *Engine, procs ...proc.Process) *Engine {
+	e.SelfPID = 300
+	e.Procs = func() (*proc.Table, error) { return proc.NewProcTable(procs), nil }
+	e.PaneProcs = func(int, ...int) (*proc.Table, error) { return e.Procs() }
+	return e
+}
+
 func TestPermissionAnsweredByAnAgentOnlyWhenNamed(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{})
-	// The MCP server is an agent's tool.
-	_, err := e.as("%1").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Agent: true})
+	// The MCP server is an agent's tool; here it runs in pane %1 (pid 1000), under claude.
+	inPane := []proc.Process{
+		{PID: 1000, PPID: 1, SID: 1000, Comm: "claude", Args: []string{"claude"}},
+		{PID: 300, PPID: 1000, SID: 1000, Comm: "wcomm", Args: []string{"wcomm", "mcp"}},
+	}
+	_, err := procsOf(e.as("%1"), inPane...).Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Agent: true})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "permissions.answerers")
 	st, err := questions.FindQuestion(e.Root, w.Question.ID)
 	require.NoError(t, err)
 	assert.Equal(t, questions.QuestionPending, st.State, "the refusal changed nothing")
 
-	named := e.as("%1")
+	// Named by pane, $TMUX_PANE is believed only from inside that pane: a process elsewhere
+	// (under pane %2's pid 1001) that sets it to %1 matches nothing.
+	forged := procsOf(e.as("%1"),
+		proc.Process{PID: 1001, PPID: 1, SID: 1001, Comm: "claude", Args: []string{"claude"}},
+		proc.Process{PID: 300, PPID: 1001, SID: 1001, Comm: "wcomm", Args: []string{"wcomm", "mcp"}})
+	forged.PermissionAnswerers = []string{"%1"}
+	_, err = forged.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Agent: true})
+	require.Error(t, err, "a claimed pane is not the pane")
+	assert.Contains(t, err.Error(), "may not answer it")
+
+	named := procsOf(e.as("%1"), inPane...)
 	named.PermissionAnswerers = []string{"%1"}
 	_, err = named.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "deny", Agent: true})
 	require.NoError(t, err)
@@ -238,30 +260,51 @@ func TestPermissionCommandLineUnderAnAgentRefused(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	w, _ := permHook(t, e, context.Background(), questions.AwaitOptions{})
-	// The caller's own process runs under claude: 'wcomm answer' from an agent's tool call.
-	under := e.as("%1")
-	under.SelfPID = 300
-	under.Procs = func() (*proc.Table, error) {
-		return proc.NewProcTable([]proc.Process{
-			{PID: 100, PPID: 1, Comm: "claude", Args: []string{"claude"}},
-			{PID: 200, PPID: 100, Comm: "bash", Args: []string{"/bin/bash", "-c", "wcomm answer"}},
-			{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}},
-		}), nil
+	answer := func(procs ...proc.Process) error {
+		_, err := procsOf(e.as("%1"), procs...).Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", CheckCaller: true})
+		return err
 	}
-	_, err := under.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", CheckCaller: true})
+	// The caller's own process runs under claude: 'wcomm answer' from an agent's tool call.
+	err := answer(
+		proc.Process{PID: 100, PPID: 1, Comm: "claude", Args: []string{"claude"}},
+		proc.Process{PID: 200, PPID: 100, Comm: "bash", Args: []string{"/bin/bash", "-c", "wcomm answer"}},
+		proc.Process{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "claude may not answer it")
-	// The same command typed by a person in a shell is theirs.
-	person := e.as("%1")
-	person.SelfPID = 300
-	person.Procs = func() (*proc.Table, error) {
-		return proc.NewProcTable([]proc.Process{
-			{PID: 200, PPID: 1, Comm: "bash", Args: []string{"-bash"}},
-			{PID: 300, PPID: 200, Comm: "wcomm", Args: []string{"wcomm", "answer"}},
-		}), nil
-	}
-	_, err = person.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", CheckCaller: true})
+	// 'setsid -f wcomm answer' from it: no agent above it any more, and no terminal.
+	err = answer(proc.Process{PID: 300, PPID: 1, SID: 300, PGRP: 300, TPGID: -1, Comm: "wcomm", Args: []string{"wcomm", "answer"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no controlling terminal")
+	// The same command typed by a person in a shell is theirs: the foreground of a terminal no
+	// agent runs on.
+	err = answer(
+		proc.Process{PID: 200, PPID: 1, SID: 200, PGRP: 200, TTY: 34816, TPGID: 300, Comm: "bash", Args: []string{"-bash"}},
+		proc.Process{PID: 300, PPID: 200, SID: 200, PGRP: 300, TTY: 34816, TPGID: 300, Comm: "wcomm", Args: []string{"wcomm", "answer"}})
 	require.NoError(t, err)
+}
+
+// No wait decides a permission question: an 'ask --wait' of its id with a timeout and
+// auto-answer on ends undecided, the hook still waits, and the person's answer still decides.
+func TestPermissionNeverDecidedByATimeout(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, ch := permHook(t, e, context.Background(), questions.AwaitOptions{})
+	on := true
+	res, err := e.as("%3").WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{w.Question.ID}, Timeout: 50 * time.Millisecond, TimeoutSet: true, AutoAnswer: &on})
+	require.ErrorIs(t, err, ErrTimeout)
+	require.Len(t, res.Questions, 1)
+	assert.Equal(t, questions.QuestionPending, res.Questions[0].State)
+	assert.Nil(t, res.Questions[0].Answer, "nothing decided")
+	select {
+	case r := <-ch:
+		t.Fatalf("the hook ended on a wait's timeout: %+v", r.out)
+	default:
+	}
+	_, err = e.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "deny", Source: "telegram"})
+	require.NoError(t, err)
+	out := permResult(t, ch)
+	require.NotNil(t, out.Decision)
+	assert.Equal(t, "deny", out.Decision.Behavior)
 }
 
 func TestPermissionNotAnsweredOnceTheHookIsGone(t *testing.T) {

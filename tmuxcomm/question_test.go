@@ -578,6 +578,14 @@ func TestQuestionWaitDeadlineFromRecord(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrTimeout)
 	assert.Contains(t, err.Error(), "within 50ms")
 
+	// A question asked without auto-answer is never auto-answered by a waiter's default.
+	res, err = worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, Timeout: time.Hour, AutoAnswer: false, MaxQuestions: 3})
+	require.NoError(t, err)
+	on := true
+	wres, err = worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{res.Questions[0].ID}, Timeout: 50 * time.Millisecond, TimeoutSet: true, AutoAnswer: &on})
+	require.ErrorIs(t, err, store.ErrTimeout)
+	assert.Equal(t, questions.QuestionPending, wres.Questions[0].State, "the record's false stands")
+
 	_, err = worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{"task-3.q9-0000"}})
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }

@@ -62,7 +62,7 @@ func (a *aWorld) git(args ...string) {
 func (a *aWorld) writeConfig(body string) {
 	a.t.Helper()
 	require.NoError(a.t, os.WriteFile(filepath.Join(a.work, ".wcomm.yaml"), []byte(body), 0o600))
-	requireCode(a.t, 0, a.as("", nil, "trust"))
+	requireCode(a.t, 0, a.asPerson(nil, "trust"))
 }
 
 // ask asks a non-blocking approval of action and returns the question's id.

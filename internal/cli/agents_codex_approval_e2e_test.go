@@ -88,7 +88,7 @@ func TestAgentsCodexApproval(t *testing.T) {
 		shown := prompt("c-allow.txt")
 		j := listed("c-allow.txt", shown)
 		answered := time.Now()
-		requireCode(t, 0, q.as("", nil, "answer", j.ID, "allow"))
+		requireCode(t, 0, q.asPerson(nil, "answer", j.ID, "allow"))
 		waitFor(t, 15*time.Second, func() bool { _, err := os.Stat(file("c-allow.txt")); return err == nil }, "the command to run")
 		t.Logf("answer → command ran %s", time.Since(answered).Round(time.Millisecond))
 		closed("the answer")
@@ -100,7 +100,7 @@ func TestAgentsCodexApproval(t *testing.T) {
 		rejectedBefore := strings.Count(requests(), "rejected by user")
 		shown := prompt("c-deny.txt")
 		j := listed("c-deny.txt", shown)
-		requireCode(t, 0, q.as("", nil, "answer", j.ID, "deny", "--message", "DENIED-BY-TEST use the staging folder"))
+		requireCode(t, 0, q.asPerson(nil, "answer", j.ID, "deny", "--message", "DENIED-BY-TEST use the staging folder"))
 		closed("the deny")
 		waitFor(t, 20*time.Second, func() bool {
 			r := requests()

@@ -121,7 +121,7 @@ func TestAgentsClaudePermission(t *testing.T) {
 	t.Run("allow runs the command", func(t *testing.T) {
 		a.prompt("touch p-allow.txt")
 		j := a.listed("touch p-allow.txt")
-		requireCode(t, 0, a.as("", nil, "answer", j.ID, "allow"))
+		requireCode(t, 0, a.asPerson(nil, "answer", j.ID, "allow"))
 		waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(a.file("p-allow.txt")); return err == nil }, "the command to run")
 		a.idle()
 	})
@@ -129,7 +129,7 @@ func TestAgentsClaudePermission(t *testing.T) {
 	t.Run("deny with a message: not run, the model is told", func(t *testing.T) {
 		a.prompt("touch p-deny.txt")
 		j := a.listed("touch p-deny.txt")
-		requireCode(t, 0, a.as("", nil, "answer", j.ID, "deny", "--message", "DENIED-BY-TEST use the staging folder"))
+		requireCode(t, 0, a.asPerson(nil, "answer", j.ID, "deny", "--message", "DENIED-BY-TEST use the staging folder"))
 		waitFor(t, 20*time.Second, func() bool { return a.modelGot("DENIED-BY-TEST use the staging folder") }, "the model to get the message")
 		a.idle()
 		assert.NoFileExists(t, a.file("p-deny.txt"))
@@ -138,7 +138,7 @@ func TestAgentsClaudePermission(t *testing.T) {
 	t.Run("always adds the session rule", func(t *testing.T) {
 		a.prompt("touch p-always.txt")
 		j := a.listed("touch p-always.txt")
-		requireCode(t, 0, a.as("", nil, "answer", j.ID, "always"))
+		requireCode(t, 0, a.asPerson(nil, "answer", j.ID, "always"))
 		waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(a.file("p-always.txt")); return err == nil }, "the command to run")
 		a.idle()
 		require.NoError(t, os.Remove(a.file("p-always.txt")))
@@ -343,7 +343,7 @@ func TestAgentsClaudeScreenRoute(t *testing.T) {
 	t.Run("denied with a message: Escape, and the message follows as the person's", func(t *testing.T) {
 		a.prompt("touch s-deny.txt")
 		j := a.permissionListed("touch s-deny.txt", 10*time.Second)
-		requireCode(t, 0, a.as("", nil, "answer", j.ID, "deny", "--message", "SCREEN-DENIED use the staging folder"))
+		requireCode(t, 0, a.asPerson(nil, "answer", j.ID, "deny", "--message", "SCREEN-DENIED use the staging folder"))
 		waitFor(t, 60*time.Second, func() bool { return a.modelGot("SCREEN-DENIED use the staging folder") }, "the model to get the message")
 		a.idle()
 		assert.NoFileExists(t, a.file("s-deny.txt"))

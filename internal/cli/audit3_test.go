@@ -47,7 +47,7 @@ func TestAudit3UntrustedProfiles(t *testing.T) {
 	assert.NoFileExists(t, pwned, "the request's line ran in the worker's shell")
 
 	// Trusted, the file's profiles apply: the same bash is now an unknown program to wcomm.
-	requireCode(t, 0, w.run(call{env: env}, "trust", conf))
+	requireCode(t, 0, w.asPerson(env, "trust", conf))
 	r = w.run(call{pane: orch, env: env}, "doctor", "--pane", worker, "--json")
 	assert.NotContains(t, r.stderr, "not trusted")
 	var doc struct {
@@ -207,7 +207,7 @@ func (w *world) runToFull(c call, args ...string) result {
 func TestAudit3OutputBeforeState(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	orch := w.bashPane("")
+	orch, hooks := w.hostBashPane() // the agent's hooks run in its pane
 	worker := w.catPane()
 
 	s := w.send(orch, worker, "a task")
@@ -225,12 +225,12 @@ func TestAudit3OutputBeforeState(t *testing.T) {
 	w.tmux("copy-mode", "-t", orch) // someone reads the pane: the line waits
 	requireCode(t, 0, w.in(worker, "notify", "--response", s.Response, "--", "answer"))
 	stop := []byte(`{"hook_event_name":"Stop","stop_hook_active":false}`)
-	r = w.runToFull(call{pane: orch, stdin: stop}, "hook", "--agent", "claude")
+	r = w.runInPaneTo(hooks, "/dev/full", "", stop, nil, "hook", "--agent", "claude").wait(t, time.Minute)
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stderr, "nothing was taken")
 	items := w.inboxItems(orch, "--peek")
 	require.Len(t, items, 1, "still waiting: %v", items)
-	r = w.run(call{pane: orch, stdin: stop}, "hook", "--agent", "claude")
+	r = w.hookIn(hooks, nil, stop, "hook", "--agent", "claude")
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, s.Response)
 	all := w.inboxItems(orch, "--all")

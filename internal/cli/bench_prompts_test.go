@@ -26,17 +26,25 @@ func (b *bxBench) benchPrompts() {
 	// The hook route: hook start → post; press served → the hook's decision out (the agent runs
 	// the command as it reads it).
 	var hookPost, hookRun []time.Duration
+	// The hook runs in its agent's pane, as an agent runs it (one named from outside is refused);
+	// its end is seen by its exit code's file, within a millisecond.
+	_, hooks := d.hostPane("sleep", "86400")
 	for i := 0; i < reps; i++ {
 		cmd := fmt.Sprintf("touch hook-%d.txt", i)
 		in, err := json.Marshal(map[string]any{"session_id": "bench", "hook_event_name": "PermissionRequest", "tool_name": "Bash",
 			"tool_input": map[string]string{"command": cmd, "description": "bench"}, "cwd": d.work, "permission_mode": "default"})
 		require.NoError(b.t, err)
 		start := time.Now()
-		hook := d.start(call{pane: d.worker, stdin: in, env: d.env}, "hook", "--agent", "claude")
+		hook := d.runInPane(hooks, "", in, d.env, "hook", "--agent", "claude")
 		m, tok := d.post(cmd)
 		hookPost = append(hookPost, m.At.Sub(start))
 		exited := make(chan time.Time, 1)
-		go func() { <-hook.finished; exited <- time.Now() }()
+		go func() {
+			for !hook.exited() {
+				time.Sleep(time.Millisecond)
+			}
+			exited <- time.Now()
+		}()
 		id := d.tg.Press(777, d.tg.Chat, m.ID, "a:"+tok+":1")
 		var end time.Time
 		select {

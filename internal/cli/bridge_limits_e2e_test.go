@@ -77,7 +77,7 @@ func TestE2EBridgeProjectChannelsCarryOnlyTheirQuestions(t *testing.T) {
 	conf := filepath.Join(x, ".wcomm.yaml")
 	require.NoError(t, os.WriteFile(conf, []byte(fmt.Sprintf("channels:\n  telegram:\n    api_url: %s\n    chat_id: %d\n    allowed_users: [888]\n",
 		proj.Srv.URL, proj.Chat)), 0o600))
-	requireCode(t, 0, c.as("", nil, "trust", conf))
+	requireCode(t, 0, c.asPerson(nil, "trust", conf))
 	kx, ky := c.keyIn(x), c.keyIn(y)
 	require.NotEqual(t, kx, ky, "the project's channels are not the user's")
 	c.send(c.orch, c.worker, "implement the auth module")

@@ -379,10 +379,10 @@ func TestE2EMailboxQuestionAndAnswer(t *testing.T) {
 func TestE2EMailboxHook(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	orch := w.bashPane("")
+	orch, hooks := w.hostBashPane() // the agent's hooks run in its pane
 	worker := w.catPane()
 	hook := func(agent, input string) result {
-		return w.run(call{pane: orch, stdin: []byte(input)}, "hook", "--agent", agent)
+		return w.hookIn(hooks, nil, []byte(input), "hook", "--agent", agent)
 	}
 	queue := func() sent {
 		s := w.send(orch, worker, "a task")

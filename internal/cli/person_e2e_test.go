@@ -207,8 +207,17 @@ type paneRun struct {
 // (shell lines) first, in the same shell, which is the command's parent; stdin from a file.
 func (w *world) runInPane(fifo, prelude string, stdin []byte, env []string, args ...string) *paneRun {
 	w.t.Helper()
+	return w.runInPaneTo(fifo, "", prelude, stdin, env, args...)
+}
+
+// runInPaneTo is runInPane with its stdout going to the file out ("": one of its own).
+func (w *world) runInPaneTo(fifo, out, prelude string, stdin []byte, env []string, args ...string) *paneRun {
+	w.t.Helper()
 	base := filepath.Join(w.t.TempDir(), "run")
 	r := &paneRun{args: args, out: base + ".out", errf: base + ".err", code: base + ".code"}
+	if out != "" {
+		r.out = out
+	}
 	in := base + ".in"
 	require.NoError(w.t, os.WriteFile(in, stdin, 0o600))
 	var b strings.Builder
@@ -244,11 +253,23 @@ func (r *paneRun) wait(t *testing.T, timeout time.Duration) result {
 	t.Helper()
 	waitFor(t, timeout, r.exited, "wcomm %s in its pane to end", strings.Join(r.args, " "))
 	data, _ := os.ReadFile(r.code)
-	stdout, _ := os.ReadFile(r.out)
+	var stdout []byte
+	if !strings.HasPrefix(r.out, "/dev/") {
+		stdout, _ = os.ReadFile(r.out)
+	}
 	stderr, _ := os.ReadFile(r.errf)
 	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	require.NoError(t, err)
 	return result{args: r.args, stdout: string(stdout), stderr: string(stderr), code: n}
+}
+
+// hostBashPane is bashPane as a host pane: an interactive bash at its prompt whose hooks run in
+// its tree.
+func (w *world) hostBashPane() (pane, fifo string) {
+	w.t.Helper()
+	pane, fifo = w.hostPane("bash", "--norc", "--noprofile", "-i")
+	w.waitScreen(pane, "$ ", "# ")
+	return pane, fifo
 }
 
 // hookIn runs 'wcomm hook' in pane's own tree (pane from hostPane), with its input on stdin.

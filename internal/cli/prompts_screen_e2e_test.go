@@ -144,7 +144,7 @@ func TestE2EScreenDialogAnsweredFromEverywhere(t *testing.T) {
 	t.Run("deny with a message: Escape, then the message as the person's", func(t *testing.T) {
 		d.prompt("touch deny.txt")
 		j := d.listed("touch deny.txt")
-		requireCode(t, 0, d.as("", nil, "answer", j.ID, "deny", "--message", "use the staging folder"))
+		requireCode(t, 0, d.asPerson(nil, "answer", j.ID, "deny", "--message", "use the staging folder"))
 		d.waitScreen(d.pane, "● denied: touch deny.txt")
 		assert.Equal(t, []string{"\x1b"}, d.reads("touch deny.txt"))
 		assert.False(t, d.made("deny.txt"))

@@ -572,7 +572,7 @@ func TestE2EQuestionOnQuestionHook(t *testing.T) {
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stderr, "is not trusted: wcomm ignores its on_question;")
 	assert.NoFileExists(t, out)
-	requireCode(t, 0, q.as("", nil, "trust"))
+	requireCode(t, 0, q.asPerson(nil, "trust"))
 
 	r = q.as(q.worker, nil, qAskArgs("task-3", "--to", q.orch, "--urgency", "non-blocking")...)
 	requireCode(t, 0, r)
@@ -590,7 +590,7 @@ func TestE2EQuestionOnQuestionHook(t *testing.T) {
 
 	// A failing hook is logged, not fatal; the settings file's cap applies.
 	require.NoError(t, os.WriteFile(filepath.Join(q.work, ".wcomm.yaml"), []byte("question_relay:\n  max_questions_per_worker: 2\non_question: 'false'\n"), 0o600))
-	requireCode(t, 0, q.as("", nil, "trust", ".wcomm.yaml"))
+	requireCode(t, 0, q.asPerson(nil, "trust", ".wcomm.yaml"))
 	r = q.as(q.worker, nil, qAskArgs("task-3", "--to", q.orch, "--urgency", "non-blocking")...)
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stderr, "warning: on_question for task-3.q2-")
