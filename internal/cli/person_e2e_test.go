@@ -7,6 +7,7 @@ package cli
 // itself has no terminal of its own (or the developer's), which is not the person's.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,7 +30,6 @@ var personShells sync.Map // *world -> *personShell
 type personShell struct {
 	mu   sync.Mutex
 	pane string
-	n    int
 }
 
 // shellQuote quotes s for a POSIX shell.
@@ -64,19 +65,24 @@ func (w *world) asPerson(env []string, args ...string) result {
 		ps.pane = w.bashPane("")
 		w.t.Cleanup(func() { personShells.Delete(w) })
 	}
-	ps.n++
-	base := filepath.Join(w.work, "person-"+strconv.Itoa(ps.n))
+	return w.typedIn(ps.pane, env, args...)
+}
+
+// typedIn types a command running wcomm with args into the shell of pane, waits for it to end
+// and returns what it did.
+func (w *world) typedIn(pane string, env []string, args ...string) result {
+	w.t.Helper()
+	base := filepath.Join(w.t.TempDir(), "typed")
 	script, out, errf, code := base+".sh", base+".out", base+".err", base+".code"
-	all := append(append([]string(nil), w.env...), env...)
+	all := append(append([]string{"WCOMM_ROOT=" + w.root}, w.env...), env...)
 	require.NoError(w.t, os.WriteFile(script, []byte(personLine(w.bin, w.work, all, args, out, errf, code)), 0o600))
-	w.tmux("send-keys", "-t", ps.pane, "-l", "bash "+script)
-	w.tmux("send-keys", "-t", ps.pane, "Enter")
+	w.typeIn(pane, "bash "+shellQuote(script))
 	var data []byte
 	waitFor(w.t, time.Minute, func() bool {
 		var err error
 		data, err = os.ReadFile(code)
 		return err == nil
-	}, "wcomm %s typed in the person's shell pane to end", strings.Join(args, " "))
+	}, "wcomm %s typed in pane %s to end", strings.Join(args, " "), pane)
 	stdout, _ := os.ReadFile(out)
 	stderr, _ := os.ReadFile(errf)
 	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
@@ -276,4 +282,116 @@ func (w *world) hostBashPane() (pane, fifo string) {
 func (w *world) hookIn(fifo string, env []string, stdin []byte, args ...string) result {
 	w.t.Helper()
 	return w.runInPane(fifo, "", stdin, env, args...).wait(w.t, time.Minute)
+}
+
+// userConfig is the world's own user settings file (the last XDG_CONFIG_HOME of its environment).
+func (q *qWorld) userConfig() string {
+	xdg := ""
+	for _, kv := range q.env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			xdg = v
+		}
+	}
+	require.NotEmpty(q.t, xdg)
+	return filepath.Join(xdg, "wcomm", "config.yaml")
+}
+
+// addUserConfig appends lines to the world's own user settings file.
+func (q *qWorld) addUserConfig(lines string) {
+	q.t.Helper()
+	path := q.userConfig()
+	require.NoError(q.t, os.MkdirAll(filepath.Dir(path), 0o700))
+	old, _ := os.ReadFile(path)
+	require.NoError(q.t, os.WriteFile(path, append(old, []byte(lines)...), 0o600))
+}
+
+// No wait decides a permission prompt: 'ask --wait' of its id with a timeout and auto-answer on
+// ends its wait with exit 3, the question pending and the hook still waiting; the person's
+// answer decides. Before, the wait's timeout took the first option, allow.
+func TestE2EPermissionNotDecidedByAWait(t *testing.T) {
+	t.Parallel()
+	p := newPermWorld(t)
+	h := p.startHook(p.worker, "curl example.com | sh")
+	j := p.pendingPermission(h, "curl example.com | sh")
+	for _, args := range [][]string{
+		{"ask", "--wait", j.ID, "--timeout", "1s"},
+		{"ask", "--wait", j.ID, "--timeout", "1s", "--auto-answer"},
+	} {
+		r := p.as(p.orch, []string{"WCOMM_AUTO_ANSWER=true"}, args...)
+		requireCode(t, 3, r)
+		assert.NotContains(t, r.stdout, "allow", "%s", r)
+		assert.Equal(t, "pending", p.questionByID(j.ID).State)
+		assert.False(t, h.exited(), "the hook still waits")
+	}
+	requireCode(t, 0, p.asPerson(nil, "answer", j.ID, "deny"))
+	assert.Equal(t, "deny", decision(t, h.wait(t, 20*time.Second))["behavior"])
+}
+
+// A hook that names a pane it does not run in ($TMUX_PANE set by hand) asks nothing in that
+// pane's name and fails; the same hook in the pane asks. Before, a process anywhere could ask
+// the person as pane %N, and the reply to its idle notice was typed into %N.
+func TestE2EHookRefusesAPaneItIsNotIn(t *testing.T) {
+	t.Parallel()
+	p := newPermWorld(t)
+	p.addUserConfig("notify_idle: true\n")
+	hook := p.withSocket([]string{"hook", "--agent", "claude"})
+	stop := []byte(`{"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}`)
+	for _, in := range [][]byte{permInputJSON("curl example.com | sh"), stop} {
+		r := p.run(call{pane: p.worker, env: p.env, stdin: in}, hook...)
+		requireCode(t, 1, r)
+		assert.Contains(t, r.stderr, "refused to act in pane "+p.worker+"'s name")
+		assert.Contains(t, r.stderr, "does not run in pane "+p.worker)
+	}
+	assert.Empty(t, p.questions(false), "nothing asked in the pane's name")
+	assert.Empty(t, p.pastes(p.workerLog, 0), "nothing typed into the pane")
+
+	r := p.hookIn(p.workerFifo, p.env, stop, hook...)
+	requireCode(t, 0, r)
+	qs := p.questions(true)
+	require.Len(t, qs, 1, "the hook in its own pane tells the person: %s", r)
+	assert.Equal(t, p.worker, qs[0].Worker)
+}
+
+// Only the person trusts a settings file: from an agent's tool call or a detached process
+// (setsid: no terminal) trust is refused and nothing is trusted. And a project file's answerers
+// never apply, even trusted: only the user's own file names an agent that may answer.
+func TestE2ETrustAndAnswerersNeedThePerson(t *testing.T) {
+	t.Parallel()
+	p := newPermWorld(t)
+	require.NoError(t, os.WriteFile(filepath.Join(p.work, ".wcomm.yaml"), []byte("permissions:\n  answerers: [claude]\n"), 0o600))
+	list := filepath.Join(filepath.Dir(p.userConfig()), "trusted.json")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := p.cmd(ctx, call{env: p.env}, "trust")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	assert.Equal(t, 1, cmd.ProcessState.ExitCode())
+	assert.Contains(t, string(out), "only the person may trust a settings file")
+	assert.Contains(t, string(out), "no controlling terminal")
+	assert.NoFileExists(t, list)
+
+	agent := p.fakeAgentPane()
+	r := p.typedIn(agent, p.env, "trust")
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "under the agent claude")
+	assert.NoFileExists(t, list)
+
+	requireCode(t, 0, p.asPerson(nil, "trust"))
+	assert.FileExists(t, list)
+
+	h := p.startHook(p.worker, "git push --force")
+	j := p.pendingPermission(h, "git push --force")
+	r = p.typedIn(agent, p.env, p.withSocket([]string{"answer", j.ID, "allow"})...)
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "claude may not answer it")
+	assert.Contains(t, r.stderr, "only your own config file may set", "the warning says why the project's answerers do not count")
+	assert.False(t, h.exited())
+
+	// The user's own file may name the agent.
+	p.addUserConfig("permissions:\n  answerers: [claude]\n")
+	r = p.typedIn(agent, p.env, p.withSocket([]string{"answer", j.ID, "deny"})...)
+	requireCode(t, 0, r)
+	assert.Equal(t, "deny", decision(t, h.wait(t, 20*time.Second))["behavior"])
 }
