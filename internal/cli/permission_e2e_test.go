@@ -30,8 +30,8 @@ type permWorld struct {
 	*qWorld
 	workerFifo string // the worker is a host pane: its hooks run in its tree
 	tg         *chatfake.Telegram
-	sl     *chatfake.Slack
-	claude string // the stand-in agent's CLAUDE_CONFIG_DIR
+	sl         *chatfake.Slack
+	claude     string // the stand-in agent's CLAUDE_CONFIG_DIR
 }
 
 func newPermWorld(t *testing.T) *permWorld {
