@@ -71,7 +71,7 @@ with how.`,
 stdin, takes what waits in this pane's outbox (as 'wcomm inbox' does) and prints it in the form the
 agent takes as context for its model: at a prompt, added context; at the end of a turn, a reason to
 go on. Nothing waiting: it prints nothing. It never fails the agent's turn: a problem goes to stderr
-and it exits 0.
+and it exits 0. Run outside the pane its $TMUX_PANE names, it does nothing and exits 1.
 
 At a PermissionRequest (Claude Code asks leave to run a tool) it records a question of type
 permission for the person, reached through the answer channels, the console and 'wcomm answer ID

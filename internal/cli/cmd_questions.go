@@ -69,8 +69,9 @@ git binding changed) is refused with the reason.
 
 A permission question (an agent asks leave to run a tool) takes allow, always (allow, and the
 agent's rule for it for this session) or deny; --message gives a deny the words the model reads.
-Its answer goes to the agent's waiting hook, never into a pane. An agent may not answer one (this
-command run by an agent's tool call is refused) unless the settings' permissions.answerers name it.`,
+Its answer goes to the agent's waiting hook, never into a pane. Only the person answers one: typed in
+the foreground of a terminal no agent runs on (an agent's tool call, setsid or tmux run-shell is
+refused), unless your own config file's permissions.answerers names the agent or pane.`,
 		Example: "wcomm answer task-3.q1-a1b2 B\nwcomm answer task-3.q1-a1b2 'Use bcrypt (already in deps)'\nwcomm answer task-3.q2-77e0 yes --source telegram\nwcomm answer permission.q4-c0de deny --message 'use the staging database'",
 		Setup:   setupAnswer,
 	})
