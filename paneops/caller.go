@@ -113,7 +113,7 @@ func StatTTYDev(path string) (int, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFCHR {
 		return 0, fmt.Errorf("%s is not a terminal device", path)
 	}
-	return int(st.Rdev), nil //nolint:unconvert // Rdev's type differs between platforms
+	return int(st.Rdev), nil
 }
 
 // PaneLister lists the panes of a tmux server (Client.Panes).
