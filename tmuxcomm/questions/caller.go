@@ -15,8 +15,8 @@ import (
 	"github.com/wcomm/wcomm/paneops/profile"
 )
 
-// Caller judges who runs this command (the process SelfPID). An agent is one the built-in
-// profiles or the settings' name: settings may add an agent, never hide one.
+// Caller judges who runs this command (the process SelfPID). An agent is a program the built-in
+// profiles or the settings' agent_profiles name: settings may add an agent, never hide one.
 func (e *Desk) Caller(ctx context.Context) paneops.Caller {
 	var list paneops.PaneLister
 	if e.Tmux != nil {
@@ -41,6 +41,9 @@ var ErrNotOwnPane = errors.New("not in the pane it names")
 // OwnPane returns nil when this process runs in the pane it claims as its own (Self, from
 // $TMUX_PANE), and an error wrapping ErrNotOwnPane that says why not otherwise.
 func (e *Desk) OwnPane(ctx context.Context) error {
+	if e.Tmux == nil {
+		return fmt.Errorf("%w: no tmux server to look pane %s up on", ErrNotOwnPane, e.Self)
+	}
 	scan := func(panePID int) (*proc.Table, error) {
 		if e.PaneProcs != nil {
 			return e.PaneProcs(panePID, e.SelfPID)
