@@ -291,3 +291,26 @@ func TestConfigTrust(t *testing.T) {
 	_, err = Load(work, env)
 	assert.ErrorContains(t, err, "action name")
 }
+
+// Who may answer an agent's permission prompt is widened only by the user's own file: a project
+// file's answerers are ignored even once trusted, and the note says trust does not change it.
+func TestConfigAnswerersOnlyFromTheUsersFile(t *testing.T) {
+	work, xdg := t.TempDir(), t.TempDir()
+	env := cfgEnv(map[string]string{"XDG_CONFIG_HOME": xdg})
+	local := filepath.Join(work, ConfigFileName)
+	writeCfg(t, local, "permissions:\n  answerers: [claude, \"%0\"]\n")
+	_, _, err := TrustConfig(local, env, time.Now())
+	require.NoError(t, err)
+	s, err := Load(work, env)
+	require.NoError(t, err)
+	assert.Nil(t, s.PermissionAnswerers, "a trusted project file names no answerer")
+	assert.Equal(t, []string{"permissions.answerers"}, s.OwnOnly)
+	assert.Contains(t, s.IgnoredNote(), "only your own config file may set")
+
+	require.NoError(t, os.Remove(local))
+	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"), "permissions:\n  answerers: [claude]\n")
+	s, err = Load(work, env)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"claude"}, s.PermissionAnswerers)
+	assert.Empty(t, s.IgnoredNote())
+}
