@@ -320,6 +320,7 @@ func TestE2EPermissionNotDecidedByAWait(t *testing.T) {
 		r := p.as(p.orch, []string{"WCOMM_AUTO_ANSWER=true"}, args...)
 		requireCode(t, 3, r)
 		assert.NotContains(t, r.stdout, "allow", "%s", r)
+		assert.Contains(t, r.stderr, "decided only by the person's answer")
 		assert.Equal(t, "pending", p.questionByID(j.ID).State)
 		assert.False(t, h.exited(), "the hook still waits")
 	}

@@ -186,6 +186,10 @@ func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	}
 	if len(timedOut) > 0 {
 		st := timedOut[0]
+		if st.isPermission() {
+			return core.Judgedf(store.ErrTimeout, "no answer to %s within %s; an agent's permission prompt is decided only by the person's answer, which goes to the agent's hook, never by a wait: it stays pending",
+				ids(timedOut), st.limit.Round(time.Millisecond))
+		}
 		return core.Judgedf(store.ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
 			ids(timedOut), messages.DurationText(st.limit.Round(time.Millisecond)), e.Command, st.ID)
 	}
