@@ -135,7 +135,7 @@ func TestE2EPermissionAnswerersGuardNotFooled(t *testing.T) {
 		require.NoError(t, os.WriteFile(f, []byte(line), 0o600))
 		return f, out
 	}
-	refused := func(name, out string) {
+	refused := func(name, out, why string) {
 		t.Helper()
 		var code []byte
 		waitFor(t, time.Minute, func() bool {
@@ -146,18 +146,39 @@ func TestE2EPermissionAnswerersGuardNotFooled(t *testing.T) {
 		stderr, _ := os.ReadFile(out + ".err")
 		assert.Equal(t, "1", strings.TrimSpace(string(code)), "%s: %s", name, stderr)
 		assert.Contains(t, string(stderr), "may not answer it", name)
-		assert.Contains(t, string(stderr), "no controlling terminal", name)
+		assert.Contains(t, string(stderr), why, name)
 		assert.False(t, h.exited(), "%s: the hook still waits", name)
 		assert.Equal(t, "pending", p.questionByID(j.ID).State, name)
 	}
 
 	s, out := script("setsid")
 	p.typeIn(agent, "setsid -f bash "+shellQuote(s))
-	refused("setsid -f", out)
+	refused("setsid -f", out, "no controlling terminal")
 
 	s, out = script("runshell")
 	p.typeIn(agent, "tmux -S "+shellQuote(p.sock)+" run-shell -b "+shellQuote("bash "+shellQuote(s)))
-	refused("tmux run-shell -b", out)
+	refused("tmux run-shell -b", out, "no controlling terminal")
+
+	// Orphaned by a double fork, it keeps the agent pane's terminal and its foreground group (the
+	// fork's first process waits in the foreground until it ends), with no agent above it: the
+	// terminal is an agent pane's.
+	s, out = script("orphan")
+	orphan := filepath.Join(p.work, "orphan.py")
+	require.NoError(t, os.WriteFile(orphan, []byte(`import os, sys, time
+script, done = sys.argv[1], sys.argv[2]
+child = os.fork()
+if child == 0:
+    if os.fork() == 0:
+        while os.getppid() == child:
+            time.sleep(0.01)  # until the kernel has handed it to init
+        os.execvp("bash", ["bash", script])
+    os._exit(0)
+os.waitpid(child, 0)
+while not os.path.exists(done):
+    time.sleep(0.01)  # the foreground job stays until the orphan's answer ends
+`), 0o600))
+	p.typeIn(agent, "python3 "+shellQuote(orphan)+" "+shellQuote(s)+" "+shellQuote(out+".code"))
+	refused("a double fork", out, "its terminal is pane "+agent+"'s, where the agent claude runs")
 
 	// Typed in the agent's pane itself, in its foreground: the agent is its ancestor.
 	s, out = script("direct")
