@@ -65,7 +65,7 @@ func TestE2EPermissionOfALargeWriteIsListedAndAnswered(t *testing.T) {
 	m := p.tgPost("/w/big-file.txt")
 	assert.Contains(t, m.Raw, "cut by wcomm")
 
-	r := p.as("", nil, "answer", j.ID, "allow")
+	r := p.asPerson(nil, "answer", j.ID, "allow")
 	requireCode(t, 0, r)
 	d := decision(t, h.wait(t, 20*time.Second))
 	assert.Equal(t, "allow", d["behavior"])

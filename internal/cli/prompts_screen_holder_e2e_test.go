@@ -67,7 +67,7 @@ func TestE2EScreenDialogKeyNotPressedIntoAnotherProgram(t *testing.T) {
 	}, "the pane's shell to run sleep")
 	require.Contains(t, d.tmux("capture-pane", "-p", "-t", d.pane), "Do you want to proceed?", "the dialog's rows stay")
 
-	requireCode(t, 0, d.as("", nil, "answer", j.ID, "allow"))
+	requireCode(t, 0, d.asPerson(nil, "answer", j.ID, "allow"))
 	waitFor(t, 15*time.Second, func() bool { return strings.Contains(questionLog(t, j), "key-not-pressed") },
 		"the sentry to refuse the key; the log says %s", questionLog(t, j))
 	log := questionLog(t, j)
@@ -93,7 +93,7 @@ func TestE2EScreenDialogRedrawIsTheSameQuestion(t *testing.T) {
 		return strings.Count(string(data), `{"shown": "touch redrawn.txt"`) == 2
 	}, "the dialog drawn again")
 
-	requireCode(t, 0, d.as("", nil, "answer", j.ID, "allow"))
+	requireCode(t, 0, d.asPerson(nil, "answer", j.ID, "allow"))
 	waitFor(t, 10*time.Second, func() bool { return d.made("redrawn.txt") }, "the command to run")
 	assert.Equal(t, []string{"1"}, d.reads("touch redrawn.txt"), "one key, nothing else, reached the dialog")
 	got := d.answeredQ(j.ID)
@@ -125,7 +125,7 @@ func TestE2EScreenDialogOfAFileUnderAnAgentsPackage(t *testing.T) {
 	// Two real dialogs asked, the second well after the sentry's grace for Claude Code's hook
 	// (1 s) has passed for the rows less shows: the sentry has looked at them many times.
 	d.prompt("touch first.txt")
-	requireCode(t, 0, d.as("", nil, "answer", d.listed("touch first.txt").ID, "deny"))
+	requireCode(t, 0, d.asPerson(nil, "answer", d.listed("touch first.txt").ID, "deny"))
 	d.waitScreen(d.pane, "● denied: touch first.txt")
 	// A window of time to observe: what is looked for is that nothing happens in it.
 	time.Sleep(2 * time.Second)
