@@ -10,6 +10,7 @@ package paneops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 
 	"github.com/wcomm/wcomm/messages"
@@ -78,6 +79,7 @@ func WhoCalls(t *proc.Table, pid int, panes []Pane, ttyDev TTYDevFunc, sets ...*
 			same = append(same, q)
 		}
 	}
+	slices.Sort(same) // the lowest pid is named, whatever the map's order
 	if name, apid := agentAmong(sets, t, same); name != "" {
 		return Caller{Why: fmt.Sprintf("its terminal is the one the agent %s (pid %d) runs on", name, apid)}
 	}
