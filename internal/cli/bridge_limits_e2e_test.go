@@ -204,7 +204,7 @@ func TestE2EBridgeLongQuestionAndHugeFileHoldUpNothing(t *testing.T) {
 
 	r := c.as("", nil, "questions", "--json")
 	requireCode(t, 0, r)
-	assert.Contains(t, r.stdout, "task-h.q1.question is more than the")
+	assert.Contains(t, r.stdout, "task-h.q1.question is unreadable: it is")
 	c.tg.Mu.Lock()
 	for _, s := range c.tg.Sent {
 		assert.NotContains(t, s.Text, "hhhhhhhh", "the hand-written file is never posted")
