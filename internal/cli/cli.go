@@ -43,6 +43,7 @@ type cli struct {
 
 	oneDoor *tmuxcomm.Door // the command's door (door), built once its flags are parsed
 	command string         // the command being run
+	args    []string       // the command's arguments as given (spawn tells a profile from a command after "--")
 	res     *residentState // the resident tmux client's calling side (cmd_tmuxd.go); nil: none
 }
 

@@ -41,7 +41,7 @@ func (c *cli) printResponse(x *exchange.Exchange) error {
 
 func printPanes(w io.Writer, panes []fleet.PaneInfo) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PANE\tTARGET\tPID\tAGENT\tPROGRAMS")
+	fmt.Fprintln(tw, "PANE\tNAME\tTARGET\tPID\tAGENT\tPROGRAMS")
 	for _, p := range panes {
 		progs := strings.Join(p.Programs, ", ")
 		if p.Dead {
@@ -57,7 +57,7 @@ func printPanes(w io.Writer, panes []fleet.PaneInfo) {
 		if p.Waits != "" {
 			progs += "  waits: " + p.Waits
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", p.ID, messages.SanitizeField(p.Target()), p.PID, orDash(p.Agent), messages.SanitizeField(progs))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", p.ID, orDash(p.Name), messages.SanitizeField(p.Target()), p.PID, orDash(p.Agent), messages.SanitizeField(progs))
 	}
 	tw.Flush()
 }

@@ -182,7 +182,7 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	c.outputFlags(fs, cmd.Name)
-	c.command = cmd.Name
+	c.command, c.args = cmd.Name, args
 	runFn := cmd.Setup(fs, c)
 	pos, err := parseInterleaved(fs, args)
 	c.guardOutput(cmd.Name)

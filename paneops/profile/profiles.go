@@ -61,6 +61,14 @@ type Profile struct {
 	// Dialogs are the program's permission dialogs as its screen shows them (dialog.go), for the
 	// prompts room's screen route.
 	Dialogs []DialogSpec `json:"dialogs,omitempty"`
+	// Launch is the command line that starts the program (wcomm spawn NAME), argv words run
+	// without a shell; empty: the profile cannot be spawned by its name alone.
+	Launch []string `json:"launch,omitempty"`
+	// Quit is how the program is asked to end before its pane is removed (wcomm stop).
+	Quit *QuitSpec `json:"quit,omitempty"`
+	// Session says how the program's conversation is named at its start and taken up again at a
+	// restart (wcomm restart); nil: a restart starts it anew.
+	Session *SessionSpec `json:"session,omitempty"`
 
 	// re holds the compiled patterns, made on first use (rx): a command that never reads a
 	// screen, such as a send to a line reader, then compiles none of the built-in profiles'
@@ -276,6 +284,22 @@ func (p *Profile) compilePatterns() error {
 		p.re.dialogs = append(p.re.dialogs, c)
 	}
 	return errors.Join(errs...)
+}
+
+// QuitSpec is how a program is asked to end: Text typed and submitted with Enter (an agent's
+// own quit command, "/exit"), or Keys pressed (tmux key names, "C-d").
+type QuitSpec struct {
+	Text string   `json:"text,omitempty"`
+	Keys []string `json:"keys,omitempty"`
+}
+
+// SessionSpec is how a program's conversation is kept across a restart. Start are the words
+// added after the command's first at spawn, Resume the words added at a restart instead; "{id}"
+// in them is the conversation's id: one wcomm makes at spawn when Start names it (Claude Code's
+// --session-id), else the one the agent's door reports (Codex's thread).
+type SessionSpec struct {
+	Start  []string `json:"start,omitempty"`
+	Resume []string `json:"resume,omitempty"`
 }
 
 // Set is the profiles in the order detection tries them.

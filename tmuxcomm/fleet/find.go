@@ -60,6 +60,8 @@ type PaneInfo struct {
 	// Waits says who waits on a person there and why: "permission: Bash touch x" (its agent's
 	// permission prompt), "answer: ..." (its question), "idle" (its agent ended its turn).
 	Waits string `json:"waits,omitempty"`
+	// Name is the pane's name (wcomm spawn --name), "" when it has none.
+	Name string `json:"name,omitempty"`
 }
 
 // Panes lists the panes in scope with what runs in each.
@@ -69,8 +71,9 @@ func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 		return nil, err
 	}
 	out := make([]PaneInfo, len(panes))
+	names := e.names(ctx)
 	for i, p := range panes {
-		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != ""}
+		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != "", Name: names[p.ID]}
 		// As AgentPanes (send --all) decides, the caller's own pane shown as well.
 		if prof := paneops.AgentIn(e.Profiles, p, t, paneops.Exclude{}); prof != nil {
 			out[i].Agent = prof.Name
@@ -132,6 +135,9 @@ func (e *Finder) Resolve(ctx context.Context, target string, scope paneops.Scope
 	if strings.ContainsAny(target, ":.") {
 		return e.paneOrNotFound(ctx, target)
 	}
+	if p, ok, err := e.Named(ctx, target); ok || err != nil {
+		return p, err
+	}
 	p, err := e.Find(ctx, target, scope, first)
 	if err == nil {
 		return p, nil
@@ -142,6 +148,49 @@ func (e *Finder) Resolve(ctx context.Context, target string, scope paneops.Scope
 		}
 	}
 	return paneops.Pane{}, err
+}
+
+// namer is a Tmux that lists the panes' names (paneops.Client.Names).
+type namer interface {
+	Names(ctx context.Context) ([]paneops.Named, error)
+}
+
+// Named returns the pane that holds name on the server (wcomm spawn --name), whatever its
+// session: a name is unique on its server. ok is false when no pane holds it, or target cannot
+// be a name. A name is looked up before an agent, so it tells apart panes of one agent.
+func (e *Finder) Named(ctx context.Context, target string) (p paneops.Pane, ok bool, err error) {
+	n, can := e.Tmux.(namer)
+	if !can || paneops.ValidName(target) != nil {
+		return paneops.Pane{}, false, nil
+	}
+	named, err := n.Names(ctx)
+	if err != nil {
+		return paneops.Pane{}, false, err
+	}
+	for _, m := range named {
+		if m.Name == target {
+			p, err := e.paneOrNotFound(ctx, string(m.ID))
+			return p, true, err
+		}
+	}
+	return paneops.Pane{}, false, nil
+}
+
+// names maps the server's named panes to their names; empty when the Tmux cannot list them.
+func (e *Finder) names(ctx context.Context) map[messages.PaneID]string {
+	n, ok := e.Tmux.(namer)
+	if !ok {
+		return nil
+	}
+	named, err := n.Names(ctx)
+	if err != nil || len(named) == 0 {
+		return nil
+	}
+	out := make(map[messages.PaneID]string, len(named))
+	for _, m := range named {
+		out[m.ID] = m.Name
+	}
+	return out
 }
 
 // paneServer is a Tmux that looks up a pane and identifies its server in one call

@@ -73,6 +73,10 @@ type Values struct {
 	// fast instead of queuing.
 	MailTTL time.Duration `json:"mail_ttl"`
 	NoQueue bool          `json:"no_queue"`
+	// WorktreeFolder is where wcomm spawn --worktree makes the agents' worktrees ("": beside the
+	// repository, REPO-worktrees/NAME); WorktreeSetup the commands run in a new one (argv each).
+	WorktreeFolder string     `json:"worktree_folder,omitempty"`
+	WorktreeSetup  [][]string `json:"worktree_setup,omitempty"`
 	// OnQuestion is the argv of the question hook (shlex-split, run without a shell); nil: none.
 	OnQuestion        []string      `json:"on_question,omitempty"`
 	OnQuestionTimeout time.Duration `json:"on_question_timeout"`

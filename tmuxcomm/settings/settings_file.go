@@ -130,6 +130,15 @@ type configFile struct {
 	NotifyIdle *bool `yaml:"notify_idle"`
 	// Groups name lists of targets a send reaches at once (--to @NAME).
 	Groups map[string][]string `yaml:"groups"`
+	// Worktree says where wcomm spawn --worktree makes its worktrees and what runs in a new one.
+	Worktree worktreeFile `yaml:"worktree"`
+}
+
+// worktreeFile is the worktree block: folder (where the agents' worktrees go) and setup (commands,
+// each a list of words, run in a new worktree; a project file's only once trusted).
+type worktreeFile struct {
+	Folder *string    `yaml:"folder"`
+	Setup  []argvList `yaml:"setup"`
 }
 
 // permissionsFile is the permissions block.
@@ -379,6 +388,23 @@ func (s *Values) applyData(path string, data []byte, trusted, own bool) error {
 			s.Profiles = set
 		} else {
 			s.Ignored = append(s.Ignored, "agent_profiles")
+		}
+	}
+	if c.Worktree.Folder != nil {
+		s.WorktreeFolder = *c.Worktree.Folder
+	}
+	if c.Worktree.Setup != nil {
+		// The setup commands run in every worktree made: a command, so only from a trusted file.
+		if trusted {
+			s.WorktreeSetup = nil
+			for _, a := range c.Worktree.Setup {
+				if len(a) == 0 {
+					return fmt.Errorf("%s: worktree.setup: an empty command; give each as a list of words such as [make, deps]", path)
+				}
+				s.WorktreeSetup = append(s.WorktreeSetup, []string(a))
+			}
+		} else if len(c.Worktree.Setup) > 0 {
+			s.Ignored = append(s.Ignored, "worktree.setup")
 		}
 	}
 	if c.OnQuestionTimeout != nil {

@@ -41,6 +41,7 @@ import "path/filepath"
 //	.NNN-await.lock       session folder    lock file                 await, shared while it waits on exchange NNN (messages.AwaitLockName)
 //	.TASK.qN.wait.lock    session folder    lock file                 ask --wait, while it waits on question N (messages.WaitLockName)
 //	.prompts/KEY.lock     root              lock file per tmux server the prompts room's sentry (in the bridge or the console), for its whole life: one per root and server
+//	.lifecycle/           root              folder of JSON records    the lifecycle room (spawn, restart): SERVERKEY-pN.json, what wcomm started in each pane; names.lock
 //	.tmuxd/               root              folder per tmux server    the resident tmux client (wcomm __tmuxd): KEY.sock (0600), KEY.lock, KEY.d/ (its private files), tmuxd.log
 const (
 	// IDsDir holds one empty claim file per request id. An id is its second plus 16 random bits
@@ -63,6 +64,10 @@ const (
 	// ResidentDir holds, per tmux server, the socket, lock and private folder of the resident
 	// tmux client (paneops/tmuxd), and its log.
 	ResidentDir = ".tmuxd"
+	// LifecycleDir holds one record per pane a spawn started (tmuxcomm/lifecycle): its command,
+	// folder, worktree and conversation, for a restart and a stop; and names.lock, which makes
+	// a name's check and its setting one step.
+	LifecycleDir = ".lifecycle"
 	// LocksDir holds the per-pane delivery locks that paneops takes.
 	LocksDir = ".locks"
 	// RootLockName serializes the creation of session folders across processes.
