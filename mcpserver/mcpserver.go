@@ -82,6 +82,8 @@ func (s *server) tools() []tool {
 		s.historyTool(),
 		s.showTool(),
 		s.inboxTool(),
+		s.spawnTool(),
+		s.stopTool(),
 	}
 	return append(list, s.helpTool(list))
 }

@@ -246,3 +246,36 @@ func TestRestartBringsAKilledProgramBackInItsPane(t *testing.T) {
 	_, exists = w.paneDead(pane)
 	assert.False(t, exists)
 }
+
+func TestMCPSpawnAndStop(t *testing.T) {
+	w := newWorld(t)
+	orch := w.catPane()
+	c := w.mcpClient(orch)
+	argv, log := w.lineReaderArgv("mcp")
+
+	res, out := c.call("spawn", map[string]any{"command": argv, "name": "delta", "prompt": "MCP-FIRST-PROMPT"})
+	require.False(t, res.IsError, "%s", text(res))
+	pane, _ := out["pane"].(string)
+	require.Regexp(t, `^%\d+$`, pane)
+	assert.Equal(t, "delta", out["name"])
+	assert.NotEmpty(t, out["exchange"])
+	waitFor(t, 20*time.Second, func() bool { return linesWith(t, log, "MCP-FIRST-PROMPT") > 0 }, "the MCP spawn's first prompt")
+
+	// The same rules as the command: a taken name, an unknown profile.
+	res, out = c.call("spawn", map[string]any{"command": []string{"cat"}, "name": "delta"})
+	require.True(t, res.IsError, "%s", text(res))
+	assert.Contains(t, out["error"], "held by pane "+pane)
+	res, out = c.call("spawn", map[string]any{"profile": "nosuchagent"})
+	require.True(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "not_found", out["class"])
+
+	// send by name through MCP reaches it; stop removes it.
+	res, _ = c.call("send", map[string]any{"to": "delta", "message": "MCP-BY-NAME"})
+	require.False(t, res.IsError, "%s", text(res))
+	waitFor(t, 20*time.Second, func() bool { return linesWith(t, log, "MCP-BY-NAME") > 0 }, "the send by name")
+	res, out = c.call("stop", map[string]any{"target": "delta"})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, pane, out["pane"])
+	_, exists := w.paneDead(pane)
+	assert.False(t, exists)
+}

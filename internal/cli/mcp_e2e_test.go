@@ -125,7 +125,7 @@ func TestE2EMCP(t *testing.T) {
 		_, err := in.Resolve(nil)
 		require.NoError(t, err, "tool %s input schema", tl.Name)
 	}
-	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox", "help"}, names)
+	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox", "help", "spawn", "stop"}, names)
 	_, helped := c.call("help", nil)
 	tools, _ := helped["tools"].([]any)
 	require.Len(t, tools, len(names)-1, "help tells of every other tool")
