@@ -18,6 +18,7 @@ import (
 type spawnIn struct {
 	Profile    string   `json:"profile,omitempty" jsonschema:"the agent's profile: claude, codex, gemini, copilot, opencode, qwen, aider, or one of the settings; or give command"`
 	Command    []string `json:"command,omitempty" jsonschema:"instead of profile: the command's words, run without a shell"`
+	Agent      string   `json:"agent,omitempty" jsonschema:"with command: the profile of its agent when its command line does not show it"`
 	Name       string   `json:"name,omitempty" jsonschema:"the pane's name, unique on the tmux server, usable as send's to"`
 	Prompt     string   `json:"prompt,omitempty" jsonschema:"the agent's first message, sent once it is ready, as send sends"`
 	Capability string   `json:"capability,omitempty" jsonschema:"the first message's capability: READONLY (default) or WRITABLE"`
@@ -45,7 +46,7 @@ known ones; a timeout (timed_out) or a program that exits removes its pane.`,
 		if err != nil {
 			return nil, "", err
 		}
-		o := tmuxcomm.SpawnOptions{SpawnOptions: lifecycle.SpawnOptions{Profile: in.Profile, Argv: in.Command,
+		o := tmuxcomm.SpawnOptions{SpawnOptions: lifecycle.SpawnOptions{Profile: in.Profile, Argv: in.Command, Agent: in.Agent,
 			Name: in.Name, Dir: in.Dir, Worktree: in.Worktree || in.Branch != "", Branch: in.Branch,
 			Split: in.Split, Session: in.Session, Env: in.Env, Prompt: []byte(in.Prompt),
 			ReadyTimeout: time.Duration(in.ReadyTimeout * float64(time.Second))},

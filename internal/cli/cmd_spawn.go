@@ -68,12 +68,13 @@ name held by a pane is refused before anything starts. --worktree adds a git wor
 			target := fs.String("target", "", "with --split: the pane or window to split")
 			session := fs.String("session", "", "open the window in this session")
 			restart := fs.String("restart", "", "restart policy recorded for the pane: on-failure")
+			agent := fs.String("agent", "", "the profile of the command's agent, when its command line does not show it (a wrapper script)")
 			var readyTimeout time.Duration
 			durationVar(fs, &readyTimeout, "ready-timeout", lifecycle.DefaultReadyTimeout, "how long to wait for the agent to be ready")
 			return func(args []string) error {
 				o := tmuxcomm.SpawnOptions{SpawnOptions: lifecycle.SpawnOptions{Name: *name, Dir: *dir,
 					Worktree: wt.on, Branch: wt.branch, Split: *split, Target: *target, Session: *session,
-					Env: env, ReadyTimeout: readyTimeout, Restart: *restart}}
+					Env: env, ReadyTimeout: readyTimeout, Restart: *restart, Agent: *agent}}
 				// Words after "--" are the command; a word before it is a profile's name.
 				after := 0
 				if i := slices.Index(c.args, "--"); i >= 0 {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# start-agent.sh AGENT DIR WORKDIR PORT
+# start-agent.sh AGENT DIR WORKDIR PORT [ARG...]
 #   AGENT   claude | codex | gemini | opencode | copilot | qwen
 #   DIR     the folder install.sh installed into (holds node_modules/)
 #   WORKDIR the folder the agent works in (made if missing)
 #   PORT    the port of mockmodel.py on 127.0.0.1
+#   ARG     more words for Claude Code's or Codex's command line (wcomm spawn adds its
+#           --session-id or resume there)
 #
 # Prepares a scratch HOME (fake keys, onboarding done, folder trusted, tools allowed
 # without prompts, no updaters, no telemetry) and execs the agent's interactive TUI in
@@ -29,12 +31,14 @@ die() {
 	exit 2
 }
 
-[ $# -eq 4 ] || die "usage: start-agent.sh claude|codex|gemini|opencode|copilot|qwen DIR WORKDIR PORT"
+[ $# -ge 4 ] || die "usage: start-agent.sh claude|codex|gemini|opencode|copilot|qwen DIR WORKDIR PORT [ARG...]"
 agent=$1
 dir=$(cd "$2" 2>/dev/null && pwd -P) || die "install folder $2 not found; run install.sh $2 first"
 mkdir -p "$3"
 work=$(cd "$3" && pwd -P)
 port=$4
+shift 4
+extra=("$@")
 case $port in '' | *[!0-9]*) die "port $port is not a number" ;; esac
 nm=$dir/node_modules
 
@@ -145,7 +149,7 @@ EOF
 	)
 	# Without a mode named a first start enters "auto mode", whose safety check calls the
 	# real service and blocks every tool call.
-	exec env -i "${envs[@]}" "$bin" --permission-mode "$mode"
+	exec env -i "${envs[@]}" "$bin" --permission-mode "$mode" "${extra[@]}"
 	;;
 codex)
 	bin=$nm/.bin/codex
@@ -179,7 +183,7 @@ EOF
 	# them: the app-server is Codex's own door, and the test that uses it stops them at its end.
 	daemon=(--no-daemon)
 	[ "${CODEX_DAEMON:-}" = 1 ] && daemon=()
-	exec env -i "${envs[@]}" "$bin" "${daemon[@]}" "${bypass[@]}"
+	exec env -i "${envs[@]}" "$bin" "${daemon[@]}" "${bypass[@]}" "${extra[@]}"
 	;;
 gemini)
 	bin=$nm/.bin/gemini

@@ -25,9 +25,11 @@ const (
 // awaitReady waits until the program in pane is ready for input: its agent's own door open where
 // it has one, else its input box on screen, empty and idle, for the profile's quiet time; a plain
 // program (prof nil) when it runs and its screen is quiet. It returns how it was seen and the
-// conversation the door reports (Codex's thread). A pane that dies, or a wait past timeout, is an
-// error saying what the screen showed last.
-func (r *Room) awaitReady(ctx context.Context, pane messages.PaneID, prof *profile.Profile, timeout time.Duration) (string, string, error) {
+// conversation the door reports (Codex's thread). A command of no known agent is looked at as find
+// looks, by the pane's processes, on every poll: a wrapper that execs an agent turns out to be
+// that agent, whose readiness is then waited for, and whose profile is returned as detected. A
+// pane that dies, or a wait past timeout, is an error saying what the screen showed last.
+func (r *Room) awaitReady(ctx context.Context, pane messages.PaneID, prof *profile.Profile, timeout time.Duration) (how, thread string, detected *profile.Profile, err error) {
 	if timeout <= 0 {
 		timeout = DefaultReadyTimeout
 	}
@@ -45,20 +47,29 @@ func (r *Room) awaitReady(ctx context.Context, pane messages.PaneID, prof *profi
 	for {
 		p, err := r.Tmux.Pane(ctx, string(pane))
 		if err != nil {
-			return "", "", fmt.Errorf("the program exited at once (its pane %s went away): %w", pane, err)
+			return "", "", nil, fmt.Errorf("the program exited at once (its pane %s went away): %w", pane, err)
+		}
+		if detected == nil && (prof == nil || prof.Kind != profile.KindAgent) && !p.Dead {
+			if det, derr := r.Agents.Detect(ctx, p, ""); derr == nil && det.Profile != nil && det.Profile.Kind == profile.KindAgent {
+				prof, detected, since = det.Profile, det.Profile, time.Time{}
+				quiet = agentQuiet
+				if prof.Verify.QuietMS > 0 {
+					quiet = time.Duration(prof.Verify.QuietMS) * time.Millisecond
+				}
+			}
 		}
 		sc, err := r.Tmux.Screen(ctx, pane)
 		if err == nil {
 			seen = screenText(sc)
 		}
 		if p.Dead {
-			return "", "", fmt.Errorf("the program in pane %s exited before it was ready%s", pane, lastSeen(seen))
+			return "", "", nil, fmt.Errorf("the program in pane %s exited before it was ready%s", pane, lastSeen(seen))
 		}
 		if prof != nil && prof.Door != "" {
 			det, derr := r.Agents.Detect(ctx, p, prof.Name)
 			if derr == nil {
 				if f := r.Agents.Route(ctx, p, det); f.Route == door.RouteSocket {
-					return "door", f.Thread, nil
+					return "door", f.Thread, detected, nil
 				}
 			}
 		}
@@ -74,9 +85,9 @@ func (r *Room) awaitReady(ctx context.Context, pane messages.PaneID, prof *profi
 			since = r.now()
 		case r.now().Sub(since) >= quiet:
 			if prof != nil && prof.Input != nil {
-				return "input box", "", nil
+				return "input box", "", detected, nil
 			}
-			return "quiet", "", nil
+			return "quiet", "", detected, nil
 		}
 		last = sc
 		if r.now().After(deadline) {
@@ -84,11 +95,11 @@ func (r *Room) awaitReady(ctx context.Context, pane messages.PaneID, prof *profi
 			if prof != nil && prof.Input != nil {
 				what = fmt.Sprintf("the %s input box was %s", prof.Name, prof.Inspect(sc).State())
 			}
-			return "", "", fmt.Errorf("pane %s was not ready for input within %s (%s)%s: %w", pane, timeout, what, lastSeen(seen), store.ErrTimeout)
+			return "", "", nil, fmt.Errorf("pane %s was not ready for input within %s (%s)%s: %w", pane, timeout, what, lastSeen(seen), store.ErrTimeout)
 		}
 		select {
 		case <-ctx.Done():
-			return "", "", ctx.Err()
+			return "", "", nil, ctx.Err()
 		case <-time.After(readyPoll):
 		}
 	}

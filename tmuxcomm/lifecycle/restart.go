@@ -73,7 +73,7 @@ func (r *Room) Restart(ctx context.Context, o RestartOptions) (*Restarted, error
 	if err := r.Tmux.Respawn(ctx, p.ID, rec.Dir, rec.Env, argv); err != nil {
 		return nil, fmt.Errorf("start %s again in pane %s: %w", rec.Argv[0], p.ID, err)
 	}
-	how, _, err := r.awaitReady(ctx, p.ID, prof, o.ReadyTimeout)
+	how, _, _, err := r.awaitReady(ctx, p.ID, prof, o.ReadyTimeout)
 	if err != nil {
 		return out, fmt.Errorf("%w; the pane is kept: 'wcomm restart %s' tries again", err, p.ID)
 	}

@@ -30,6 +30,9 @@ type SpawnOptions struct {
 	// instead (its agent detected as find does). One of the two.
 	Profile string
 	Argv    []string
+	// Agent names the profile of Argv's agent when its command line does not show it (a
+	// wrapper script); "": detected from the command line, then from the pane's processes.
+	Agent string
 	// Name is the pane's name, unique on its tmux server ("": none).
 	Name string
 	// Dir is the folder the program starts in ("": the caller's).
@@ -207,9 +210,15 @@ func (r *Room) Spawn(ctx context.Context, o SpawnOptions) (*Spawned, error) {
 			return fail(err)
 		}
 	}
-	how, thread, err := r.awaitReady(ctx, pane, prof, o.ReadyTimeout)
+	how, thread, seen, err := r.awaitReady(ctx, pane, prof, o.ReadyTimeout)
 	if err != nil {
 		return fail(err)
+	}
+	if prof == nil && seen != nil {
+		agent, rec.Agent = seen.Name, seen.Name
+		if err := r.save(rec); err != nil {
+			return fail(err)
+		}
 	}
 	if rec.Conversation == "" && thread != "" {
 		rec.Conversation = thread
@@ -245,6 +254,8 @@ func (r *Room) where(o SpawnOptions) string {
 // command is the command line a spawn runs and the profile of its agent (nil: a plain program).
 func (r *Room) command(o SpawnOptions) ([]string, *profile.Profile, error) {
 	switch {
+	case o.Profile != "" && o.Agent != "":
+		return nil, nil, usagef("--agent names the agent of a command after --; a profile names its own")
 	case o.Profile != "" && len(o.Argv) > 0:
 		return nil, nil, usagef("give a profile name or a command after --, not both")
 	case o.Profile != "":
@@ -254,6 +265,12 @@ func (r *Room) command(o SpawnOptions) ([]string, *profile.Profile, error) {
 				messages.SanitizeField(o.Profile), strings.Join(r.Launchable(), ", "))}
 		}
 		return slices.Clone(p.Launch), p, nil
+	case len(o.Argv) > 0 && o.Agent != "":
+		p := r.Profiles.Lookup(o.Agent)
+		if p == nil {
+			return nil, nil, &notFound{fmt.Sprintf("no profile %q; the known ones: %s", messages.SanitizeField(o.Agent), strings.Join(r.Profiles.Names(), ", "))}
+		}
+		return slices.Clone(o.Argv), p, nil
 	case len(o.Argv) > 0:
 		return slices.Clone(o.Argv), r.agentOf(o.Argv), nil
 	}

@@ -1,0 +1,100 @@
+//go:build agents
+
+package cli
+
+// wcomm spawn and restart with the real Claude Code against the scripted model: ready, the first
+// prompt at the model exactly once, a send by name, and after its process is killed, a restart in
+// the same pane whose next request carries the earlier conversation (--session-id at spawn,
+// --resume at the restart).
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// requestsHolding returns the model's logged request bodies whose messages hold text.
+func requestsHolding(t *testing.T, path, text string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	var out []string
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if !strings.HasSuffix(line, "\n") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r struct {
+			Body struct {
+				Messages json.RawMessage `json:"messages"`
+			} `json:"body"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && strings.Contains(string(r.Body.Messages), text) {
+			out = append(out, string(r.Body.Messages))
+		}
+	}
+	return out
+}
+
+func TestAgentsSpawnClaudeAndRestart(t *testing.T) {
+	installed := installAgents(t)
+	w := newWorld(t)
+	m := startModel(t, w.work)
+	orch := w.catPane()
+	script, err := filepath.Abs(filepath.Join(agentsDir, "start-agent.sh"))
+	require.NoError(t, err)
+	// One home for both starts: the conversation is kept there.
+	home := filepath.Join(w.work, "claude-home")
+	require.NoError(t, os.Mkdir(home, 0o700))
+	work := filepath.Join(w.work, "work-claude")
+
+	first := "spawned first prompt kq7"
+	began := time.Now()
+	r := w.in(orch, "spawn", "--name", "alpha", "--agent", "claude", "--env", "AGENT_HOME="+home,
+		"--ready-timeout", "5m", "--prompt", first, "--json", "--", "bash", script, "claude", installed, work, m.port)
+	require.Equal(t, 0, r.code, r.String())
+	var sp map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &sp))
+	pane := sp["pane"].(string)
+	t.Cleanup(func() { killPaneTree(w, pane) })
+	assert.Equal(t, "claude", sp["agent"])
+	assert.NotEmpty(t, sp["conversation"], "a session id given at spawn")
+	t.Logf("spawn -> ready: %s (%v); -> returned with the prompt sent: %s", time.Duration(sp["ready_after_ns"].(float64)), sp["ready"], time.Since(began))
+	onceVia(t, m, first, "socket")
+	t.Logf("spawn -> first prompt at the model: %s", time.Since(began))
+
+	second := "by name before restart kq7"
+	s := w.in(orch, "send", "--to", "alpha", second)
+	require.Equal(t, 0, s.code, s.String())
+	waitFor(t, time.Minute, func() bool { return len(promptsLike(t, m, "claude", second)) > 0 }, "the send by name")
+
+	// Kill Claude Code: the pane stays, dead; restart brings it back in the same pane.
+	pid, err := strconv.Atoi(strings.TrimSpace(w.tmux("display", "-p", "-t", pane, "#{pane_pid}")))
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	waitFor(t, 30*time.Second, func() bool { d, _ := w.paneDead(pane); return d }, "the pane to be dead")
+	re := w.in(orch, "restart", "alpha", "--ready-timeout", "5m", "--json")
+	require.Equal(t, 0, re.code, re.String())
+	var rs map[string]any
+	require.NoError(t, json.Unmarshal([]byte(re.stdout), &rs))
+	assert.Equal(t, pane, rs["pane"])
+	assert.Equal(t, sp["conversation"], rs["resumed"])
+
+	third := "after restart kq7"
+	s = w.in(orch, "send", "--to", "alpha", third)
+	require.Equal(t, 0, s.code, s.String())
+	waitFor(t, time.Minute, func() bool { return len(requestsHolding(t, filepath.Join(w.work, "requests.jsonl"), third)) > 0 }, "the request after the restart")
+	for _, body := range requestsHolding(t, filepath.Join(w.work, "requests.jsonl"), third) {
+		assert.Contains(t, body, first, "the request after the restart carries the earlier conversation")
+	}
+}
