@@ -106,7 +106,7 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if worker.ID == e.Self && !e.Relayed {
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
-	if worker.Dead {
+	if worker.Dead && !e.Restartable(srv, worker.ID) {
 		return nil, store.Kindf(store.ErrUndelivered, "%w; nothing was written", fleet.DeadPane(worker))
 	}
 	dir, sess, err := e.OpenSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)

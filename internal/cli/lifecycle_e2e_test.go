@@ -230,6 +230,11 @@ func TestRestartBringsAKilledProgramBackInItsPane(t *testing.T) {
 	require.NoError(t, syscall.Kill(n, syscall.SIGKILL))
 	waitFor(t, 10*time.Second, func() bool { d, _ := w.paneDead(pane); return d }, "the pane to be dead")
 
+	// A message sent while it is down waits in its outbox for the restart, and is delivered once.
+	q := w.in(orch, "send", "--to", "gamma", "SENT-WHILE-DEAD")
+	require.Equal(t, 0, q.code, q.String())
+	assert.Contains(t, q.stderr, "queued")
+
 	re := w.in(orch, "restart", "gamma")
 	require.Equal(t, 0, re.code, re.String())
 	assert.Equal(t, pane, strings.TrimSpace(re.stdout), "the same pane")
@@ -240,6 +245,7 @@ func TestRestartBringsAKilledProgramBackInItsPane(t *testing.T) {
 	s := w.in(orch, "send", "--to", "gamma", "AFTER-RESTART")
 	require.Equal(t, 0, s.code, s.String())
 	waitFor(t, 20*time.Second, func() bool { return linesWith(t, log, "AFTER-RESTART") > 0 }, "the send after the restart")
+	assert.Equal(t, 1, linesWith(t, log, "SENT-WHILE-DEAD"), "the message that waited, delivered once")
 
 	st := w.in(orch, "stop", "gamma")
 	require.Equal(t, 0, st.code, st.String())

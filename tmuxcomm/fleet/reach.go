@@ -7,6 +7,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // Unreachable says why a pane can no longer be reached: each is final for the message or the
@@ -115,13 +116,19 @@ func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, s
 	if server != "" && srv.Key() != server {
 		return p, srv, gone(ServerRestarted)
 	}
-	if p.Dead {
+	if p.Dead && !e.Restartable(srv, p.ID) {
 		return p, srv, gone(PaneDead)
 	}
 	if card {
 		e.RecordPane(root, p, srv)
 	}
 	return p, srv, nil
+}
+
+// Restartable reports whether pane on srv was started by a spawn that recorded it, so that a
+// restart can bring it back: while it is dead it is not gone, and mail for it waits in its outbox.
+func (e *Finder) Restartable(srv paneops.ServerInfo, pane messages.PaneID) bool {
+	return e.Root != "" && srv.PID > 0 && store.Restartable(e.Root, srv.Key(), pane.Num())
 }
 
 // IsUnreachable reports whether err says a pane can never be reached again.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -49,7 +48,7 @@ func recordPath(root, server string, pane messages.PaneID) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, server+"-p"+strconv.Itoa(pane.Num())+".json"), nil
+	return filepath.Join(d, store.LifecycleRecordName(server, pane.Num())), nil
 }
 
 // save writes the record atomically (0600): before the pane is reported, so a restart finds it.

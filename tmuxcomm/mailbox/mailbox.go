@@ -208,6 +208,10 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		p.Outcome = messages.MailUndeliverable
 		return p, err
 	}
+	if pane.Dead && strict && e.Restartable(srv, pane.ID) {
+		// A spawned pane whose program ended is brought back by a restart in the same pane.
+		return p, &notReadyError{reason: "its program has ended; the message waits until 'wcomm restart' brings it back"}
+	}
 	if pane.Dead {
 		return fail(fmt.Errorf("pane %s is dead: %w", m.Pane, paneops.ErrRefused))
 	}

@@ -1,6 +1,10 @@
 package store
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+)
 
 // The map of the root's hidden stores. Everything wcomm keeps under the root besides the session
 // folders' exchange and question files is named here, with its mode and who writes it; no other
@@ -92,6 +96,19 @@ const (
 	// so the seed's file counting and a person's ls see only the exchange files.
 	MetaName = ".wcomm-session.json"
 )
+
+// LifecycleRecordName is the name in LifecycleDir of the record of pane number paneNum on the
+// server whose key is server.
+func LifecycleRecordName(server string, paneNum int) string {
+	return server + "-p" + strconv.Itoa(paneNum) + ".json"
+}
+
+// Restartable reports whether a spawn started the pane numbered paneNum on server, so that a
+// restart can bring it back (its record is there): mail for it waits while it is dead.
+func Restartable(root, server string, paneNum int) bool {
+	st, err := os.Lstat(filepath.Join(root, LifecycleDir, LifecycleRecordName(server, paneNum)))
+	return err == nil && st.Mode().IsRegular()
+}
 
 // The names in an outbox folder (OutboxDir/SERVERKEY-pN).
 const (
