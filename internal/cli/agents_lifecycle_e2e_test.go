@@ -9,6 +9,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -96,5 +97,68 @@ func TestAgentsSpawnClaudeAndRestart(t *testing.T) {
 	waitFor(t, time.Minute, func() bool { return len(requestsHolding(t, filepath.Join(w.work, "requests.jsonl"), third)) > 0 }, "the request after the restart")
 	for _, body := range requestsHolding(t, filepath.Join(w.work, "requests.jsonl"), third) {
 		assert.Contains(t, body, first, "the request after the restart carries the earlier conversation")
+	}
+}
+
+func TestAgentsSpawnFourAtOnce(t *testing.T) {
+	installed := installAgents(t)
+	w := newWorld(t)
+	m := startModel(t, w.work)
+	orch := w.catPane()
+	script, err := filepath.Abs(filepath.Join(agentsDir, "start-agent.sh"))
+	require.NoError(t, err)
+	type spawn struct {
+		name, agent, prompt string
+		argv                []string
+		log                 string
+	}
+	var spawns []spawn
+	for _, agent := range []string{"claude", "codex"} {
+		spawns = append(spawns, spawn{name: "ag-" + agent, agent: agent, prompt: "four at once to " + agent + " zp4",
+			argv: []string{"--agent", agent, "--", "bash", script, agent, installed, filepath.Join(w.work, "work-"+agent), m.port}})
+	}
+	for i := range 2 {
+		argv, log := w.lineReaderArgv(fmt.Sprint(i))
+		spawns = append(spawns, spawn{name: fmt.Sprintf("plain%d", i), prompt: fmt.Sprintf("four at once to plain%d zp4", i),
+			argv: append([]string{"--"}, argv...), log: log})
+	}
+	runs := make([]*bg, len(spawns))
+	began := time.Now()
+	for i, s := range spawns {
+		runs[i] = w.start(call{pane: orch}, append([]string{"spawn", "--name", s.name, "--ready-timeout", "5m", "--prompt", s.prompt, "--json"}, s.argv...)...)
+	}
+	for i, s := range spawns {
+		r := runs[i].wait(t, 6*time.Minute)
+		require.Equal(t, 0, r.code, r.String())
+		var sp map[string]any
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &sp))
+		pane := sp["pane"].(string)
+		t.Cleanup(func() { killPaneTree(w, pane) })
+		t.Logf("%s: ready after %s (%v); spawn returned after %s", s.name, time.Duration(sp["ready_after_ns"].(float64)), sp["ready"], time.Since(began))
+	}
+	for _, s := range spawns {
+		if s.agent == "" {
+			waitFor(t, time.Minute, func() bool { return linesWith(t, s.log, s.prompt) > 0 }, "%s's first prompt", s.name)
+			continue
+		}
+		waitFor(t, 2*time.Minute, func() bool { return len(promptsLike(t, m, s.agent, s.prompt)) > 0 }, "%s's first prompt at the model", s.name)
+		t.Logf("%s: first prompt at the model %s after the spawns began", s.name, time.Since(began))
+	}
+	// A prompt typed twice would follow within moments: look again a little later.
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond) // polling interval
+	}
+	for _, s := range spawns {
+		if s.agent == "" {
+			assert.Equal(t, 1, linesWith(t, s.log, s.prompt), "%s: exactly once", s.name)
+			continue
+		}
+		assert.Len(t, promptsLike(t, m, s.agent, s.prompt), 1, "%s: exactly once", s.name)
+		for _, o := range spawns {
+			if o.name != s.name {
+				assert.Empty(t, promptsLike(t, m, s.agent, o.prompt), "%s got %s's prompt", s.name, o.name)
+			}
+		}
 	}
 }

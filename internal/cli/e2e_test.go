@@ -402,7 +402,7 @@ func TestE2EFindAndPanes(t *testing.T) {
 		requireCode(t, 0, r)
 		assert.Contains(t, r.stdout, "PANE")
 		assert.Contains(t, r.stdout, "(you)")
-		assert.Regexp(t, regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(nested)+`\s+`+session+`:\d+\.0\s+\d+\s+.*`+deep), r.stdout)
+		assert.Regexp(t, regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(nested)+`\s+-\s+`+session+`:\d+\.0\s+\d+\s+.*`+deep), r.stdout, "a pane without a name shows - in NAME")
 	})
 }
 
