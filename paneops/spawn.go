@@ -6,11 +6,14 @@ package paneops
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // NameOption is the pane option that holds a pane's wcomm name (wcomm spawn --name): kept by
@@ -179,6 +182,15 @@ func (c *Client) SendKeys(ctx context.Context, pane messages.PaneID, literal boo
 	}
 	_, err := c.Run(ctx, nil, append(args, keys...)...)
 	return err
+}
+
+// AgentOfCommand is the agent profile a command line will run, judged as a running process is
+// (Detect): by its program, or the script its interpreter is started on; nil for a plain program.
+func AgentOfCommand(s *profile.Set, argv []string) *profile.Profile {
+	if len(argv) == 0 {
+		return nil
+	}
+	return agentOf(s, proc.Process{Comm: filepath.Base(argv[0]), Args: argv})
 }
 
 // Named is a pane that has a wcomm name.

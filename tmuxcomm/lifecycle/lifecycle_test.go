@@ -25,6 +25,7 @@ func TestCommand(t *testing.T) {
 		{name: "a profile's launch command", o: SpawnOptions{Profile: "claude"}, wantArgv: []string{"claude"}, wantAgent: "claude"},
 		{name: "a command of an agent, by its program", o: SpawnOptions{Argv: []string{"/usr/local/bin/codex", "--model", "x"}}, wantArgv: []string{"/usr/local/bin/codex", "--model", "x"}, wantAgent: "codex"},
 		{name: "a command of an agent, by its package", o: SpawnOptions{Argv: []string{"node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"}}, wantArgv: []string{"node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"}, wantAgent: "claude"},
+		{name: "a program given an agent's file is not that agent", o: SpawnOptions{Argv: []string{"less", "/x/node_modules/@anthropic-ai/claude-code/README.md"}}, wantArgv: []string{"less", "/x/node_modules/@anthropic-ai/claude-code/README.md"}},
 		{name: "a plain program", o: SpawnOptions{Argv: []string{"python3", "worker.py"}}, wantArgv: []string{"python3", "worker.py"}},
 		{name: "a wrapper named with its agent", o: SpawnOptions{Argv: []string{"bash", "start.sh"}, Agent: "claude"}, wantArgv: []string{"bash", "start.sh"}, wantAgent: "claude"},
 		{name: "an unknown profile", o: SpawnOptions{Profile: "nosuch"}, wantErr: store.ErrNotFound},

@@ -288,20 +288,10 @@ func (r *Room) Launchable() []string {
 	return out
 }
 
-// agentOf is the agent profile a command line runs, matched as find matches a process: its
-// program's name, or a piece of its command line the profile names; nil: a plain program.
+// agentOf is the agent profile a command line runs, judged as find judges a running process (its
+// program, or the script its interpreter starts); nil: a plain program.
 func (r *Room) agentOf(argv []string) *profile.Profile {
-	base := filepath.Base(argv[0])
-	line := strings.Join(argv, " ")
-	for _, p := range r.Profiles.Profiles {
-		if p.Kind != profile.KindAgent {
-			continue
-		}
-		if slices.Contains(p.Detect.Names, base) || slices.ContainsFunc(p.Detect.Cmdline, func(s string) bool { return strings.Contains(line, s) }) {
-			return p
-		}
-	}
-	return nil
+	return paneops.AgentOfCommand(r.Profiles, argv)
 }
 
 // findCommand refuses a command that is not there before anything starts: tmux would start it
