@@ -237,7 +237,9 @@ func (r *Room) Spawn(ctx context.Context, o SpawnOptions) (*Spawned, error) {
 		id, err := r.Send(ctx, pane, o.Prompt)
 		out.Exchange = id
 		if err != nil {
-			return out, fmt.Errorf("pane %s is ready, but its first prompt: %w", pane, err)
+			// A spawn that fails leaves nothing behind: an agent without its task is not what
+			// was asked for, and the request stays on disk (its exchange) to send again.
+			return fail(fmt.Errorf("pane %s was ready, but its first prompt was not delivered: %w", pane, err))
 		}
 	}
 	return out, nil
