@@ -185,8 +185,16 @@ func TestSpawnWorktreeAndStopRemovesIt(t *testing.T) {
 	assert.Contains(t, r.stderr, "git repository")
 	assert.Equal(t, before, w.paneIDs())
 
-	r = w.in(orch, "spawn", "--name", "beta", "--worktree", "--dir", repo, "--json", "--", "cat")
+	// The user's own settings file (trusted as it is) names a setup command, run in the new
+	// worktree: one that leaves the worktree clean (git config writes the repository's).
+	xdg := filepath.Join(w.work, "xdg")
+	require.NoError(t, os.MkdirAll(filepath.Join(xdg, "wcomm"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(xdg, "wcomm", "config.yaml"), []byte("worktree:\n  setup:\n    - [git, config, wcomm.setup, ran]\n"), 0o600))
+	r = w.run(call{pane: orch, env: []string{"XDG_CONFIG_HOME=" + xdg}}, "spawn", "--name", "beta", "--worktree", "--dir", repo, "--json", "--", "cat")
 	require.Equal(t, 0, r.code, r.String())
+	setup, err := exec.Command("git", "-C", repo, "config", "wcomm.setup").Output()
+	require.NoError(t, err, "the setup command ran")
+	assert.Equal(t, "ran", strings.TrimSpace(string(setup)))
 	var sp map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &sp))
 	wt := filepath.Join(w.work, "repo-worktrees", "beta")

@@ -314,3 +314,27 @@ func TestConfigAnswerersOnlyFromTheUsersFile(t *testing.T) {
 	assert.Equal(t, []string{"claude"}, s.PermissionAnswerers)
 	assert.Empty(t, s.IgnoredNote())
 }
+
+func TestConfigWorktree(t *testing.T) {
+	work := t.TempDir()
+	env := cfgEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()})
+	local := filepath.Join(work, ConfigFileName)
+	writeCfg(t, local, "worktree:\n  folder: ../agents\n  setup:\n    - [npm, ci]\n    - [make, generate]\n")
+
+	s, err := Load(work, env)
+	require.NoError(t, err)
+	assert.Equal(t, "../agents", s.WorktreeFolder, "a folder runs nothing: it applies untrusted")
+	assert.Nil(t, s.WorktreeSetup, "an untrusted project file's setup commands do not run")
+	assert.Equal(t, []string{"worktree.setup"}, s.Ignored)
+
+	_, _, err = TrustConfig(local, env, time.Now())
+	require.NoError(t, err)
+	s, err = Load(work, env)
+	require.NoError(t, err)
+	assert.Empty(t, s.Ignored)
+	assert.Equal(t, [][]string{{"npm", "ci"}, {"make", "generate"}}, s.WorktreeSetup)
+
+	writeCfg(t, local, "worktree:\n  setup:\n    - npm ci\n")
+	_, err = Load(work, env)
+	require.Error(t, err, "a setup command is a list of words, never a shell line")
+}
