@@ -193,6 +193,28 @@ func AgentOfCommand(s *profile.Set, argv []string) *profile.Profile {
 	return agentOf(s, proc.Process{Comm: filepath.Base(argv[0]), Args: argv})
 }
 
+// DeadStatus reports whether pane's program has ended (the pane kept by remain-on-exit) and with
+// what exit status: a program killed by a signal has 128 plus the signal's number, as a shell says.
+func (c *Client) DeadStatus(ctx context.Context, pane messages.PaneID) (dead bool, status int, err error) {
+	if _, err := paneNum(pane); err != nil {
+		return false, 0, err
+	}
+	out, err := c.Run(ctx, nil, "list-panes", "-t", string(pane), "-f", "#{==:#{pane_id},"+string(pane)+"}",
+		"-F", "#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}")
+	if err != nil {
+		return false, 0, err
+	}
+	f := strings.Split(strings.TrimRight(out, "\n"), "\t") // empty fields end the line: keep them
+	if len(f) != 3 {
+		return false, 0, fmt.Errorf("pane %s: %w", pane, ErrPaneNotFound)
+	}
+	status, _ = strconv.Atoi(f[1])
+	if sig, err := strconv.Atoi(f[2]); err == nil && sig > 0 {
+		status = 128 + sig
+	}
+	return f[0] == "1", status, nil
+}
+
 // Named is a pane that has a wcomm name.
 type Named struct {
 	ID   messages.PaneID `json:"pane_id"`

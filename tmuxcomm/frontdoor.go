@@ -35,6 +35,9 @@ type Door struct {
 	Dir string
 	// SpawnDeliverer starts a pane's deliverer (see Engine.SpawnDeliverer); nil: none.
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// SpawnWatcher starts the watcher of a pane spawned with a restart policy (see
+	// Engine.SpawnWatcher); nil: none.
+	SpawnWatcher func(server, socket string, pane messages.PaneID) error
 	// SpawnGuard starts the guard of a delivery (see Engine.SpawnGuard); nil: none.
 	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
 	// StartBridge starts a bridge to the answer channels when none runs (the command line
@@ -120,7 +123,7 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	if s.Profiles != nil {
 		e.Profiles = s.Profiles
 	}
-	e.SpawnDeliverer, e.SpawnGuard = d.SpawnDeliverer, d.SpawnGuard
+	e.SpawnDeliverer, e.SpawnGuard, e.SpawnWatcher = d.SpawnDeliverer, d.SpawnGuard, d.SpawnWatcher
 	if s.Channels.Any() {
 		e.StartBridge = d.StartBridge
 	}

@@ -53,7 +53,7 @@ func (e *Engine) lifecycleRoom(capability messages.Capability) (*lifecycle.Room,
 	}
 	r := &lifecycle.Room{Root: e.Root, Tmux: t, Agents: e.Finder, Profiles: profiles, Folder: folder,
 		WorktreeFolder: e.Settings.WorktreeFolder, WorktreeSetup: e.Settings.WorktreeSetup,
-		Deliver: e.SpawnDeliverer}
+		Deliver: e.SpawnDeliverer, StartWatcher: e.SpawnWatcher}
 	r.Send = func(ctx context.Context, pane messages.PaneID, body []byte) (string, error) {
 		x, err := e.Send(ctx, SendOptions{To: string(pane), Body: body, Capability: capability})
 		if x != nil {
@@ -90,6 +90,16 @@ func (e *Engine) Stop(ctx context.Context, o StopOptions) (*Stopped, error) {
 		return nil, err
 	}
 	return r.Stop(ctx, o)
+}
+
+// WatchPane watches a pane spawned with --restart on-failure until it is gone, restarting its
+// program each time it ends with a failure (see lifecycle.Room.Watch).
+func (e *Engine) WatchPane(ctx context.Context, server string, pane messages.PaneID) error {
+	r, err := e.lifecycleRoom("")
+	if err != nil {
+		return err
+	}
+	return r.Watch(ctx, server, pane)
 }
 
 // Restart starts a spawned pane's command again in the same pane, its conversation resumed where

@@ -110,7 +110,8 @@ func (c *cli) newDoor() *tmuxcomm.Door {
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey:        fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
 		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.residentGuard(root), StartBridge: c.bridgeStarter(root),
-		Relay: c.relay()}
+		SpawnWatcher: c.spawnWatcher(root),
+		Relay:        c.relay()}
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay

@@ -6,10 +6,13 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/lifecycle"
@@ -67,7 +70,7 @@ name held by a pane is refused before anything starts. --worktree adds a git wor
 			split := fs.Bool("split", false, "split your window (or --target's) instead of opening a window")
 			target := fs.String("target", "", "with --split: the pane or window to split")
 			session := fs.String("session", "", "open the window in this session")
-			restart := fs.String("restart", "", "restart policy recorded for the pane: on-failure")
+			restart := fs.String("restart", "", "on-failure: restart the program in its pane whenever it ends with a failure (at most 3 times in 10 minutes)")
 			agent := fs.String("agent", "", "the profile of the command's agent, when its command line does not show it (a wrapper script)")
 			var readyTimeout time.Duration
 			durationVar(fs, &readyTimeout, "ready-timeout", lifecycle.DefaultReadyTimeout, "how long to wait for the agent to be ready")
@@ -126,6 +129,28 @@ name held by a pane is refused before anything starts. --worktree adds a git wor
 					fmt.Fprintf(c.stderr, "wcomm spawn: %s ready (%s) after %s\n", res.Pane, res.Ready, res.ReadyAfter.Round(10*time.Millisecond))
 				}
 				return err
+			}
+		},
+	})
+	register(&command{
+		Name: "__watch", Args: "--server KEY --pane %N", Role: "admin", Hidden: true,
+		Summary: "watch a pane spawned with --restart on-failure and restart its program when it fails",
+		Help:    "Started detached by spawn --restart on-failure; it ends when the pane is stopped, its program ends with status 0, or the restarts' bound is reached.",
+		Example: "wcomm __watch --server 1234-1764000000 --pane %6",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			server := fs.String("server", "", "the tmux server's key (PID-STARTTIME)")
+			pane := fs.String("pane", "", "the pane")
+			return func(args []string) error {
+				if *server == "" || *pane == "" || len(args) > 0 {
+					return usagef("__watch needs --server KEY --pane %%N")
+				}
+				p, err := messages.ParsePaneID(*pane)
+				if err != nil {
+					return usagef("--pane: %v", err)
+				}
+				e := c.engine()
+				e.SpawnWatcher = nil
+				return e.WatchPane(c.ctx, *server, p)
 			}
 		},
 	})
@@ -203,4 +228,20 @@ thread), and returns once it is ready. At most 3 restarts in 10 minutes.`,
 			}
 		},
 	})
+}
+
+// spawnWatcher starts 'wcomm __watch' for a spawned pane, detached (internal/launch) as a
+// deliverer is; its diagnostics go beside the pane's record.
+func (c *cli) spawnWatcher(root string) func(server, socket string, pane messages.PaneID) error {
+	return func(server, socket string, pane messages.PaneID) error {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return err
+		}
+		args := []string{"__watch", "--root", abs, "--server", server, "--pane", string(pane)}
+		if socket != "" {
+			args = append(args, "-S", socket)
+		}
+		return launch.Start(launch.Helper{Args: args, OpenLog: func() (*os.File, error) { return lifecycle.OpenWatchLog(abs, server, pane) }})
+	}
 }

@@ -293,3 +293,33 @@ func TestMCPSpawnAndStop(t *testing.T) {
 	_, exists := w.paneDead(pane)
 	assert.False(t, exists)
 }
+
+func TestSpawnRestartOnFailure(t *testing.T) {
+	w := newWorld(t)
+	orch := w.orchestrator()
+	argv, log := w.lineReaderArgv("onfail")
+	r := w.in(orch, append([]string{"spawn", "--name", "eps", "--restart", "on-failure", "--"}, argv...)...)
+	require.Equal(t, 0, r.code, r.String())
+	pane := strings.TrimSpace(r.stdout)
+	pidOf := func() string { return strings.TrimSpace(w.tmux("display", "-p", "-t", pane, "#{pane_pid}")) }
+	first := pidOf()
+	var n int
+	_, err := fmt.Sscan(first, &n)
+	require.NoError(t, err)
+	// Killed: a failure, so the watcher starts it again in the same pane, by itself.
+	require.NoError(t, syscall.Kill(n, syscall.SIGKILL))
+	waitFor(t, 30*time.Second, func() bool {
+		d, exists := w.paneDead(pane)
+		return exists && !d && pidOf() != first
+	}, "the watcher to restart the program in %s", pane)
+	s := w.in(orch, "send", "--to", "eps", "AFTER-WATCHED-RESTART")
+	require.Equal(t, 0, s.code, s.String())
+	waitFor(t, 20*time.Second, func() bool { return linesWith(t, log, "AFTER-WATCHED-RESTART") > 0 }, "the send after the restart")
+
+	// A clean end (end of input, status 0) is the program's own: not restarted.
+	w.tmux("send-keys", "-t", pane, "C-d")
+	waitFor(t, 10*time.Second, func() bool { d, _ := w.paneDead(pane); return d }, "the reader to end")
+	st := w.in(orch, "stop", "eps")
+	require.Equal(t, 0, st.code, st.String())
+	assert.Contains(t, st.stdout, "(dead)", "it stayed ended")
+}

@@ -91,6 +91,10 @@ type Config struct {
 	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
 	// an inbox or a hook of that pane, or a deliverer run by the library's user.
 	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
+	// SpawnWatcher starts a detached process that watches a spawned pane and restarts its
+	// program when it fails (spawn --restart on-failure; the command line starts itself as
+	// 'wcomm __watch'). nil: nothing watches, and the policy is only recorded.
+	SpawnWatcher func(server, socket string, pane messages.PaneID) error
 	// StartBridge starts a bridge to the answer channels when none runs; Ask and WaitQuestions
 	// call it before they relay or wait, so a question reaches the chat whichever face asked it
 	// (the front door sets it when channels are configured). nil: no channels.

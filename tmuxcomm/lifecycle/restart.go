@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,6 +16,9 @@ const (
 	restartTries  = 3
 	restartWindow = 10 * time.Minute
 )
+
+// errTooMany is a restart refused by the bound.
+var errTooMany = errors.New("too many restarts")
 
 // RestartOptions are the inputs of one restart.
 type RestartOptions struct {
@@ -56,7 +60,7 @@ func (r *Room) Restart(ctx context.Context, o RestartOptions) (*Restarted, error
 		}
 	}
 	if len(recent) >= restartTries {
-		return nil, fmt.Errorf("pane %s was restarted %d times in the last %s; look at why it ends ('wcomm doctor --pane %s') before starting it again", p.ID, len(recent), restartWindow, p.ID)
+		return nil, fmt.Errorf("pane %s was restarted %d times in the last %s; look at why it ends ('wcomm doctor --pane %s') before starting it again: %w", p.ID, len(recent), restartWindow, p.ID, errTooMany)
 	}
 	prof := r.Profiles.Lookup(rec.Agent)
 	argv := rec.Argv

@@ -19,6 +19,7 @@ type Tmux interface {
 	KillPane(ctx context.Context, pane messages.PaneID) error
 	SendKeys(ctx context.Context, pane messages.PaneID, literal bool, keys ...string) error
 	Names(ctx context.Context) ([]paneops.Named, error)
+	DeadStatus(ctx context.Context, pane messages.PaneID) (dead bool, status int, err error)
 	Screen(ctx context.Context, pane messages.PaneID) (profile.Screen, error)
 }
 
@@ -46,6 +47,9 @@ type Room struct {
 	// Deliver starts a pane's deliverer, so mail that waited in its outbox while the agent was
 	// down is delivered once it is back; nil: none.
 	Deliver func(server, socket string, pane messages.PaneID) error
+	// StartWatcher starts the detached watcher of a pane spawned with the on-failure policy
+	// (Watch is what it runs); nil: the policy is recorded, and nothing watches.
+	StartWatcher func(server, socket string, pane messages.PaneID) error
 	// Folder is the caller's working folder: where a spawn starts without --dir, and the
 	// repository --worktree branches from.
 	Folder string

@@ -226,6 +226,11 @@ func (r *Room) Spawn(ctx context.Context, o SpawnOptions) (*Spawned, error) {
 			return fail(err)
 		}
 	}
+	if o.Restart == "on-failure" && r.StartWatcher != nil {
+		if err := r.StartWatcher(rec.Server, rec.Socket, pane); err != nil {
+			return fail(fmt.Errorf("start the watcher of its restart policy: %w", err))
+		}
+	}
 	out := &Spawned{Pane: pane, Name: o.Name, Agent: agent, Folder: dir, Ready: how, Conversation: rec.Conversation,
 		ReadyAfter: r.now().Sub(began)}
 	if wt != nil {

@@ -1,0 +1,67 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
+)
+
+// watchPoll is how often the watcher looks at its pane: one tmux call.
+const watchPoll = time.Second
+
+// Watch watches a pane spawned with the on-failure policy until the pane or its record is gone
+// (wcomm stop), restarting its program each time it ends with a non-zero status; a program that
+// ends with 0 finished its work, and the watcher ends with it. The restarts are Restart's, with
+// its bound: once that refuses, the watcher ends and says why.
+func (r *Room) Watch(ctx context.Context, server string, pane messages.PaneID) error {
+	for {
+		rec, err := r.load(server, pane)
+		if err != nil || rec.Restart != "on-failure" {
+			return nil // stopped: nothing to watch
+		}
+		// Pane ids start again at %0 on a new server: the watched pane lives only on its own.
+		if srv, err := r.Tmux.ServerInfo(ctx); errors.Is(err, paneops.ErrNoServer) || (err == nil && srv.Key() != server) {
+			return nil
+		}
+		dead, status, err := r.Tmux.DeadStatus(ctx, pane)
+		switch {
+		case err != nil && (isGone(err) || errors.Is(err, paneops.ErrNoServer)):
+			return nil
+		case err == nil && dead && status == 0:
+			return nil
+		case err == nil && dead:
+			// A restart whose program fails again is seen dead at a later look and tried again,
+			// until the bound refuses.
+			if _, err := r.Restart(ctx, RestartOptions{Target: string(pane)}); errors.Is(err, errTooMany) {
+				return fmt.Errorf("pane %s ended with status %d and is not restarted again: %w", pane, status, err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(watchPoll):
+		}
+	}
+}
+
+// OpenWatchLog opens (creates, 0600, appending) the diagnostics file of a pane's watcher beside
+// its record: SERVERKEY-pN.log in the root's .lifecycle.
+func OpenWatchLog(root, server string, pane messages.PaneID) (*os.File, error) {
+	root, err := store.EnsureRoot(root, true)
+	if err != nil {
+		return nil, err
+	}
+	path, err := recordPath(root, server, pane)
+	if err != nil {
+		return nil, err
+	}
+	return os.OpenFile(strings.TrimSuffix(path, ".json")+".log", os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, store.FileMode)
+}
