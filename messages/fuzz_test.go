@@ -25,6 +25,8 @@ func FuzzParseRequestHeader(f *testing.F) {
 	f.Add(seedRequestHeader)
 	f.Add("[WORKER capability=READONLY id=YYYYMMDD-HHMMSS-XXXX started_at=YYYYMMDD-HHMMSS orchestrator=%N worker=%M]")
 	f.Add(seedRequestHeader[:len(seedRequestHeader)-1] + " bytes=84 sha256=0123456789ab]")
+	f.Add(seedRequestHeader[:len(seedRequestHeader)-1] + " bytes=84 sha256=0123456789ab chain=20260117-115900-c0de depth=3]")
+	f.Add(seedRequestHeader[:len(seedRequestHeader)-1] + " depth=1 chain=x]")
 	f.Add("[WORKER worker=%7 orchestrator=%6 started_at=20260117-120000 id=20260117-120000-a1b2 capability=readonly x=]")
 	f.Fuzz(func(t *testing.T, line string) {
 		h, err := ParseRequestHeader(line)

@@ -14,6 +14,11 @@ import (
 // wcomm appends two integrity fields after the seed's five: "bytes=N sha256=HEX12" (the body's length
 // in bytes and the first 12 hex digits of its SHA-256). A header without them (the seed's own) parses
 // with Bytes = -1 and Sum = "".
+//
+// A request sent by a worker while it handles another carries that request's chain after them:
+// "chain=ID depth=N", the id of the request that began the chain (ValidID) and how far down it
+// this request is (2 and more). A request without them begins a chain of its own: its chain is
+// its own id, its depth 1 (Chain "", Depth 0; ChainID and ChainDepth say so).
 type RequestHeader struct {
 	Capability   Capability
 	ID           string
@@ -22,7 +27,23 @@ type RequestHeader struct {
 	Worker       PaneID
 	Bytes        int    // -1 when absent
 	Sum          string // "" when absent
+	Chain        string // "" when absent: the request begins its own chain
+	Depth        int    // 0 when absent
 }
+
+// ChainID is the id of the chain the request is part of: its own id when it begins one.
+func (h RequestHeader) ChainID() string {
+	if h.Chain != "" {
+		return h.Chain
+	}
+	return h.ID
+}
+
+// ChainDepth is how far down its chain the request is: 1 when it begins one.
+func (h RequestHeader) ChainDepth() int { return max(h.Depth, 1) }
+
+// maxDepthDigits bounds depth=: a chain a million requests deep is long past any cap.
+const maxDepthDigits = 6
 
 const (
 	requestPrefix  = "[WORKER "
@@ -42,6 +63,9 @@ func (h RequestHeader) String() string {
 	b.WriteString(" orchestrator=" + string(h.Orchestrator))
 	b.WriteString(" worker=" + string(h.Worker))
 	writeIntegrity(&b, h.Bytes, h.Sum)
+	if h.Chain != "" {
+		b.WriteString(" chain=" + h.Chain + " depth=" + strconv.Itoa(h.Depth))
+	}
 	b.WriteString("]")
 	return b.String()
 }
@@ -54,7 +78,8 @@ func writeIntegrity(b *strings.Builder, n int, sum string) {
 
 // ParseRequestHeader parses a header line. Fields are key=value separated by single spaces, in any
 // order; the five seed fields are required and validated (ValidID, ValidStamp, ParsePaneID,
-// ParseCapability); bytes and sha256 are optional; unknown keys are ignored (forward compatible).
+// ParseCapability); bytes and sha256 are optional, and so are chain and depth; unknown keys are
+// ignored (forward compatible).
 func ParseRequestHeader(line string) (RequestHeader, error) {
 	f, err := headerFields(line, requestPrefix, "request header", requestForm)
 	if err != nil {
@@ -70,6 +95,9 @@ func ParseRequestHeader(line string) (RequestHeader, error) {
 	}
 	if err == nil {
 		h.Bytes, h.Sum, err = f.integrity()
+	}
+	if err == nil {
+		h.Chain, h.Depth, err = f.chain()
 	}
 	if err != nil {
 		return RequestHeader{}, syntaxf("request header: %v (want %s)", err, requestForm)
@@ -256,4 +284,28 @@ func (f fields) integrity() (n int, sum string, err error) {
 		return 0, "", syntaxf("bytes=%s: %v", quote(bs), err)
 	}
 	return n, sum, nil
+}
+
+// chain parses the optional chain= and depth= pair: together or not at all, the chain an id and
+// the depth 2 or more (a request at depth 1 begins its chain and writes neither).
+func (f fields) chain() (chain string, depth int, err error) {
+	c, hasChain := f["chain"]
+	d, hasDepth := f["depth"]
+	switch {
+	case !hasChain && !hasDepth:
+		return "", 0, nil
+	case hasChain != hasDepth:
+		return "", 0, syntaxf("chain= and depth= must come together")
+	}
+	if err := ValidID(c); err != nil {
+		return "", 0, syntaxf("chain=%s: %v", quote(c), err)
+	}
+	if !canonicalNumber(d, maxDepthDigits) {
+		return "", 0, syntaxf("depth=%s is not a number of requests", quote(d))
+	}
+	depth, err = strconv.Atoi(d)
+	if err != nil || depth < 2 {
+		return "", 0, syntaxf("depth=%s: a chained request is at depth 2 or more", quote(d))
+	}
+	return c, depth, nil
 }

@@ -30,6 +30,8 @@ func TestParseRequestHeader(t *testing.T) {
 	withSum.Bytes, withSum.Sum = 84, "0123456789ab"
 	readOnly := seedHeader
 	readOnly.Capability = ReadOnly
+	chained := withSum
+	chained.Chain, chained.Depth = "20260117-115900-c0de", 3
 	tests := []struct {
 		name    string
 		in      string
@@ -39,6 +41,11 @@ func TestParseRequestHeader(t *testing.T) {
 		{name: "seed section 7", in: seedRequestHeader, want: seedHeader},
 		{name: "seed READONLY", in: "[WORKER capability=READONLY id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]", want: readOnly},
 		{name: "wcomm integrity fields", in: seedRequestHeader[:len(seedRequestHeader)-1] + " bytes=84 sha256=0123456789ab]", want: withSum},
+		{name: "chain fields", in: seedRequestHeader[:len(seedRequestHeader)-1] + " bytes=84 sha256=0123456789ab chain=20260117-115900-c0de depth=3]", want: chained},
+		{name: "chain without depth", in: seedRequestHeader[:len(seedRequestHeader)-1] + " chain=20260117-115900-c0de]", wantErr: "together"},
+		{name: "chain not an id", in: seedRequestHeader[:len(seedRequestHeader)-1] + " chain=../x depth=2]", wantErr: "chain="},
+		{name: "depth 1 written", in: seedRequestHeader[:len(seedRequestHeader)-1] + " chain=20260117-115900-c0de depth=1]", wantErr: "depth 2 or more"},
+		{name: "depth not a number", in: seedRequestHeader[:len(seedRequestHeader)-1] + " chain=20260117-115900-c0de depth=02]", wantErr: "depth="},
 		{name: "any order", in: "[WORKER worker=%7 orchestrator=%6 started_at=20260117-120000 id=20260117-120000-a1b2 capability=WRITABLE]", want: seedHeader},
 		{name: "lowercase capability", in: "[WORKER capability=writable id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7]", want: seedHeader},
 		{name: "unknown key ignored", in: "[WORKER capability=WRITABLE id=20260117-120000-a1b2 started_at=20260117-120000 orchestrator=%6 worker=%7 future=x empty=]", want: seedHeader},
@@ -96,6 +103,12 @@ func TestRequestHeaderString(t *testing.T) {
 	h := seedHeader
 	h.Bytes, h.Sum = 0, "e3b0c44298fc"
 	assert.Equal(t, seedRequestHeader[:len(seedRequestHeader)-1]+" bytes=0 sha256=e3b0c44298fc]", h.String())
+	h.Chain, h.Depth = "20260117-115900-c0de", 2
+	assert.Equal(t, seedRequestHeader[:len(seedRequestHeader)-1]+" bytes=0 sha256=e3b0c44298fc chain=20260117-115900-c0de depth=2]", h.String())
+	assert.Equal(t, "20260117-115900-c0de", h.ChainID())
+	assert.Equal(t, 2, h.ChainDepth())
+	assert.Equal(t, seedHeader.ID, seedHeader.ChainID(), "a request without a chain begins its own")
+	assert.Equal(t, 1, seedHeader.ChainDepth())
 }
 
 func TestBodySum(t *testing.T) {

@@ -44,7 +44,12 @@ type Mail struct {
 	Text    string `json:"text,omitempty"`
 	Summary string `json:"summary,omitempty"`
 	// Agent forces the delivery profile (send --agent).
-	Agent    string    `json:"agent,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// Held says why a request over a loop cap (or from a source held by the settings) waits in
+	// the outbox's held folder until a person releases it; HeldKey names what it was held for
+	// ("chain-ID", "pair-%N"), so the person is told once per chain or pair, not per message.
+	Held     string    `json:"held,omitempty"`
+	HeldKey  string    `json:"held_key,omitempty"`
 	QueuedAt time.Time `json:"queued_at"`
 	Expires  time.Time `json:"expires"`
 	// Request is a request's whole text while its sender still holds it, so the sender's own
@@ -72,6 +77,7 @@ const (
 	MailSuperseded    = "superseded" // no longer needed: answered, read by an await, resolved
 	MailExpired       = "expired"    // its time to live passed first
 	MailUndeliverable = "undeliverable"
+	MailCancelled     = "cancelled" // withdrawn by its sender before it was delivered
 )
 
 // maxMailFile bounds a mail or outcome file: a RESPONSE line or a few QUESTION blocks.
@@ -151,9 +157,9 @@ func ParseMailOutcome(data []byte) (MailOutcome, error) {
 		return MailOutcome{}, err
 	}
 	switch o.State {
-	case MailDelivered, MailSuperseded, MailExpired, MailUndeliverable:
+	case MailDelivered, MailSuperseded, MailExpired, MailUndeliverable, MailCancelled:
 	default:
-		return MailOutcome{}, syntaxf("mail outcome %s is not delivered, superseded, expired or undeliverable", quote(o.State))
+		return MailOutcome{}, syntaxf("mail outcome %s is not delivered, superseded, expired, undeliverable or cancelled", quote(o.State))
 	}
 	return o, o.Mail.Validate()
 }

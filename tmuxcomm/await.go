@@ -49,6 +49,9 @@ func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duratio
 	if x.Status == exchange.StatusUndelivered {
 		return x, store.Kindf(store.ErrUndelivered, "request %s (%s) was never delivered (%s); send it again", x.ID, x.RequestPath, x.State)
 	}
+	if x.Status == exchange.StatusCancelled {
+		return x, fmt.Errorf("request %s (%s) was cancelled before it was delivered; nothing will answer it: %w", x.ID, x.RequestPath, store.ErrUndelivered)
+	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, remaining)

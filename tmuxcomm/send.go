@@ -20,6 +20,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/loops"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
@@ -109,6 +110,10 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if worker.Dead && !e.Restartable(srv, worker.ID) {
 		return nil, store.Kindf(store.ErrUndelivered, "%w; nothing was written", fleet.DeadPane(worker))
 	}
+	policy, err := e.inbound(ctx, worker)
+	if err != nil {
+		return nil, err
+	}
 	dir, sess, err := e.OpenSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
@@ -117,9 +122,10 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if err != nil {
 		return nil, err
 	}
+	chain, depth, verdict := e.chainOf(root, srv.Key(), dir, policy)
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
-		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum}
+		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum, Chain: chain, Depth: depth}
 	n, reqPath, parts, err := e.WriteRequest(dir, sess, header, o.Body, syncs)
 	if err != nil {
 		return nil, err
@@ -147,6 +153,11 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
 		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent, Request: text}
+	if verdict.Action == loops.Hold {
+		m.Request = nil // read from its file when released
+		herr := e.hold(root, m, verdict)
+		return exchange.LoadExchange(dir, n, false), herr
+	}
 	_, derr := e.Post(ctx, root, m, worker, srv)
 	x := exchange.LoadExchange(dir, n, false)
 	if derr != nil {
@@ -198,6 +209,9 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	var ue *fleet.UnreachableError
 	if errors.As(rerr, &ue) && ue.Why == fleet.ServerRestarted {
 		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
+	}
+	if x.State == exchange.StateHeld {
+		return x, fmt.Errorf("%s is held over a loop cap (%s); a person releases it with 'wcomm release %s'", x.ID, x.Evidence, x.ID)
 	}
 	if ob, err := mailbox.OpenOutbox(root, srv.Key(), x.Worker, false); rerr == nil && err == nil {
 		pend, _ := ob.Pending()

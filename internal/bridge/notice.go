@@ -1,8 +1,9 @@
 package bridge
 
-// Notices: what a person should hear of besides questions. Today a dead letter: a message that
-// never reached its pane (its time to live passed, or the pane could not take it), which only a
-// person can re-send or drop. Approvals need no notice of their own: an approval is a question
+// Notices: what a person should hear of besides questions. A dead letter: a message that never
+// reached its pane (its time to live passed, or the pane could not take it), which only a person
+// can re-send or drop; and a loop held: the first request a loop cap held of a chain or a pair of
+// panes (the mailbox's held mail), which only a person can release. Approvals need no notice of their own: an approval is a question
 // and is posted as one. A channel that can tell implements Notifier; each notice goes once per
 // channel (the state records it), and only of what ended since the bridge's state began, so a
 // first run does not flood the chat with a week of old news.
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
@@ -23,14 +25,14 @@ type Notifier interface {
 
 // Notice is one dead letter as a channel tells it.
 type Notice struct {
-	Event     string            `json:"event"` // "dead-letter"
+	Event     string            `json:"event"` // "dead-letter", "held"
 	ID        string            `json:"id"`    // the mail's id
 	Kind      messages.MailKind `json:"kind"`  // request, response, question, answer
 	Pane      string            `json:"pane"`
 	From      string            `json:"from,omitempty"`
 	Exchange  string            `json:"exchange,omitempty"`
 	Questions []string          `json:"questions,omitempty"`
-	State     string            `json:"state"` // expired or undeliverable
+	State     string            `json:"state"` // expired, undeliverable or held
 	Reason    string            `json:"reason,omitempty"`
 	At        time.Time         `json:"at"`
 	// Next says what a person may do about it.
@@ -41,6 +43,10 @@ func noticeOf(d mailbox.DeadLetter) Notice {
 	n := Notice{Event: "dead-letter", ID: d.ID, Kind: d.Kind, Pane: string(d.Pane), From: string(d.From), Exchange: d.Exchange,
 		Questions: d.Questions, State: d.State, Reason: clip(d.Detail, 500), At: d.At}
 	switch {
+	case d.State == exchange.StateHeld:
+		n.Event = "held"
+		n.Next = "agents may be messaging each other in a loop; release it with 'wcomm release " + d.Exchange +
+			"', or all held for that pane with 'wcomm release --all --to " + string(d.Pane) + "' (more held of it are not told again)"
 	case d.Kind == messages.MailRequest && d.Exchange != "":
 		n.Next = "re-send it with 'wcomm send --resend " + d.Exchange + "'"
 	case d.Kind == messages.MailResponse && d.Exchange != "":
@@ -60,6 +66,9 @@ func (n Notice) Words() string {
 		what += " " + n.Questions[0]
 	}
 	s := fmt.Sprintf("not delivered (%s): %s for pane %s", n.State, what, n.Pane)
+	if n.State == exchange.StateHeld {
+		s = fmt.Sprintf("held: %s for pane %s", what, n.Pane)
+	}
 	if n.From != "" {
 		s += " from " + n.From
 	}

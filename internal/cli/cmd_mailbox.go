@@ -320,6 +320,10 @@ func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout tim
 		}
 		return err
 	}
+	if x.State == exchange.StateHeld && !c.json {
+		fmt.Fprintf(c.stderr, "wcomm send: held: %s; the request waits in pane %s's outbox until the person releases it ('wcomm release %s')\n",
+			messages.SanitizeField(x.Evidence), x.Worker, x.ID)
+	}
 	queued := x.State == exchange.StateQueued
 	if queued && !c.json {
 		fmt.Fprintf(c.stderr, "wcomm send: queued: pane %s is not ready (%s); the request is delivered at its next idle moment or turn boundary ('wcomm show %s' follows it)\n",

@@ -30,12 +30,15 @@ const (
 	StateNotified    = "notified"    // the RESPONSE line reached the orchestrator's pane
 	StateAwaitWoken  = "await-woken" // an await was waiting, so no line was pasted
 	StateNotifyLost  = "notify-failed"
-	StateRead        = "read" // an await returned the response to the orchestrator
+	StateRead        = "read"      // an await returned the response to the orchestrator
+	StateHeld        = "held"      // over a loop cap (the loops room): waits in the outbox for a person's release
+	StateCancelled   = "cancelled" // withdrawn by its sender before it was delivered (wcomm cancel)
 
 	StatusPending     = "pending"
 	StatusAnswered    = "answered"
 	StatusUndelivered = "undelivered"
 	StatusDamaged     = "damaged"
+	StatusCancelled   = "cancelled"
 )
 
 // Event is one line of an exchange's delivery log, NNN-delivery.jsonl beside the request.
@@ -299,7 +302,7 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 		}
 		switch ev.State {
 		case StateWritten, StatePasted, StateSubmitted, StateRefused, StateUndelivered,
-			StateQueued, StateDelivered, StateExpired, StateUndeliverable:
+			StateQueued, StateDelivered, StateExpired, StateUndeliverable, StateHeld, StateCancelled:
 			x.State = ev.State
 			if f := ev.Detail["form"]; f != "" {
 				x.Form = f
@@ -322,7 +325,7 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 				if v := ev.Detail["evidence"]; v != "" {
 					x.Evidence = v
 				}
-			case StateQueued, StateExpired:
+			case StateQueued, StateExpired, StateHeld, StateCancelled:
 				x.Evidence = ev.Detail["reason"]
 			case StateDelivered:
 				x.Evidence = "handed to the agent by its " + ev.Detail["via"]
@@ -335,6 +338,9 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 		if x.Status == StatusPending {
 			x.Status = StatusUndelivered
 		}
+	}
+	if x.State == StateCancelled && x.Status == StatusPending {
+		x.Status = StatusCancelled
 	}
 	x.loadResponse(responseBody)
 	return x

@@ -14,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // DeadLetter is one message that never reached its pane.
@@ -24,7 +25,9 @@ type DeadLetter struct {
 	From      messages.PaneID   `json:"from,omitempty"`
 	Exchange  string            `json:"exchange,omitempty"`
 	Questions []string          `json:"questions,omitempty"`
-	// State is messages.MailExpired or messages.MailUndeliverable; Detail says why.
+	// State is messages.MailExpired or messages.MailUndeliverable; Detail says why. It is "held"
+	// for the first request a loop cap held of a chain or pair (held.go): the person is told of
+	// that once, with ID the id of that first held mail.
 	State  string    `json:"state"`
 	At     time.Time `json:"at"`
 	Detail string    `json:"detail,omitempty"`
@@ -51,6 +54,8 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 		if !box.IsDir() {
 			continue
 		}
+		told, probs := heldNotices(filepath.Join(root, store.OutboxDir, box.Name(), store.OutboxToldDir), since, e.Now())
+		out, problems = append(out, told...), append(problems, probs...)
 		done := filepath.Join(root, store.OutboxDir, box.Name(), store.OutboxDoneDir)
 		ents, err := os.ReadDir(done)
 		if err != nil {
@@ -84,5 +89,40 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, problems
+}
+
+// heldNotices lists the notices of a told folder claimed at or after since: one per chain or pair
+// held, each the first request held of it. A claim older than a week goes, as outcomes do.
+func heldNotices(dir string, since, now time.Time) ([]DeadLetter, []string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil
+	}
+	var out []DeadLetter
+	var problems []string
+	for _, ent := range ents {
+		info, err := ent.Info()
+		if err != nil || !ent.Type().IsRegular() || !strings.HasSuffix(ent.Name(), mailSuffix) || info.ModTime().Before(since) {
+			continue
+		}
+		path := filepath.Join(dir, ent.Name())
+		if now.Sub(info.ModTime()) > outcomeKeepFor {
+			os.Remove(path)
+			continue
+		}
+		data, err := store.ReadFile(path)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		m, err := messages.ParseMail(data)
+		if err != nil {
+			problems = append(problems, path+":1: "+err.Error())
+			continue
+		}
+		out = append(out, DeadLetter{ID: m.ID, Kind: m.Kind, Pane: m.Pane, From: m.From, Exchange: m.Exchange,
+			State: exchange.StateHeld, At: m.QueuedAt, Detail: m.Held})
+	}
 	return out, problems
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // InboxItem is one message for a pane.
@@ -24,8 +25,8 @@ type InboxItem struct {
 	From      messages.PaneID   `json:"from,omitempty"`
 	Exchange  string            `json:"exchange,omitempty"`
 	Questions []string          `json:"questions,omitempty"`
-	// State is "waiting" while it is in the outbox, else its outcome: delivered, superseded,
-	// expired, undeliverable. Via says how a delivered one was delivered (paste, hook, inbox).
+	// State is "waiting" while it is in the outbox, "held" while a loop cap holds it there (Detail
+	// says why), else its outcome: delivered, superseded, expired, undeliverable, cancelled. Via says how a delivered one was delivered (paste, hook, inbox).
 	State    string     `json:"state"`
 	Via      string     `json:"via,omitempty"`
 	QueuedAt time.Time  `json:"queued_at"`
@@ -123,6 +124,14 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		}
 		if len(pend) > 0 {
 			_ = e.EnsureDeliverer(ob, pend[0].Socket)
+		}
+		// Held requests are listed, never taken: only a person's release hands them over.
+		held, probs := ob.held()
+		res.Problems = append(res.Problems, probs...)
+		for _, m := range held {
+			it := inboxItem(root, m)
+			it.State, it.Detail = exchange.StateHeld, m.Held+"; release it with 'wcomm release "+m.Exchange+"'"
+			res.Items = append(res.Items, it)
 		}
 	}
 	return res, nil

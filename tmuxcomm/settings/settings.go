@@ -34,6 +34,11 @@ import (
 //	    run: [make, docs]            # argv, never a shell string
 //	    targets: [docs]              # files or folders whose content is fingerprinted
 //	    dir: .                       # where it runs; default the settings file's folder
+//	loops:                           # requests agents send each other (loops.go)
+//	  rate: 20/10m                   # chained requests one pane may send another per window
+//	  chain_depth: 10                # how deep a chain of requests sent while handling one may go
+//	  inbound:                       # per source: accept (within the caps), hold or refuse
+//	    - {from: "gpu1:*", policy: refuse}
 //	groups:                          # targets a send reaches at once: --to @reviewers
 //	  reviewers: [codex, "%3", "gpu1:claude"]
 //	channels:                        # answer channels, run by 'wcomm bridge' (internal/bridge)
@@ -103,6 +108,8 @@ type Values struct {
 	NotifyIdle bool `json:"notify_idle,omitempty"`
 	// Groups are the named lists of targets (groups.go): --to @NAME sends to each; nil: none.
 	Groups map[string][]string `json:"groups,omitempty"`
+	// Loops are the caps and per-source policies of requests agents send each other (loops.go).
+	Loops Loops `json:"loops"`
 	// Ignored names what an untrusted project file declared and was not applied ("on_question",
 	// "actions publish, lint"); empty when nothing was ignored.
 	Ignored []string `json:"ignored,omitempty"`
@@ -136,6 +143,7 @@ func Defaults() Values {
 		MailTTL:           DefaultMailTTL,
 		OnQuestionTimeout: DefaultOnQuestionTimeout,
 		PermissionWait:    DefaultPermissionWait,
+		Loops:             DefaultLoops(),
 	}
 }
 

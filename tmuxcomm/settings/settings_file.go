@@ -132,6 +132,8 @@ type configFile struct {
 	Groups map[string][]string `yaml:"groups"`
 	// Worktree says where wcomm spawn --worktree makes its worktrees and what runs in a new one.
 	Worktree worktreeFile `yaml:"worktree"`
+	// Loops caps the requests agents send each other (loops.go); a project file's only once trusted.
+	Loops *loopsFile `yaml:"loops"`
 }
 
 // worktreeFile is the worktree block: folder (where the agents' worktrees go) and setup (commands,
@@ -405,6 +407,18 @@ func (s *Values) applyData(path string, data []byte, trusted, own bool) error {
 			}
 		} else if len(c.Worktree.Setup) > 0 {
 			s.Ignored = append(s.Ignored, "worktree.setup")
+		}
+	}
+	if c.Loops != nil {
+		l, err := c.Loops.resolve(s.Loops)
+		if err != nil {
+			return fmt.Errorf("%s: loops: %w", path, err)
+		}
+		// A project's caps would let an agent that writes the file raise them: only once trusted.
+		if trusted {
+			s.Loops = l
+		} else {
+			s.Ignored = append(s.Ignored, "loops")
 		}
 	}
 	if c.OnQuestionTimeout != nil {

@@ -22,6 +22,8 @@ import (
 //	  queue/ID.json       outbox folder     JSON file per message     the mailbox (Post): a message waiting for its pane
 //	  done/ID.json        outbox folder     JSON file per message     the mailbox: what became of a message, claimed O_EXCL
 //	  inflight.json       outbox folder     JSON file                 the mailbox: the message being typed now
+//	  held/ID.json        outbox folder     JSON file per message     the mailbox (Hold): a request over a loop cap, waiting for a person's release
+//	  told/KEY.json       outbox folder     JSON file per chain/pair  the mailbox (Hold): the first held request of a chain or pair, claimed O_EXCL, told once
 //	  drain.lock          outbox folder     lock file                 the mailbox: one process at a time types from an outbox
 //	  deliverer.lock      outbox folder     lock file                 the deliverer, for its whole life: one per pane
 //	  deliverer.log       outbox folder     log                       the deliverer's diagnostics
@@ -116,6 +118,10 @@ const (
 	OutboxQueueDir = "queue"
 	// OutboxDoneDir holds what became of each message that ended, ID.json each.
 	OutboxDoneDir = "done"
+	// OutboxHeldDir holds a pane's requests held over a loop cap (the loops room) until released.
+	OutboxHeldDir = "held"
+	// OutboxToldDir holds one notice claim per held chain or pair, so the person is told once.
+	OutboxToldDir = "told"
 	// InflightName is the message being typed now: a deliverer killed mid-way leaves it.
 	InflightName = "inflight.json"
 	// InflightSpareName is the file InflightName is swapped with when it is written (a stale
