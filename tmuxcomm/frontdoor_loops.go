@@ -41,7 +41,7 @@ func (e *Engine) inbound(ctx context.Context, worker paneops.Pane) (loops.Verdic
 			names = append(names, det.Name)
 		}
 	}
-	v := loops.Policy(l, e.Self, names...)
+	v := loops.Policy(l, e.Self, worker.ID, names...)
 	if v.Action == loops.Refuse {
 		return v, fmt.Errorf("pane %s does not take this request: %s; nothing was written; ask the person to change the settings if it should", worker.ID, v.Why)
 	}
@@ -50,7 +50,7 @@ func (e *Engine) inbound(ctx context.Context, worker paneops.Pane) (loops.Verdic
 
 // chainOf is the chain and depth of a request the caller's pane sends now, and the verdict of
 // the caps on it, given the pair's session folder.
-func (e *Engine) chainOf(root, server, dir string, policy loops.Verdict) (chain string, depth int, v loops.Verdict) {
+func (e *Engine) chainOf(root, server, dir string, to messages.PaneID, policy loops.Verdict) (chain string, depth int, v loops.Verdict) {
 	if e.Relayed {
 		return "", 0, policy
 	}
@@ -64,7 +64,7 @@ func (e *Engine) chainOf(root, server, dir string, policy loops.Verdict) (chain 
 	if depth >= 2 && l.Rate > 0 {
 		recent = loops.Recent(dir, e.Now().Add(-l.Per))
 	}
-	return chain, depth, loops.Decide(l, e.Self, chain, depth, recent)
+	return chain, depth, loops.Decide(l, e.Self, to, chain, depth, recent)
 }
 
 // hold holds a written request in its worker's outbox and, for the first hold of its chain or

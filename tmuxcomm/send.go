@@ -122,7 +122,7 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if err != nil {
 		return nil, err
 	}
-	chain, depth, verdict := e.chainOf(root, srv.Key(), dir, policy)
+	chain, depth, verdict := e.chainOf(root, srv.Key(), dir, worker.ID, policy)
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
 		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum, Chain: chain, Depth: depth}

@@ -297,7 +297,8 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 			// it looked; that process may have delivered this same message first.
 			continue
 		}
-		if m := ev.Detail["mail"]; m != "" && ev.State != StateQueued {
+		// A hold is no delivery: the release that follows it queues that same mail.
+		if m := ev.Detail["mail"]; m != "" && ev.State != StateQueued && ev.State != StateHeld {
 			handled[m] = true
 		}
 		switch ev.State {

@@ -29,13 +29,13 @@ type Verdict struct {
 	// Why says it in words for the sender, the inbox and the person ("" when accepted).
 	Why string
 	// Key names what the request was held for, so the person hears once of each: "chain-ID",
-	// "pair-pN" (N the sender's pane), "source-pN".
+	// "pair-pN-pM" (from pane N to pane M), "source-pN-pM".
 	Key string
 }
 
 // Policy returns the first inbound rule that matches one of the sender's names (its pane id, its
 // agent), as a verdict: refuse, hold, or accept (also when none matches).
-func Policy(l settings.Loops, from messages.PaneID, names ...string) Verdict {
+func Policy(l settings.Loops, from, to messages.PaneID, names ...string) Verdict {
 	for _, r := range l.Inbound {
 		for _, n := range append([]string{string(from)}, names...) {
 			if ok, _ := path.Match(r.From, n); !ok || n == "" {
@@ -45,7 +45,7 @@ func Policy(l settings.Loops, from messages.PaneID, names ...string) Verdict {
 			case settings.PolicyRefuse:
 				return Verdict{Action: Refuse, Why: fmt.Sprintf("the settings refuse requests from %s (loops.inbound: from %q, policy refuse)", n, r.From)}
 			case settings.PolicyHold:
-				return Verdict{Action: Hold, Key: fmt.Sprintf("source-p%d", from.Num()),
+				return Verdict{Action: Hold, Key: fmt.Sprintf("source-p%d-p%d", from.Num(), to.Num()),
 					Why: fmt.Sprintf("the settings hold requests from %s for you to release (loops.inbound: from %q, policy hold)", n, r.From)}
 			}
 			return Verdict{}
@@ -55,9 +55,9 @@ func Policy(l settings.Loops, from messages.PaneID, names ...string) Verdict {
 }
 
 // Decide says whether a request at depth of chain, from pane from to another that it has already
-// sent recent chained requests in the window, is over a cap. A request that begins its
+// sent recent chained requests in the window, is over a cap (to is that other pane). A request that begins its
 // chain (depth 1) is never held: it is the person's own dispatch, not an agent answering one.
-func Decide(l settings.Loops, from messages.PaneID, chain string, depth, recent int) Verdict {
+func Decide(l settings.Loops, from, to messages.PaneID, chain string, depth, recent int) Verdict {
 	if depth < 2 {
 		return Verdict{}
 	}
@@ -66,7 +66,7 @@ func Decide(l settings.Loops, from messages.PaneID, chain string, depth, recent 
 			Why: fmt.Sprintf("request chain %s is %d requests deep, past loops.chain_depth %d: agents may be answering each other in a loop", chain, depth, l.ChainDepth)}
 	}
 	if l.Rate > 0 && recent >= l.Rate {
-		return Verdict{Action: Hold, Key: fmt.Sprintf("pair-p%d", from.Num()),
+		return Verdict{Action: Hold, Key: fmt.Sprintf("pair-p%d-p%d", from.Num(), to.Num()),
 			Why: fmt.Sprintf("%d chained requests to this pane in %s already, loops.rate %d/%s: agents may be answering each other in a loop", recent, l.Per, l.Rate, l.Per)}
 	}
 	return Verdict{}
@@ -105,8 +105,8 @@ func Recent(dir string, since time.Time) int {
 }
 
 // Parent is the request the pane self is handling, whose chain a request it sends continues:
-// the newest request addressed to it that reached it and is not answered, or was answered at or
-// after since (a worker that answers and then asks again is still in the same conversation).
+// the newest request addressed to it that is open (not held, cancelled or undelivered), or was
+// answered at or after since (a worker that answers and then asks again is still in the same conversation).
 // server, when not "", keeps to session folders of that tmux server. nil: it handles none.
 func Parent(root string, self messages.PaneID, server string, since time.Time) *exchange.Exchange {
 	dirs, _, err := exchange.SessionDirs(root)
@@ -146,7 +146,7 @@ func Parent(root string, self messages.PaneID, server string, since time.Time) *
 	return best
 }
 
-// handling reports whether x reached its worker and is open, or was answered at or after since.
+// handling reports whether x is open for its worker, or was answered at or after since.
 func handling(x *exchange.Exchange, since time.Time) bool {
 	if x.Request() == nil {
 		return false
@@ -154,11 +154,9 @@ func handling(x *exchange.Exchange, since time.Time) bool {
 	if x.AnsweredAt != nil {
 		return !x.AnsweredAt.Before(since)
 	}
-	switch x.State {
-	case exchange.StatePasted, exchange.StateSubmitted, exchange.StateDelivered:
-		return x.Status == exchange.StatusPending
-	}
-	return false
+	// Open, and not kept from it: a program reads a paste before the Enter that submits it, so
+	// "written" and "queued" count too (a delivery is recorded once its Enter is pressed).
+	return x.Status == exchange.StatusPending && x.State != exchange.StateHeld && x.State != exchange.StateCancelled
 }
 
 // Child is the chain and depth of a request sent while handling parent (nil: none).

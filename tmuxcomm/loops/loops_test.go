@@ -26,11 +26,11 @@ func TestDecide(t *testing.T) {
 		{name: "a chain's first request is never held", depth: 1, recent: 99, want: Accept},
 		{name: "within both caps", depth: 4, recent: 2, want: Accept},
 		{name: "past the chain's depth", depth: 5, want: Hold, key: "chain-20260117-120000-a1b2"},
-		{name: "at the pair's rate", depth: 2, recent: 3, want: Hold, key: "pair-p6"},
+		{name: "at the pair's rate", depth: 2, recent: 3, want: Hold, key: "pair-p6-p7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Decide(l, "%6", "20260117-120000-a1b2", tt.depth, tt.recent)
+			v := Decide(l, "%6", "%7", "20260117-120000-a1b2", tt.depth, tt.recent)
 			assert.Equal(t, tt.want, v.Action)
 			assert.Equal(t, tt.key, v.Key)
 			if tt.want == Hold {
@@ -38,7 +38,7 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, Accept, Decide(settings.Loops{}, "%6", "c", 1000, 1000).Action, "no caps: nothing held")
+	assert.Equal(t, Accept, Decide(settings.Loops{}, "%6", "%7", "c", 1000, 1000).Action, "no caps: nothing held")
 }
 
 func TestPolicy(t *testing.T) {
@@ -47,15 +47,15 @@ func TestPolicy(t *testing.T) {
 		{From: "codex", Policy: settings.PolicyRefuse},
 		{From: "gem*", Policy: settings.PolicyHold},
 	}}
-	assert.Equal(t, Accept, Policy(l, "%1", "claude").Action, "no rule matches: accept")
-	assert.Equal(t, Accept, Policy(l, "%9", "codex").Action, "the first rule that matches applies")
-	v := Policy(l, "%2", "codex")
+	assert.Equal(t, Accept, Policy(l, "%1", "%7", "claude").Action, "no rule matches: accept")
+	assert.Equal(t, Accept, Policy(l, "%9", "%7", "codex").Action, "the first rule that matches applies")
+	v := Policy(l, "%2", "%7", "codex")
 	assert.Equal(t, Refuse, v.Action)
 	assert.Contains(t, v.Why, `from "codex", policy refuse`)
-	v = Policy(l, "%3", "gemini")
+	v = Policy(l, "%3", "%7", "gemini")
 	assert.Equal(t, Hold, v.Action)
-	assert.Equal(t, "source-p3", v.Key)
-	assert.Equal(t, Refuse, Policy(settings.Loops{Inbound: []settings.InboundRule{{From: "*", Policy: settings.PolicyRefuse}}}, "%3", "").Action,
+	assert.Equal(t, "source-p3-p7", v.Key)
+	assert.Equal(t, Refuse, Policy(settings.Loops{Inbound: []settings.InboundRule{{From: "*", Policy: settings.PolicyRefuse}}}, "%3", "%7", "").Action,
 		"a pattern matches the pane id when the agent is not known")
 }
 
@@ -94,8 +94,8 @@ func TestParentAndChild(t *testing.T) {
 	require.NoError(t, os.Mkdir(in, 0o700))
 	assert.Nil(t, Parent(root, "%7", "", now.Add(-time.Minute)), "no request addressed to %7")
 
-	writeRequest(t, in, 1, "", 0, exchange.StateQueued, now)
-	assert.Nil(t, Parent(root, "%7", "", now.Add(-time.Minute)), "a request still queued has not reached %7")
+	writeRequest(t, in, 1, "", 0, exchange.StateHeld, now)
+	assert.Nil(t, Parent(root, "%7", "", now.Add(-time.Minute)), "a request held has not reached %7")
 
 	writeRequest(t, in, 3, "20260117-110000-c0de", 4, exchange.StateSubmitted, now)
 	x := Parent(root, "%7", "", now.Add(-time.Minute))

@@ -48,14 +48,11 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 	if err != nil {
 		return nil, nil
 	}
-	var out []DeadLetter
-	var problems []string
+	out, problems := heldNotices(filepath.Join(root, store.ToldDir), since, e.Now())
 	for _, box := range boxes {
 		if !box.IsDir() {
 			continue
 		}
-		told, probs := heldNotices(filepath.Join(root, store.OutboxDir, box.Name(), store.OutboxToldDir), since, e.Now())
-		out, problems = append(out, told...), append(problems, probs...)
 		done := filepath.Join(root, store.OutboxDir, box.Name(), store.OutboxDoneDir)
 		ents, err := os.ReadDir(done)
 		if err != nil {
@@ -92,7 +89,7 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 	return out, problems
 }
 
-// heldNotices lists the notices of a told folder claimed at or after since: one per chain or pair
+// heldNotices lists the notices of the root's told folder claimed at or after since: one per chain or pair
 // held, each the first request held of it. A claim older than a week goes, as outcomes do.
 func heldNotices(dir string, since, now time.Time) ([]DeadLetter, []string) {
 	ents, err := os.ReadDir(dir)

@@ -3,8 +3,9 @@ package mailbox
 // Held mail: a request over a loop cap (the loops room decides) waits in its pane's outbox, in
 // held/ID.json beside the queue, where no deliverer, hook or inbox takes it: only a person's
 // release (Release) moves it into the queue, and its sender may withdraw it (Cancel). It is never
-// dropped: it has no time to live while held. The first held request of each chain or pair claims
-// told/KEY.json, which DeadLetters lists, so the answer channels tell the person once of each.
+// dropped: it has no time to live while held. The first held request of each chain or pair of
+// panes claims ROOT/.told/KEY.json, which DeadLetters lists, so the answer channels tell the person
+// once of each, whichever pane's outbox the next ones of that chain are held in.
 
 import (
 	"crypto/rand"
@@ -46,17 +47,15 @@ func (e *Office) Hold(root string, m messages.Mail, why, key string) (*Held, err
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{store.OutboxHeldDir, store.OutboxToldDir} {
-		if err := store.EnsureDir(ob.Path(d), true); err != nil {
-			return nil, err
-		}
+	if err := store.EnsureDir(ob.Path(store.OutboxHeldDir), true); err != nil {
+		return nil, err
 	}
 	if err := store.WriteExclusive(ob.Path(store.OutboxHeldDir, m.ID+mailSuffix), messages.FormatMail(m)); err != nil {
 		return nil, fmt.Errorf("hold request %s in the outbox of pane %s: %w", m.Exchange, m.Pane, err)
 	}
 	h := &Held{Mail: m}
-	if validKey(key) {
-		err := store.WriteExclusive(ob.Path(store.OutboxToldDir, key+mailSuffix), messages.FormatMail(m))
+	if told, err := store.Dir(root, store.ToldDir, true); err == nil && validKey(key) {
+		err := store.WriteExclusive(filepath.Join(told, key+mailSuffix), messages.FormatMail(m))
 		h.Told = err == nil
 	}
 	if err := e.logHeld(root, m, exchange.StateHeld, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": why, "key": key}); err != nil {

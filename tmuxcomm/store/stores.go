@@ -23,10 +23,10 @@ import (
 //	  done/ID.json        outbox folder     JSON file per message     the mailbox: what became of a message, claimed O_EXCL
 //	  inflight.json       outbox folder     JSON file                 the mailbox: the message being typed now
 //	  held/ID.json        outbox folder     JSON file per message     the mailbox (Hold): a request over a loop cap, waiting for a person's release
-//	  told/KEY.json       outbox folder     JSON file per chain/pair  the mailbox (Hold): the first held request of a chain or pair, claimed O_EXCL, told once
 //	  drain.lock          outbox folder     lock file                 the mailbox: one process at a time types from an outbox
 //	  deliverer.lock      outbox folder     lock file                 the deliverer, for its whole life: one per pane
 //	  deliverer.log       outbox folder     log                       the deliverer's diagnostics
+//	.told/KEY.json        root              JSON file per chain/pair  the mailbox (Hold): the first held request of a chain or pair of panes, claimed O_EXCL, told once, pruned after a week
 //	.locks/               root              folder of lock files      paneops delivery (LockDir): one flock per pane, held from paste to Enter
 //	.history/             root              folder of index files     history (exchange/index.go), never send: per session folder, its names and each exchange's listing with its files' stamps
 //	.wcomm.lock           root              lock file                 the exchange room (OpenSession) and the questions: serializes session folders' creation and answers
@@ -63,6 +63,8 @@ const (
 	CardsDir = ".panes"
 	// OutboxDir holds one outbox folder per pane.
 	OutboxDir = ".outbox"
+	// ToldDir holds one notice claim per held chain or pair of panes, so the person is told once.
+	ToldDir = ".told"
 	// HistoryDir holds the history's index, one file per session folder, named as the folder
 	// (exchange/index.go). Written only by a history that found an index missing or stale,
 	// atomically; what changed since is read from the files again.
@@ -120,8 +122,6 @@ const (
 	OutboxDoneDir = "done"
 	// OutboxHeldDir holds a pane's requests held over a loop cap (the loops room) until released.
 	OutboxHeldDir = "held"
-	// OutboxToldDir holds one notice claim per held chain or pair, so the person is told once.
-	OutboxToldDir = "told"
 	// InflightName is the message being typed now: a deliverer killed mid-way leaves it.
 	InflightName = "inflight.json"
 	// InflightSpareName is the file InflightName is swapped with when it is written (a stale
