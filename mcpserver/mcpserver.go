@@ -82,6 +82,7 @@ func (s *server) tools() []tool {
 		s.historyTool(),
 		s.showTool(),
 		s.inboxTool(),
+		s.cancelTool(),
 		s.spawnTool(),
 		s.stopTool(),
 	}

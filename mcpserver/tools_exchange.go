@@ -335,3 +335,28 @@ func awaitAll(ctx context.Context, e *tmuxcomm.Engine, refs []string, timeout ti
 	out.Next = fmt.Sprintf("%v; call await again with ids %q", err, again)
 	return out, text.String() + out.Next, nil
 }
+
+type cancelIn struct {
+	Ref string `json:"ref" jsonschema:"the id of a request of yours still waiting in its worker's outbox"`
+}
+
+func (s *server) cancelTool() tool {
+	return typed(s, mcp.Tool{
+		Name:        "cancel",
+		Title:       "Withdraw a queued request",
+		Description: `Withdraws a request of yours that waits in its worker's outbox (queued or held), before delivery: it is never delivered. A delivered request cannot be withdrawn.`,
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in cancelIn) (*exchange.Exchange, string, error) {
+		if in.Ref == "" {
+			return nil, "", usagef("cancel takes the id of one request")
+		}
+		e, _, err := s.engine()
+		if err != nil {
+			return nil, "", err
+		}
+		x, err := e.Cancel(ctx, in.Ref)
+		if err != nil {
+			return nil, "", err
+		}
+		return x, fmt.Sprintf("%s: cancelled; it is never delivered", x.ID), nil
+	})
+}

@@ -125,7 +125,7 @@ func TestE2EMCP(t *testing.T) {
 		_, err := in.Resolve(nil)
 		require.NoError(t, err, "tool %s input schema", tl.Name)
 	}
-	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox", "help", "spawn", "stop"}, names)
+	assert.ElementsMatch(t, []string{"find", "panes", "send", "await", "notify", "ask", "answer", "questions", "history", "show", "inbox", "cancel", "help", "spawn", "stop"}, names)
 	_, helped := c.call("help", nil)
 	tools, _ := helped["tools"].([]any)
 	require.Len(t, tools, len(names)-1, "help tells of every other tool")
@@ -216,6 +216,13 @@ func TestE2EMCP(t *testing.T) {
 	res, out = c.call("history", map[string]any{})
 	require.False(t, res.IsError, "%s", text(res))
 	assert.Len(t, out["sessions"], 1)
+	// cancel: an answered request is not withdrawn, an unknown one is not found.
+	res, out = c.call("cancel", map[string]any{"ref": id})
+	require.True(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "failure", out["class"])
+	res, out = c.call("cancel", map[string]any{"ref": "20200101-000000-dead"})
+	require.True(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "not_found", out["class"])
 
 	// inbox: a RESPONSE line that waits because the orchestrator's pane is in copy mode is taken
 	// through MCP, and then never typed into the pane.
