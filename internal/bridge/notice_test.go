@@ -13,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/internal/bridge/chatfake"
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 func tgNotices(f *chatfake.Telegram) []string {
@@ -88,4 +91,14 @@ func TestWebhookPostsEachDeadLetterOnce(t *testing.T) {
 		assert.Contains(t, bodies[0], want)
 	}
 	assert.Contains(t, bodies[1], "20260117-130000-c3d4")
+}
+
+// A loop held is told in its own words, with the commands that release it.
+func TestNoticeOfHeldLoop(t *testing.T) {
+	n := noticeOf(mailbox.DeadLetter{ID: "1700000000000000001-bbbb", Kind: messages.MailRequest, Pane: "%4", From: "%3",
+		Exchange: "20260117-120000-a1b2", State: exchange.StateHeld, Detail: "request chain 20260117-115900-c0de is 11 requests deep, past loops.chain_depth 10"})
+	assert.Equal(t, "held", n.Event)
+	assert.Equal(t, "held: request 20260117-120000-a1b2 for pane %4 from %3: request chain 20260117-115900-c0de is 11 requests deep, past loops.chain_depth 10; "+
+		"agents may be messaging each other in a loop; release it with 'wcomm release 20260117-120000-a1b2', or all held for that pane with "+
+		"'wcomm release --all --to %4' (more held of it are not told again)", n.Words())
 }
