@@ -119,7 +119,7 @@ func eventColor(ev watch.WatchEvent) string {
 	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateNotifyLost, watch.EventAnswerInvalid,
 		exchange.StateExpired, exchange.StateUndeliverable, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable:
 		return ansiRed
-	case exchange.StateQueued, exchange.StateNotifyQueued:
+	case exchange.StateQueued, exchange.StateNotifyQueued, exchange.StateHeld:
 		return ansiYellow
 	case watch.EventAsked:
 		return ansiYellow

@@ -56,7 +56,7 @@ func (st styles) stateStyle(name string) lipgloss.Style {
 	case exchange.StateRefused, exchange.StateUndelivered, exchange.StateExpired, exchange.StateUndeliverable,
 		exchange.StateNotifyLost, exchange.StateNotifyExpired, exchange.StateNotifyUndeliverable, watch.EventAnswerInvalid:
 		return st.bad
-	case exchange.StateQueued, exchange.StateNotifyQueued, watch.EventAsked:
+	case exchange.StateQueued, exchange.StateNotifyQueued, exchange.StateHeld, watch.EventAsked:
 		return st.warn
 	}
 	return lipgloss.NewStyle()

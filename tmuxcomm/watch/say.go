@@ -86,7 +86,9 @@ func (ev WatchEvent) Say() string {
 		}
 	case exchange.StateQueued, exchange.StateNotifyQueued:
 		s = "waits for pane " + d["pane"] + ": " + d["reason"]
-	case exchange.StateExpired, exchange.StateNotifyExpired:
+	case exchange.StateHeld:
+		s = "held for pane " + d["pane"] + " until released: " + d["reason"]
+	case exchange.StateExpired, exchange.StateNotifyExpired, exchange.StateCancelled:
 		s = d["reason"]
 	case exchange.StateUndeliverable, exchange.StateNotifyUndeliverable:
 		s = "pane " + orDash(d["pane"]) + ": " + d["error"]
