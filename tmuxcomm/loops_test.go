@@ -63,6 +63,9 @@ func TestLoopsChainHeldToldReleased(t *testing.T) {
 	drainPane(t, f, e, "%4")
 	assert.Equal(t, 0, typedIDs(f, x3.ID), "a deliverer never types a held request")
 
+	_, err = e.as("%4").Notify(ctx, NotifyOptions{Body: []byte("an answer to what?")})
+	assert.True(t, errors.Is(err, store.ErrNotFound), "a worker's notify never answers a request held from it: %v", err)
+
 	told, problems := e.DeadLetters(time.Time{})
 	assert.Empty(t, problems)
 	require.Len(t, told, 1, "told once per chain, not per message")

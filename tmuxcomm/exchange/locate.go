@@ -208,7 +208,8 @@ func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, 
 				continue
 			}
 			x := LoadExchange(dir, f.N, false)
-			open := x.Status == StatusPending
+			// A held request has not reached its worker: it is not the one the worker answers.
+			open := x.Status == StatusPending && x.State != StateHeld
 			if r == RoleOrchestrator {
 				// The orchestrator's default is the newest response it has not read yet.
 				open = (x.Status == StatusPending || x.Status == StatusAnswered) && !x.Read

@@ -109,14 +109,23 @@ func Recent(dir string, since time.Time) int {
 // answered at or after since (a worker that answers and then asks again is still in the same conversation).
 // server, when not "", keeps to session folders of that tmux server. nil: it handles none.
 func Parent(root string, self messages.PaneID, server string, since time.Time) *exchange.Exchange {
-	dirs, _, err := exchange.SessionDirs(root)
+	// Names first: a root may hold thousands of session folders, and only those whose worker is
+	// self are read (SessionDirs would stat each one).
+	d, err := os.Open(root)
 	if err != nil {
 		return nil
 	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
 	var best *exchange.Exchange
-	for _, dir := range dirs {
-		s, err := messages.ParseSessionName(filepath.Base(dir))
+	for _, name := range names {
+		s, err := messages.ParseSessionName(name)
 		if err != nil || s.Worker != self || s.Orchestrator == self {
+			continue
+		}
+		dir := filepath.Join(root, name)
+		// A session folder another user planted is never read: its files could say anything.
+		if st, err := os.Lstat(dir); err != nil || !st.IsDir() || store.CheckOwned(dir, st) != nil {
 			continue
 		}
 		if m, err := exchange.ReadMeta(dir); err == nil && server != "" && m.Server != server {
@@ -127,13 +136,18 @@ func Parent(root string, self messages.PaneID, server string, since time.Time) *
 			continue
 		}
 		// Newest first, and the first that counts in each folder: numbers are claimed in
-		// sending order.
+		// sending order. One answered before the window ends the look: the worker was done
+		// with that conversation, and an older request left open is not what it handles now
+		// (nor are the hundreds before it read on every send).
 		for i := len(files) - 1; i >= 0; i-- {
 			f := files[i]
 			if f.Kind != messages.KindRequest {
 				continue
 			}
 			x := exchange.LoadExchange(dir, f.N, false)
+			if x.AnsweredAt != nil && x.AnsweredAt.Before(since) {
+				break
+			}
 			if !handling(x, since) {
 				continue
 			}

@@ -115,3 +115,19 @@ func TestParentAndChild(t *testing.T) {
 	assert.Equal(t, "", chain)
 	assert.Equal(t, 0, depth)
 }
+
+// An old request left open behind one answered long ago is not what the pane handles now.
+func TestParentStopsAtAnAnsweredOne(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	in := filepath.Join(root, "20260117-120000-o6-w7")
+	require.NoError(t, os.Mkdir(in, 0o700))
+	writeRequest(t, in, 1, "", 0, exchange.StateSubmitted, now.Add(-time.Hour)) // left open
+	writeRequest(t, in, 3, "", 0, exchange.StateSubmitted, now.Add(-time.Hour))
+	x := exchange.LoadExchange(in, 3, false)
+	resp := messages.ResponseHeader{ID: x.ID, StartedAt: x.StartedAt, Orchestrator: "%6", Worker: "%7", RequestBytes: -1}
+	require.NoError(t, os.WriteFile(x.ResponsePath, []byte(resp.String()+"\ndone\n"), 0o600))
+	old := now.Add(-time.Hour)
+	require.NoError(t, os.Chtimes(x.ResponsePath, old, old))
+	assert.Nil(t, Parent(root, "%7", "", now.Add(-10*time.Minute)))
+}
