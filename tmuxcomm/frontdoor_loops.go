@@ -32,13 +32,18 @@ func (e *Engine) chainWindow() time.Duration {
 // is an error (nothing is written), a hold a verdict to follow once the request is written.
 func (e *Engine) inbound(ctx context.Context, worker paneops.Pane) (loops.Verdict, error) {
 	l := e.Settings.Loops
-	if len(l.Inbound) == 0 || e.Relayed {
+	if len(l.Inbound) == 0 {
 		return loops.Verdict{}, nil
 	}
-	var names []string
-	if self, err := e.Resolve(ctx, string(e.Self), paneops.Scope{}, false); err == nil {
-		if det, err := e.Detect(ctx, self, ""); err == nil && det.Name != "" {
-			names = append(names, det.Name)
+	// A request relayed from another host names a pane of that host: never one of this host's.
+	names := []string{"relayed:" + string(e.Self)}
+	if !e.Relayed {
+		names = []string{string(e.Self)}
+		if self, err := e.Resolve(ctx, string(e.Self), paneops.Scope{}, false); err == nil {
+			names = append(names, self.Target())
+			if det, err := e.Detect(ctx, self, ""); err == nil && det.Name != "" {
+				names = append(names, det.Name)
+			}
 		}
 	}
 	v := loops.Policy(l, e.Self, worker.ID, names...)

@@ -34,10 +34,12 @@ type Verdict struct {
 }
 
 // Policy returns the first inbound rule that matches one of the sender's names (its pane id, its
-// agent), as a verdict: refuse, hold, or accept (also when none matches).
+// session:window.pane, its agent; "relayed:%N" for a request relayed from another host), as a
+// verdict: refuse, hold, or accept (also when none matches). from and to name the pair in the
+// verdict's key.
 func Policy(l settings.Loops, from, to messages.PaneID, names ...string) Verdict {
 	for _, r := range l.Inbound {
-		for _, n := range append([]string{string(from)}, names...) {
+		for _, n := range names {
 			if ok, _ := path.Match(r.From, n); !ok || n == "" {
 				continue
 			}

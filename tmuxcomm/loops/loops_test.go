@@ -47,15 +47,15 @@ func TestPolicy(t *testing.T) {
 		{From: "codex", Policy: settings.PolicyRefuse},
 		{From: "gem*", Policy: settings.PolicyHold},
 	}}
-	assert.Equal(t, Accept, Policy(l, "%1", "%7", "claude").Action, "no rule matches: accept")
-	assert.Equal(t, Accept, Policy(l, "%9", "%7", "codex").Action, "the first rule that matches applies")
-	v := Policy(l, "%2", "%7", "codex")
+	assert.Equal(t, Accept, Policy(l, "%1", "%7", "%1", "claude").Action, "no rule matches: accept")
+	assert.Equal(t, Accept, Policy(l, "%9", "%7", "%9", "codex").Action, "the first rule that matches applies")
+	v := Policy(l, "%2", "%7", "%2", "codex")
 	assert.Equal(t, Refuse, v.Action)
 	assert.Contains(t, v.Why, `from "codex", policy refuse`)
-	v = Policy(l, "%3", "%7", "gemini")
+	v = Policy(l, "%3", "%7", "%3", "gemini")
 	assert.Equal(t, Hold, v.Action)
 	assert.Equal(t, "source-p3-p7", v.Key)
-	assert.Equal(t, Refuse, Policy(settings.Loops{Inbound: []settings.InboundRule{{From: "*", Policy: settings.PolicyRefuse}}}, "%3", "%7", "").Action,
+	assert.Equal(t, Refuse, Policy(settings.Loops{Inbound: []settings.InboundRule{{From: "*", Policy: settings.PolicyRefuse}}}, "%3", "%7", "%3").Action,
 		"a pattern matches the pane id when the agent is not known")
 }
 

@@ -26,8 +26,8 @@ type Loops struct {
 }
 
 // InboundRule is one per-source policy: From is a pattern (path.Match) of the sender's pane id
-// ("%3"), its agent ("codex"), or for a request relayed from a declared host "HOST:" and its pane
-// or agent ("gpu1:*").
+// ("%3"), its session:window.pane ("work:1.*"), its agent ("codex"), or for a request relayed here
+// from another host, "relayed:" and that host's pane id ("relayed:*").
 type InboundRule struct {
 	From   string `json:"from"`
 	Policy string `json:"policy"`
@@ -69,7 +69,7 @@ func (f loopsFile) resolve(l Loops) (Loops, error) {
 	if f.Inbound != nil {
 		for i, r := range f.Inbound {
 			if strings.TrimSpace(r.From) == "" {
-				return l, fmt.Errorf("inbound[%d]: no from: name a pane (%%3), an agent (codex) or a host (gpu1:*)", i)
+				return l, fmt.Errorf("inbound[%d]: no from: name a pane (%%3), an agent (codex) or relayed:* (requests from other hosts)", i)
 			}
 			if _, err := path.Match(r.From, ""); err != nil {
 				return l, fmt.Errorf("inbound[%d]: from %q is not a pattern: %w", i, r.From, err)

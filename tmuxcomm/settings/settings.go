@@ -38,7 +38,7 @@ import (
 //	  rate: 20/10m                   # chained requests one pane may send another per window
 //	  chain_depth: 10                # how deep a chain of requests sent while handling one may go
 //	  inbound:                       # per source: accept (within the caps), hold or refuse
-//	    - {from: "gpu1:*", policy: refuse}
+//	    - {from: "relayed:*", policy: hold}
 //	groups:                          # targets a send reaches at once: --to @reviewers
 //	  reviewers: [codex, "%3", "gpu1:claude"]
 //	channels:                        # answer channels, run by 'wcomm bridge' (internal/bridge)
