@@ -5,8 +5,9 @@
 // entry points. The work is done in the rooms below, each a package under tmuxcomm/ with a doc
 // saying what it owns: store (files, the root, locks, the watcher), core (what every room is
 // built from), settings, exchange (the exchanges' files), fleet (panes), questions, mailbox,
-// actions, watch (the live feed), relay (remote hosts) and broadcast (sends to several panes).
-// Engine embeds one of each over a shared *core.Config, so their methods are the Engine's.
+// actions, watch (the live feed), relay (remote hosts), broadcast (sends to several panes) and
+// loops (which chain a request continues, and whether it is over a cap; it holds no state, and
+// frontdoor_loops.go asks it). Engine embeds one of each of the others over a shared *core.Config, so their methods are the Engine's.
 // Imports run one way: this package imports the rooms, a room imports only rooms below it and
 // names what it needs of a room above as a small interface that Engine satisfies (fleet.Mail,
 // questions.Mailer, relay.Sender, broadcast.Sender).
