@@ -56,8 +56,8 @@ func Policy(l settings.Loops, from, to messages.PaneID, names ...string) Verdict
 	return Verdict{}
 }
 
-// Decide says whether a request at depth of chain, from pane from to another that it has already
-// sent recent chained requests in the window, is over a cap (to is that other pane). A request that begins its
+// Decide says whether a request at depth of chain, from pane from to pane to, which from has
+// already sent recent chained requests in the window, is over a cap. A request that begins its
 // chain (depth 1) is never held: it is the person's own dispatch, not an agent answering one.
 func Decide(l settings.Loops, from, to messages.PaneID, chain string, depth, recent int) Verdict {
 	if depth < 2 {
@@ -108,8 +108,8 @@ func Recent(dir string, since time.Time) int {
 
 // Parent is the request the pane self is handling, whose chain a request it sends continues:
 // the newest request addressed to it that is open (not held, cancelled or undelivered), or was
-// answered at or after since (a worker that answers and then asks again is still in the same conversation).
-// server, when not "", keeps to session folders of that tmux server. nil: it handles none.
+// answered at or after since (a worker that answers and then asks again is still in the same
+// conversation). server, when not "", keeps to session folders of that tmux server. nil: none.
 func Parent(root string, self messages.PaneID, server string, since time.Time) *exchange.Exchange {
 	// Names first: a root may hold thousands of session folders, and only those whose worker is
 	// self are read (SessionDirs would stat each one).

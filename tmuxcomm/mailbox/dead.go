@@ -89,8 +89,9 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 	return out, problems
 }
 
-// heldNotices lists the notices of the root's told folder claimed at or after since: one per chain or pair
-// held, each the first request held of it. A claim older than a week goes, as outcomes do.
+// heldNotices lists the notices of the root's told folder claimed at or after since: one per
+// chain or pair held, each the first request held of it. A claim older than a week goes, as
+// outcomes do.
 func heldNotices(dir string, since, now time.Time) ([]DeadLetter, []string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

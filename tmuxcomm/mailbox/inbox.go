@@ -26,7 +26,8 @@ type InboxItem struct {
 	Exchange  string            `json:"exchange,omitempty"`
 	Questions []string          `json:"questions,omitempty"`
 	// State is "waiting" while it is in the outbox, "held" while a loop cap holds it there (Detail
-	// says why), else its outcome: delivered, superseded, expired, undeliverable, cancelled. Via says how a delivered one was delivered (paste, hook, inbox).
+	// says why), else its outcome: delivered, superseded, expired, undeliverable, cancelled. Via
+	// says how a delivered one was delivered (paste, hook, inbox).
 	State    string     `json:"state"`
 	Via      string     `json:"via,omitempty"`
 	QueuedAt time.Time  `json:"queued_at"`
