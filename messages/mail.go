@@ -61,7 +61,7 @@ type Mail struct {
 // MailOutcome is what became of a piece of mail (the file done/ID.json), written once.
 type MailOutcome struct {
 	Mail  Mail      `json:"mail"`
-	State string    `json:"state"` // delivered, superseded, expired, undeliverable
+	State string    `json:"state"` // delivered, superseded, expired, undeliverable, cancelled
 	At    time.Time `json:"at"`
 	// Via says how it was delivered: "paste" (typed into the pane and submitted), "hook" (an
 	// agent's own hook handed it to the model), "inbox" (read with wcomm inbox).
