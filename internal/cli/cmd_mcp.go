@@ -17,16 +17,15 @@ func init() {
 	register(&command{
 		Name: "mcp", Args: "[--log-level debug|info|warn|error]", Role: "admin",
 		Summary: "serve the protocol as MCP tools on stdin/stdout, for an agent to launch",
-		Help: `Runs an MCP server on stdio: the agent that launches it gets find, panes, send, await, notify, ask,
-answer, questions, history, show, inbox, cancel and help as tools with typed arguments and
-structured results (help gives each tool's result schema, which the tool list leaves out to stay
-small). It runs as the pane it was started from ($TMUX, $TMUX_PANE), with the same -L/-S, --root, environment and
-settings as any other command, and each tool does what the command of the same name does: a failed
-call is a tool error with the command's words and exit-code class ({"error", "class",
-"exit_code"}), after which the server goes on serving, as it does after a malformed line, which
-gets its JSON-RPC error (parse error -32700, invalid request -32600). await is bounded
-(timeout_seconds, default 50, at most 600): when it passes the result says "waiting" with the id,
-to call await again.
+		Help: `Runs an MCP server on stdio: the agent that launches it gets find, panes, send, await,
+notify, ask, answer, questions, history, show, inbox, cancel and help as tools with typed arguments
+and structured results (help gives each tool's result schema, which the tool list leaves out to stay
+small). It runs as the pane it was started from ($TMUX, $TMUX_PANE), with the same -L/-S, --root,
+environment and settings as any other command, and each tool does what the command of the same name
+does: a failed call is a tool error with the command's words and exit-code class ({"error", "class",
+"exit_code"}), after which the server goes on serving, as it does after a malformed line, which gets
+its JSON-RPC error (parse error -32700, invalid request -32600). await is bounded (timeout_seconds,
+default 50, at most 600): when it passes the result says "waiting" with the id, to call await again.
 stdout carries only the protocol; diagnostics go to stderr. 'wcomm install-mcp' registers it with
 Claude Code, Codex and Gemini CLI.`,
 		Example: "wcomm mcp\nclaude mcp add wcomm -- wcomm mcp\nwcomm install-mcp --for claude,codex,gemini",
