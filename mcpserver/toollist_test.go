@@ -29,7 +29,7 @@ func TestToolListSize(t *testing.T) {
 	assert.Less(t, len(data), toolListBound, "tools/list is read whole by every agent")
 
 	required := map[string][]string{
-		"answer": {"id", "answer"}, "find": {"agent"}, "notify": {"message"}, "send": {"message"}, "show": {"ref"}, "stop": {"target"},
+		"answer": {"id", "answer"}, "find": {"agent"}, "notify": {"message"}, "send": {"message"}, "show": {"ref"}, "stop": {"target"}, "cancel": {"ref"},
 	}
 	var names []string
 	for _, tl := range list.Tools {
