@@ -174,6 +174,8 @@ func TestE2ELoopHeldAtTheCap(t *testing.T) {
 	}
 	assert.Equal(t, 1, n, "the released request was received exactly once")
 	assert.Empty(t, c.heldFor(b))
+	// The send that was held returns after the hold is on disk: its log line may come later.
+	waitFor(t, 20*time.Second, func() bool { return sentOK() == 6 }, "b's send after the release to return")
 	assert.Equal(t, sentOK(), delivered()+len(again), "nothing lost after the release")
 	requireCode(t, 4, c.as("", nil, "release", held[0]))
 
