@@ -86,6 +86,11 @@ func (e *Engine) hold(root string, m messages.Mail, v loops.Verdict) error {
 // its mail id), or with to "" and all set, every held request; to names a pane whose held
 // requests all go. It returns what it released.
 func (e *Engine) Release(ctx context.Context, ref, to string, all bool) ([]messages.Mail, error) {
+	// A cap an agent could lift for itself holds nothing: release is the person's call, judged as
+	// an answer to a permission prompt is (docs/threat-model.md).
+	if err := e.RequirePerson(ctx, "release a request held over a loop cap"); err != nil {
+		return nil, err
+	}
 	root, found, err := e.ReadRoot()
 	if err != nil {
 		return nil, err

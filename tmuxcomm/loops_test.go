@@ -10,12 +10,30 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
+
+// callerRelease releases as the caller whose process table is procs (the caller pid 300), with
+// the engine's own table put back after.
+func callerRelease(e *Engine, procs []proc.Process, ref string, all bool) ([]messages.Mail, error) {
+	saved, paneSaved, self := e.Procs, e.PaneProcs, e.SelfPID
+	defer func() { e.Procs, e.PaneProcs, e.SelfPID = saved, paneSaved, self }()
+	return procsOf(e, procs...).Release(context.Background(), ref, "", all)
+}
+
+// personRelease releases as the person: typed in a shell, the foreground of a terminal no agent
+// runs on.
+func personRelease(e *Engine, ref string, all bool) ([]messages.Mail, error) {
+	return callerRelease(e, []proc.Process{
+		{PID: 200, PPID: 1, SID: 200, PGRP: 200, TTY: 34816, TPGID: 300, Comm: "bash", Args: []string{"-bash"}},
+		{PID: 300, PPID: 200, SID: 200, PGRP: 300, TTY: 34816, TPGID: 300, Comm: "wcomm", Args: []string{"wcomm", "release"}}}, ref, all)
+}
 
 // typedIDs counts how many deliveries typed request id.
 func typedIDs(f *fakeTmux, id string) int {
@@ -72,20 +90,27 @@ func TestLoopsChainHeldToldReleased(t *testing.T) {
 	assert.Equal(t, exchange.StateHeld, told[0].State)
 	assert.Equal(t, x3.ID, told[0].Exchange)
 
-	rel, err := e.Release(ctx, x3.ID, "", false)
+	// An agent lifting its own hold is refused: wcomm release from a tool call under claude.
+	_, err = callerRelease(e, []proc.Process{
+		{PID: 100, PPID: 1, Comm: "claude", Args: []string{"claude"}},
+		{PID: 300, PPID: 100, Comm: "wcomm", Args: []string{"wcomm", "release"}}}, x3.ID, false)
+	require.ErrorContains(t, err, "only the person may release")
+	assert.Equal(t, 0, typedIDs(f, x3.ID), "the refusal released nothing")
+
+	rel, err := personRelease(e, x3.ID, false)
 	require.NoError(t, err)
 	require.Len(t, rel, 1)
 	drainPane(t, f, e, "%4")
 	assert.Equal(t, 1, typedIDs(f, x3.ID), "released: typed once")
 	assert.Equal(t, exchange.StateSubmitted, exchange.LoadExchange(x3.Dir, x3.Seq, false).State)
-	_, err = e.Release(ctx, x3.ID, "", false)
+	_, err = personRelease(e, x3.ID, false)
 	assert.True(t, errors.Is(err, store.ErrNotFound), "%v", err)
 
 	c, err := e.Cancel(ctx, x4.ID)
 	require.NoError(t, err, "a held request may be withdrawn")
 	assert.Equal(t, exchange.StateCancelled, c.State)
 	assert.Equal(t, exchange.StatusCancelled, c.Status)
-	_, err = e.Release(ctx, "", "", true)
+	_, err = personRelease(e, "", true)
 	assert.True(t, errors.Is(err, store.ErrNotFound), "nothing held any more: %v", err)
 	drainPane(t, f, e, "%4")
 	assert.Equal(t, 0, typedIDs(f, x4.ID))

@@ -150,7 +150,7 @@ func TestE2ELoopHeldAtTheCap(t *testing.T) {
 	assert.Contains(t, notice, "wcomm release")
 
 	// Release: delivered once; b sends the next of the chain to a, held there, and not told again.
-	r = c.as("", nil, "release", held[0])
+	r = c.asPerson(nil, "release", held[0])
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, "released "+held[0])
 	var again []string
@@ -177,7 +177,7 @@ func TestE2ELoopHeldAtTheCap(t *testing.T) {
 	// The send that was held returns after the hold is on disk: its log line may come later.
 	waitFor(t, 20*time.Second, func() bool { return sentOK() == 6 }, "b's send after the release to return")
 	assert.Equal(t, sentOK(), delivered()+len(again), "nothing lost after the release")
-	requireCode(t, 4, c.as("", nil, "release", held[0]))
+	requireCode(t, 4, c.asPerson(nil, "release", held[0]))
 
 	require.NoError(t, fg.cmd.Process.Signal(os.Interrupt))
 	requireCode(t, 0, fg.wait(t, 20*time.Second))
@@ -277,10 +277,14 @@ func TestE2ELoopsRefuseAndHoldBySource(t *testing.T) {
 	assert.Equal(t, "held", items[0]["state"])
 	assert.Contains(t, items[0]["detail"], "policy hold")
 
+	// An agent lifting the hold itself is refused: release is the person's call.
 	r = q.as("", nil, "release", "--all", "--to", q.worker)
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "only the person may release")
+	r = q.asPerson(nil, "release", "--all", "--to", q.worker)
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, "released "+id)
 	pastes := q.pastes(q.workerLog, 1)
 	assert.Contains(t, pastes[0], "HELD-2")
-	requireCode(t, 4, q.as("", nil, "release", "--all", "--to", q.worker))
+	requireCode(t, 4, q.asPerson(nil, "release", "--all", "--to", q.worker))
 }
