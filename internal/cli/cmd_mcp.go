@@ -18,7 +18,7 @@ func init() {
 		Name: "mcp", Args: "[--log-level debug|info|warn|error]", Role: "admin",
 		Summary: "serve the protocol as MCP tools on stdin/stdout, for an agent to launch",
 		Help: `Runs an MCP server on stdio: the agent that launches it gets find, panes, send, await,
-notify, ask, answer, questions, history, show, inbox, cancel and help as tools with typed arguments
+notify, ask, answer, questions, history, show, inbox, cancel, spawn, stop and help as tools with typed arguments
 and structured results (help gives each tool's result schema, which the tool list leaves out to stay
 small). It runs as the pane it was started from ($TMUX, $TMUX_PANE), with the same -L/-S, --root,
 environment and settings as any other command, and each tool does what the command of the same name
