@@ -71,7 +71,7 @@ name held by a pane is refused before anything starts. --worktree adds a git wor
 			target := fs.String("target", "", "with --split: the pane or window to split")
 			session := fs.String("session", "", "open the window in this session")
 			restart := fs.String("restart", "", "on-failure: restart the program in its pane whenever it ends with a failure (at most 3 times in 10 minutes)")
-			agent := fs.String("agent", "", "the profile of the command's agent, when its command line does not show it (a wrapper script)")
+			agent := fs.String("agent", "", "treat the target as this profile ("+tmuxcomm.ProfileNames()+") instead of the detected one")
 			var readyTimeout time.Duration
 			durationVar(fs, &readyTimeout, "ready-timeout", lifecycle.DefaultReadyTimeout, "how long to wait for the agent to be ready")
 			return func(args []string) error {

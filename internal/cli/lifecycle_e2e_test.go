@@ -308,6 +308,14 @@ func TestSpawnRestartOnFailure(t *testing.T) {
 	require.NoError(t, err)
 	// Killed: a failure, so the watcher starts it again in the same pane, by itself.
 	require.NoError(t, syscall.Kill(n, syscall.SIGKILL))
+	t.Cleanup(func() {
+		if t.Failed() {
+			logs, _ := filepath.Glob(filepath.Join(w.root, ".lifecycle", "*.log"))
+			for _, l := range logs {
+				t.Logf("%s:\n%s", l, readString(t, l))
+			}
+		}
+	})
 	waitFor(t, 30*time.Second, func() bool {
 		d, exists := w.paneDead(pane)
 		return exists && !d && pidOf() != first

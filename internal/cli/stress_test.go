@@ -1523,7 +1523,7 @@ func TestStressHostile(t *testing.T) {
 		{"id with ../", "../../etc/passwd", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", "../../etc/passwd", "--timeout", "1s") }, "refused: neither an exchange id"},
 		{"id that is ..", "..", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "show", "..") }, "refused: neither an exchange id"},
 		{"id with a newline", "ID\\nrm -rf", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "await", h.x.ID+"\nrm -rf ~", "--timeout", "1s") }, "refused: neither an exchange id"},
-		{"id with a tmux separator", "ID;kill-server", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "notify", "--id", h.x.ID+";kill-server", "x") }, "refused: is not YYYYMMDD-HHMMSS-xxxx"},
+		{"id with a tmux separator", "ID;kill-server", func(h *sxHostile) sxOut { return h.s.wcomm(nil, "notify", "--id", h.x.ID+";kill-server", "x") }, "refused: is neither a request id (YYYYMMDD-HHMMSS-xxxx)"},
 		{"absolute path outside the root as id", "OUTSIDE/002-response.md", func(h *sxHostile) sxOut {
 			return h.s.wcomm(nil, "await", filepath.Join(h.outside, "002-response.md"), "--timeout", "1s")
 		}, "refused: not inside"},

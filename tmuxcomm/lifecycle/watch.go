@@ -42,6 +42,9 @@ func (r *Room) Watch(ctx context.Context, server string, pane messages.PaneID) e
 			// until the bound refuses.
 			if _, err := r.Restart(ctx, RestartOptions{Target: string(pane)}); errors.Is(err, errTooMany) {
 				return fmt.Errorf("pane %s ended with status %d and is not restarted again: %w", pane, status, err)
+			} else if err != nil {
+				// Tried again at the next look; the log (the watcher's stderr) says why it failed.
+				fmt.Fprintf(os.Stderr, "%s pane %s ended with status %d; its restart failed, tried again: %v\n", time.Now().Format(time.RFC3339), pane, status, err)
 			}
 		}
 		select {
