@@ -90,9 +90,9 @@ func TestE2EPanesAgentAndUndeclaredHost(t *testing.T) {
 
 	r := w.in(shell, "panes")
 	requireCode(t, 0, r)
-	assert.Regexp(t, `(?m)^PANE +TARGET +PID +AGENT +PROGRAMS$`, r.stdout)
-	assert.Regexp(t, `(?m)^`+agent+` +\S+ +\d+ +scripted +`, r.stdout)
-	assert.Regexp(t, `(?m)^`+shell+` +\S+ +\d+ +- +\(you\)`, r.stdout)
+	assert.Regexp(t, `(?m)^PANE +NAME +TARGET +PID +AGENT +PROGRAMS$`, r.stdout)
+	assert.Regexp(t, `(?m)^`+agent+` +\S+ +\S+ +\d+ +scripted +`, r.stdout)
+	assert.Regexp(t, `(?m)^`+shell+` +\S+ +\S+ +\d+ +- +\(you\)`, r.stdout)
 
 	r = w.in(shell, "--json", "panes")
 	requireCode(t, 0, r)

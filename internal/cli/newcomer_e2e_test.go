@@ -79,7 +79,7 @@ func TestE2EScriptWorkers(t *testing.T) {
 	assert.Contains(t, programs[fake], "codex")
 	r = w.in(orch, "panes")
 	requireCode(t, 0, r)
-	assert.Regexp(t, sh+`\s+\S+\s+\d+\s+worker.sh`, r.stdout)
+	assert.Regexp(t, sh+`\s+\S+\s+\S+\s+\d+\s+\S+\s+worker.sh`, r.stdout)
 
 	r = w.in(orch, "find", "no-such-agent")
 	requireCode(t, 4, r)
