@@ -79,10 +79,14 @@ type ScreenSig struct {
 	CursorX, CursorY int
 	Width, Height    int
 	Activity         int64 // unix seconds
+	// Name is the pane's wcomm name (NameOption; "": none or not a valid name), read in the same
+	// call so that a console showing names needs no second call every second. It is no part of
+	// what the screen looks like.
+	Name string
 }
 
 // sigFields follow paneFormat on each line of PanesSigs.
-const sigFields = "\t#{cursor_x}\t#{cursor_y}\t#{window_activity}"
+const sigFields = "\t#{cursor_x}\t#{cursor_y}\t#{window_activity}\t#{s/[\t\n]/ /:" + NameOption + "}"
 
 // PanesSigs is Panes with each pane's ScreenSig, from the same one call: a console that reads the
 // panes every second captures only those whose screen may have changed.
@@ -99,7 +103,8 @@ func (c *Client) PanesSigs(ctx context.Context, scope Scope) ([]Pane, []ScreenSi
 	return parsePanesSigs(out)
 }
 
-// parsePanesSigs parses what PanesSigs prints: a pane line, then the three signature fields.
+// parsePanesSigs parses what PanesSigs prints: a pane line, then the three signature fields and
+// the pane's name.
 func parsePanesSigs(out string) ([]Pane, []ScreenSig, error) {
 	var panes []Pane
 	var sigs []ScreenSig
@@ -108,10 +113,10 @@ func parsePanesSigs(out string) ([]Pane, []ScreenSig, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) < 4 {
+		if len(f) < 5 {
 			return nil, nil, fmt.Errorf("unexpected pane line %q from tmux: no screen signature", messages.SanitizeField(line))
 		}
-		n := len(f) - 3
+		n := len(f) - 4
 		p, err := parsePane(strings.Join(f[:n], "\t"))
 		if err != nil {
 			return nil, nil, err
@@ -128,6 +133,9 @@ func parsePanesSigs(out string) ([]Pane, []ScreenSig, error) {
 			return nil, nil, fmt.Errorf("unexpected screen signature in pane line %q from tmux: %w", messages.SanitizeField(line), err)
 		}
 		s.Width, s.Height = p.Width, p.Height
+		if ValidName(f[n+3]) == nil {
+			s.Name = f[n+3]
+		}
 		panes = append(panes, p)
 		sigs = append(sigs, s)
 	}

@@ -53,15 +53,16 @@ func TestPopupArgs(t *testing.T) {
 
 func TestParsePanesSigs(t *testing.T) {
 	line := "%3\twork\t1\t0\t4242\tbash\ttitle\t/dev/pts/3\t0\t0\t0\t1\t80\t24\tbash -l"
-	panes, sigs, err := parsePanesSigs(line + "\t7\t2\t1795600000\n")
+	panes, sigs, err := parsePanesSigs(line + "\t7\t2\t1795600000\talpha\n" + line + "\t7\t2\t1795600000\tbad name\x1b[2J\n")
 	require.NoError(t, err)
-	require.Len(t, panes, 1)
+	require.Len(t, panes, 2)
 	want, err := parsePane(line)
 	require.NoError(t, err)
 	assert.Equal(t, want, panes[0])
-	assert.Equal(t, ScreenSig{CursorX: 7, CursorY: 2, Width: 80, Height: 24, Activity: 1795600000}, sigs[0])
+	assert.Equal(t, ScreenSig{CursorX: 7, CursorY: 2, Width: 80, Height: 24, Activity: 1795600000, Name: "alpha"}, sigs[0])
+	assert.Empty(t, sigs[1].Name, "what is not a valid name is no name")
 
-	for _, bad := range []string{line, line + "\tx\t2\t3", line + "\t1\t2\tsoon", "%3\t1\t2\t3"} {
+	for _, bad := range []string{line, line + "\tx\t2\t3\t", line + "\t1\t2\tsoon\t", "%3\t1\t2\t3\t"} {
 		_, _, err := parsePanesSigs(bad + "\n")
 		assert.Error(t, err, bad)
 	}

@@ -133,8 +133,11 @@ func (u *uiWorld) exitStatus() string {
 }
 
 // paneRow is a regexp of one pane's row in the panes table.
-func paneRow(pane, agent, state string) string {
-	return `(?m)^` + regexp.QuoteMeta(pane) + `\*?\s+` + agent + `\s+` + state + `\s`
+func paneRow(pane, agent, state string) string { return namedRow(pane, `\S+`, agent, state) }
+
+// namedRow is paneRow with the pane's NAME column ("-": none).
+func namedRow(pane, name, agent, state string) string {
+	return `(?m)^` + regexp.QuoteMeta(pane) + `\*?\s+` + name + `\s+` + agent + `\s+` + state + `\s`
 }
 
 var colorSGR = regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9;]*)?m`)
@@ -154,6 +157,8 @@ func TestE2EUI(t *testing.T) {
 	gone := q.pane("", "true")
 	waitFor(t, 10*time.Second, func() bool { d, _ := q.paneDead(gone); return d }, "pane %s to die", gone)
 	cat := q.catPane()
+	// A name as wcomm spawn --name keeps it: the console reads it with the panes.
+	q.tmux("set-option", "-p", "-t", cat, "@wcomm-name", "counter")
 	q.send(q.orch, cat, "Count the files under testdata.")
 	queued := q.run(call{pane: q.orch, env: q.env}, "send", "-S", q.sock, "--to", busy, "--", "Look at the build log.")
 	requireCode(t, 0, queued)
@@ -164,10 +169,10 @@ func TestE2EUI(t *testing.T) {
 	// panes view
 	{
 		s := u.waitUIRe(paneRow(busy, "shell", "busy") + `\s*1\s+1\s+-\s+\d+s`)
-		assert.Regexp(t, paneRow(idle, "shell", "idle"), s)
+		assert.Regexp(t, namedRow(idle, "-", "shell", "idle"), s, "a pane with no name")
 		s = u.waitUIRe(paneRow(typing, "shell", "typing"))
 		assert.Regexp(t, paneRow(gone, `\S+`, "gone"), s)
-		assert.Regexp(t, paneRow(cat, "reader", "idle")+`\s*-\s+1\s+-\s+\d+s`, s, "the request sent to cat is open")
+		assert.Regexp(t, namedRow(cat, "counter", "reader", "idle")+`\s*-\s+1\s+-\s+\d+s`, s, "the request sent to cat is open, beside its name")
 		assert.Regexp(t, paneRow(u.ui, `\S+`, `\S+`), s, "the console's own pane is listed too")
 		u.fits(120, 45)
 	}

@@ -208,9 +208,9 @@ func TestPanesViewRows(t *testing.T) {
 		assert.Equal(t, tt.oldest, r.Oldest, "pane %s", tt.pane)
 	}
 	screen := ansi.Strip(m.Render())
-	assert.Regexp(t, `(?m)^%1\s+claude\s+busy\s+2\s+1\s+-\s+10m\s+work:0\.0`, screen)
-	assert.Regexp(t, `(?m)^%2\s+codex\s+answer\s+-\s+1\s+1\s+2h\s`, screen)
-	assert.Regexp(t, `(?m)^%4\s+claude\s+permission\s`, screen)
+	assert.Regexp(t, `(?m)^%1\s+-\s+claude\s+busy\s+2\s+1\s+-\s+10m\s+work:0\.0`, screen)
+	assert.Regexp(t, `(?m)^%2\s+-\s+codex\s+answer\s+-\s+1\s+1\s+2h\s`, screen)
+	assert.Regexp(t, `(?m)^%4\s+-\s+claude\s+permission\s`, screen)
 	// Panes waiting on a person come first.
 	assert.Less(t, strings.Index(screen, "%4 "), strings.Index(screen, "%1 "))
 	assert.Less(t, strings.Index(screen, "%2 "), strings.Index(screen, "%1 "))
@@ -762,4 +762,33 @@ func TestBroadcastFeed(t *testing.T) {
 	m = step(t, m, shownMsg{x: x}) // as the console shows one exchange whole
 	m.view = viewDetail
 	assert.Contains(t, ansi.Strip(m.Render()), "one of broadcast "+bid)
+}
+
+// A pane's name (wcomm spawn --name) shows beside its id, and a name a process set with control
+// characters in it reaches the terminal cleaned: no escape sequence, no control byte.
+func TestPaneNameShown(t *testing.T) {
+	a, b, c := pane("%1", "claude", fleet.PaneIdle), pane("%2", "codex", fleet.PaneIdle), pane("%3", "shell", fleet.PaneIdle)
+	a.Name = "alpha"
+	b.Name = "ev\x1b]52;c;aGk=\x07il\x9b2J\r\x00"
+	f := &fakeSource{panes: []fleet.FleetPane{a, b, c}}
+	m := world(t, f, 80, 24, false)
+	screen := m.Render()
+	var lines = map[string]string{}
+	for _, l := range strings.Split(screen, "\n") {
+		if id, _, ok := strings.Cut(l, " "); ok && strings.HasPrefix(id, "%") {
+			lines[id] = l
+		}
+	}
+	assert.Contains(t, screen, "PANE  NAME      AGENT")
+	assert.Regexp(t, `^%1 +alpha +claude +idle`, lines["%1"])
+	assert.Regexp(t, `^%3 +- +shell +idle`, lines["%3"], "a pane with no name shows a dash")
+	assert.Regexp(t, `^%2 +ev`, lines["%2"])
+	for _, l := range lines { // the header is bold even without colour: the pane rows are not styled
+		for _, r := range l {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+				t.Fatalf("control character %U reached the screen:\n%q", r, l)
+			}
+		}
+	}
+	assert.NotContains(t, screen, "52;c")
 }

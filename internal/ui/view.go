@@ -135,11 +135,20 @@ func (m Model) footer(w int) string {
 	return m.st.dim.Render(cell(hint, w))
 }
 
-// Panes table columns: the fixed ones, then WHERE takes the rest.
+// Panes table columns: the fixed ones, then WHERE takes the rest. NAME is the pane's name
+// (wcomm spawn --name), what a person sends to: beside the pane id, cut at 9 cells.
 var paneCols = []struct {
 	name string
 	w    int
-}{{"PANE", 6}, {"AGENT", 9}, {"STATE", 11}, {"QUEUE", 6}, {"OPEN", 5}, {"ASK", 4}, {"WAITING", 8}}
+}{{"PANE", 6}, {"NAME", 10}, {"AGENT", 9}, {"STATE", 11}, {"QUEUE", 6}, {"OPEN", 5}, {"ASK", 4}, {"WAITING", 8}}
+
+// paneColsWidth is the fixed columns' width: WHERE takes what is left of the line.
+var paneColsWidth = func() (n int) {
+	for _, c := range paneCols {
+		n += c.w
+	}
+	return n
+}()
 
 func (m Model) homeLines(w, body int) []string {
 	rows := m.rows()
@@ -245,13 +254,16 @@ func (m Model) paneLine(r Row, w int) string {
 	}
 	var b strings.Builder
 	b.WriteString(cell(clean(id), 6))
+	// A name is set by a process (a pane option): cleaned like every other text from one, and
+	// cut inside its column so that a space always parts it from the agent.
+	b.WriteString(cell(cell(clean(orDash(r.Name)), 9), 10))
 	b.WriteString(cell(clean(r.Agent), 9))
 	b.WriteString(m.st.stateStyle(r.State).Render(cell(clean(r.State), 11)))
 	b.WriteString(cell(num(r.Queued), 6))
 	b.WriteString(cell(num(r.Open), 5))
 	b.WriteString(cell(num(r.Asking), 4))
 	b.WriteString(cell(age, 8))
-	rest := max(0, w-49)
+	rest := max(0, w-paneColsWidth)
 	b.WriteString(cell(clean(where), rest))
 	return b.String()
 }

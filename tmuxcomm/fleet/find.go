@@ -177,8 +177,11 @@ func (e *Finder) Named(ctx context.Context, target string) (p paneops.Pane, ok b
 }
 
 // names maps the server's named panes to their names; empty when the Tmux cannot list them.
-func (e *Finder) names(ctx context.Context) map[messages.PaneID]string {
-	n, ok := e.Tmux.(namer)
+func (e *Finder) names(ctx context.Context) map[messages.PaneID]string { return namesOf(ctx, e.Tmux) }
+
+// namesOf maps the named panes of t's server to their names; empty when t cannot list them.
+func namesOf(ctx context.Context, t any) map[messages.PaneID]string {
+	n, ok := t.(namer)
 	if !ok {
 		return nil
 	}

@@ -134,6 +134,10 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 		f.srv = "" // the server may have restarted: ask again next time
 		return nil, err
 	}
+	var names map[messages.PaneID]string
+	if sigs == nil {
+		names = namesOf(ctx, f.tmux) // the names come with the signatures where the client has them
+	}
 	seen := make(map[messages.PaneID]bool, len(panes))
 	out := make([]FleetPane, len(panes))
 	var boxes []messages.PaneID
@@ -148,6 +152,11 @@ func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
 			f.known[p.ID] = k
 		}
 		out[i] = FleetPane{PaneInfo: PaneInfo{Pane: p, Self: p.ID == e.Self && e.Self != ""}, Server: f.srv, Agent: k.det.Name}
+		if sigs != nil {
+			out[i].Name = sigs[i].Name
+		} else {
+			out[i].Name = names[p.ID]
+		}
 		if k.det.Job != "" {
 			out[i].Agent = profile.KindShell // its own shell runs a job: the shell is what a person sees
 		}
