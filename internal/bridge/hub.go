@@ -176,7 +176,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			for _, o := range outs {
 				o.kick()
 			}
-			if pending > 0 || h.unclosed() > 0 {
+			if pending > 0 || h.unclosed() > 0 || h.untold(outs) {
 				idleSince = h.now()
 			}
 		}

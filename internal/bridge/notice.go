@@ -2,11 +2,13 @@ package bridge
 
 // Notices: what a person should hear of besides questions. A dead letter: a message that never
 // reached its pane (its time to live passed, or the pane could not take it), which only a person
-// can re-send or drop; and a loop held: the first request a loop cap held of a chain or a pair of
-// panes (the mailbox's held mail), which only a person can release. Approvals need no notice of their own: an approval is a question
-// and is posted as one. A channel that can tell implements Notifier; each notice goes once per
-// channel (the state records it), and only of what ended since the bridge's state began, so a
-// first run does not flood the chat with a week of old news.
+// can re-send or drop; a loop held: the first request a loop cap held of a chain or a pair of
+// panes (the mailbox's held mail), which only a person can release; and a pane the on-failure
+// policy gave up restarting (tmuxcomm/lifecycle), which only a person can restart. Approvals need
+// no notice of their own: an approval is a question and is posted as one. A channel that can tell
+// implements Notifier; each notice goes once per channel (the state records it), and only of what
+// ended since the bridge's state began (less a minute: the notice that started it), so a first
+// run does not flood the chat with a week of old news.
 
 import (
 	"context"
@@ -25,7 +27,7 @@ type Notifier interface {
 
 // Notice is one dead letter as a channel tells it.
 type Notice struct {
-	Event     string            `json:"event"` // "dead-letter", "held"
+	Event     string            `json:"event"` // "dead-letter", "held", "not-restarted"
 	ID        string            `json:"id"`    // the mail's id
 	Kind      messages.MailKind `json:"kind"`  // request, response, question, answer
 	Pane      string            `json:"pane"`
@@ -43,6 +45,8 @@ func noticeOf(d mailbox.DeadLetter) Notice {
 	n := Notice{Event: "dead-letter", ID: d.ID, Kind: d.Kind, Pane: string(d.Pane), From: string(d.From), Exchange: d.Exchange,
 		Questions: d.Questions, State: d.State, Reason: clip(d.Detail, 500), At: d.At}
 	switch {
+	case d.Next != "":
+		n.Event, n.Next = d.State, d.Next // another room's notice: Detail says it whole
 	case d.State == exchange.StateHeld:
 		n.Event = "held"
 		n.Next = "agents may be messaging each other in a loop; release it with 'wcomm release " + d.Exchange +
@@ -64,6 +68,9 @@ func (n Notice) Words() string {
 		what += " " + n.Exchange
 	} else if len(n.Questions) > 0 {
 		what += " " + n.Questions[0]
+	}
+	if n.Event != "dead-letter" && n.Event != "held" {
+		return n.Reason + "; " + n.Next
 	}
 	s := fmt.Sprintf("not delivered (%s): %s for pane %s", n.State, what, n.Pane)
 	if n.State == exchange.StateHeld {
@@ -155,4 +162,26 @@ func (h *Hub) scanDead() {
 			h.logf("save state: %v", err)
 		}
 	}
+}
+
+// untold says whether a notice listed is not yet told on a channel that tells notices: a bridge
+// that ends when idle waits for it.
+func (h *Hub) untold(outs []*outbound) bool {
+	h.mu.Lock()
+	dead := h.dead
+	h.mu.Unlock()
+	for _, o := range outs {
+		if _, ok := o.c.(Notifier); !ok {
+			continue
+		}
+		name := o.c.Name()
+		for _, d := range dead {
+			told := false
+			h.st.view(func(s *State) { _, told = s.Notices[name][d.ID] })
+			if !told {
+				return true
+			}
+		}
+	}
+	return false
 }

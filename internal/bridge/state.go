@@ -50,7 +50,8 @@ type State struct {
 	// SlackSeen are the ids of the last Slack messages handled (Slack redelivers an envelope
 	// whose ack it missed).
 	SlackSeen []string `json:"slack_seen,omitempty"`
-	// NoticesSince is when the state began: dead letters that ended before it are not told.
+	// NoticesSince is when the state began (less noticeGrace): dead letters that ended before it
+	// are not told.
 	NoticesSince time.Time `json:"notices_since"`
 	// Notices by channel, then mail id: when each dead letter was told there.
 	Notices map[string]map[string]time.Time `json:"notices,omitempty"`
@@ -118,7 +119,9 @@ func openStore(dir string) (*store, error) {
 		st.s.Unpostable = map[string]string{}
 	}
 	if st.s.NoticesSince.IsZero() {
-		st.s.NoticesSince = time.Now().UTC()
+		// A little before now: a bridge started on demand to tell a notice (a held request, a
+		// pane not restarted again) was started just after it was written, and tells it.
+		st.s.NoticesSince = time.Now().UTC().Add(-noticeGrace)
 		if err := st.saveLocked(); err != nil {
 			return nil, fmt.Errorf("write %s: %w", st.path, err)
 		}
@@ -150,3 +153,7 @@ func (st *store) view(f func(*State)) {
 	defer st.mu.Unlock()
 	f(&st.s)
 }
+
+// noticeGrace is how long before a new state began a notice is still told: the notices that
+// started the bridge, not a week of old news.
+const noticeGrace = time.Minute

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -287,4 +288,59 @@ func TestE2ELoopsRefuseAndHoldBySource(t *testing.T) {
 	pastes := q.pastes(q.workerLog, 1)
 	assert.Contains(t, pastes[0], "HELD-2")
 	requireCode(t, 4, q.asPerson(nil, "release", "--all", "--to", q.worker))
+}
+
+// TestE2ERestartBoundTold: a program spawned with --restart on-failure that fails at every start
+// is started again 3 times (the bound), then the person's chat is told once, with its name, its
+// command, the restarts and how to restart it by hand.
+func TestE2ERestartBoundTold(t *testing.T) {
+	t.Parallel()
+	c := newChannelWorld(t)
+	// No bridge runs: the watcher that gives up starts one, as a held request's hold does.
+
+	// Ready at its first start (it reads its input); once flag exists, it fails at once.
+	flag := filepath.Join(c.work, "fail-now")
+	script := `if [ -e "$1" ]; then exit 7; fi; exec cat`
+	r := c.as("", nil, "spawn", "--name", "flaky", "--restart", "on-failure", "--", "sh", "-c", script, "sh", flag)
+	requireCode(t, 0, r)
+	pane := strings.TrimSpace(r.stdout)
+	require.NoError(t, os.WriteFile(flag, nil, 0o600))
+	t.Cleanup(func() {
+		if t.Failed() {
+			logs, _ := filepath.Glob(filepath.Join(c.root, ".lifecycle", "*.log"))
+			for _, l := range logs {
+				t.Logf("%s:\n%s", l, readString(t, l))
+			}
+		}
+	})
+	var pid int
+	_, err := fmt.Sscan(strings.TrimSpace(c.tmux("display", "-p", "-t", pane, "#{pane_pid}")), &pid)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+
+	told := func() int {
+		c.tg.Mu.Lock()
+		defer c.tg.Mu.Unlock()
+		n := 0
+		for _, m := range c.tg.Sent {
+			if strings.Contains(m.Text, "is not restarted again") {
+				n++
+			}
+		}
+		return n
+	}
+	// Each restart waits for its program to be ready, and sees it exit: a few seconds each.
+	waitFor(t, 90*time.Second, func() bool { return told() > 0 }, "the chat to be told that %s is not restarted again", pane)
+	notice := c.sentText("📭")
+	assert.Contains(t, notice, "pane "+pane+" (flaky)")
+	assert.Contains(t, notice, "sh -c")
+	assert.Contains(t, notice, "status 7 after 3 restarts")
+	assert.Contains(t, notice, "wcomm restart flaky")
+	assert.True(t, lockfile.Running(c.root, c.key()), "the bridge was started to tell it")
+	assert.Equal(t, 1, told())
+	// Told once: the watcher has ended, and the bridge started for it ends once all is told.
+	waitFor(t, 30*time.Second, func() bool { return !lockfile.Running(c.root, c.key()) }, "the bridge to end when idle")
+	assert.Equal(t, 1, told(), "told once")
+	d, _ := c.paneDead(pane)
+	assert.True(t, d, "the pane is kept, dead, for a restart by hand")
 }

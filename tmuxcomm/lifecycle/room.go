@@ -50,6 +50,9 @@ type Room struct {
 	// StartWatcher starts the detached watcher of a pane spawned with the on-failure policy
 	// (Watch is what it runs); nil: the policy is recorded, and nothing watches.
 	StartWatcher func(server, socket string, pane messages.PaneID) error
+	// Tell starts the bridge to the answer channels when none runs, so a pane the on-failure
+	// policy gives up on is told to the person (gaveup.go); nil: the notice waits for a bridge.
+	Tell func() error
 	// Folder is the caller's working folder: where a spawn starts without --dir, and the
 	// repository --worktree branches from.
 	Folder string

@@ -41,6 +41,10 @@ func (r *Room) Watch(ctx context.Context, server string, pane messages.PaneID) e
 			// A restart whose program fails again is seen dead at a later look and tried again,
 			// until the bound refuses.
 			if _, err := r.Restart(ctx, RestartOptions{Target: string(pane)}); errors.Is(err, errTooMany) {
+				// The person is told once: this watcher ends here.
+				if terr := r.tellGaveUp(rec, status); terr != nil {
+					err = fmt.Errorf("%w; and the person could not be told: %w", err, terr)
+				}
 				return fmt.Errorf("pane %s ended with status %d and is not restarted again: %w", pane, status, err)
 			} else if err != nil {
 				// Tried again at the next look; the log (the watcher's stderr) says why it failed.

@@ -31,6 +31,9 @@ type DeadLetter struct {
 	State  string    `json:"state"`
 	At     time.Time `json:"at"`
 	Detail string    `json:"detail,omitempty"`
+	// Next, when not "", is what a person may do, said by the room that made a notice of another
+	// kind (a pane not restarted again, tmuxcomm/lifecycle): Detail then says the whole of it.
+	Next string `json:"next,omitempty"`
 }
 
 // DeadLetters lists the mail of every outbox under the root that ended expired or undeliverable
