@@ -61,7 +61,7 @@ lint:
 # beside each row; the table is also written into BENCHMARKS.md, between its markers.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./messages ./paneops ./paneops/lease
-	WCOMM_BENCH_SCALE=$(BENCH_SCALE) WCOMM_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test -tags bench -run '^TestBenchTable$$' -count=1 -v -timeout 60m ./internal/cli
+	WCOMM_BENCH_SCALE=$(BENCH_SCALE) WCOMM_BENCH_OUT=$(CURDIR)/BENCHMARKS.md $(GO) test -tags 'bench agents' -run '^TestBenchTable$$' -count=1 -v -timeout 60m ./internal/cli
 
 # The reliability suite at full scale (go test ./... runs it at a tenth of that).
 stress:

@@ -6,13 +6,14 @@ package cli
 // (testdata/reference), on a private tmux server this test starts and stops. It prints one table:
 // operation, wcomm median, reference median, ratio, and the run's parameters.
 //
-//	go test -tags bench -run TestBenchTable -v -timeout 30m ./internal/cli
+//	go test -tags 'bench agents' -run TestBenchTable -v -timeout 30m ./internal/cli
 //
 // WCOMM_BENCH_SCALE (default 1) scales the repetitions (1,000 round trips at 1; 0.1 for a quick
 // run); the sizes (10/50/200 panes, 500/2,000/5,000 processes, 10,000 exchanges, 10 MB) are fixed.
 // WCOMM_BENCH_OUT names a file that receives the table as Markdown (between its markers, when it
 // has them: see bxSplice). WCOMM_BENCH_ONLY runs some
-// sections only (comma-separated: find, send, trip, wake, history, memory, remote, ui, bridge).
+// sections only (comma-separated: find, send, trip, wake, history, memory, remote, ui, bridge,
+// prompts, spawn; spawn needs -tags 'bench agents', as make bench builds).
 //
 // Timing is reported, never asserted: only the results (the pane found, the answer returned) are
 // checked, so a wrong answer cannot pass for a fast one. Helpers come from stress_test.go (sx).
@@ -89,7 +90,7 @@ func TestBenchTable(t *testing.T) {
 	}{
 		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip},
 		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory}, {"remote", b.benchRemote},
-		{"ui", b.benchUI}, {"bridge", b.benchBridge}, {"prompts", b.benchPrompts},
+		{"ui", b.benchUI}, {"bridge", b.benchBridge}, {"prompts", b.benchPrompts}, {"spawn", b.benchSpawn},
 	} {
 		if only := os.Getenv("WCOMM_BENCH_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sec.name) {
 			continue
