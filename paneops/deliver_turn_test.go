@@ -94,3 +94,23 @@ func TestDecideReady(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiWaitsForTurnStart: Gemini CLI 0.61 clears its box on Enter before it shows the turn
+// begun, and once it shows idle again it may still be closing the turn; an Enter for a paste made
+// in either moment was swallowed (another Enter needed), and a message reported submitted never
+// reached the model. Its next paste waits for the turn to show, then for a second of quiet.
+func TestGeminiWaitsForTurnStart(t *testing.T) {
+	p := profile.Defaults().Lookup("gemini")
+	start := time.Unix(1_800_000_000, 0)
+	r := readiness{p: p, enteredAt: start.Add(-20 * time.Millisecond)}
+	empty := profile.Inspection{Found: true}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	dec := decideReady(p, empty, false, &r, at(0))
+	assert.Equal(t, profile.ActWait, dec.Action, "an empty box 20 ms after wcomm's Enter, no turn shown yet: %s", dec.Evidence)
+	dec = decideReady(p, profile.Inspection{Found: true, Busy: true}, false, &r, at(200))
+	assert.Equal(t, profile.ActWait, dec.Action, "busy")
+	dec = decideReady(p, empty, false, &r, at(400))
+	assert.Equal(t, profile.ActWait, dec.Action, "idle again just now: %s", dec.Evidence)
+	dec = decideReady(p, empty, false, &r, at(1400))
+	assert.Equal(t, profile.ActPaste, dec.Action, "idle for a second since the turn showed: %s", dec.Evidence)
+}
