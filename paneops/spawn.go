@@ -194,7 +194,7 @@ func AgentOfCommand(s *profile.Set, argv []string) *profile.Profile {
 }
 
 // DeadStatus reports whether pane's program has ended (the pane kept by remain-on-exit) and with
-// what exit status: a program killed by a signal has 128 plus the signal's number, as a shell says.
+// what exit status: a program killed by a signal has 128 plus the signal's number, as a shell says; -1 while tmux has not recorded it yet.
 func (c *Client) DeadStatus(ctx context.Context, pane messages.PaneID) (dead bool, status int, err error) {
 	if _, err := paneNum(pane); err != nil {
 		return false, 0, err
@@ -208,7 +208,13 @@ func (c *Client) DeadStatus(ctx context.Context, pane messages.PaneID) (dead boo
 	if len(f) != 3 {
 		return false, 0, fmt.Errorf("pane %s: %w", pane, ErrPaneNotFound)
 	}
-	status, _ = strconv.Atoi(f[1])
+	// tmux marks a pane dead when its terminal closes, and records the status only once it has
+	// reaped the process (SIGCHLD, handled apart): in between, the pane is dead with neither a
+	// status nor a signal. That is -1, not yet known, never 0 (which would read as a clean end).
+	status = -1
+	if n, err := strconv.Atoi(f[1]); err == nil {
+		status = n
+	}
 	if sig, err := strconv.Atoi(f[2]); err == nil && sig > 0 {
 		status = 128 + sig
 	}

@@ -318,7 +318,7 @@ func TestE2EUIPopup(t *testing.T) {
 	b := w.start(call{pane: caller}, "ui", "--popup")
 	waitFor(t, 15*time.Second, func() bool {
 		s = look()
-		return strings.Contains(s, "│wcomm ui · "+session) && strings.Contains(s, "wcomm ui ─") && regexp.MustCompile(regexp.QuoteMeta(caller)+`\s+shell\s+idle`).MatchString(s)
+		return strings.Contains(s, "│wcomm ui · "+session) && strings.Contains(s, "wcomm ui ─") && regexp.MustCompile(regexp.QuoteMeta(caller)+`\s+\S+\s+shell\s+idle`).MatchString(s)
 	}, "the popup with the console: %s", &s)
 	_, err = tmuxOn(outer, "send-keys", "-t", "outer", "q")
 	require.NoError(t, err)
