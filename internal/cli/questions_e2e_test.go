@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 )
 
 // qWorld is a world with an orchestrator pane and a worker pane, and the environment of every
@@ -35,6 +38,15 @@ func newQWorld(t *testing.T) *qWorld {
 	q := &qWorld{world: w, env: []string{"XDG_CONFIG_HOME=" + t.TempDir(), "HOME=" + t.TempDir(), "WCOMM_ENTER_DELAY=20ms"}}
 	q.orch, q.orchLog = w.recorderPane()
 	q.worker, q.workerLog = w.recorderPane()
+	// A bridge an ask or a hook started may still be writing into the root when the test ends
+	// (it ends by itself once idle): wait for it before the root is removed, whose removal would
+	// otherwise fail "directory not empty". Registered after the root, so it runs before.
+	t.Cleanup(func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) && slices.ContainsFunc(lockfile.Keys(w.root), func(k string) bool { return lockfile.Running(w.root, k) }) {
+			time.Sleep(50 * time.Millisecond) // a poll's interval
+		}
+	})
 	return q
 }
 
