@@ -237,7 +237,7 @@ func TestAgentsClaudePermission(t *testing.T) {
 		a.prompt("touch p-console.txt")
 		j := a.listed("touch p-console.txt")
 		u := a.openUI(nil, 120, 40)
-		u.waitUIRe(`%\d+ +claude +permission `) // the agent's row: what it waits on a person for
+		u.waitUIRe(`%\d+ +\S+ +claude +permission `) // the agent's row: what it waits on a person for
 		u.waitUI("[permission]", "touch p-console.txt", "a allow  s always  d deny")
 		u.keys("1")
 		u.waitUI("PERMISSION " + j.ID)
