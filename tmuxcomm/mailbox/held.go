@@ -107,23 +107,13 @@ func (ob *outbox) held() ([]messages.Mail, []string) {
 			os.Remove(path)
 			continue
 		}
-		data, err := store.ReadFile(path)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, fmt.Sprintf("%s: %v", path, err))
-			}
-			continue
+		m, problem, ok := ob.readMail(path, id)
+		if problem != "" {
+			problems = append(problems, problem)
 		}
-		m, err := messages.ParseMail(data)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s:1: %v", path, err))
-			continue
+		if ok {
+			mail = append(mail, m)
 		}
-		if m.ID != id || m.Pane != ob.pane || m.Server != ob.server {
-			problems = append(problems, fmt.Sprintf("%s: it is mail %s for pane %s of server %s, not of this outbox", path, m.ID, m.Pane, m.Server))
-			continue
-		}
-		mail = append(mail, m)
 	}
 	return mail, problems
 }

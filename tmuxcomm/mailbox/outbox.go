@@ -101,23 +101,13 @@ func (ob *outbox) Pending() (mail []messages.Mail, problems []string) {
 			continue
 		}
 		path := ob.Path(store.OutboxQueueDir, id+mailSuffix)
-		data, err := store.ReadFile(path)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, fmt.Sprintf("%s: %v", path, err))
-			}
-			continue
+		m, problem, ok := ob.readMail(path, id)
+		if problem != "" {
+			problems = append(problems, problem)
 		}
-		m, err := messages.ParseMail(data)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s:1: %v", path, err))
-			continue
+		if ok {
+			mail = append(mail, m)
 		}
-		if m.ID != id || m.Pane != ob.pane || m.Server != ob.server {
-			problems = append(problems, fmt.Sprintf("%s: it is mail %s for pane %s of server %s, not of this outbox", path, m.ID, m.Pane, m.Server))
-			continue
-		}
-		mail = append(mail, m)
 	}
 	return mail, problems
 }
@@ -266,4 +256,24 @@ func (e *Office) Pending(root, server string, pane messages.PaneID) []messages.M
 	}
 	pend, _ := ob.Pending()
 	return pend
+}
+
+// readMail reads the mail file path of id (queued or held): the mail, or a problem that names the
+// file ("" for one gone meanwhile, which another reader took), and whether it is this outbox's.
+func (ob *outbox) readMail(path, id string) (messages.Mail, string, bool) {
+	data, err := store.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return messages.Mail{}, "", false
+		}
+		return messages.Mail{}, fmt.Sprintf("%s: %v", path, err), false
+	}
+	m, err := messages.ParseMail(data)
+	if err != nil {
+		return messages.Mail{}, fmt.Sprintf("%s:1: %v", path, err), false
+	}
+	if m.ID != id || m.Pane != ob.pane || m.Server != ob.server {
+		return messages.Mail{}, fmt.Sprintf("%s: it is mail %s for pane %s of server %s, not of this outbox", path, m.ID, m.Pane, m.Server), false
+	}
+	return m, "", true
 }
