@@ -31,7 +31,7 @@ func TestBroadcastSendsOnceToEachPane(t *testing.T) {
 	require.NoError(t, messages.ValidBroadcastID(res.ID))
 	require.Len(t, res.Members, 2)
 	assert.Equal(t, []string{"%2", "%3"}, []string{res.Members[0].Label, res.Members[1].Label})
-	ds := f.delivered()
+	ds := f.Delivered()
 	require.Len(t, ds, 2)
 	assert.ElementsMatch(t, []messages.PaneID{"%2", "%3"}, []messages.PaneID{ds[0].Pane, ds[1].Pane})
 	ids := map[string]bool{}
@@ -88,7 +88,7 @@ func TestBroadcastRefusedWritesNothing(t *testing.T) {
 				assert.Contains(t, err.Error(), w)
 			}
 			assert.Equal(t, tt.class, ClassOf(err), "%v", err)
-			assert.Empty(t, f.delivered(), "nothing delivered")
+			assert.Empty(t, f.Delivered(), "nothing delivered")
 			entries, _ := os.ReadDir(e.Root)
 			for _, ent := range entries {
 				assert.NotRegexp(t, `-o\d+-w\d+$|^\.broadcasts$`, ent.Name(), "nothing written: no session folder, no record")
@@ -108,7 +108,7 @@ func TestBroadcastGroup(t *testing.T) {
 		got = append(got, m.Label)
 	}
 	assert.Equal(t, []string{"%3", "%4", "%2"}, got, "a group's members in place of its name")
-	assert.Len(t, f.delivered(), 3)
+	assert.Len(t, f.Delivered(), 3)
 }
 
 func TestAwaitAllLabelsAndTimesOut(t *testing.T) {

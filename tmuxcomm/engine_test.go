@@ -17,92 +17,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/core/coretest"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
-// fakeTmux is a tmux server in memory: panes by id, and every delivery recorded.
-type fakeTmux struct {
-	mu         sync.Mutex
-	server     paneops.ServerInfo
-	panes      map[messages.PaneID]paneops.Pane
-	deliveries []paneops.Delivery
-	refuse     map[messages.PaneID]bool
-	// result, when set, decides what a delivery returns (after it is recorded).
-	result func(d paneops.Delivery) (paneops.DeliveryResult, error)
-}
+// fakeTmux is the rooms' shared tmux server in memory.
+type fakeTmux = coretest.Tmux
 
-func newFake(ids ...string) *fakeTmux {
-	f := &fakeTmux{server: paneops.ServerInfo{PID: 100, StartTime: 1700000000, Version: "3.3a", Socket: "/tmp/fake"},
-		panes: map[messages.PaneID]paneops.Pane{}, refuse: map[messages.PaneID]bool{}}
-	for i, id := range ids {
-		f.panes[messages.PaneID(id)] = paneops.Pane{ID: messages.PaneID(id), Session: "s", Index: i, PID: 1000 + i, Command: "worker"}
-	}
-	return f
-}
-
-func (f *fakeTmux) ServerInfo(ctx context.Context) (paneops.ServerInfo, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.server, nil
-}
-
-func (f *fakeTmux) Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []paneops.Pane
-	for _, p := range f.panes {
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-func (f *fakeTmux) Pane(ctx context.Context, target string) (paneops.Pane, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	p, ok := f.panes[messages.PaneID(target)]
-	if !ok {
-		return paneops.Pane{}, fmt.Errorf("can't find pane: %s: %w", target, paneops.ErrPaneNotFound)
-	}
-	return p, nil
-}
-
-func (f *fakeTmux) Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, ok := f.panes[d.Pane]; !ok {
-		return paneops.DeliveryResult{}, paneops.ErrPaneNotFound
-	}
-	if f.refuse[d.Pane] {
-		return paneops.DeliveryResult{Buffer: "wcomm-x"}, paneops.ErrRefused
-	}
-	f.deliveries = append(f.deliveries, d)
-	if f.result != nil {
-		return f.result(d)
-	}
-	now := time.Now()
-	return paneops.DeliveryResult{Buffer: "wcomm-x", Pasted: true, Submitted: d.Submit, PastedAt: now, EnterAt: now}, nil
-}
-
-func (f *fakeTmux) Resume(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.deliveries = append(f.deliveries, d)
-	return paneops.DeliveryResult{Pasted: true, Submitted: true}, nil
-}
-
-func (f *fakeTmux) Marks(ctx context.Context, pane messages.PaneID, mark string) (string, string, error) {
-	return "", "", nil
-}
-
-func (f *fakeTmux) delivered() []paneops.Delivery {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]paneops.Delivery(nil), f.deliveries...)
-}
+func newFake(ids ...string) *fakeTmux { return coretest.NewTmux(ids...) }
 
 func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	t.Helper()
@@ -148,7 +73,7 @@ func TestSendWritesRequestAndDelivers(t *testing.T) {
 		assert.Equal(t, want, st.Mode().Perm(), path)
 	}
 
-	ds := f.delivered()
+	ds := f.Delivered()
 	require.Len(t, ds, 1)
 	assert.Equal(t, messages.PaneID("%2"), ds[0].Pane)
 	assert.True(t, ds[0].Submit)
@@ -174,9 +99,9 @@ func TestSendAfterServerRestartMakesNewSession(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	a, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("before")})
 	require.NoError(t, err)
-	f.mu.Lock()
-	f.server.PID, f.server.StartTime = 200, 1700000999
-	f.mu.Unlock()
+	f.Mu.Lock()
+	f.Server.PID, f.Server.StartTime = 200, 1700000999
+	f.Mu.Unlock()
 	b, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("after")})
 	require.NoError(t, err)
 	assert.NotEqual(t, a.Dir, b.Dir, "a restarted server's %%2 is another pane")
@@ -196,9 +121,9 @@ func TestLocateByIDInAFolderDatedLater(t *testing.T) {
 	e.Now = func() time.Time { return now }
 	a, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("before")})
 	require.NoError(t, err)
-	f.mu.Lock()
-	f.server.PID, f.server.StartTime = 200, 1700000999
-	f.mu.Unlock()
+	f.Mu.Lock()
+	f.Server.PID, f.Server.StartTime = 200, 1700000999
+	f.Mu.Unlock()
 	b, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("after")})
 	require.NoError(t, err)
 	require.Equal(t, "20261122-021809-o1-w2", a.Session)
@@ -241,7 +166,7 @@ func TestConcurrentSendsClaimDistinctNumbers(t *testing.T) {
 	// deliverer (none is started in unit tests): run it, and every request is typed once.
 	srv, _ := f.ServerInfo(context.Background())
 	require.NoError(t, e.RunDeliverer(context.Background(), srv.Key(), "%2"))
-	assert.Len(t, f.delivered(), n)
+	assert.Len(t, f.Delivered(), n)
 }
 
 func TestSendLongRequestAsPointer(t *testing.T) {
@@ -251,7 +176,7 @@ func TestSendLongRequestAsPointer(t *testing.T) {
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte(body)})
 	require.NoError(t, err)
 	assert.Equal(t, "pointer", x.Form)
-	ds := f.delivered()
+	ds := f.Delivered()
 	require.Len(t, ds, 1)
 	assert.NotContains(t, string(ds[0].Content), "\n")
 	assert.Contains(t, string(ds[0].Content), x.RequestPath)
@@ -260,7 +185,7 @@ func TestSendLongRequestAsPointer(t *testing.T) {
 
 func TestSendRefusedIsUndeliveredButKept(t *testing.T) {
 	f := newFake("%1", "%2")
-	f.refuse["%2"] = true
+	f.Refuse["%2"] = true
 	e := newEngine(t, f, "%1")
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("hello")})
 	require.ErrorIs(t, err, store.ErrUndelivered)
@@ -290,7 +215,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, res.Signal)
-	ds := f.delivered()
+	ds := f.Delivered()
 	require.Len(t, ds, 2)
 	assert.Equal(t, messages.PaneID("%1"), ds[1].Pane)
 	n, err := messages.FindNotification(string(ds[1].Content))
@@ -374,7 +299,7 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	r := <-done
 	require.NoError(t, r.err)
 	assert.Equal(t, "done\n", r.x.ResponseBody)
-	assert.Len(t, f.delivered(), 1, "no RESPONSE line when an await was waiting")
+	assert.Len(t, f.Delivered(), 1, "no RESPONSE line when an await was waiting")
 }
 
 func TestAwaitTimeout(t *testing.T) {

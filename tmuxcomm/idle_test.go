@@ -25,13 +25,13 @@ func TestIdleNoticeToldOnceAndReplyDelivered(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1, "one notice open per pane: the newer turn's end replaces the older")
 	assert.Equal(t, second.ID, list[0].ID)
-	assert.Equal(t, "idle", WaitsOn("%2", f.server.Key(), "", list))
+	assert.Equal(t, "idle", WaitsOn("%2", f.Server.Key(), "", list))
 
 	res, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "now write the tests", Source: "telegram"})
 	require.NoError(t, err)
 	assert.Equal(t, SignalPasted, res.Signal)
 	var texts []string
-	for _, d := range f.delivered() {
+	for _, d := range f.Delivered() {
 		if d.Pane == "%2" {
 			texts = append(texts, string(d.Content))
 		}
@@ -40,7 +40,7 @@ func TestIdleNoticeToldOnceAndReplyDelivered(t *testing.T) {
 	assert.Equal(t, "now write the tests", strings.TrimSpace(texts[0]), "the person's words as they are, no ANSWER block")
 	_, err = e.as("").Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "again", Source: "telegram"})
 	assert.ErrorIs(t, err, ErrStale, "a second reply is not delivered")
-	assert.Len(t, f.delivered(), 1)
+	assert.Len(t, f.Delivered(), 1)
 }
 
 func TestIdleNoticeClosedByTheNextPrompt(t *testing.T) {

@@ -177,7 +177,7 @@ func TestLoopsInboundPolicy(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nothing was written")
 	assert.Equal(t, ClassFailure, ClassOf(err))
-	assert.Empty(t, f.delivered())
+	assert.Empty(t, f.Delivered())
 	assert.Empty(t, e.Pending(e.Root, "100-1700000000", "%2"))
 	x, err := e.as("%3").Send(ctx, core.SendOptions{To: "%2", Body: []byte("wait")})
 	require.NoError(t, err)

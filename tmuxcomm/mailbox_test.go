@@ -49,7 +49,7 @@ func (b *busyPanes) result(d paneops.Delivery) (paneops.DeliveryResult, error) {
 func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.PaneID) {
 	f := newFake("%1", "%2", "%3", "%4")
 	b := &busyPanes{busy: map[messages.PaneID]bool{"%1": true}}
-	f.result = b.result
+	f.Result = b.result
 	e := newEngine(t, f, "%1")
 	var spawned []messages.PaneID
 	var mu sync.Mutex
@@ -85,7 +85,7 @@ func drainPane(t *testing.T, f *fakeTmux, e *Engine, pane messages.PaneID) {
 // contents lists what each delivery typed.
 func contents(f *fakeTmux) []string {
 	var out []string
-	for _, d := range f.delivered() {
+	for _, d := range f.Delivered() {
 		out = append(out, string(d.Content))
 	}
 	return out
@@ -105,10 +105,10 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 		xs = append(xs, x)
 	}
 	assert.Equal(t, []messages.PaneID{"%2", "%2", "%2"}, *spawned, "each queuing asks for a deliverer (it runs once: its lock)")
-	for _, d := range f.delivered() {
+	for _, d := range f.Delivered() {
 		assert.True(t, d.Strict, "queued deliveries are strict")
 	}
-	before := len(f.delivered())
+	before := len(f.Delivered())
 
 	b.set("%2", false)
 	drainPane(t, f, e, "%2")
@@ -123,7 +123,7 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 	}
 	// Nothing is delivered twice, whoever runs next.
 	drainPane(t, f, e, "%2")
-	assert.Len(t, f.delivered(), before+3)
+	assert.Len(t, f.Delivered(), before+3)
 }
 
 func TestMailboxReadyPaneIsDeliveredAtOnce(t *testing.T) {
@@ -132,8 +132,8 @@ func TestMailboxReadyPaneIsDeliveredAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Empty(t, *spawned, "no deliverer for a pane that was ready")
-	require.Len(t, f.delivered(), 1)
-	assert.NotEmpty(t, f.delivered()[0].Mark, "the paste is marked in the pane")
+	require.Len(t, f.Delivered(), 1)
+	assert.NotEmpty(t, f.Delivered()[0].Mark, "the paste is marked in the pane")
 }
 
 func TestMailboxCoalescesResponses(t *testing.T) {
@@ -148,7 +148,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 		assert.Equal(t, core.SignalQueued, res.Signal, "the orchestrator is busy")
 		paths = append(paths, x.ResponsePath)
 	}
-	before := len(f.delivered())
+	before := len(f.Delivered())
 	b.set("%1", false)
 	drainPane(t, f, e, "%1")
 	typed := contents(f)[before:]
@@ -178,11 +178,11 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 	later := time.Now().Add(2 * time.Minute)
 	e.Now = func() time.Time { return later }
 
-	before := len(f.delivered())
+	before := len(f.Delivered())
 	b.set("%1", false)
 	drainPane(t, f, e, "%1")
 	drainPane(t, f, e, "%3")
-	assert.Len(t, f.delivered(), before, "nothing typed: one superseded, one expired")
+	assert.Len(t, f.Delivered(), before, "nothing typed: one superseded, one expired")
 
 	yx := exchange.LoadExchange(y.Dir, y.Seq, false)
 	assert.Equal(t, exchange.StateExpired, yx.State)
@@ -218,9 +218,9 @@ func TestMailboxInboxTakesOnce(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, 1, taken[0]+taken[1])
-	before := len(f.delivered())
+	before := len(f.Delivered())
 	drainPane(t, f, e, "%1")
-	assert.Len(t, f.delivered(), before, "taken by a hook: never typed")
+	assert.Len(t, f.Delivered(), before, "taken by a hook: never typed")
 	evs := exchange.LoadExchange(x.Dir, x.Seq, false).Events
 	assert.Equal(t, exchange.StateNotified, evs[len(evs)-1].State)
 	assert.Equal(t, "hook", evs[len(evs)-1].Detail["via"])
@@ -276,10 +276,10 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			if tt.entered {
 				mf.entered = pend[0].ID
 			}
-			before := len(f.delivered())
+			before := len(f.Delivered())
 			b.set("%2", false)
 			require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
-			assert.Len(t, f.delivered(), before+tt.wantDeliveries)
+			assert.Len(t, f.Delivered(), before+tt.wantDeliveries)
 			assert.Equal(t, tt.wantResumed, mf.resumed)
 			out, err := ob.Outcome(pend[0].ID)
 			require.NoError(t, err)
@@ -297,9 +297,9 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 	b.set("%2", true)
 	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	f.mu.Lock()
-	delete(f.panes, "%2")
-	f.mu.Unlock()
+	f.Mu.Lock()
+	delete(f.PaneMap, "%2")
+	f.Mu.Unlock()
 	drainPane(t, f, e, "%2")
 	got := exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StateUndeliverable, got.State)

@@ -124,7 +124,7 @@ func TestPermissionAnswersReachTheHook(t *testing.T) {
 			assert.Equal(t, tt.behavior, out.Decision.Behavior)
 			assert.Equal(t, tt.wantMessage, out.Decision.Message)
 			assert.Len(t, out.Decision.Updates, tt.updates)
-			assert.Empty(t, f.delivered(), "no answer of a permission is typed into any pane")
+			assert.Empty(t, f.Delivered(), "no answer of a permission is typed into any pane")
 		})
 	}
 }
@@ -316,7 +316,7 @@ func TestPermissionNotAnsweredOnceTheHookIsGone(t *testing.T) {
 	_, err = e.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
 	require.True(t, errors.Is(err, ErrStale), "%v", err)
 	assert.Contains(t, err.Error(), "no longer waits")
-	assert.Empty(t, f.delivered(), "nothing typed into the agent's pane")
+	assert.Empty(t, f.Delivered(), "nothing typed into the agent's pane")
 	st, err := questions.FindQuestion(e.Root, w.Question.ID)
 	require.NoError(t, err)
 	assert.Equal(t, questions.QuestionResolved, st.State)
@@ -340,7 +340,7 @@ func TestPermissionWaitsShown(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, "permission: Bash touch k1.txt", list[0].Waits)
-	srv := f.server.Key()
+	srv := f.Server.Key()
 	assert.Equal(t, "permission: Bash touch k1.txt", WaitsOn("%2", srv, "", list))
 	assert.Equal(t, "", WaitsOn("%1", srv, "", list), "nothing waits on a person in another pane")
 	assert.Equal(t, "idle", WaitsOn("%1", srv, "idle", list), "an agent at rest after its turn")

@@ -106,7 +106,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake("%1", "%2")
-			f.result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
+			f.Result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
 				r := tt.result
 				r.PastedAt, r.EnterAt = time.Now(), time.Now()
 				return r, tt.err
@@ -131,7 +131,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 				states = append(states, ev.State)
 			}
 			assert.Equal(t, tt.events, states)
-			d := f.delivered()[0]
+			d := f.Delivered()[0]
 			assert.Equal(t, "generic", d.Profile.Name)
 			assert.Equal(t, 3*time.Second, d.BusyWait)
 		})
@@ -144,7 +144,7 @@ func TestProfileSendForcedAgent(t *testing.T) {
 	_, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("hi"), Agent: "robot"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "claude, codex")
-	assert.Empty(t, f.delivered())
+	assert.Empty(t, f.Delivered())
 	_, statErr := os.Stat(e.Root)
 	assert.True(t, os.IsNotExist(statErr) || func() bool { ents, _ := os.ReadDir(e.Root); return len(ents) == 0 }(),
 		"nothing is written for an unknown --agent")
@@ -153,12 +153,12 @@ func TestProfileSendForcedAgent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fleet.FormComment, x.Form)
 	assert.Equal(t, "shell", x.Profile)
-	d := f.delivered()[0]
+	d := f.Delivered()[0]
 	assert.True(t, strings.HasPrefix(string(d.Content), "# [WORKER "), string(d.Content))
 	assert.NotContains(t, string(d.Content), "$(")
 
 	// A fake pane whose command is a shell, without a process table: the safe guess is a shell.
-	f.panes["%3"] = paneops.Pane{ID: "%3", Session: "s", PID: 1003, Command: "zsh"}
+	f.PaneMap["%3"] = paneops.Pane{ID: "%3", Session: "s", PID: 1003, Command: "zsh"}
 	x, err = e.Send(context.Background(), core.SendOptions{To: "%3", Body: []byte("rm -rf /")})
 	require.NoError(t, err)
 	assert.Equal(t, fleet.FormComment, x.Form)

@@ -103,8 +103,8 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	}
 
 	// The question file appears before its QUESTION block is pasted: wait for the paste.
-	require.Eventually(t, func() bool { return len(f.delivered()) == 2 }, 5*time.Second, time.Millisecond)
-	ds := f.delivered()
+	require.Eventually(t, func() bool { return len(f.Delivered()) == 2 }, 5*time.Second, time.Millisecond)
+	ds := f.Delivered()
 	assert.Equal(t, messages.PaneID("%1"), ds[1].Pane)
 	q, err := messages.ParseQuestionBlock(string(ds[1].Content))
 	require.NoError(t, err)
@@ -129,7 +129,7 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	assert.Equal(t, "b", got.Answer.Raw)
 	assert.Equal(t, "letter", got.Answer.Form)
 	assert.Equal(t, "local", got.Answer.Source)
-	assert.Len(t, f.delivered(), 2, "a waiting ask is the signal: nothing pasted into the worker")
+	assert.Len(t, f.Delivered(), 2, "a waiting ask is the signal: nothing pasted into the worker")
 	assert.Equal(t, []string{questions.QAsked, questions.QDelivered, questions.QAccepted, questions.QAskWoken}, qEvents(got))
 }
 
@@ -145,7 +145,7 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, ar.Signal)
-	ds := f.delivered()
+	ds := f.Delivered()
 	last := ds[len(ds)-1]
 	assert.Equal(t, messages.PaneID("%2"), last.Pane)
 	assert.True(t, last.Submit)
@@ -274,7 +274,7 @@ func TestQuestionTimeout(t *testing.T) {
 			ar, err := worker.as("%1").Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "2"})
 			require.NoError(t, err)
 			assert.Equal(t, core.SignalPasted, ar.Signal)
-			assert.Equal(t, messages.PaneID("%2"), f.delivered()[len(f.delivered())-1].Pane)
+			assert.Equal(t, messages.PaneID("%2"), f.Delivered()[len(f.Delivered())-1].Pane)
 		})
 	}
 }
@@ -302,7 +302,7 @@ func TestQuestionCap(t *testing.T) {
 	assert.Equal(t, []string{questions.QuestionPending, questions.QuestionPending, questions.QuestionPending, questions.QuestionCapExceeded, questions.QuestionPending}, states,
 		"the cap is per task: task-4's first question is relayed")
 	// 1 request + 3 relayed questions + task-4's: the capped one was never pasted.
-	assert.Len(t, f.delivered(), 5)
+	assert.Len(t, f.Delivered(), 5)
 }
 
 func TestQuestionSequenceAcrossConcurrentAskers(t *testing.T) {
@@ -382,9 +382,9 @@ func TestQuestionPlacement(t *testing.T) {
 
 func TestQuestionUndelivered(t *testing.T) {
 	f, orch, worker, _ := qPair(t)
-	f.mu.Lock()
-	f.refuse["%1"] = true
-	f.mu.Unlock()
+	f.Mu.Lock()
+	f.Refuse["%1"] = true
+	f.Mu.Unlock()
 	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, Wait: true, Timeout: time.Minute, MaxQuestions: 3})
 	require.ErrorIs(t, err, core.ErrUnrelayed)
 	assert.True(t, strings.HasSuffix(err.Error(), core.BestJudgment))
@@ -420,9 +420,9 @@ func TestQuestionHook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(out)
 			f, _, worker, _ := qPair(t)
-			f.mu.Lock()
-			f.refuse["%1"] = tt.refuse
-			f.mu.Unlock()
+			f.Mu.Lock()
+			f.Refuse["%1"] = tt.refuse
+			f.Mu.Unlock()
 			q := qQuestion("q?")
 			q.Urgency = messages.NonBlocking
 			start := time.Now()
@@ -477,9 +477,9 @@ func TestQuestionStale(t *testing.T) {
 		q.Urgency = messages.NonBlocking
 		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 		require.NoError(t, err)
-		f.mu.Lock()
-		delete(f.panes, "%2")
-		f.mu.Unlock()
+		f.Mu.Lock()
+		delete(f.PaneMap, "%2")
+		f.Mu.Unlock()
 		_, err = orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "A"})
 		require.ErrorIs(t, err, core.ErrStale)
 		assert.Contains(t, err.Error(), "worker pane %2 is gone")
@@ -490,9 +490,9 @@ func TestQuestionStale(t *testing.T) {
 		q.Urgency = messages.NonBlocking
 		res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 		require.NoError(t, err)
-		f.mu.Lock()
-		f.server.StartTime++
-		f.mu.Unlock()
+		f.Mu.Lock()
+		f.Server.StartTime++
+		f.Mu.Unlock()
 		list, _, _ := orch.Questions(context.Background(), questions.QuestionsOptions{})
 		assert.Equal(t, questions.QuestionStale, list[0].State)
 		assert.Contains(t, list[0].Reason, "restarted")
@@ -657,17 +657,17 @@ func TestQuestionFilesAreNotForeign(t *testing.T) {
 
 func TestQuestionIntoShellOrchestratorIsACommentLine(t *testing.T) {
 	f, _, worker, _ := qPair(t)
-	f.mu.Lock()
-	p := f.panes["%1"]
+	f.Mu.Lock()
+	p := f.PaneMap["%1"]
 	p.Command = "bash" // the orchestrator's pane is at a shell prompt
-	f.panes["%1"] = p
-	f.mu.Unlock()
+	f.PaneMap["%1"] = p
+	f.Mu.Unlock()
 
 	q := qQuestion("drop the table?; $(touch pwn)")
 	q.Urgency = messages.NonBlocking
 	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
-	ds := f.delivered()
+	ds := f.Delivered()
 	last := ds[len(ds)-1]
 	require.Equal(t, messages.PaneID("%1"), last.Pane)
 	line := string(last.Content)

@@ -23,13 +23,13 @@ func TestRelayedNotifySaysNothingWasPasted(t *testing.T) {
 	x, repeated, err := e.RelaySend(context.Background(), core.SendOptions{ID: id, To: "%2", Body: []byte("relayed work")})
 	require.NoError(t, err)
 	require.False(t, repeated)
-	before := len(f.delivered())
+	before := len(f.Delivered())
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
 	require.NoError(t, err)
 	assert.Equal(t, SignalRelayed, res.Signal)
 	assert.NotContains(t, res.Say(), "pasted into")
 	assert.Contains(t, res.Say(), "another host")
-	assert.Len(t, f.delivered(), before, "nothing typed on this host")
+	assert.Len(t, f.Delivered(), before, "nothing typed on this host")
 	assert.Equal(t, messages.PaneID("%0"), res.Exchange.Orchestrator)
 }

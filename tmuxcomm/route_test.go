@@ -124,7 +124,7 @@ func TestSendGoesThroughTheDoor(t *testing.T) {
 	e := doorEngine(t, f, "%1", s, 1001)
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("the task, whole")})
 	require.NoError(t, err)
-	assert.Empty(t, f.delivered(), "nothing typed")
+	assert.Empty(t, f.Delivered(), "nothing typed")
 	got := s.received(t, 1)
 	require.Len(t, got, 1, "written once")
 	assert.Contains(t, got[0], "the task, whole")
@@ -141,12 +141,12 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	e := doorEngine(t, f, "%1", s, 1000)
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	require.Len(t, f.delivered(), 1, "the worker has no door: typed")
+	require.Len(t, f.Delivered(), 1, "the worker has no door: typed")
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, res.Signal)
 	assert.Equal(t, exchange.ViaSocket, res.Via)
-	assert.Len(t, f.delivered(), 1, "the RESPONSE line was not typed")
+	assert.Len(t, f.Delivered(), 1, "the RESPONSE line was not typed")
 	got := s.received(t, 1)
 	require.Len(t, got, 1)
 	assert.Equal(t, res.Line, got[0])
@@ -161,7 +161,7 @@ func TestDoorGoneIsTypedOnce(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "the socket is gone")
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	assert.Len(t, f.delivered(), 1, "typed once")
+	assert.Len(t, f.Delivered(), 1, "typed once")
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.ViaTyped, x.Via)
 	assert.Empty(t, s.received(t, 0))
@@ -187,11 +187,11 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 	}
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	assert.Empty(t, f.delivered(), "nothing typed yet")
+	assert.Empty(t, f.Delivered(), "nothing typed yet")
 	assert.Equal(t, []messages.PaneID{"%2"}, spawned)
 	assert.Equal(t, exchange.StateQueued, exchange.LoadExchange(x.Dir, x.Seq, false).State)
 	drainPane(t, f, e, "%2")
-	assert.Len(t, f.delivered(), 1, "typed once")
+	assert.Len(t, f.Delivered(), 1, "typed once")
 	assert.Empty(t, s.received(t, 0), "nothing reached the ended session")
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
@@ -209,7 +209,7 @@ func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	assert.Empty(t, f.delivered())
+	assert.Empty(t, f.Delivered())
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StateQueued, x.State)
 	assert.Contains(t, x.Evidence, "session says it is busy")
@@ -224,7 +224,7 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	// Queue a message (no session matches and the pane is busy for now), then leave a door
 	// in-flight record for it, as a process killed mid-write does.
 	e.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
-	f.result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
+	f.Result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
 		return paneops.DeliveryResult{}, paneops.ErrBusy
 	}
 	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
@@ -238,10 +238,10 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	require.Len(t, pend, 1)
 	require.NoError(t, ob.SetInflight(mailbox.Inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: exchange.ViaSocket}))
 	e.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
-	f.result = nil
-	typedBefore := len(f.delivered())
+	f.Result = nil
+	typedBefore := len(f.Delivered())
 	drainPane(t, f, e, "%2")
-	assert.Len(t, f.delivered(), typedBefore, "not typed")
+	assert.Len(t, f.Delivered(), typedBefore, "not typed")
 	assert.Empty(t, s.received(t, 0), "not written again")
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StatusUndelivered, x.Status)
@@ -261,12 +261,12 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	res, err := worker.Ask(context.Background(), questions.AskOptions{Exchange: x.ID, MaxQuestions: 3,
 		Questions: []messages.Question{{Text: "May I?", Task: "t", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "Both work."}}})
 	require.NoError(t, err)
-	typed := len(f.delivered())
+	typed := len(f.Delivered())
 	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, ar.Signal)
 	assert.Equal(t, exchange.ViaSocket, ar.Via)
-	assert.Len(t, f.delivered(), typed, "the ANSWER block was not typed")
+	assert.Len(t, f.Delivered(), typed, "the ANSWER block was not typed")
 	got := s.received(t, 2)
 	require.Len(t, got, 2)
 	assert.Contains(t, got[1], "ANSWER: yes")

@@ -174,7 +174,7 @@ func TestWatchReportsOnlyNewEventsWithoutSince(t *testing.T) {
 
 func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 	f := newFake("%1", "%2", "%3")
-	f.refuse["%3"] = true
+	f.Refuse["%3"] = true
 	e := newEngine(t, f, "%1")
 	w := startWatch(t, e, watch.WatchOptions{})
 
