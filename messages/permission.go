@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -242,20 +243,80 @@ func DecisionOf(p PermissionRequest, answer, message string) (PermissionDecision
 	return PermissionDecision{}, fmt.Errorf("permission answer %q: want allow, always or deny: %w", SanitizeField(answer), ErrInvalidAnswer)
 }
 
-// FormatClaudeDecision is the JSON a PermissionRequest hook prints for Claude Code to decide.
-func FormatClaudeDecision(d PermissionDecision) ([]byte, error) {
-	type decision struct {
-		Behavior           string             `json:"behavior"`
-		Message            string             `json:"message,omitempty"`
-		UpdatedPermissions []PermissionUpdate `json:"updatedPermissions,omitempty"`
+// The formats a permission hook's decision is printed in, named by an agent's record
+// (paneops/profile's Hooks.Decision).
+const (
+	// DecisionClaudeHook is Claude Code's PermissionRequest hook output.
+	DecisionClaudeHook = "claude-hook"
+)
+
+// decisionFormats are the formats by name: how a decision is printed, and read back (the record
+// test checks that each one round-trips).
+var decisionFormats = map[string]struct {
+	format func(PermissionDecision) ([]byte, error)
+	parse  func([]byte) (PermissionDecision, error)
+}{
+	DecisionClaudeHook: {formatClaudeDecision, parseClaudeDecision},
+}
+
+// DecisionFormats lists the known decision formats' names, sorted.
+func DecisionFormats() []string {
+	out := make([]string, 0, len(decisionFormats))
+	for name := range decisionFormats {
+		out = append(out, name)
 	}
-	type specific struct {
-		HookEventName string   `json:"hookEventName"`
-		Decision      decision `json:"decision"`
+	slices.Sort(out)
+	return out
+}
+
+// FormatDecision is d as an agent whose hook answers in format reads it on the hook's stdout.
+func FormatDecision(format string, d PermissionDecision) ([]byte, error) {
+	f, ok := decisionFormats[format]
+	if !ok {
+		return nil, fmt.Errorf("permission decision format %q is not known: %w", SanitizeField(format), ErrSyntax)
 	}
-	return json.Marshal(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{HookEventName: "PermissionRequest", Decision: decision{Behavior: d.Behavior, Message: d.Message, UpdatedPermissions: d.Updates}}})
+	return f.format(d)
+}
+
+// ParseDecision reads back a decision printed in format.
+func ParseDecision(format string, data []byte) (PermissionDecision, error) {
+	f, ok := decisionFormats[format]
+	if !ok {
+		return PermissionDecision{}, fmt.Errorf("permission decision format %q is not known: %w", SanitizeField(format), ErrSyntax)
+	}
+	return f.parse(data)
+}
+
+// claudeDecision is the JSON a PermissionRequest hook prints for Claude Code to decide.
+type claudeDecision struct {
+	HookSpecificOutput struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      struct {
+			Behavior           string             `json:"behavior"`
+			Message            string             `json:"message,omitempty"`
+			UpdatedPermissions []PermissionUpdate `json:"updatedPermissions,omitempty"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+func formatClaudeDecision(d PermissionDecision) ([]byte, error) {
+	var out claudeDecision
+	o := &out.HookSpecificOutput
+	o.HookEventName = "PermissionRequest"
+	o.Decision.Behavior, o.Decision.Message, o.Decision.UpdatedPermissions = d.Behavior, d.Message, d.Updates
+	return json.Marshal(out)
+}
+
+func parseClaudeDecision(data []byte) (PermissionDecision, error) {
+	var in claudeDecision
+	if err := json.Unmarshal(data, &in); err != nil {
+		return PermissionDecision{}, fmt.Errorf("a Claude Code permission decision: %v: %w", err, ErrSyntax)
+	}
+	o := in.HookSpecificOutput
+	if o.HookEventName != "PermissionRequest" {
+		return PermissionDecision{}, fmt.Errorf("hookEventName %q is not PermissionRequest: %w", SanitizeField(o.HookEventName), ErrSyntax)
+	}
+	return PermissionDecision{Behavior: o.Decision.Behavior, Message: o.Decision.Message, Updates: o.Decision.UpdatedPermissions}, nil
 }
 
 // matchPermission reads a permission answer: allow (yes, y), always, deny (no, n), or their number

@@ -96,7 +96,7 @@ func TestMatchPermissionAnswer(t *testing.T) {
 	}
 }
 
-func TestFormatClaudeDecision(t *testing.T) {
+func TestFormatDecisionClaude(t *testing.T) {
 	p, err := ParsePermissionRequest("claude", permInput(t,
 		`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"touch k"}}`))
 	require.NoError(t, err)
@@ -110,15 +110,22 @@ func TestFormatClaudeDecision(t *testing.T) {
 	for _, tt := range tests {
 		d, err := DecisionOf(p, tt.answer, tt.message)
 		require.NoError(t, err)
-		out, err := FormatClaudeDecision(d)
+		out, err := FormatDecision(DecisionClaudeHook, d)
 		require.NoError(t, err)
 		assert.JSONEq(t, tt.want, string(out), tt.answer)
+		back, err := ParseDecision(DecisionClaudeHook, out)
+		require.NoError(t, err)
+		assert.Equal(t, d, back, "the decision reads back as it was printed")
 	}
 	d, err := DecisionOf(p, PermDeny, "")
 	require.NoError(t, err)
 	assert.NotEmpty(t, d.Message, "a deny always tells the model something")
 	_, err = DecisionOf(p, "perhaps", "")
 	assert.True(t, errors.Is(err, ErrInvalidAnswer))
+	_, err = FormatDecision("no-such-format", d)
+	assert.ErrorIs(t, err, ErrSyntax, "a format no record may name is refused, not printed as another's")
+	_, err = ParseDecision(DecisionClaudeHook, []byte(`{"hookSpecificOutput":{"hookEventName":"Stop"}}`))
+	assert.ErrorIs(t, err, ErrSyntax, "another event's output is not a decision")
 }
 
 func TestPermissionTypeNotAskedByName(t *testing.T) {

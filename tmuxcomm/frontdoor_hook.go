@@ -10,6 +10,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -27,6 +28,10 @@ func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, 
 	var in messages.HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("hook input is not JSON: %w", err)
+	}
+	rec := profile.HookAgent(agent)
+	if rec == nil || rec.Hooks.Kind(in.Event) != profile.HookPermission {
+		return nil, fmt.Errorf("event %q is not a permission prompt of %s: %w", messages.SanitizeField(in.Event), messages.SanitizeField(agent), messages.ErrSyntax)
 	}
 	req, err := messages.ParsePermissionRequest(agent, in)
 	if err != nil {
@@ -52,7 +57,7 @@ func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, 
 	if err != nil || out.Decision == nil {
 		return nil, err
 	}
-	return messages.FormatClaudeDecision(*out.Decision)
+	return messages.FormatDecision(rec.Hooks.Decision, *out.Decision)
 }
 
 // ErrNotOwnPane is the error of a hook or command that names a pane it does not run in.

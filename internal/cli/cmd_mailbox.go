@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
@@ -85,8 +86,8 @@ within the settings' permissions.wait (default 590s) it prints nothing and the d
 				if len(args) > 0 {
 					return usagef("hook takes no arguments")
 				}
-				if !validHookAgent(*agent) {
-					return usagef("--agent: %q is not claude, codex or gemini", *agent)
+				if profile.HookAgent(*agent) == nil {
+					return usagef("--agent: %q is not one of %s", *agent, strings.Join(profile.AgentsWith(func(a *profile.Agent) bool { return a.Hooks != nil }), ", "))
 				}
 				err := c.runHook(*agent)
 				if errors.Is(err, tmuxcomm.ErrNotOwnPane) {
@@ -186,8 +187,6 @@ type hookEvent struct {
 	LastMessage string `json:"last_assistant_message"`
 }
 
-func validHookAgent(a string) bool { return a == "claude" || a == "codex" || a == "gemini" }
-
 // runHook takes this pane's waiting mail and prints it as the agent's hook output. Prompt-time
 // events add context; turn-end events block the stop with the messages as the reason, which the
 // agent hands to its model as feedback and so goes on with them.
@@ -206,10 +205,10 @@ func (c *cli) runHook(agent string) error {
 	if err := c.engine().HookPane(c.ctx); err != nil {
 		return err
 	}
-	if ev.Event == "PermissionRequest" {
+	kind := profile.HookAgent(agent).Hooks.Kind(ev.Event)
+	if kind == profile.HookPermission {
 		return c.runPermissionHook(agent, data)
 	}
-	kind := hookKind(agent, ev.Event)
 	if kind == "" {
 		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), agent)
 	}
@@ -251,7 +250,7 @@ func (c *cli) idleNotice(e *tmuxcomm.Engine, agent, kind string, ev hookEvent, h
 	if err != nil || !s.NotifyIdle {
 		return err
 	}
-	if kind == "prompt" {
+	if kind == profile.HookPrompt {
 		e.CloseIdle(c.ctx, "the agent took its next prompt")
 		return nil
 	}
@@ -265,22 +264,11 @@ func (c *cli) idleNotice(e *tmuxcomm.Engine, agent, kind string, ev hookEvent, h
 	return err
 }
 
-// hookKind says whether an agent's event comes before a turn ("prompt") or at its end ("stop").
-func hookKind(agent, event string) string {
-	switch {
-	case event == "UserPromptSubmit" && agent != "gemini", event == "BeforeAgent" && agent == "gemini":
-		return "prompt"
-	case event == "Stop" && agent != "gemini", event == "AfterAgent" && agent == "gemini":
-		return "stop"
-	}
-	return ""
-}
-
 // hookOutput is the JSON an agent's hook prints to hand text to the model.
 func hookOutput(event, kind, text string) ([]byte, error) {
 	// The three agents take the same shapes (measured with their pinned versions): context at a
 	// prompt, and a blocked stop whose reason goes to the model as the next message.
-	if kind == "prompt" {
+	if kind == profile.HookPrompt {
 		return json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
 	}
 	return json.Marshal(map[string]string{"decision": "block", "reason": text})

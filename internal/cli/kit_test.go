@@ -372,7 +372,7 @@ func TestKitInstallSkill(t *testing.T) {
 		require.Len(t, got.Hooks["PermissionRequest"], 1)
 		perm := got.Hooks["PermissionRequest"][0].Hooks[0]
 		assert.Equal(t, "wcomm hook --agent claude", perm.Command)
-		assert.Equal(t, kit.PermissionHookTimeout, perm.Timeout)
+		assert.Equal(t, 600, perm.Timeout, "Claude Code's own default, said out loud")
 		gem, err := os.ReadFile(filepath.Join(d, ".gemini", "settings.json"))
 		require.NoError(t, err)
 		assert.Contains(t, string(gem), `"AfterAgent"`)

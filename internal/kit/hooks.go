@@ -11,22 +11,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
-// hookTarget is one agent's hook settings file and the events wcomm hooks there.
+// hookTarget is one agent's hook settings file and the events wcomm hooks there (its record's).
 type hookTarget struct {
-	Path   string
-	Agent  string
-	Events []string
-	// Timeouts are the seconds an event's hook may run, for the events whose hook waits.
-	Timeouts map[string]int
-	Note     string // what the person still has to do, if anything
+	Path  string
+	Agent string
+	Hooks *profile.Hooks
 }
-
-// PermissionHookTimeout is the seconds Claude Code gives the PermissionRequest hook to wait for
-// the person (its own default, said out loud): the hook's own wait (settings' permissions.wait,
-// 590s by default) ends first, so it leaves the dialog to the terminal on its own terms.
-const PermissionHookTimeout = 600
 
 // hookTargets returns the hook settings files of the agents: in the project folder, or the user's.
 func hookTargets(dir, home string, agents []string) []hookTarget {
@@ -35,16 +29,9 @@ func hookTargets(dir, home string, agents []string) []hookTarget {
 		base = home
 	}
 	var out []hookTarget
-	for _, a := range agents {
-		switch a {
-		case "claude":
-			out = append(out, hookTarget{Path: filepath.Join(base, ".claude", "settings.json"), Agent: a,
-				Events: []string{"UserPromptSubmit", "Stop", "PermissionRequest"}, Timeouts: map[string]int{"PermissionRequest": PermissionHookTimeout}})
-		case "codex":
-			out = append(out, hookTarget{Path: filepath.Join(base, ".codex", "hooks.json"), Agent: a, Events: []string{"UserPromptSubmit", "Stop"},
-				Note: "Codex asks you to review and trust new hooks when it starts: choose to trust them"})
-		case "gemini":
-			out = append(out, hookTarget{Path: filepath.Join(base, ".gemini", "settings.json"), Agent: a, Events: []string{"BeforeAgent", "AfterAgent"}})
+	for _, name := range agents {
+		if a := profile.HookAgent(name); a != nil {
+			out = append(out, hookTarget{Path: filepath.Join(base, filepath.FromSlash(a.Hooks.File)), Agent: a.Name, Hooks: a.Hooks})
 		}
 	}
 	return out
@@ -80,18 +67,18 @@ func installHooks(t hookTarget, bin string) (Result, error) {
 		hooks = map[string]any{}
 	}
 	changed := false
-	for _, ev := range t.Events {
+	for _, ev := range t.Hooks.Events() {
 		groups, _ := hooks[ev].([]any)
 		if hooks[ev] != nil && groups == nil {
 			r.Status, r.Note = Kept, fmt.Sprintf(`its "hooks.%s" is not a list: fix it, then run again`, ev)
 			return r, nil
 		}
-		if c := setHookCommand(groups, bin, hookCommand(bin, t.Agent), t.Timeouts[ev]); c != nil {
+		if c := setHookCommand(groups, bin, hookCommand(bin, t.Agent), t.Hooks.Timeout(ev)); c != nil {
 			changed = changed || *c
 			continue
 		}
 		h := map[string]any{"type": "command", "command": hookCommand(bin, t.Agent)}
-		if n := t.Timeouts[ev]; n > 0 {
+		if n := t.Hooks.Timeout(ev); n > 0 {
 			h["timeout"] = n
 		}
 		hooks[ev] = append(groups, map[string]any{"hooks": []any{h}})
@@ -111,7 +98,7 @@ func installHooks(t hookTarget, bin string) (Result, error) {
 	} else {
 		r.Status = Updated
 	}
-	r.Note = t.Note
+	r.Note = t.Hooks.Note
 	return r, writeTarget(real, append(data, '\n'), mode)
 }
 

@@ -11,11 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
@@ -60,23 +59,10 @@ type MCPTarget struct {
 
 // MCPTargets are the files install-mcp edits, with the entry each gets.
 func MCPTargets(o MCPOptions) ([]MCPTarget, error) {
-	agent, dir, user, command, getenv := o.For, o.Dir, o.User, Bin(o.Bin), o.Getenv
-	var want []string
-	for _, a := range strings.Split(agent, ",") {
-		switch a = strings.ToLower(strings.TrimSpace(a)); a {
-		case "all":
-			want = []string{"claude", "codex", "gemini"}
-		case "claude", "codex", "gemini":
-			if !slices.Contains(want, a) {
-				want = append(want, a)
-			}
-		case "":
-		default:
-			return nil, tmuxcomm.Usagef("--for: unknown agent %q; use claude, codex, gemini (or all)", messages.SanitizeField(a))
-		}
-	}
-	if len(want) == 0 {
-		return nil, tmuxcomm.Usagef("--for names no agent; use claude, codex, gemini (or all)")
+	dir, user, command, getenv := o.Dir, o.User, Bin(o.Bin), o.Getenv
+	want, err := agentsFor("all", o.For, func(a *profile.Agent) bool { return a.MCP != nil })
+	if err != nil {
+		return nil, err
 	}
 	var home string
 	if user {
@@ -88,52 +74,49 @@ func MCPTargets(o MCPOptions) ([]MCPTarget, error) {
 			}
 			home = h
 		}
-	} else {
-		var err error
-		if dir, err = projectDir(dir); err != nil {
-			return nil, err
-		}
+	} else if dir, err = projectDir(dir); err != nil {
+		return nil, err
 	}
-	args := []any{"mcp"}
 	var out []MCPTarget
 	for _, a := range want {
-		t := MCPTarget{Agent: a}
-		switch a {
-		case "claude":
-			// Project scope is .mcp.json at the project's root; user scope is the top-level
-			// "mcpServers" of ~/.claude.json.
-			t.Path = filepath.Join(dir, ".mcp.json")
-			if user {
-				t.Path = filepath.Join(home, ".claude.json")
+		t := MCPTarget{Agent: a.Name, Path: filepath.Join(dir, filepath.FromSlash(a.MCP.Project))}
+		if user {
+			t.Path = filepath.Join(home, filepath.FromSlash(a.MCP.User))
+			if v := a.MCP.UserDirEnv; v != "" && getenv(v) != "" {
+				d := getenv(v)
+				_, rest, _ := strings.Cut(a.MCP.User, "/")
+				t.Path = filepath.Join(d, filepath.FromSlash(rest))
 			}
-			t.Entry = []mcpKey{{"type", "stdio"}, {"command", command}, {"args", args}}
-		case "gemini":
-			t.Path = filepath.Join(dir, ".gemini", "settings.json")
-			if user {
-				t.Path = filepath.Join(home, ".gemini", "settings.json")
-			}
-			t.Entry = []mcpKey{{"command", command}, {"args", args}, {"timeout", mcpToolTimeout.Milliseconds()}}
-		case "codex":
-			// Codex reads .codex/config.toml of a trusted project, and $CODEX_HOME/config.toml
-			// (~/.codex/config.toml) for the user.
-			t.TOML = true
-			t.Path = filepath.Join(dir, ".codex", "config.toml")
-			if user {
-				codexHome := getenv("CODEX_HOME")
-				if codexHome == "" {
-					codexHome = filepath.Join(home, ".codex")
-				}
-				t.Path = filepath.Join(codexHome, "config.toml")
-			}
-			env := make([]any, len(mcpForwardEnv))
-			for i, v := range mcpForwardEnv {
-				env[i] = v
-			}
-			t.Entry = []mcpKey{{"command", command}, {"args", args}, {"env_vars", env}, {"tool_timeout_sec", int64(mcpToolTimeout.Seconds())}}
 		}
+		entry, ok := mcpFormats[a.MCP.Format]
+		if !ok {
+			return nil, fmt.Errorf("agent %s: MCP entry format %q is not known to this wcomm", a.Name, a.MCP.Format)
+		}
+		t.TOML, t.Entry = entry.toml, entry.keys(command)
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// mcpFormats are the entry formats an agent's record names (profile.MCP.Format): wcomm's keys in
+// that agent's file, and whether the file is TOML (else JSON with a top-level "mcpServers").
+var mcpFormats = map[string]struct {
+	toml bool
+	keys func(command string) []mcpKey
+}{
+	profile.MCPClaudeJSON: {keys: func(command string) []mcpKey {
+		return []mcpKey{{"type", "stdio"}, {"command", command}, {"args", []any{"mcp"}}}
+	}},
+	profile.MCPGeminiJSON: {keys: func(command string) []mcpKey {
+		return []mcpKey{{"command", command}, {"args", []any{"mcp"}}, {"timeout", mcpToolTimeout.Milliseconds()}}
+	}},
+	profile.MCPCodexTOML: {toml: true, keys: func(command string) []mcpKey {
+		env := make([]any, len(mcpForwardEnv))
+		for i, v := range mcpForwardEnv {
+			env[i] = v
+		}
+		return []mcpKey{{"command", command}, {"args", []any{"mcp"}}, {"env_vars", env}, {"tool_timeout_sec", int64(mcpToolTimeout.Seconds())}}
+	}},
 }
 
 // InstallMCP sets wcomm's entry in each target's file, or with dryRun only says what it would

@@ -11,47 +11,34 @@ import (
 	"sync"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
-// Agent is what differs for one kind of agent.
+// Agent is what differs for one kind of agent: its name and its record's prompt notes.
 type Agent struct {
-	Name         string
-	Shell        string // how it runs a shell command
-	Orchestrator string // extra advice for an orchestrator, may be ""
-	Worker       string // extra advice for a worker, may be ""
+	Name string
+	profile.PromptNotes
 }
 
-// agents are the agents `wcomm prompt --agent` knows; generic first.
-var agents = []Agent{
-	{Name: "generic", Shell: "Run each wcomm line below as a shell command."},
-	{Name: "claude", Shell: "Run each wcomm line below with your Bash tool.",
-		Orchestrator: "Your Bash tool stops a command after 2 minutes unless you pass a longer timeout (at most\n10 minutes): give await a --timeout below that (e.g. --timeout 9m) and run it again on exit 3.",
-		Worker:       "A long request may show as [Pasted text #1 +N lines]: that is the whole request."},
-	{Name: "codex", Shell: "Run each wcomm line below with your shell tool.",
-		Orchestrator: "wcomm connects to the tmux server's socket and writes under /tmp/worker-comm: if your sandbox\nrefuses a wcomm command, ask for it to run outside the sandbox.",
-		Worker:       "wcomm connects to the tmux server's socket and writes under /tmp/worker-comm: if your sandbox\nrefuses notify, ask for it to run outside the sandbox."},
-	{Name: "gemini", Shell: "Run each wcomm line below with your run_shell_command tool.",
-		Worker: "A long request may show as [Pasted Text: N lines]: that is the whole request."},
-}
+// generic is the prompts' agent when none is named: no notes beyond how to run a command.
+var generic = Agent{Name: "generic", PromptNotes: profile.PromptNotes{Shell: "Run each wcomm line below as a shell command."}}
 
-// FindAgent returns the agent called name, in any case.
+// FindAgent returns the agent called name, in any case: generic, or one whose record has prompt
+// notes.
 func FindAgent(name string) (Agent, bool) {
-	for _, a := range agents {
-		if strings.EqualFold(a.Name, name) {
-			return a, true
-		}
+	if strings.EqualFold(name, generic.Name) {
+		return generic, true
+	}
+	if a := profile.AgentNamed(name); a != nil && a.Prompt != nil {
+		return Agent{Name: a.Name, PromptNotes: *a.Prompt}, true
 	}
 	return Agent{}, false
 }
 
 // AgentNames lists the agents the prompts know, generic first.
 func AgentNames() []string {
-	var out []string
-	for _, a := range agents {
-		out = append(out, a.Name)
-	}
-	return out
+	return append([]string{generic.Name}, profile.AgentsWith(func(a *profile.Agent) bool { return a.Prompt != nil })...)
 }
 
 // Step is one step of a role's procedure: what to do (a command's Summary), the line to run
@@ -86,8 +73,8 @@ func ExampleResponsePath() string {
 // OrchestratorSteps are an orchestrator's steps, for an agent.
 func OrchestratorSteps(agent string) []Step {
 	timeout := "30m"
-	if agent == "claude" {
-		timeout = "9m" // under the Bash tool's 10-minute ceiling
+	if a, ok := FindAgent(agent); ok && a.AwaitTimeout != "" {
+		timeout = a.AwaitTimeout
 	}
 	return []Step{
 		{Cmd: "find", Say: "Find the worker", Run: "wcomm find " + phAgent,

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
@@ -48,51 +49,59 @@ type target struct {
 }
 
 func skillTargets(dir string, user bool, forAgents string, getenv func(string) string) ([]target, error) {
-	var want []string
-	for _, a := range strings.Split(forAgents, ",") {
-		a = strings.ToLower(strings.TrimSpace(a))
-		switch a {
-		case "":
-			continue
-		case "claude", "codex", "gemini":
-			want = append(want, a)
-		default:
-			return nil, tmuxcomm.Usagef("--for: unknown agent %q; use claude, codex, gemini", messages.SanitizeField(a))
-		}
+	want, err := agentsFor("", forAgents, func(a *profile.Agent) bool { return a.Skill != nil })
+	if err != nil {
+		return nil, err
 	}
-	if len(want) == 0 {
-		return nil, tmuxcomm.Usagef("--for names no agent; use claude, codex, gemini")
-	}
-	var skill, agents, gemini string
+	base := dir
 	if user {
-		home := userHome(getenv)
-		if home == "" {
+		if base = userHome(getenv); base == "" {
 			return nil, fmt.Errorf("no home folder for --user; pass --dir")
 		}
-		skill = filepath.Join(home, ".claude", "skills", "wcomm", "SKILL.md")
-		agents = filepath.Join(home, ".codex", "AGENTS.md")
-		gemini = filepath.Join(home, ".gemini", "GEMINI.md")
-	} else {
-		var err error
-		if dir, err = projectDir(dir); err != nil {
-			return nil, err
-		}
-		skill = filepath.Join(dir, ".claude", "skills", "wcomm", "SKILL.md")
-		agents = filepath.Join(dir, "AGENTS.md")
-		gemini = filepath.Join(dir, "GEMINI.md")
+	} else if base, err = projectDir(dir); err != nil {
+		return nil, err
 	}
 	var out []target
 	for _, a := range want {
-		switch a {
-		case "claude":
-			out = append(out, target{Path: skill, Agent: a})
-		case "codex":
-			out = append(out, target{Path: agents, Agent: a, Block: true})
-		case "gemini":
-			out = append(out, target{Path: gemini, Agent: a, Block: true})
+		path := a.Skill.Project
+		if user {
+			path = a.Skill.User
 		}
+		out = append(out, target{Path: filepath.Join(base, filepath.FromSlash(path)), Agent: a.Name, Block: a.Skill.Block})
 	}
 	return out, nil
+}
+
+// agentsFor reads a --for list of agents (comma-separated, any case; all, when allWord names
+// it, for every agent): the records that has accepts, in the order given, once each.
+func agentsFor(allWord, list string, has func(*profile.Agent) bool) ([]*profile.Agent, error) {
+	known := profile.AgentsWith(has)
+	use := strings.Join(known, ", ")
+	if allWord != "" {
+		use += " (or " + allWord + ")"
+	}
+	var want []*profile.Agent
+	for _, name := range strings.Split(list, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		names := []string{name}
+		switch {
+		case name == "":
+			continue
+		case name == allWord:
+			names = known
+		case !slices.Contains(known, name):
+			return nil, tmuxcomm.Usagef("--for: unknown agent %q; use %s", messages.SanitizeField(name), use)
+		}
+		for _, n := range names {
+			if a := profile.AgentNamed(n); !slices.Contains(want, a) {
+				want = append(want, a)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil, tmuxcomm.Usagef("--for names no agent; use %s", use)
+	}
+	return want, nil
 }
 
 // userHome is $HOME, else the system's idea of it ("" when there is none).
