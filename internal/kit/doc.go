@@ -3,7 +3,9 @@
 // Claude Code skill and the AGENTS.md / GEMINI.md blocks (skill.go), the agents' turn-boundary
 // hooks (hooks.go), the MCP server entries (mcp.go) with the editors of the agents' JSON and TOML
 // files that change only wcomm's entry (mcp_json.go, mcp_toml.go), and the shell completion
-// scripts and their live candidates (completion.go, complete.go).
+// scripts and their live candidates (completion.go, complete.go). What it writes for each agent
+// (files, hook events, MCP entry format, prompt notes) is that agent's record (paneops/profile,
+// agent.go): the kit keeps no table of agents of its own.
 //
 // It reads the command line's commands through the Book the command line hands it, so that its
 // texts never drift from the binary, and it prints nothing: the command line parses the flags,

@@ -8,6 +8,8 @@
 //
 // The code is split by job: profiles.go and profiles.json (the profiles and their loading),
 // screen.go (a captured screen's rows, with faint runes marked), verify.go (reading the input box),
-// dialog.go (a program's own permission dialog), decide.go (the delivery's decisions) and
-// detection.go (the profile chosen for a pane, and why).
+// dialog.go (a program's own permission dialog), decide.go (the delivery's decisions),
+// detection.go (the profile chosen for a pane, and why) and agent.go (one record per agent: what
+// the kit installs for it, its hooks' events and its permission decision format, beside its
+// profile).
 package profile
