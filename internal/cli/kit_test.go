@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/internal/kit"
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
@@ -755,8 +756,13 @@ func TestKitInstallSkillHelpListsEveryHook(t *testing.T) {
 	d := t.TempDir()
 	_, errOut, code = kitRun(t, "install-skill", "--dir", d)
 	require.Equal(t, exitOK, code, errOut)
-	events := 0
-	for _, f := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
+	events, want := 0, 0
+	for _, a := range profile.Agents() {
+		if a.Hooks == nil {
+			continue
+		}
+		f := a.Hooks.File
+		want += len(a.Hooks.Events())
 		data, err := os.ReadFile(filepath.Join(d, f))
 		require.NoError(t, err)
 		var got struct {
@@ -769,6 +775,7 @@ func TestKitInstallSkillHelpListsEveryHook(t *testing.T) {
 			assert.Regexp(t, `\b`+ev+`\b`, help, "%s's %s hook", f, ev)
 		}
 	}
-	assert.Equal(t, 7, events, "the hooks of the three agents")
+	assert.Equal(t, want, events, "the hooks of every agent that has them")
+	assert.Equal(t, 7, events, "Claude Code's three, Codex's two, Gemini CLI's two")
 	assert.Contains(t, help, "relays a permission prompt")
 }
