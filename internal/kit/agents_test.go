@@ -48,9 +48,10 @@ func TestKitReadsEveryRecord(t *testing.T) {
 	assert.ErrorContains(t, err, "use claude, codex, gemini (or all)", "the names offered are the records' with an MCP file")
 }
 
-// TestAgentTablesAreTheRecords: the kit and the command line keep no table of their own of the
-// agents' hook events, files and decision formats, and choose nothing by an agent's name: the
-// records (paneops/profile, agent.go) are the only source.
+// TestAgentTablesAreTheRecords: the kit, the command line and the front door (whose permission
+// hook prints the decision) keep no table of their own of the agents' hook events, files and
+// decision formats, and choose nothing by an agent's name: the records (paneops/profile,
+// agent.go) are the only source.
 func TestAgentTablesAreTheRecords(t *testing.T) {
 	facts := map[string]bool{} // string literals that would be a copy of a record's
 	var names []string
@@ -83,7 +84,7 @@ func TestAgentTablesAreTheRecords(t *testing.T) {
 			}
 		}
 	}
-	for _, dir := range []string{".", "../cli"} {
+	for _, dir := range []string{".", "../cli", "../../tmuxcomm"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		require.NoError(t, err)
 		require.NotEmpty(t, files, dir)
