@@ -1,0 +1,76 @@
+package questions_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+)
+
+func TestIdleNoticeToldOnceAndReplyDelivered(t *testing.T) {
+	w := newWorld(t)
+	agent := w.desk("%2")
+	first, _, err := agent.NotifyIdle(context.Background(), "claude", "I finished the refactor.")
+	require.NoError(t, err)
+	assert.Equal(t, "idle", first.Waits)
+	assert.Equal(t, questions.IdleTask, first.Task)
+	assert.Contains(t, first.Context, "I finished the refactor.")
+	assert.Contains(t, first.Text, "claude in pane %2 ended its turn")
+	second, _, err := agent.NotifyIdle(context.Background(), "claude", "Done again.")
+	require.NoError(t, err)
+	list, _, err := w.desk("%1").Questions(context.Background(), questions.QuestionsOptions{Pending: true})
+	require.NoError(t, err)
+	require.Len(t, list, 1, "one notice open per pane: the newer turn's end replaces the older")
+	assert.Equal(t, second.ID, list[0].ID)
+	first.Refresh()
+	assert.Equal(t, questions.QuestionResolved, first.State)
+	assert.Equal(t, "the agent ended another turn", first.Reason)
+
+	res, err := w.desk("").Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "now write the tests", Source: "telegram"})
+	require.NoError(t, err)
+	assert.Equal(t, core.SignalPasted, res.Signal)
+	typed := w.delivered("%2")
+	require.Len(t, typed, 1, "delivered once")
+	assert.Equal(t, "now write the tests", strings.TrimSpace(typed[0]), "the person's words as they are, no ANSWER block")
+	assert.Equal(t, "[message from the person, via telegram] now write the tests", w.mailer.mails()[0].Summary)
+	_, err = w.desk("").Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "again", Source: "telegram"})
+	assert.True(t, isStale(err), "a second reply is not delivered: %v", err)
+	assert.Len(t, w.delivered("%2"), 1)
+}
+
+func TestIdleNoticeClosedByTheNextPrompt(t *testing.T) {
+	w := newWorld(t)
+	agent := w.desk("%2")
+	st, _, err := agent.NotifyIdle(context.Background(), "", "")
+	require.NoError(t, err)
+	assert.Contains(t, st.Text, "the agent in pane %2")
+	assert.Contains(t, st.Context, "It said nothing")
+	w.desk("%1").CloseIdle(context.Background(), "another pane's prompt")
+	st.Refresh()
+	assert.Equal(t, questions.QuestionPending, st.State, "only the pane's own prompt closes its notice")
+	agent.CloseIdle(context.Background(), "the agent took its next prompt")
+	st.Refresh()
+	assert.Equal(t, questions.QuestionResolved, st.State)
+	assert.Empty(t, st.Waits)
+}
+
+// An agent's last message longer than a question's context is clipped there, and kept whole
+// in the notice.
+func TestIdleNoticeClipsALongLastMessage(t *testing.T) {
+	w := newWorld(t)
+	last := strings.Repeat("é", messages.MaxContextLen+10)
+	st, _, err := w.desk("%2").NotifyIdle(context.Background(), "codex", last)
+	require.NoError(t, err)
+	assert.Equal(t, messages.MaxContextLen, len([]rune(st.Context)))
+	assert.True(t, strings.HasSuffix(st.Context, "…"))
+	assert.Equal(t, last, st.Idle.Last)
+
+	_, _, err = w.desk("").NotifyIdle(context.Background(), "codex", "x")
+	assert.ErrorContains(t, err, "own pane")
+}
