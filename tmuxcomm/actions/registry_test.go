@@ -563,3 +563,41 @@ func TestActionsNameUnreadableIntents(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, list, "no root yet, no intents")
 }
+
+// A link among the targets is bound by where it points: repointing it makes the approval stale.
+func TestActionLinkTargetIsBoundByWhereItPoints(t *testing.T) {
+	a := newAWorld(t)
+	link := filepath.Join(a.repo, "docs", "latest")
+	require.NoError(t, os.Symlink("index.md", link))
+	a.git("add", "docs")
+	a.git("commit", "-q", "-m", "link")
+	id := a.ask("publish", "repo/docs/latest")
+	a.answer(id, "yes")
+	require.Equal(t, actions.ActionApproved, a.action(id).Status)
+	require.NoError(t, os.Remove(link))
+	require.NoError(t, os.Symlink("/etc/passwd", link))
+	st := a.action(id)
+	assert.Equal(t, actions.ActionStale, st.Status)
+	assert.Contains(t, strings.Join(st.Reasons, "\n"), "target "+link+"'s content changed")
+}
+
+// An approval over the worker's question cap is answered by the cap, which approves nothing.
+func TestActionOverTheCapIsNotApproved(t *testing.T) {
+	a := newAWorld(t)
+	in, err := a.registry("%2").PrepareIntent(context.Background(), actions.IntentOptions{Action: "publish", Settings: a.settings(), Dir: a.work})
+	require.NoError(t, err)
+	q := messages.Question{Task: "task-3", Text: "May I publish?", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "The docs are ready."}
+	var id string
+	for range 2 {
+		res, err := a.desk("%2").Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, To: "%1", MaxQuestions: 1, Intent: in})
+		require.NoError(t, err)
+		id = res.Questions[0].ID
+	}
+	st := a.action(id)
+	assert.Equal(t, actions.ActionDenied, st.Status)
+	assert.Equal(t, []string{"no one approved it: decided by cap-exceeded"}, st.Reasons)
+	runs, err := a.run(actions.RunOptions{ActionsOptions: actions.ActionsOptions{ID: id}})
+	require.ErrorIs(t, err, actions.ErrNotRun)
+	assert.Equal(t, actions.DidNothing, runs[0].Did)
+	assert.Empty(t, a.ran())
+}
