@@ -42,18 +42,3 @@ func TestIdleNoticeToldOnceAndReplyDelivered(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStale, "a second reply is not delivered")
 	assert.Len(t, f.Delivered(), 1)
 }
-
-func TestIdleNoticeClosedByTheNextPrompt(t *testing.T) {
-	f := newFake("%1", "%2")
-	e := newEngine(t, f, "%1")
-	agent := e.as("%2")
-	st, _, err := agent.NotifyIdle(context.Background(), "claude", "")
-	require.NoError(t, err)
-	e.as("%1").CloseIdle(context.Background(), "another pane's prompt")
-	st.Refresh()
-	assert.Equal(t, questions.QuestionPending, st.State, "only the pane's own prompt closes its notice")
-	agent.CloseIdle(context.Background(), "the agent took its next prompt")
-	st.Refresh()
-	assert.Equal(t, questions.QuestionResolved, st.State)
-	assert.Empty(t, st.Waits)
-}

@@ -893,3 +893,31 @@ func TestAskStartsTheBridge(t *testing.T) {
 		})
 	}
 }
+
+// A wait starts the bridge for a question still pending, and nothing for one already decided.
+func TestWaitStartsTheBridgeOnlyWhilePending(t *testing.T) {
+	w := newWorld(t)
+	w.request("%1", "%2")
+	d := w.desk("%2")
+	started := 0
+	d.StartBridge = func() error { started++; return errors.New("no wcomm-bridge") }
+	res, err := d.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{nonBlocking(numbered("q?")), nonBlocking(numbered("r?"))}, MaxQuestions: 3})
+	require.NoError(t, err)
+	require.Equal(t, 1, started, "one start for the ask's questions")
+	ids := []string{res.Questions[0].ID, res.Questions[1].ID}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	wres, _ := d.WaitQuestions(ctx, questions.WaitOptions{IDs: ids})
+	assert.Equal(t, 2, started, "one start for the wait")
+	require.Len(t, wres.Warnings, 1)
+	assert.Contains(t, wres.Warnings[0], "could not start the bridge to your answer channels (no wcomm-bridge); run 'wcomm bridge'")
+
+	for _, id := range ids {
+		_, err = w.desk("%1").Answer(context.Background(), questions.AnswerOptions{ID: id, Raw: "1"})
+		require.NoError(t, err)
+	}
+	wres, err = d.WaitQuestions(context.Background(), questions.WaitOptions{IDs: ids})
+	require.NoError(t, err)
+	assert.Empty(t, wres.Warnings)
+	assert.Equal(t, 2, started, "nothing pending: no bridge started")
+}

@@ -2,6 +2,7 @@ package questions_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,4 +154,55 @@ func TestApprovalQuestion(t *testing.T) {
 	ar, err := w.desk("%1").Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "yes"})
 	require.NoError(t, err)
 	assert.Equal(t, "yes", ar.Question.Answer.Answer)
+}
+
+// An ask records the key of the channels that applied where it was asked, and that folder; a
+// question file without them (an older wcomm's) still loads; one larger than an ask writes is
+// not read, and is named among the listing's problems.
+func TestLookupRecordsChannelsAndHugeFilesAreNotRead(t *testing.T) {
+	w := newWorld(t)
+	w.request("%1", "%2")
+	worker := w.desk("%2")
+	worker.ChannelsKey, worker.AskedIn = "0123456789abcdef", "/some/project"
+	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{nonBlocking(numbered("bcrypt or argon2?"))}, MaxQuestions: 3})
+	require.NoError(t, err)
+	st := res.Questions[0]
+	assert.Equal(t, "0123456789abcdef", st.Channels)
+	assert.Equal(t, "/some/project", st.AskedIn)
+
+	// The same record without the two fields, as an older wcomm wrote it.
+	var rec map[string]any
+	raw, err := os.ReadFile(st.Path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &rec))
+	delete(rec, "channels")
+	delete(rec, "asked_in")
+	rec["id"], rec["task_id"] = "task-old.q1-abcd", "task-old"
+	old, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(st.Dir, "task-old.q1.question"), old, 0o600))
+
+	// A valid record of 1 MiB, written by hand.
+	rec["id"], rec["task_id"], rec["question"] = "task-huge.q1-abcd", "task-huge", strings.Repeat("h", 1<<20)
+	huge, err := json.Marshal(rec)
+	require.NoError(t, err)
+	hugePath := filepath.Join(st.Dir, "task-huge.q1.question")
+	require.NoError(t, os.WriteFile(hugePath, huge, 0o600))
+
+	list, problems, err := w.desk("%1").Questions(context.Background(), questions.QuestionsOptions{FilesOnly: true})
+	require.NoError(t, err)
+	var tasks []string
+	for _, q := range list {
+		tasks = append(tasks, q.Task)
+		if q.Task == "task-old" {
+			assert.Empty(t, q.Channels, "an older record has no key")
+		}
+	}
+	assert.ElementsMatch(t, []string{"task-3", "task-old"}, tasks)
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0], hugePath)
+	assert.Contains(t, problems[0], "is unreadable: it is 104")
+	assert.Contains(t, problems[0], "more than the 256 KiB a question may be")
+	_, err = w.desk("").Question(context.Background(), "task-huge.q1-abcd")
+	assert.ErrorIs(t, err, store.ErrTooLarge, "looked up by id, it says why")
 }
