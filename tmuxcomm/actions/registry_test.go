@@ -7,6 +7,7 @@ package actions_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -599,5 +600,24 @@ func TestActionOverTheCapIsNotApproved(t *testing.T) {
 	runs, err := a.run(actions.RunOptions{ActionsOptions: actions.ActionsOptions{ID: id}})
 	require.ErrorIs(t, err, actions.ErrNotRun)
 	assert.Equal(t, actions.DidNothing, runs[0].Did)
+	assert.Empty(t, a.ran())
+}
+
+// A yes that is not the person's (an answer file a timeout would write) approves nothing.
+func TestActionApprovedOnlyByThePersonsYes(t *testing.T) {
+	a := newAWorld(t)
+	id := a.ask("publish")
+	st, err := questions.FindQuestion(a.root, id)
+	require.NoError(t, err)
+	ans := questions.AnswerRecord{ID: id, TaskID: st.Task, Seq: st.Seq, Answer: "yes", DecidedBy: messages.DecidedByTimeout,
+		Source: "timeout", Type: messages.YesNo, Form: "auto", Option: 1, At: time.Now().UTC()}
+	data, err := json.Marshal(ans)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(st.File(messages.SuffixAnswer), data, 0o600))
+	got := a.action(id)
+	assert.Equal(t, actions.ActionDenied, got.Status)
+	assert.Equal(t, []string{"no one approved it: decided by auto-timeout"}, got.Reasons)
+	_, err = a.run(actions.RunOptions{ActionsOptions: actions.ActionsOptions{ID: id}})
+	require.ErrorIs(t, err, actions.ErrNotRun)
 	assert.Empty(t, a.ran())
 }

@@ -140,10 +140,20 @@ func TestApprovalQuestion(t *testing.T) {
 	assert.Equal(t, st.ID, stored.QuestionID, "the intent names its question")
 	assert.Equal(t, "publish", stored.Action)
 
-	// A later wait with auto-answer on decides nothing either.
+	// A later wait with auto-answer on decides nothing either, even of a record that says
+	// auto-answer on (written by hand, or by another tool).
+	var rec map[string]any
+	data, err = os.ReadFile(st.Path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rec))
+	rec["auto_answer_on_timeout"] = true
+	data, err = json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(st.Path, data, 0o600))
 	on := true
-	_, err = w.desk("%2").WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}, Timeout: 30 * time.Millisecond, TimeoutSet: true, AutoAnswer: &on})
+	wres, err := w.desk("%2").WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}, Timeout: 30 * time.Millisecond, TimeoutSet: true, AutoAnswer: &on})
 	require.ErrorIs(t, err, store.ErrTimeout)
+	assert.Nil(t, wres.Questions[0].Answer, "no timeout approves an action")
 
 	w.tmux.Mu.Lock()
 	delete(w.tmux.PaneMap, "%2")

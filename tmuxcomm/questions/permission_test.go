@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -454,4 +455,28 @@ func TestPermissionTellHandsTheMessageToThePane(t *testing.T) {
 	w.tmux.Mu.Unlock()
 	_, err = pw.Tell(context.Background(), "gone")
 	assert.Error(t, err, "a pane that is gone gets nothing")
+}
+
+// Even a record that says auto-answer on (written by hand, or by another tool) is not decided by
+// a wait's deadline: a permission is the person's alone.
+func TestPermissionRecordWithAutoAnswerStillNotDecidedByATimeout(t *testing.T) {
+	w := newWorld(t)
+	pw, ch := permHook(t, w, context.Background(), questions.AwaitOptions{})
+	var rec map[string]any
+	data, err := os.ReadFile(pw.Question.Path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rec))
+	rec["auto_answer_on_timeout"], rec["timeout_seconds"] = true, 0.01
+	data, err = json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(pw.Question.Path, data, 0o600))
+
+	res, err := w.desk("%3").WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{pw.Question.ID}})
+	require.ErrorIs(t, err, store.ErrTimeout)
+	assert.Nil(t, res.Questions[0].Answer, "nothing decided")
+	select {
+	case r := <-ch:
+		t.Fatalf("the hook ended on a wait's timeout: %+v", r.out)
+	default:
+	}
 }
