@@ -71,11 +71,24 @@ func (e *Desk) NotifyIdle(ctx context.Context, agent, last string) (*QuestionSta
 }
 
 // CloseIdle resolves the open idle notices of the caller's pane: the agent is no longer at rest
-// (it took a prompt) or a newer notice replaces them.
+// (it took a prompt) or a newer notice replaces them. A pane of the same id on another tmux
+// server is another agent, whose notice stays open.
 func (e *Desk) CloseIdle(ctx context.Context, reason string) {
 	root, err := e.RootDir(false)
 	if err != nil || e.Self == "" {
 		return
+	}
+	// The server is asked once, and only when a notice of the pane's id is open.
+	var server string
+	asked := false
+	otherServer := func(st *QuestionStatus) bool {
+		if !asked && e.Tmux != nil {
+			asked = true
+			if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
+				server = srv.Key()
+			}
+		}
+		return server != "" && st.Server != "" && st.Server != server
 	}
 	refs, _ := QuestionRefs(root)
 	for _, r := range refs {
@@ -83,7 +96,7 @@ func (e *Desk) CloseIdle(ctx context.Context, reason string) {
 			continue
 		}
 		st, err := LoadQuestion(r.Dir, r.Task, r.Seq)
-		if err != nil || st.Idle == nil || st.Worker != e.Self || st.Decided() {
+		if err != nil || st.Idle == nil || st.Worker != e.Self || st.Decided() || otherServer(st) {
 			continue
 		}
 		unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)

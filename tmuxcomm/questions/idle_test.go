@@ -10,6 +10,9 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/core/coretest"
+	"github.com/wcomm/wcomm/tmuxcomm/exchange"
+	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -73,4 +76,31 @@ func TestIdleNoticeClipsALongLastMessage(t *testing.T) {
 
 	_, _, err = w.desk("").NotifyIdle(context.Background(), "codex", "x")
 	assert.ErrorContains(t, err, "own pane")
+}
+
+// A pane of the same id on another tmux server is another agent: its prompt, or its turn's end,
+// closes only its own notice.
+func TestIdleNoticeClosedOnlyOnItsOwnServer(t *testing.T) {
+	w := newWorld(t)
+	st, _, err := w.desk("%2").NotifyIdle(context.Background(), "claude", "done on the default server")
+	require.NoError(t, err)
+
+	other := coretest.NewTmux("%1", "%2")
+	other.Server.Socket, other.Server.StartTime = "/tmp/other", 1700000500
+	cfg := coretest.Config(t, other, "%2")
+	cfg.Root = w.root
+	there := &questions.Desk{Config: cfg, Book: &exchange.Book{Config: cfg}, Finder: &fleet.Finder{Config: cfg}, Mailer: &fakeMailer{tmux: other}}
+	there.CloseIdle(context.Background(), "the agent took its next prompt")
+	st.Refresh()
+	assert.Equal(t, questions.QuestionPending, st.State, "another server's pane %2 took a prompt")
+	theirs, _, err := there.NotifyIdle(context.Background(), "codex", "done on the other server")
+	require.NoError(t, err)
+	st.Refresh()
+	assert.Equal(t, questions.QuestionPending, st.State, "another server's pane %2 ended a turn")
+
+	w.desk("%2").CloseIdle(context.Background(), "the agent took its next prompt")
+	st.Refresh()
+	assert.Equal(t, questions.QuestionResolved, st.State)
+	theirs.Refresh()
+	assert.Equal(t, questions.QuestionPending, theirs.State)
 }
