@@ -114,14 +114,14 @@ func (a *aWorld) settings() settings.Values {
 	return s
 }
 
-func (a *aWorld) config_(self string) *core.Config {
+func (a *aWorld) engineConfig(self string) *core.Config {
 	cfg := coretest.Config(a.t, a.tmux, self)
 	cfg.Root = a.root
 	return cfg
 }
 
 func (a *aWorld) desk(self string) *questions.Desk {
-	cfg := a.config_(self)
+	cfg := a.engineConfig(self)
 	return &questions.Desk{Config: cfg, Book: &exchange.Book{Config: cfg}, Finder: &fleet.Finder{Config: cfg}, Mailer: typist{a.tmux}}
 }
 

@@ -921,3 +921,39 @@ func TestWaitStartsTheBridgeOnlyWhilePending(t *testing.T) {
 	assert.Empty(t, wres.Warnings)
 	assert.Equal(t, 2, started, "nothing pending: no bridge started")
 }
+
+// An answer and a resolve racing for one question: exactly one of them decides it, and the
+// files say which.
+func TestAnswerAndResolveRacing(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		w := newWorld(t)
+		w.request("%1", "%2")
+		res, err := w.desk("%2").Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{nonBlocking(numbered("q?"))}, MaxQuestions: 3})
+		require.NoError(t, err)
+		id := res.Questions[0].ID
+		var aerr, rerr error
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, aerr = w.desk("%1").Answer(context.Background(), questions.AnswerOptions{ID: id, Raw: "A"})
+		}()
+		go func() {
+			defer wg.Done()
+			_, rerr = w.desk("%1").ResolveQuestion(context.Background(), id, "not needed")
+		}()
+		wg.Wait()
+		require.True(t, (aerr == nil) != (rerr == nil), "answer: %v; resolve: %v", aerr, rerr)
+		st, err := questions.FindQuestion(w.root, id)
+		require.NoError(t, err)
+		if aerr == nil {
+			assert.Equal(t, questions.QuestionAnswered, st.State)
+			assert.ErrorIs(t, rerr, store.ErrAnswered)
+			assert.Nil(t, st.Resolved)
+		} else {
+			assert.Equal(t, questions.QuestionResolved, st.State)
+			assert.True(t, isStale(aerr), "%v", aerr)
+			assert.Nil(t, st.Answer)
+		}
+	}
+}
