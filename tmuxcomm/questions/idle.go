@@ -39,7 +39,6 @@ func (e *Desk) NotifyIdle(ctx context.Context, agent, last string) (*QuestionSta
 	if err != nil {
 		return nil, nil, fmt.Errorf("no tmux server: %w", err)
 	}
-	e.CloseIdle(ctx, "the agent ended another turn")
 	who := agent
 	if who == "" {
 		who = "the agent"
@@ -63,7 +62,16 @@ func (e *Desk) NotifyIdle(ctx context.Context, agent, last string) (*QuestionSta
 	base := QuestionRecord{Worker: e.Self, Orchestrator: e.Self, Session: filepath.Base(dir), Server: srv.Key(), Socket: srv.Socket,
 		AskedAt: e.Now().UTC(), MaxQuestions: math.MaxInt32, Channels: e.ChannelsKey, AskedIn: e.AskedIn,
 		Idle: &IdleNotice{Agent: agent, Last: last}}
-	sts, err := e.createQuestions(root, dir, base, []messages.Question{q}, func(*QuestionStatus) error { return nil })
+	// The older notices are closed under the root lock the new one is made under: turn ends told
+	// at once (a Stop hook installed twice runs twice) then leave one notice open, not one each.
+	sts, err := e.createQuestions(root, dir, base, []messages.Question{q}, func(st *QuestionStatus) error {
+		for _, old := range e.openIdle(root, srv.Key()) {
+			if old.Path != st.Path {
+				e.resolveIdle(old, "the agent ended another turn")
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,37 +86,54 @@ func (e *Desk) CloseIdle(ctx context.Context, reason string) {
 	if err != nil || e.Self == "" {
 		return
 	}
-	// The server is asked once, and only when a notice of the pane's id is open.
-	var server string
-	asked := false
-	otherServer := func(st *QuestionStatus) bool {
-		if !asked && e.Tmux != nil {
-			asked = true
-			if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
-				server = srv.Key()
-			}
-		}
-		return server != "" && st.Server != "" && st.Server != server
+	// Tmux is asked which server this is only when a notice of the pane's id is open.
+	if len(e.openIdle(root, "")) == 0 {
+		return
 	}
+	server := ""
+	if e.Tmux != nil {
+		if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
+			server = srv.Key()
+		}
+	}
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	for _, st := range e.openIdle(root, server) {
+		e.resolveIdle(st, reason)
+	}
+}
+
+// openIdle lists the open idle notices of the caller's pane on server ("": on any server), as
+// their files say.
+func (e *Desk) openIdle(root, server string) []*QuestionStatus {
 	refs, _ := QuestionRefs(root)
+	var out []*QuestionStatus
 	for _, r := range refs {
 		if r.Task != IdleTask {
 			continue
 		}
 		st, err := LoadQuestion(r.Dir, r.Task, r.Seq)
-		if err != nil || st.Idle == nil || st.Worker != e.Self || st.Decided() || otherServer(st) {
+		if err != nil || st.Idle == nil || st.Worker != e.Self || st.Decided() {
 			continue
 		}
-		unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
-		if err != nil {
-			return
+		if server != "" && st.Server != "" && st.Server != server {
+			continue
 		}
-		if st.Refresh(); !st.Decided() {
-			rec := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
-			if err := writeJSONExclusive(st.File(messages.SuffixResolved), rec); err == nil || errors.Is(err, store.ErrExists) {
-				e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
-			}
-		}
-		unlock()
+		out = append(out, st)
+	}
+	return out
+}
+
+// resolveIdle closes an open notice for reason; the caller holds the root lock.
+func (e *Desk) resolveIdle(st *QuestionStatus, reason string) {
+	if st.Refresh(); st.Decided() {
+		return
+	}
+	rec := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
+	if err := writeJSONExclusive(st.File(messages.SuffixResolved), rec); err == nil || errors.Is(err, store.ErrExists) {
+		e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
 	}
 }

@@ -3,6 +3,7 @@ package questions_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,4 +104,33 @@ func TestIdleNoticeClosedOnlyOnItsOwnServer(t *testing.T) {
 	assert.Equal(t, questions.QuestionResolved, st.State)
 	theirs.Refresh()
 	assert.Equal(t, questions.QuestionPending, theirs.State)
+}
+
+// Turn ends told at once (an agent whose Stop hook is installed twice runs both together) leave
+// one notice open, not one each: the person is told once.
+func TestIdleNoticeOneOpenWhenTurnEndsRace(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		w := newWorld(t)
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, err := w.desk("%2").NotifyIdle(context.Background(), "claude", "done")
+				assert.NoError(t, err)
+			}()
+		}
+		wg.Wait()
+		list, _, err := w.desk("").Questions(context.Background(), questions.QuestionsOptions{FilesOnly: true})
+		require.NoError(t, err)
+		open := 0
+		for _, st := range list {
+			if st.State == questions.QuestionPending {
+				open++
+			} else {
+				assert.Equal(t, "the agent ended another turn", st.Reason)
+			}
+		}
+		assert.Equal(t, 1, open, "round %d: one notice open of %d", round, len(list))
+	}
 }
