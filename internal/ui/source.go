@@ -34,7 +34,7 @@ func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string
 }
 
 // ReadTmuxThrough makes the panes be read through t (a client kept open) instead of the engine's.
-func (s *EngineSource) ReadTmuxThrough(t fleet.FleetTmux) { s.fleet.ReadThrough(t) }
+func (s *EngineSource) ReadTmuxThrough(t fleet.Tmux) { s.fleet.ReadThrough(t) }
 
 // Ready is closed once the first screen's reads came back (the panes, the files and the newest
 // exchanges): the live feed starts after the first screen, so its first look at the whole root

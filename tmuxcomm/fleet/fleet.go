@@ -74,10 +74,10 @@ func (sh fleetShot) fresh(pid int, sig paneops.ScreenSig) bool {
 		sh.sig.Width == sig.Width && sh.sig.Height == sig.Height && sig.Activity < sh.at
 }
 
-// FleetTmux is what the fleet reads from tmux; a paneops.Client, or one that keeps a tmux client
+// Tmux is what the fleet reads from tmux; a paneops.Client, or one that keeps a tmux client
 // open for reads that repeat (paneops.Control). Screens, when it has it, captures many panes in
 // one call.
-type FleetTmux interface {
+type Tmux interface {
 	ServerInfo(ctx context.Context) (paneops.ServerInfo, error)
 	Panes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, error)
 }
@@ -86,7 +86,7 @@ type FleetTmux interface {
 // pane's process or foreground command changed since the last read.
 type Fleet struct {
 	e     *Finder
-	tmux  FleetTmux
+	tmux  Tmux
 	scope paneops.Scope
 	srv   string
 	known map[messages.PaneID]fleetDet
@@ -105,7 +105,7 @@ func (e *Finder) NewFleet(scope paneops.Scope) *Fleet {
 }
 
 // ReadThrough makes the fleet read tmux through t instead of the engine's client.
-func (f *Fleet) ReadThrough(t FleetTmux) { f.tmux = t }
+func (f *Fleet) ReadThrough(t Tmux) { f.tmux = t }
 
 // Server returns the key of the tmux server last read ("" before the first read).
 func (f *Fleet) Server() string { return f.srv }

@@ -37,7 +37,7 @@ type Sentry struct {
 	// Tmux presses a dialog's keys and captures its screen; nil: the Finder's client.
 	Tmux Keys
 	// Read reads the panes through another client (the console's, kept open); nil: the Finder's.
-	Read fleet.FleetTmux
+	Read fleet.Tmux
 	// Every is the pause between looks; 0: DefaultEvery.
 	Every time.Duration
 	// Logf says what the sentry did and what failed; nil: nothing is said.
