@@ -1,7 +1,8 @@
 // Package docs is wcomm's reference, one markdown file per topic: NAME.md is printed by
 // `wcomm help NAME`, and its first line ("# Title") is the line `wcomm help` lists it with. The
 // files are embedded in the binary, so the pages a person reads here and the help a binary
-// prints are the same text. Adding a topic is adding a file.
+// prints are the same text. Adding a topic is adding a file. Its tests also keep the layout that
+// develop.md describes: no package imports one of a higher floor.
 package docs
 
 import (

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wcomm/wcomm/internal/suggest"
+	"github.com/wcomm/wcomm/messages/suggest"
 )
 
 // didYouMean is the end of an "unknown NAME" error: the nearest candidates, else the list command.

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wcomm/wcomm/internal/suggest"
+	"github.com/wcomm/wcomm/messages/suggest"
 	"go.yaml.in/yaml/v3"
 )
 
