@@ -141,7 +141,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 	}
 
 	if relay.RelayedHere(x.Dir) {
-		// The orchestrator is on another host: its wcomm pulls the response (remote.go).
+		// The orchestrator is on another host: its wcomm pulls the response (package relay).
 		res.Signal = core.SignalRelayed
 		return res, nil
 	}

@@ -84,7 +84,7 @@ func newPermAgentHook(t *testing.T, mode, cfg string, hook bool) *permAgent {
 func (a *permAgent) prompt(command string) time.Time {
 	a.t.Helper()
 	a.tmux("send-keys", "-t", a.pane, "-l", "RUN: "+command)
-	time.Sleep(300 * time.Millisecond) // an Enter in the paste's moment is swallowed (agent-tuis.md)
+	time.Sleep(300 * time.Millisecond) // an Enter in the paste's moment is swallowed (testdata/agents/MEASUREMENTS.md)
 	a.tmux("send-keys", "-t", a.pane, "Enter")
 	waitFor(a.t, 60*time.Second, func() bool {
 		s := a.capture(a.pane)
@@ -262,7 +262,7 @@ func TestAgentsClaudePermission(t *testing.T) {
 func TestAgentsClaudeIdleNotice(t *testing.T) {
 	a := newPermAgent(t, "acceptEdits", "notify_idle: true\n")
 	a.tmux("send-keys", "-t", a.pane, "-l", "hello, then rest")
-	time.Sleep(300 * time.Millisecond) // an Enter in the paste's moment is swallowed (agent-tuis.md)
+	time.Sleep(300 * time.Millisecond) // an Enter in the paste's moment is swallowed (testdata/agents/MEASUREMENTS.md)
 	a.tmux("send-keys", "-t", a.pane, "Enter")
 	// The turn ends: the channels are told once, with the agent's last message.
 	var post chatfake.Msg

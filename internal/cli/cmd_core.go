@@ -48,7 +48,7 @@ func printPanes(w io.Writer, panes []fleet.PaneInfo) {
 			progs = "(dead) " + progs
 		}
 		if p.Route == exchange.ViaSocket || p.AgentStatus != "" {
-			// The agent's door and its own word on its state (route.go).
+			// The agent's door and its own word on its state (mailbox/route.go).
 			progs += "  [" + strings.Join(nonEmpty(p.Route, p.AgentStatus), ", ") + "]"
 		}
 		if p.Self {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// claudeDialog is Claude Code's permission dialog as claude-permissions.md records it (2.1.332),
+// claudeDialog is Claude Code's permission dialog as measured on 2.1.332,
 // under some history.
 const claudeDialog = `● I'll run it.
 
@@ -76,7 +76,7 @@ func TestDialogSpecChecked(t *testing.T) {
 }
 
 // dialogScreen reads a screen of testdata/dialogs: Claude Code's permission dialog, its rows as
-// claude-permissions.md records them (the title, the description when the call has one, the command
+// measured on Claude Code 2.1.332 (the title, the description when the call has one, the command
 // wrapped as Ink wraps it to the box, the question and its choices), under the history and the
 // full-width rule of a real capture (testdata/screens/claude-human.screen), 200 columns, or 80;
 // dialogagent-no-rule is the dialog testdata/fixtures/dialogagent.py draws. The first line is

@@ -198,7 +198,7 @@ func (e *Registry) changes(ctx context.Context, in messages.Intent, cache map[st
 			out[len(out)-1] += "; its folder or targets differ too"
 		}
 	}
-	// What runs is the stored definition (action_dispatch.go): the approval binds it only while
+	// What runs is the stored definition (dispatch.go): the approval binds it only while
 	// it hashes to what was approved, recomputed here from the very argv, folder and targets.
 	if in.Definition.Hash() != in.DefinitionHash {
 		out = append(out, fmt.Sprintf("the intent's command (%q in %s) does not hash to the approved definition: its intent file was changed after the question was asked",

@@ -37,9 +37,9 @@ type Config struct {
 	Root string
 	Tmux Tmux
 	// Relayed marks the engine of a remote wcomm delivering for an orchestrator on another host
-	// (remote.go): Self is that orchestrator's pane there, not a pane of this host.
+	// (package relay): Self is that orchestrator's pane there, not a pane of this host.
 	Relayed bool
-	// mirrorHost is set while a relayed exchange is mirrored here (remote.go).
+	// mirrorHost is set while a relayed exchange is mirrored here (package relay).
 	Mirroring string
 	// Procs scans the process table (proc.Scan).
 	Procs func() (*proc.Table, error)
@@ -108,7 +108,7 @@ type Config struct {
 	// PermissionAnswerers are the agents (profile names) and panes (%N) the settings allow to
 	// answer an agent's permission prompt; nobody else but the person may.
 	PermissionAnswerers []string
-	// Door finds an agent's own door into a pane's session and writes through it (route.go);
+	// Door finds an agent's own door into a pane's session and writes through it (mailbox/route.go);
 	// the zero value reads the real process table and the agent's files.
 	Door door.Finder
 	// SpawnGuard starts a detached process that runs GuardDelivery for this process's delivery

@@ -42,6 +42,6 @@ type Posted struct {
 	Reason string
 	// Outcome is how it ended when it ended now: delivered, superseded or undeliverable.
 	Outcome string
-	// Via is the route of a delivery made now: ViaSocket or ViaTyped (route.go).
+	// Via is the route of a delivery made now: ViaSocket or ViaTyped (mailbox/route.go).
 	Via string
 }

@@ -18,7 +18,7 @@ type SendOptions struct {
 	// Agent names the profile to deliver with (--agent); "" detects it from the pane.
 	Agent string
 	// ID, when set, is the id to send under instead of a new one: a relay from another host
-	// brings its own (remote.go).
+	// brings its own (package relay).
 	ID string
 	// Target, when set, is the pane To was resolved to already (a broadcast resolves every
 	// target before it writes anything), and no lookup is made again.

@@ -157,7 +157,7 @@ type Exchange struct {
 	StartedAt    string          `json:"started_at"`
 	Orchestrator messages.PaneID `json:"orchestrator"`
 	Worker       messages.PaneID `json:"worker"`
-	// Host is the declared host the worker is on, for an exchange relayed there (remote.go).
+	// Host is the declared host the worker is on, for an exchange relayed there (package relay).
 	Host string `json:"host,omitempty"`
 	// Broadcast is the id of the broadcast this exchange is one member of (its log says so).
 	Broadcast  string `json:"broadcast,omitempty"`
@@ -167,7 +167,7 @@ type Exchange struct {
 	Form       string `json:"form,omitempty"` // paste, pointer or comment
 	// Profile is the agent profile the delivery used (claude, codex, shell, reader, generic...).
 	Profile string `json:"profile,omitempty"`
-	// Via is the request's route into the worker (route.go): "socket" (the agent's messaging
+	// Via is the request's route into the worker (mailbox/route.go): "socket" (the agent's messaging
 	// socket) or "typed" (pasted and submitted); "hook" or "inbox" when handed over unasked.
 	Via string `json:"via,omitempty"`
 	// Verified: the screen showed the submission; Evidence says what was seen, or why delivery

@@ -25,7 +25,7 @@ type SessionMeta struct {
 	Worker       messages.PaneID `json:"worker"`
 	StartedAt    string          `json:"started_at"`
 	Created      time.Time       `json:"created"`
-	// Host: the folder mirrors exchanges with a worker on that declared host (see remote.go);
+	// Host: the folder mirrors exchanges with a worker on that declared host (see package relay);
 	// Relayed: its requests came from an orchestrator on another host, so the orchestrator pane
 	// named is not on this host's tmux server.
 	Host    string `json:"host,omitempty"`

@@ -53,7 +53,7 @@ type PaneInfo struct {
 	// --all finds the panes it reaches; "" where none runs.
 	Agent string `json:"agent,omitempty"`
 	Self  bool   `json:"self,omitempty"`
-	// Route is how a delivery into the pane goes now ("socket" or "typed", route.go), and
+	// Route is how a delivery into the pane goes now ("socket" or "typed", mailbox/route.go), and
 	// AgentStatus the agent's own word on its state ("idle" or "busy") where its session says it.
 	Route       string `json:"route,omitempty"`
 	AgentStatus string `json:"agent_status,omitempty"`

@@ -83,7 +83,7 @@ func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*p
 			p.server, p.socket = m.Server, m.Socket
 			if m.Relayed {
 				// Its orchestrator pane is on another host: a pane of the same id here is someone
-				// else's, and questions do not cross hosts (remote.go).
+				// else's, and questions do not cross hosts (package relay).
 				return nil, store.Kindf(core.ErrStale, "request %s came from an orchestrator on another host, which questions do not reach", x.ID)
 			}
 		}

@@ -1,7 +1,7 @@
 package questions
 
 // How questions and answers reach a pane: the QUESTION block to the orchestrator, the ANSWER
-// block to a worker whose ask no longer waits. Both go through the pane's outbox (mailbox.go), so
+// block to a worker whose ask no longer waits. Both go through the pane's outbox (package mailbox), so
 // a busy pane or a person's half-typed text delays them and loses nothing.
 
 import (

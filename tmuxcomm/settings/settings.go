@@ -29,7 +29,7 @@ import (
 //	  gpu1:
 //	    via: [ssh, gpu1]             # argv prefix that runs a command there, stdin/stdout carried
 //	    wcomm: /usr/local/bin/wcomm  # the binary there (default wcomm)
-//	actions:                         # what an approval may run (see actions.go)
+//	actions:                         # what an approval may run (wcomm help actions)
 //	  publish:
 //	    run: [make, docs]            # argv, never a shell string
 //	    targets: [docs]              # files or folders whose content is fingerprinted
