@@ -4,12 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -110,7 +106,7 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 					return perr
 				}
 			} else {
-				printActionRuns(c.stdout, runs, *dry)
+				actions.WriteRuns(c.stdout, runs, *dry)
 			}
 			if errors.Is(err, actions.ErrNotRun) {
 				return &exitErr{code: exitFailure, err: err}
@@ -136,123 +132,19 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			return c.printJSON(map[string]any{"actions": list, "problems": problems})
 		}
-		printActions(c.stdout, list, problems)
+		actions.WriteList(c.stdout, list, problems)
 		return nil
 	}
 }
 
 func set(fs *flag.FlagSet, name string) bool { return flagsSet(fs)[name] }
 
-func printActions(w io.Writer, list []*actions.ActionStatus, problems []string) {
-	if len(list) == 0 {
-		fmt.Fprintln(w, "no approved-action intents")
-	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tACTION\tSTATUS\tAGE\tSOURCE\tTARGETS")
-		for _, a := range list {
-			age := a.Age.Round(time.Second).String()
-			if a.Old {
-				age += " (advisory: over 48h)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Action, a.Status, age, orDash(answerSource(a)), orDash(targetList(a)))
-		}
-		tw.Flush()
-		for _, a := range list {
-			for _, r := range a.Reasons {
-				fmt.Fprintf(w, "  %s: %s: %s\n", a.ID, a.Status, messages.SanitizeField(r))
-			}
-		}
-	}
-	for _, p := range problems {
-		fmt.Fprintf(w, "! %s\n", messages.SanitizeField(p))
-	}
-}
-
-func printActionRuns(w io.Writer, runs []*actions.ActionRun, dry bool) {
-	if len(runs) == 0 {
-		fmt.Fprintln(w, "no approved-action intents")
-		return
-	}
-	for _, r := range runs {
-		if dry {
-			stale := "no"
-			if r.Stale {
-				stale = "yes"
-			}
-			would := "nothing"
-			switch r.Status {
-			case actions.ActionApproved:
-				would = "run"
-			case actions.ActionStale:
-				would = "block"
-			}
-			fmt.Fprintf(w, "%s: action %s (%s), question %s, targets %s, approval %s, status %s, stale %s, would %s\n",
-				r.ID, r.Action, messages.SanitizeField(strings.Join(r.Definition.Run, " ")), r.QuestionID, orDash(targetList(r.ActionStatus)),
-				orDash(answerSource(r.ActionStatus)), r.Status, stale, would)
-			for _, reason := range r.Reasons {
-				fmt.Fprintf(w, "  reason: %s\n", messages.SanitizeField(reason))
-			}
-			continue
-		}
-		switch r.Did {
-		case actions.DidRun:
-			fmt.Fprintf(w, "%s: %s %s (exit %d), output %s\n", r.ID, r.Action, r.Status, r.Result.ExitCode, r.Output)
-		case actions.DidBlock:
-			fmt.Fprintf(w, "%s: %s blocked\n", r.ID, r.Action)
-			for _, reason := range r.Reasons {
-				fmt.Fprintf(w, "  reason: %s\n", messages.SanitizeField(reason))
-			}
-		default:
-			fmt.Fprintf(w, "%s: %s %s: nothing done (%s)\n", r.ID, r.Action, r.Status, messages.SanitizeField(r.Note))
-		}
-	}
-}
-
-// answerSource says who approved or denied, and when.
-func answerSource(a *actions.ActionStatus) string {
-	if a.Answer == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s by %s at %s", a.Answer.Answer, messages.SanitizeField(a.Answer.Source), a.Answer.At.Local().Format(time.RFC3339))
-}
-
-func targetList(a *actions.ActionStatus) string {
-	var out []string
-	for _, t := range a.Targets {
-		out = append(out, messages.SanitizeField(t.Path))
-	}
-	return strings.Join(out, ",")
-}
-
-// actionsNote is actionsSummary of every intent under the root; "" when none needs anyone or
+// actionsNote is actions.Summary of every intent under the root; "" when none needs anyone or
 // they cannot be read (the listing that asked is not about them).
 func (c *cli) actionsNote() string {
 	list, _, err := c.engine().Actions(c.ctx, actions.ActionsOptions{Getenv: c.getenv})
 	if err != nil {
 		return ""
 	}
-	return actionsSummary(list)
-}
-
-// actionsSummary is one line on intents that need a person or a dispatcher: approved and not
-// run, blocked, or interrupted; "" when none does.
-func actionsSummary(list []*actions.ActionStatus) string {
-	n := map[string]int{}
-	for _, a := range list {
-		n[a.Status]++
-	}
-	var parts []string
-	if k := n[actions.ActionApproved]; k > 0 {
-		parts = append(parts, fmt.Sprintf("%d approved and not yet run ('wcomm actions run')", k))
-	}
-	if k := n[actions.ActionStale] + n[actions.ActionBlocked]; k > 0 {
-		parts = append(parts, fmt.Sprintf("%d stale or blocked", k))
-	}
-	if k := n[actions.ActionInterrupted]; k > 0 {
-		parts = append(parts, fmt.Sprintf("%d interrupted", k))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "approved actions: " + strings.Join(parts, ", ") + "; see 'wcomm actions'"
+	return actions.Summary(list)
 }
