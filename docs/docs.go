@@ -9,7 +9,9 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // Topics holds the topic files, *.md of this folder.
@@ -47,4 +49,50 @@ func Load(fsys fs.FS) ([]Topic, error) {
 		out = append(out, Topic{Name: strings.ToLower(strings.TrimSuffix(file, ".md")), Title: strings.TrimSpace(title), Body: string(data)})
 	}
 	return out, nil
+}
+
+// Reference is every topic: the files of Topics and those a program makes from its own registries
+// (Generated), read once, by name.
+type Reference struct {
+	Generated []func() Topic
+	once      sync.Once
+	topics    []Topic
+	err       error
+}
+
+// All returns every topic, by name.
+func (r *Reference) All() ([]Topic, error) {
+	r.once.Do(func() {
+		r.topics, r.err = Load(Topics)
+		for _, gen := range r.Generated {
+			r.topics = append(r.topics, gen())
+		}
+		sort.Slice(r.topics, func(i, j int) bool { return r.topics[i].Name < r.topics[j].Name })
+	})
+	return r.topics, r.err
+}
+
+// Find returns the topic called name (any case, or one of its aliases).
+func (r *Reference) Find(name string) (Topic, bool) {
+	name = strings.ToLower(name)
+	if a, ok := Aliases[name]; ok {
+		name = a
+	}
+	ts, _ := r.All()
+	for _, t := range ts {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
+// Names are the topics' names.
+func (r *Reference) Names() []string {
+	ts, _ := r.All()
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return names
 }

@@ -216,7 +216,7 @@ func commandFlags(cmd *command) *flag.FlagSet {
 // book is the command registry as the kit reads it: the visible commands, by name.
 func book() kit.Book {
 	v, _ := buildVersion()
-	b := kit.Book{Topics: topicNames(), ExitCodes: exitCodesText, Version: v}
+	b := kit.Book{Topics: reference.Names(), ExitCodes: exitCodesText, Version: v}
 	for _, n := range commandNames() {
 		cmd := commands[n]
 		b.Commands = append(b.Commands, kit.Command{Name: n, Summary: cmd.Summary, Example: cmd.Example, Role: cmd.Role,

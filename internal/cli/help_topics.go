@@ -10,66 +10,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/wcomm/wcomm/docs"
 	"github.com/wcomm/wcomm/messages"
 )
 
-// generatedTopics are pages made from this binary's own registries rather than a file.
-var generatedTopics = map[string]func() docs.Topic{
-	"commands": commandsTopic,
-}
-
-var (
-	topicsOnce sync.Once
-	topicsList []docs.Topic
-	topicsErr  error
-)
-
-// allTopics returns every topic, by name.
-func allTopics() ([]docs.Topic, error) {
-	topicsOnce.Do(func() {
-		topicsList, topicsErr = docs.Load(docs.Topics)
-		for _, gen := range generatedTopics {
-			topicsList = append(topicsList, gen())
-		}
-		sort.Slice(topicsList, func(i, j int) bool { return topicsList[i].Name < topicsList[j].Name })
-	})
-	return topicsList, topicsErr
-}
-
-// findTopic returns the topic called name (any case, or one of its aliases).
-func findTopic(name string) (docs.Topic, bool) {
-	name = strings.ToLower(name)
-	if a, ok := docs.Aliases[name]; ok {
-		name = a
-	}
-	ts, _ := allTopics()
-	for _, t := range ts {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return docs.Topic{}, false
-}
-
-// topicNames are the names `wcomm help` takes besides the commands: for completion and for
-// "did you mean".
-func topicNames() []string {
-	ts, _ := allTopics()
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
-	}
-	return names
-}
+// reference is every topic: docs' files and "commands", made from this binary's registry.
+var reference = &docs.Reference{Generated: []func() docs.Topic{commandsTopic}}
 
 // printTopics lists the topics, for `wcomm help`.
 func printTopics(w io.Writer) {
-	ts, err := allTopics()
+	ts, err := reference.All()
 	if err != nil {
 		fmt.Fprintf(w, "topics: unreadable (%v)\n", err)
 		return
@@ -122,10 +74,10 @@ func (c *cli) helpCommand(args []string) error {
 	if isCmd && cmd.Hidden {
 		isCmd = false
 	}
-	t, isTopic := findTopic(name)
+	t, isTopic := reference.Find(name)
 	if !isCmd && !isTopic {
 		return &exitErr{code: exitUsage, err: fmt.Errorf("no command or topic %q; %s",
-			messages.SanitizeField(name), didYouMean(name, append(commandNames(), topicNames()...)))}
+			messages.SanitizeField(name), didYouMean(name, append(commandNames(), reference.Names()...)))}
 	}
 	if c.json {
 		page := helpPage{Name: strings.ToLower(name)}
@@ -171,7 +123,7 @@ func helpIndex() map[string][]helpEntry {
 	for _, n := range commandNames() {
 		idx["commands"] = append(idx["commands"], helpEntry{Name: n, Args: commands[n].Args, Summary: commands[n].Summary})
 	}
-	ts, _ := allTopics()
+	ts, _ := reference.All()
 	for _, t := range ts {
 		idx["topics"] = append(idx["topics"], helpEntry{Name: t.Name, Summary: t.Title})
 	}

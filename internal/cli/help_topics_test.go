@@ -76,7 +76,7 @@ var helpRef = regexp.MustCompile("`wcomm help ([a-z][a-z0-9-]*)`")
 
 func TestHelpTopics(t *testing.T) {
 	doc := readme(t)
-	topics, err := allTopics()
+	topics, err := reference.All()
 	require.NoError(t, err, "every docs/*.md starts with a '# Title' line")
 
 	t.Run("README is a front door", func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestHelpTopics(t *testing.T) {
 		refs := helpRef.FindAllStringSubmatch(more, -1)
 		require.GreaterOrEqual(t, len(refs), 10, "Read more lists the topics as `wcomm help TOPIC`")
 		for _, m := range refs {
-			_, ok := findTopic(m[1])
+			_, ok := reference.Find(m[1])
 			assert.True(t, ok, "README's Read more names topic %q, which docs/ does not have", m[1])
 		}
 	})
@@ -100,7 +100,7 @@ func TestHelpTopics(t *testing.T) {
 		}
 		for where, text := range texts {
 			for _, m := range helpRef.FindAllStringSubmatch(text, -1) {
-				_, isTopic := findTopic(m[1])
+				_, isTopic := reference.Find(m[1])
 				_, isCmd := commands[m[1]]
 				assert.True(t, isTopic || isCmd, "%s names `wcomm help %s`: no such topic or command", where, m[1])
 			}
@@ -113,7 +113,7 @@ func TestHelpTopics(t *testing.T) {
 				assert.Contains(t, doc, "\n## "+heading+"\n", "the README dropped section %q: make it a topic", heading)
 				continue
 			}
-			tp, ok := findTopic(where)
+			tp, ok := reference.Find(where)
 			if assert.True(t, ok, "subject %q: no topic %q", heading, where) {
 				assert.NotEmpty(t, strings.TrimSpace(strings.TrimPrefix(tp.Body, "# "+tp.Title)), "topic %q is empty", where)
 				r := runHelp(t, where)
@@ -124,13 +124,13 @@ func TestHelpTopics(t *testing.T) {
 	})
 
 	t.Run("exit-codes carries the text every command's help ends with", func(t *testing.T) {
-		tp, ok := findTopic("exit-codes")
+		tp, ok := reference.Find("exit-codes")
 		require.True(t, ok)
 		assert.Contains(t, tp.Body, exitCodesText)
 	})
 
 	t.Run("the commands topic is the registry", func(t *testing.T) {
-		tp, ok := findTopic("commands")
+		tp, ok := reference.Find("commands")
 		require.True(t, ok)
 		for _, n := range commandNames() {
 			assert.Contains(t, tp.Body, "\n## wcomm "+n+"\n", "command %s", n)
@@ -163,7 +163,7 @@ func TestHelpTopics(t *testing.T) {
 func TestHelpMCPToolsAreTheServers(t *testing.T) {
 	want := mcpserver.ToolNames()
 	require.GreaterOrEqual(t, len(want), 11)
-	tp, ok := findTopic("mcp")
+	tp, ok := reference.Find("mcp")
 	require.True(t, ok)
 	line := regexp.MustCompile("(?m)^Tools: (.*)$").FindStringSubmatch(tp.Body)
 	require.NotNil(t, line, "docs/mcp.md lists the tools on a line 'Tools: `a`, `b`, ...'")
