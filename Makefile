@@ -3,7 +3,7 @@ GO      ?= go
 PREFIX  ?= $(shell $(GO) env GOPATH)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS := -X github.com/wcomm/wcomm/internal/cli.version=$(VERSION) -X github.com/wcomm/wcomm/internal/cli.commit=$(COMMIT)
+LDFLAGS := -X github.com/wcomm/wcomm/internal/buildinfo.version=$(VERSION) -X github.com/wcomm/wcomm/internal/buildinfo.commit=$(COMMIT)
 
 BENCH_SCALE  ?= 1
 STRESS_SCALE ?= 1

@@ -201,7 +201,7 @@ func TestKitInstallSkillTwiceE2E(t *testing.T) {
 // TestKitVersionLdflagsE2E builds with the Makefile's -X flags and checks that version shows them.
 func TestKitVersionLdflagsE2E(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "wcomm")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/wcomm/wcomm/internal/cli.version=v9.8.7 -X github.com/wcomm/wcomm/internal/cli.commit=feedc0de", "-o", bin, wcommPkg)
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/wcomm/wcomm/internal/buildinfo.version=v9.8.7 -X github.com/wcomm/wcomm/internal/buildinfo.commit=feedc0de", "-o", bin, wcommPkg)
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(bin, "version").CombinedOutput()

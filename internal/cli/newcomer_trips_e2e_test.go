@@ -181,7 +181,7 @@ func TestE2EHooksRunWcommFromPath(t *testing.T) {
 func TestKitMCPVersionE2E(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/wcomm/wcomm/internal/cli.version=v9.8.7 -X github.com/wcomm/wcomm/internal/cli.commit=feedc0de",
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/wcomm/wcomm/internal/buildinfo.version=v9.8.7 -X github.com/wcomm/wcomm/internal/buildinfo.commit=feedc0de",
 		"-o", dir+string(filepath.Separator), wcommPkg, wcommMCPPkg)
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
