@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/wcomm/wcomm/internal/kit"
+	"github.com/wcomm/wcomm/internal/safeout"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
@@ -127,7 +128,7 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
-		fmt.Fprintf(termWriter{stderr}, "wcomm %s: %v\n", cmd.Name, err)
+		fmt.Fprintf(safeout.Term{W: stderr}, "wcomm %s: %v\n", cmd.Name, err)
 		if code == exitUsage {
 			fmt.Fprintf(stderr, "usage: wcomm %s %s (wcomm %s --help)\n", cmd.Name, cmd.Args, cmd.Name)
 		}

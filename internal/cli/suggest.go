@@ -6,14 +6,13 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/wcomm/wcomm/messages/suggest"
 )
 
 // didYouMean is the end of an "unknown NAME" error: the nearest candidates, else the list command.
 func didYouMean(name string, candidates []string) string {
-	return didYouMeanOf(suggest.Nearest(name, candidates), "run 'wcomm help' for the list")
+	return suggest.Phrase(suggest.Nearest(name, candidates), "run 'wcomm help' for the list")
 }
 
 // didYouMeanFlag is the end of an "unknown flag" error of command cmd: the nearest of the flags
@@ -29,7 +28,7 @@ func didYouMeanFlag(name, cmd string, fs *flag.FlagSet) string {
 	for i, n := range near {
 		near[i] = flagSpelling(n)
 	}
-	return didYouMeanOf(near, fmt.Sprintf("run 'wcomm %s --help' for its flags", cmd))
+	return suggest.Phrase(near, fmt.Sprintf("run 'wcomm %s --help' for its flags", cmd))
 }
 
 // flagSpelling is how a flag is typed: -L and -S with one dash, the others with two.
@@ -38,19 +37,4 @@ func flagSpelling(name string) string {
 		return "-" + name
 	}
 	return "--" + name
-}
-
-// didYouMeanOf words the nearest names found, each quoted, and where the whole list is.
-func didYouMeanOf(near []string, list string) string {
-	switch len(near) {
-	case 0:
-		return list
-	case 1:
-		return fmt.Sprintf("did you mean %q? (%s)", near[0], list)
-	}
-	quoted := make([]string, len(near))
-	for i, n := range near {
-		quoted[i] = fmt.Sprintf("%q", n)
-	}
-	return fmt.Sprintf("did you mean %s or %s? (%s)", strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1], list)
 }

@@ -4,6 +4,7 @@
 package suggest
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -81,4 +82,21 @@ func EditDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+// Phrase words the nearest names found, each quoted, and where the whole list is: the end of an
+// "unknown NAME" error ("did you mean "send"? (run 'wcomm help' for the list)"); the list alone
+// when none is near.
+func Phrase(near []string, list string) string {
+	switch len(near) {
+	case 0:
+		return list
+	case 1:
+		return fmt.Sprintf("did you mean %q? (%s)", near[0], list)
+	}
+	quoted := make([]string, len(near))
+	for i, n := range near {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	return fmt.Sprintf("did you mean %s or %s? (%s)", strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1], list)
 }

@@ -32,3 +32,10 @@ func TestNearest(t *testing.T) {
 	assert.Equal(t, 3, EditDistance("kitten", "sitting"))
 	assert.Equal(t, 0, EditDistance("", ""))
 }
+
+func TestPhrase(t *testing.T) {
+	assert.Equal(t, "see the list", Phrase(nil, "see the list"))
+	assert.Equal(t, `did you mean "send"? (see the list)`, Phrase([]string{"send"}, "see the list"))
+	assert.Equal(t, `did you mean "install", "install-mcp" or "install-skill"? (see the list)`,
+		Phrase([]string{"install", "install-mcp", "install-skill"}, "see the list"))
+}
