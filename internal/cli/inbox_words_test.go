@@ -1,11 +1,14 @@
 package cli
 
+// What inbox says of a message: when it was queued, and that a message typed in as it was sent was
+// never queued.
+
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
@@ -31,4 +34,22 @@ func TestInboxWhen(t *testing.T) {
 			assert.Equal(t, tc.want, inboxWhen(tc.it, now))
 		})
 	}
+}
+
+// TestE2EInboxAllWordsAtOnce: a message typed in as it was sent was never queued, and inbox --all
+// does not say it was.
+func TestE2EInboxAllWordsAtOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	w.send(orch, worker, "a task for a ready pane")
+	var r result
+	waitFor(t, 10*time.Second, func() bool {
+		r = w.in(worker, "inbox", "--all")
+		return strings.Contains(r.stdout, "delivered")
+	}, "the outbox to record the delivery")
+	requireCode(t, 0, r)
+	assert.Regexp(t, `(?m)^request from %\d+, sent \d+s ago, delivered via paste at once$`, r.stdout)
+	assert.NotContains(t, r.stdout, "queued")
 }

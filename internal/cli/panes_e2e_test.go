@@ -1,8 +1,7 @@
 package cli
 
-// The fifth audit's newcomer defects, against the real binary and a private tmux server: notify
-// without an id says which request it answered and what is still open; panes shows each pane's
-// agent; a send to an undeclared host says how to declare it.
+// What runs where, against the real binary and a real tmux server: script workers by their script's
+// name, each pane's agent, and a send to a host that is not declared.
 
 import (
 	"encoding/json"
@@ -15,58 +14,45 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// notify without --id answers the newest open request: it names it, and the others still open.
-func TestE2ENotifyNamesWhatItAnswered(t *testing.T) {
+// A worker that is a shell script shows by its script's name in panes and in find's "what runs
+// where"; a script named like an agent is not taken for that agent by doctor or send.
+func TestE2EScriptWorkers(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	orch := w.bashPane("")
-	worker := w.catPane()
-	first := w.send(orch, worker, "first task")
-	second := w.send(orch, worker, "second task")
-	third := w.send(orch, worker, "third task")
+	script := "echo SCRIPT READY; while read -r line; do :; done\n"
+	require.NoError(t, os.WriteFile(filepath.Join(w.work, "worker.sh"), []byte(script), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(w.work, "codex"), []byte("#!/bin/bash\n"+script), 0o700))
+	sh := w.pane("", "bash", "worker.sh")
+	w.waitScreen(sh, "SCRIPT READY")
+	fake := w.pane("", "./codex")
+	w.waitScreen(fake, "SCRIPT READY")
 
-	// show says the delivery's state in the status line and its evidence on a line of its own,
-	// never parentheses in parentheses.
-	r := w.in(orch, "show", first.ID)
+	r := w.in(orch, "panes", "--json")
 	requireCode(t, 0, r)
-	assert.Regexp(t, `(?m)^status: +pending \(submitted, (un)?verified\)$`, r.stdout)
-	assert.Regexp(t, `(?m)^evidence: +\S`, r.stdout)
-	for _, line := range strings.Split(r.stdout[:strings.Index(r.stdout, "--- request")], "\n") {
-		depth, deepest := 0, 0
-		for _, c := range line {
-			depth += map[rune]int{'(': 1, ')': -1}[c]
-			deepest = max(deepest, depth)
-		}
-		assert.LessOrEqual(t, deepest, 1, "line %q", line)
+	programs := map[string][]string{}
+	for _, p := range decode[[]struct {
+		ID       string   `json:"pane_id"`
+		Programs []string `json:"programs"`
+	}](t, r) {
+		programs[p.ID] = p.Programs
 	}
-
-	r = w.in(worker, "notify", "--enter-delay", "50ms", "--", "third done")
+	assert.Contains(t, programs[sh], "worker.sh")
+	assert.Contains(t, programs[fake], "codex")
+	r = w.in(orch, "panes")
 	requireCode(t, 0, r)
-	assert.Equal(t, third.Response+"\n", r.stdout, "stdout stays the response path")
-	assert.Contains(t, r.stderr, "answered request "+third.ID+", the newest open one addressed to your pane; 2 others still open, newest first: "+
-		second.ID+", "+first.ID)
+	assert.Regexp(t, sh+`\s+\S+\s+\S+\s+\d+\s+\S+\s+worker.sh`, r.stdout)
 
-	r = w.in(worker, "--json", "notify", "--enter-delay", "50ms", "--", "second done")
-	requireCode(t, 0, r)
-	var res struct {
-		Exchange  struct{ ID string } `json:"exchange"`
-		Newest    bool                `json:"newest"`
-		StillOpen []string            `json:"still_open"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
-	assert.Equal(t, second.ID, res.Exchange.ID)
-	assert.True(t, res.Newest)
-	assert.Equal(t, []string{first.ID}, res.StillOpen)
+	r = w.in(orch, "find", "no-such-agent")
+	requireCode(t, 4, r)
+	assert.Contains(t, r.stderr, "worker.sh", "what runs where names the script")
 
-	r = w.in(worker, "notify", "--enter-delay", "50ms", "--", "first done")
+	r = w.in(orch, "doctor", "--pane", fake, "--json")
 	requireCode(t, 0, r)
-	assert.Contains(t, r.stderr, "answered request "+first.ID+", the newest open one addressed to your pane; no other request is open")
-
-	// Named by its id, the request needs no such words.
-	fourth := w.send(orch, worker, "fourth task")
-	r = w.in(worker, "notify", "--enter-delay", "50ms", "--id", fourth.ID, "--", "fourth done")
-	requireCode(t, 0, r)
-	assert.NotContains(t, r.stderr, "answered request")
+	d := decode[doctorJSON](t, r)
+	require.NotNil(t, d.Pane)
+	assert.NotEqual(t, "codex", d.Pane.Detection.Profile, "a bash script named codex is not the Codex CLI: %s", d.Pane.Detection.Reason)
+	assert.False(t, strings.Contains(r.stdout, "Codex CLI"), "%s", r.stdout)
 }
 
 // panes shows the AGENT column send --all decides by (text and --json), doctor marks no worked

@@ -1,0 +1,112 @@
+package cli
+
+// The MCP server as a client meets it, against the real binaries: malformed frames answered with an
+// error while it goes on serving, and the version the build was given.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestE2EMCPBadFrames: the MCP server answers every malformed line with a JSON-RPC error and
+// goes on serving: a garbage line, a truncated object, a batch, an object as id, a message
+// without "jsonrpc", a trailing NUL, a frame over 16 MiB. Before, each one ended the server
+// without a reply.
+func TestE2EMCPBadFrames(t *testing.T) {
+	t.Parallel()
+	bin := wcommBin(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewReaderSize(stdout, 1<<20)
+	type reply struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	roundTrip := func(frame []byte) reply {
+		t.Helper()
+		_, err := stdin.Write(append(frame, '\n'))
+		require.NoError(t, err, "the server is gone; its stderr:\n%s", stderr)
+		got := make(chan []byte, 1)
+		go func() { line, _ := lines.ReadBytes('\n'); got <- line }()
+		select {
+		case line := <-got:
+			var r reply
+			require.NoError(t, json.Unmarshal(line, &r), "%q; stderr:\n%s", line, stderr)
+			return r
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no reply to %.60q; stderr:\n%s", frame, stderr)
+			return reply{}
+		}
+	}
+	r := roundTrip([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit","version":"1"}}}`))
+	require.Nil(t, r.Error)
+	_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	require.NoError(t, err)
+
+	big := append(append([]byte(`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"`), bytes.Repeat([]byte("a"), 17<<20)...), `"}}`...)
+	for _, tt := range []struct {
+		name  string
+		frame []byte
+		code  int
+		id    string
+	}{
+		{"garbage", []byte("garbage"), -32700, "null"},
+		{"truncated object", []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"`), -32700, "null"},
+		{"batch", []byte(`[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`), -32600, "null"},
+		{"object id", []byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`), -32600, "null"},
+		{"no jsonrpc", []byte(`{"id":5,"method":"tools/list"}`), -32600, "5"},
+		{"trailing NUL", []byte("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}\x00"), -32700, "null"},
+		{"over 16 MiB", big, -32600, "8"}, // its id, read from its start
+	} {
+		r := roundTrip(tt.frame)
+		require.NotNil(t, r.Error, "%s: an error reply", tt.name)
+		assert.Equal(t, tt.code, r.Error.Code, tt.name)
+		assert.Equal(t, tt.id, string(r.ID), tt.name)
+		// And it goes on serving.
+		r = roundTrip([]byte(`{"jsonrpc":"2.0","id":"after","method":"tools/list"}`))
+		require.Nil(t, r.Error, "after %s", tt.name)
+		assert.Contains(t, string(r.Result), `"tools"`, "after %s", tt.name)
+	}
+}
+
+// TestKitMCPVersionE2E: the MCP server tells its client the version the build was given, as
+// 'wcomm version' prints it, not "devel".
+func TestKitMCPVersionE2E(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/wcomm/wcomm/internal/buildinfo.version=v9.8.7 -X github.com/wcomm/wcomm/internal/buildinfo.commit=feedc0de",
+		"-o", dir+string(filepath.Separator), wcommPkg, wcommMCPPkg)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	cmd := exec.Command(filepath.Join(dir, "wcomm"), "mcp")
+	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "wcomm-e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	assert.Equal(t, "v9.8.7", cs.InitializeResult().ServerInfo.Version)
+}
