@@ -14,3 +14,6 @@ var needHints = map[tmuxcomm.Need]string{
 	tmuxcomm.NeedReason:       "give reason",
 	tmuxcomm.NeedTask:         "give task",
 }
+
+// argNames name the arguments the door checks as the tools' own.
+var argNames = map[tmuxcomm.Arg]string{tmuxcomm.ArgBusyWait: "busy_wait_seconds"}

@@ -151,7 +151,7 @@ func structured(out any, text string) (*mcp.CallToolResult, error) {
 // the class the engine's front door gives the error (tmuxcomm.ClassOf), as the command line's exit
 // code does.
 func (s *server) errorResult(name string, err error) *mcp.CallToolResult {
-	err = tmuxcomm.Hinted(err, needHints)
+	err = tmuxcomm.Hinted(tmuxcomm.Named(err, argNames), needHints)
 	class := tmuxcomm.ClassOf(err)
 	if class == tmuxcomm.ClassOK {
 		class = tmuxcomm.ClassFailure

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
@@ -67,22 +66,18 @@ await with the broadcast id (or the ids) for every answer.`,
 		if err != nil {
 			return nil, "", err
 		}
-		if err := e.CheckAgent(in.Agent); err != nil {
-			return nil, "", usagef("agent: %v", err)
-		}
-		if in.BusyWait != 0 {
-			if err := e.SetBusyWait(seconds(in.BusyWait)); err != nil {
-				return nil, "", usagef("busy_wait_seconds: %v", err)
-			}
-		}
-		e.NoQueue = e.NoQueue || in.NoQueue
-		so := tmuxcomm.SendOptions{To: in.To, Scope: paneops.Scope{All: in.All}, First: in.First,
+		o := tmuxcomm.SendOptions{To: in.To, Targets: in.Targets, All: in.All, First: in.First,
 			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
-		if targets := nonEmpty(append([]string{in.To}, in.Targets...)); broadcast.Many(targets, in.All) {
-			res, err := e.Broadcast(ctx, broadcast.Options{Targets: targets, All: in.All, Send: so})
-			if res == nil {
-				return nil, "", err
-			}
+		if in.BusyWait != 0 {
+			d := seconds(in.BusyWait)
+			o.BusyWait = &d
+		}
+		if in.NoQueue {
+			o.NoQueue = &in.NoQueue
+		}
+		sent, err := e.Send(ctx, o)
+		if sent != nil && sent.Broadcast != nil {
+			res := sent.Broadcast
 			out := &sendOut{BroadcastID: res.ID, Exchanges: res.Exchanges()}
 			if err != nil {
 				// Some went out: the call fails, and its words say which did not.
@@ -90,13 +85,12 @@ await with the broadcast id (or the ids) for every answer.`,
 			}
 			return out, res.Say(), nil
 		}
-		x, err := e.Send(ctx, so)
 		if err != nil {
 			var fe *fleet.FindError
 			errors.As(err, &fe)
 			kept := ""
-			if x != nil {
-				kept = x.RequestPath
+			if sent != nil {
+				kept = sent.RequestPath
 			}
 			return nil, "", &detailedError{err: err, detail: func(te *ToolError) {
 				if fe != nil {
@@ -105,6 +99,7 @@ await with the broadcast id (or the ids) for every answer.`,
 				te.RequestPath = kept
 			}}
 		}
+		x := sent.Exchange
 		return &sendOut{Exchange: x}, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
 	})
 	// The profiles are the engine's, named from its list.
@@ -176,17 +171,25 @@ every answer at once: answers holds each with its pane; while some are missing t
 		if err != nil {
 			return awaitOut{}, "", err
 		}
-		if refs := nonEmpty(append([]string{in.ID}, in.IDs...)); broadcast.ManyRefs(refs) {
-			return awaitAll(ctx, e, refs, timeout)
+		var many strings.Builder
+		a, err := e.Await(ctx, tmuxcomm.AwaitOptions{Refs: append([]string{in.ID}, in.IDs...), Timeout: timeout,
+			Each: func(pane string, x *exchange.Exchange) error {
+				if pane != "" {
+					fmt.Fprintf(&many, "--- %s %s\n%s\n", pane, x.ID, strings.TrimRight(x.ResponseBody, "\n"))
+				}
+				return nil
+			}})
+		if a != nil && a.Many != nil {
+			return awaitAll(ctx, a.Many, err, many.String())
 		}
-		x, err := e.Await(ctx, in.ID, timeout)
 		if err != nil {
-			if x != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
-				next := fmt.Sprintf("no response yet after %s; call await again with id %q", messages.DurationText(timeout), x.ID)
-				return awaitOut{Status: "waiting", ID: x.ID, ResponsePath: x.ResponsePath, Next: next}, next, nil
+			if a != nil && errors.Is(err, tmuxcomm.ErrTimeout) && ctx.Err() == nil {
+				next := fmt.Sprintf("no response yet after %s; call await again with id %q", messages.DurationText(timeout), a.ID)
+				return awaitOut{Status: "waiting", ID: a.ID, ResponsePath: a.ResponsePath, Next: next}, next, nil
 			}
 			return awaitOut{}, "", err
 		}
+		x := a.Exchange
 		text := x.ResponseBody
 		for _, p := range x.Problems {
 			text += "\nwarning: " + p
@@ -256,7 +259,7 @@ the history; damaged or foreign files are named, not fatal.`,
 		if err != nil {
 			return historyOut{}, "", err
 		}
-		sessions, foreign, err := e.History(ctx, exchange.HistoryOptions{Session: in.Session, Pending: in.Pending})
+		sessions, foreign, err := e.History(ctx, tmuxcomm.HistoryOptions{Session: in.Session, Pending: in.Pending})
 		if err != nil {
 			return historyOut{}, "", err
 		}
@@ -289,9 +292,13 @@ func (s *server) showTool() tool {
 		if err != nil {
 			return nil, "", err
 		}
-		x, err := e.Show(ctx, in.Ref)
+		sh, err := e.Show(ctx, tmuxcomm.ShowOptions{Ref: in.Ref})
 		if err != nil {
 			return nil, "", err
+		}
+		x := sh.Exchange
+		if x == nil {
+			return nil, "", usagef("show takes an exchange's id or path; %s is not one", in.Ref)
 		}
 		return x, fmt.Sprintf("%s: %s (%s)", x.ID, x.Status, x.State), nil
 	})
@@ -300,25 +307,13 @@ func (s *server) showTool() tool {
 // seconds converts a tool's seconds argument to a duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// awaitAll is the await tool on several exchanges: every answer labelled with its pane; status
-// waiting, not an error, while some still have none when the wait ends.
-func awaitAll(ctx context.Context, e *tmuxcomm.Engine, refs []string, timeout time.Duration) (awaitOut, string, error) {
-	for _, ref := range refs {
-		if err := tmuxcomm.CheckRef(ref); err != nil {
-			return awaitOut{}, "", err
-		}
-	}
-	var text strings.Builder
-	res, err := e.AwaitAll(ctx, refs, timeout, func(pane string, x *exchange.Exchange) error {
-		fmt.Fprintf(&text, "--- %s %s\n%s\n", pane, x.ID, strings.TrimRight(x.ResponseBody, "\n"))
-		return nil
-	})
-	if res == nil {
-		return awaitOut{}, "", err
-	}
+// awaitAll is the await tool's result of several exchanges: every answer labelled with its pane
+// (text holds them as they came); status waiting, not an error, while some still have none when
+// the wait ends.
+func awaitAll(ctx context.Context, res *broadcast.Awaited, err error, text string) (awaitOut, string, error) {
 	out := awaitOut{Status: "answered", ID: strings.Join(res.Broadcasts, ","), Answers: res.Answered, Missing: res.Missing}
 	if err == nil {
-		return out, text.String(), nil
+		return out, text, nil
 	}
 	if !errors.Is(err, tmuxcomm.ErrTimeout) || ctx.Err() != nil {
 		return awaitOut{}, "", err
@@ -333,7 +328,7 @@ func awaitAll(ctx context.Context, e *tmuxcomm.Engine, refs []string, timeout ti
 	}
 	out.Status = "waiting"
 	out.Next = fmt.Sprintf("%v; call await again with ids %q", err, again)
-	return out, text.String() + out.Next, nil
+	return out, text + out.Next, nil
 }
 
 type cancelIn struct {

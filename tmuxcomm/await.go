@@ -17,19 +17,16 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
-// Await blocks until the response of the exchange named by ref is complete and returns the
-// exchange with both bodies. ref is an id, a request or response path, or "" for the newest request
-// sent from the caller's pane whose response no await has returned yet (so `send; await` works even
-// when a fast worker answered before the await started). timeout <= 0 waits until ctx ends.
-func (e *Engine) Await(ctx context.Context, ref string, timeout time.Duration) (*exchange.Exchange, error) {
-	return e.AwaitThen(ctx, ref, timeout, nil)
-}
-
-// AwaitThen is Await that hands the complete exchange to out (which prints it) before it records
-// that an await returned it: a response whose output failed (a full disk, a closed pipe) is not
-// marked read, and the next plain await returns it again. out's error is returned as it is. An
-// exchange relayed to another host is readied through e.Relay first (Relay.Ready), within timeout.
-func (e *Engine) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+// awaitOne blocks until the response of the exchange named by ref is complete and returns the
+// exchange with both bodies. ref is an id (or its end), a request or response path, or "" for the
+// newest request sent from the caller's pane whose response no await has returned yet (so `send;
+// await` works even when a fast worker answered before the await started). timeout <= 0 waits
+// until ctx ends. The complete exchange is handed to out (when not nil, which prints it) before
+// it is recorded that an await returned it: a response whose output failed (a full disk, a
+// closed pipe) is not marked read, and the next plain await returns it again. out's error is
+// returned as it is. An exchange relayed to another host is readied through e.Relay first
+// (Relay.Ready), within timeout.
+func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
 	if messages.IsIDSuffix(ref) {
 		// The end of an id (a1b2): the whole one, so a relayed send is readied as well.
 		var err error

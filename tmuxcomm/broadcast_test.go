@@ -158,9 +158,9 @@ func TestHistoryGroupsBroadcasts(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	res, err := e.Broadcast(context.Background(), bcast("%2,%3"))
 	require.NoError(t, err)
-	_, err = e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("alone")})
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("alone")})
 	require.NoError(t, err)
-	sessions, _, err := e.History(context.Background(), exchange.HistoryOptions{})
+	sessions, _, err := e.History(context.Background(), HistoryOptions{})
 	require.NoError(t, err)
 	var g broadcast.Groups
 	for _, s := range sessions {

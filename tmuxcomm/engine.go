@@ -15,6 +15,9 @@
 package tmuxcomm
 
 import (
+	"context"
+	"time"
+
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
@@ -55,35 +58,53 @@ type Engine struct {
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux
-// through t, with every setting at its default (see core.New): change a field after New to set it.
+// through t, with every setting at its default (see core.New). A call's own choices (its pane,
+// the enter delay, the busy wait, ...) travel in its options: the engine is not changed after it
+// is built, so one engine serves concurrent calls.
 func New(root string, t Tmux) *Engine {
-	e := build(core.New(root, t))
-	e.Settings = settings.Defaults()
-	return e
+	return build(&Engine{Config: core.New(root, t), Settings: settings.Defaults()})
 }
 
-// Copy returns an engine of its own with e's settings, for a caller that changes one of them (its
-// Self, say) without changing e's: the rooms share one *core.Config, so a copy of the Engine value
-// would share it too.
-func (e *Engine) Copy() *Engine {
-	c := *e.Config
-	cp := build(&c)
-	cp.Settings, cp.Relay, cp.Getenv = e.Settings, e.Relay, e.Getenv
-	return cp
-}
-
-// build wires the rooms over cfg.
-func build(cfg *core.Config) *Engine {
-	e := &Engine{Config: cfg, Book: &exchange.Book{Config: cfg}, Finder: &fleet.Finder{Config: cfg}}
+// build wires the rooms over e.Config and returns e.
+func build(e *Engine) *Engine {
+	cfg := e.Config
+	e.Book = &exchange.Book{Config: cfg}
+	e.Finder = &fleet.Finder{Config: cfg}
 	e.Finder.Mail = e
 	e.Desk = &questions.Desk{Config: cfg, Book: e.Book, Finder: e.Finder, Mailer: e}
 	e.Office = &mailbox.Office{Config: cfg, Book: e.Book, Finder: e.Finder, Desk: e.Desk}
 	e.Registry = &actions.Registry{Config: cfg, Desk: e.Desk}
 	e.Lookout = &watch.Lookout{Config: cfg, Desk: e.Desk}
-	e.Station = &relay.Station{Config: cfg, Book: e.Book, Sender: e}
-	e.Caster = &broadcast.Caster{Config: cfg, Book: e.Book, Finder: e.Finder, Sender: e,
+	e.Station = &relay.Station{Config: cfg, Book: e.Book, Sender: sender{e}}
+	e.Caster = &broadcast.Caster{Config: cfg, Book: e.Book, Finder: e.Finder, Sender: sender{e},
 		Groups: func() map[string][]string { return e.Settings.Groups }}
 	return e
+}
+
+// derive returns the engine of one call that chooses something of its own (see Choices): the
+// rooms built anew over a copy of e's config with set applied, beside e's settings and relay. e
+// itself is never changed, so calls made at once never see each other's choices.
+func (e *Engine) derive(set func(*core.Config)) *Engine {
+	cfg := *e.Config
+	set(&cfg)
+	return build(&Engine{Config: &cfg, Settings: e.Settings, Relay: e.Relay, Getenv: e.Getenv})
+}
+
+// sender is the door as the rooms that send (relay, broadcast) see it: one plain send, one
+// await, and whether a target is on a declared host.
+type sender struct{ e *Engine }
+
+func (s sender) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
+	return s.e.sendOne(ctx, o)
+}
+
+func (s sender) AwaitThen(ctx context.Context, ref string, timeout time.Duration, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+	return s.e.awaitOne(ctx, ref, timeout, out)
+}
+
+func (s sender) HostTarget(to string) (bool, error) {
+	_, _, ok, err := s.e.hostTarget(to)
+	return ok, err
 }
 
 // Defaults of the engine's settings.

@@ -39,16 +39,23 @@ func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	return e
 }
 
+// awaitRef is the door's Await of one exchange, as most tests wait.
+func (e *Engine) awaitRef(ctx context.Context, ref string, timeout time.Duration) (*exchange.Exchange, error) {
+	a, err := e.Await(ctx, AwaitOptions{Refs: []string{ref}, Timeout: timeout})
+	if a == nil {
+		return nil, err
+	}
+	return a.Exchange, err
+}
+
 func (e *Engine) as(self string) *Engine {
-	c := e.Copy()
-	c.Self = messages.PaneID(self)
-	return c
+	return e.derive(func(c *core.Config) { c.Self = messages.PaneID(self) })
 }
 
 func TestSendWritesRequestAndDelivers(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
 	require.NoError(t, err)
 
 	assert.Equal(t, 1, x.Seq)
@@ -84,9 +91,9 @@ func TestSendWritesRequestAndDelivers(t *testing.T) {
 func TestSendReusesSessionAndPairsNumbers(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	a, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("one")})
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
 	require.NoError(t, err)
-	b, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("two")})
+	b, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("two")})
 	require.NoError(t, err)
 	assert.Equal(t, a.Dir, b.Dir)
 	assert.Equal(t, 1, a.Seq)
@@ -97,12 +104,12 @@ func TestSendReusesSessionAndPairsNumbers(t *testing.T) {
 func TestSendAfterServerRestartMakesNewSession(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	a, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("before")})
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("before")})
 	require.NoError(t, err)
 	f.Mu.Lock()
 	f.Server.PID, f.Server.StartTime = 200, 1700000999
 	f.Mu.Unlock()
-	b, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("after")})
+	b, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("after")})
 	require.NoError(t, err)
 	assert.NotEqual(t, a.Dir, b.Dir, "a restarted server's %%2 is another pane")
 
@@ -119,18 +126,18 @@ func TestLocateByIDInAFolderDatedLater(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	now := time.Date(2026, 11, 22, 2, 18, 9, 0, time.Local)
 	e.Now = func() time.Time { return now }
-	a, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("before")})
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("before")})
 	require.NoError(t, err)
 	f.Mu.Lock()
 	f.Server.PID, f.Server.StartTime = 200, 1700000999
 	f.Mu.Unlock()
-	b, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("after")})
+	b, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("after")})
 	require.NoError(t, err)
 	require.Equal(t, "20261122-021809-o1-w2", a.Session)
 	require.Equal(t, "20261122-021810-o1-w2", b.Session, "the second's name was taken: the next second")
 	require.True(t, strings.HasPrefix(b.ID, "20261122-021809-"))
 
-	for _, x := range []*exchange.Exchange{a, b} {
+	for _, x := range []*exchange.Exchange{a.Exchange, b.Exchange} {
 		got, err := e.Locate(context.Background(), x.ID, exchange.RoleOrchestrator)
 		require.NoError(t, err, x.ID)
 		assert.Equal(t, x.RequestPath, got.RequestPath)
@@ -147,7 +154,7 @@ func TestConcurrentSendsClaimDistinctNumbers(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte(fmt.Sprintf("message %d", i))})
+			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte(fmt.Sprintf("message %d", i))})
 			if assert.NoError(t, err) {
 				seqs <- x.Seq
 			}
@@ -173,7 +180,7 @@ func TestSendLongRequestAsPointer(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	body := strings.Repeat("x", 5000) // one line longer than a cooked-mode reader takes
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte(body)})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte(body)})
 	require.NoError(t, err)
 	assert.Equal(t, "pointer", x.Form)
 	ds := f.Delivered()
@@ -187,7 +194,7 @@ func TestSendRefusedIsUndeliveredButKept(t *testing.T) {
 	f := newFake("%1", "%2")
 	f.Refuse["%2"] = true
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("hello")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
 	require.ErrorIs(t, err, store.ErrUndelivered)
 	require.NotNil(t, x)
 	assert.FileExists(t, x.RequestPath)
@@ -198,18 +205,18 @@ func TestSendRefusedIsUndeliveredButKept(t *testing.T) {
 func TestSendRefusesOwnPaneAndEmptyBody(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	_, err := e.Send(context.Background(), core.SendOptions{To: "%1", Body: []byte("x")})
+	_, err := e.Send(context.Background(), SendOptions{To: "%1", Body: []byte("x")})
 	assert.ErrorContains(t, err, "own pane")
-	_, err = e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("  \n")})
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("  \n")})
 	assert.ErrorContains(t, err, "empty message")
-	_, err = e.Send(context.Background(), core.SendOptions{To: "%9", Body: []byte("x")})
+	_, err = e.Send(context.Background(), SendOptions{To: "%9", Body: []byte("x")})
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("question")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
 	require.NoError(t, err)
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
@@ -222,7 +229,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, x.ResponsePath, n.Path)
 
-	got, err := e.Await(context.Background(), x.ID, time.Second)
+	got, err := e.awaitRef(context.Background(), x.ID, time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StatusAnswered, got.Status)
 	assert.Contains(t, got.ResponseBody, "the answer")
@@ -239,7 +246,7 @@ func TestNotifyPastesLineThenAwaitReturns(t *testing.T) {
 func TestNotifyBodyFile(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("question")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
 	require.NoError(t, err)
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -257,7 +264,7 @@ func TestNotifyBodyFile(t *testing.T) {
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, BodyFile: write("answer.md", "the answer\n\n")})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, res.Signal)
-	got, err := e.Await(context.Background(), x.ID, time.Second)
+	got, err := e.awaitRef(context.Background(), x.ID, time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "the answer", strings.TrimSpace(got.ResponseBody))
 }
@@ -278,7 +285,7 @@ func TestAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("question")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
 	require.NoError(t, err)
 
 	type result struct {
@@ -287,7 +294,7 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		got, err := e.Await(context.Background(), "", 10*time.Second)
+		got, err := e.awaitRef(context.Background(), "", 10*time.Second)
 		done <- result{got, err}
 	}()
 	awaitLock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
@@ -305,16 +312,16 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 func TestAwaitTimeout(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("q")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
 	require.NoError(t, err)
-	_, err = e.Await(context.Background(), x.ID, 50*time.Millisecond)
+	_, err = e.awaitRef(context.Background(), x.ID, 50*time.Millisecond)
 	assert.ErrorIs(t, err, store.ErrTimeout)
 }
 
 func TestAwaitWaitsForForeignWriterToClose(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("q")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
 	require.NoError(t, err)
 	req := x.Request()
 	header := messages.ResponseHeader{ID: req.Header.ID, StartedAt: req.Header.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
@@ -327,7 +334,7 @@ func TestAwaitWaitsForForeignWriterToClose(t *testing.T) {
 
 	done := make(chan *exchange.Exchange, 1)
 	go func() {
-		got, err := e.Await(context.Background(), x.ID, 10*time.Second)
+		got, err := e.awaitRef(context.Background(), x.ID, 10*time.Second)
 		assert.NoError(t, err)
 		done <- got
 	}()
@@ -348,13 +355,13 @@ func TestAwaitWaitsForForeignWriterToClose(t *testing.T) {
 func TestHistoryNamesDamagedAndForeignFiles(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("fine")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("fine")})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(x.Dir, "003-request.md"), []byte("garbage\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(x.Dir, "notes.txt"), []byte("mine"), 0o600))
 	require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(x.Dir), "not-a-session"), 0o700))
 
-	sessions, foreign, err := e.History(context.Background(), exchange.HistoryOptions{})
+	sessions, foreign, err := e.History(context.Background(), HistoryOptions{})
 	require.NoError(t, err)
 	require.Len(t, sessions, 1)
 	require.Len(t, sessions[0].Exchanges, 2)
@@ -364,7 +371,7 @@ func TestHistoryNamesDamagedAndForeignFiles(t *testing.T) {
 	assert.Equal(t, []string{"notes.txt"}, sessions[0].Foreign)
 	assert.Equal(t, []string{"not-a-session"}, foreign)
 
-	pending, _, err := e.History(context.Background(), exchange.HistoryOptions{Pending: true})
+	pending, _, err := e.History(context.Background(), HistoryOptions{Pending: true})
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
 	assert.Len(t, pending[0].Exchanges, 1)
@@ -373,7 +380,7 @@ func TestHistoryNamesDamagedAndForeignFiles(t *testing.T) {
 func TestParseRefusesPathsOutsideRoot(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("q")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
 	require.NoError(t, err)
 	outside := filepath.Join(t.TempDir(), x.Session)
 	require.NoError(t, os.MkdirAll(outside, 0o700))
@@ -427,15 +434,15 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	fixed := time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
 	e.Now = func() time.Time { return fixed }
 	e.Rand = sameRand{}
-	a, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("one")})
+	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
 	require.NoError(t, err)
-	_, err = e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("two")})
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("two")})
 	require.Error(t, err, "with one possible id per second, the second send must not reuse it")
 	assert.Contains(t, err.Error(), "no free request id")
 	assert.Equal(t, "20260117-120000-abab", a.ID)
 
 	exchange.PruneIDs(filepath.Join(filepath.Dir(a.Dir), store.IDsDir), fixed.Add(time.Second))
-	_, err = e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("three")})
+	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("three")})
 	assert.NoError(t, err, "a pruned claim frees its id")
 }
 
@@ -443,9 +450,9 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	f := newFake("%1", "%2", "%3")
 	e := newEngine(t, f, "%1")
 	ctx := context.Background()
-	a, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("first")})
+	a, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("first")})
 	require.NoError(t, err)
-	b, err := e.Send(ctx, core.SendOptions{To: "%3", Body: []byte("second")})
+	b, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("second")})
 	require.NoError(t, err)
 	root := filepath.Dir(a.Dir)
 	claim := filepath.Join(root, store.WhereDir, a.ID)
@@ -484,7 +491,7 @@ func TestLargeMessagesAreWrittenWholeAndLeanAwaitLeavesTheRequestOut(t *testing.
 	// Larger than bigFile, so loading without bodies detaches from the file's text, and larger
 	// than neverPasted, so the request goes as its pointer line without being read whole.
 	big := []byte(strings.Repeat("a line of a large request\n", 2<<20/26) + "the end, without a newline")
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: big})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: big})
 	require.NoError(t, err)
 	assert.Equal(t, "ok", x.Integrity, "the body written between header and instructions is the body sent")
 	assert.Equal(t, fleet.FormPointer, x.Form)
@@ -499,15 +506,14 @@ func TestLargeMessagesAreWrittenWholeAndLeanAwaitLeavesTheRequestOut(t *testing.
 	want := strings.TrimRight(string(answer), "\n") + "\n"
 	assert.True(t, strings.HasSuffix(string(data), "]\n"+want), "header, the answer without its extra newlines, one newline")
 
-	lean := e.as("%1")
-	lean.LeanAwait = true
-	got, err := lean.Await(ctx, x.ID, time.Second)
+	a, err := e.as("%1").Await(ctx, AwaitOptions{Refs: []string{x.ID}, Timeout: time.Second, Lean: true})
 	require.NoError(t, err)
+	got := a.Exchange
 	assert.Equal(t, want, got.ResponseBody)
 	assert.Empty(t, got.RequestBody)
 	assert.Equal(t, "ok", got.Integrity)
 
-	whole, err := e.as("%1").Await(ctx, x.ID, time.Second)
+	whole, err := e.as("%1").awaitRef(ctx, x.ID, time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, string(big), whole.RequestBody)
 	assert.Equal(t, want, whole.ResponseBody)

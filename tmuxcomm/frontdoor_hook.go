@@ -11,6 +11,7 @@ import (
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/paneops/profile"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -79,8 +80,7 @@ func (e *Engine) HookPane(ctx context.Context) error {
 // prompts it sees, Codex's approvals and dialogs on screen. The question lives in that pane's
 // own session folder, as its hook's would.
 func (e *Engine) AskPermissionIn(ctx context.Context, pane messages.PaneID, req messages.PermissionRequest) (*questions.PermissionWait, error) {
-	in := e.Copy()
-	in.Self = pane
+	in := e.derive(func(c *core.Config) { c.Self = pane })
 	w, _, err := in.AskPermission(ctx, req)
 	return w, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -17,17 +18,36 @@ import (
 // the argv a host's via names), and a face passes it in through the Door, so the engine below
 // the door never runs a remote command itself.
 type Relay interface {
-	// Send relays o, whose To is the target on host h, and returns the exchange as it is
-	// recorded here: the mirror of the request in the state the host recorded (queued there
-	// included), with Host set; or, when the host could not be reached and the send waits here
-	// for it, the id, Host, state queued and the reason in Evidence, with no files yet (see
+	// Send relays o to its host and returns the exchange as it is recorded here: the mirror of
+	// the request in the state the host recorded (queued there included), written with
+	// Engine.Mirror, with Host set; or, when the host could not be reached and the send waits
+	// here for it, the id, Host, state queued and the reason in Evidence, with no files yet (see
 	// QueuedHere). A send that reached the host but was not delivered returns its mirror and
 	// the error.
-	Send(ctx context.Context, e *Engine, h settings.HostDef, o SendOptions) (*exchange.Exchange, error)
-	// Ready readies an await of ref: a puller runs while responses from hosts are to come, and a
-	// send still queued for its host is waited for, within timeout (0: no limit), until it has
-	// reached the host and has a mirror to await.
-	Ready(ctx context.Context, e *Engine, ref string, timeout time.Duration) error
+	Send(ctx context.Context, e *Engine, o Outbound) (*exchange.Exchange, error)
+	// Ready readies an await of ref under root: a puller runs while responses from hosts are to
+	// come, and a send still queued for its host is waited for, within timeout (0: no limit),
+	// until it has reached the host and has a mirror to await.
+	Ready(ctx context.Context, root, ref string, timeout time.Duration) error
+}
+
+// Outbound is one send to a worker on a declared host, as the door hands it to the Relay: all
+// that the call chose travels in it, so relays to several hosts go at once.
+type Outbound struct {
+	Host settings.HostDef
+	// Root is the checked root the send's records and mirror go under.
+	Root string
+	// ID is the exchange's id, claimed here.
+	ID string
+	// From is the orchestrator's pane here.
+	From messages.PaneID
+	// Send is the request: To is the target on the host; Capability, Body, Agent and First as
+	// given.
+	Send core.SendOptions
+	// NoQueue: a host that cannot be reached fails the send instead of queuing it here; TTL
+	// bounds how long a queued send waits for its host (0: the default).
+	NoQueue bool
+	TTL     time.Duration
 }
 
 // QueuedHere reports whether x is a send that waits here for its host, which could not be
@@ -57,11 +77,14 @@ func (e *Engine) hostTarget(to string) (h settings.HostDef, target string, ok bo
 	return h, target, true, nil
 }
 
-// HostTarget reports whether Send relays to to a declared host (HOST:TARGET), where its pane is
-// found, instead of looking it up here.
-func (e *Engine) HostTarget(to string) (bool, error) {
-	_, _, ok, err := e.hostTarget(to)
-	return ok, err
+// relayOut hands a send to HOST:TARGET (o.To is the target there) to the Relay, under an id
+// claimed here.
+func (e *Engine) relayOut(ctx context.Context, root string, h settings.HostDef, o core.SendOptions) (*exchange.Exchange, error) {
+	id, err := e.ClaimID(root)
+	if err != nil {
+		return nil, err
+	}
+	return e.Relay.Send(ctx, e, Outbound{Host: h, Root: root, ID: id, From: e.Self, Send: o, NoQueue: e.NoQueue, TTL: e.MailTTL})
 }
 
 // ready readies an await of ref through the Relay, and returns what is left of timeout.
@@ -69,8 +92,12 @@ func (e *Engine) ready(ctx context.Context, ref string, timeout time.Duration) (
 	if e.Relay == nil {
 		return timeout, nil
 	}
+	root, err := e.RootDir(false)
+	if err != nil {
+		return timeout, nil // no root: nothing was relayed; the await says what is wrong
+	}
 	start := time.Now()
-	if err := e.Relay.Ready(ctx, e, ref, timeout); err != nil {
+	if err := e.Relay.Ready(ctx, root, ref, timeout); err != nil {
 		return timeout, err
 	}
 	if timeout > 0 {

@@ -5,7 +5,6 @@ package tmuxcomm
 
 import (
 	"strings"
-	"time"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/profile"
@@ -37,17 +36,3 @@ func ProfileNames() string {
 // MaxBusyWait bounds how long a delivery made now waits for the target's input box: the pane's
 // lock is held meanwhile, and a tool call must end before its client gives up on it.
 const MaxBusyWait = core.MaxCallWait
-
-// SetBusyWait sets how long a delivery made now (no queue, a probe) waits for the target's input
-// box to be empty and idle; 0 does not wait. A negative wait, or one longer than MaxBusyWait, is a
-// usage error.
-func (e *Engine) SetBusyWait(d time.Duration) error {
-	if d < 0 || d > MaxBusyWait {
-		return Usagef("the busy wait %s is not between 0 and %s", d, MaxBusyWait)
-	}
-	if d == 0 {
-		d = -1 // the engine's 0 is its default; a negative wait is none
-	}
-	e.BusyWait = d
-	return nil
-}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/proc"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
@@ -53,23 +52,23 @@ func TestLoopsChainHeldToldReleased(t *testing.T) {
 	f, _, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	e.Settings.Loops = settings.Loops{ChainDepth: 2}
-	x1, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("begin")})
+	x1, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("begin")})
 	require.NoError(t, err)
 	assert.Empty(t, x1.Request().Header.Chain, "a pane handling nothing begins a chain")
 
-	x2, err := e.as("%2").Send(ctx, core.SendOptions{To: "%3", Body: []byte("pass it on")})
+	x2, err := e.as("%2").Send(ctx, SendOptions{To: "%3", Body: []byte("pass it on")})
 	require.NoError(t, err)
 	assert.Equal(t, x1.ID, x2.Request().Header.Chain)
 	assert.Equal(t, 2, x2.Request().Header.Depth)
 	assert.Equal(t, exchange.StateSubmitted, x2.State)
 
-	x3, err := e.as("%3").Send(ctx, core.SendOptions{To: "%4", Body: []byte("and on")})
+	x3, err := e.as("%3").Send(ctx, SendOptions{To: "%4", Body: []byte("and on")})
 	require.NoError(t, err, "held is not an error")
 	assert.Equal(t, exchange.StateHeld, x3.State)
 	assert.Equal(t, exchange.StatusPending, x3.Status)
 	assert.Contains(t, x3.Evidence, "past loops.chain_depth 2")
 	assert.Equal(t, 0, typedIDs(f, x3.ID), "held: never typed")
-	x4, err := e.as("%3").Send(ctx, core.SendOptions{To: "%4", Body: []byte("and on again")})
+	x4, err := e.as("%3").Send(ctx, SendOptions{To: "%4", Body: []byte("and on again")})
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateHeld, x4.State)
 
@@ -121,20 +120,20 @@ func TestLoopsRateHoldsThePair(t *testing.T) {
 	f, _, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	e.Settings.Loops = settings.Loops{Rate: 2, Per: time.Hour}
-	_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("begin")})
+	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("begin")})
 	require.NoError(t, err)
 	var xs []*exchange.Exchange
 	for i := range 3 {
-		x, err := e.as("%2").Send(ctx, core.SendOptions{To: "%3", Body: []byte("sub-task " + string(rune('a'+i)))})
+		x, err := e.as("%2").Send(ctx, SendOptions{To: "%3", Body: []byte("sub-task " + string(rune('a'+i)))})
 		require.NoError(t, err)
-		xs = append(xs, x)
+		xs = append(xs, x.Exchange)
 	}
 	assert.Equal(t, exchange.StateSubmitted, xs[1].State)
 	assert.Equal(t, exchange.StateHeld, xs[2].State)
 	assert.Contains(t, xs[2].Evidence, "loops.rate 2/1h0m0s")
 	assert.Equal(t, 0, typedIDs(f, xs[2].ID))
 	// Another pair is not held by this one's count.
-	x, err := e.as("%2").Send(ctx, core.SendOptions{To: "%4", Body: []byte("elsewhere")})
+	x, err := e.as("%2").Send(ctx, SendOptions{To: "%4", Body: []byte("elsewhere")})
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
 }
@@ -144,7 +143,7 @@ func TestCancelQueuedNotDelivered(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("not now")})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("not now")})
 	require.NoError(t, err)
 	require.Equal(t, exchange.StateQueued, x.State)
 	c, err := e.Cancel(ctx, x.ID)
@@ -156,10 +155,10 @@ func TestCancelQueuedNotDelivered(t *testing.T) {
 	b.set("%2", false)
 	drainPane(t, f, e, "%2")
 	assert.Equal(t, tried, typedIDs(f, x.ID), "cancelled: never typed once the pane is ready")
-	_, err = e.AwaitThen(ctx, x.ID, time.Second, func(*exchange.Exchange) error { return nil })
+	_, err = e.Await(ctx, AwaitOptions{Refs: []string{x.ID}, Timeout: time.Second, Each: func(string, *exchange.Exchange) error { return nil }})
 	assert.ErrorContains(t, err, "cancelled")
 
-	y, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("now")})
+	y, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("now")})
 	require.NoError(t, err)
 	_, err = e.Cancel(ctx, y.ID)
 	assert.True(t, errors.Is(err, mailbox.ErrDelivered), "%v", err)
@@ -173,13 +172,13 @@ func TestLoopsInboundPolicy(t *testing.T) {
 	f, _, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	e.Settings.Loops = settings.Loops{Inbound: []settings.InboundRule{{From: "%1", Policy: settings.PolicyRefuse}, {From: "%3", Policy: settings.PolicyHold}}}
-	_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("no")})
+	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("no")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nothing was written")
 	assert.Equal(t, ClassFailure, ClassOf(err))
 	assert.Empty(t, f.Delivered())
 	assert.Empty(t, e.Pending(e.Root, "100-1700000000", "%2"))
-	x, err := e.as("%3").Send(ctx, core.SendOptions{To: "%2", Body: []byte("wait")})
+	x, err := e.as("%3").Send(ctx, SendOptions{To: "%2", Body: []byte("wait")})
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateHeld, x.State)
 	assert.Contains(t, x.Evidence, "policy hold")

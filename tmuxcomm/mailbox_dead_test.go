@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // DeadLetters lists what ended without reaching its pane, of every pane, and nothing delivered
@@ -24,13 +23,13 @@ func TestMailboxDeadLetters(t *testing.T) {
 
 	// One request to a pane that goes away, one delivered at once.
 	b.set("%2", true)
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	f.Mu.Lock()
 	delete(f.PaneMap, "%2")
 	f.Mu.Unlock()
 	drainPane(t, f, e, "%2")
-	_, err = e.Send(ctx, core.SendOptions{To: "%3", Body: []byte("delivered")})
+	_, err = e.Send(ctx, SendOptions{To: "%3", Body: []byte("delivered")})
 	require.NoError(t, err)
 
 	dead, problems := e.DeadLetters(start)

@@ -67,12 +67,12 @@ func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.Pan
 func answeredWhileBusy(t *testing.T, e *Engine) *exchange.Exchange {
 	t.Helper()
 	ctx := context.Background()
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	res, err := e.as("%2").Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 	require.NoError(t, err)
 	require.Equal(t, core.SignalQueued, res.Signal)
-	return x
+	return x.Exchange
 }
 
 // drainPane runs the deliverer of a pane of the fake server until its outbox is empty.
@@ -97,12 +97,12 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 	b.set("%2", true)
 	var xs []*exchange.Exchange
 	for i := range 3 {
-		x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task " + string(rune('a'+i)))})
+		x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task " + string(rune('a'+i)))})
 		require.NoError(t, err, "a busy pane never fails a send")
 		assert.Equal(t, exchange.StateQueued, x.State)
 		assert.Equal(t, exchange.StatusPending, x.Status)
 		assert.Contains(t, x.Evidence, "busy")
-		xs = append(xs, x)
+		xs = append(xs, x.Exchange)
 	}
 	assert.Equal(t, []messages.PaneID{"%2", "%2", "%2"}, *spawned, "each queuing asks for a deliverer (it runs once: its lock)")
 	for _, d := range f.Delivered() {
@@ -128,7 +128,7 @@ func TestMailboxQueuesThenDeliversInOrder(t *testing.T) {
 
 func TestMailboxReadyPaneIsDeliveredAtOnce(t *testing.T) {
 	f, _, e, spawned := mailboxWorld(t)
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("now")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("now")})
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Empty(t, *spawned, "no deliverer for a pane that was ready")
@@ -141,7 +141,7 @@ func TestMailboxCoalescesResponses(t *testing.T) {
 	ctx := context.Background()
 	var paths []string
 	for _, w := range []string{"%2", "%3", "%4"} {
-		x, err := e.Send(ctx, core.SendOptions{To: w, Body: []byte("task for " + w)})
+		x, err := e.Send(ctx, SendOptions{To: w, Body: []byte("task for " + w)})
 		require.NoError(t, err)
 		res, err := e.as(w).Notify(ctx, NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
 		require.NoError(t, err)
@@ -166,14 +166,14 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 	ctx := context.Background()
 	x := answeredWhileBusy(t, e)
 	// The orchestrator's await returns the response while the line still waits: it is not typed.
-	got, err := e.Await(ctx, x.ID, time.Second)
+	got, err := e.awaitRef(ctx, x.ID, time.Second)
 	require.NoError(t, err)
 	assert.True(t, got.Read)
 
 	// A request to a pane that stays busy past its time to live expires.
 	b.set("%3", true)
 	e.MailTTL = time.Minute
-	y, err := e.Send(ctx, core.SendOptions{To: "%3", Body: []byte("never ready")})
+	y, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("never ready")})
 	require.NoError(t, err)
 	later := time.Now().Add(2 * time.Minute)
 	e.Now = func() time.Time { return later }
@@ -259,7 +259,7 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			e.Tmux = mf
 			ctx := context.Background()
 			b.set("%2", true)
-			_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+			_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 			require.NoError(t, err)
 			root, err := e.RootDir(false)
 			require.NoError(t, err)
@@ -295,7 +295,7 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	f.Mu.Lock()
 	delete(f.PaneMap, "%2")
@@ -309,7 +309,7 @@ func TestMailboxPaneGoneIsUndeliverable(t *testing.T) {
 
 func TestMailboxLateQueuedEvent(t *testing.T) {
 	_, _, e, _ := mailboxWorld(t)
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	require.Equal(t, exchange.StateSubmitted, x.State)
 	mail := x.Events[len(x.Events)-1].Detail["mail"]
@@ -326,7 +326,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	root, err := e.RootDir(false)
 	require.NoError(t, err)

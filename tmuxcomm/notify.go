@@ -29,6 +29,10 @@ type NotifyOptions struct {
 	// only once the request has been read and let go, so a large answer to a large request is
 	// never held together with it.
 	BodyFile string
+	// Pulled is a response pulled from the worker's host (a relayed exchange's): it is written as
+	// from outside any pane, the worker's pane being on that host.
+	Pulled bool
+	Choices
 }
 
 // NotifyResult says what notify did.
@@ -58,11 +62,24 @@ type NotifyResult struct {
 // ErrOrchestratorGone. The response's fsync overlaps the signal (an await waiting wakes as soon as
 // the file has its name); Notify returns once both are done.
 func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, error) {
+	c, err := e.call(ctx, o.Choices, "")
+	if err != nil {
+		return nil, err
+	}
+	if o.Pulled {
+		c = c.derive(func(cfg *core.Config) { cfg.Self = "" })
+	}
+	if o.Ref != "" && !strings.ContainsRune(o.Ref, '/') {
+		// An id, or its end as a person types it.
+		if o.Ref, err = e.Book.ExchangeID(o.Ref); err != nil {
+			return nil, err
+		}
+	}
 	syncs := &store.Syncs{}
-	res, err := e.notify(ctx, o, syncs)
+	res, err := c.notify(ctx, o, syncs)
 	if o.Ref == "" && res != nil && res.Exchange != nil {
 		res.Newest = true
-		res.StillOpen, _ = e.OpenToWorker(ctx, res.Exchange.ID)
+		res.StillOpen, _ = c.OpenToWorker(ctx, res.Exchange.ID)
 	}
 	if serr := syncs.Wait(); serr != nil && err == nil {
 		err = fmt.Errorf("the response was saved and signalled, but it is not safe on disk: %w", serr)

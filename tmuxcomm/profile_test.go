@@ -17,7 +17,6 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/profile"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
@@ -113,7 +112,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 			}
 			e := newEngine(t, f, "%1")
 			e.BusyWait, e.NoQueue = 3*time.Second, true
-			x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("hello")})
+			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
 			require.NotNil(t, x)
 			if tt.err != nil {
 				require.ErrorIs(t, err, store.ErrUndelivered)
@@ -141,7 +140,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 func TestProfileSendForcedAgent(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	_, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("hi"), Agent: "robot"})
+	_, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hi"), Agent: "robot"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "claude, codex")
 	assert.Empty(t, f.Delivered())
@@ -149,7 +148,7 @@ func TestProfileSendForcedAgent(t *testing.T) {
 	assert.True(t, os.IsNotExist(statErr) || func() bool { ents, _ := os.ReadDir(e.Root); return len(ents) == 0 }(),
 		"nothing is written for an unknown --agent")
 
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("echo $(touch pwn)"), Agent: "shell"})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("echo $(touch pwn)"), Agent: "shell"})
 	require.NoError(t, err)
 	assert.Equal(t, fleet.FormComment, x.Form)
 	assert.Equal(t, "shell", x.Profile)
@@ -159,7 +158,7 @@ func TestProfileSendForcedAgent(t *testing.T) {
 
 	// A fake pane whose command is a shell, without a process table: the safe guess is a shell.
 	f.PaneMap["%3"] = paneops.Pane{ID: "%3", Session: "s", PID: 1003, Command: "zsh"}
-	x, err = e.Send(context.Background(), core.SendOptions{To: "%3", Body: []byte("rm -rf /")})
+	x, err = e.Send(context.Background(), SendOptions{To: "%3", Body: []byte("rm -rf /")})
 	require.NoError(t, err)
 	assert.Equal(t, fleet.FormComment, x.Form)
 }
@@ -167,7 +166,7 @@ func TestProfileSendForcedAgent(t *testing.T) {
 func TestVerifyIntegrityMismatch(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("count the files in ./pkg")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("count the files in ./pkg")})
 	require.NoError(t, err)
 	assert.Equal(t, "ok", x.Integrity)
 

@@ -36,9 +36,9 @@ func qPair(t *testing.T) (*fakeTmux, *Engine, *Engine, *exchange.Exchange) {
 	t.Helper()
 	f := newFake("%1", "%2")
 	orch := newEngine(t, f, "%1")
-	x, err := orch.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("implement the auth module")})
+	x, err := orch.Send(context.Background(), SendOptions{To: "%2", Body: []byte("implement the auth module")})
 	require.NoError(t, err)
-	return f, orch, orch.as("%2"), x
+	return f, orch, orch.as("%2"), x.Exchange
 }
 
 // qAskAsync runs a blocking ask in the background and returns a channel with its outcome.

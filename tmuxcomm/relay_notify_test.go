@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 )
 
 // A worker's notify of a request relayed from another host pastes nothing here (the orchestrator's
@@ -17,10 +16,7 @@ import (
 func TestRelayedNotifySaysNothingWasPasted(t *testing.T) {
 	f := newFake("%0", "%2")
 	e := newEngine(t, f, "%0")
-	e.Relayed = true
-	id, err := e.NewID()
-	require.NoError(t, err)
-	x, repeated, err := e.RelaySend(context.Background(), core.SendOptions{ID: id, To: "%2", Body: []byte("relayed work")})
+	x, repeated, err := e.RelaySend(context.Background(), RelayedSend{ID: "20260101-000000-a1b2", From: "%0", To: "%2", Body: []byte("relayed work")})
 	require.NoError(t, err)
 	require.False(t, repeated)
 	before := len(f.Delivered())

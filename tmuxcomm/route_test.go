@@ -122,13 +122,13 @@ func TestSendGoesThroughTheDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%2", "busy")
 	e := doorEngine(t, f, "%1", s, 1001)
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("the task, whole")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("the task, whole")})
 	require.NoError(t, err)
 	assert.Empty(t, f.Delivered(), "nothing typed")
 	got := s.received(t, 1)
 	require.Len(t, got, 1, "written once")
 	assert.Contains(t, got[0], "the task, whole")
-	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Equal(t, exchange.ViaSocket, x.Via)
 	assert.Equal(t, "claude", x.Profile)
@@ -139,7 +139,7 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%1", "idle")
 	e := doorEngine(t, f, "%1", s, 1000)
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	require.Len(t, f.Delivered(), 1, "the worker has no door: typed")
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("answer")})
@@ -159,10 +159,10 @@ func TestDoorGoneIsTypedOnce(t *testing.T) {
 	s.ln.Close() // a Unix listener unlinks its socket as it closes
 	_, err := os.Lstat(s.sock)
 	require.True(t, os.IsNotExist(err), "the socket is gone")
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Len(t, f.Delivered(), 1, "typed once")
-	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.ViaTyped, x.Via)
 	assert.Empty(t, s.received(t, 0))
 }
@@ -185,7 +185,7 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 		spawned = append(spawned, pane)
 		return nil
 	}
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.Delivered(), "nothing typed yet")
 	assert.Equal(t, []messages.PaneID{"%2"}, spawned)
@@ -193,7 +193,7 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 	drainPane(t, f, e, "%2")
 	assert.Len(t, f.Delivered(), 1, "typed once")
 	assert.Empty(t, s.received(t, 0), "nothing reached the ended session")
-	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StateSubmitted, x.State)
 	assert.Equal(t, exchange.ViaTyped, x.Via)
 }
@@ -207,10 +207,10 @@ func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	_, err := os.Lstat(s.sock)
 	require.True(t, os.IsNotExist(err), "the socket is gone")
 	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.Delivered())
-	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StateQueued, x.State)
 	assert.Contains(t, x.Evidence, "session says it is busy")
 }
@@ -227,7 +227,7 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	f.Result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
 		return paneops.DeliveryResult{}, paneops.ErrBusy
 	}
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	root, err := e.RootDir(false)
 	require.NoError(t, err)
@@ -243,7 +243,7 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	drainPane(t, f, e, "%2")
 	assert.Len(t, f.Delivered(), typedBefore, "not typed")
 	assert.Empty(t, s.received(t, 0), "not written again")
-	x = exchange.LoadExchange(x.Dir, x.Seq, false)
+	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
 	assert.Equal(t, exchange.StatusUndelivered, x.Status)
 	assert.Contains(t, x.Evidence, "may have reached the agent")
 }
@@ -254,7 +254,7 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%2", "idle")
 	orch := doorEngine(t, f, "%1", s, 1001)
-	x, err := orch.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := orch.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	s.received(t, 1)
 	worker := orch.as("%2")

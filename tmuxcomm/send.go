@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wcomm/wcomm/tmuxcomm/relay"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -24,15 +23,12 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
-// SendOptions are the inputs of one send (see core.SendOptions).
-type SendOptions = core.SendOptions
-
-// Send writes the next request file of the caller/worker pair and delivers it into the worker's
-// pane. The returned exchange is valid whenever the request file was written, also when delivery
-// failed (then the error wraps ErrUndelivered and the delivery log says why). A target HOST:TARGET
-// whose HOST the settings declare goes to that host through e.Relay (see Relay), whichever face
-// sends it. The request's fsync overlaps its delivery; Send returns once both are done.
-func (e *Engine) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
+// sendOne writes the next request file of the caller/worker pair and delivers it into the
+// worker's pane. The returned exchange is valid whenever the request file was written, also when
+// delivery failed (then the error wraps ErrUndelivered and the delivery log says why). A target
+// HOST:TARGET whose HOST the settings declare goes to that host through e.Relay (see Relay). The
+// request's fsync overlaps its delivery; sendOne returns once both are done.
+func (e *Engine) sendOne(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
 	syncs := &store.Syncs{}
 	x, err := e.send(ctx, o, syncs)
 	if serr := syncs.Wait(); serr != nil && err == nil {
@@ -61,14 +57,11 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
 		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
 	}
-	if err := e.CheckAgent(o.Agent); err != nil {
-		return nil, err
-	}
 	if h, target, ok, err := e.hostTarget(o.To); err != nil {
 		return nil, err
 	} else if ok {
 		o.To = target
-		return e.Relay.Send(ctx, e, h, o)
+		return e.relayOut(ctx, root, h, o)
 	}
 	// The id is claimed while tmux answers the pane lookup: a file creation and a process start
 	// overlap instead of adding up. A claim left unused when the lookup fails names nothing and is
@@ -175,19 +168,16 @@ func deliveryError(name string, pane messages.PaneID, again string, err error) e
 	return fmt.Errorf("deliver %s to pane %s%s: %w: %w", name, pane, again, store.ErrUndelivered, err)
 }
 
-// Resend delivers a kept request again, under its own id and sequence number, so its response
+// resend delivers a kept request again, under its own id and sequence number, so its response
 // still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
 // request already waiting in the worker's outbox, or already answered, is not sent twice.
-func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Exchange, error) {
+func (e *Engine) resend(ctx context.Context, ref, agent string) (*exchange.Exchange, error) {
 	root, found, err := e.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		return nil, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
-	}
-	if err := e.CheckAgent(agent); err != nil {
-		return nil, err
 	}
 	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
@@ -236,6 +226,3 @@ func (e *Engine) Resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	}
 	return x, nil
 }
-
-// MirrorOptions describe a request relayed to a worker on a declared host (see relay).
-type MirrorOptions = relay.MirrorOptions

@@ -109,7 +109,7 @@ func TestWatchReportsAnExchangeInOrder(t *testing.T) {
 			if !tc.before {
 				w = startWatch(t, e, watch.WatchOptions{})
 			}
-			x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
+			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("list the failing tests\nin ./pkg")})
 			require.NoError(t, err)
 			_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("all 14 pass\nnone fail")})
 			require.NoError(t, err)
@@ -144,9 +144,9 @@ func TestWatchReportsAnExchangeInOrder(t *testing.T) {
 func TestWatchReportsOnlyNewEventsWithoutSince(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	old, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("old one")})
+	old, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("old one")})
 	require.NoError(t, err)
-	pending, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("still open")})
+	pending, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("still open")})
 	require.NoError(t, err)
 
 	w := startWatch(t, e, watch.WatchOptions{})
@@ -161,7 +161,7 @@ func TestWatchReportsOnlyNewEventsWithoutSince(t *testing.T) {
 	assert.Equal(t, pending.Seq, evs[0].Seq)
 	assert.Equal(t, "late answer", evs[0].Detail["summary"])
 
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("new one")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("new one")})
 	require.NoError(t, err)
 	evs = w.next(t, 3)
 	assert.Equal(t, []string{"exchange:request", "exchange:pasted", "exchange:submitted"}, eventNames(evs))
@@ -178,18 +178,18 @@ func TestWatchReportsUndeliveredAndAwaitWoken(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	w := startWatch(t, e, watch.WatchOptions{})
 
-	_, err := e.Send(context.Background(), core.SendOptions{To: "%3", Body: []byte("into a refusing pane")})
+	_, err := e.Send(context.Background(), SendOptions{To: "%3", Body: []byte("into a refusing pane")})
 	require.ErrorIs(t, err, store.ErrUndelivered)
 	evs := w.next(t, 3)
 	assert.Equal(t, []string{"session:session", "exchange:request", "exchange:refused"}, eventNames(evs))
 	assert.NotEmpty(t, evs[2].Detail["error"])
 
-	x, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("awaited")})
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("awaited")})
 	require.NoError(t, err)
 	w.next(t, 4) // session, request, pasted, submitted
 	awaited := make(chan error, 1)
 	go func() {
-		_, err := e.Await(context.Background(), x.ID, 10*time.Second)
+		_, err := e.awaitRef(context.Background(), x.ID, 10*time.Second)
 		awaited <- err
 	}()
 	awaitLock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
@@ -368,7 +368,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	ctx := context.Background()
 	w := startWatch(t, e, watch.WatchOptions{})
 
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("implement the auth module")})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("implement the auth module")})
 	require.NoError(t, err)
 	w.next(t, 4) // session, request, pasted, submitted
 
@@ -439,7 +439,7 @@ func TestWatchSessionFilter(t *testing.T) {
 func TestWatchEnds(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	_, err := e.Send(context.Background(), core.SendOptions{To: "%2", Body: []byte("one")})
+	_, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
 	require.NoError(t, err)
 
 	t.Run("emit stops it", func(t *testing.T) {
@@ -488,7 +488,7 @@ func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	ctx := context.Background()
-	old, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("old one")})
+	old, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("old one")})
 	require.NoError(t, err)
 	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: old.ResponsePath, Body: []byte("done long ago")})
 	require.NoError(t, err)
@@ -497,7 +497,7 @@ func TestWatchReplayLeavesOldExchangesUnread(t *testing.T) {
 	for _, p := range []string{old.RequestPath, old.ResponsePath, oldLog} {
 		require.NoError(t, os.Chtimes(p, past, past))
 	}
-	recent, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("recent one")})
+	recent, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("recent one")})
 	require.NoError(t, err)
 	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: recent.ResponsePath, Body: []byte("done now")})
 	require.NoError(t, err)

@@ -20,13 +20,9 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-// broadcast sends to every target and prints the broadcast's id, then "PANE ID RESPONSE-PATH"
-// for each pane (--json: the exchanges); with wait it then awaits every answer.
-func (c *cli) broadcast(e *tmuxcomm.Engine, o broadcast.Options, wait bool, timeout time.Duration) error {
-	res, err := e.Broadcast(c.ctx, o)
-	if res == nil {
-		return err
-	}
+// reportBroadcast prints what a send to several panes did: the broadcast's id, then "PANE ID
+// RESPONSE-PATH" for each pane (--json: the exchanges); with wait it then awaits every answer.
+func (c *cli) reportBroadcast(res *broadcast.Result, err error, wait bool, timeout time.Duration) error {
 	for _, m := range res.Members {
 		x := m.Exchange
 		switch {
@@ -54,22 +50,25 @@ func (c *cli) broadcast(e *tmuxcomm.Engine, o broadcast.Options, wait bool, time
 		return err
 	}
 	fmt.Fprintf(c.stderr, "sent %s to %s; waiting for every answer\n", res.ID, messages.Plural(len(res.Members), "pane"))
-	return c.awaitAll(e, []string{res.ID}, timeout)
+	return c.await([]string{res.ID}, timeout)
 }
 
-// awaitAll awaits every exchange refs name, printing each answer as it comes under a line naming
-// its pane and id (--json: at the end, the answers and the exchanges still without one).
-func (c *cli) awaitAll(e *tmuxcomm.Engine, refs []string, timeout time.Duration) error {
-	e.LeanAwait = !c.json // only the responses are printed
-	res, err := e.AwaitAll(c.ctx, refs, timeout, func(pane string, x *exchange.Exchange) error {
-		if c.json {
-			return nil
-		}
-		fmt.Fprintf(c.stdout, "--- %s %s\n", pane, x.ID)
-		return c.printResponse(x)
-	})
-	if c.json && res != nil {
-		if perr := c.printJSON(res); perr != nil {
+// await awaits the exchanges refs name and prints each response as it comes: its body (--json:
+// the whole exchange), or, of several, each under a line naming its pane and id (--json: at the
+// end, the answers and the exchanges still without one). A response is printed before it is
+// recorded as read: output that fails leaves it unread.
+func (c *cli) await(refs []string, timeout time.Duration) error {
+	a, err := c.engine().Await(c.ctx, tmuxcomm.AwaitOptions{Refs: refs, Timeout: timeout, Lean: !c.json,
+		Each: func(pane string, x *exchange.Exchange) error {
+			if pane != "" && c.json {
+				return nil
+			} else if pane != "" {
+				fmt.Fprintf(c.stdout, "--- %s %s\n", pane, x.ID)
+			}
+			return c.printResponse(x)
+		}})
+	if c.json && a != nil && a.Many != nil {
+		if perr := c.printJSON(a.Many); perr != nil {
 			return perr
 		}
 	}

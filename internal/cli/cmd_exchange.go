@@ -6,12 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
-	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
 )
 
 func init() {
@@ -64,17 +61,13 @@ an exchange of its own; send prints the broadcast's id, then "PANE ID RESPONSE-P
 				if flagGiven(fs, "timeout") && !*wait {
 					return usagef("--timeout is how long --wait waits, and send alone does not wait: add --wait, or use 'wcomm await ID --timeout D'")
 				}
+				ch := dv.choices()
+				mq.choose(&ch)
 				if *resend != "" {
 					if len(to) > 0 || len(args) > 0 || *file != "" {
 						return usagef("--resend ID takes no --to, --file or message: it sends the kept request again")
 					}
-					e := c.engine()
-					var err error
-					if *resend, err = e.ExchangeID(*resend); err != nil {
-						return err
-					}
-					mq.apply(e)
-					x, err := e.Resend(c.ctx, *resend, *agent)
+					x, err := c.engine().Resend(c.ctx, tmuxcomm.ResendOptions{Ref: *resend, Agent: *agent, Choices: ch})
 					if err != nil {
 						// Not reportSent's "send --resend ID delivers it again": that is this call.
 						if x != nil && !c.json {
@@ -82,7 +75,7 @@ an exchange of its own; send prints the broadcast's id, then "PANE ID RESPONSE-P
 						}
 						return err
 					}
-					return c.reportSent(x, nil, *wait, timeout, e)
+					return c.reportSent(x, nil, *wait, timeout)
 				}
 				capab, err := tmuxcomm.ParseCapability(*capability)
 				if err != nil {
@@ -92,24 +85,16 @@ an exchange of its own; send prints the broadcast's id, then "PANE ID RESPONSE-P
 				if err != nil {
 					return err
 				}
-				e := c.engine()
-				if err := dv.apply(e); err != nil {
+				s, err := c.engine().Send(c.ctx, tmuxcomm.SendOptions{Targets: to, All: *all, First: *first, Capability: capab, Body: body, Agent: *agent, Choices: ch})
+				switch {
+				case s == nil:
 					return err
+				case s.Broadcast != nil:
+					return c.reportBroadcast(s.Broadcast, err, *wait, timeout)
+				case s.Host != "":
+					return c.reportRelayed(s.Exchange, err, *wait, timeout)
 				}
-				if err := dv.checkFrom(c.ctx, e); err != nil {
-					return err
-				}
-				mq.apply(e)
-				so := tmuxcomm.SendOptions{Scope: paneops.Scope{All: *all}, First: *first, Capability: capab, Body: body, Agent: *agent}
-				if broadcast.Many(to, *all) {
-					return c.broadcast(e, broadcast.Options{Targets: to, All: *all, Send: so}, *wait, timeout)
-				}
-				so.To = strings.Join(to, "")
-				x, err := e.Send(c.ctx, so)
-				if x != nil && x.Host != "" {
-					return c.reportRelayed(x, err, *wait, timeout, e)
-				}
-				return c.reportSent(x, err, *wait, timeout, e)
+				return c.reportSent(s.Exchange, err, *wait, timeout)
 			}
 		},
 	})
@@ -128,23 +113,7 @@ still without one); exit 3 when the timeout passes first, naming the panes that 
 			var timeout time.Duration
 			durationVar(fs, &timeout, "timeout", DefaultAwaitTimeout, "how long to wait (0: no limit)")
 			return func(args []string) error {
-				for _, ref := range args {
-					if err := tmuxcomm.CheckRef(ref); err != nil {
-						return err
-					}
-				}
-				if broadcast.ManyRefs(args) {
-					return c.awaitAll(c.engine(), args, timeout)
-				}
-				ref := ""
-				if len(args) == 1 {
-					ref = args[0]
-				}
-				e := c.engine()
-				e.LeanAwait = !c.json // only the response is printed
-				// Printed before it is recorded as read: output that fails leaves it unread.
-				_, err := e.AwaitThen(c.ctx, ref, timeout, c.printResponse)
-				return err
+				return c.await(args, timeout)
 			}
 		},
 	})
@@ -171,13 +140,8 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				if *response != "" && *id != "" {
 					return usagef("give --response or --id, not both")
 				}
-				if *id != "" {
-					var err error
-					if *id, err = c.engine().ExchangeID(*id); err != nil {
-						return err
-					}
-				}
-				o := tmuxcomm.NotifyOptions{Ref: *response + *id}
+				o := tmuxcomm.NotifyOptions{Ref: *response + *id, Choices: dv.choices()}
+				mq.choose(&o.Choices)
 				later, err := laterBodyFile(*file)
 				if err != nil {
 					return err
@@ -190,12 +154,7 @@ one paste. --no-queue: wait up to --busy-wait instead, and exit 1 if it never ge
 				} else if o.Body, err = c.readBody(*file, args); err != nil {
 					return err
 				}
-				e := c.engine()
-				if err := dv.apply(e); err != nil {
-					return err
-				}
-				mq.apply(e)
-				res, err := e.Notify(c.ctx, o)
+				res, err := c.engine().Notify(c.ctx, o)
 				if res != nil && !c.json {
 					for _, w := range res.Warnings {
 						fmt.Fprintf(c.stderr, "wcomm notify: warning: %s\n", w)

@@ -40,13 +40,14 @@ func init() {
 				} else {
 					text = strings.Join(args, " ")
 				}
-				x, err := c.engine().Parse(c.ctx, text)
+				sh, err := c.engine().Show(c.ctx, tmuxcomm.ShowOptions{Text: text})
 				if err != nil {
 					if errors.Is(err, messages.ErrSyntax) {
 						return &exitErr{code: exitUsage, err: err}
 					}
 					return err
 				}
+				x := sh.Exchange
 				if x.Integrity == "mismatch" {
 					warnIntegrity(c, x)
 				} else {
@@ -74,7 +75,7 @@ func init() {
 				if len(args) > 1 {
 					return usagef("history takes at most one SESSION")
 				}
-				o := exchange.HistoryOptions{Pending: *pending, Encoded: c.json}
+				o := tmuxcomm.HistoryOptions{Pending: *pending, Encoded: c.json}
 				if len(args) == 1 {
 					if _, err := messages.ParseSessionName(args[0]); err != nil {
 						return usagef("%v", err) // a malformed name can name no folder
@@ -94,7 +95,7 @@ func init() {
 				n, now := 0, time.Now()
 				var data []byte
 				var groups broadcast.Groups // a broadcast's exchanges, shown together after the sessions
-				start := func(foreign []string) error {
+				o.Start = func(foreign []string) error {
 					if !c.json {
 						return nil
 					}
@@ -105,7 +106,7 @@ func init() {
 					_, err = fmt.Fprintf(w, "{\n  \"foreign\": %s,\n  \"sessions\": [", f)
 					return err
 				}
-				foreign, err := c.engine().HistoryEach(c.ctx, o, start, func(s exchange.SessionSummary) error {
+				o.Each = func(s exchange.SessionSummary) error {
 					n++
 					if !c.json {
 						groups.Add(s)
@@ -126,7 +127,8 @@ func init() {
 					}
 					_, err = w.Write(data)
 					return err
-				})
+				}
+				_, foreign, err := c.engine().History(c.ctx, o)
 				if err != nil {
 					return err
 				}
@@ -154,36 +156,21 @@ func init() {
 				if len(args) != 1 {
 					return usagef("show takes one ID or PATH")
 				}
-				var err error
-				if args[0], err = c.engine().AnyID(args[0]); err != nil {
+				sh, err := c.engine().Show(c.ctx, tmuxcomm.ShowOptions{Ref: args[0]})
+				switch {
+				case err != nil:
 					return err
-				}
-				if _, err := messages.ParseQuestionID(args[0]); err == nil && !strings.ContainsRune(args[0], '/') {
-					// A question's id (task-3.q1-a1b2): show the question, options and all.
-					st, err := c.engine().Question(c.ctx, args[0])
-					if err != nil {
-						return err
-					}
-					if c.json {
-						return c.printJSON(st)
-					}
-					printQuestion(c.stdout, st, time.Now())
+				case sh.Broadcast != nil:
+					return c.showBroadcast(sh.Broadcast)
+				case c.json && sh.Question != nil:
+					return c.printJSON(sh.Question)
+				case sh.Question != nil:
+					printQuestion(c.stdout, sh.Question, time.Now())
 					return nil
+				case c.json:
+					return c.printJSON(sh.Exchange)
 				}
-				if messages.IsBroadcastID(args[0]) {
-					return c.showBroadcast(args[0])
-				}
-				if err := tmuxcomm.CheckRef(args[0]); err != nil {
-					return err
-				}
-				x, err := c.engine().Show(c.ctx, args[0])
-				if err != nil {
-					return err
-				}
-				if c.json {
-					return c.printJSON(x)
-				}
-				printExchange(c.stdout, x)
+				printExchange(c.stdout, sh.Exchange)
 				return nil
 			}
 		},
@@ -192,11 +179,7 @@ func init() {
 
 // showBroadcast prints every exchange of a broadcast whole, each under its pane's label, and the
 // members that could not be shown (also on stderr, and as a failure, so a script notices).
-func (c *cli) showBroadcast(id string) error {
-	s, err := c.engine().ShowBroadcast(c.ctx, id)
-	if err != nil {
-		return err
-	}
+func (c *cli) showBroadcast(s *broadcast.Shown) error {
 	if c.json {
 		if err := c.printJSON(s); err != nil {
 			return err
@@ -210,7 +193,7 @@ func (c *cli) showBroadcast(id string) error {
 		}
 	}
 	if len(s.Problems) > 0 {
-		return fmt.Errorf("broadcast %s: %s", id, strings.Join(s.Problems, "; "))
+		return fmt.Errorf("broadcast %s: %s", s.Broadcast.ID, strings.Join(s.Problems, "; "))
 	}
 	return nil
 }

@@ -289,19 +289,20 @@ func mailFlags(fs *flag.FlagSet) *mailQueue {
 	return q
 }
 
-func (q *mailQueue) apply(e *tmuxcomm.Engine) {
+// choose puts the mailbox flags given into a call's choices.
+func (q *mailQueue) choose(ch *tmuxcomm.Choices) {
 	set := q.set()
 	if set["no-queue"] {
-		e.NoQueue = q.noQueue
+		ch.NoQueue = &q.noQueue
 	}
 	if set["ttl"] {
-		e.MailTTL = q.ttl
+		ch.TTL = &q.ttl
 	}
 }
 
 // reportSent prints what send did: "ID RESPONSE-PATH" on stdout, and on stderr whether the request
 // is queued and why; with wait it then awaits the response.
-func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
+func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout time.Duration) error {
 	if err != nil {
 		if x != nil && !c.json {
 			fmt.Fprintf(c.stderr, "wcomm send: request kept at %s; 'wcomm send --resend %s' delivers it again\n", x.RequestPath, x.ID)
@@ -317,12 +318,12 @@ func (c *cli) reportSent(x *exchange.Exchange, err error, wait bool, timeout tim
 		fmt.Fprintf(c.stderr, "wcomm send: queued: pane %s is not ready (%s); the request is delivered at its next idle moment or turn boundary ('wcomm show %s' follows it)\n",
 			x.Worker, messages.SanitizeField(x.Evidence), x.ID)
 	}
-	return c.reportOut(x, wait, timeout, e)
+	return c.reportOut(x, wait, timeout)
 }
 
 // reportOut prints a request that went out (its id and response path, or the exchange as JSON),
 // or with wait, awaits its response and prints that.
-func (c *cli) reportOut(x *exchange.Exchange, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
+func (c *cli) reportOut(x *exchange.Exchange, wait bool, timeout time.Duration) error {
 	if !wait {
 		if c.json {
 			return c.printJSON(x)
@@ -333,12 +334,12 @@ func (c *cli) reportOut(x *exchange.Exchange, wait bool, timeout time.Duration, 
 	fmt.Fprintf(c.stderr, "sent %s; waiting for %s\n", x.ID, x.ResponsePath)
 	// By path, not by id: ids have 16 random bits per second, and another exchange with
 	// the same id would be found first (TestSendWaitIDCollision).
-	e.LeanAwait = !c.json // only the response is printed
 	printed := false
-	_, err := e.AwaitThen(c.ctx, x.ResponsePath, timeout, func(done *exchange.Exchange) error {
-		printed = true
-		return c.printResponse(done)
-	})
+	_, err := c.engine().Await(c.ctx, tmuxcomm.AwaitOptions{Refs: []string{x.ResponsePath}, Timeout: timeout, Lean: !c.json,
+		Each: func(_ string, done *exchange.Exchange) error {
+			printed = true
+			return c.printResponse(done)
+		}})
 	if err != nil && !printed {
 		// The request went out: stdout says which, as a send without --wait does, so a script
 		// can await it again.

@@ -31,7 +31,7 @@ func init() {
 					return usagef("__remote takes no arguments")
 				}
 				v, _ := buildVersion()
-				return remote.Serve(c.ctx, c.engine(), c.stdin, c.stdout, v)
+				return remote.Serve(c.ctx, c.engine(), c.rootDir(), c.stdin, c.stdout, v)
 			}
 		},
 	})
@@ -42,8 +42,7 @@ func init() {
 		Example: "wcomm __remote-pull",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			return func(args []string) error {
-				e := c.engine()
-				root, err := e.RootDir(true)
+				root, err := store.EnsureRoot(c.rootDir(), true)
 				if err != nil {
 					return err
 				}
@@ -51,7 +50,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return remote.Pull(c.ctx, e, root, dir, c.stderr)
+				return remote.Pull(c.ctx, c.engine(), root, dir, c.stderr)
 			}
 		},
 	})
@@ -90,7 +89,7 @@ func (c *cli) relay() *remote.Relay { return &remote.Relay{Getenv: c.getenv, Spa
 // reportRelayed prints what a send to HOST:TARGET did: the state is the mirror's as recorded, the
 // host's word for the delivery (queued there included), or queued here while the host cannot be
 // reached.
-func (c *cli) reportRelayed(x *exchange.Exchange, err error, wait bool, timeout time.Duration, e *tmuxcomm.Engine) error {
+func (c *cli) reportRelayed(x *exchange.Exchange, err error, wait bool, timeout time.Duration) error {
 	if err != nil {
 		if !tmuxcomm.QueuedHere(x) && !c.json {
 			fmt.Fprintf(c.stderr, "wcomm send: %s reached host %s but was not delivered there (kept here at %s); send it anew once the pane is ready\n", x.ID, x.Host, x.RequestPath)
@@ -109,7 +108,7 @@ func (c *cli) reportRelayed(x *exchange.Exchange, err error, wait bool, timeout 
 		fmt.Fprintf(c.stderr, "wcomm send: queued on host %s: pane %s is not ready there (%s)\n", x.Host, x.Worker, x.Evidence)
 	}
 	// The note above, not reportSent's, says why it waits.
-	return c.reportOut(x, wait, timeout, e)
+	return c.reportOut(x, wait, timeout)
 }
 
 // spawnPuller starts 'wcomm __remote-pull' for root, detached as the deliverer is

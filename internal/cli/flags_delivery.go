@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"time"
@@ -53,17 +52,24 @@ func declareDelivery(fs *flag.FlagSet, names ...string) *deliveryFlags {
 	return d
 }
 
-// apply puts the delivery flags given on the command line into e; a flag not given leaves what
-// the settings and the environment made of e.
-func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
-	set := flagsSet(d.fs)
-	if set[flagEnterDelay] {
-		e.EnterDelay = d.enterDelay
+// choices are the delivery flags given on the command line, as the call's choices: a flag not
+// given leaves what the settings and the environment chose. The door checks them.
+func (d *deliveryFlags) choices() tmuxcomm.Choices {
+	ch := tmuxcomm.Choices{From: messages.PaneID(d.from)}
+	if flagsSet(d.fs)[flagEnterDelay] {
+		ch.EnterDelay = &d.enterDelay
 	}
 	if d.fs.Lookup(flagBusyWait) != nil {
-		if err := e.SetBusyWait(d.busyWait); err != nil {
-			return usagef("--busy-wait: %v", err)
-		}
+		ch.BusyWait = &d.busyWait
+	}
+	return ch
+}
+
+// apply puts the enter delay and --from into e, for ask and answer, whose door methods do not
+// take choices yet.
+func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
+	if flagsSet(d.fs)[flagEnterDelay] {
+		e.EnterDelay = d.enterDelay
 	}
 	if d.from != "" {
 		if _, err := messages.ParsePaneID(d.from); err != nil {
@@ -71,23 +77,12 @@ func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
 		}
 		e.Self = messages.PaneID(d.from)
 	}
-	if d.agent != "" {
-		if err := e.CheckAgent(d.agent); err != nil {
-			return usagef("--agent: %v", err)
-		}
-	}
 	return nil
 }
 
-// checkFrom looks up the pane that --from names, when given: the worker answers into it, so a
-// pane that does not exist would fail only later, at the worker's notify. A pane of this
-// invocation's own ($TMUX_PANE) is not looked up: it exists, since the command runs in it.
-func (d *deliveryFlags) checkFrom(ctx context.Context, e *tmuxcomm.Engine) error {
-	if d.from == "" {
-		return nil
-	}
-	if err := e.CheckPane(ctx, d.from); err != nil {
-		return fmt.Errorf("--from %s: %w", d.from, err)
-	}
-	return nil
+// argNames name the arguments the door checks as the command line's flags.
+var argNames = map[tmuxcomm.Arg]string{
+	tmuxcomm.ArgAgent:    "--" + flagAgent,
+	tmuxcomm.ArgFrom:     "--" + flagFrom,
+	tmuxcomm.ArgBusyWait: "--" + flagBusyWait,
 }

@@ -124,7 +124,7 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "wcomm: unknown command %q; %s\n", messages.SanitizeField(name), didYouMean(name, commandNames()))
 		return exitUsage
 	}
-	err = tmuxcomm.Hinted(c.runCommand(cmd, append(global, args[1:]...)), needHints)
+	err = tmuxcomm.Hinted(tmuxcomm.Named(c.runCommand(cmd, append(global, args[1:]...)), argNames), needHints)
 	code = exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).

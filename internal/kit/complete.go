@@ -10,7 +10,6 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
-	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 )
 
 // CompleteKinds are the kinds __complete knows.
@@ -77,7 +76,7 @@ func (k Book) Complete(ctx context.Context, engine func() *tmuxcomm.Engine, kind
 		}
 		return out, nil
 	case "sessions", "ids":
-		sessions, _, err := engine().History(ctx, exchange.HistoryOptions{})
+		sessions, _, err := engine().History(ctx, tmuxcomm.HistoryOptions{})
 		if err != nil {
 			return nil, err
 		}

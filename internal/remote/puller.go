@@ -91,10 +91,7 @@ func retryQueued(ctx context.Context, e *tmuxcomm.Engine, root, controlDir strin
 	if now.Before(r.NextTry) {
 		return
 	}
-	self := e.Self
-	e.Self = r.From
 	_, err := relay(ctx, e, &Client{Host: r.Host, ControlDir: controlDir}, root, r, false)
-	e.Self = self
 	if err == nil {
 		logf("%s: relayed to host %s after %d attempts", r.ID, r.Host.Name, r.Attempts+1)
 		removeRecord(root, store.RemoteQueueDir, r.ID)
@@ -142,9 +139,7 @@ func pullHost(ctx context.Context, e *tmuxcomm.Engine, root, controlDir string, 
 		if r == nil {
 			continue // not asked for: nothing from the remote side names a local file
 		}
-		ne := e.Copy()
-		ne.Self = ""
-		_, err := ne.Notify(ctx, tmuxcomm.NotifyOptions{Ref: r.Response, Body: resp.Body})
+		_, err := e.Notify(ctx, tmuxcomm.NotifyOptions{Ref: r.Response, Body: resp.Body, Pulled: true})
 		switch {
 		case err == nil, errors.Is(err, tmuxcomm.ErrAnswered), errors.Is(err, tmuxcomm.ErrOrchestratorGone):
 			if err != nil {

@@ -42,15 +42,16 @@ func (r *Relay) Client(h settings.HostDef) (*Client, error) {
 	return cl, nil
 }
 
-// Send implements tmuxcomm.Relay: the request goes to host h under a new id, mirrored here in the
+// Send implements tmuxcomm.Relay: the request goes to its host under the id the door claimed, mirrored here in the
 // state the host recorded; a host that cannot be reached queues it here (unless the engine does
 // not queue), and the puller relays it later.
-func (r *Relay) Send(ctx context.Context, e *tmuxcomm.Engine, h settings.HostDef, o tmuxcomm.SendOptions) (*exchange.Exchange, error) {
+func (r *Relay) Send(ctx context.Context, e *tmuxcomm.Engine, o tmuxcomm.Outbound) (*exchange.Exchange, error) {
+	h := o.Host
 	cl, err := r.Client(h)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Send(ctx, e, cl, SendOptions{SendOptions: o, NoQueue: e.NoQueue, TTL: e.MailTTL, Spawn: r.Spawn})
+	s, err := Send(ctx, e, cl, o, r.Spawn)
 	if s == nil {
 		return nil, err
 	}
@@ -67,11 +68,7 @@ func (r *Relay) Send(ctx context.Context, e *tmuxcomm.Engine, h settings.HostDef
 // so an await on a relayed exchange wakes when its response is pulled; and while exchange ref is
 // a send queued for a host not reached yet (it has no mirror to await until the puller relays
 // it), Ready waits for it within timeout.
-func (r *Relay) Ready(ctx context.Context, e *tmuxcomm.Engine, ref string, timeout time.Duration) error {
-	root, err := e.RootDir(false)
-	if err != nil {
-		return nil
-	}
+func (r *Relay) Ready(ctx context.Context, root, ref string, timeout time.Duration) error {
 	if HasWork(root) && r.Spawn != nil {
 		_ = r.Spawn(root)
 	}

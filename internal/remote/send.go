@@ -55,37 +55,22 @@ type Sent struct {
 	Repeated bool
 }
 
-// SendOptions are a remote send's inputs beyond the engine's.
-type SendOptions struct {
-	tmuxcomm.SendOptions
-	NoQueue bool
-	TTL     time.Duration
-	// Spawn starts the puller of the root (detached); nil: none is started.
-	Spawn func(root string) error
-}
-
-// Send relays a request to a worker on a declared host under a new id. An unreachable host queues
-// it (unless NoQueue): the puller retries with backoff until the TTL passes. The front door's Send
-// has checked the request (a target, a message, the caller's pane) and set its capability.
-func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o SendOptions) (*Sent, error) {
-	root, err := e.RootDir(true)
-	if err != nil {
-		return nil, err
-	}
-	id, err := e.NewID()
-	if err != nil {
-		return nil, err
-	}
+// Send relays o's request to its worker on o.Host under o.ID, the id the front door claimed. An
+// unreachable host queues it (unless o.NoQueue): the puller retries with backoff until the TTL
+// passes. The front door has checked the request (a target, a message, the caller's pane) and
+// set its capability. spawn starts the puller of the root (detached); nil: none is started.
+func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o tmuxcomm.Outbound, spawnPuller func(root string) error) (*Sent, error) {
+	root := o.Root
 	now := time.Now().UTC()
 	ttl := o.TTL
 	if ttl <= 0 {
 		ttl = settings.DefaultMailTTL
 	}
-	r := &Record{ID: id, Host: c.Host, To: o.To, From: e.Self, Capability: o.Capability, Agent: o.Agent, Body: o.Body,
+	r := &Record{ID: o.ID, Host: c.Host, To: o.Send.To, From: o.From, Capability: o.Send.Capability, Agent: o.Send.Agent, Body: o.Send.Body,
 		QueuedAt: now, Expires: now.Add(ttl), NextTry: now}
 	s, err := relay(ctx, e, c, root, r, o.NoQueue)
 	if err == nil {
-		spawn(o.Spawn, root)
+		spawn(spawnPuller, root)
 		return s, nil
 	}
 	if !errors.Is(err, ErrUnreachable) || o.NoQueue {
@@ -95,8 +80,8 @@ func Send(ctx context.Context, e *tmuxcomm.Engine, c *Client, o SendOptions) (*S
 	if werr := writeRecord(root, store.RemoteQueueDir, r); werr != nil {
 		return nil, fmt.Errorf("%w; and queuing it failed: %v", err, werr)
 	}
-	spawn(o.Spawn, root)
-	return &Sent{ID: id, Queued: true, Reason: err.Error()}, nil
+	spawn(spawnPuller, root)
+	return &Sent{ID: o.ID, Queued: true, Reason: err.Error()}, nil
 }
 
 func spawn(f func(string) error, root string) {
@@ -121,7 +106,7 @@ func relay(ctx context.Context, e *tmuxcomm.Engine, c *Client, root string, r *R
 	if err != nil {
 		state = exchange.StateUndelivered
 	}
-	x, merr := e.MirrorRequest(ctx, tmuxcomm.MirrorOptions{Host: c.Host.Name, ID: r.ID, Worker: rx.Worker, Capability: r.Capability,
+	x, merr := e.Mirror(ctx, tmuxcomm.MirrorOptions{Host: c.Host.Name, ID: r.ID, From: r.From, Worker: rx.Worker, Capability: r.Capability,
 		Body: r.Body, State: state, Detail: map[string]string{"remote_request": messages.SanitizeField(rx.RequestPath),
 			"evidence": messages.SanitizeField(rx.Evidence)}})
 	if merr != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // maxRequestLine bounds one request line: a message of 256 MiB in base64, and its fields.
@@ -24,16 +25,16 @@ const maxRequestLine = 400 << 20
 const maxPollWait = 30 * time.Second
 
 // Serve answers one wire request read from in on out: the remote end of `wcomm __remote`. e is
-// this host's engine; release names this binary for hello. The connection may break mid-way (the
+// this host's engine, root its root as given (hello reports it checked); release names this binary for hello. The connection may break mid-way (the
 // client killed, the network gone): the request is carried out whole all the same, so a relay
 // repeated later finds its result.
-func Serve(ctx context.Context, e *tmuxcomm.Engine, in io.Reader, out io.Writer, release string) error {
+func Serve(ctx context.Context, e *tmuxcomm.Engine, root string, in io.Reader, out io.Writer, release string) error {
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	line, err := bufio.NewReaderSize(io.LimitReader(in, maxRequestLine), 64<<10).ReadBytes('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	reply := serve(ctx, e, line, release)
+	reply := serve(ctx, e, root, line, release)
 	reply.Version = Version()
 	b, err := messages.FormatWire(reply)
 	if err != nil {
@@ -59,7 +60,7 @@ func failErr(err error) *messages.WireReply {
 	return &messages.WireReply{Error: err.Error(), Code: tmuxcomm.ClassOf(err).ExitCode()}
 }
 
-func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string) *messages.WireReply {
+func serve(ctx context.Context, e *tmuxcomm.Engine, root string, line []byte, release string) *messages.WireReply {
 	req, err := messages.ParseWireRequest(line)
 	if err != nil {
 		return fail(usage, "%v", err)
@@ -69,7 +70,7 @@ func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string)
 	}
 	switch req.Op {
 	case messages.WireHello:
-		root, err := e.RootDir(false)
+		root, err := store.EnsureRoot(root, false)
 		r := &messages.WireReply{OK: true, Release: release}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -109,15 +110,8 @@ func serve(ctx context.Context, e *tmuxcomm.Engine, line []byte, release string)
 }
 
 func serveSend(ctx context.Context, e *tmuxcomm.Engine, req *messages.WireRequest) *messages.WireReply {
-	if _, err := messages.ParsePaneID(string(req.From)); err != nil {
-		return fail(usage, "the orchestrator's pane: %v", err)
-	}
-	e.Self, e.Relayed = req.From, true
-	if req.NoQueue {
-		e.NoQueue = true
-	}
-	x, repeated, err := e.RelaySend(ctx, tmuxcomm.SendOptions{ID: req.ID, To: req.To, Capability: req.Capability,
-		Body: req.Body, Agent: req.Agent, Scope: paneops.Scope{All: true}, First: req.First})
+	x, repeated, err := e.RelaySend(ctx, tmuxcomm.RelayedSend{ID: req.ID, From: req.From, To: req.To, Capability: req.Capability,
+		Body: req.Body, Agent: req.Agent, First: req.First, NoQueue: req.NoQueue})
 	if err != nil && x == nil {
 		return failErr(err)
 	}

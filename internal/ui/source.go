@@ -108,7 +108,14 @@ func (s *EngineSource) Recent(ctx context.Context, n int) ([]*exchange.Exchange,
 
 // Show implements Source.
 func (s *EngineSource) Show(ctx context.Context, ref string) (*exchange.Exchange, error) {
-	return s.E.Show(ctx, ref)
+	sh, err := s.E.Show(ctx, tmuxcomm.ShowOptions{Ref: ref})
+	if err != nil {
+		return nil, err
+	}
+	if sh.Exchange == nil {
+		return nil, fmt.Errorf("%s names no exchange", ref)
+	}
+	return sh.Exchange, nil
 }
 
 // Answer implements Source: 'wcomm answer ID RAW --source ui'.
@@ -126,7 +133,7 @@ func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, erro
 
 // Resend implements Source: 'wcomm send --resend ID'.
 func (s *EngineSource) Resend(ctx context.Context, id string) (string, error) {
-	x, err := s.E.Resend(ctx, id, "")
+	x, err := s.E.Resend(ctx, tmuxcomm.ResendOptions{Ref: id})
 	if err != nil {
 		return "", err
 	}

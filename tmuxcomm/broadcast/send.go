@@ -106,15 +106,9 @@ func (c *Caster) Broadcast(ctx context.Context, o Options) (*Result, error) {
 	}
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, parallel)
-	var remote []int
-	for i, m := range ms {
-		if m.host {
-			// A relay mirrors its exchange through the engine's one mirror slot (Mirroring),
-			// which every session folder opened meanwhile would read: relays go one at a time,
-			// once the local sends are done.
-			remote = append(remote, i)
-			continue
-		}
+	// Relays to declared hosts go side by side with the local sends and with each other: each
+	// mirrors its exchange under its own host, which its call carries.
+	for i := range ms {
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
@@ -123,9 +117,6 @@ func (c *Caster) Broadcast(ctx context.Context, o Options) (*Result, error) {
 		}()
 	}
 	wg.Wait()
-	for _, i := range remote {
-		send(i)
-	}
 	var failed []error
 	for i := range res.Members {
 		s := &res.Members[i]

@@ -39,8 +39,6 @@ type Config struct {
 	// Relayed marks the engine of a remote wcomm delivering for an orchestrator on another host
 	// (package relay): Self is that orchestrator's pane there, not a pane of this host.
 	Relayed bool
-	// mirrorHost is set while a relayed exchange is mirrored here (package relay).
-	Mirroring string
 	// Procs scans the process table (proc.Scan).
 	Procs func() (*proc.Table, error)
 	// PaneProcs reads only what detection needs about one pane (proc.ScanPane): the pane's

@@ -51,6 +51,13 @@ const maxSessionBump = 100
 
 // OpenSession returns the folder of the newest session of this pair on this server, or creates one.
 func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
+	return e.OpenMirror(root, "", orch, worker, serverKey, socket)
+}
+
+// OpenMirror is OpenSession for the mirror of exchanges with a worker on declared host host
+// (remote.go); "" is OpenSession. The host is the call's, so mirrors of several hosts open at
+// once, beside sends to this host's panes.
+func (e *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
 	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
 	if err != nil {
 		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)
@@ -72,7 +79,7 @@ func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey,
 			continue // planted by another user: its meta and files are not ours to trust
 		}
 		m, err := ReadMeta(filepath.Join(root, ent.Name()))
-		if err != nil || m.Server != serverKey || m.Host != e.Mirroring || m.Relayed != e.Relayed {
+		if err != nil || m.Server != serverKey || m.Host != host || m.Relayed != e.Relayed {
 			continue
 		}
 		if ent.Name() > best {
@@ -94,7 +101,7 @@ func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey,
 			return "", messages.Session{}, fmt.Errorf("create session folder %s: %w", dir, err)
 		}
 		meta, _ := json.MarshalIndent(SessionMeta{Server: serverKey, Socket: socket, Orchestrator: orch,
-			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: e.Mirroring, Relayed: e.Relayed}, "", "  ")
+			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: host, Relayed: e.Relayed}, "", "  ")
 		if err := store.WriteAtomic(filepath.Join(dir, store.MetaName), append(meta, '\n')); err != nil {
 			os.RemoveAll(dir)
 			return "", messages.Session{}, err

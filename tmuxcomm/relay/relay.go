@@ -89,8 +89,10 @@ func (e *Station) RelayedResponse(id string) (body string, ok bool, err error) {
 
 // MirrorOptions describe a request relayed to a worker on a declared host.
 type MirrorOptions struct {
-	Host       string
-	ID         string
+	Host string
+	ID   string
+	// From is the orchestrator's pane here ("": the engine's own, Self).
+	From       messages.PaneID
 	Worker     messages.PaneID // the worker's pane there
 	Capability messages.Capability
 	Body       []byte
@@ -99,8 +101,8 @@ type MirrorOptions struct {
 	Detail map[string]string
 }
 
-// MirrorRequest writes the local copy of a relayed request: a session folder of this pane and the
-// remote worker's pane, marked with the host, holding the request under its id. Its response file
+// MirrorRequest writes the local copy of a relayed request: a session folder of the orchestrator's
+// pane (o.From) and the remote worker's pane, marked with the host, holding the request under its id. Its response file
 // is written when the response is pulled (by Notify, from outside any pane).
 func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
 	if err := messages.ValidHostName(o.Host); err != nil {
@@ -125,15 +127,17 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	if err != nil {
 		return nil, err
 	}
-	e.Mirroring = o.Host
-	defer func() { e.Mirroring = "" }()
-	dir, sess, err := e.OpenSession(root, e.Self, o.Worker, srv.Key(), srv.Socket)
+	orch := o.From
+	if orch == "" {
+		orch = e.Self
+	}
+	dir, sess, err := e.OpenMirror(root, o.Host, orch, o.Worker, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
-		Orchestrator: e.Self, Worker: o.Worker, Bytes: size, Sum: sum}
+		Orchestrator: orch, Worker: o.Worker, Bytes: size, Sum: sum}
 	n, reqPath, _, err := e.WriteRequest(dir, sess, header, o.Body, nil)
 	if err != nil {
 		return nil, err
