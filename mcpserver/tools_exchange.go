@@ -117,17 +117,6 @@ type sendOut struct {
 	Exchanges   []*exchange.Exchange `json:"exchanges,omitempty" jsonschema:"a broadcast's exchanges, one per pane"`
 }
 
-// nonEmpty is the strings that are not "".
-func nonEmpty(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 type awaitIn struct {
 	ID      string   `json:"id,omitempty" jsonschema:"the exchange's id (or its response path) as send returned it, or a broadcast's id (every answer of it); empty: the newest request sent from this pane whose response no await has returned yet"`
 	IDs     []string `json:"ids,omitempty" jsonschema:"more exchanges' ids, paths or broadcast ids: waits for every answer at once"`

@@ -203,7 +203,7 @@ func TestAwaitOneOrSeveral(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.as("%2").Notify(ctx, NotifyOptions{Ref: one.ID, Body: []byte("done")})
 	require.NoError(t, err)
-	a, err = e.Await(ctx, AwaitOptions{Refs: []string{one.ID}, Timeout: time.Second,
+	_, err = e.Await(ctx, AwaitOptions{Refs: []string{one.ID}, Timeout: time.Second,
 		Each: func(pane string, x *exchange.Exchange) error {
 			assert.Empty(t, pane, "one exchange: no label")
 			return errors.New("output failed")

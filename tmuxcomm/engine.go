@@ -9,8 +9,10 @@
 // loops (which chain a request continues, and whether it is over a cap; it holds no state, and
 // frontdoor_loops.go asks it). Engine embeds one of each of the others over a shared *core.Config, so their methods are the Engine's.
 // Imports run one way: this package imports the rooms, a room imports only rooms below it and
-// names what it needs of a room above as a small interface that Engine satisfies (fleet.Mail,
-// questions.Mailer, relay.Sender, broadcast.Sender).
+// names what it needs of a room above as a small interface that the door satisfies (fleet.Mail,
+// questions.Mailer; relay.Sender and broadcast.Sender through sender). An engine is not changed
+// once built: what a call chooses travels in its options (Choices), and a call that chooses
+// something runs on rooms built for it (derive).
 // paneops does the tmux calls, behind core.Tmux, so the logic is tested with a fake.
 package tmuxcomm
 
@@ -34,7 +36,8 @@ import (
 type Tmux = core.Tmux
 
 // Engine runs the protocol for one caller: the rooms of the engine over one *core.Config, whose
-// fields (Root, Self, EnterDelay, ...) it promotes. Build it with New.
+// fields (Root, Self, EnterDelay, ...) it promotes. Build it with New (or Door.Engine); its fields
+// are read-only after that.
 type Engine struct {
 	*core.Config
 	*exchange.Book
