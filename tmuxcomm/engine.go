@@ -65,12 +65,14 @@ type Engine struct {
 // the enter delay, the busy wait, ...) travel in its options: the engine is not changed after it
 // is built, so one engine serves concurrent calls.
 func New(root string, t Tmux) *Engine {
-	return build(&Engine{Config: core.New(root, t), Settings: settings.Defaults()})
+	return build(Engine{Settings: settings.Defaults()}, core.New(root, t))
 }
 
-// build wires the rooms over e.Config and returns e.
-func build(e *Engine) *Engine {
-	cfg := e.Config
+// build returns an engine with the door's own fields of tmpl (its settings, relay, ...) and the
+// rooms wired anew over cfg.
+func build(tmpl Engine, cfg *core.Config) *Engine {
+	e := &tmpl
+	e.Config = cfg
 	e.Book = &exchange.Book{Config: cfg}
 	e.Finder = &fleet.Finder{Config: cfg}
 	e.Finder.Mail = e
@@ -85,12 +87,12 @@ func build(e *Engine) *Engine {
 }
 
 // derive returns the engine of one call that chooses something of its own (see Choices): the
-// rooms built anew over a copy of e's config with set applied, beside e's settings and relay. e
+// rooms built anew over a copy of e's config with set applied, beside e's own fields. e
 // itself is never changed, so calls made at once never see each other's choices.
 func (e *Engine) derive(set func(*core.Config)) *Engine {
 	cfg := *e.Config
 	set(&cfg)
-	return build(&Engine{Config: &cfg, Settings: e.Settings, Relay: e.Relay, Getenv: e.Getenv})
+	return build(*e, &cfg)
 }
 
 // sender is the door as the rooms that send (relay, broadcast) see it: one plain send, one
