@@ -1,4 +1,5 @@
-// Command wcomm-ui is wcomm with its fleet console (internal/ui): 'wcomm ui' hands over to it.
+// Command wcomm-ui is wcomm with its fleet console (internal/ui) and its web page (internal/web):
+// 'wcomm ui' and 'wcomm web' hand over to it.
 // Run without arguments it runs the console; with arguments it runs them as wcomm would. It is a
 // program of its own because its terminal libraries look at the terminal when their packages
 // load (Lip Gloss runs 'tmux info' whenever stdout is a terminal inside tmux), which wcomm,
@@ -13,6 +14,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/cli"
 	"github.com/wcomm/wcomm/internal/ui"
+	"github.com/wcomm/wcomm/internal/web"
 	"github.com/wcomm/wcomm/tmuxcomm/prompts"
 )
 
@@ -58,6 +60,11 @@ func run(ctx context.Context, a cli.UIArgs) error {
 		stop()
 		<-done
 	}()
+	if w := a.Web; w != nil {
+		cfg := web.Config{Listen: w.Listen, Port: a.Engine.Settings.WebPort, TLSCert: w.TLSCert, TLSKey: w.TLSKey,
+			InsecureHTTP: w.InsecureHTTP, ReadOnly: w.ReadOnly, Title: a.Title}
+		return web.Serve(ctx, src, a.Watch, cfg, a.Out, w.Err)
+	}
 	o := ui.Options{Title: a.Title, Color: a.Color, Mouse: a.Mouse, Detail: a.Detail}
 	return ui.Run(ctx, src, a.Watch, src.Ready(), o, ui.Terminal{In: a.In, Out: a.Out, Env: a.Env})
 }

@@ -44,6 +44,15 @@ type UIArgs struct {
 	In     *os.File
 	Out    io.Writer
 	Env    []string
+	// Web, when set, serves the page of 'wcomm web' (internal/web) instead of the console.
+	Web *WebArgs
+}
+
+// WebArgs are the flags of 'wcomm web'; the page checks them (internal/web).
+type WebArgs struct {
+	Listen, TLSCert, TLSKey string
+	ReadOnly, InsecureHTTP  bool
+	Err                     io.Writer
 }
 
 func init() {
@@ -79,21 +88,52 @@ the wheel move the selection.`,
 				if *popup {
 					return c.uiPopup(*all, *session, *mouse)
 				}
-				return c.runUI(*all, *session, *mouse)
+				return c.runUI(*all, *session, *mouse, nil)
+			}
+		},
+	})
+	register(&command{
+		Name: "web", Args: "[--all] [--session S] [--listen ADDR] [--read-only] [--tls-cert F --tls-key F] [--insecure-http]", Role: "admin",
+		Summary: "the fleet in a browser: the console's view, live, its questions answered with a click",
+		Help: `Serves the console's view as one page: every pane's agent and state and what it waits for, the
+pending questions and permission prompts with their answers as buttons, each pane's latest
+exchanges and its screen, a box that tells agents a message through their outbox, and the live
+feed, pushed as it happens. It prints a URL with a fresh secret: open it (the secret becomes a
+cookie); every request without it is refused. It listens on 127.0.0.1 (the settings' web.port, or
+a free port); --listen ADDR off loopback needs --tls-cert and --tls-key, or --insecure-http.
+--read-only serves the view and no action. 'wcomm help web' says more.`,
+		Example: "wcomm web\nwcomm web --all --read-only\nwcomm web --listen 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem",
+		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
+			all := fs.Bool("all", false, "every session of the server")
+			session := fs.String("session", "", "this tmux session instead of your own")
+			w := &WebArgs{Err: c.stderr}
+			fs.StringVar(&w.Listen, "listen", "", "listen on ADDR (host or host:port) instead of 127.0.0.1")
+			fs.StringVar(&w.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
+			fs.StringVar(&w.TLSKey, "tls-key", "", "and this key (PEM)")
+			fs.BoolVar(&w.ReadOnly, "read-only", false, "show the fleet, take no action")
+			fs.BoolVar(&w.InsecureHTTP, "insecure-http", false, "serve plain HTTP off loopback (a warning says what that exposes)")
+			return func(args []string) error {
+				if len(args) > 0 || *all && *session != "" {
+					return usagef("web takes no arguments, and --all or --session, not both")
+				}
+				return c.runUI(*all, *session, false, w)
 			}
 		},
 	})
 }
 
-func (c *cli) runUI(all bool, session string, mouse bool) error {
+func (c *cli) runUI(all bool, session string, mouse bool, web *WebArgs) error {
 	in, ok := c.stdin.(*os.File)
-	if !ok || !isTerminal(in) {
+	if web == nil && (!ok || !isTerminal(in)) {
 		return usagef("wcomm ui needs a terminal: run it in a tmux pane (or use 'wcomm watch' in a pipeline)")
 	}
 	// The console reads the root as every command does, and refuses it as they do before it
 	// takes the terminal: an error shown inside the console would be read as an empty fleet.
 	if _, _, err := store.ReadRoot(c.rootDir()); err != nil {
 		return err
+	}
+	if c.comp.UI == nil && web != nil {
+		return c.execCompanion(uiProgram, "the web page", append([]string{"web"}, c.args...)...)
 	}
 	if c.comp.UI == nil {
 		args := []string{"ui"}
@@ -131,7 +171,7 @@ func (c *cli) runUI(all bool, session string, mouse bool) error {
 	}
 	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: feed,
 		Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse,
-		Detail: watch.WatchEvent.Say, In: in, Out: c.stdout, Env: os.Environ()})
+		Detail: watch.WatchEvent.Say, In: in, Out: c.stdout, Env: os.Environ(), Web: web})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

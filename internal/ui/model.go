@@ -418,9 +418,13 @@ func (m *Model) addEvent(ev watch.WatchEvent) {
 }
 
 // pendingQuestions are the questions to show, blocking ones first, newest first within each.
-func (m Model) pendingQuestions() []*questions.QuestionStatus {
+func (m Model) pendingQuestions() []*questions.QuestionStatus { return PendingQuestions(m.files) }
+
+// PendingQuestions are the pending questions of f, blocking ones first, newest first within
+// each: the order the console and the web page show them in.
+func PendingQuestions(f Files) []*questions.QuestionStatus {
 	var out []*questions.QuestionStatus
-	for _, q := range m.files.Questions {
+	for _, q := range f.Questions {
 		if q.State == questions.QuestionPending {
 			out = append(out, q)
 		}
@@ -451,19 +455,21 @@ type Row struct {
 	Oldest               time.Time
 }
 
-// rows joins the panes read from tmux with what the files say waits on them. A pane whose
+func (m Model) rows() []Row { return Rows(m.panes, m.files) }
+
+// Rows joins the panes read from tmux with what the files say waits on them. A pane whose
 // worker asked a blocking question waits for a person's answer (or approval) whatever its screen
-// shows: that is what the person needs to know.
-func (m Model) rows() []Row {
-	out := make([]Row, len(m.panes))
-	for i, p := range m.panes {
+// shows: that is what the person needs to know. The console and the web page both show these.
+func Rows(panes []fleet.FleetPane, files Files) []Row {
+	out := make([]Row, len(panes))
+	for i, p := range panes {
 		r := Row{FleetPane: p}
 		older := func(t time.Time) {
 			if !t.IsZero() && (r.Oldest.IsZero() || t.Before(r.Oldest)) {
 				r.Oldest = t
 			}
 		}
-		if w := m.files.Waiting; w != nil {
+		if w := files.Waiting; w != nil {
 			r.Queued, r.Open = len(w.Queued[p.ID]), len(w.Open[p.ID])
 			for _, t := range w.Queued[p.ID] {
 				older(t)
@@ -472,7 +478,7 @@ func (m Model) rows() []Row {
 				older(t)
 			}
 		}
-		for _, q := range m.files.Questions {
+		for _, q := range files.Questions {
 			if q.State != questions.QuestionPending || q.Worker != p.ID || (q.Server != "" && q.Server != p.Server) {
 				continue
 			}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/wcomm/wcomm/messages"
@@ -120,7 +121,13 @@ func (s *EngineSource) Show(ctx context.Context, ref string) (*exchange.Exchange
 
 // Answer implements Source: 'wcomm answer ID RAW --source ui'.
 func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, error) {
-	res, err := s.E.Answer(ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: "ui"})
+	return s.AnswerFrom(ctx, id, raw, "", "ui")
+}
+
+// AnswerFrom answers as Answer does, recorded as from source (a channel and where it was
+// reached: "web 127.0.0.1:50412"), with message as a permission deny's words for the model.
+func (s *EngineSource) AnswerFrom(ctx context.Context, id, raw, message, source string) (string, error) {
+	res, err := s.E.Answer(ctx, questions.AnswerOptions{ID: id, Raw: raw, Message: message, Source: source})
 	if err != nil {
 		return "", err
 	}
@@ -138,4 +145,39 @@ func (s *EngineSource) Resend(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("re-sent %s to %s: %s", x.ID, x.Worker, x.State), nil
+}
+
+// Tell hands a person's words to the agents of the panes target names, through their outboxes
+// (see tmuxcomm.Engine.Tell), and says the route each took.
+func (s *EngineSource) Tell(ctx context.Context, target, text, from string) (string, error) {
+	posted, err := s.E.Tell(ctx, target, text, from)
+	var says []string
+	for _, p := range posted {
+		switch {
+		case p.Queued:
+			says = append(says, fmt.Sprintf("pane %s: queued in its outbox (mail %s: %s), typed in once at its next idle moment or handed over by its hook", p.Mail.Pane, p.Mail.ID, p.Reason))
+		default:
+			via := p.Via
+			if via == "" {
+				via = "typed"
+			}
+			says = append(says, fmt.Sprintf("pane %s: delivered now through its outbox (mail %s, %s), once", p.Mail.Pane, p.Mail.ID, via))
+		}
+	}
+	return strings.Join(says, "; "), err
+}
+
+// capturer is the tmux client's screen capture (paneops.Client).
+type capturer interface {
+	Capture(ctx context.Context, pane messages.PaneID, history int) (string, error)
+}
+
+// Screen is what pane shows now, as tmux captures it (text only: no escape sequence is asked
+// for; the caller still cleans what the pane's program printed).
+func (s *EngineSource) Screen(ctx context.Context, pane messages.PaneID) (string, error) {
+	c, ok := s.E.Tmux.(capturer)
+	if !ok {
+		return "", fmt.Errorf("this engine's tmux client cannot capture a screen")
+	}
+	return c.Capture(ctx, pane, 0)
 }

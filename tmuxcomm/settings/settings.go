@@ -97,6 +97,8 @@ type Values struct {
 	Source string `json:"source,omitempty"`
 	// ActionsFrom is the settings file that registered Actions, "" when none did.
 	ActionsFrom string `json:"actions_from,omitempty"`
+	// WebPort is the port 'wcomm web' listens on (0: a free one, chosen at each start).
+	WebPort int `json:"web_port,omitempty"`
 	// Hosts are the declared remote hosts by name (hosts.go); nil: none.
 	Hosts map[string]HostDef `json:"hosts,omitempty"`
 	// PermissionAnswerers are the agents and panes that may answer an agent's permission prompt

@@ -134,6 +134,10 @@ type configFile struct {
 	Worktree worktreeFile `yaml:"worktree"`
 	// Loops caps the requests agents send each other (loops.go); a project file's only once trusted.
 	Loops *loopsFile `yaml:"loops"`
+	// Web is the web page's block: the port 'wcomm web' listens on (0 or none: a free one).
+	Web struct {
+		Port *int `yaml:"port"`
+	} `yaml:"web"`
 }
 
 // worktreeFile is the worktree block: folder (where the agents' worktrees go) and setup (commands,
@@ -285,6 +289,12 @@ func (s *Values) applyData(path string, data []byte, trusted, own bool) error {
 		} else {
 			s.Ignored = append(s.Ignored, "enter_delay")
 		}
+	}
+	if p := c.Web.Port; p != nil {
+		if *p < 0 || *p > 65535 {
+			return fmt.Errorf("%s: web.port must be a port number, 0-65535 (0: a free one)", path)
+		}
+		s.WebPort = *p
 	}
 	if c.Mailbox.TTL != nil {
 		if c.Mailbox.TTL.D <= 0 {

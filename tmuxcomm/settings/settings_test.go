@@ -93,6 +93,7 @@ on_question_timeout: 3s
 		}},
 		{"empty file", "", nil, func(s *Values) {}},
 		{"mailbox", "mailbox:\n  ttl: 90m\n  no_queue: true\n", nil, func(s *Values) { s.MailTTL, s.NoQueue = 90*time.Minute, true }},
+		{"web port", "web:\n  port: 8765\n", nil, func(s *Values) { s.WebPort = 8765 }},
 		{"mailbox from the environment", "mailbox:\n  ttl: 90m\n", map[string]string{"WCOMM_MAIL_TTL": "2h", "WCOMM_NO_QUEUE": "1"},
 			func(s *Values) { s.MailTTL, s.NoQueue = 2*time.Hour, true }},
 		{"seconds as a fraction", "question_relay:\n  timeout_seconds: 1.5\n", nil, func(s *Values) { s.QuestionTimeout = 1500 * time.Millisecond }},
