@@ -15,7 +15,7 @@ TEST_AT_ONCE ?= 4
 FUZZTIME     ?= 1m
 FUZZCOUNT    ?= 10000x
 
-.PHONY: build install deps deps-agents test e2e lint bench stress fuzz fuzz-ci e2e-agents
+.PHONY: build install deps deps-agents test e2e lint bench stress fuzz fuzz-ci e2e-agents web-shots
 
 # The programs are built without cgo, so static: a process start (every send, notify, await and
 # a send's guard is one) then costs about 2.6 ms of CPU instead of 3.4 ms, the dynamic loader's
@@ -31,7 +31,7 @@ install:
 	scripts/link-bin.sh "$$(d=$$($(GO) env GOBIN); [ -n "$$d" ] || d=$$($(GO) env GOPATH)/bin; echo "$$d")"
 
 # What the tests need (tmux, python3 for its panes, the shells the completion scripts and the profile
-# are checked in, OpenSSH's client, and its sshd for the remote hosts' tests) and what the agents'
+# are checked in, OpenSSH's client, its sshd for the remote hosts' tests, chromium for the web page's) and what the agents'
 # tests need (Node.js and npm). scripts/deps.sh says first what it installs and why, installs only
 # what is missing (as root, or with sudo), never upgrades an installed package nor pulls Recommends,
 # and enables no service: sshd is unpacked from its package into .cache/sshd, not installed.
@@ -49,6 +49,10 @@ test: deps
 
 e2e: deps
 	REQUIRE_TMUX=1 $(GO) test -race -count=1 -run 'E2E|Real' ./...
+
+# The web page's screenshots in docs/img (phone 390x844, desktop 1440x900), taken by its browser test.
+web-shots: deps
+	WCOMM_WEB_SHOTS=$(CURDIR)/docs/img REQUIRE_TMUX=1 $(GO) test -count=1 -run '^TestE2EWeb$$' ./internal/cli
 
 # staticcheck is pinned in tools.mod (its own module file, so its dependencies never enter wcomm's
 # build): 'go tool' builds it once from the module cache, after which it runs offline.

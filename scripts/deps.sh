@@ -42,6 +42,7 @@ tests)
 	need fish fish "the shell completion scripts are loaded in it"
 	need dash dash "the shell profile is checked against it"
 	need ssh openssh-client "ssh and ssh-keygen for the remote hosts' tests"
+	need chromium chromium "the web page's tests drive a real browser (headless)"
 	;;
 agents)
 	need node nodejs "the real agent TUIs are npm packages (Node.js 20 or newer)"
