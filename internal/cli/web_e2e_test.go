@@ -141,9 +141,13 @@ func textOf(t *testing.T, ctx context.Context, sel string) string {
 	return get(t, ctx, chromedp.Text(chromedp.CSS(sel)))
 }
 
-func visible(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
+func visible(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(sel))
+}
 
-func gone(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitNotPresent(chromedp.CSS(sel)) }
+func gone(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitNotPresent(chromedp.CSS(sel))
+}
 
 func click(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(sel)) }
 
