@@ -90,7 +90,7 @@ func TestBenchTable(t *testing.T) {
 	}{
 		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip},
 		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory}, {"remote", b.benchRemote},
-		{"ui", b.benchUI}, {"bridge", b.benchBridge}, {"prompts", b.benchPrompts}, {"spawn", b.benchSpawn},
+		{"ui", b.benchUI}, {"web", b.benchWeb}, {"bridge", b.benchBridge}, {"prompts", b.benchPrompts}, {"spawn", b.benchSpawn},
 	} {
 		if only := os.Getenv("WCOMM_BENCH_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sec.name) {
 			continue

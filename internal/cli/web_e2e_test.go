@@ -66,6 +66,13 @@ func (q *qWorld) startWeb(args ...string) *webServer {
 		cancel()
 		_ = cmd.Wait()
 	})
+	ws.url, ws.base = readURL(q.t, out, ws.err)
+	return ws
+}
+
+// readURL reads the URL 'wcomm web' prints first, and its base.
+func readURL(t *testing.T, out io.Reader, stderr fmt.Stringer) (string, string) {
+	t.Helper()
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -77,33 +84,43 @@ func (q *qWorld) startWeb(args ...string) *webServer {
 	}()
 	select {
 	case l, ok := <-lines:
-		require.True(q.t, ok, "wcomm web printed nothing: %s", ws.err)
+		require.True(t, ok, "wcomm web printed nothing: %s", stderr)
 		m := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/\?token=[0-9a-f]{64}$`).FindStringSubmatch(l)
-		require.NotNil(q.t, m, "the URL line: %q", l)
-		ws.url, ws.base = m[0], m[1]
+		require.NotNil(t, m, "the URL line: %q", l)
+		return m[0], m[1]
 	case <-time.After(30 * time.Second):
-		q.t.Fatalf("wcomm web printed no URL in 30s: %s", ws.err)
+		t.Fatalf("wcomm web printed no URL in 30s: %s", stderr)
 	}
-	return ws
+	return "", ""
+}
+
+// chromiumPath is the browser the tests drive, "" when there is none.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
 }
 
 // browser is a headless chromium for the test, or the test is skipped (failed with REQUIRE_TMUX=1,
 // as CI runs it: make test installs chromium).
 func browser(t *testing.T, w, h int) context.Context {
 	t.Helper()
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
+	path := chromiumPath()
 	if path == "" {
 		if os.Getenv("REQUIRE_TMUX") != "" {
 			t.Fatal("no chromium for the browser tests: 'make deps' installs it")
 		}
 		t.Skip("no chromium: 'make deps' installs it")
 	}
+	return browserAt(t, path, w, h)
+}
+
+// browserAt starts the browser at path, its window w x h, for the rest of the test.
+func browserAt(t *testing.T, path string, w, h int) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(w, h),
 		chromedp.UserDataDir(t.TempDir()))
 	if os.Geteuid() == 0 {
