@@ -95,7 +95,7 @@ the wheel move the selection.`,
 	register(&command{
 		Name: "web", Args: "[--all] [--session S] [--listen ADDR] [--read-only] [--tls-cert F --tls-key F] [--insecure-http]", Role: "admin",
 		Summary: "the fleet in a browser: the console's view, live, its questions answered with a click",
-		Help: `Serves the console's view as one page: every pane's agent and state and what it waits for, the
+		Help: `Serves the console's view as one page (every session of the server, or --session's): every pane's agent and state and what it waits for, the
 pending questions and permission prompts with their answers as buttons, each pane's latest
 exchanges and its screen, a box that tells agents a message through their outbox, and the live
 feed, pushed as it happens. It prints a URL with a fresh secret: open it (the secret becomes a
@@ -104,8 +104,8 @@ a free port); --listen ADDR off loopback needs --tls-cert and --tls-key, or --in
 --read-only serves the view and no action. 'wcomm help web' says more.`,
 		Example: "wcomm web\nwcomm web --all --read-only\nwcomm web --listen 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
-			all := fs.Bool("all", false, "every session of the server")
-			session := fs.String("session", "", "this tmux session instead of your own")
+			all := fs.Bool("all", true, "every session of the server (the default)")
+			session := fs.String("session", "", "only this tmux session")
 			w := &WebArgs{Err: c.stderr}
 			fs.StringVar(&w.Listen, "listen", "", "listen on ADDR (host or host:port) instead of 127.0.0.1")
 			fs.StringVar(&w.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
@@ -113,10 +113,11 @@ a free port); --listen ADDR off loopback needs --tls-cert and --tls-key, or --in
 			fs.BoolVar(&w.ReadOnly, "read-only", false, "show the fleet, take no action")
 			fs.BoolVar(&w.InsecureHTTP, "insecure-http", false, "serve plain HTTP off loopback (a warning says what that exposes)")
 			return func(args []string) error {
-				if len(args) > 0 || *all && *session != "" {
-					return usagef("web takes no arguments, and --all or --session, not both")
+				if len(args) > 0 {
+					return usagef("web takes no arguments")
 				}
-				return c.runUI(*all, *session, false, w)
+				// The page is the fleet: every session of the server, unless one is named.
+				return c.runUI(*all && *session == "", *session, false, w)
 			}
 		},
 	})

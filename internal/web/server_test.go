@@ -121,7 +121,7 @@ func newSite(t *testing.T, cfg Config) *site {
 }
 
 // client never follows a redirect: the tests look at each answer.
-var client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+var client = &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 func (st *site) do(method, path string, body string, hdr map[string]string) (*http.Response, string) {
 	st.t.Helper()
