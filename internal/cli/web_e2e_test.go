@@ -264,6 +264,32 @@ func TestE2EWeb(t *testing.T) {
 		assert.Equal(t, "allow", d["behavior"])
 		assert.Regexp(t, `^web 127\.0\.0\.1:\d+$`, p.question("permission").Answer.Source)
 		run(t, ctx, 10*time.Second, gone(qSel(j.ID)))
+
+		// Denied, with the words the model reads.
+		h = p.startHook(p.worker, "rm -rf build")
+		j = p.pendingPermission(h, "rm -rf build")
+		run(t, ctx, 10*time.Second, visible(qSel(j.ID)+` input[name="message"]`),
+			chromedp.SendKeys(chromedp.CSS(qSel(j.ID)+` input[name="message"]`), "keep the build folder"),
+			click(qSel(j.ID)+` button[value="deny"]`))
+		d = decision(t, h.wait(t, 20*time.Second))
+		assert.Equal(t, "deny", d["behavior"])
+		assert.Equal(t, "keep the build folder", d["message"])
+	}
+
+	// A pane's screen, on request, its control strings made harmless.
+	{
+		sh := p.bashPane("")
+		p.tmux("send-keys", "-t", sh, "-l", `printf 'on screen \033]2;pwned\007 line\n'`)
+		p.tmux("send-keys", "-t", sh, "Enter")
+		p.waitScreen(sh, "on screen")
+		run(t, ctx, 10*time.Second, visible(paneSel(sh)), click(paneSel(sh)+` details.screen summary`))
+		var screen string
+		waitFor(t, 10*time.Second, func() bool {
+			screen = get(t, ctx, chromedp.Evaluate[string](`document.querySelector('`+paneSel(sh)+` details.screen pre').textContent`))
+			return strings.Contains(screen, "on screen")
+		}, "the screen of pane %s; the page shows %q", sh, &screen)
+		assert.NotContains(t, screen, "\x1b")
+		assert.NotContains(t, screen, "\x07")
 	}
 
 	// A message from the page reaches its agent once, through the outbox.
