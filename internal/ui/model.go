@@ -300,7 +300,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case recentMsg:
 		for i := len(msg.xs) - 1; i >= 0; i-- {
-			ev := lastEvent(msg.xs[i])
+			ev := LastEvent(msg.xs[i])
 			if b := msg.xs[i].Broadcast; b != "" {
 				m.bcast[exchangeKey(ev)] = b
 			}
@@ -360,8 +360,8 @@ func paneSetChanged(a, b []fleet.FleetPane) bool {
 	return false
 }
 
-// lastEvent is an exchange's newest logged event as a feed event.
-func lastEvent(x *exchange.Exchange) watch.WatchEvent {
+// LastEvent is an exchange's newest logged event as a feed event: the feed's first rows, before any event comes.
+func LastEvent(x *exchange.Exchange) watch.WatchEvent {
 	ev := watch.WatchEvent{At: x.SentAt, Session: x.Session, Kind: watch.FeedExchange, Seq: x.Seq, ID: x.ID,
 		Event: watch.EventRequest, Path: x.RequestPath,
 		Detail: map[string]string{"orchestrator": string(x.Orchestrator), "worker": string(x.Worker), "capability": x.Capability, "summary": x.Summary}}

@@ -99,6 +99,10 @@ func (h *hub) run(ctx context.Context, feed ui.Watcher) {
 	h.readPanes(ctx)
 	h.readFiles(ctx)
 	h.readRecent(ctx)
+	// The newest exchanges' latest events are the feed's first rows, as on the console.
+	for _, x := range h.snapshot().recent {
+		h.addEvent(ui.LastEvent(x))
+	}
 	events := make(chan watch.WatchEvent, 256)
 	if feed != nil {
 		go func() {

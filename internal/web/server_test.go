@@ -33,6 +33,7 @@ type fakeSource struct {
 	answers []string // "id raw message source"
 	tells   []string // "to text from"
 	screen  string
+	recent  []*exchange.Exchange
 }
 
 func (f *fakeSource) Panes(context.Context) ([]fleet.FleetPane, error) {
@@ -48,7 +49,11 @@ func (f *fakeSource) Files(context.Context, string, []messages.PaneID) (ui.Files
 func (f *fakeSource) Waiting(context.Context, string, []messages.PaneID) (*fleet.Waiting, error) {
 	return &fleet.Waiting{}, nil
 }
-func (f *fakeSource) Recent(context.Context, int) ([]*exchange.Exchange, error) { return nil, nil }
+func (f *fakeSource) Recent(context.Context, int) ([]*exchange.Exchange, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.recent, nil
+}
 func (f *fakeSource) Show(context.Context, string) (*exchange.Exchange, error) {
 	return nil, store.ErrNotFound
 }
@@ -102,9 +107,9 @@ type site struct {
 	jar  http.Header // the cookie, once logged in
 }
 
-func newSite(t *testing.T, cfg Config) *site {
+func newSite(t *testing.T, cfg Config, recent ...*exchange.Exchange) *site {
 	t.Helper()
-	src := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", "idle", "lead"), pane("%2", "codex", "busy", "")},
+	src := &fakeSource{recent: recent, panes: []fleet.FleetPane{pane("%1", "claude", "idle", "lead"), pane("%2", "codex", "busy", "")},
 		qs: []*questions.QuestionStatus{question()}, screen: "$ ls\x1b[31m red\x1b]2;pwned\x07\n"}
 	s, err := New(src, cfg)
 	require.NoError(t, err)
@@ -404,4 +409,17 @@ func TestEventsPush(t *testing.T) {
 		}
 	}
 	t.Fatal("the event never reached the page")
+}
+
+// TestFeedStartsWithRecent: the newest exchanges are on the page before any event comes, each
+// beside its panes, as on the console.
+func TestFeedStartsWithRecent(t *testing.T) {
+	x := &exchange.Exchange{Session: "s", Seq: 3, ID: "20260101-000000-beef", Orchestrator: "%1", Worker: "%2", Host: "gpu1",
+		State: "submitted", Summary: "Count the files", SentAt: time.Now()}
+	st := newSite(t, Config{}, x)
+	require.Eventually(t, func() bool { return len(st.s.hub.snapshot().feed) == 1 }, 5*time.Second, 10*time.Millisecond)
+	st.login()
+	_, body := st.do("GET", "/", "", nil)
+	assert.Contains(t, body, `<span class="fid">20260101-000000-beef</span>`, "the feed's first row")
+	assert.Contains(t, body, "#3 %1→%2 on gpu1 submitted: Count the files", "the pane's latest exchange, with its host")
 }
