@@ -270,7 +270,8 @@ func TestE2EWeb(t *testing.T) {
 		j = p.pendingPermission(h, "rm -rf build")
 		run(t, ctx, 10*time.Second, visible(qSel(j.ID)+` input[name="message"]`),
 			chromedp.SendKeys(chromedp.CSS(qSel(j.ID)+` input[name="message"]`), "keep the build folder"),
-			click(qSel(j.ID)+` button[value="deny"]`))
+			// With the keyboard alone: the button focused, then Enter.
+			chromedp.Focus(chromedp.CSS(qSel(j.ID)+` button[value="deny"]`)), chromedp.KeyEvent("\r"))
 		d = decision(t, h.wait(t, 20*time.Second))
 		assert.Equal(t, "deny", d["behavior"])
 		assert.Equal(t, "keep the build folder", d["message"])

@@ -423,3 +423,39 @@ func TestFeedStartsWithRecent(t *testing.T) {
 	assert.Contains(t, body, `<span class="fid">20260101-000000-beef</span>`, "the feed's first row")
 	assert.Contains(t, body, "#3 %1→%2 on gpu1 submitted: Count the files", "the pane's latest exchange, with its host")
 }
+
+// TestTLS: over HTTPS the cookie is Secure and a change needs the https origin.
+func TestTLS(t *testing.T) {
+	src := &fakeSource{panes: []fleet.FleetPane{pane("%1", "claude", "idle", "")}, qs: []*questions.QuestionStatus{question()}}
+	s, err := New(src, Config{TLSCert: "c.pem", TLSKey: "k.pem"})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.hub.run(ctx, nil)
+	ts := httptest.NewTLSServer(s.Handler())
+	defer ts.Close()
+	s.bind(ts.Listener.Addr(), true)
+	c := ts.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	u, err := url.Parse(s.URL("127.0.0.1"))
+	require.NoError(t, err)
+	assert.Equal(t, "https", u.Scheme)
+	resp, err := c.Get(u.String())
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Len(t, resp.Cookies(), 1)
+	ck := resp.Cookies()[0]
+	assert.True(t, ck.Secure, "the cookie goes over TLS only")
+	post := func(origin string) int {
+		req, _ := http.NewRequest("POST", ts.URL+"/answer", strings.NewReader(url.Values{"id": {qid}, "answer": {"A"}, "token": {s.token}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		req.AddCookie(ck)
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusForbidden, post(strings.Replace(ts.URL, "https:", "http:", 1)), "the plain-HTTP origin is another origin")
+	assert.Equal(t, http.StatusOK, post(ts.URL))
+}
