@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
@@ -34,11 +35,11 @@ that lists what runs where (pass first to take the first of several). Use the pa
 		if err != nil {
 			return paneops.Pane{}, "", err
 		}
-		p, err := e.Find(ctx, in.Agent, paneops.Scope{All: in.All, Session: in.Session}, in.First)
+		f, err := e.Find(ctx, tmuxcomm.FindOptions{Agent: in.Agent, Scope: paneops.Scope{All: in.All, Session: in.Session}, First: in.First})
 		if err != nil {
-			return p, "", findDetail(err)
+			return paneops.Pane{}, "", findDetail(err)
 		}
-		return p, string(p.ID), nil
+		return f.Pane, string(f.Pane.ID), nil
 	})
 }
 
@@ -73,7 +74,7 @@ codex, gemini, python3, ...). Your own pane has self: true.`,
 		if err != nil {
 			return panesOut{}, "", err
 		}
-		panes, err := e.PanesWaiting(ctx, paneops.Scope{All: in.All, Session: in.Session})
+		panes, err := e.Panes(ctx, tmuxcomm.PanesOptions{Scope: paneops.Scope{All: in.All, Session: in.Session}, Waits: true})
 		if panes == nil {
 			panes = []fleet.PaneInfo{}
 		}

@@ -78,12 +78,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 		if in.Question != "" || in.Task != "" || len(in.Options) > 0 || in.Context != "" || in.Exchange != "" || in.To != "" {
 			return askOut{}, "", tmuxcomm.Judged(usagef("wait_ids picks up questions asked before; give no question, task, options, context, exchange or to"))
 		}
-		for i, id := range in.WaitIDs {
-			if in.WaitIDs[i], err = e.QuestionID(id); err != nil {
-				return askOut{}, "", tmuxcomm.Judged(err)
-			}
-		}
-		res, err := e.WaitWith(bctx, tmuxcomm.Waiting{IDs: in.WaitIDs, Timeout: timeout, AutoAnswer: in.AutoAnswer})
+		res, _, err := e.Ask(bctx, tmuxcomm.Asking{Again: &tmuxcomm.Waiting{IDs: in.WaitIDs, Timeout: timeout, AutoAnswer: in.AutoAnswer}})
 		return askResult(ctx, bctx, res, err)
 	}
 
@@ -113,7 +108,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 	if err := q.Validate(); err != nil {
 		return askOut{}, "", tmuxcomm.Judged(usagef("%v", err))
 	}
-	res, off, err := e.AskWith(bctx, tmuxcomm.Asking{Questions: []messages.Question{q}, Exchange: in.Exchange, To: in.To,
+	res, off, err := e.Ask(bctx, tmuxcomm.Asking{Questions: []messages.Question{q}, Exchange: in.Exchange, To: in.To,
 		Wait: u == messages.Blocking, Timeout: timeout, AutoAnswer: in.AutoAnswer, BindGit: in.BindGit})
 	if off != nil {
 		block := messages.FormatAnswerBlock(off[0])
@@ -188,9 +183,6 @@ agent's permission prompt) is the person's to answer: refused here unless the se
 		if err != nil {
 			return nil, "", err
 		}
-		if in.ID, err = e.QuestionID(in.ID); err != nil {
-			return nil, "", err
-		}
 		if in.Source == "" {
 			in.Source = "mcp"
 		}
@@ -234,14 +226,11 @@ ask ends and tells its worker to continue on its best judgment.`,
 			if strings.TrimSpace(in.Reason) == "" {
 				return questionsOut{}, "", usagef("resolve needs reason: say why it is closed without an answer")
 			}
-			if in.Resolve, err = e.QuestionID(in.Resolve); err != nil {
-				return questionsOut{}, "", err
-			}
-			st, err := e.ResolveQuestion(ctx, in.Resolve, in.Reason)
+			sts, _, err := e.Questions(ctx, questions.QuestionsOptions{IDs: []string{in.Resolve}, Resolve: in.Reason})
 			if err != nil {
 				return questionsOut{}, "", err
 			}
-			return questionsOut{Questions: []*questions.QuestionStatus{st}}, fmt.Sprintf("%s resolved: %s", st.ID, st.Reason), nil
+			return questionsOut{Questions: sts}, fmt.Sprintf("%s resolved: %s", sts[0].ID, sts[0].Reason), nil
 		}
 		if in.Reason != "" {
 			return questionsOut{}, "", usagef("reason goes with resolve")

@@ -35,6 +35,9 @@ import (
 // Tmux is what the engine needs from paneops.Client.
 type Tmux = core.Tmux
 
+// Helpers start the engine's detached helpers (see core.Helpers).
+type Helpers = core.Helpers
+
 // Engine runs the protocol for one caller: the rooms of the engine over one *core.Config, whose
 // fields (Root, Self, EnterDelay, ...) it promotes. Build it with New (or Door.Engine); its fields
 // are read-only after that.

@@ -33,17 +33,11 @@ type Door struct {
 	Getenv func(string) string
 	// Dir is the working folder whose settings file applies; "" is the process's own.
 	Dir string
-	// SpawnDeliverer starts a pane's deliverer (see Engine.SpawnDeliverer); nil: none.
-	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
-	// SpawnWatcher starts the watcher of a pane spawned with a restart policy (see
-	// Engine.SpawnWatcher); nil: none.
-	SpawnWatcher func(server, socket string, pane messages.PaneID) error
-	// SpawnGuard starts the guard of a delivery (see Engine.SpawnGuard); nil: none.
-	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
-	// StartBridge starts a bridge to the answer channels when none runs (the command line
-	// starts wcomm-bridge detached); nil: none. Engine hands it to the engine only when the
-	// settings configure channels, so an ask from any face reaches the chat.
-	StartBridge func() error
+	// Helpers start the detached helpers (the pane's deliverer and guard, the restart watcher,
+	// the answer channels' bridge; internal/helpers gives the command line's). Engine gives the
+	// bridge's only when the settings configure channels, so an ask from any face reaches the
+	// chat. Their zero value starts none.
+	Helpers Helpers
 	// Relay carries a send to HOST:TARGET to the declared host (internal/remote implements it);
 	// nil: a target is never read as HOST:TARGET.
 	Relay Relay
@@ -123,9 +117,9 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	if s.Profiles != nil {
 		e.Profiles = s.Profiles
 	}
-	e.SpawnDeliverer, e.SpawnGuard, e.SpawnWatcher = d.SpawnDeliverer, d.SpawnGuard, d.SpawnWatcher
-	if s.Channels.Any() {
-		e.StartBridge = d.StartBridge
+	e.Helpers = d.Helpers
+	if !s.Channels.Any() {
+		e.Helpers.Bridge = nil
 	}
 	e.AskedIn = d.folder()
 	e.ChannelsKey = s.Channels.Key(e.AskedIn)

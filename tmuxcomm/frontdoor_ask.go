@@ -37,12 +37,20 @@ type Asking struct {
 	// (actions.IntentOptions; its Settings and Dir are the ask's): its intent is prepared once
 	// the relay is known to be on.
 	Action *actions.IntentOptions
+	// Again, when set, asks nothing: the call waits for the answers of questions asked before
+	// (ask --wait), and every other field is unused.
+	Again *Waiting
 }
 
-// AskWith asks a.Questions with the settings' defaults: their timeout and auto-answer, the cap of
+// Ask asks a.Questions with the settings' defaults: their timeout and auto-answer, the cap of
 // questions per task, the question hook. When the settings turn the question relay off, nothing is
-// asked: off holds each question's answer (the worker decides alone) and res is nil.
-func (e *Engine) AskWith(ctx context.Context, a Asking) (res *questions.AskResult, off []messages.Answer, err error) {
+// asked: off holds each question's answer (the worker decides alone) and res is nil. With
+// a.Again it asks nothing and waits for the answers of questions asked before instead.
+func (e *Engine) Ask(ctx context.Context, a Asking) (res *questions.AskResult, off []messages.Answer, err error) {
+	if a.Again != nil {
+		res, err = e.waitAgain(ctx, *a.Again)
+		return res, nil, err
+	}
 	s := e.Settings
 	if off := RelayOff(s, a.Questions); off != nil {
 		return nil, off, nil
@@ -65,7 +73,7 @@ func (e *Engine) AskWith(ctx context.Context, a Asking) (res *questions.AskResul
 			return nil, nil, err
 		}
 	}
-	res, err = e.Ask(ctx, questions.AskOptions{
+	res, err = e.Desk.Ask(ctx, questions.AskOptions{
 		Questions: a.Questions, Exchange: a.Exchange, To: a.To, Wait: a.Wait, Timeout: timeout,
 		AutoAnswer: auto, MaxQuestions: s.MaxQuestions, BindGit: a.BindGit, Dir: a.Dir,
 		Hook: s.OnQuestion, HookTimeout: s.OnQuestionTimeout, Intent: intent,
@@ -75,6 +83,7 @@ func (e *Engine) AskWith(ctx context.Context, a Asking) (res *questions.AskResul
 
 // Waiting picks up questions asked before (non-blocking, or by an ask that was stopped).
 type Waiting struct {
+	// IDs are the questions' ids, or ends of them.
 	IDs []string
 	// Timeout and AutoAnswer, when set, replace the questions' own.
 	Timeout    *time.Duration
@@ -86,9 +95,17 @@ type Waiting struct {
 	Afresh bool
 }
 
-// WaitWith waits for the answers of w.IDs as Ask does, with the settings' defaults.
-func (e *Engine) WaitWith(ctx context.Context, w Waiting) (*questions.AskResult, error) {
-	o := questions.WaitOptions{IDs: w.IDs, AutoAnswer: w.AutoAnswer, TimeoutSet: w.Timeout != nil || w.Afresh}
+// waitAgain waits for the answers of w.IDs as Ask does, with the settings' defaults.
+func (e *Engine) waitAgain(ctx context.Context, w Waiting) (*questions.AskResult, error) {
+	ids := make([]string, len(w.IDs))
+	for i, ref := range w.IDs {
+		id, err := e.QuestionID(ref)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	o := questions.WaitOptions{IDs: ids, AutoAnswer: w.AutoAnswer, TimeoutSet: w.Timeout != nil || w.Afresh}
 	if w.Timeout != nil {
 		o.Timeout = *w.Timeout
 	} else if w.Afresh {

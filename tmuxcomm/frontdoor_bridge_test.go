@@ -9,20 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The front door hands its StartBridge to the engine only when channels are configured, so both
+// The front door hands its Helpers.Bridge to the engine only when channels are configured, so both
 // faces start a bridge for an ask and neither does without channels.
 func TestDoorStartBridgeOnlyWithChannels(t *testing.T) {
 	xdg := t.TempDir()
 	env := cfgEnv(map[string]string{"XDG_CONFIG_HOME": xdg})
-	d := &Door{Root: t.TempDir(), Getenv: env, Dir: t.TempDir(), StartBridge: func() error { return nil }}
+	d := &Door{Root: t.TempDir(), Getenv: env, Dir: t.TempDir(), Helpers: Helpers{Bridge: func() error { return nil }}}
 	e, _, err := d.Engine()
 	require.NoError(t, err)
-	assert.Nil(t, e.StartBridge, "no channels: no bridge to start")
+	assert.Nil(t, e.Helpers.Bridge, "no channels: no bridge to start")
 
 	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"), "channels:\n  webhook:\n    url: http://127.0.0.1:1/q\n")
 	e, _, err = d.Engine()
 	require.NoError(t, err)
-	assert.NotNil(t, e.StartBridge, "channels configured: the door's StartBridge")
+	assert.NotNil(t, e.Helpers.Bridge, "channels configured: the door's bridge starter")
 }
 
 func cfgEnv(m map[string]string) func(string) string {

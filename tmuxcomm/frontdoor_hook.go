@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -12,20 +13,129 @@ import (
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
-// PermissionHook is an agent's PermissionRequest hook: data is the hook's JSON input. It records
+// Hooking is one run of an agent's hook (wcomm hook) in the pane it names ($TMUX_PANE).
+type Hooking struct {
+	// Agent is whose hook runs: claude, codex or gemini.
+	Agent string
+	// Input is the hook's JSON input (its stdin).
+	Input []byte
+	// Out writes the hook's output, which the agent reads on the hook's stdout: the mail handed
+	// to its model, or its permission decision. The mail counts as delivered via the hook only
+	// once Out has returned.
+	Out func([]byte) error
+	// Warn says a problem that does not stop the hook.
+	Warn func(string)
+}
+
+// hookEvent is the part of an agent's hook input that matters here.
+type hookEvent struct {
+	Event          string `json:"hook_event_name"`
+	StopHookActive bool   `json:"stop_hook_active"`
+	// LastMessage is the model's last message of the turn (Claude Code's Stop).
+	LastMessage string `json:"last_assistant_message"`
+}
+
+// Hook runs an agent's hook. At a PermissionRequest it relays the prompt to the person
+// (permissionHook) and writes the first answer as the agent's decision. At a turn boundary it
+// takes the pane's waiting mail and writes it in the form the agent hands its model: at a
+// prompt, added context; at the end of a turn, a reason to go on. With the settings'
+// notify_idle, a turn that ends with nothing more to do is told to the answer channels, and the
+// notice closes when the agent takes its next prompt. Outside a pane it does nothing; in a pane
+// it does not run in, it refuses (ErrNotOwnPane).
+func (e *Engine) Hook(ctx context.Context, h Hooking) error {
+	var ev hookEvent
+	if err := json.Unmarshal(h.Input, &ev); err != nil {
+		return fmt.Errorf("hook input is not JSON: %w", err)
+	}
+	if e.Self == "" {
+		return nil // not in a tmux pane: no inbox, no pane to name in a question
+	}
+	if err := e.hookPane(ctx); err != nil {
+		return err
+	}
+	out := func(b []byte) error {
+		if err := h.Out(append(b, '\n')); err != nil {
+			return fmt.Errorf("write the hook's output: %w", err)
+		}
+		return nil
+	}
+	rec := profile.HookAgent(h.Agent)
+	if rec == nil {
+		return fmt.Errorf("%q is not an agent whose hooks wcomm installs: %w", messages.SanitizeField(h.Agent), messages.ErrSyntax)
+	}
+	kind := rec.Hooks.Kind(ev.Event)
+	if kind == profile.HookPermission {
+		reply, err := e.permissionHook(ctx, h.Agent, h.Input, e.Settings.PermissionWait, h.Warn)
+		if err != nil || reply == nil {
+			return err
+		}
+		return out(reply)
+	}
+	if kind == "" {
+		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), h.Agent)
+	}
+	handed := false
+	// The output is the delivery: the mail ends as delivered via the hook only once the agent
+	// has been handed it.
+	show := func(items []mailbox.InboxItem) error {
+		handed = true
+		var b strings.Builder
+		b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
+		for _, it := range items {
+			b.WriteString("\n" + messages.Sanitize(it.Text, true))
+		}
+		o, err := hookOutput(ev.Event, kind, b.String())
+		if err != nil {
+			return err
+		}
+		return out(o)
+	}
+	res, err := e.Inbox(ctx, mailbox.InboxOptions{Take: true, Via: "hook", Show: show})
+	if err != nil {
+		return err
+	}
+	for _, p := range res.Problems {
+		h.Warn(p)
+	}
+	if !e.Settings.NotifyIdle {
+		return nil
+	}
+	if kind == profile.HookPrompt {
+		e.CloseIdle(ctx, "the agent took its next prompt")
+		return nil
+	}
+	if handed || ev.StopHookActive {
+		return nil
+	}
+	_, warnings, err := e.NotifyIdle(ctx, h.Agent, ev.LastMessage)
+	for _, w := range warnings {
+		h.Warn(w)
+	}
+	return err
+}
+
+// hookOutput is the JSON an agent's hook prints to hand text to the model.
+func hookOutput(event, kind, text string) ([]byte, error) {
+	// The three agents take the same shapes (measured with their pinned versions): context at a
+	// prompt, and a blocked stop whose reason goes to the model as the next message.
+	if kind == profile.HookPrompt {
+		return json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
+	}
+	return json.Marshal(map[string]string{"decision": "block", "reason": text})
+}
+
+// permissionHook is an agent's PermissionRequest hook: data is the hook's JSON input. It records
 // the request as a question for the person (questions/permission.go), waits up to wait for its
 // first answer and returns the agent's decision as the agent reads it on the hook's stdout; nil
 // when the question ends otherwise, so that the agent's own dialog decides. The agent's session
 // file, found among this process's ancestors, is how an answer given in the pane is seen;
 // without it the question still waits, and warn says so, as it says every other problem that does
 // not stop the hook, when it is found.
-func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, wait time.Duration, warn func(string)) ([]byte, error) {
-	if err := e.HookPane(ctx); err != nil {
-		return nil, err
-	}
+func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, wait time.Duration, warn func(string)) ([]byte, error) {
 	var in messages.HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("hook input is not JSON: %w", err)
@@ -64,11 +174,11 @@ func (e *Engine) PermissionHook(ctx context.Context, agent string, data []byte, 
 // ErrNotOwnPane is the error of a hook or command that names a pane it does not run in.
 var ErrNotOwnPane = questions.ErrNotOwnPane
 
-// HookPane checks that an agent's hook runs in the pane it names ($TMUX_PANE) before it asks the
+// hookPane checks that an agent's hook runs in the pane it names ($TMUX_PANE) before it asks the
 // person, takes the pane's mail or tells its channels anything in that pane's name: a process
 // elsewhere that sets the variable would otherwise ask in the pane's name, and the reply to its
 // notice would be typed into that pane. The error wraps questions.ErrNotOwnPane.
-func (e *Engine) HookPane(ctx context.Context) error {
+func (e *Engine) hookPane(ctx context.Context) error {
 	if err := e.OwnPane(ctx); err != nil {
 		return fmt.Errorf("refused to act in pane %s's name (nothing asked, nothing typed): %w", messages.SanitizeField(string(e.Self)), err)
 	}

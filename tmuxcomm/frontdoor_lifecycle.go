@@ -40,8 +40,9 @@ var _ lifecycle.Tmux = (*paneops.Client)(nil)
 // errNoLifecycle is an engine whose tmux client cannot open panes (a test's fake).
 var errNoLifecycle = errors.New("this engine's tmux client cannot start or stop panes")
 
-// lifecycleRoom builds the lifecycle room over the engine; capability is the first prompt's.
-func (e *Engine) lifecycleRoom(capability messages.Capability) (*lifecycle.Room, error) {
+// lifecycleRoom builds the lifecycle room over the engine; capability is the first prompt's. The
+// room of a pane's watcher (watching) starts no watcher: it is one.
+func (e *Engine) lifecycleRoom(capability messages.Capability, watching bool) (*lifecycle.Room, error) {
 	t, ok := e.Tmux.(lifecycle.Tmux)
 	if !ok {
 		return nil, errNoLifecycle
@@ -56,7 +57,10 @@ func (e *Engine) lifecycleRoom(capability messages.Capability) (*lifecycle.Room,
 	}
 	r := &lifecycle.Room{Root: e.Root, Tmux: t, Agents: e.Finder, Profiles: profiles, Folder: folder,
 		WorktreeFolder: e.Settings.WorktreeFolder, WorktreeSetup: e.Settings.WorktreeSetup,
-		Deliver: e.SpawnDeliverer, StartWatcher: e.SpawnWatcher, Tell: e.StartBridge}
+		Deliver: e.Helpers.Deliverer, Tell: e.Helpers.Bridge}
+	if !watching {
+		r.StartWatcher = e.Helpers.Watcher
+	}
 	r.Send = func(ctx context.Context, pane messages.PaneID, body []byte) (string, error) {
 		x, err := e.Send(ctx, SendOptions{To: string(pane), Body: body, Capability: capability})
 		if x != nil {
@@ -79,7 +83,7 @@ func (e *Engine) Spawn(ctx context.Context, o SpawnOptions) (*Spawned, error) {
 			return nil, err
 		}
 	}
-	r, err := e.lifecycleRoom(o.Capability)
+	r, err := e.lifecycleRoom(o.Capability, false)
 	if err != nil {
 		return nil, err
 	}
@@ -88,27 +92,17 @@ func (e *Engine) Spawn(ctx context.Context, o SpawnOptions) (*Spawned, error) {
 
 // Stop ends the agent in a pane, its own quit first, then the pane (see lifecycle.Room.Stop).
 func (e *Engine) Stop(ctx context.Context, o StopOptions) (*Stopped, error) {
-	r, err := e.lifecycleRoom("")
+	r, err := e.lifecycleRoom("", false)
 	if err != nil {
 		return nil, err
 	}
 	return r.Stop(ctx, o)
 }
 
-// WatchPane watches a pane spawned with --restart on-failure until it is gone, restarting its
-// program each time it ends with a failure (see lifecycle.Room.Watch).
-func (e *Engine) WatchPane(ctx context.Context, server string, pane messages.PaneID) error {
-	r, err := e.lifecycleRoom("")
-	if err != nil {
-		return err
-	}
-	return r.Watch(ctx, server, pane)
-}
-
 // Restart starts a spawned pane's command again in the same pane, its conversation resumed where
 // the agent can (see lifecycle.Room.Restart).
 func (e *Engine) Restart(ctx context.Context, o RestartOptions) (*Restarted, error) {
-	r, err := e.lifecycleRoom("")
+	r, err := e.lifecycleRoom("", false)
 	if err != nil {
 		return nil, err
 	}

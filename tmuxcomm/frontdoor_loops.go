@@ -76,8 +76,8 @@ func (e *Engine) chainOf(root, server, dir string, to messages.PaneID, policy lo
 // pair, starts the bridge so the person hears of it.
 func (e *Engine) hold(root string, m messages.Mail, v loops.Verdict) error {
 	h, err := e.Hold(root, m, v.Why, v.Key)
-	if err == nil && h.Told && e.StartBridge != nil {
-		_ = e.StartBridge() // the notice waits in the outbox for the next bridge when none starts
+	if err == nil && h.Told && e.Helpers.Bridge != nil {
+		_ = e.Helpers.Bridge() // the notice waits in the outbox for the next bridge when none starts
 	}
 	return err
 }

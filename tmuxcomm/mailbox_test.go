@@ -53,7 +53,7 @@ func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.Pan
 	e := newEngine(t, f, "%1")
 	var spawned []messages.PaneID
 	var mu sync.Mutex
-	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error {
+	e.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
 		mu.Lock()
 		defer mu.Unlock()
 		spawned = append(spawned, pane)
@@ -352,7 +352,7 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 // ways that exist (an earlier text named a 'wcomm deliver' command there is none of).
 func TestMailboxDelivererStartFailureHint(t *testing.T) {
 	_, _, e, _ := mailboxWorld(t)
-	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
+	e.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
 	root, err := e.RootDir(true)
 	require.NoError(t, err)
 	ob, err := mailbox.OpenOutbox(root, "1-2", "%1", true)

@@ -50,7 +50,7 @@ type qOutcome struct {
 func qAskAsync(e *Engine, o questions.AskOptions) <-chan qOutcome {
 	ch := make(chan qOutcome, 1)
 	go func() {
-		res, err := e.Ask(context.Background(), o)
+		res, err := e.Desk.Ask(context.Background(), o)
 		ch <- qOutcome{res, err}
 	}()
 	return ch
@@ -132,7 +132,7 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	f, orch, worker, _ := qPair(t)
 	q := qQuestion("bcrypt or argon2?")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.Desk.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	st := res.Questions[0]
 	assert.Equal(t, questions.QuestionPending, st.State)
@@ -172,7 +172,7 @@ func TestQuestionIntoShellOrchestratorIsACommentLine(t *testing.T) {
 
 	q := qQuestion("drop the table?; $(touch pwn)")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.Desk.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	ds := f.Delivered()
 	last := ds[len(ds)-1]

@@ -181,7 +181,7 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 		return 778, nil // the write, and every later look: another process has the pid
 	}
 	var spawned []messages.PaneID
-	e.SpawnDeliverer = func(server, socket string, pane messages.PaneID) error {
+	e.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
 		spawned = append(spawned, pane)
 		return nil
 	}
@@ -206,7 +206,7 @@ func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	s.ln.Close() // a Unix listener unlinks its socket as it closes
 	_, err := os.Lstat(s.sock)
 	require.True(t, os.IsNotExist(err), "the socket is gone")
-	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
+	e.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.Delivered())
@@ -220,7 +220,7 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%2", "idle")
 	e := doorEngine(t, f, "%1", s, 1001)
-	e.SpawnDeliverer = func(string, string, messages.PaneID) error { return nil }
+	e.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
 	// Queue a message (no session matches and the pane is busy for now), then leave a door
 	// in-flight record for it, as a process killed mid-write does.
 	e.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
@@ -258,7 +258,7 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	require.NoError(t, err)
 	s.received(t, 1)
 	worker := orch.as("%2")
-	res, err := worker.Ask(context.Background(), questions.AskOptions{Exchange: x.ID, MaxQuestions: 3,
+	res, err := worker.Desk.Ask(context.Background(), questions.AskOptions{Exchange: x.ID, MaxQuestions: 3,
 		Questions: []messages.Question{{Text: "May I?", Task: "t", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "Both work."}}})
 	require.NoError(t, err)
 	typed := len(f.Delivered())

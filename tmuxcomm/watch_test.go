@@ -372,7 +372,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	require.NoError(t, err)
 	w.next(t, 4) // session, request, pasted, submitted
 
-	res, err := worker.Ask(ctx, questions.AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
+	res, err := worker.Desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
 		Urgency: messages.NonBlocking, Type: messages.Numbered, Options: []string{"bcrypt", "argon2"},
 		Context: "The plan names no hash."}}, MaxQuestions: 3})
 	require.NoError(t, err)

@@ -108,10 +108,10 @@ func (c *cli) door() *tmuxcomm.Door {
 func (c *cli) newDoor() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
-		CardKey:        fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		SpawnDeliverer: c.spawnDeliverer(root), SpawnGuard: c.residentGuard(root), StartBridge: c.bridgeStarter(root),
-		SpawnWatcher: c.spawnWatcher(root),
-		Relay:        c.relay()}
+		CardKey: fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
+		Helpers: tmuxcomm.Helpers{Deliverer: c.spawnDeliverer(root), Guard: c.residentGuard(root), Bridge: c.bridgeStarter(root),
+			Watcher: c.spawnWatcher(root)},
+		Relay: c.relay()}
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay

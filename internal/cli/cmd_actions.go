@@ -56,11 +56,7 @@ func setupTrust(fs *flag.FlagSet, c *cli) func([]string) error {
 		if len(args) == 1 {
 			file = args[0]
 		}
-		// Trust lets a file's commands run: an agent must not grant it to a file it wrote.
-		if err := c.engine().RequirePerson(c.ctx, "trust a settings file"); err != nil {
-			return err
-		}
-		path, sum, err := settings.TrustConfig(file, c.getenv, time.Now())
+		path, sum, err := c.engine().Trust(c.ctx, file)
 		if err != nil {
 			return err
 		}
@@ -85,11 +81,6 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		c.warnIgnored(s)
 		e := c.engine()
 		opts := actions.ActionsOptions{Getenv: c.getenv, ID: *id}
-		if *id != "" {
-			if opts.ID, err = e.QuestionID(*id); err != nil {
-				return err
-			}
-		}
 		if len(args) > 0 && args[0] == "run" {
 			if len(args) > 1 {
 				return usagef("actions run takes no arguments; name one intent with --id ID")

@@ -69,15 +69,9 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			if len(args) > 0 {
 				return judged(usagef("--wait takes no question text"))
 			}
-			for i, id := range waits {
-				var err error
-				if waits[i], err = e.QuestionID(id); err != nil {
-					return judged(err)
-				}
-			}
 			// The wait is bounded as a blocking ask is, from now: a question asked
 			// non-blocking never expires by its age.
-			res, err := e.WaitWith(c.ctx, tmuxcomm.Waiting{IDs: waits, Timeout: given.Timeout, AutoAnswer: given.AutoAnswer, Afresh: true})
+			res, _, err := e.Ask(c.ctx, tmuxcomm.Asking{Again: &tmuxcomm.Waiting{IDs: waits, Timeout: given.Timeout, AutoAnswer: given.AutoAnswer, Afresh: true}})
 			return c.askOutput(res, err)
 		}
 
@@ -140,7 +134,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 		}
 		given.Questions, given.Exchange, given.To, given.Wait = qs, *exchange, *to, u == messages.Blocking
 		given.BindGit, given.Dir = *bindGit, *dir
-		res, off, err := e.AskWith(c.ctx, given)
+		res, off, err := e.Ask(c.ctx, given)
 		if off != nil {
 			fmt.Fprintln(c.stderr, "wcomm ask: the question relay is off (question_relay.enabled: false); nothing was asked")
 			if c.json {

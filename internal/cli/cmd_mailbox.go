@@ -4,7 +4,6 @@ package cli
 // taking it), and the hidden __deliver that a queuing command starts detached.
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -117,12 +116,11 @@ within the settings' permissions.wait (default 590s) it prints nothing and the d
 				if err != nil {
 					return usagef("--pane: %v", err)
 				}
-				e := c.engine()
-				e.SpawnDeliverer = nil
+				job := tmuxcomm.HelperJob{Kind: tmuxcomm.HelperDeliverer, Server: *server, Pane: p}
 				if *guard > 0 {
-					return e.GuardDelivery(c.ctx, *server, p, *guard)
+					job.Kind, job.PID = tmuxcomm.HelperGuard, *guard
 				}
-				return e.RunDeliverer(c.ctx, *server, p)
+				return c.engine().RunHelper(c.ctx, job)
 			}
 		},
 	})
@@ -179,99 +177,16 @@ func printInbox(w io.Writer, res *mailbox.InboxResult, now time.Time) {
 	}
 }
 
-// hookEvent is the part of an agent's hook input that matters here.
-type hookEvent struct {
-	Event          string `json:"hook_event_name"`
-	StopHookActive bool   `json:"stop_hook_active"`
-	// LastMessage is the model's last message of the turn (Claude Code's Stop).
-	LastMessage string `json:"last_assistant_message"`
-}
-
-// runHook takes this pane's waiting mail and prints it as the agent's hook output. Prompt-time
-// events add context; turn-end events block the stop with the messages as the reason, which the
-// agent hands to its model as feedback and so goes on with them.
+// runHook runs the agent's hook through the engine: what it hands the agent goes to stdout, what
+// goes wrong without stopping it to stderr.
 func (c *cli) runHook(agent string) error {
 	data, err := store.ReadBounded(c.ctx, c.stdin, 1<<20, "the hook's input on stdin")
 	if err != nil {
 		return err
 	}
-	var ev hookEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return fmt.Errorf("hook input is not JSON: %w", err)
-	}
-	if c.self() == "" {
-		return nil // not in a tmux pane: no inbox, no pane to name in a question
-	}
-	if err := c.engine().HookPane(c.ctx); err != nil {
-		return err
-	}
-	kind := profile.HookAgent(agent).Hooks.Kind(ev.Event)
-	if kind == profile.HookPermission {
-		return c.runPermissionHook(agent, data)
-	}
-	if kind == "" {
-		return fmt.Errorf("event %q is not one wcomm handles for %s", messages.SanitizeField(ev.Event), agent)
-	}
-	e := c.engine()
-	handed := false
-	// The output is the delivery: the mail ends as delivered via the hook only once the agent
-	// has been handed it.
-	show := func(items []mailbox.InboxItem) error {
-		handed = true
-		var b strings.Builder
-		b.WriteString("wcomm: messages that arrived for this pane while you were busy (they will not be typed in again):")
-		for _, it := range items {
-			b.WriteString("\n" + messages.Sanitize(it.Text, true))
-		}
-		out, err := hookOutput(ev.Event, kind, b.String())
-		if err != nil {
-			return err
-		}
-		if _, err := c.stdout.Write(append(out, '\n')); err != nil {
-			return fmt.Errorf("write the hook's output: %w", err)
-		}
-		return nil
-	}
-	res, err := e.Inbox(c.ctx, mailbox.InboxOptions{Take: true, Via: "hook", Show: show})
-	if err != nil {
-		return err
-	}
-	for _, p := range res.Problems {
-		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(p))
-	}
-	return c.idleNotice(e, agent, kind, ev, handed)
-}
-
-// idleNotice tells the answer channels, with notify_idle, that the agent ended its turn with
-// nothing more to do (no mail handed to it, not already going on from a stop hook), and closes
-// the notice once the agent takes its next prompt.
-func (c *cli) idleNotice(e *tmuxcomm.Engine, agent, kind string, ev hookEvent, handed bool) error {
-	s, err := c.settings()
-	if err != nil || !s.NotifyIdle {
-		return err
-	}
-	if kind == profile.HookPrompt {
-		e.CloseIdle(c.ctx, "the agent took its next prompt")
-		return nil
-	}
-	if handed || ev.StopHookActive {
-		return nil
-	}
-	_, warnings, err := e.NotifyIdle(c.ctx, agent, ev.LastMessage)
-	for _, w := range warnings {
-		fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(w))
-	}
-	return err
-}
-
-// hookOutput is the JSON an agent's hook prints to hand text to the model.
-func hookOutput(event, kind, text string) ([]byte, error) {
-	// The three agents take the same shapes (measured with their pinned versions): context at a
-	// prompt, and a blocked stop whose reason goes to the model as the next message.
-	if kind == profile.HookPrompt {
-		return json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
-	}
-	return json.Marshal(map[string]string{"decision": "block", "reason": text})
+	return c.engine().Hook(c.ctx, tmuxcomm.Hooking{Agent: agent, Input: data,
+		Out:  func(b []byte) error { _, err := c.stdout.Write(b); return err },
+		Warn: func(w string) { fmt.Fprintf(c.stderr, "wcomm hook: %s\n", messages.SanitizeField(w)) }})
 }
 
 // mailQueue holds the mailbox flags of the commands that deliver.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
 
@@ -29,7 +30,7 @@ func init() {
 					return c.remotePanes(*host)
 				}
 				e := c.engine()
-				panes, err := e.PanesWaiting(c.ctx, paneops.Scope{All: *all, Session: *session})
+				panes, err := e.Panes(c.ctx, tmuxcomm.PanesOptions{Scope: paneops.Scope{All: *all, Session: *session}, Waits: true})
 				if err != nil {
 					return err
 				}
@@ -63,7 +64,7 @@ func init() {
 				}
 				e := c.engine()
 				scope := paneops.Scope{All: *all, Session: *session}
-				p, err := e.Find(c.ctx, args[0], scope, *first)
+				f, err := e.Find(c.ctx, tmuxcomm.FindOptions{Agent: args[0], Scope: scope, First: *first})
 				if err != nil {
 					var fe *fleet.FindError
 					if errors.As(err, &fe) && !c.json {
@@ -77,9 +78,9 @@ func init() {
 					return err
 				}
 				if c.json {
-					return c.printJSON(p)
+					return c.printJSON(f.Pane)
 				}
-				fmt.Fprintln(c.stdout, p.ID)
+				fmt.Fprintln(c.stdout, f.Pane.ID)
 				return nil
 			}
 		},

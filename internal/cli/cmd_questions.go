@@ -134,10 +134,6 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		if err := dv.apply(e); err != nil {
 			return err
 		}
-		id, err := e.QuestionID(id)
-		if err != nil {
-			return err
-		}
 		res, err := e.Answer(c.ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: *source, Message: *message, CheckCaller: true})
 		if err != nil {
 			return err
@@ -170,14 +166,11 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			if strings.TrimSpace(*reason) == "" {
 				return usagef("questions resolve needs --reason TEXT: say why it is closed without an answer")
 			}
-			id, err := c.engine().QuestionID(args[1])
+			sts, _, err := c.engine().Questions(c.ctx, questions.QuestionsOptions{IDs: args[1:], Resolve: *reason})
 			if err != nil {
 				return err
 			}
-			st, err := c.engine().ResolveQuestion(c.ctx, id, *reason)
-			if err != nil {
-				return err
-			}
+			st := sts[0]
 			if c.json {
 				return c.printJSON(st)
 			}
@@ -191,17 +184,9 @@ func setupQuestions(fs *flag.FlagSet, c *cli) func([]string) error {
 			if *pending {
 				return usagef("--pending lists questions; give it no question ID")
 			}
-			var sts []*questions.QuestionStatus
-			for _, id := range args {
-				id, err := c.engine().QuestionID(id)
-				if err != nil {
-					return err
-				}
-				st, err := c.engine().Question(c.ctx, id)
-				if err != nil {
-					return err
-				}
-				sts = append(sts, st)
+			sts, _, err := c.engine().Questions(c.ctx, questions.QuestionsOptions{IDs: args})
+			if err != nil {
+				return err
 			}
 			if c.json {
 				return c.printJSON(map[string]any{"questions": sts})

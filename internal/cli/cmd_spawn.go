@@ -148,9 +148,7 @@ name held by a pane is refused before anything starts. --worktree adds a git wor
 				if err != nil {
 					return usagef("--pane: %v", err)
 				}
-				e := c.engine()
-				e.SpawnWatcher = nil
-				return e.WatchPane(c.ctx, *server, p)
+				return c.engine().RunHelper(c.ctx, tmuxcomm.HelperJob{Kind: tmuxcomm.HelperWatcher, Server: *server, Pane: p})
 			}
 		},
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/tmuxd"
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
 
@@ -97,10 +98,8 @@ func init() {
 					return func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error {
 						// The guard's own calls go through this resident's control client, in the
 						// process; a delivery it finishes starts no guard (it is the guard).
-						e := c.engine()
-						e.Tmux = tmux()
-						e.SpawnGuard = nil
-						return e.GuardDeliveryWait(ctx, server, pane, pid, wait)
+						return c.engine().RunHelper(ctx, tmuxcomm.HelperJob{Kind: tmuxcomm.HelperGuard, Server: server, Pane: pane,
+							PID: pid, Wait: wait, Tmux: tmux()})
 					}
 				})
 			}

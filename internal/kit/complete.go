@@ -24,7 +24,7 @@ func (k Book) Complete(ctx context.Context, engine func() *tmuxcomm.Engine, kind
 	switch kind {
 	case "panes", "agents", "targets", "tmux-sessions":
 		e := engine()
-		panes, err := e.Panes(ctx, paneops.Scope{All: true})
+		panes, err := e.Panes(ctx, tmuxcomm.PanesOptions{Scope: paneops.Scope{All: true}})
 		if err != nil {
 			return nil, err
 		}

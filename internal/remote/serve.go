@@ -90,7 +90,7 @@ func serve(ctx context.Context, e *tmuxcomm.Engine, root string, line []byte, re
 	case messages.WirePoll:
 		return servePoll(ctx, e, req)
 	case messages.WirePanes:
-		panes, err := e.Panes(ctx, paneops.Scope{All: true})
+		panes, err := e.Panes(ctx, tmuxcomm.PanesOptions{Scope: paneops.Scope{All: true}})
 		if err != nil {
 			return failErr(err)
 		}
@@ -100,10 +100,11 @@ func serve(ctx context.Context, e *tmuxcomm.Engine, root string, line []byte, re
 		}
 		return r
 	case messages.WireFind:
-		p, err := e.Find(ctx, req.To, paneops.Scope{All: req.All}, req.First)
+		f, err := e.Find(ctx, tmuxcomm.FindOptions{Agent: req.To, Scope: paneops.Scope{All: req.All}, First: req.First})
 		if err != nil {
 			return failErr(err)
 		}
+		p := f.Pane
 		return &messages.WireReply{OK: true, Panes: []messages.WirePane{{ID: p.ID, Target: p.Target(), Command: p.Command, Agent: req.To}}}
 	}
 	return fail(usage, "unknown operation %q", messages.SanitizeField(req.Op))

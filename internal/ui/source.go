@@ -31,7 +31,7 @@ type EngineSource struct {
 
 // NewEngineSource reads the panes of scope through e.
 func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string) string) *EngineSource {
-	return &EngineSource{E: e, fleet: e.NewFleet(scope), Getenv: getenv, ready: make(chan struct{}), first: map[string]bool{}}
+	return &EngineSource{E: e, fleet: e.Fleet(scope), Getenv: getenv, ready: make(chan struct{}), first: map[string]bool{}}
 }
 
 // ReadTmuxThrough makes the panes be read through t (a client kept open) instead of the engine's.
@@ -64,7 +64,7 @@ func (s *EngineSource) Panes(ctx context.Context) ([]fleet.FleetPane, error) {
 
 // Waiting implements Source.
 func (s *EngineSource) Waiting(ctx context.Context, server string, panes []messages.PaneID) (*fleet.Waiting, error) {
-	return s.E.Waiting(ctx, server, panes)
+	return s.fleet.Waiting(ctx, server, panes)
 }
 
 // Files implements Source.
@@ -92,7 +92,7 @@ func (s *EngineSource) Files(ctx context.Context, server string, panes []message
 		}
 	}
 	if server != "" {
-		w, err := s.E.Waiting(ctx, server, panes)
+		w, err := s.fleet.Waiting(ctx, server, panes)
 		if err != nil {
 			return f, err
 		}
@@ -104,7 +104,7 @@ func (s *EngineSource) Files(ctx context.Context, server string, panes []message
 // Recent implements Source.
 func (s *EngineSource) Recent(ctx context.Context, n int) ([]*exchange.Exchange, error) {
 	defer s.done("recent")
-	return s.E.RecentExchanges(ctx, n)
+	return s.fleet.Recent(ctx, n)
 }
 
 // Show implements Source.

@@ -85,18 +85,9 @@ type Config struct {
 	LeanAwait bool
 	// MailTTL bounds how long a message waits in an outbox (0: DefaultMailTTL).
 	MailTTL time.Duration
-	// SpawnDeliverer starts a detached process that runs RunDeliverer for the pane's outbox (the
-	// command line starts itself as 'wcomm __deliver'). nil: queued mail waits until a later send,
-	// an inbox or a hook of that pane, or a deliverer run by the library's user.
-	SpawnDeliverer func(server, socket string, pane messages.PaneID) error
-	// SpawnWatcher starts a detached process that watches a spawned pane and restarts its
-	// program when it fails (spawn --restart on-failure; the command line starts itself as
-	// 'wcomm __watch'). nil: nothing watches, and the policy is only recorded.
-	SpawnWatcher func(server, socket string, pane messages.PaneID) error
-	// StartBridge starts a bridge to the answer channels when none runs; Ask and WaitQuestions
-	// call it before they relay or wait, so a question reaches the chat whichever face asked it
-	// (the front door sets it when channels are configured). nil: no channels.
-	StartBridge func() error
+	// Helpers start the detached helpers the engine needs (the pane's deliverer and guard, the
+	// restart watcher, the answer channels' bridge): one value given when the engine is built.
+	Helpers Helpers
 	// ChannelsKey is the key of the answer channels that apply where this engine runs
 	// (messages.ChannelsConfig.Key), recorded in each question it asks so that only a bridge of
 	// those channels posts it; "" records none (the front door sets it).
@@ -109,12 +100,29 @@ type Config struct {
 	// Door finds an agent's own door into a pane's session and writes through it (mailbox/route.go);
 	// the zero value reads the real process table and the agent's files.
 	Door door.Finder
-	// SpawnGuard starts a detached process that runs GuardDelivery for this process's delivery
-	// into the pane ('wcomm __deliver --guard PID'). nil: none.
-	SpawnGuard func(server, socket string, pane messages.PaneID, pid int) error
 
 	Now  func() time.Time
 	Rand io.Reader
+}
+
+// Helpers start the engine's detached helpers: each a process of its own that outlives the call
+// that needs it (the command line starts wcomm itself detached, internal/helpers). A nil one
+// starts none of its kind.
+type Helpers struct {
+	// Deliverer starts a process that runs the pane's deliverer (mailbox.Office.RunDeliverer).
+	// nil: queued mail waits until a later send, an inbox or a hook of that pane, or a deliverer
+	// run by the library's user.
+	Deliverer func(server, socket string, pane messages.PaneID) error
+	// Guard starts a process that guards the deliveries process pid makes into pane
+	// (mailbox.Office.GuardDelivery). nil: none.
+	Guard func(server, socket string, pane messages.PaneID, pid int) error
+	// Watcher starts a process that watches a pane spawned with a restart policy and restarts
+	// its program when it fails. nil: nothing watches, and the policy is only recorded.
+	Watcher func(server, socket string, pane messages.PaneID) error
+	// Bridge starts a bridge to the answer channels when none runs: an ask and a wait start it
+	// before they relay or wait, so a question reaches the chat whichever face asked it (the front
+	// door gives it only when channels are configured). nil: no channels.
+	Bridge func() error
 }
 
 // Defaults of the engine's settings.

@@ -107,6 +107,17 @@ func (e *Finder) NewFleet(scope paneops.Scope) *Fleet {
 // ReadThrough makes the fleet read tmux through t instead of the engine's client.
 func (f *Fleet) ReadThrough(t Tmux) { f.tmux = t }
 
+// Waiting is what waits on panes of server srv, read from disk (see Finder.Waiting).
+func (f *Fleet) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
+	return f.e.Waiting(ctx, srv, panes)
+}
+
+// Recent returns up to n recent exchanges, the most recently active first (see
+// Finder.RecentExchanges).
+func (f *Fleet) Recent(ctx context.Context, n int) ([]*exchange.Exchange, error) {
+	return f.e.RecentExchanges(ctx, n)
+}
+
 // Server returns the key of the tmux server last read ("" before the first read).
 func (f *Fleet) Server() string { return f.srv }
 

@@ -1,7 +1,7 @@
 package mailbox
 
-// The deliverer of one pane's outbox: started detached by the command that queued (Engine's
-// SpawnDeliverer), it looks at the pane a few times a second, delivers what waits as soon as the
+// The deliverer of one pane's outbox: started detached by the command that queued (the engine's
+// Helpers.Deliverer), it looks at the pane a few times a second, delivers what waits as soon as the
 // pane is ready, ends what expired or can no longer be delivered, and exits when the outbox is
 // empty. No daemon: at most one per pane (deliverer.lock), none when nothing waits.
 
@@ -119,14 +119,14 @@ func (e *Office) GuardDeliveryWait(ctx context.Context, server string, pane mess
 
 // ensureGuard starts this process's guard of the pane's deliveries, once (see GuardDelivery).
 func (e *Office) ensureGuard(ob *outbox, socket string) {
-	if e.SpawnGuard == nil {
+	if e.Helpers.Guard == nil {
 		return
 	}
 	key := ob.server + "/" + string(ob.pane)
 	if _, started := guarded.LoadOrStore(key, true); started {
 		return
 	}
-	if err := e.SpawnGuard(ob.server, socket, ob.pane, os.Getpid()); err != nil {
+	if err := e.Helpers.Guard(ob.server, socket, ob.pane, os.Getpid()); err != nil {
 		guarded.Delete(key) // the next delivery tries again
 	}
 }

@@ -454,10 +454,10 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 
 // EnsureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
 func (e *Office) EnsureDeliverer(ob *outbox, socket string) error {
-	if e.SpawnDeliverer == nil || ob.delivererRunning() {
+	if e.Helpers.Deliverer == nil || ob.delivererRunning() {
 		return nil
 	}
-	if err := e.SpawnDeliverer(ob.server, socket, ob.pane); err != nil {
+	if err := e.Helpers.Deliverer(ob.server, socket, ob.pane); err != nil {
 		return fmt.Errorf("start the deliverer of pane %s: %w; the message waits until the next send to that pane, its agent's next turn boundary, or an inbox run in it", ob.pane, err)
 	}
 	return nil

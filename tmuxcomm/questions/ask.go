@@ -248,10 +248,10 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 // startBridge starts the bridge to the answer channels, if any are configured and none runs.
 // A failure is a warning: the question still reaches the orchestrator's pane.
 func (e *Desk) startBridge() []string {
-	if e.StartBridge == nil {
+	if e.Helpers.Bridge == nil {
 		return nil
 	}
-	err := e.StartBridge()
+	err := e.Helpers.Bridge()
 	switch {
 	case errors.Is(err, core.ErrChannelsUnusable):
 		// The settings are at fault: running the bridge by hand would fail the same way.

@@ -881,7 +881,7 @@ func TestAskStartsTheBridge(t *testing.T) {
 			w.request("%1", "%2")
 			d := w.desk("%2")
 			started := 0
-			d.StartBridge = func() error { started++; return tt.err }
+			d.Helpers.Bridge = func() error { started++; return tt.err }
 			res, err := d.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{nonBlocking(numbered("q?"))}, MaxQuestions: 3})
 			require.NoError(t, err)
 			assert.Equal(t, 1, started)
@@ -900,7 +900,7 @@ func TestWaitStartsTheBridgeOnlyWhilePending(t *testing.T) {
 	w.request("%1", "%2")
 	d := w.desk("%2")
 	started := 0
-	d.StartBridge = func() error { started++; return errors.New("no wcomm-bridge") }
+	d.Helpers.Bridge = func() error { started++; return errors.New("no wcomm-bridge") }
 	res, err := d.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{nonBlocking(numbered("q?")), nonBlocking(numbered("r?"))}, MaxQuestions: 3})
 	require.NoError(t, err)
 	require.Equal(t, 1, started, "one start for the ask's questions")

@@ -3,6 +3,7 @@ package questions
 import (
 	"context"
 
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -35,4 +36,33 @@ func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error)
 		err = store.Kindf(store.ErrNotFound, "question %s is unreadable; run 'wcomm questions' to see the problem", id)
 	}
 	return nil, err
+}
+
+// questionsByID returns the questions o.IDs name, each as Question gives it; with o.Resolve, the
+// one question named, closed without an answer.
+func (e *Desk) questionsByID(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, error) {
+	if o.Resolve != "" && len(o.IDs) != 1 {
+		return nil, core.Usagef("resolve closes one question: name it by its id")
+	}
+	if o.Pending {
+		return nil, core.Usagef("pending lists the questions; give it no question id")
+	}
+	var out []*QuestionStatus
+	for _, ref := range o.IDs {
+		id, err := e.QuestionID(ref)
+		if err != nil {
+			return nil, err
+		}
+		var st *QuestionStatus
+		if o.Resolve != "" {
+			st, err = e.ResolveQuestion(ctx, id, o.Resolve)
+		} else {
+			st, err = e.Question(ctx, id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }

@@ -405,11 +405,21 @@ type QuestionsOptions struct {
 	// FilesOnly reads the states the files hold and judges no staleness, which asks tmux: for
 	// a caller that looks often and judges staleness now and then (the bridge).
 	FilesOnly bool
+	// IDs selects these questions instead, in this order, each a whole id or the end of one
+	// (QuestionID); one that names no question is an error.
+	IDs []string
+	// Resolve closes the one question IDs names without an answer, for this reason
+	// (ResolveQuestion), and returns it as it is then.
+	Resolve string
 }
 
 // Questions lists every question under the root with its state, oldest first, and names the
-// question files it could not read.
+// question files it could not read; with IDs, the questions they name (resolved, with Resolve).
 func (e *Desk) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
+	if len(o.IDs) > 0 || o.Resolve != "" {
+		list, err := e.questionsByID(ctx, o)
+		return list, nil, err
+	}
 	root, found, err := e.ReadRoot()
 	if err != nil || !found {
 		return nil, nil, err
