@@ -149,7 +149,7 @@ const BestJudgment = core.BestJudgment
 // The sentinels of the questions room.
 var (
 	ErrStale = core.ErrStale
-	// ErrChannelsUnusable: the answer channels cannot run as configured (StartBridge says why).
+	// ErrChannelsUnusable: the answer channels cannot run as configured (Helpers.Bridge says why).
 	ErrChannelsUnusable = core.ErrChannelsUnusable
 	ErrNoAnswer         = core.ErrNoAnswer
 	ErrUnrelayed        = core.ErrUnrelayed

@@ -223,7 +223,7 @@ func TestE2EBridgeDoctorAndTokenFile(t *testing.T) {
 }
 
 // TestE2EBridgeMCPAsk: an ask through the MCP server's ask tool starts the bridge as the
-// command's ask does (the front door's StartBridge serves both faces): the question reaches the
+// command's ask does (the front door's Helpers.Bridge serves both faces): the question reaches the
 // fake chat, and an answer there wakes the tool call.
 func TestE2EBridgeMCPAsk(t *testing.T) {
 	t.Parallel()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
+	"github.com/wcomm/wcomm/internal/helpers"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -109,8 +110,8 @@ func (c *cli) newDoor() *tmuxcomm.Door {
 	root := c.rootDir()
 	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey: fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
-		Helpers: tmuxcomm.Helpers{Deliverer: c.spawnDeliverer(root), Guard: c.residentGuard(root), Bridge: c.bridgeStarter(root),
-			Watcher: c.spawnWatcher(root)},
+		Helpers: helpers.New(helpers.Where{Ctx: c.ctx, Root: root, Server: paneops.Server{Socket: c.socketPath, Name: c.socketName},
+			Getenv: c.getenv, Resident: c.resident, Settings: c.settings}),
 		Relay: c.relay()}
 }
 

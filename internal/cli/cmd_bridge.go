@@ -14,24 +14,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge/lockfile"
 	"github.com/wcomm/wcomm/internal/bridge/tokens"
-	"github.com/wcomm/wcomm/internal/launch"
+	"github.com/wcomm/wcomm/internal/helpers"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
-
-// spawnedIdleExit is how long a bridge an ask started waits with nothing pending before it ends:
-// long enough to outlast the gap between the ask that started it and its question
-// (WCOMM_BRIDGE_IDLE_EXIT sets another).
-const spawnedIdleExit = 30 * time.Second
 
 // BridgeEnv is what the bridge takes from the command line that starts it.
 type BridgeEnv struct {
@@ -135,20 +129,9 @@ func (c *cli) bridgeEnv(idle time.Duration, logf func(string, ...any)) (BridgeEn
 			fmt.Fprintf(c.stderr, "%s wcomm bridge: %s\n", time.Now().Format("15:04:05"), messages.SanitizeField(fmt.Sprintf(format, a...)))
 		}
 	}
-	key, unrecorded := c.channelsKey(s)
+	key, unrecorded := helpers.ChannelsKey(s, c.getenv)
 	return BridgeEnv{Engine: c.engine(), Settings: s, Root: root, Getenv: c.getenv, IdleExit: idle, Logf: logf,
 		Channels: key, Unrecorded: unrecorded}, nil
-}
-
-// channelsKey is the key of the channels s configures, as an ask here records it, and whether
-// they are the user's own (the settings of no project): those also serve the questions that
-// record no key. A bridge runs per root and key, so a project's channels carry only the
-// questions asked where they apply.
-func (c *cli) channelsKey(s settings.Values) (key string, own bool) {
-	dir, _ := os.Getwd()
-	key = s.Channels.Key(dir)
-	user, err := settings.Load("", c.getenv)
-	return key, err == nil && user.Channels.Key(dir) == key
 }
 
 func (c *cli) runBridge(idle time.Duration) error {
@@ -182,68 +165,6 @@ func userConfigName(getenv func(string) string) string {
 	return "~/.config/wcomm/config.yaml"
 }
 
-// bridgeStarter is the front door's StartBridge: it starts a bridge detached for this root when
-// none runs, so a question reaches the chat without anyone having started one, whichever face
-// (an ask or the MCP server's ask tool) asked it. The engine calls it only when channels are
-// configured, and turns a failure into a warning: the question still reaches the orchestrator's
-// pane. The bridge's diagnostics go to bridge.log in the root's .bridge folder.
-func (c *cli) bridgeStarter(root string) func() error {
-	return func() error {
-		abs, err := filepath.Abs(root)
-		if err != nil {
-			return err
-		}
-		s, err := c.settings()
-		if err != nil {
-			return err
-		}
-		key, _ := c.channelsKey(s)
-		if lockfile.Running(abs, key) {
-			return nil
-		}
-		// A bridge that cannot build its channels dies at once, its reason only in its log:
-		// the ask says it now instead.
-		if err := tokens.Check(s.Channels, c.getenv); err != nil {
-			return channelsError{err}
-		}
-		return c.spawnBridge(abs, key)
-	}
-}
-
-// channelsError is a configuration of answer channels no bridge can run: it says so, and is
-// tmuxcomm.ErrChannelsUnusable for the ask, which words it apart from a bridge that failed to start.
-type channelsError struct{ err error }
-
-func (e channelsError) Error() string {
-	return "your answer channels cannot be reached: " + e.err.Error()
-}
-func (e channelsError) Unwrap() []error { return []error{e.err, tmuxcomm.ErrChannelsUnusable} }
-
-// spawnBridge starts wcomm-bridge in this folder, so that it reads the settings this ask read.
-func (c *cli) spawnBridge(root, key string) error {
-	path, err := findProgram(bridgeProgram, "the bridge")
-	if err != nil {
-		return err
-	}
-	if _, err := store.EnsureRoot(root, true); err != nil {
-		return err
-	}
-	if err := lockfile.MakeDir(root, key); err != nil {
-		return err
-	}
-	idle := spawnedIdleExit
-	if v := c.getenv("WCOMM_BRIDGE_IDLE_EXIT"); v != "" {
-		if d, err := settings.ParseDuration(v); err == nil && d > 0 {
-			idle = d
-		}
-	}
-	argv, err := c.companionArgv(path, "bridge", "--idle-exit", idle.String())
-	if err != nil {
-		return err
-	}
-	return launch.Start(launch.Helper{Path: path, Args: argv[1:], Log: lockfile.LogPath(root, key)})
-}
-
 // doctorChannels checks each configured channel (token valid, chat reachable) without posting,
 // through wcomm-bridge.
 func (c *cli) doctorChannels(r *doctorReport) {
@@ -268,7 +189,7 @@ func (c *cli) doctorChannels(r *doctorReport) {
 		}
 	}
 	root, _ := filepath.Abs(c.rootDir())
-	key, _ := c.channelsKey(s)
+	key, _ := helpers.ChannelsKey(s, c.getenv)
 	state := "no bridge runs for the channels that apply here (an ask starts one)"
 	if lockfile.Running(root, key) {
 		state = fmt.Sprintf("process %d runs the bridge of the channels that apply here (%s)", lockfile.PID(root, key), key)

@@ -8,13 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm"
@@ -124,35 +120,6 @@ within the settings' permissions.wait (default 590s) it prints nothing and the d
 			}
 		},
 	})
-}
-
-// spawnDeliverer starts 'wcomm __deliver' for a pane, detached (internal/launch), so it outlives
-// the command that queued and no signal to that command's process group reaches it. Its
-// diagnostics go to deliverer.log in the outbox folder.
-func (c *cli) spawnDeliverer(root string) func(server, socket string, pane messages.PaneID) error {
-	return func(server, socket string, pane messages.PaneID) error {
-		return spawnDeliver(root, server, socket, pane)
-	}
-}
-
-// spawnGuard starts 'wcomm __deliver --guard PID' for a pane, detached as spawnDeliverer's.
-func (c *cli) spawnGuard(root string) func(server, socket string, pane messages.PaneID, pid int) error {
-	return func(server, socket string, pane messages.PaneID, pid int) error {
-		return spawnDeliver(root, server, socket, pane, "--guard", strconv.Itoa(pid))
-	}
-}
-
-// spawnDeliver starts 'wcomm __deliver' with extra arguments, detached.
-func spawnDeliver(root, server, socket string, pane messages.PaneID, extra ...string) error {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return err
-	}
-	args := append([]string{"__deliver", "--root", abs, "--server", server, "--pane", string(pane)}, extra...)
-	if socket != "" {
-		args = append(args, "-S", socket)
-	}
-	return launch.Start(launch.Helper{Args: args, OpenLog: func() (*os.File, error) { return mailbox.OpenDelivererLog(abs, server, pane) }})
 }
 
 // printInbox prints an inbox: one block per message, its text last.

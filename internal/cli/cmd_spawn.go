@@ -6,13 +6,10 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/lifecycle"
@@ -226,20 +223,4 @@ thread), and returns once it is ready. At most 3 restarts in 10 minutes.`,
 			}
 		},
 	})
-}
-
-// spawnWatcher starts 'wcomm __watch' for a spawned pane, detached (internal/launch) as a
-// deliverer is; its diagnostics go beside the pane's record.
-func (c *cli) spawnWatcher(root string) func(server, socket string, pane messages.PaneID) error {
-	return func(server, socket string, pane messages.PaneID) error {
-		abs, err := filepath.Abs(root)
-		if err != nil {
-			return err
-		}
-		args := []string{"__watch", "--root", abs, "--server", server, "--pane", string(pane)}
-		if socket != "" {
-			args = append(args, "-S", socket)
-		}
-		return launch.Start(launch.Helper{Args: args, OpenLog: func() (*os.File, error) { return lifecycle.OpenWatchLog(abs, server, pane) }})
-	}
 }

@@ -67,15 +67,6 @@ func (c *cli) residentAfterSuccess() {
 	}
 }
 
-// residentGuard is the SpawnGuard of a command: the guard goes to the resident, and only when
-// the resident does not take it to a process of its own.
-func (c *cli) residentGuard(root string) func(server, socket string, pane messages.PaneID, pid int) error {
-	spawn := c.spawnGuard(root)
-	return func(server, socket string, pane messages.PaneID, pid int) error {
-		return resident.Guard(c.ctx, c.resident(), spawn)(server, socket, pane, pid)
-	}
-}
-
 func init() {
 	register(&command{
 		Name: "__tmuxd", Args: "", Role: "admin", Hidden: true,

@@ -11,9 +11,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
+
+	"github.com/wcomm/wcomm/internal/launch"
 )
 
 // The companion programs' names.
@@ -43,25 +44,7 @@ type Bridge struct {
 }
 
 // findProgram returns the path of a companion program: beside this binary, else on PATH.
-func findProgram(name, what string) (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		if exe, err := filepath.EvalSymlinks(exe); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
-				return p, nil
-			}
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("%s is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", what, name)
-}
-
-// isExecutable reports whether path is a regular file someone may execute.
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
-}
+func findProgram(name, what string) (string, error) { return launch.Find(name, what) }
 
 // companionArgv is a program's command line for a command of this invocation: the command, the
 // root and the server, never a token (they stay in the environment or their files).

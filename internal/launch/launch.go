@@ -3,13 +3,15 @@
 // same for every one: in a session of its own with no terminal, so that it outlives the command
 // that started it and no signal to that command's process group reaches it; stdin and stdout on
 // /dev/null; stderr appended to a log file of mode 0600 that the caller names inside the root; the
-// environment inherited. What a helper runs and where its log lives are the caller's. It imports
-// nothing of wcomm.
+// environment inherited. What a helper runs and where its log lives are the caller's. Find says
+// where a companion program is: beside this binary, else on PATH. It imports nothing of wcomm.
 package launch
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 )
 
@@ -55,4 +57,26 @@ func Start(h Helper) error {
 	}
 	go cmd.Wait()
 	return nil
+}
+
+// Find returns the path of a companion program (wcomm-bridge, wcomm-mcp, wcomm-ui): beside this
+// binary, else on PATH. what says what it is for, in the error.
+func Find(name, what string) (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", what, name)
+}
+
+// isExecutable reports whether path is a regular file someone may execute.
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }

@@ -87,7 +87,7 @@ func Spawn(w Where) error {
 	return launch.Start(launch.Helper{Args: args})
 }
 
-// GuardFunc is a command's SpawnGuard.
+// GuardFunc starts a guard of a command's deliveries (core.Helpers.Guard).
 type GuardFunc func(server, socket string, pane messages.PaneID, pid int) error
 
 // Guard hands this process's guard to the resident r, and only when r does not take it (or ends

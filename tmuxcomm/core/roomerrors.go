@@ -86,7 +86,7 @@ var (
 	// ErrUnrelayed: the question is stored but reached nobody (no pane took the paste, no hook ran).
 	ErrUnrelayed = errors.New("question not relayed")
 	// ErrChannelsUnusable: the answer channels' settings or tokens do not let a bridge run (a
-	// token file that does not exist); StartBridge wraps it, and the ask says so.
+	// token file that does not exist); Helpers.Bridge wraps it, and the ask says so.
 	ErrChannelsUnusable = errors.New("answer channels unusable")
 )
 
