@@ -7,14 +7,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"sort"
-	"time"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/lifecycle"
-	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 )
 
 // SpawnOptions are the inputs of one spawn: the lifecycle room's, and the capability its first
@@ -107,21 +104,4 @@ func (e *Engine) Restart(ctx context.Context, o RestartOptions) (*Restarted, err
 		return nil, err
 	}
 	return r.Restart(ctx, o)
-}
-
-// DeadLetters is the mailbox's dead letters and held requests, and the panes the on-failure
-// policy gave up on: all that the answer channels tell a person once, oldest first.
-func (e *Engine) DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string) {
-	dead, problems := e.Office.DeadLetters(since)
-	root, found, err := e.ReadRoot()
-	if err != nil || !found {
-		return dead, problems
-	}
-	gs, probs := lifecycle.GaveUpSince(root, since, e.Now())
-	for _, g := range gs {
-		dead = append(dead, mailbox.DeadLetter{ID: g.ID, Pane: g.Pane, State: lifecycle.StateNotRestarted, At: g.At,
-			Detail: g.Words(), Next: g.Next()})
-	}
-	sort.SliceStable(dead, func(i, j int) bool { return dead[i].At.Before(dead[j].At) })
-	return dead, append(problems, probs...)
 }

@@ -23,7 +23,7 @@ func main() {
 }
 
 func hub(env cli.BridgeEnv) *bridge.Hub {
-	return &bridge.Hub{Engine: env.Engine, Root: env.Root, Channels: env.Channels, Unrecorded: env.Unrecorded,
+	return &bridge.Hub{Engine: bridge.Door(env.Engine), Root: env.Root, Channels: env.Channels, Unrecorded: env.Unrecorded,
 		Logf: env.Logf, IdleExit: env.IdleExit}
 }
 
@@ -72,7 +72,7 @@ func check(ctx context.Context, env cli.BridgeEnv) ([]cli.ChannelCheck, error) {
 			out = append(out, cli.ChannelCheck(k))
 		}
 	}
-	for _, k := range bridge.Refusals(ctx, env.Engine, env.Root, env.Channels) {
+	for _, k := range bridge.Refusals(ctx, bridge.Door(env.Engine), env.Root, env.Channels) {
 		out = append(out, cli.ChannelCheck(k))
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -56,10 +57,11 @@ func setupTrust(fs *flag.FlagSet, c *cli) func([]string) error {
 		if len(args) == 1 {
 			file = args[0]
 		}
-		path, sum, err := c.engine().Trust(c.ctx, file)
+		res, err := c.engine().Actions(c.ctx, tmuxcomm.ActionsOptions{Trust: file})
 		if err != nil {
 			return err
 		}
+		path, sum := res.Trusted, res.Sum
 		if c.json {
 			return c.printJSON(map[string]string{"path": path, "sha256": sum, "trust_list": settings.TrustListPath(c.getenv)})
 		}
@@ -80,15 +82,17 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		}
 		c.warnIgnored(s)
 		e := c.engine()
-		opts := actions.ActionsOptions{Getenv: c.getenv, ID: *id}
+		opts := tmuxcomm.ActionsOptions{RunOptions: actions.RunOptions{ActionsOptions: actions.ActionsOptions{ID: *id}, DryRun: *dry, Timeout: timeout}}
 		if len(args) > 0 && args[0] == "run" {
 			if len(args) > 1 {
 				return usagef("actions run takes no arguments; name one intent with --id ID")
 			}
-			runs, err := e.RunActions(c.ctx, actions.RunOptions{ActionsOptions: opts, DryRun: *dry, Timeout: timeout})
-			if runs == nil && err != nil {
+			opts.Run = true
+			res, err := e.Actions(c.ctx, opts)
+			if res == nil || res.Runs == nil && err != nil {
 				return err
 			}
+			runs := res.Runs
 			if c.json {
 				if runs == nil {
 					runs = []*actions.ActionRun{}
@@ -110,10 +114,11 @@ func setupActions(fs *flag.FlagSet, c *cli) func([]string) error {
 		if *dry || set(fs, "timeout") {
 			return usagef("--dry-run and --timeout go with 'actions run'")
 		}
-		list, problems, err := e.Actions(c.ctx, opts)
+		res, err := e.Actions(c.ctx, opts)
 		if err != nil {
 			return err
 		}
+		list, problems := res.List, res.Problems
 		if c.json {
 			if list == nil {
 				list = []*actions.ActionStatus{}
@@ -133,9 +138,9 @@ func set(fs *flag.FlagSet, name string) bool { return flagsSet(fs)[name] }
 // actionsNote is actions.Summary of every intent under the root; "" when none needs anyone or
 // they cannot be read (the listing that asked is not about them).
 func (c *cli) actionsNote() string {
-	list, _, err := c.engine().Actions(c.ctx, actions.ActionsOptions{Getenv: c.getenv})
+	res, err := c.engine().Actions(c.ctx, tmuxcomm.ActionsOptions{})
 	if err != nil {
 		return ""
 	}
-	return actions.Summary(list)
+	return actions.Summary(res.List)
 }

@@ -70,7 +70,10 @@ type doctorReport struct {
 func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *doctorReport {
 	e := c.engine()
 	s, serr := c.settings()
-	list, _, _ := e.Actions(c.ctx, actions.ActionsOptions{Getenv: c.getenv})
+	var list []*actions.ActionStatus
+	if res, err := e.Actions(c.ctx, tmuxcomm.ActionsOptions{}); err == nil {
+		list = res.List
+	}
 	r := &doctorReport{Report: doctor.Check(c.ctx, doctor.Options{Tmux: c.tmux(), Panes: e, Root: c.rootDir(),
 		Settings: s, SettingsErr: serr, Actions: list, EnterDelay: e.EnterDelay, LockDir: store.LockDir(e.Root),
 		LockTimeout: e.LockTimeout, Target: target, Agent: agent, Probe: probe, BusyWait: busyWait})}

@@ -79,13 +79,13 @@ func (s *EngineSource) Files(ctx context.Context, server string, panes []message
 	for _, q := range qs {
 		if q.Action != "" {
 			if f.Actions == nil {
-				acts, probs, err := s.E.Actions(ctx, actions.ActionsOptions{Getenv: s.Getenv})
+				res, err := s.E.Actions(ctx, tmuxcomm.ActionsOptions{RunOptions: actions.RunOptions{ActionsOptions: actions.ActionsOptions{Getenv: s.Getenv}}})
 				if err != nil {
 					return f, err
 				}
-				f.Problems = append(f.Problems, probs...)
+				f.Problems = append(f.Problems, res.Problems...)
 				f.Actions = map[string]*actions.ActionStatus{}
-				for _, a := range acts {
+				for _, a := range res.List {
 					f.Actions[a.ID] = a
 				}
 			}

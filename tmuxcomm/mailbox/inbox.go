@@ -53,6 +53,11 @@ type InboxOptions struct {
 	// output that hands mail over is so part of its delivery: a hook or an inbox whose stdout
 	// fails takes nothing, and the mail waits as before.
 	Show func([]InboxItem) error
+	// Dead reads the person's inbox instead of a pane's: what the answer channels tell the person
+	// once, the mail of every outbox that ended expired or undeliverable and the requests held
+	// over a loop cap, at or after Since (DeadLetters), in Dead.
+	Dead  bool
+	Since time.Time
 }
 
 // InboxResult is the inbox of one pane.
@@ -62,10 +67,16 @@ type InboxResult struct {
 	Problems []string        `json:"problems,omitempty"`
 	// Taken counts the items this call handed over.
 	Taken int `json:"taken"`
+	// Dead are the dead letters and held requests, oldest first (InboxOptions.Dead).
+	Dead []DeadLetter `json:"dead,omitempty"`
 }
 
 // Inbox lists (and with Take, hands over) the mail waiting for a pane, oldest first.
 func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error) {
+	if o.Dead {
+		dead, problems := e.DeadLetters(o.Since)
+		return &InboxResult{Dead: dead, Problems: problems}, nil
+	}
 	pane := o.Pane
 	if pane == "" {
 		pane = e.Self
