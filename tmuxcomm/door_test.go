@@ -108,7 +108,7 @@ func TestDoorHelperJobs(t *testing.T) {
 	f, b, e, spawned := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	x, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+	x, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	require.Equal(t, []messages.PaneID{"%2"}, *spawned, "the send started the pane's deliverer")
 	b.set("%2", false)
@@ -124,20 +124,19 @@ func TestDoorHelperJobs(t *testing.T) {
 	assert.Equal(t, ClassUsage, ClassOf(err), "%v", err)
 }
 
-// A call that runs otherwise (its own tmux client, another pane, other helpers) gets an engine
-// of its own, with the door's settings; the engine it came from is not changed.
-func TestDoorVariantLeavesTheEngineAsBuilt(t *testing.T) {
+// A helper's job that runs otherwise (its own tmux client, no helper of its kind) runs on an
+// engine derived for it, with the door's settings; the engine it came from is not changed.
+func TestDoorDerivedEngineLeavesTheEngineAsBuilt(t *testing.T) {
 	f, other := newFake("%1"), newFake("%1")
 	e := newEngine(t, f, "%1")
 	e.Settings.MaxQuestions = 7
-	none := core.Helpers{}
 	e.Helpers.Bridge = func() error { return nil }
-	v := build(e.Config, e, variant{tmux: other, self: "%9", helpers: &none})
+	v := e.derive(func(c *core.Config) { c.Tmux, c.Self, c.Helpers = other, "%9", core.Helpers{} })
 	assert.Same(t, other, v.Tmux.(*fakeTmux))
 	assert.Equal(t, messages.PaneID("%9"), v.Self)
 	assert.Nil(t, v.Helpers.Bridge)
 	assert.Equal(t, 7, v.Settings.MaxQuestions, "the door's settings come along")
-	assert.Same(t, v.Config, v.Desk.Config, "the rooms share the variant's settings")
+	assert.Same(t, v.Config, v.Desk.Config, "the rooms share the derived settings")
 	assert.Same(t, f, e.Tmux.(*fakeTmux))
 	assert.Equal(t, messages.PaneID("%1"), e.Self)
 	assert.NotNil(t, e.Helpers.Bridge)
@@ -148,7 +147,7 @@ func TestDoorInboxDeadLetters(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	b.set("%2", true)
-	_, err := e.Send(ctx, core.SendOptions{To: "%2", Body: []byte("task")})
+	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	f.Mu.Lock()
 	delete(f.PaneMap, "%2")

@@ -61,6 +61,10 @@ type Engine struct {
 	Relay Relay
 	// Getenv reads the environment for the door's rules (the ask's WCOMM_TASK); nil: os.Getenv.
 	Getenv func(string) string
+
+	// settingsErr is why the settings did not load, when the door built this engine on the
+	// defaults instead: the hooks, which run whatever the file says, still refuse to ask on it.
+	settingsErr error
 }
 
 // New returns an Engine for the session folders under root (DefaultRoot when "") that drives tmux

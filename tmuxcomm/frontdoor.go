@@ -125,7 +125,7 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	e.ChannelsKey = s.Channels.Key(e.AskedIn)
 	e.PermissionAnswerers = s.PermissionAnswerers
 	e.CardKey = d.CardKey
-	e.Settings, e.Relay, e.Getenv = s, d.Relay, d.getenv()
+	e.Settings, e.Relay, e.Getenv, e.settingsErr = s, d.Relay, d.getenv(), err
 	return e, s, err
 }
 

@@ -69,6 +69,9 @@ func (e *Engine) Hook(ctx context.Context, h Hooking) error {
 	}
 	kind := rec.Hooks.Kind(ev.Event)
 	if kind == profile.HookPermission {
+		if e.settingsErr != nil {
+			return e.settingsErr // nothing asked on settings that do not load
+		}
 		reply, err := e.permissionHook(ctx, h.Agent, h.Input, e.Settings.PermissionWait, h.Warn)
 		if err != nil || reply == nil {
 			return err
@@ -101,8 +104,8 @@ func (e *Engine) Hook(ctx context.Context, h Hooking) error {
 	for _, p := range res.Problems {
 		h.Warn(p)
 	}
-	if !e.Settings.NotifyIdle {
-		return nil
+	if e.settingsErr != nil || !e.Settings.NotifyIdle {
+		return e.settingsErr
 	}
 	if kind == profile.HookPrompt {
 		e.CloseIdle(ctx, "the agent took its next prompt")
