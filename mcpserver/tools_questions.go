@@ -82,7 +82,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (ask
 		return askResult(ctx, bctx, res, err)
 	}
 
-	task, err := e.Task(ctx, in.Task, in.Exchange)
+	task, err := e.Task(ctx, in.Task, in.Exchange, tmuxcomm.Choices{})
 	if err != nil {
 		return askOut{}, "", tmuxcomm.Judged(err)
 	}
@@ -186,7 +186,7 @@ agent's permission prompt) is the person's to answer: refused here unless the se
 		if in.Source == "" {
 			in.Source = "mcp"
 		}
-		res, err := e.Answer(ctx, questions.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source, Message: in.Message, Agent: true})
+		res, err := e.Answer(ctx, tmuxcomm.AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: in.ID, Raw: in.Answer, Source: in.Source, Message: in.Message, Agent: true}})
 		if err != nil {
 			return nil, "", err
 		}

@@ -9,15 +9,26 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
+// AnswerOptions are one answer: the questions room's, and the call's choices (the enter delay of
+// the ANSWER block's delivery).
+type AnswerOptions struct {
+	questions.AnswerOptions
+	Choices
+}
+
 // Answer answers the question o.ID names (its id or the end of one): the first valid answer
 // wins and wakes the worker (see questions.Desk.Answer).
-func (e *Engine) Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error) {
+func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*questions.AnswerResult, error) {
+	e, err := e.call(ctx, o.Choices, "")
+	if err != nil {
+		return nil, err
+	}
 	id, err := e.QuestionID(o.ID)
 	if err != nil {
 		return nil, err
 	}
 	o.ID = id
-	return e.Desk.Answer(ctx, o)
+	return e.Desk.Answer(ctx, o.AnswerOptions)
 }
 
 // Questions lists the questions under the root, or with o.IDs shows the ones named, or with

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,7 +41,7 @@ func TestDoorQuestionsByTheEndOfTheirIDs(t *testing.T) {
 	_, _, err = orch.Questions(ctx, questions.QuestionsOptions{IDs: []string{one}, Pending: true})
 	assert.Equal(t, ClassUsage, ClassOf(err), "pending lists; it names no question")
 
-	ans, err := orch.Answer(ctx, questions.AnswerOptions{ID: tail(one), Raw: "1"})
+	ans, err := orch.Answer(ctx, AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: tail(one), Raw: "1"}})
 	require.NoError(t, err)
 	assert.Equal(t, one, ans.Question.ID)
 
@@ -185,4 +186,30 @@ func TestDoorActions(t *testing.T) {
 	require.ErrorContains(t, err, "only the person may trust a settings file")
 	_, statErr := os.Stat(filepath.Join(home, "wcomm"))
 	assert.True(t, os.IsNotExist(statErr), "no trust list written")
+}
+
+// An ask and an answer take the call's choices: an ask made outside the worker's pane names it
+// (--from), and the door checks what a call chooses before it acts.
+func TestDoorAskAndAnswerTakeTheCallsChoices(t *testing.T) {
+	f := newFake("%1", "%2")
+	orch := newEngine(t, f, "%1")
+	outside := orch.as("")
+	ctx := context.Background()
+	q := qQuestion("bcrypt or argon2?")
+	res, off, err := outside.Ask(ctx, Asking{Questions: []messages.Question{q}, To: "%1", Choices: Choices{From: "%2"}})
+	require.NoError(t, err)
+	assert.Nil(t, off)
+	require.Len(t, res.Questions, 1)
+	assert.Equal(t, messages.PaneID("%2"), res.Questions[0].Worker, "asked in the name of the pane --from names")
+	assert.Equal(t, messages.PaneID(""), outside.Self, "the engine is as it was built")
+
+	_, _, err = outside.Ask(ctx, Asking{Questions: []messages.Question{q}, To: "%1", Choices: Choices{From: "%9"}})
+	assert.Equal(t, ClassNotFound, ClassOf(err), "a --from pane that does not exist: %v", err)
+
+	long := time.Hour
+	_, err = orch.Answer(ctx, AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "1"}, Choices: Choices{EnterDelay: &long}})
+	assert.Equal(t, ClassUsage, ClassOf(err), "%v", err)
+	st, _, err := orch.Questions(ctx, questions.QuestionsOptions{IDs: []string{res.Questions[0].ID}})
+	require.NoError(t, err)
+	assert.Equal(t, questions.QuestionPending, st[0].State, "nothing answered on a refused choice")
 }

@@ -38,8 +38,10 @@ type Asking struct {
 	// the relay is known to be on.
 	Action *actions.IntentOptions
 	// Again, when set, asks nothing: the call waits for the answers of questions asked before
-	// (ask --wait), and every other field is unused.
+	// (ask --wait), and every other field but Choices is unused.
 	Again *Waiting
+	// Choices are the call's own (--from, the enter delay of the QUESTION block's delivery).
+	Choices
 }
 
 // Ask asks a.Questions with the settings' defaults: their timeout and auto-answer, the cap of
@@ -47,6 +49,10 @@ type Asking struct {
 // asked: off holds each question's answer (the worker decides alone) and res is nil. With
 // a.Again it asks nothing and waits for the answers of questions asked before instead.
 func (e *Engine) Ask(ctx context.Context, a Asking) (res *questions.AskResult, off []messages.Answer, err error) {
+	e, err = e.call(ctx, a.Choices, "")
+	if err != nil {
+		return nil, nil, err
+	}
 	if a.Again != nil {
 		res, err = e.waitAgain(ctx, *a.Again)
 		return res, nil, err
@@ -120,8 +126,8 @@ func (e *Engine) waitAgain(ctx context.Context, w Waiting) (*questions.AskResult
 
 // Task is the task an ask is about: given, else $WCOMM_TASK, else the id of the request the
 // question is about (exchange, or the newest one addressed to the caller's pane). With none of
-// them, the call lacks its task (NeedTask, class usage).
-func (e *Engine) Task(ctx context.Context, given, exchange string) (string, error) {
+// them, the call lacks its task (NeedTask, class usage). ch are the ask's choices (its --from).
+func (e *Engine) Task(ctx context.Context, given, exchange string, ch Choices) (string, error) {
 	if given != "" {
 		return given, nil
 	}
@@ -132,7 +138,11 @@ func (e *Engine) Task(ctx context.Context, given, exchange string) (string, erro
 	if t := getenv("WCOMM_TASK"); t != "" {
 		return t, nil
 	}
-	x, err := e.WorkingOn(ctx, exchange)
+	in, err := e.call(ctx, ch, "")
+	if err != nil {
+		return "", err
+	}
+	x, err := in.WorkingOn(ctx, exchange)
 	if errors.Is(err, store.ErrUnsafeRoot) {
 		return "", err // the root is refused, as by every command, not the call's words
 	}

@@ -27,7 +27,7 @@ func TestIdleNoticeToldOnceAndReplyDelivered(t *testing.T) {
 	assert.Equal(t, second.ID, list[0].ID)
 	assert.Equal(t, "idle", WaitsOn("%2", f.Server.Key(), "", list))
 
-	res, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "now write the tests", Source: "telegram"})
+	res, err := e.as("").Desk.Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "now write the tests", Source: "telegram"})
 	require.NoError(t, err)
 	assert.Equal(t, SignalPasted, res.Signal)
 	var texts []string
@@ -38,7 +38,7 @@ func TestIdleNoticeToldOnceAndReplyDelivered(t *testing.T) {
 	}
 	require.Len(t, texts, 1, "delivered once")
 	assert.Equal(t, "now write the tests", strings.TrimSpace(texts[0]), "the person's words as they are, no ANSWER block")
-	_, err = e.as("").Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "again", Source: "telegram"})
+	_, err = e.as("").Desk.Answer(context.Background(), questions.AnswerOptions{ID: second.ID, Raw: "again", Source: "telegram"})
 	assert.ErrorIs(t, err, ErrStale, "a second reply is not delivered")
 	assert.Len(t, f.Delivered(), 1)
 }

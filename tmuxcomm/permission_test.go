@@ -51,7 +51,7 @@ func TestPermissionWaitsShown(t *testing.T) {
 	assert.Equal(t, "idle", WaitsOn("%1", srv, "idle", list), "an agent at rest after its turn")
 	assert.Equal(t, "", WaitsOn("%2", "another-server", "", list), "a pane of the same id on another server")
 
-	_, err = e.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
+	_, err = e.Desk.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
 	require.NoError(t, err)
 	list, _, err = e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
 	require.NoError(t, err)

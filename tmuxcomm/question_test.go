@@ -111,7 +111,7 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	require.Eventually(t, func() bool { return slices.Contains(qEvents(st), questions.QDelivered) }, 5*time.Second, time.Millisecond)
 
 	start := time.Now()
-	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "b"})
+	ar, err := orch.Desk.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "b"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalAsk, ar.Signal)
 	out := <-done
@@ -137,7 +137,7 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	st := res.Questions[0]
 	assert.Equal(t, questions.QuestionPending, st.State)
 
-	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
+	ar, err := orch.Desk.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, ar.Signal)
 	ds := f.Delivered()

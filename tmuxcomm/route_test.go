@@ -262,7 +262,7 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 		Questions: []messages.Question{{Text: "May I?", Task: "t", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "Both work."}}})
 	require.NoError(t, err)
 	typed := len(f.Delivered())
-	ar, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
+	ar, err := orch.Desk.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, ar.Signal)
 	assert.Equal(t, exchange.ViaSocket, ar.Via)

@@ -386,14 +386,14 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "bcrypt | argon2", evs[0].Detail["options"])
 	assert.Equal(t, "%1", evs[1].Detail["pane"])
 
-	_, err = e.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "C"})
+	_, err = e.Desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "C"})
 	require.Error(t, err)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-invalid"}, eventNames(evs))
 	assert.Equal(t, "C", evs[0].Detail["answer"])
 	assert.NotEmpty(t, evs[0].Detail["reason"])
 
-	_, err = e.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
+	_, err = e.Desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
 	require.NoError(t, err)
 	evs = w.next(t, 2)
 	assert.Equal(t, []string{"question:answered", "question:answer-pasted"}, eventNames(evs))
@@ -401,7 +401,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "user", evs[0].Detail["by"])
 	assert.Equal(t, "telegram", evs[0].Detail["source"])
 
-	_, err = e.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "A"})
+	_, err = e.Desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "A"})
 	require.ErrorIs(t, err, core.ErrStale)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-stale"}, eventNames(evs))

@@ -21,7 +21,7 @@ func (d door) Questions(ctx context.Context, o questions.QuestionsOptions) ([]*q
 }
 
 func (d door) Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error) {
-	return d.e.Answer(ctx, o)
+	return d.e.Answer(ctx, tmuxcomm.AnswerOptions{AnswerOptions: o})
 }
 
 func (d door) Actions(ctx context.Context, o actions.ActionsOptions) ([]*actions.ActionStatus, []string, error) {

@@ -56,9 +56,7 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			return judged(err)
 		}
 		e := c.engine()
-		if err := dv.apply(e); err != nil {
-			return judged(err)
-		}
+		given.Choices = dv.choices()
 
 		if len(waits) > 0 {
 			for _, n := range []string{"task", "option", "context", "type", "pattern", "envelope", "exchange", "to", "bind-git", "urgency", "action", "target"} {
@@ -71,13 +69,13 @@ func setupAsk(fs *flag.FlagSet, c *cli) func([]string) error {
 			}
 			// The wait is bounded as a blocking ask is, from now: a question asked
 			// non-blocking never expires by its age.
-			res, _, err := e.Ask(c.ctx, tmuxcomm.Asking{Again: &tmuxcomm.Waiting{IDs: waits, Timeout: given.Timeout, AutoAnswer: given.AutoAnswer, Afresh: true}})
+			res, _, err := e.Ask(c.ctx, tmuxcomm.Asking{Choices: given.Choices, Again: &tmuxcomm.Waiting{IDs: waits, Timeout: given.Timeout, AutoAnswer: given.AutoAnswer, Afresh: true}})
 			return c.askOutput(res, err)
 		}
 
 		// Without a task the request the question is about names it (the door's rule).
 		taskID := func() (string, error) {
-			t, err := e.Task(c.ctx, *task, *exchange)
+			t, err := e.Task(c.ctx, *task, *exchange, given.Choices)
 			*task = t
 			return t, err
 		}

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/tmuxcomm"
-	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/doctor"
-	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 func init() {
@@ -68,15 +66,9 @@ type doctorReport struct {
 
 // doctor gathers the report. It changes nothing, except that --probe pastes and erases a marker.
 func (c *cli) doctor(target, agent string, probe bool, busyWait time.Duration) *doctorReport {
-	e := c.engine()
 	s, serr := c.settings()
-	var list []*actions.ActionStatus
-	if res, err := e.Actions(c.ctx, tmuxcomm.ActionsOptions{}); err == nil {
-		list = res.List
-	}
-	r := &doctorReport{Report: doctor.Check(c.ctx, doctor.Options{Tmux: c.tmux(), Panes: e, Root: c.rootDir(),
-		Settings: s, SettingsErr: serr, Actions: list, EnterDelay: e.EnterDelay, LockDir: store.LockDir(e.Root),
-		LockTimeout: e.LockTimeout, Target: target, Agent: agent, Probe: probe, BusyWait: busyWait})}
+	r := &doctorReport{Report: tmuxcomm.Doctor(c.ctx, c.engine(), doctor.Options{Tmux: c.tmux(), Root: c.rootDir(),
+		Settings: s, SettingsErr: serr, Target: target, Agent: agent, Probe: probe, BusyWait: busyWait})}
 	c.doctorChannels(r)
 	return r
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
@@ -130,11 +131,8 @@ func setupAnswer(fs *flag.FlagSet, c *cli) func([]string) error {
 		if _, err := c.settings(); err != nil {
 			return err
 		}
-		e := c.engine()
-		if err := dv.apply(e); err != nil {
-			return err
-		}
-		res, err := e.Answer(c.ctx, questions.AnswerOptions{ID: id, Raw: raw, Source: *source, Message: *message, CheckCaller: true})
+		res, err := c.engine().Answer(c.ctx, tmuxcomm.AnswerOptions{Choices: dv.choices(),
+			AnswerOptions: questions.AnswerOptions{ID: id, Raw: raw, Source: *source, Message: *message, CheckCaller: true}})
 		if err != nil {
 			return err
 		}

@@ -65,21 +65,6 @@ func (d *deliveryFlags) choices() tmuxcomm.Choices {
 	return ch
 }
 
-// apply puts the enter delay and --from into e, for ask and answer, whose door methods do not
-// take choices yet.
-func (d *deliveryFlags) apply(e *tmuxcomm.Engine) error {
-	if flagsSet(d.fs)[flagEnterDelay] {
-		e.EnterDelay = d.enterDelay
-	}
-	if d.from != "" {
-		if _, err := messages.ParsePaneID(d.from); err != nil {
-			return usagef("--from: %v", err)
-		}
-		e.Self = messages.PaneID(d.from)
-	}
-	return nil
-}
-
 // argNames name the arguments the door checks as the command line's flags.
 var argNames = map[tmuxcomm.Arg]string{
 	tmuxcomm.ArgAgent:    "--" + flagAgent,

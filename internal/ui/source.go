@@ -127,7 +127,7 @@ func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, erro
 // AnswerFrom answers as Answer does, recorded as from source (a channel and where it was
 // reached: "web 127.0.0.1:50412"), with message as a permission deny's words for the model.
 func (s *EngineSource) AnswerFrom(ctx context.Context, id, raw, message, source string) (string, error) {
-	res, err := s.E.Answer(ctx, questions.AnswerOptions{ID: id, Raw: raw, Message: message, Source: source})
+	res, err := s.E.Answer(ctx, tmuxcomm.AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: id, Raw: raw, Message: message, Source: source}})
 	if err != nil {
 		return "", err
 	}
