@@ -30,7 +30,7 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	if messages.IsIDSuffix(ref) {
 		// The end of an id (a1b2): the whole one, so a relayed send is readied as well.
 		var err error
-		if ref, err = e.ExchangeID(ref); err != nil {
+		if ref, err = e.book.ExchangeID(ref); err != nil {
 			return nil, err
 		}
 	}
@@ -39,7 +39,7 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
+	x, err := e.book.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		ctx, cancel = context.WithTimeout(ctx, remaining)
 		defer cancel()
 	}
-	unlock, err := lock.File(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.cfg.LockTimeout)
 	if err == nil {
 		defer unlock()
 	}
@@ -169,7 +169,7 @@ func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout
 // the file is removed. The read is recorded only once out succeeded, and a record that cannot be
 // written (a full disk) fails the await.
 func (e *Engine) markRead(x *exchange.Exchange, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
-	full := exchange.LoadExchangeBodies(x.Dir, x.Seq, !e.LeanAwait, true)
+	full := exchange.LoadExchangeBodies(x.Dir, x.Seq, !e.cfg.LeanAwait, true)
 	if full.Response() == nil {
 		why := "it could not be read"
 		if len(full.Problems) > 0 {
@@ -183,7 +183,7 @@ func (e *Engine) markRead(x *exchange.Exchange, out func(*exchange.Exchange) err
 			return full, err
 		}
 	}
-	if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateRead, nil, e.Now()); err != nil {
+	if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateRead, nil, e.cfg.Now()); err != nil {
 		return nil, fmt.Errorf("the response of %s is complete at %s, but recording that it was read failed: %w", orDashID(full), full.ResponsePath, err)
 	}
 	full.Read = true

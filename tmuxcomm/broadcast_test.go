@@ -26,7 +26,7 @@ func TestBroadcastSendsOnceToEachPane(t *testing.T) {
 	f := newFake("%1", "%2", "%3")
 	e := newEngine(t, f, "%1")
 	// %2 twice, once in a list: one pane, one request.
-	res, err := e.Broadcast(context.Background(), bcast("%2,%3", "%2"))
+	res, err := e.caster.Broadcast(context.Background(), bcast("%2,%3", "%2"))
 	require.NoError(t, err)
 	require.NoError(t, messages.ValidBroadcastID(res.ID))
 	require.Len(t, res.Members, 2)
@@ -44,10 +44,10 @@ func TestBroadcastSendsOnceToEachPane(t *testing.T) {
 	}
 	assert.Len(t, ids, 2, "each target has an exchange of its own")
 
-	path := filepath.Join(e.Root, store.BroadcastsDir, res.ID+".json")
+	path := filepath.Join(e.cfg.Root, store.BroadcastsDir, res.ID+".json")
 	assert.Equal(t, os.FileMode(0o600), mode(t, path))
 	assert.Equal(t, os.FileMode(0o700), mode(t, filepath.Dir(path)))
-	rec, err := e.Record(context.Background(), res.ID)
+	rec, err := e.caster.Record(context.Background(), res.ID)
 	require.NoError(t, err)
 	require.Len(t, rec.Members, 2)
 	assert.Equal(t, res.Members[1].Exchange.ID, rec.Members[1].Exchange)
@@ -81,7 +81,7 @@ func TestBroadcastRefusedWritesNothing(t *testing.T) {
 			f := newFake("%1", "%2", "%3")
 			e := newEngine(t, f, "%1")
 			e.Settings.Groups = tt.groups
-			res, err := e.Broadcast(context.Background(), bcast(tt.targets...))
+			res, err := e.caster.Broadcast(context.Background(), bcast(tt.targets...))
 			require.Error(t, err)
 			assert.Nil(t, res)
 			for _, w := range tt.want {
@@ -89,7 +89,7 @@ func TestBroadcastRefusedWritesNothing(t *testing.T) {
 			}
 			assert.Equal(t, tt.class, ClassOf(err), "%v", err)
 			assert.Empty(t, f.Delivered(), "nothing delivered")
-			entries, _ := os.ReadDir(e.Root)
+			entries, _ := os.ReadDir(e.cfg.Root)
 			for _, ent := range entries {
 				assert.NotRegexp(t, `-o\d+-w\d+$|^\.broadcasts$`, ent.Name(), "nothing written: no session folder, no record")
 			}
@@ -101,7 +101,7 @@ func TestBroadcastGroup(t *testing.T) {
 	f := newFake("%1", "%2", "%3", "%4")
 	e := newEngine(t, f, "%1")
 	e.Settings.Groups = map[string][]string{"reviewers": {"%3", "%4"}}
-	res, err := e.Broadcast(context.Background(), bcast("@reviewers,%2"))
+	res, err := e.caster.Broadcast(context.Background(), bcast("@reviewers,%2"))
 	require.NoError(t, err)
 	var got []string
 	for _, m := range res.Members {
@@ -114,7 +114,7 @@ func TestBroadcastGroup(t *testing.T) {
 func TestAwaitAllLabelsAndTimesOut(t *testing.T) {
 	f := newFake("%1", "%2", "%3")
 	e := newEngine(t, f, "%1")
-	res, err := e.Broadcast(context.Background(), bcast("%2", "%3"))
+	res, err := e.caster.Broadcast(context.Background(), bcast("%2", "%3"))
 	require.NoError(t, err)
 	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: res.Members[0].Exchange.ID, Body: []byte("two says yes")})
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestAwaitAllLabelsAndTimesOut(t *testing.T) {
 		seen = append(seen, pane+"="+strings.TrimSpace(x.ResponseBody))
 		return nil
 	}
-	got, err := e.AwaitAll(context.Background(), []string{res.ID}, 300*time.Millisecond, out)
+	got, err := e.caster.AwaitAll(context.Background(), []string{res.ID}, 300*time.Millisecond, out)
 	require.Error(t, err)
 	assert.Equal(t, ClassTimeout, ClassOf(err))
 	assert.Contains(t, err.Error(), "1 of 2 answered (%2)")
@@ -138,16 +138,16 @@ func TestAwaitAllLabelsAndTimesOut(t *testing.T) {
 	// exchanges' own logs.
 	_, err = e.as("%3").Notify(context.Background(), NotifyOptions{Ref: res.Members[1].Exchange.ID, Body: []byte("three says no")})
 	require.NoError(t, err)
-	require.NoError(t, os.Remove(filepath.Join(e.Root, store.BroadcastsDir, res.ID+".json")))
+	require.NoError(t, os.Remove(filepath.Join(e.cfg.Root, store.BroadcastsDir, res.ID+".json")))
 	seen = nil
-	got, err = e.AwaitAll(context.Background(), []string{res.ID}, time.Second, out)
+	got, err = e.caster.AwaitAll(context.Background(), []string{res.ID}, time.Second, out)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"%2=two says yes", "%3=three says no"}, seen)
 	assert.Len(t, got.Answered, 2)
 	assert.Equal(t, []string{res.ID}, got.Broadcasts)
 
 	// By the exchanges' ids, and an id that names nothing: not found, saying who answered.
-	_, err = e.AwaitAll(context.Background(), []string{res.Members[0].Exchange.ID, "20200101-000000-abcd"}, time.Second, out)
+	_, err = e.caster.AwaitAll(context.Background(), []string{res.Members[0].Exchange.ID, "20200101-000000-abcd"}, time.Second, out)
 	require.Error(t, err)
 	assert.Equal(t, ClassNotFound, ClassOf(err), "%v", err)
 	assert.Contains(t, err.Error(), "1 of 2 answered (%2)")
@@ -156,7 +156,7 @@ func TestAwaitAllLabelsAndTimesOut(t *testing.T) {
 func TestHistoryGroupsBroadcasts(t *testing.T) {
 	f := newFake("%1", "%2", "%3")
 	e := newEngine(t, f, "%1")
-	res, err := e.Broadcast(context.Background(), bcast("%2,%3"))
+	res, err := e.caster.Broadcast(context.Background(), bcast("%2,%3"))
 	require.NoError(t, err)
 	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("alone")})
 	require.NoError(t, err)

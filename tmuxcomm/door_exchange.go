@@ -97,13 +97,13 @@ func (e *Engine) call(ctx context.Context, ch Choices, agent string) (*Engine, e
 			return nil, &ArgError{Arg: ArgFrom, Err: Usagef("%v", err)}
 		}
 	}
-	if err := e.Finder.CheckAgent(agent); err != nil {
+	if err := e.finder.CheckAgent(agent); err != nil {
 		return nil, &ArgError{Arg: ArgAgent, Err: err}
 	}
 	if ch.From != "" {
 		// The worker answers into it: a pane that does not exist would fail only later, at the
 		// worker's notify.
-		if err := e.Finder.CheckPane(ctx, string(ch.From)); err != nil {
+		if err := e.finder.CheckPane(ctx, string(ch.From)); err != nil {
 			return nil, &ArgError{Arg: ArgFrom, Value: string(ch.From), Err: err}
 		}
 	}
@@ -174,7 +174,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Sent, error) {
 	}
 	so := core.SendOptions{Scope: paneops.Scope{All: o.All}, First: o.First, Capability: o.Capability, Body: o.Body, Agent: o.Agent}
 	if broadcast.Many(targets, o.All) {
-		res, err := c.Caster.Broadcast(ctx, broadcast.Options{Targets: targets, All: o.All, Send: so})
+		res, err := c.caster.Broadcast(ctx, broadcast.Options{Targets: targets, All: o.All, Send: so})
 		if res == nil {
 			return nil, err
 		}
@@ -207,7 +207,7 @@ func (e *Engine) Resend(ctx context.Context, o ResendOptions) (*exchange.Exchang
 	}
 	ref := o.Ref
 	if !strings.ContainsRune(ref, '/') {
-		if ref, err = e.Book.ExchangeID(ref); err != nil {
+		if ref, err = e.book.ExchangeID(ref); err != nil {
 			return nil, err
 		}
 	}
@@ -263,7 +263,7 @@ func (e *Engine) Await(ctx context.Context, o AwaitOptions) (*Awaited, error) {
 		if each == nil {
 			each = func(string, *exchange.Exchange) error { return nil }
 		}
-		res, err := c.Caster.AwaitAll(ctx, refs, o.Timeout, each)
+		res, err := c.caster.AwaitAll(ctx, refs, o.Timeout, each)
 		if res == nil {
 			return nil, err
 		}
@@ -305,25 +305,25 @@ type Shown struct {
 // question with its options and answer, or every exchange of a broadcast.
 func (e *Engine) Show(ctx context.Context, o ShowOptions) (*Shown, error) {
 	if o.Ref == "" && o.Text != "" {
-		x, err := e.Book.Parse(ctx, o.Text)
+		x, err := e.book.Parse(ctx, o.Text)
 		if err != nil {
 			return nil, err
 		}
 		return &Shown{Exchange: x}, nil
 	}
-	ref, err := e.Desk.AnyID(o.Ref)
+	ref, err := e.desk.AnyID(o.Ref)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := messages.ParseQuestionID(ref); err == nil && !strings.ContainsRune(ref, '/') {
-		st, err := e.Desk.Question(ctx, ref)
+		st, err := e.desk.Question(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
 		return &Shown{Question: st}, nil
 	}
 	if messages.IsBroadcastID(ref) {
-		s, err := e.Caster.ShowBroadcast(ctx, ref)
+		s, err := e.caster.ShowBroadcast(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +332,7 @@ func (e *Engine) Show(ctx context.Context, o ShowOptions) (*Shown, error) {
 	if err := CheckRef(ref); err != nil {
 		return nil, err
 	}
-	x, err := e.Book.Show(ctx, ref)
+	x, err := e.book.Show(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -356,10 +356,10 @@ type HistoryOptions struct {
 func (e *Engine) History(ctx context.Context, o HistoryOptions) ([]exchange.SessionSummary, []string, error) {
 	ho := exchange.HistoryOptions{Session: o.Session, Pending: o.Pending, Encoded: o.Encoded}
 	if o.Each != nil {
-		foreign, err := e.Book.HistoryEach(ctx, ho, o.Start, o.Each)
+		foreign, err := e.book.HistoryEach(ctx, ho, o.Start, o.Each)
 		return nil, foreign, err
 	}
-	return e.Book.History(ctx, ho)
+	return e.book.History(ctx, ho)
 }
 
 // MirrorOptions describe a request relayed to a worker on a declared host (see relay).
@@ -370,7 +370,7 @@ type MirrorOptions = relay.MirrorOptions
 // pane (o.From) and the worker's there, marked with the host, so history, show and await see it
 // as any other exchange. Mirrors of several hosts are written at once.
 func (e *Engine) Mirror(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
-	return e.Station.MirrorRequest(ctx, o)
+	return e.station.MirrorRequest(ctx, o)
 }
 
 // RelayedSend is a send relayed to this host by an orchestrator on another host.
@@ -393,19 +393,19 @@ func (e *Engine) RelaySend(ctx context.Context, o RelayedSend) (x *exchange.Exch
 	if _, err := messages.ParsePaneID(string(o.From)); err != nil {
 		return nil, false, Usagef("the orchestrator's pane: %v", err)
 	}
-	if err := e.Finder.CheckAgent(o.Agent); err != nil {
+	if err := e.finder.CheckAgent(o.Agent); err != nil {
 		return nil, false, &ArgError{Arg: ArgAgent, Err: err}
 	}
 	c := e.derive(func(c *core.Config) {
 		c.Self, c.Relayed = o.From, true
 		c.NoQueue = c.NoQueue || o.NoQueue
 	})
-	return c.Station.RelaySend(ctx, core.SendOptions{ID: o.ID, To: o.To, Capability: o.Capability,
+	return c.station.RelaySend(ctx, core.SendOptions{ID: o.ID, To: o.To, Capability: o.Capability,
 		Body: o.Body, Agent: o.Agent, Scope: paneops.Scope{All: true}, First: o.First})
 }
 
 // RelayedResponse returns the response body of exchange id, relayed here from another host; ok
 // is false while none came.
 func (e *Engine) RelayedResponse(id string) (body string, ok bool, err error) {
-	return e.Station.RelayedResponse(id)
+	return e.station.RelayedResponse(id)
 }

@@ -105,10 +105,10 @@ func TestCallChoicesLeaveTheEngineAsBuilt(t *testing.T) {
 		require.NoError(t, errs[i])
 		assert.Equal(t, from, sent[i].Orchestrator, "each call sends from the pane it chose")
 	}
-	assert.Equal(t, messages.PaneID("%1"), e.Self)
-	assert.False(t, e.NoQueue)
-	assert.Equal(t, DefaultBusyWait, e.BusyWait)
-	assert.Zero(t, e.EnterDelay)
+	assert.Equal(t, messages.PaneID("%1"), e.cfg.Self)
+	assert.False(t, e.cfg.NoQueue)
+	assert.Equal(t, DefaultBusyWait, e.cfg.BusyWait)
+	assert.Zero(t, e.cfg.EnterDelay)
 
 	// One target: one send, no broadcast.
 	s, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("alone")})
@@ -158,8 +158,8 @@ func TestRelayedCallsLeaveTheEngineAsBuilt(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, repeated)
 	assert.Equal(t, messages.PaneID("%5"), x.Orchestrator)
-	assert.False(t, e.Relayed)
-	assert.Equal(t, messages.PaneID("%0"), e.Self)
+	assert.False(t, e.cfg.Relayed)
+	assert.Equal(t, messages.PaneID("%0"), e.cfg.Self)
 	_, _, err = e.RelaySend(context.Background(), RelayedSend{ID: "20260101-000000-a1b3", From: "nope", To: "%2", Body: []byte("x")})
 	assert.Equal(t, ClassUsage, ClassOf(err), "%v", err)
 
@@ -171,7 +171,7 @@ func TestRelayedCallsLeaveTheEngineAsBuilt(t *testing.T) {
 	res, err := e.Notify(context.Background(), NotifyOptions{Ref: m.ResponsePath, Body: []byte("done"), Pulled: true})
 	require.NoError(t, err)
 	assert.Equal(t, "gpu1", exchange.MirrorHost(res.Exchange))
-	assert.Equal(t, messages.PaneID("%0"), e.Self)
+	assert.Equal(t, messages.PaneID("%0"), e.cfg.Self)
 }
 
 // Await of one exchange returns it; of several (or a broadcast's id) every answer with its pane,

@@ -55,11 +55,11 @@ func (e *Engine) RunHelper(ctx context.Context, j HelperJob) error {
 		})
 		switch {
 		case j.Kind == HelperDeliverer:
-			return in.RunDeliverer(ctx, j.Server, j.Pane)
+			return in.office.RunDeliverer(ctx, j.Server, j.Pane)
 		case j.Wait != nil:
-			return in.GuardDeliveryWait(ctx, j.Server, j.Pane, j.PID, j.Wait)
+			return in.office.GuardDeliveryWait(ctx, j.Server, j.Pane, j.PID, j.Wait)
 		}
-		return in.GuardDelivery(ctx, j.Server, j.Pane, j.PID)
+		return in.office.GuardDelivery(ctx, j.Server, j.Pane, j.PID)
 	case HelperWatcher:
 		r, err := e.lifecycleRoom("", true)
 		if err != nil {

@@ -47,9 +47,9 @@ func (e *Engine) Find(ctx context.Context, o FindOptions) (*Found, error) {
 	case (o.Agent == "") == (o.Target == ""):
 		return nil, core.Usagef("find looks for an agent or a target: give one of them")
 	case o.Agent != "":
-		p, err = e.Finder.Find(ctx, o.Agent, o.Scope, o.First)
+		p, err = e.finder.Find(ctx, o.Agent, o.Scope, o.First)
 	default:
-		p, err = e.Resolve(ctx, o.Target, o.Scope, o.First)
+		p, err = e.finder.Resolve(ctx, o.Target, o.Scope, o.First)
 	}
 	if err != nil {
 		return nil, err
@@ -58,10 +58,10 @@ func (e *Engine) Find(ctx context.Context, o FindOptions) (*Found, error) {
 	if !o.Detect {
 		return f, nil
 	}
-	if f.Detection, err = e.Detect(ctx, p, o.Profile); err != nil {
+	if f.Detection, err = e.finder.Detect(ctx, p, o.Profile); err != nil {
 		return f, err
 	}
-	f.Route = e.Route(ctx, p, f.Detection)
+	f.Route = e.finder.Route(ctx, p, f.Detection)
 	return f, nil
 }
 
@@ -76,11 +76,11 @@ type PanesOptions struct {
 
 // Panes lists the panes in o.Scope with what runs in each.
 func (e *Engine) Panes(ctx context.Context, o PanesOptions) ([]fleet.PaneInfo, error) {
-	panes, err := e.Finder.Panes(ctx, o.Scope)
+	panes, err := e.finder.Panes(ctx, o.Scope)
 	if err != nil || !o.Waits {
 		return panes, err
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
+	srv, err := e.cfg.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return panes, nil
 	}
@@ -94,7 +94,7 @@ func (e *Engine) Panes(ctx context.Context, o PanesOptions) ([]fleet.PaneInfo, e
 // Fleet returns a reader of the panes of scope for a caller that reads them again and again
 // (the console): it detects a pane's profile again only when the pane's process changed, and
 // says what waits on the panes and which exchanges are recent (see fleet.Fleet).
-func (e *Engine) Fleet(scope paneops.Scope) *fleet.Fleet { return e.NewFleet(scope) }
+func (e *Engine) Fleet(scope paneops.Scope) *fleet.Fleet { return e.finder.NewFleet(scope) }
 
 // WaitsOn says what waits on a person in pane (of server srv) given the pending questions and
 // its agent's own state: a permission prompt first, then a blocking question, then "idle" (an

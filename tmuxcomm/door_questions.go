@@ -23,16 +23,16 @@ func (e *Engine) Answer(ctx context.Context, o AnswerOptions) (*questions.Answer
 	if err != nil {
 		return nil, err
 	}
-	id, err := e.QuestionID(o.ID)
+	id, err := e.desk.QuestionID(o.ID)
 	if err != nil {
 		return nil, err
 	}
 	o.ID = id
-	return e.Desk.Answer(ctx, o.AnswerOptions)
+	return e.desk.Answer(ctx, o.AnswerOptions)
 }
 
 // Questions lists the questions under the root, or with o.IDs shows the ones named, or with
 // o.Resolve closes one without an answer (see questions.Desk.Questions).
 func (e *Engine) Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error) {
-	return e.Desk.Questions(ctx, o)
+	return e.desk.Questions(ctx, o)
 }

@@ -21,15 +21,15 @@ import (
 // channels tell a person once, oldest first: the mailbox's dead letters and held requests, and the
 // panes the on-failure policy gave up on.
 func (e *Engine) Inbox(ctx context.Context, o mailbox.InboxOptions) (*mailbox.InboxResult, error) {
-	res, err := e.Office.Inbox(ctx, o)
+	res, err := e.office.Inbox(ctx, o)
 	if err != nil || !o.Dead {
 		return res, err
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := e.cfg.ReadRoot()
 	if err != nil || !found {
 		return res, nil
 	}
-	gs, probs := lifecycle.GaveUpSince(root, o.Since, e.Now())
+	gs, probs := lifecycle.GaveUpSince(root, o.Since, e.cfg.Now())
 	for _, g := range gs {
 		res.Dead = append(res.Dead, mailbox.DeadLetter{ID: g.ID, Pane: g.Pane, State: lifecycle.StateNotRestarted, At: g.At,
 			Detail: g.Words(), Next: g.Next()})
@@ -42,7 +42,7 @@ func (e *Engine) Inbox(ctx context.Context, o mailbox.InboxOptions) (*mailbox.In
 // Watch follows what happens under the root as events, calling emit for each, until ctx ends or
 // emit returns an error (see watch.Lookout.Watch).
 func (e *Engine) Watch(ctx context.Context, o watch.WatchOptions, emit func(watch.WatchEvent) error) error {
-	return e.Lookout.Watch(ctx, o, emit)
+	return e.lookout.Watch(ctx, o, emit)
 }
 
 // ActionsOptions say what Actions does: list the approved-action intents (the zero value; ID
@@ -79,17 +79,17 @@ func (e *Engine) Actions(ctx context.Context, o ActionsOptions) (*ActionsResult,
 		return e.trust(ctx, o.Trust, o.Getenv)
 	}
 	if o.ID != "" {
-		id, err := e.QuestionID(o.ID)
+		id, err := e.desk.QuestionID(o.ID)
 		if err != nil {
 			return nil, err
 		}
 		o.ID = id
 	}
 	if o.Run {
-		runs, err := e.RunActions(ctx, o.RunOptions)
+		runs, err := e.registry.RunActions(ctx, o.RunOptions)
 		return &ActionsResult{Runs: runs}, err
 	}
-	list, problems, err := e.Registry.Actions(ctx, o.ActionsOptions)
+	list, problems, err := e.registry.Actions(ctx, o.ActionsOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +99,10 @@ func (e *Engine) Actions(ctx context.Context, o ActionsOptions) (*ActionsResult,
 // trust trusts the project settings file as it is now, so the commands it names apply.
 func (e *Engine) trust(ctx context.Context, file string, getenv func(string) string) (*ActionsResult, error) {
 	// Trust lets a file's commands run: an agent must not grant it to a file it wrote.
-	if err := e.RequirePerson(ctx, "trust a settings file"); err != nil {
+	if err := e.desk.RequirePerson(ctx, "trust a settings file"); err != nil {
 		return nil, err
 	}
-	path, sum, err := settings.TrustConfig(file, getenv, e.Now())
+	path, sum, err := settings.TrustConfig(file, getenv, e.cfg.Now())
 	if err != nil {
 		return nil, err
 	}

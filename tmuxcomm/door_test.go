@@ -26,7 +26,7 @@ import (
 func TestDoorQuestionsByTheEndOfTheirIDs(t *testing.T) {
 	_, orch, worker, _ := qPair(t)
 	ctx := context.Background()
-	res, err := worker.Desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{qQuestion("bcrypt or argon2?"), qQuestion("tabs or spaces?")}, MaxQuestions: 3})
+	res, err := worker.desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{qQuestion("bcrypt or argon2?"), qQuestion("tabs or spaces?")}, MaxQuestions: 3})
 	require.NoError(t, err)
 	require.Len(t, res.Questions, 2)
 	one, two := res.Questions[0].ID, res.Questions[1].ID
@@ -83,9 +83,9 @@ func TestDoorFindAndPanes(t *testing.T) {
 	assert.Nil(t, plain.Detection.Profile, "no detection unless asked")
 	assert.Equal(t, door.Finding{}, plain.Route)
 
-	e.Procs = func() (*proc.Table, error) { return proc.NewProcTable(nil), nil }
+	e.cfg.Procs = func() (*proc.Table, error) { return proc.NewProcTable(nil), nil }
 	worker := e.as("%2")
-	_, err = worker.Desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, To: "%1", MaxQuestions: 3})
+	_, err = worker.desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{qQuestion("q?")}, To: "%1", MaxQuestions: 3})
 	require.NoError(t, err)
 	panes, err := e.Panes(ctx, PanesOptions{Scope: paneops.Scope{All: true}, Waits: true})
 	require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestDoorHelperJobs(t *testing.T) {
 	srv, _ := f.ServerInfo(ctx)
 	require.NoError(t, e.RunHelper(ctx, HelperJob{Kind: HelperDeliverer, Server: srv.Key(), Pane: "%2"}))
 	assert.Equal(t, exchange.StateSubmitted, exchange.LoadExchange(x.Dir, x.Seq, false).State)
-	assert.NotNil(t, e.Helpers.Deliverer, "the engine is as it was built")
+	assert.NotNil(t, e.cfg.Helpers.Deliverer, "the engine is as it was built")
 
 	err = e.RunHelper(ctx, HelperJob{Kind: HelperWatcher, Server: srv.Key(), Pane: "%2"})
 	assert.ErrorIs(t, err, errNoLifecycle, "the fake cannot start panes: the watcher's room refused")
@@ -131,16 +131,16 @@ func TestDoorDerivedEngineLeavesTheEngineAsBuilt(t *testing.T) {
 	f, other := newFake("%1"), newFake("%1")
 	e := newEngine(t, f, "%1")
 	e.Settings.MaxQuestions = 7
-	e.Helpers.Bridge = func() error { return nil }
+	e.cfg.Helpers.Bridge = func() error { return nil }
 	v := e.derive(func(c *core.Config) { c.Tmux, c.Self, c.Helpers = other, "%9", core.Helpers{} })
-	assert.Same(t, other, v.Tmux.(*fakeTmux))
-	assert.Equal(t, messages.PaneID("%9"), v.Self)
-	assert.Nil(t, v.Helpers.Bridge)
+	assert.Same(t, other, v.cfg.Tmux.(*fakeTmux))
+	assert.Equal(t, messages.PaneID("%9"), v.cfg.Self)
+	assert.Nil(t, v.cfg.Helpers.Bridge)
 	assert.Equal(t, 7, v.Settings.MaxQuestions, "the door's settings come along")
-	assert.Same(t, v.Config, v.Desk.Config, "the rooms share the derived settings")
-	assert.Same(t, f, e.Tmux.(*fakeTmux))
-	assert.Equal(t, messages.PaneID("%1"), e.Self)
-	assert.NotNil(t, e.Helpers.Bridge)
+	assert.Same(t, v.cfg, v.desk.Config, "the rooms share the derived settings")
+	assert.Same(t, f, e.cfg.Tmux.(*fakeTmux))
+	assert.Equal(t, messages.PaneID("%1"), e.cfg.Self)
+	assert.NotNil(t, e.cfg.Helpers.Bridge)
 }
 
 // The person's inbox lists the dead letters, oldest first; a pane's inbox has none.
@@ -201,7 +201,7 @@ func TestDoorAskAndAnswerTakeTheCallsChoices(t *testing.T) {
 	assert.Nil(t, off)
 	require.Len(t, res.Questions, 1)
 	assert.Equal(t, messages.PaneID("%2"), res.Questions[0].Worker, "asked in the name of the pane --from names")
-	assert.Equal(t, messages.PaneID(""), outside.Self, "the engine is as it was built")
+	assert.Equal(t, messages.PaneID(""), outside.cfg.Self, "the engine is as it was built")
 
 	_, _, err = outside.Ask(ctx, Asking{Questions: []messages.Question{q}, To: "%1", Choices: Choices{From: "%9"}})
 	assert.Equal(t, ClassNotFound, ClassOf(err), "a --from pane that does not exist: %v", err)

@@ -7,10 +7,14 @@
 // built from), settings, exchange (the exchanges' files), fleet (panes), questions, mailbox,
 // actions, watch (the live feed), relay (remote hosts), broadcast (sends to several panes) and
 // loops (which chain a request continues, and whether it is over a cap; it holds no state, and
-// frontdoor_loops.go asks it). Engine embeds one of each of the others over a shared *core.Config, so their methods are the Engine's.
+// frontdoor_loops.go asks it). Engine holds one of each of the others over a shared
+// *core.Config, as unexported fields: a face reaches a room only through the door's verbs, one
+// method per verb (Send, Await, Ask, Answer, Hook, Spawn, ...), never a method a room happens to
+// export.
 // Imports run one way: this package imports the rooms, a room imports only rooms below it and
-// names what it needs of a room above as a small interface that the door satisfies (fleet.Mail,
-// questions.Mailer; relay.Sender and broadcast.Sender through sender). An engine is not changed
+// names what it needs of a room above as a small interface that the door satisfies through an
+// adapter (fleet.Mail and questions.Mailer through mail, relay.Sender and broadcast.Sender
+// through sender, prompts.Asker through asker). An engine is not changed
 // once built: what a call chooses travels in its options (Choices), and a call that chooses
 // something runs on rooms built for it (derive).
 // paneops does the tmux calls, behind core.Tmux, so the logic is tested with a fake.
@@ -19,6 +23,9 @@ package tmuxcomm
 import (
 	"context"
 	"time"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/broadcast"
@@ -38,19 +45,20 @@ type Tmux = core.Tmux
 // Helpers start the engine's detached helpers (see core.Helpers).
 type Helpers = core.Helpers
 
-// Engine runs the protocol for one caller: the rooms of the engine over one *core.Config, whose
-// fields (Root, Self, EnterDelay, ...) it promotes. Build it with New (or Door.Engine); its fields
-// are read-only after that.
+// Engine runs the protocol for one caller: the rooms of the engine over one *core.Config. Build
+// it with New (or Door.Engine); its fields are read-only after that.
 type Engine struct {
-	*core.Config
-	*exchange.Book
-	*fleet.Finder
-	*questions.Desk
-	*mailbox.Office
-	*actions.Registry
-	*watch.Lookout
-	*relay.Station
-	*broadcast.Caster
+	// The rooms, over one config; only the door's methods reach them, so what a face can do is
+	// the door's verbs and nothing a room happens to export.
+	cfg      *core.Config
+	book     *exchange.Book
+	finder   *fleet.Finder
+	desk     *questions.Desk
+	office   *mailbox.Office
+	registry *actions.Registry
+	lookout  *watch.Lookout
+	station  *relay.Station
+	caster   *broadcast.Caster
 
 	// Settings are the settings the engine was built from (Door.Engine); New sets the defaults.
 	// The rules the door holds for every face (the ask's defaults, the hosts a send may name)
@@ -79,16 +87,16 @@ func New(root string, t Tmux) *Engine {
 // rooms wired anew over cfg.
 func build(tmpl Engine, cfg *core.Config) *Engine {
 	e := &tmpl
-	e.Config = cfg
-	e.Book = &exchange.Book{Config: cfg}
-	e.Finder = &fleet.Finder{Config: cfg}
-	e.Finder.Mail = e
-	e.Desk = &questions.Desk{Config: cfg, Book: e.Book, Finder: e.Finder, Mailer: e}
-	e.Office = &mailbox.Office{Config: cfg, Book: e.Book, Finder: e.Finder, Desk: e.Desk}
-	e.Registry = &actions.Registry{Config: cfg, Desk: e.Desk}
-	e.Lookout = &watch.Lookout{Config: cfg, Desk: e.Desk}
-	e.Station = &relay.Station{Config: cfg, Book: e.Book, Sender: sender{e}}
-	e.Caster = &broadcast.Caster{Config: cfg, Book: e.Book, Finder: e.Finder, Sender: sender{e},
+	e.cfg = cfg
+	e.book = &exchange.Book{Config: cfg}
+	e.finder = &fleet.Finder{Config: cfg}
+	e.finder.Mail = mail{e}
+	e.desk = &questions.Desk{Config: cfg, Book: e.book, Finder: e.finder, Mailer: mail{e}}
+	e.office = &mailbox.Office{Config: cfg, Book: e.book, Finder: e.finder, Desk: e.desk}
+	e.registry = &actions.Registry{Config: cfg, Desk: e.desk}
+	e.lookout = &watch.Lookout{Config: cfg, Desk: e.desk}
+	e.station = &relay.Station{Config: cfg, Book: e.book, Sender: sender{e}}
+	e.caster = &broadcast.Caster{Config: cfg, Book: e.book, Finder: e.finder, Sender: sender{e},
 		Groups: func() map[string][]string { return e.Settings.Groups }}
 	return e
 }
@@ -97,9 +105,21 @@ func build(tmpl Engine, cfg *core.Config) *Engine {
 // rooms built anew over a copy of e's config with set applied, beside e's own fields. e
 // itself is never changed, so calls made at once never see each other's choices.
 func (e *Engine) derive(set func(*core.Config)) *Engine {
-	cfg := *e.Config
+	cfg := *e.cfg
 	set(&cfg)
 	return build(*e, &cfg)
+}
+
+// mail is the mailbox as the rooms below it see it (fleet.Mail, questions.Mailer): they are built
+// before the office, which needs them, so it is reached when called.
+type mail struct{ e *Engine }
+
+func (m mail) Pending(root, server string, pane messages.PaneID) []messages.Mail {
+	return m.e.office.Pending(root, server, pane)
+}
+
+func (m mail) Post(ctx context.Context, root string, ml messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*core.Posted, error) {
+	return m.e.office.Post(ctx, root, ml, pane, srv)
 }
 
 // sender is the door as the rooms that send (relay, broadcast) see it: one plain send, one

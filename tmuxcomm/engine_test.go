@@ -32,10 +32,10 @@ func newFake(ids ...string) *fakeTmux { return coretest.NewTmux(ids...) }
 func newEngine(t *testing.T, f *fakeTmux, self string) *Engine {
 	t.Helper()
 	e := New(filepath.Join(t.TempDir(), "root"), f)
-	e.Self = messages.PaneID(self)
-	e.Procs = func() (*proc.Table, error) { return nil, fmt.Errorf("no process table in unit tests") }
-	e.PaneProcs = nil // the fake table above is the only one detection may see
-	e.PanesProcs = nil
+	e.cfg.Self = messages.PaneID(self)
+	e.cfg.Procs = func() (*proc.Table, error) { return nil, fmt.Errorf("no process table in unit tests") }
+	e.cfg.PaneProcs = nil // the fake table above is the only one detection may see
+	e.cfg.PanesProcs = nil
 	return e
 }
 
@@ -125,7 +125,7 @@ func TestLocateByIDInAFolderDatedLater(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	now := time.Date(2026, 11, 22, 2, 18, 9, 0, time.Local)
-	e.Now = func() time.Time { return now }
+	e.cfg.Now = func() time.Time { return now }
 	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("before")})
 	require.NoError(t, err)
 	f.Mu.Lock()
@@ -138,7 +138,7 @@ func TestLocateByIDInAFolderDatedLater(t *testing.T) {
 	require.True(t, strings.HasPrefix(b.ID, "20261122-021809-"))
 
 	for _, x := range []*exchange.Exchange{a.Exchange, b.Exchange} {
-		got, err := e.Locate(context.Background(), x.ID, exchange.RoleOrchestrator)
+		got, err := e.book.Locate(context.Background(), x.ID, exchange.RoleOrchestrator)
 		require.NoError(t, err, x.ID)
 		assert.Equal(t, x.RequestPath, got.RequestPath)
 	}
@@ -172,7 +172,7 @@ func TestConcurrentSendsClaimDistinctNumbers(t *testing.T) {
 	// A sender that found another delivery under way left its request queued for the pane's
 	// deliverer (none is started in unit tests): run it, and every request is typed once.
 	srv, _ := f.ServerInfo(context.Background())
-	require.NoError(t, e.RunDeliverer(context.Background(), srv.Key(), "%2"))
+	require.NoError(t, e.office.RunDeliverer(context.Background(), srv.Key(), "%2"))
 	assert.Len(t, f.Delivered(), n)
 }
 
@@ -389,14 +389,14 @@ func TestParseRefusesPathsOutsideRoot(t *testing.T) {
 		filepath.Join(x.Dir, "..", "..", filepath.Base(outside), "002-response.md"),
 	} {
 		line := fmt.Sprintf("[RESPONSE started_at=%s orchestrator=%%1 worker=%%2] %s", x.StartedAt, path)
-		_, err := e.Parse(context.Background(), line)
+		_, err := e.book.Parse(context.Background(), line)
 		assert.Error(t, err, path)
 	}
 	// A symlinked session folder inside the root that points outside is refused too.
 	link := filepath.Join(filepath.Dir(x.Dir), "20200101-000000-o1-w2")
 	require.NoError(t, os.Symlink(outside, link))
 	line := fmt.Sprintf("[RESPONSE started_at=20200101-000000 orchestrator=%%1 worker=%%2] %s", filepath.Join(link, "002-response.md"))
-	_, err = e.Parse(context.Background(), line)
+	_, err = e.book.Parse(context.Background(), line)
 	assert.ErrorIs(t, err, store.ErrOutsideRoot)
 }
 
@@ -432,8 +432,8 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	fixed := time.Date(2026, 1, 17, 12, 0, 0, 0, time.UTC)
-	e.Now = func() time.Time { return fixed }
-	e.Rand = sameRand{}
+	e.cfg.Now = func() time.Time { return fixed }
+	e.cfg.Rand = sameRand{}
 	a, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
 	require.NoError(t, err)
 	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("two")})
@@ -460,7 +460,7 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a.Session+"/001-request.md", hint, "send records where its request is")
 
-	got, err := e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
+	got, err := e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath)
 
@@ -469,17 +469,17 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	for _, bad := range []string{b.Session + "/001-request.md", "../elsewhere/001-request.md", "garbage", a.Session + "/002-response.md"} {
 		require.NoError(t, os.Remove(claim))
 		require.NoError(t, os.Symlink(bad, claim))
-		got, err := e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
+		got, err := e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 		require.NoError(t, err, "%q", bad)
 		assert.Equal(t, a.RequestPath, got.RequestPath, "%q", bad)
 	}
 	require.NoError(t, os.Remove(claim))
 	require.NoError(t, os.WriteFile(claim, []byte(a.Session+"/001-request.md"), 0o600))
-	got, err = e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
+	got, err = e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath, "a file where a link should be: the scan")
 	require.NoError(t, os.Remove(claim))
-	got, err = e.Locate(ctx, a.ID, exchange.RoleOrchestrator)
+	got, err = e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath, "no claim at all: the scan")
 }

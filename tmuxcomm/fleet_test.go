@@ -30,14 +30,14 @@ func TestFleetRecentExchanges(t *testing.T) {
 	}
 	// The first folder changed last.
 	require.NoError(t, os.Chtimes(dirs[1], old, old))
-	xs, err := e.RecentExchanges(context.Background(), 2)
+	xs, err := e.finder.RecentExchanges(context.Background(), 2)
 	require.NoError(t, err)
 	require.Len(t, xs, 2)
 	for _, x := range xs {
 		assert.Equal(t, "20260117-120000-o1-w2", x.Session, "the folder changed last is read first")
 	}
 	assert.ElementsMatch(t, []int{5, 3}, []int{xs[0].Seq, xs[1].Seq}, "its newest requests")
-	xs, err = e.RecentExchanges(context.Background(), 4)
+	xs, err = e.finder.RecentExchanges(context.Background(), 4)
 	require.NoError(t, err)
 	assert.Len(t, xs, 4, "then the next folder")
 }

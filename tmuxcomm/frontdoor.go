@@ -113,18 +113,18 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 		s = settings.Defaults()
 	}
 	e := New(d.Root, d.Tmux)
-	e.Self, e.EnterDelay, e.MailTTL, e.NoQueue = d.Self, s.EnterDelay, s.MailTTL, s.NoQueue
+	e.cfg.Self, e.cfg.EnterDelay, e.cfg.MailTTL, e.cfg.NoQueue = d.Self, s.EnterDelay, s.MailTTL, s.NoQueue
 	if s.Profiles != nil {
-		e.Profiles = s.Profiles
+		e.cfg.Profiles = s.Profiles
 	}
-	e.Helpers = d.Helpers
+	e.cfg.Helpers = d.Helpers
 	if !s.Channels.Any() {
-		e.Helpers.Bridge = nil
+		e.cfg.Helpers.Bridge = nil
 	}
-	e.AskedIn = d.folder()
-	e.ChannelsKey = s.Channels.Key(e.AskedIn)
-	e.PermissionAnswerers = s.PermissionAnswerers
-	e.CardKey = d.CardKey
+	e.cfg.AskedIn = d.folder()
+	e.cfg.ChannelsKey = s.Channels.Key(e.cfg.AskedIn)
+	e.cfg.PermissionAnswerers = s.PermissionAnswerers
+	e.cfg.CardKey = d.CardKey
 	e.Settings, e.Relay, e.Getenv, e.settingsErr = s, d.Relay, d.getenv(), err
 	return e, s, err
 }

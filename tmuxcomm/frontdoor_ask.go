@@ -69,17 +69,17 @@ func (e *Engine) Ask(ctx context.Context, a Asking) (res *questions.AskResult, o
 		auto = *a.AutoAnswer
 	}
 	if a.Dir == "" {
-		a.Dir = e.AskedIn
+		a.Dir = e.cfg.AskedIn
 	}
 	var intent *messages.Intent
 	if a.Action != nil {
 		o := *a.Action
 		o.Settings, o.Dir = s, a.Dir
-		if intent, err = e.PrepareIntent(ctx, o); err != nil {
+		if intent, err = e.registry.PrepareIntent(ctx, o); err != nil {
 			return nil, nil, err
 		}
 	}
-	res, err = e.Desk.Ask(ctx, questions.AskOptions{
+	res, err = e.desk.Ask(ctx, questions.AskOptions{
 		Questions: a.Questions, Exchange: a.Exchange, To: a.To, Wait: a.Wait, Timeout: timeout,
 		AutoAnswer: auto, MaxQuestions: s.MaxQuestions, BindGit: a.BindGit, Dir: a.Dir,
 		Hook: s.OnQuestion, HookTimeout: s.OnQuestionTimeout, Intent: intent,
@@ -105,7 +105,7 @@ type Waiting struct {
 func (e *Engine) waitAgain(ctx context.Context, w Waiting) (*questions.AskResult, error) {
 	ids := make([]string, len(w.IDs))
 	for i, ref := range w.IDs {
-		id, err := e.QuestionID(ref)
+		id, err := e.desk.QuestionID(ref)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +121,7 @@ func (e *Engine) waitAgain(ctx context.Context, w Waiting) (*questions.AskResult
 		auto := e.Settings.AutoAnswer
 		o.AutoAnswer = &auto
 	}
-	return e.WaitQuestions(ctx, o)
+	return e.desk.WaitQuestions(ctx, o)
 }
 
 // Task is the task an ask is about: given, else $WCOMM_TASK, else the id of the request the
@@ -142,7 +142,7 @@ func (e *Engine) Task(ctx context.Context, given, exchange string, ch Choices) (
 	if err != nil {
 		return "", err
 	}
-	x, err := in.WorkingOn(ctx, exchange)
+	x, err := in.book.WorkingOn(ctx, exchange)
 	if errors.Is(err, store.ErrUnsafeRoot) {
 		return "", err // the root is refused, as by every command, not the call's words
 	}

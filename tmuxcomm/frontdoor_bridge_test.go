@@ -17,12 +17,12 @@ func TestDoorStartBridgeOnlyWithChannels(t *testing.T) {
 	d := &Door{Root: t.TempDir(), Getenv: env, Dir: t.TempDir(), Helpers: Helpers{Bridge: func() error { return nil }}}
 	e, _, err := d.Engine()
 	require.NoError(t, err)
-	assert.Nil(t, e.Helpers.Bridge, "no channels: no bridge to start")
+	assert.Nil(t, e.cfg.Helpers.Bridge, "no channels: no bridge to start")
 
 	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"), "channels:\n  webhook:\n    url: http://127.0.0.1:1/q\n")
 	e, _, err = d.Engine()
 	require.NoError(t, err)
-	assert.NotNil(t, e.Helpers.Bridge, "channels configured: the door's bridge starter")
+	assert.NotNil(t, e.cfg.Helpers.Bridge, "channels configured: the door's bridge starter")
 }
 
 func cfgEnv(m map[string]string) func(string) string {

@@ -51,7 +51,7 @@ func (e *Engine) Hook(ctx context.Context, h Hooking) error {
 	if err := json.Unmarshal(h.Input, &ev); err != nil {
 		return fmt.Errorf("hook input is not JSON: %w", err)
 	}
-	if e.Self == "" {
+	if e.cfg.Self == "" {
 		return nil // not in a tmux pane: no inbox, no pane to name in a question
 	}
 	if err := e.hookPane(ctx); err != nil {
@@ -108,13 +108,13 @@ func (e *Engine) Hook(ctx context.Context, h Hooking) error {
 		return e.settingsErr
 	}
 	if kind == profile.HookPrompt {
-		e.CloseIdle(ctx, "the agent took its next prompt")
+		e.desk.CloseIdle(ctx, "the agent took its next prompt")
 		return nil
 	}
 	if handed || ev.StopHookActive {
 		return nil
 	}
-	_, warnings, err := e.NotifyIdle(ctx, h.Agent, ev.LastMessage)
+	_, warnings, err := e.desk.NotifyIdle(ctx, h.Agent, ev.LastMessage)
 	for _, w := range warnings {
 		h.Warn(w)
 	}
@@ -159,7 +159,7 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 			warn(fmt.Sprintf("%v; an answer given in the pane is not seen", err))
 		}
 	}
-	w, warnings, err := e.AskPermission(ctx, req)
+	w, warnings, err := e.desk.AskPermission(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -182,18 +182,18 @@ var ErrNotOwnPane = questions.ErrNotOwnPane
 // elsewhere that sets the variable would otherwise ask in the pane's name, and the reply to its
 // notice would be typed into that pane. The error wraps questions.ErrNotOwnPane.
 func (e *Engine) hookPane(ctx context.Context) error {
-	if err := e.OwnPane(ctx); err != nil {
-		return fmt.Errorf("refused to act in pane %s's name (nothing asked, nothing typed): %w", messages.SanitizeField(string(e.Self)), err)
+	if err := e.desk.OwnPane(ctx); err != nil {
+		return fmt.Errorf("refused to act in pane %s's name (nothing asked, nothing typed): %w", messages.SanitizeField(string(e.cfg.Self)), err)
 	}
 	return nil
 }
 
-// AskPermissionIn records req as a permission question of the agent in pane, which is not the
+// askPermissionIn records req as a permission question of the agent in pane, which is not the
 // caller's: the prompts room's sentry (in the bridge or the console) asks for the agents whose
 // prompts it sees, Codex's approvals and dialogs on screen. The question lives in that pane's
 // own session folder, as its hook's would.
-func (e *Engine) AskPermissionIn(ctx context.Context, pane messages.PaneID, req messages.PermissionRequest) (*questions.PermissionWait, error) {
+func (e *Engine) askPermissionIn(ctx context.Context, pane messages.PaneID, req messages.PermissionRequest) (*questions.PermissionWait, error) {
 	in := e.derive(func(c *core.Config) { c.Self = pane })
-	w, _, err := in.AskPermission(ctx, req)
+	w, _, err := in.desk.AskPermission(ctx, req)
 	return w, err
 }

@@ -40,23 +40,23 @@ var errNoLifecycle = errors.New("this engine's tmux client cannot start or stop 
 // lifecycleRoom builds the lifecycle room over the engine; capability is the first prompt's. The
 // room of a pane's watcher (watching) starts no watcher: it is one.
 func (e *Engine) lifecycleRoom(capability messages.Capability, watching bool) (*lifecycle.Room, error) {
-	t, ok := e.Tmux.(lifecycle.Tmux)
+	t, ok := e.cfg.Tmux.(lifecycle.Tmux)
 	if !ok {
 		return nil, errNoLifecycle
 	}
-	profiles := e.Profiles
+	profiles := e.cfg.Profiles
 	if profiles == nil {
 		profiles = profile.Defaults()
 	}
-	folder := e.AskedIn
+	folder := e.cfg.AskedIn
 	if folder == "" {
 		folder, _ = os.Getwd()
 	}
-	r := &lifecycle.Room{Root: e.Root, Tmux: t, Agents: e.Finder, Profiles: profiles, Folder: folder,
+	r := &lifecycle.Room{Root: e.cfg.Root, Tmux: t, Agents: e.finder, Profiles: profiles, Folder: folder,
 		WorktreeFolder: e.Settings.WorktreeFolder, WorktreeSetup: e.Settings.WorktreeSetup,
-		Deliver: e.Helpers.Deliverer, Tell: e.Helpers.Bridge}
+		Deliver: e.cfg.Helpers.Deliverer, Tell: e.cfg.Helpers.Bridge}
 	if !watching {
-		r.StartWatcher = e.Helpers.Watcher
+		r.StartWatcher = e.cfg.Helpers.Watcher
 	}
 	r.Send = func(ctx context.Context, pane messages.PaneID, body []byte) (string, error) {
 		x, err := e.Send(ctx, SendOptions{To: string(pane), Body: body, Capability: capability})
@@ -72,8 +72,8 @@ func (e *Engine) lifecycleRoom(capability messages.Capability, watching bool) (*
 // sent as any send is (see lifecycle.Room.Spawn). A first prompt needs the caller's pane, as a
 // send does: that is checked before anything starts.
 func (e *Engine) Spawn(ctx context.Context, o SpawnOptions) (*Spawned, error) {
-	if len(o.Prompt) > 0 && e.Self == "" {
-		return nil, e.NeedOwnPane(ctx, "spawn with --prompt from the orchestrator's pane (its response comes back there), or spawn without it and send later")
+	if len(o.Prompt) > 0 && e.cfg.Self == "" {
+		return nil, e.cfg.NeedOwnPane(ctx, "spawn with --prompt from the orchestrator's pane (its response comes back there), or spawn without it and send later")
 	}
 	if o.Capability != "" {
 		if _, err := ParseCapability(string(o.Capability)); err != nil {

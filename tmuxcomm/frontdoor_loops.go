@@ -36,17 +36,17 @@ func (e *Engine) inbound(ctx context.Context, worker paneops.Pane) (loops.Verdic
 		return loops.Verdict{}, nil
 	}
 	// A request relayed from another host names a pane of that host: never one of this host's.
-	names := []string{"relayed:" + string(e.Self)}
-	if !e.Relayed {
-		names = []string{string(e.Self)}
-		if self, err := e.Resolve(ctx, string(e.Self), paneops.Scope{}, false); err == nil {
+	names := []string{"relayed:" + string(e.cfg.Self)}
+	if !e.cfg.Relayed {
+		names = []string{string(e.cfg.Self)}
+		if self, err := e.finder.Resolve(ctx, string(e.cfg.Self), paneops.Scope{}, false); err == nil {
 			names = append(names, self.Target())
-			if det, err := e.Detect(ctx, self, ""); err == nil && det.Name != "" {
+			if det, err := e.finder.Detect(ctx, self, ""); err == nil && det.Name != "" {
 				names = append(names, det.Name)
 			}
 		}
 	}
-	v := loops.Policy(l, e.Self, worker.ID, names...)
+	v := loops.Policy(l, e.cfg.Self, worker.ID, names...)
 	if v.Action == loops.Refuse {
 		return v, fmt.Errorf("pane %s does not take this request: %s; nothing was written; ask the person to change the settings if it should", worker.ID, v.Why)
 	}
@@ -56,28 +56,28 @@ func (e *Engine) inbound(ctx context.Context, worker paneops.Pane) (loops.Verdic
 // chainOf is the chain and depth of a request the caller's pane sends now, and the verdict of
 // the caps on it, given the pair's session folder.
 func (e *Engine) chainOf(root, server, dir string, to messages.PaneID, policy loops.Verdict) (chain string, depth int, v loops.Verdict) {
-	if e.Relayed {
+	if e.cfg.Relayed {
 		return "", 0, policy
 	}
-	since := e.Now().Add(-e.chainWindow())
-	chain, depth = loops.Child(loops.Parent(root, e.Self, server, since))
+	since := e.cfg.Now().Add(-e.chainWindow())
+	chain, depth = loops.Child(loops.Parent(root, e.cfg.Self, server, since))
 	if policy.Action != loops.Accept {
 		return chain, depth, policy
 	}
 	l := e.Settings.Loops
 	recent := 0
 	if depth >= 2 && l.Rate > 0 {
-		recent = loops.Recent(dir, e.Now().Add(-l.Per))
+		recent = loops.Recent(dir, e.cfg.Now().Add(-l.Per))
 	}
-	return chain, depth, loops.Decide(l, e.Self, to, chain, depth, recent)
+	return chain, depth, loops.Decide(l, e.cfg.Self, to, chain, depth, recent)
 }
 
 // hold holds a written request in its worker's outbox and, for the first hold of its chain or
 // pair, starts the bridge so the person hears of it.
 func (e *Engine) hold(root string, m messages.Mail, v loops.Verdict) error {
-	h, err := e.Hold(root, m, v.Why, v.Key)
-	if err == nil && h.Told && e.Helpers.Bridge != nil {
-		_ = e.Helpers.Bridge() // the notice waits in the outbox for the next bridge when none starts
+	h, err := e.office.Hold(root, m, v.Why, v.Key)
+	if err == nil && h.Told && e.cfg.Helpers.Bridge != nil {
+		_ = e.cfg.Helpers.Bridge() // the notice waits in the outbox for the next bridge when none starts
 	}
 	return err
 }
@@ -88,10 +88,10 @@ func (e *Engine) hold(root string, m messages.Mail, v loops.Verdict) error {
 func (e *Engine) Release(ctx context.Context, ref, to string, all bool) ([]messages.Mail, error) {
 	// A cap an agent could lift for itself holds nothing: release is the person's call, judged as
 	// an answer to a permission prompt is (docs/threat-model.md).
-	if err := e.RequirePerson(ctx, "release a request held over a loop cap"); err != nil {
+	if err := e.desk.RequirePerson(ctx, "release a request held over a loop cap"); err != nil {
 		return nil, err
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := e.cfg.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +100,13 @@ func (e *Engine) Release(ctx context.Context, ref, to string, all bool) ([]messa
 	}
 	var pane messages.PaneID
 	if to != "" {
-		p, err := e.Resolve(ctx, to, paneops.Scope{}, false)
+		p, err := e.finder.Resolve(ctx, to, paneops.Scope{}, false)
 		if err != nil {
 			return nil, err
 		}
 		pane = p.ID
 	}
-	held, problems := e.HeldMail(root)
+	held, problems := e.office.HeldMail(root)
 	var pick []messages.Mail
 	for _, m := range held {
 		switch {
@@ -133,7 +133,7 @@ func (e *Engine) Release(ctx context.Context, ref, to string, all bool) ([]messa
 	var done []messages.Mail
 	var errs []error
 	for _, m := range pick {
-		if _, err := e.Office.Release(root, m); err != nil {
+		if _, err := e.office.Release(root, m); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -146,7 +146,7 @@ func (e *Engine) Release(ctx context.Context, ref, to string, all bool) ([]messa
 // outbox, queued or held: it is never delivered, and its exchange says "cancelled". A request
 // that has reached its worker cannot be withdrawn.
 func (e *Engine) Cancel(ctx context.Context, ref string) (*exchange.Exchange, error) {
-	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
+	x, err := e.book.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (e *Engine) Cancel(ctx context.Context, ref string) (*exchange.Exchange, er
 	if m.Host != "" {
 		return x, fmt.Errorf("request %s went to a worker on host %s; it can be cancelled only there", x.ID, m.Host)
 	}
-	found, err := e.Office.Cancel(root, m.Server, x.Worker, x.Session, x.Seq)
+	found, err := e.office.Cancel(root, m.Server, x.Worker, x.Session, x.Seq)
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	if err != nil {
 		return x, err

@@ -60,7 +60,7 @@ func QueuedHere(x *exchange.Exchange) bool {
 // Relay; ok is false for any other target (a tmux session:window reads as itself unless its
 // session name is a declared host's). An engine relaying for another host never relays again.
 func (e *Engine) hostTarget(to string) (h settings.HostDef, target string, ok bool, err error) {
-	if e.Relay == nil || e.Relayed {
+	if e.Relay == nil || e.cfg.Relayed {
 		return h, "", false, nil
 	}
 	name, target, found := strings.Cut(to, ":")
@@ -80,11 +80,11 @@ func (e *Engine) hostTarget(to string) (h settings.HostDef, target string, ok bo
 // relayOut hands a send to HOST:TARGET (o.To is the target there) to the Relay, under an id
 // claimed here.
 func (e *Engine) relayOut(ctx context.Context, root string, h settings.HostDef, o core.SendOptions) (*exchange.Exchange, error) {
-	id, err := e.ClaimID(root)
+	id, err := e.book.ClaimID(root)
 	if err != nil {
 		return nil, err
 	}
-	return e.Relay.Send(ctx, e, Outbound{Host: h, Root: root, ID: id, From: e.Self, Send: o, NoQueue: e.NoQueue, TTL: e.MailTTL})
+	return e.Relay.Send(ctx, e, Outbound{Host: h, Root: root, ID: id, From: e.cfg.Self, Send: o, NoQueue: e.cfg.NoQueue, TTL: e.cfg.MailTTL})
 }
 
 // ready readies an await of ref through the Relay, and returns what is left of timeout.
@@ -92,7 +92,7 @@ func (e *Engine) ready(ctx context.Context, ref string, timeout time.Duration) (
 	if e.Relay == nil {
 		return timeout, nil
 	}
-	root, err := e.RootDir(false)
+	root, err := e.cfg.RootDir(false)
 	if err != nil {
 		return timeout, nil // no root: nothing was relayed; the await says what is wrong
 	}

@@ -48,7 +48,7 @@ func (e *Engine) Tell(ctx context.Context, target, text, from string) ([]*core.P
 	if len(targets) == 0 {
 		return nil, core.NeedUsagef(core.NeedTarget, "no target: name the agent's pane, its name or @GROUP")
 	}
-	root, err := e.RootDir(true)
+	root, err := e.cfg.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (e *Engine) Tell(ctx context.Context, target, text, from string) ([]*core.P
 	var to []reached
 	seen := map[messages.PaneID]bool{}
 	for _, t := range targets {
-		p, srv, err := e.ResolveWithServer(ctx, t, paneops.Scope{All: true}, false)
+		p, srv, err := e.finder.ResolveWithServer(ctx, t, paneops.Scope{All: true}, false)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +72,7 @@ func (e *Engine) Tell(ctx context.Context, target, text, from string) ([]*core.P
 	for _, r := range to {
 		m := messages.Mail{Kind: messages.MailNote, Pane: r.p.ID, Server: r.srv.Key(), Socket: r.srv.Socket, Text: text,
 			Summary: fmt.Sprintf("[message from the person, %s] %s", messages.SanitizeField(from), messages.SanitizeField(text))}
-		p, err := e.Post(ctx, root, m, r.p, r.srv)
+		p, err := e.office.Post(ctx, root, m, r.p, r.srv)
 		if err != nil {
 			return out, fmt.Errorf("tell pane %s: %w", r.p.ID, err)
 		}

@@ -21,8 +21,8 @@ import (
 // callerRelease releases as the caller whose process table is procs (the caller pid 300), with
 // the engine's own table put back after.
 func callerRelease(e *Engine, procs []proc.Process, ref string, all bool) ([]messages.Mail, error) {
-	saved, paneSaved, self := e.Procs, e.PaneProcs, e.SelfPID
-	defer func() { e.Procs, e.PaneProcs, e.SelfPID = saved, paneSaved, self }()
+	saved, paneSaved, self := e.cfg.Procs, e.cfg.PaneProcs, e.cfg.SelfPID
+	defer func() { e.cfg.Procs, e.cfg.PaneProcs, e.cfg.SelfPID = saved, paneSaved, self }()
 	return procsOf(e, procs...).Release(context.Background(), ref, "", all)
 }
 
@@ -83,7 +83,7 @@ func TestLoopsChainHeldToldReleased(t *testing.T) {
 	_, err = e.as("%4").Notify(ctx, NotifyOptions{Body: []byte("an answer to what?")})
 	assert.True(t, errors.Is(err, store.ErrNotFound), "a worker's notify never answers a request held from it: %v", err)
 
-	told, problems := e.DeadLetters(time.Time{})
+	told, problems := e.office.DeadLetters(time.Time{})
 	assert.Empty(t, problems)
 	require.Len(t, told, 1, "told once per chain, not per message")
 	assert.Equal(t, exchange.StateHeld, told[0].State)
@@ -177,7 +177,7 @@ func TestLoopsInboundPolicy(t *testing.T) {
 	assert.Contains(t, err.Error(), "nothing was written")
 	assert.Equal(t, ClassFailure, ClassOf(err))
 	assert.Empty(t, f.Delivered())
-	assert.Empty(t, e.Pending(e.Root, "100-1700000000", "%2"))
+	assert.Empty(t, e.office.Pending(e.cfg.Root, "100-1700000000", "%2"))
 	x, err := e.as("%3").Send(ctx, SendOptions{To: "%2", Body: []byte("wait")})
 	require.NoError(t, err)
 	assert.Equal(t, exchange.StateHeld, x.State)

@@ -17,7 +17,7 @@ func TestMailboxDeadLetters(t *testing.T) {
 	f, b, e, _ := mailboxWorld(t)
 	ctx := context.Background()
 	start := time.Now().Add(-time.Second)
-	none, problems := e.DeadLetters(start)
+	none, problems := e.office.DeadLetters(start)
 	assert.Empty(t, none)
 	assert.Empty(t, problems)
 
@@ -32,7 +32,7 @@ func TestMailboxDeadLetters(t *testing.T) {
 	_, err = e.Send(ctx, SendOptions{To: "%3", Body: []byte("delivered")})
 	require.NoError(t, err)
 
-	dead, problems := e.DeadLetters(start)
+	dead, problems := e.office.DeadLetters(start)
 	assert.Empty(t, problems)
 	require.Len(t, dead, 1)
 	d := dead[0]
@@ -42,6 +42,6 @@ func TestMailboxDeadLetters(t *testing.T) {
 	assert.Equal(t, x.ID, d.Exchange)
 	assert.Contains(t, d.Detail, "no longer exists")
 
-	later, _ := e.DeadLetters(time.Now().Add(time.Minute))
+	later, _ := e.office.DeadLetters(time.Now().Add(time.Minute))
 	assert.Empty(t, later, "nothing ended after since")
 }

@@ -53,7 +53,7 @@ func mailboxWorld(t *testing.T) (*fakeTmux, *busyPanes, *Engine, *[]messages.Pan
 	e := newEngine(t, f, "%1")
 	var spawned []messages.PaneID
 	var mu sync.Mutex
-	e.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
+	e.cfg.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
 		mu.Lock()
 		defer mu.Unlock()
 		spawned = append(spawned, pane)
@@ -79,7 +79,7 @@ func answeredWhileBusy(t *testing.T, e *Engine) *exchange.Exchange {
 func drainPane(t *testing.T, f *fakeTmux, e *Engine, pane messages.PaneID) {
 	t.Helper()
 	srv, _ := f.ServerInfo(context.Background())
-	require.NoError(t, e.RunDeliverer(context.Background(), srv.Key(), pane))
+	require.NoError(t, e.office.RunDeliverer(context.Background(), srv.Key(), pane))
 }
 
 // contents lists what each delivery typed.
@@ -172,11 +172,11 @@ func TestMailboxSupersededAndExpired(t *testing.T) {
 
 	// A request to a pane that stays busy past its time to live expires.
 	b.set("%3", true)
-	e.MailTTL = time.Minute
+	e.cfg.MailTTL = time.Minute
 	y, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("never ready")})
 	require.NoError(t, err)
 	later := time.Now().Add(2 * time.Minute)
-	e.Now = func() time.Time { return later }
+	e.cfg.Now = func() time.Time { return later }
 
 	before := len(f.Delivered())
 	b.set("%1", false)
@@ -256,12 +256,12 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, b, e, _ := mailboxWorld(t)
 			mf := &markingFake{fakeTmux: f}
-			e.Tmux = mf
+			e.cfg.Tmux = mf
 			ctx := context.Background()
 			b.set("%2", true)
 			_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 			require.NoError(t, err)
-			root, err := e.RootDir(false)
+			root, err := e.cfg.RootDir(false)
 			require.NoError(t, err)
 			srv, _ := f.ServerInfo(ctx)
 			ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
@@ -278,7 +278,7 @@ func TestMailboxRecoversAStoppedDelivery(t *testing.T) {
 			}
 			before := len(f.Delivered())
 			b.set("%2", false)
-			require.NoError(t, e.RunDeliverer(ctx, srv.Key(), "%2"))
+			require.NoError(t, e.office.RunDeliverer(ctx, srv.Key(), "%2"))
 			assert.Len(t, f.Delivered(), before+tt.wantDeliveries)
 			assert.Equal(t, tt.wantResumed, mf.resumed)
 			out, err := ob.Outcome(pend[0].ID)
@@ -328,11 +328,11 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 	b.set("%2", true)
 	_, err := e.Send(ctx, SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	root, err := e.RootDir(false)
+	root, err := e.cfg.RootDir(false)
 	require.NoError(t, err)
 	srv, _ := f.ServerInfo(ctx)
 	done := make(chan error, 1)
-	go func() { done <- e.RunDeliverer(ctx, srv.Key(), "%2") }()
+	go func() { done <- e.office.RunDeliverer(ctx, srv.Key(), "%2") }()
 	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return lock.IsLocked(ob.Path(store.DelivererLockName)) }, 10*time.Second, 5*time.Millisecond,
@@ -352,12 +352,12 @@ func TestMailboxDelivererEndsWhenItsOutboxIsRemoved(t *testing.T) {
 // ways that exist (an earlier text named a 'wcomm deliver' command there is none of).
 func TestMailboxDelivererStartFailureHint(t *testing.T) {
 	_, _, e, _ := mailboxWorld(t)
-	e.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
-	root, err := e.RootDir(true)
+	e.cfg.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error { return os.ErrPermission }
+	root, err := e.cfg.RootDir(true)
 	require.NoError(t, err)
 	ob, err := mailbox.OpenOutbox(root, "1-2", "%1", true)
 	require.NoError(t, err)
-	err = e.EnsureDeliverer(ob, "")
+	err = e.office.EnsureDeliverer(ob, "")
 	require.ErrorIs(t, err, os.ErrPermission)
 	assert.Contains(t, err.Error(), "an inbox run in it")
 	assert.NotContains(t, err.Error(), "wcomm deliver")

@@ -71,7 +71,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	}
 	if o.Ref != "" && !strings.ContainsRune(o.Ref, '/') {
 		// An id, or its end as a person types it.
-		if o.Ref, err = e.Book.ExchangeID(o.Ref); err != nil {
+		if o.Ref, err = e.book.ExchangeID(o.Ref); err != nil {
 			return nil, err
 		}
 	}
@@ -79,7 +79,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 	res, err := c.notify(ctx, o, syncs)
 	if o.Ref == "" && res != nil && res.Exchange != nil {
 		res.Newest = true
-		res.StillOpen, _ = c.OpenToWorker(ctx, res.Exchange.ID)
+		res.StillOpen, _ = c.book.OpenToWorker(ctx, res.Exchange.ID)
 	}
 	if serr := syncs.Wait(); serr != nil && err == nil {
 		err = fmt.Errorf("the response was saved and signalled, but it is not safe on disk: %w", serr)
@@ -92,7 +92,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 	if o.BodyFile == "" && len(bytes.TrimSpace(o.Body)) == 0 {
 		return nil, empty
 	}
-	x, err := e.Locate(ctx, o.Ref, exchange.RoleWorker)
+	x, err := e.book.Locate(ctx, o.Ref, exchange.RoleWorker)
 	if err != nil {
 		return nil, err
 	}
@@ -103,10 +103,10 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 	if x.Status == exchange.StatusAnswered {
 		return &NotifyResult{Exchange: x}, store.Kindf(store.ErrAnswered, "%s already holds a response; the first one stands", x.ResponsePath)
 	}
-	if e.Self != "" && e.Self != x.Worker {
+	if e.cfg.Self != "" && e.cfg.Self != x.Worker {
 		// The first response stands: one from the wrong pane would shut out the worker's own.
 		return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; notify from the worker's pane (or from outside any pane, to answer for it)",
-			x.ID, x.Worker, e.Self)
+			x.ID, x.Worker, e.cfg.Self)
 	}
 	h := req.Header
 	resp := messages.Response{Header: messages.ResponseHeader{ID: h.ID, StartedAt: h.StartedAt,
@@ -145,7 +145,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		}
 		return nil, err
 	}
-	if err := exchange.LogEvent(dir, seq, exchange.StateAnswered, map[string]string{"response": responsePath}, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, seq, exchange.StateAnswered, map[string]string{"response": responsePath}, e.cfg.Now()); err != nil {
 		// The response file is whole; the orchestrator is not told of a state the log lacks.
 		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
 	}
@@ -166,7 +166,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 	// which it logs as read before letting go of the lock: look at the lock first, then the log.
 	if lock.IsLocked(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))) || exchange.WasRead(x.Dir, x.Seq) {
 		res.Signal = core.SignalAwait
-		if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateAwaitWoken, nil, e.Now()); err != nil {
+		if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateAwaitWoken, nil, e.cfg.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
 		}
 		return res, nil
@@ -188,7 +188,7 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 	orch := x.Orchestrator
 	gone := func(format string, a ...any) (*core.Posted, error) {
 		err := fmt.Errorf(format, a...)
-		_ = exchange.LogEvent(x.Dir, x.Seq, exchange.StateNotifyLost, map[string]string{"error": err.Error()}, e.Now())
+		_ = exchange.LogEvent(x.Dir, x.Seq, exchange.StateNotifyLost, map[string]string{"error": err.Error()}, e.cfg.Now())
 		return nil, err
 	}
 	root := filepath.Dir(x.Dir)
@@ -198,7 +198,7 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 	if m, err := exchange.ReadMeta(x.Dir); err == nil {
 		server = m.Server
 	}
-	p, srv, err := e.Reach(ctx, root, orch, server, "orchestrator", true)
+	p, srv, err := e.finder.Reach(ctx, root, orch, server, "orchestrator", true)
 	if err != nil {
 		if !fleet.IsUnreachable(err) {
 			return gone("response saved at %s, but no tmux server to notify (%v): %w", x.ResponsePath, err, store.ErrOrchestratorGone)
@@ -207,7 +207,7 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 	}
 	m := messages.Mail{Kind: messages.MailResponse, Pane: orch, Server: srv.Key(), Socket: srv.Socket, From: x.Worker,
 		Session: filepath.Base(x.Dir), Seq: x.Seq, Exchange: x.ID, Text: line}
-	posted, err := e.Post(ctx, root, m, p, srv)
+	posted, err := e.office.Post(ctx, root, m, p, srv)
 	if err != nil {
 		if errors.Is(err, store.ErrNotRecorded) {
 			return posted, fmt.Errorf("response saved at %s; the RESPONSE line went to orchestrator pane %s, but %w", x.ResponsePath, orch, err)

@@ -24,20 +24,20 @@ func TestPaneCard(t *testing.T) {
 	srv := paneops.ServerInfo{PID: os.Getpid(), StartTime: 1, Version: "3.3a", Socket: sock}
 	setup := func(t *testing.T) (*Engine, string) {
 		e := newEngine(t, newFake("%1", "%3"), "%1")
-		e.CardKey = fleet.CardKey(sock, "", "", "")
-		root, err := e.RootDir(true)
+		e.cfg.CardKey = fleet.CardKey(sock, "", "", "")
+		root, err := e.cfg.RootDir(true)
 		require.NoError(t, err)
-		e.RecordPane(root, pane, srv)
+		e.finder.RecordPane(root, pane, srv)
 		return e, root
 	}
 
 	t.Run("read back", func(t *testing.T) {
 		e, root := setup(t)
-		p, s, ok := e.CachedPane(root, "%3")
+		p, s, ok := e.finder.CachedPane(root, "%3")
 		require.True(t, ok)
 		assert.Equal(t, pane, p)
 		assert.Equal(t, srv, s)
-		info, err := os.Stat(e.CardPath(root, "%3"))
+		info, err := os.Stat(e.finder.CardPath(root, "%3"))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	})
@@ -48,9 +48,9 @@ func TestPaneCard(t *testing.T) {
 	}{
 		{"another pane", "%4", nil},
 		{"a target that is not a pane id", "s:1.0", nil},
-		{"another server's flags", "%3", func(t *testing.T, e *Engine, root string) { e.CardKey = fleet.CardKey("", "other", "", "") }},
-		{"fail-fast mode", "%3", func(t *testing.T, e *Engine, root string) { e.NoQueue = true }},
-		{"cards off", "%3", func(t *testing.T, e *Engine, root string) { e.CardKey = "" }},
+		{"another server's flags", "%3", func(t *testing.T, e *Engine, root string) { e.cfg.CardKey = fleet.CardKey("", "other", "", "") }},
+		{"fail-fast mode", "%3", func(t *testing.T, e *Engine, root string) { e.cfg.NoQueue = true }},
+		{"cards off", "%3", func(t *testing.T, e *Engine, root string) { e.cfg.CardKey = "" }},
 		{"a new socket file on the same path", "%3", func(t *testing.T, e *Engine, root string) {
 			require.NoError(t, os.Remove(sock))
 			require.NoError(t, os.WriteFile(sock+".new", nil, 0o600))
@@ -59,23 +59,23 @@ func TestPaneCard(t *testing.T) {
 		{"the pane's process ended", "%3", func(t *testing.T, e *Engine, root string) {
 			cmd := exec.Command("true")
 			require.NoError(t, cmd.Run())
-			e.RecordPane(root, paneops.Pane{ID: "%3", PID: cmd.Process.Pid}, srv) // not recorded: gone
-			p, _, ok := e.CachedPane(root, "%3")
+			e.finder.RecordPane(root, paneops.Pane{ID: "%3", PID: cmd.Process.Pid}, srv) // not recorded: gone
+			p, _, ok := e.finder.CachedPane(root, "%3")
 			require.True(t, ok, "the earlier card stands")
 			require.Equal(t, pane.PID, p.PID)
-			data, err := os.ReadFile(e.CardPath(root, "%3"))
+			data, err := os.ReadFile(e.finder.CardPath(root, "%3"))
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(e.CardPath(root, "%3"), []byte(replaceOnce(t, string(data), `"pid":`+itoa(pane.PID), `"pid":`+itoa(cmd.Process.Pid))), 0o600))
+			require.NoError(t, os.WriteFile(e.finder.CardPath(root, "%3"), []byte(replaceOnce(t, string(data), `"pid":`+itoa(pane.PID), `"pid":`+itoa(cmd.Process.Pid))), 0o600))
 		}},
 		{"another start time", "%3", func(t *testing.T, e *Engine, root string) {
-			data, err := os.ReadFile(e.CardPath(root, "%3"))
+			data, err := os.ReadFile(e.finder.CardPath(root, "%3"))
 			require.NoError(t, err)
 			start, err := proc.ProcStart(pane.PID)
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(e.CardPath(root, "%3"), []byte(replaceOnce(t, string(data), `"pane_start":`+utoa(start), `"pane_start":`+utoa(start+1))), 0o600))
+			require.NoError(t, os.WriteFile(e.finder.CardPath(root, "%3"), []byte(replaceOnce(t, string(data), `"pane_start":`+utoa(start), `"pane_start":`+utoa(start+1))), 0o600))
 		}},
 		{"a damaged card", "%3", func(t *testing.T, e *Engine, root string) {
-			require.NoError(t, os.WriteFile(e.CardPath(root, "%3"), []byte(`{"key":`), 0o600))
+			require.NoError(t, os.WriteFile(e.finder.CardPath(root, "%3"), []byte(`{"key":`), 0o600))
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,19 +83,19 @@ func TestPaneCard(t *testing.T) {
 			if tt.change != nil {
 				tt.change(t, e, root)
 			}
-			_, _, ok := e.CachedPane(root, tt.target)
+			_, _, ok := e.finder.CachedPane(root, tt.target)
 			assert.False(t, ok)
 		})
 	}
 	t.Run("a dead pane is not recorded", func(t *testing.T) {
 		e := newEngine(t, newFake("%1", "%3"), "%1")
-		e.CardKey = fleet.CardKey(sock, "", "", "")
-		root, err := e.RootDir(true)
+		e.cfg.CardKey = fleet.CardKey(sock, "", "", "")
+		root, err := e.cfg.RootDir(true)
 		require.NoError(t, err)
 		dead := pane
 		dead.Dead = true
-		e.RecordPane(root, dead, srv)
-		assert.NoFileExists(t, e.CardPath(root, "%3"))
+		e.finder.RecordPane(root, dead, srv)
+		assert.NoFileExists(t, e.finder.CardPath(root, "%3"))
 	})
 	assert.Equal(t, fleet.CardKey("", "", "/tmp/tmux-0/default,123,0", ""), fleet.CardKey("", "", "/tmp/tmux-0/default,456,1", ""),
 		"$TMUX names the socket by its first field")

@@ -29,16 +29,16 @@ func permRequest(t *testing.T) messages.PermissionRequest {
 
 // procsOf makes the engine's process table procs, the caller pid 300.
 func procsOf(e *Engine, procs ...proc.Process) *Engine {
-	e.SelfPID = 300
-	e.Procs = func() (*proc.Table, error) { return proc.NewProcTable(procs), nil }
-	e.PaneProcs = func(int, ...int) (*proc.Table, error) { return e.Procs() }
+	e.cfg.SelfPID = 300
+	e.cfg.Procs = func() (*proc.Table, error) { return proc.NewProcTable(procs), nil }
+	e.cfg.PaneProcs = func(int, ...int) (*proc.Table, error) { return e.cfg.Procs() }
 	return e
 }
 
 func TestPermissionWaitsShown(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	w, _, err := e.as("%2").desk.AskPermission(context.Background(), permRequest(t))
 	require.NoError(t, err)
 	defer w.Close()
 	list, _, err := e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
@@ -51,7 +51,7 @@ func TestPermissionWaitsShown(t *testing.T) {
 	assert.Equal(t, "idle", WaitsOn("%1", srv, "idle", list), "an agent at rest after its turn")
 	assert.Equal(t, "", WaitsOn("%2", "another-server", "", list), "a pane of the same id on another server")
 
-	_, err = e.Desk.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
+	_, err = e.desk.Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow"})
 	require.NoError(t, err)
 	list, _, err = e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})
 	require.NoError(t, err)

@@ -47,7 +47,7 @@ func TestProfilePasteForm(t *testing.T) {
 			if tt.profile != "" {
 				p = set.Lookup(tt.profile)
 			}
-			content, form := e.PasteForm(tt.request, "/tmp/worker-comm/s/001-request.md", p)
+			content, form := e.finder.PasteForm(tt.request, "/tmp/worker-comm/s/001-request.md", p)
 			assert.Equal(t, tt.form, form)
 			switch form {
 			case fleet.FormPaste:
@@ -111,7 +111,7 @@ func TestVerifyDeliveryStates(t *testing.T) {
 				return r, tt.err
 			}
 			e := newEngine(t, f, "%1")
-			e.BusyWait, e.NoQueue = 3*time.Second, true
+			e.cfg.BusyWait, e.cfg.NoQueue = 3*time.Second, true
 			x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("hello")})
 			require.NotNil(t, x)
 			if tt.err != nil {
@@ -144,8 +144,8 @@ func TestProfileSendForcedAgent(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "claude, codex")
 	assert.Empty(t, f.Delivered())
-	_, statErr := os.Stat(e.Root)
-	assert.True(t, os.IsNotExist(statErr) || func() bool { ents, _ := os.ReadDir(e.Root); return len(ents) == 0 }(),
+	_, statErr := os.Stat(e.cfg.Root)
+	assert.True(t, os.IsNotExist(statErr) || func() bool { ents, _ := os.ReadDir(e.cfg.Root); return len(ents) == 0 }(),
 		"nothing is written for an unknown --agent")
 
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("echo $(touch pwn)"), Agent: "shell"})
@@ -182,7 +182,7 @@ func TestVerifyIntegrityMismatch(t *testing.T) {
 	assert.Contains(t, strings.Join(res.Warnings, "\n"), "changed after sending")
 
 	line := messages.Notification{StartedAt: x.StartedAt, Orchestrator: "%1", Worker: "%2", Path: x.ResponsePath}.String()
-	px, err := e.Parse(context.Background(), line)
+	px, err := e.book.Parse(context.Background(), line)
 	require.NoError(t, err)
 	assert.Equal(t, "mismatch", px.Integrity)
 	assert.Contains(t, strings.Join(px.Problems, "\n"), "changed after sending")

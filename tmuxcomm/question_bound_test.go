@@ -18,12 +18,12 @@ func TestDoorEngineKnowsItsChannelsKey(t *testing.T) {
 	d := &Door{Root: t.TempDir(), Getenv: env, Dir: work}
 	e, _, err := d.Engine()
 	require.NoError(t, err)
-	assert.Equal(t, messages.NoChannelsKey, e.ChannelsKey)
-	assert.Equal(t, work, e.AskedIn)
+	assert.Equal(t, messages.NoChannelsKey, e.cfg.ChannelsKey)
+	assert.Equal(t, work, e.cfg.AskedIn)
 
 	writeCfg(t, filepath.Join(xdg, "wcomm", "config.yaml"), "channels:\n  webhook:\n    url: https://ntfy.sh/my-topic\n")
 	e, s, err := d.Engine()
 	require.NoError(t, err)
-	assert.True(t, messages.ValidChannelsKey(e.ChannelsKey))
-	assert.Equal(t, s.Channels.Key(work), e.ChannelsKey)
+	assert.True(t, messages.ValidChannelsKey(e.cfg.ChannelsKey))
+	assert.Equal(t, s.Channels.Key(work), e.cfg.ChannelsKey)
 }

@@ -50,7 +50,7 @@ type qOutcome struct {
 func qAskAsync(e *Engine, o questions.AskOptions) <-chan qOutcome {
 	ch := make(chan qOutcome, 1)
 	go func() {
-		res, err := e.Desk.Ask(context.Background(), o)
+		res, err := e.desk.Ask(context.Background(), o)
 		ch <- qOutcome{res, err}
 	}()
 	return ch
@@ -111,7 +111,7 @@ func TestQuestionAskBlockingWakesOnAnswer(t *testing.T) {
 	require.Eventually(t, func() bool { return slices.Contains(qEvents(st), questions.QDelivered) }, 5*time.Second, time.Millisecond)
 
 	start := time.Now()
-	ar, err := orch.Desk.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "b"})
+	ar, err := orch.desk.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "b"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalAsk, ar.Signal)
 	out := <-done
@@ -132,12 +132,12 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	f, orch, worker, _ := qPair(t)
 	q := qQuestion("bcrypt or argon2?")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Desk.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.desk.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	st := res.Questions[0]
 	assert.Equal(t, questions.QuestionPending, st.State)
 
-	ar, err := orch.Desk.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
+	ar, err := orch.desk.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "Use BCRYPT (already in deps)", Source: "telegram"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, ar.Signal)
 	ds := f.Delivered()
@@ -149,7 +149,7 @@ func TestQuestionAnswerPastedWhenNoAskWaits(t *testing.T) {
 	assert.Equal(t, messages.Answer{Text: "Use bcrypt (already in deps)", Task: "task-3", DecidedBy: "user", ID: st.ID}, a)
 
 	// ask --wait after the fact returns the recorded answer at once.
-	wres, err := worker.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}})
+	wres, err := worker.desk.WaitQuestions(context.Background(), questions.WaitOptions{IDs: []string{st.ID}})
 	require.NoError(t, err)
 	assert.Equal(t, "telegram", wres.Questions[0].Answer.Source)
 	assert.Equal(t, "text", wres.Questions[0].Answer.Form)
@@ -172,7 +172,7 @@ func TestQuestionIntoShellOrchestratorIsACommentLine(t *testing.T) {
 
 	q := qQuestion("drop the table?; $(touch pwn)")
 	q.Urgency = messages.NonBlocking
-	res, err := worker.Desk.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
+	res, err := worker.desk.Ask(context.Background(), questions.AskOptions{Questions: []messages.Question{q}, MaxQuestions: 3})
 	require.NoError(t, err)
 	ds := f.Delivered()
 	last := ds[len(ds)-1]

@@ -105,8 +105,8 @@ func doorEngine(t *testing.T, f *fakeTmux, self string, s *doorSession, panePID 
 		{PID: panePID, PPID: 1, Comm: "bash"},
 		{PID: s.pid, PPID: panePID, Comm: "claude.exe"},
 	})
-	e.Procs = func() (*proc.Table, error) { return table, nil }
-	e.Door = door.Finder{
+	e.cfg.Procs = func() (*proc.Table, error) { return table, nil }
+	e.cfg.Door = door.Finder{
 		Environ: func(pid int) ([]string, error) {
 			if pid == s.pid {
 				return []string{"HOME=" + s.home}, nil
@@ -174,14 +174,14 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 	s := newDoorSession(t, "%2", "idle")
 	e := doorEngine(t, f, "%1", s, 1001)
 	var calls atomic.Int32
-	e.Door.ProcStart = func(pid int) (uint64, error) {
+	e.cfg.Door.ProcStart = func(pid int) (uint64, error) {
 		if calls.Add(1) == 1 {
 			return 777, nil // the look
 		}
 		return 778, nil // the write, and every later look: another process has the pid
 	}
 	var spawned []messages.PaneID
-	e.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
+	e.cfg.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
 		spawned = append(spawned, pane)
 		return nil
 	}
@@ -206,7 +206,7 @@ func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	s.ln.Close() // a Unix listener unlinks its socket as it closes
 	_, err := os.Lstat(s.sock)
 	require.True(t, os.IsNotExist(err), "the socket is gone")
-	e.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
+	e.cfg.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
 	assert.Empty(t, f.Delivered())
@@ -220,16 +220,16 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%2", "idle")
 	e := doorEngine(t, f, "%1", s, 1001)
-	e.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
+	e.cfg.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
 	// Queue a message (no session matches and the pane is busy for now), then leave a door
 	// in-flight record for it, as a process killed mid-write does.
-	e.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
+	e.cfg.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
 	f.Result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
 		return paneops.DeliveryResult{}, paneops.ErrBusy
 	}
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
 	require.NoError(t, err)
-	root, err := e.RootDir(false)
+	root, err := e.cfg.RootDir(false)
 	require.NoError(t, err)
 	srv, _ := f.ServerInfo(context.Background())
 	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
@@ -237,7 +237,7 @@ func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
 	pend, _ := ob.Pending()
 	require.Len(t, pend, 1)
 	require.NoError(t, ob.SetInflight(mailbox.Inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: exchange.ViaSocket}))
-	e.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
+	e.cfg.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
 	f.Result = nil
 	typedBefore := len(f.Delivered())
 	drainPane(t, f, e, "%2")
@@ -258,11 +258,11 @@ func TestAnswerGoesThroughTheWorkersDoor(t *testing.T) {
 	require.NoError(t, err)
 	s.received(t, 1)
 	worker := orch.as("%2")
-	res, err := worker.Desk.Ask(context.Background(), questions.AskOptions{Exchange: x.ID, MaxQuestions: 3,
+	res, err := worker.desk.Ask(context.Background(), questions.AskOptions{Exchange: x.ID, MaxQuestions: 3,
 		Questions: []messages.Question{{Text: "May I?", Task: "t", Type: messages.YesNo, Urgency: messages.NonBlocking, Context: "Both work."}}})
 	require.NoError(t, err)
 	typed := len(f.Delivered())
-	ar, err := orch.Desk.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
+	ar, err := orch.desk.Answer(context.Background(), questions.AnswerOptions{ID: res.Questions[0].ID, Raw: "yes"})
 	require.NoError(t, err)
 	assert.Equal(t, core.SignalPasted, ar.Signal)
 	assert.Equal(t, exchange.ViaSocket, ar.Via)

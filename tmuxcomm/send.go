@@ -47,15 +47,15 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if o.Capability == "" {
 		o.Capability = core.DefaultCapability
 	}
-	root, err := e.RootDir(true)
+	root, err := e.cfg.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
-	if e.Self == "" {
-		return nil, e.NeedOwnPane(ctx, "send from the orchestrator's pane, or name the pane you send for")
+	if e.cfg.Self == "" {
+		return nil, e.cfg.NeedOwnPane(ctx, "send from the orchestrator's pane, or name the pane you send for")
 	}
-	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
-		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
+	if _, err := messages.ParsePaneID(string(e.cfg.Self)); err != nil {
+		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.cfg.Self)), err)
 	}
 	if h, target, ok, err := e.hostTarget(o.To); err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 			idc <- claimed{o.ID, messages.ValidID(o.ID)}
 			return
 		}
-		id, err := e.ClaimID(root)
+		id, err := e.book.ClaimID(root)
 		idc <- claimed{id, err}
 	}()
 	lookup := "tmux"
@@ -85,29 +85,29 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	var ok bool
 	if t := o.Target; t != nil {
 		worker, srv = t.Pane, t.Server
-	} else if worker, srv, ok = e.CachedPane(root, o.To); ok {
+	} else if worker, srv, ok = e.finder.CachedPane(root, o.To); ok {
 		lookup = "record"
 	} else {
-		worker, srv, err = e.ResolveWithServer(ctx, o.To, o.Scope, o.First)
+		worker, srv, err = e.finder.ResolveWithServer(ctx, o.To, o.Scope, o.First)
 		if err == nil {
-			e.RecordPane(root, worker, srv)
+			e.finder.RecordPane(root, worker, srv)
 		}
 	}
 	c := <-idc
 	if err != nil {
 		return nil, err
 	}
-	if worker.ID == e.Self && !e.Relayed {
+	if worker.ID == e.cfg.Self && !e.cfg.Relayed {
 		return nil, fmt.Errorf("target %s is your own pane; send to another pane", worker.ID)
 	}
-	if worker.Dead && !e.Restartable(srv, worker.ID) {
+	if worker.Dead && !e.finder.Restartable(srv, worker.ID) {
 		return nil, store.Kindf(store.ErrUndelivered, "%w; nothing was written", fleet.DeadPane(worker))
 	}
 	policy, err := e.inbound(ctx, worker)
 	if err != nil {
 		return nil, err
 	}
-	dir, sess, err := e.OpenSession(root, e.Self, worker.ID, srv.Key(), srv.Socket)
+	dir, sess, err := e.book.OpenSession(root, e.cfg.Self, worker.ID, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +118,8 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	chain, depth, verdict := e.chainOf(root, srv.Key(), dir, worker.ID, policy)
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
-		Orchestrator: e.Self, Worker: worker.ID, Bytes: size, Sum: sum, Chain: chain, Depth: depth}
-	n, reqPath, parts, err := e.WriteRequest(dir, sess, header, o.Body, syncs)
+		Orchestrator: e.cfg.Self, Worker: worker.ID, Bytes: size, Sum: sum, Chain: chain, Depth: depth}
+	n, reqPath, parts, err := e.book.WriteRequest(dir, sess, header, o.Body, syncs)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if o.Broadcast != "" {
 		written["broadcast"] = o.Broadcast
 	}
-	if err := exchange.LogEvent(dir, n, exchange.StateWritten, written, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, n, exchange.StateWritten, written, e.cfg.Now()); err != nil {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
 		os.Remove(reqPath)
@@ -145,13 +145,13 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	_ = exchange.RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
-		From: e.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent, Request: text}
+		From: e.cfg.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent, Request: text}
 	if verdict.Action == loops.Hold {
 		m.Request = nil // read from its file when released
 		herr := e.hold(root, m, verdict)
 		return exchange.LoadExchange(dir, n, false), herr
 	}
-	_, derr := e.Post(ctx, root, m, worker, srv)
+	_, derr := e.office.Post(ctx, root, m, worker, srv)
 	x := exchange.LoadExchange(dir, n, false)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
@@ -172,14 +172,14 @@ func deliveryError(name string, pane messages.PaneID, again string, err error) e
 // still pairs with it: one that was refused, undelivered or expired, or one its worker lost. A
 // request already waiting in the worker's outbox, or already answered, is not sent twice.
 func (e *Engine) resend(ctx context.Context, ref, agent string) (*exchange.Exchange, error) {
-	root, found, err := e.ReadRoot()
+	root, found, err := e.cfg.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		return nil, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
 	}
-	x, err := e.Locate(ctx, ref, exchange.RoleOrchestrator)
+	x, err := e.book.Locate(ctx, ref, exchange.RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (e *Engine) resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	} else if err == nil {
 		server = m.Server
 	}
-	worker, srv, rerr := e.Reach(ctx, root, x.Worker, server, "worker", false)
+	worker, srv, rerr := e.finder.Reach(ctx, root, x.Worker, server, "worker", false)
 	var ue *fleet.UnreachableError
 	if errors.As(rerr, &ue) && ue.Why == fleet.ServerRestarted {
 		return x, fmt.Errorf("the tmux server of %s has restarted since it was sent, so pane %s is not its worker any more; send the request anew", x.ID, x.Worker)
@@ -219,7 +219,7 @@ func (e *Engine) resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	}
 	m := messages.Mail{Kind: messages.MailRequest, Pane: x.Worker, Server: srv.Key(), Socket: srv.Socket,
 		From: x.Orchestrator, Session: x.Session, Seq: x.Seq, Exchange: x.ID, Agent: agent}
-	_, derr := e.Post(ctx, root, m, worker, srv)
+	_, derr := e.office.Post(ctx, root, m, worker, srv)
 	x = exchange.LoadExchange(x.Dir, x.Seq, false)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(x.RequestPath), x.Worker, " again", derr)

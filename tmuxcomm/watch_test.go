@@ -226,7 +226,7 @@ func writeSeedRequest(t *testing.T, dir string, n int, id, body string) (req, re
 
 func TestWatchReportsSeedStyleFiles(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.RootDir(true)
+	root, err := e.cfg.RootDir(true)
 	require.NoError(t, err)
 	w := startWatch(t, e, watch.WatchOptions{})
 
@@ -271,7 +271,7 @@ func logLine(t *testing.T, stem, state string, detail map[string]string) {
 // types it writes, and reads the events.
 func TestWatchReportsQuestions(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.RootDir(true)
+	root, err := e.cfg.RootDir(true)
 	require.NoError(t, err)
 	dir := filepath.Join(root, "20260117-120000-o6-w7")
 	require.NoError(t, os.Mkdir(dir, 0o700))
@@ -372,7 +372,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	require.NoError(t, err)
 	w.next(t, 4) // session, request, pasted, submitted
 
-	res, err := worker.Desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
+	res, err := worker.desk.Ask(ctx, questions.AskOptions{Questions: []messages.Question{{Text: "bcrypt or argon2?", Task: "task-3",
 		Urgency: messages.NonBlocking, Type: messages.Numbered, Options: []string{"bcrypt", "argon2"},
 		Context: "The plan names no hash."}}, MaxQuestions: 3})
 	require.NoError(t, err)
@@ -386,14 +386,14 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "bcrypt | argon2", evs[0].Detail["options"])
 	assert.Equal(t, "%1", evs[1].Detail["pane"])
 
-	_, err = e.Desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "C"})
+	_, err = e.desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "C"})
 	require.Error(t, err)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-invalid"}, eventNames(evs))
 	assert.Equal(t, "C", evs[0].Detail["answer"])
 	assert.NotEmpty(t, evs[0].Detail["reason"])
 
-	_, err = e.Desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
+	_, err = e.desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "B", Source: "telegram"})
 	require.NoError(t, err)
 	evs = w.next(t, 2)
 	assert.Equal(t, []string{"question:answered", "question:answer-pasted"}, eventNames(evs))
@@ -401,7 +401,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 	assert.Equal(t, "user", evs[0].Detail["by"])
 	assert.Equal(t, "telegram", evs[0].Detail["source"])
 
-	_, err = e.Desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "A"})
+	_, err = e.desk.Answer(ctx, questions.AnswerOptions{ID: qid, Raw: "A"})
 	require.ErrorIs(t, err, core.ErrStale)
 	evs = w.next(t, 1)
 	assert.Equal(t, []string{"question:answer-stale"}, eventNames(evs))
@@ -410,7 +410,7 @@ func TestWatchFollowsTheQuestionRelay(t *testing.T) {
 
 func TestWatchSessionFilter(t *testing.T) {
 	e := newEngine(t, newFake(), "")
-	root, err := e.RootDir(true)
+	root, err := e.cfg.RootDir(true)
 	require.NoError(t, err)
 	// A session folder is named by the stamp of its first send: one that is not there is an
 	// unknown session, not one to wait for.

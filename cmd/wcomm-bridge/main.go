@@ -11,7 +11,6 @@ import (
 
 	"github.com/wcomm/wcomm/internal/bridge"
 	"github.com/wcomm/wcomm/internal/cli"
-	"github.com/wcomm/wcomm/tmuxcomm/prompts"
 )
 
 func main() {
@@ -47,7 +46,7 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 	// While the bridge runs, the agents' own prompts that no hook brings (Codex's approvals,
 	// dialogs on screen) are questions too, posted like the rest.
 	sctx, stop := context.WithCancel(ctx)
-	sentry := &prompts.Sentry{Finder: env.Engine.Finder, Asker: env.Engine, Logf: env.Logf}
+	sentry := env.Engine.Sentry(nil, 0, env.Logf)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -15,7 +15,6 @@ import (
 	"github.com/wcomm/wcomm/internal/cli"
 	"github.com/wcomm/wcomm/internal/ui"
 	"github.com/wcomm/wcomm/internal/web"
-	"github.com/wcomm/wcomm/tmuxcomm/prompts"
 )
 
 func main() {
@@ -44,7 +43,7 @@ func run(ctx context.Context, a cli.UIArgs) error {
 	// dialogs on screen) are questions it lists and answers with a key, like the rest. The
 	// sentry reads tmux through the console's own client; a look a second keeps the idle
 	// console's CPU low.
-	sentry := &prompts.Sentry{Finder: a.Engine.Finder, Asker: a.Engine, Read: a.Tmux, Every: time.Second}
+	sentry := a.Engine.Sentry(a.Tmux, time.Second, nil)
 	done := make(chan struct{})
 	sctx, stop := context.WithCancel(ctx)
 	go func() {

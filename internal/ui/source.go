@@ -21,6 +21,8 @@ import (
 type EngineSource struct {
 	E     *tmuxcomm.Engine
 	fleet *fleet.Fleet
+	// read is the client the panes are read and captured through (ReadTmuxThrough).
+	read fleet.Tmux
 	// Getenv finds the trust list and config an approval's staleness is judged against.
 	Getenv func(string) string
 
@@ -35,7 +37,11 @@ func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string
 }
 
 // ReadTmuxThrough makes the panes be read through t (a client kept open) instead of the engine's.
-func (s *EngineSource) ReadTmuxThrough(t fleet.Tmux) { s.fleet.ReadThrough(t) }
+// It is also the client a pane's screen is captured through.
+func (s *EngineSource) ReadTmuxThrough(t fleet.Tmux) {
+	s.fleet.ReadThrough(t)
+	s.read = t
+}
 
 // Ready is closed once the first screen's reads came back (the panes, the files and the newest
 // exchanges): the live feed starts after the first screen, so its first look at the whole root
@@ -59,7 +65,7 @@ func (s *EngineSource) done(read string) {
 // Panes implements Source.
 func (s *EngineSource) Panes(ctx context.Context) ([]fleet.FleetPane, error) {
 	defer s.done("panes")
-	return s.fleet.Panes(ctx)
+	return s.fleet.Read(ctx)
 }
 
 // Waiting implements Source.
@@ -175,9 +181,9 @@ type capturer interface {
 // Screen is what pane shows now, as tmux captures it (text only: no escape sequence is asked
 // for; the caller still cleans what the pane's program printed).
 func (s *EngineSource) Screen(ctx context.Context, pane messages.PaneID) (string, error) {
-	c, ok := s.E.Tmux.(capturer)
+	c, ok := s.read.(capturer)
 	if !ok {
-		return "", fmt.Errorf("this engine's tmux client cannot capture a screen")
+		return "", fmt.Errorf("this console's tmux client cannot capture a screen")
 	}
 	return c.Capture(ctx, pane, 0)
 }

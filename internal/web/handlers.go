@@ -14,7 +14,6 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -255,7 +254,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 // statusOf is an engine error's HTTP status.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, core.ErrStale), errors.Is(err, tmuxcomm.ErrAnswered):
+	case errors.Is(err, tmuxcomm.ErrStale), errors.Is(err, tmuxcomm.ErrAnswered):
 		return http.StatusConflict
 	}
 	switch tmuxcomm.ClassOf(err) {

@@ -28,7 +28,7 @@ import (
 
 	"github.com/wcomm/wcomm/internal/ui"
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // Source is the console's Source with what the page does besides: answer as the web channel
@@ -57,7 +57,7 @@ type Config struct {
 }
 
 // usagef is a usage error: the command line exits 2 on it.
-func usagef(format string, a ...any) error { return core.Usagef(format, a...) }
+func usagef(format string, a ...any) error { return tmuxcomm.Usagef(format, a...) }
 
 // Address checks the listening rules and returns the address to listen on and whether it is
 // loopback: off loopback, the page needs TLS or the word --insecure-http.

@@ -121,8 +121,8 @@ func (f *Fleet) Recent(ctx context.Context, n int) ([]*exchange.Exchange, error)
 // Server returns the key of the tmux server last read ("" before the first read).
 func (f *Fleet) Server() string { return f.srv }
 
-// Panes lists the panes in scope with their agent and state.
-func (f *Fleet) Panes(ctx context.Context) ([]FleetPane, error) {
+// Read lists the panes in scope with their agent and state.
+func (f *Fleet) Read(ctx context.Context) ([]FleetPane, error) {
 	e := f.e
 	if f.srv == "" {
 		si, err := f.tmux.ServerInfo(ctx)

@@ -84,7 +84,7 @@ func (s *Sentry) Run(ctx context.Context) error {
 	}
 	defer unlock()
 	for {
-		if panes, err := s.fleet.Panes(ctx); err == nil {
+		if panes, err := s.fleet.Read(ctx); err == nil {
 			s.lookCodex(ctx, panes)
 			s.lookScreens(ctx, panes)
 		} else if ctx.Err() == nil {
