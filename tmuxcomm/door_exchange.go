@@ -110,26 +110,11 @@ func (e *Engine) call(ctx context.Context, ch Choices, agent string) (*Engine, e
 	if ch == (Choices{}) {
 		return e, nil
 	}
-	return e.derive(func(c *core.Config) {
-		if ch.From != "" {
-			c.Self = ch.From
-		}
-		if ch.EnterDelay != nil {
-			c.EnterDelay = *ch.EnterDelay
-		}
-		if ch.BusyWait != nil {
-			c.BusyWait = *ch.BusyWait
-			if c.BusyWait == 0 {
-				c.BusyWait = -1 // the config's 0 is its default; a negative wait is none
-			}
-		}
-		if ch.NoQueue != nil {
-			c.NoQueue = *ch.NoQueue
-		}
-		if ch.TTL != nil {
-			c.MailTTL = *ch.TTL
-		}
-	}), nil
+	cc := callConfig{enterDelay: ch.EnterDelay, busyWait: ch.BusyWait, noQueue: ch.NoQueue, ttl: ch.TTL}
+	if ch.From != "" {
+		cc.self = &ch.From
+	}
+	return e.derive(cc), nil
 }
 
 // SendOptions are the inputs of a send.
@@ -256,7 +241,7 @@ func (e *Engine) Await(ctx context.Context, o AwaitOptions) (*Awaited, error) {
 	}
 	c := e
 	if o.Lean {
-		c = e.derive(func(c *core.Config) { c.LeanAwait = true })
+		c = e.derive(callConfig{lean: true})
 	}
 	if broadcast.ManyRefs(refs) {
 		each := o.Each
@@ -396,10 +381,11 @@ func (e *Engine) RelaySend(ctx context.Context, o RelayedSend) (x *exchange.Exch
 	if err := e.finder.CheckAgent(o.Agent); err != nil {
 		return nil, false, &ArgError{Arg: ArgAgent, Err: err}
 	}
-	c := e.derive(func(c *core.Config) {
-		c.Self, c.Relayed = o.From, true
-		c.NoQueue = c.NoQueue || o.NoQueue
-	})
+	cc := callConfig{self: &o.From, relayed: true}
+	if o.NoQueue {
+		cc.noQueue = &o.NoQueue
+	}
+	c := e.derive(cc)
 	return c.station.RelaySend(ctx, core.SendOptions{ID: o.ID, To: o.To, Capability: o.Capability,
 		Body: o.Body, Agent: o.Agent, Scope: paneops.Scope{All: true}, First: o.First})
 }

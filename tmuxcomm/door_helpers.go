@@ -46,13 +46,7 @@ func (e *Engine) RunHelper(ctx context.Context, j HelperJob) error {
 	case HelperDeliverer, HelperGuard:
 		// A deliverer starts no other deliverer; the resident's guard starts no guard, and its
 		// calls go through the resident's own client.
-		in := e.derive(func(c *core.Config) {
-			if j.Tmux != nil {
-				c.Tmux, c.Helpers.Guard = j.Tmux, nil
-			} else {
-				c.Helpers.Deliverer = nil
-			}
-		})
+		in := e.derive(callConfig{tmux: j.Tmux, noDeliverer: j.Tmux == nil})
 		switch {
 		case j.Kind == HelperDeliverer:
 			return in.office.RunDeliverer(ctx, j.Server, j.Pane)

@@ -15,7 +15,6 @@ import (
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
@@ -132,10 +131,13 @@ func TestDoorDerivedEngineLeavesTheEngineAsBuilt(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	e.Settings.MaxQuestions = 7
 	e.cfg.Helpers.Bridge = func() error { return nil }
-	v := e.derive(func(c *core.Config) { c.Tmux, c.Self, c.Helpers = other, "%9", core.Helpers{} })
+	e.cfg.Helpers.Guard = func(string, string, messages.PaneID, int) error { return nil }
+	nine := messages.PaneID("%9")
+	v := e.derive(callConfig{tmux: other, self: &nine})
 	assert.Same(t, other, v.cfg.Tmux.(*fakeTmux))
 	assert.Equal(t, messages.PaneID("%9"), v.cfg.Self)
-	assert.Nil(t, v.cfg.Helpers.Bridge)
+	assert.Nil(t, v.cfg.Helpers.Guard, "a call on another client starts no guard")
+	assert.NotNil(t, v.cfg.Helpers.Bridge)
 	assert.Equal(t, 7, v.Settings.MaxQuestions, "the door's settings come along")
 	assert.Same(t, v.cfg, v.desk.Config, "the rooms share the derived settings")
 	assert.Same(t, f, e.cfg.Tmux.(*fakeTmux))

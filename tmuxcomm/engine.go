@@ -101,12 +101,56 @@ func build(tmpl Engine, cfg *core.Config) *Engine {
 	return e
 }
 
-// derive returns the engine of one call that chooses something of its own (see Choices): the
-// rooms built anew over a copy of e's config with set applied, beside e's own fields. e
-// itself is never changed, so calls made at once never see each other's choices.
-func (e *Engine) derive(set func(*core.Config)) *Engine {
+// callConfig is what one call chooses of the config its rooms are built over (see Choices); a
+// nil or false field keeps the engine's.
+type callConfig struct {
+	self *messages.PaneID
+	// relayed marks a send relayed here from an orchestrator on another host (self is its pane there).
+	relayed    bool
+	enterDelay *time.Duration
+	// busyWait 0 is no wait at all (the config's own 0 is its default).
+	busyWait *time.Duration
+	noQueue  *bool
+	ttl      *time.Duration
+	lean     bool
+	// tmux is another client for the call's calls (the resident's own); it also starts no guard.
+	tmux Tmux
+	// noDeliverer: a deliverer starts no other deliverer.
+	noDeliverer bool
+}
+
+// derive returns the engine of one call that chooses something of its own: the rooms built anew
+// over a copy of e's config with ch applied, beside e's own fields. Beside build, it is the only
+// place a config is filled in; e itself is never changed, so calls made at once never see each
+// other's choices.
+func (e *Engine) derive(ch callConfig) *Engine {
 	cfg := *e.cfg
-	set(&cfg)
+	if ch.self != nil {
+		cfg.Self = *ch.self
+	}
+	cfg.Relayed = cfg.Relayed || ch.relayed
+	if ch.enterDelay != nil {
+		cfg.EnterDelay = *ch.enterDelay
+	}
+	if ch.busyWait != nil {
+		cfg.BusyWait = *ch.busyWait
+		if cfg.BusyWait == 0 {
+			cfg.BusyWait = -1 // the config's 0 is its default; a negative wait is none
+		}
+	}
+	if ch.noQueue != nil {
+		cfg.NoQueue = *ch.noQueue
+	}
+	if ch.ttl != nil {
+		cfg.MailTTL = *ch.ttl
+	}
+	cfg.LeanAwait = cfg.LeanAwait || ch.lean
+	if ch.tmux != nil {
+		cfg.Tmux, cfg.Helpers.Guard = ch.tmux, nil
+	}
+	if ch.noDeliverer {
+		cfg.Helpers.Deliverer = nil
+	}
 	return build(*e, &cfg)
 }
 

@@ -49,7 +49,8 @@ func (e *Engine) awaitRef(ctx context.Context, ref string, timeout time.Duration
 }
 
 func (e *Engine) as(self string) *Engine {
-	return e.derive(func(c *core.Config) { c.Self = messages.PaneID(self) })
+	p := messages.PaneID(self)
+	return e.derive(callConfig{self: &p})
 }
 
 func TestSendWritesRequestAndDelivers(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 )
@@ -112,20 +113,20 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	if err != nil {
 		s = settings.Defaults()
 	}
-	e := New(d.Root, d.Tmux)
-	e.cfg.Self, e.cfg.EnterDelay, e.cfg.MailTTL, e.cfg.NoQueue = d.Self, s.EnterDelay, s.MailTTL, s.NoQueue
+	cfg := core.New(d.Root, d.Tmux)
+	cfg.Self, cfg.EnterDelay, cfg.MailTTL, cfg.NoQueue = d.Self, s.EnterDelay, s.MailTTL, s.NoQueue
 	if s.Profiles != nil {
-		e.cfg.Profiles = s.Profiles
+		cfg.Profiles = s.Profiles
 	}
-	e.cfg.Helpers = d.Helpers
+	cfg.Helpers = d.Helpers
 	if !s.Channels.Any() {
-		e.cfg.Helpers.Bridge = nil
+		cfg.Helpers.Bridge = nil
 	}
-	e.cfg.AskedIn = d.folder()
-	e.cfg.ChannelsKey = s.Channels.Key(e.cfg.AskedIn)
-	e.cfg.PermissionAnswerers = s.PermissionAnswerers
-	e.cfg.CardKey = d.CardKey
-	e.Settings, e.Relay, e.Getenv, e.settingsErr = s, d.Relay, d.getenv(), err
+	cfg.AskedIn = d.folder()
+	cfg.ChannelsKey = s.Channels.Key(cfg.AskedIn)
+	cfg.PermissionAnswerers = s.PermissionAnswerers
+	cfg.CardKey = d.CardKey
+	e := build(Engine{Settings: s, Relay: d.Relay, Getenv: d.getenv(), settingsErr: err}, cfg)
 	return e, s, err
 }
 

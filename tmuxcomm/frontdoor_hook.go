@@ -12,7 +12,6 @@ import (
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/paneops/profile"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
@@ -193,7 +192,7 @@ func (e *Engine) hookPane(ctx context.Context) error {
 // prompts it sees, Codex's approvals and dialogs on screen. The question lives in that pane's
 // own session folder, as its hook's would.
 func (e *Engine) askPermissionIn(ctx context.Context, pane messages.PaneID, req messages.PermissionRequest) (*questions.PermissionWait, error) {
-	in := e.derive(func(c *core.Config) { c.Self = pane })
+	in := e.derive(callConfig{self: &pane})
 	w, _, err := in.desk.AskPermission(ctx, req)
 	return w, err
 }

@@ -67,7 +67,8 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 		return nil, err
 	}
 	if o.Pulled {
-		c = c.derive(func(cfg *core.Config) { cfg.Self = "" })
+		none := messages.PaneID("")
+		c = c.derive(callConfig{self: &none})
 	}
 	if o.Ref != "" && !strings.ContainsRune(o.Ref, '/') {
 		// An id, or its end as a person types it.
