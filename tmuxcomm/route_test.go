@@ -17,12 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
-	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
@@ -117,24 +115,6 @@ func doorEngine(t *testing.T, f *fakeTmux, self string, s *doorSession, panePID 
 	}
 	return e
 }
-
-func TestSendGoesThroughTheDoor(t *testing.T) {
-	f := newFake("%1", "%2")
-	s := newDoorSession(t, "%2", "busy")
-	e := doorEngine(t, f, "%1", s, 1001)
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("the task, whole")})
-	require.NoError(t, err)
-	assert.Empty(t, f.Delivered(), "nothing typed")
-	got := s.received(t, 1)
-	require.Len(t, got, 1, "written once")
-	assert.Contains(t, got[0], "the task, whole")
-	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, exchange.StateSubmitted, x.State)
-	assert.Equal(t, exchange.ViaSocket, x.Via)
-	assert.Equal(t, "claude", x.Profile)
-	assert.Contains(t, x.Evidence, "messaging socket of Claude Code session 4242 (the session was busy)")
-}
-
 func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	f := newFake("%1", "%2")
 	s := newDoorSession(t, "%1", "idle")
@@ -150,102 +130,6 @@ func TestNotifyGoesThroughTheOrchestratorsDoor(t *testing.T) {
 	got := s.received(t, 1)
 	require.Len(t, got, 1)
 	assert.Equal(t, res.Line, got[0])
-}
-
-func TestDoorGoneIsTypedOnce(t *testing.T) {
-	f := newFake("%1", "%2")
-	s := newDoorSession(t, "%2", "idle")
-	e := doorEngine(t, f, "%1", s, 1001)
-	s.ln.Close() // a Unix listener unlinks its socket as it closes
-	_, err := os.Lstat(s.sock)
-	require.True(t, os.IsNotExist(err), "the socket is gone")
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
-	require.NoError(t, err)
-	assert.Len(t, f.Delivered(), 1, "typed once")
-	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, exchange.ViaTyped, x.Via)
-	assert.Empty(t, s.received(t, 0))
-}
-
-// A session that ends between the look and the write: nothing reaches it, the message waits, and
-// the next look (the session gone) types it once.
-func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
-	f := newFake("%1", "%2")
-	s := newDoorSession(t, "%2", "idle")
-	e := doorEngine(t, f, "%1", s, 1001)
-	var calls atomic.Int32
-	e.cfg.Door.ProcStart = func(pid int) (uint64, error) {
-		if calls.Add(1) == 1 {
-			return 777, nil // the look
-		}
-		return 778, nil // the write, and every later look: another process has the pid
-	}
-	var spawned []messages.PaneID
-	e.cfg.Helpers.Deliverer = func(server, socket string, pane messages.PaneID) error {
-		spawned = append(spawned, pane)
-		return nil
-	}
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
-	require.NoError(t, err)
-	assert.Empty(t, f.Delivered(), "nothing typed yet")
-	assert.Equal(t, []messages.PaneID{"%2"}, spawned)
-	assert.Equal(t, exchange.StateQueued, exchange.LoadExchange(x.Dir, x.Seq, false).State)
-	drainPane(t, f, e, "%2")
-	assert.Len(t, f.Delivered(), 1, "typed once")
-	assert.Empty(t, s.received(t, 0), "nothing reached the ended session")
-	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, exchange.StateSubmitted, x.State)
-	assert.Equal(t, exchange.ViaTyped, x.Via)
-}
-
-// Where typing is the route, the session's own "busy" holds the message back.
-func TestBusySessionWithoutSocketWaits(t *testing.T) {
-	f := newFake("%1", "%2")
-	s := newDoorSession(t, "%2", "busy")
-	e := doorEngine(t, f, "%1", s, 1001)
-	s.ln.Close() // a Unix listener unlinks its socket as it closes
-	_, err := os.Lstat(s.sock)
-	require.True(t, os.IsNotExist(err), "the socket is gone")
-	e.cfg.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
-	require.NoError(t, err)
-	assert.Empty(t, f.Delivered())
-	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, exchange.StateQueued, x.State)
-	assert.Contains(t, x.Evidence, "session says it is busy")
-}
-
-// A write through the door whose process stopped before recording it is not written again.
-func TestDoorInflightIsNotWrittenAgain(t *testing.T) {
-	f := newFake("%1", "%2")
-	s := newDoorSession(t, "%2", "idle")
-	e := doorEngine(t, f, "%1", s, 1001)
-	e.cfg.Helpers.Deliverer = func(string, string, messages.PaneID) error { return nil }
-	// Queue a message (no session matches and the pane is busy for now), then leave a door
-	// in-flight record for it, as a process killed mid-write does.
-	e.cfg.Door.ProcStart = func(int) (uint64, error) { return 1, nil }
-	f.Result = func(d paneops.Delivery) (paneops.DeliveryResult, error) {
-		return paneops.DeliveryResult{}, paneops.ErrBusy
-	}
-	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("task")})
-	require.NoError(t, err)
-	root, err := e.cfg.RootDir(false)
-	require.NoError(t, err)
-	srv, _ := f.ServerInfo(context.Background())
-	ob, err := mailbox.OpenOutbox(root, srv.Key(), "%2", false)
-	require.NoError(t, err)
-	pend, _ := ob.Pending()
-	require.Len(t, pend, 1)
-	require.NoError(t, ob.SetInflight(mailbox.Inflight{Mark: pend[0].ID, IDs: []string{pend[0].ID}, PID: 1, Route: exchange.ViaSocket}))
-	e.cfg.Door.ProcStart = func(int) (uint64, error) { return 777, nil }
-	f.Result = nil
-	typedBefore := len(f.Delivered())
-	drainPane(t, f, e, "%2")
-	assert.Len(t, f.Delivered(), typedBefore, "not typed")
-	assert.Empty(t, s.received(t, 0), "not written again")
-	x.Exchange = exchange.LoadExchange(x.Dir, x.Seq, false)
-	assert.Equal(t, exchange.StatusUndelivered, x.Status)
-	assert.Contains(t, x.Evidence, "may have reached the agent")
 }
 
 // An answer that no ask waits for goes through the worker's door, and the answer's result says
