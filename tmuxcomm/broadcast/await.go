@@ -127,7 +127,9 @@ func (c *Caster) AwaitAll(ctx context.Context, refs []string, timeout time.Durat
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			m := Missing{Pane: w.label, Error: err.Error(), TimedOut: errors.Is(err, store.ErrTimeout), err: err}
+			// Interrupted is a wait that ended first too: an answer may still come.
+			waited := errors.Is(err, store.ErrTimeout) || errors.Is(err, context.Canceled)
+			m := Missing{Pane: w.label, Error: err.Error(), TimedOut: waited, err: err}
 			if x != nil {
 				m.Pane, m.ID, m.ResponsePath = Label(x), x.ID, x.ResponsePath
 			}
