@@ -66,6 +66,11 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 
 // RelayedResponse returns the response body of relayed exchange id, ok false while none came.
 func (e *Station) RelayedResponse(id string) (body string, ok bool, err error) {
+	// The id comes from another host: one that is no id would name a path (the id's hint is a
+	// file named by it), and a short one panics the lookup by id.
+	if err := messages.ValidID(id); err != nil {
+		return "", false, err
+	}
 	root, found, err := e.ReadRoot()
 	if err != nil {
 		return "", false, err
