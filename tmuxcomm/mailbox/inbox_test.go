@@ -19,6 +19,10 @@ func inboxAll(pane string) mailbox.InboxOptions {
 	return mailbox.InboxOptions{Pane: messages.PaneID(pane), All: true}
 }
 
+func mailboxTake(pane string) mailbox.InboxOptions {
+	return mailbox.InboxOptions{Pane: messages.PaneID(pane), Take: true, Via: "hook"}
+}
+
 // queuedLine leaves a RESPONSE line waiting in the busy orchestrator's outbox.
 func queuedLine(t *testing.T, w *world) *exchange.Exchange {
 	t.Helper()
