@@ -3,8 +3,10 @@ package mailbox_test
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,6 +15,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 func inboxAll(pane string) mailbox.InboxOptions {
@@ -135,4 +138,45 @@ func TestInboxRefusals(t *testing.T) {
 	res, err = w.office.Inbox(context.Background(), mailbox.InboxOptions{Pane: "%3"})
 	require.NoError(t, err)
 	assert.Empty(t, res.Items)
+}
+
+// A damaged or misplaced file in an outbox is named among the problems and left alone; the mail
+// beside it is still delivered. An outcome older than a week is pruned from the listing.
+func TestInboxNamesDamagedFilesAndPrunesOldOutcomes(t *testing.T) {
+	w := newWorld(t)
+	w.setBusy("%2", true)
+	_, m := w.request("%2", "task")
+	p, err := w.post(m)
+	require.NoError(t, err)
+	ob := w.outbox("%2")
+	damaged := ob.Path(store.OutboxQueueDir, "01795573754248449989-0000.json")
+	require.NoError(t, os.WriteFile(damaged, []byte("{not json"), 0o600))
+	other := p.Mail
+	other.ID, other.Pane = "01795573754248449990-0000", "%3"
+	require.NoError(t, os.WriteFile(ob.Path(store.OutboxQueueDir, other.ID+".json"), messages.FormatMail(other), 0o600))
+
+	res, err := w.office.Inbox(context.Background(), mailbox.InboxOptions{Pane: "%2"})
+	require.NoError(t, err)
+	require.Len(t, res.Items, 1)
+	assert.Equal(t, p.Mail.ID, res.Items[0].ID)
+	require.Len(t, res.Problems, 2)
+	assert.Contains(t, res.Problems[0], "01795573754248449989-0000.json:1:")
+	assert.Contains(t, res.Problems[1], "not of this outbox")
+
+	w.setBusy("%2", false)
+	w.drain("%2")
+	assert.Len(t, w.pasted(), 1, "the good one is delivered")
+	_, err = os.Stat(damaged)
+	assert.NoError(t, err, "left alone")
+
+	all, err := w.office.Inbox(context.Background(), inboxAll("%2"))
+	require.NoError(t, err)
+	require.Len(t, all.Items, 1)
+	later := time.Now().Add(8 * 24 * time.Hour)
+	w.cfg.Now = func() time.Time { return later }
+	all, err = w.office.Inbox(context.Background(), inboxAll("%2"))
+	require.NoError(t, err)
+	assert.Empty(t, all.Items, "kept a week")
+	_, err = w.outbox("%2").Outcome(p.Mail.ID)
+	assert.Error(t, err, "pruned")
 }
