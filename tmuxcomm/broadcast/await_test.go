@@ -68,7 +68,7 @@ func TestAwaitAllSaysWhoAnsweredWhenTheWaitEnds(t *testing.T) {
 	require.NoError(t, err)
 	w.send.answer(res.Members[0].Exchange, "two says yes")
 	p := &printer{}
-	got, err := w.caster.AwaitAll(context.Background(), []string{res.ID}, 100*time.Millisecond, p.out)
+	got, err := w.caster.AwaitAll(context.Background(), []string{res.ID}, time.Second, p.out) // long enough for the answer that is there
 	require.ErrorIs(t, err, store.ErrTimeout)
 	assert.Contains(t, err.Error(), "1 of 2 answered (%2)")
 	assert.Contains(t, err.Error(), "no response yet from %3")
@@ -106,7 +106,7 @@ func TestAwaitAllByIDs(t *testing.T) {
 	assert.Len(t, p.got(), 1)
 	assert.Len(t, got.Answered, 1)
 
-	_, err = w.caster.AwaitAll(context.Background(), []string{a.ID, b.ID}, 50*time.Millisecond, p.out)
+	_, err = w.caster.AwaitAll(context.Background(), []string{a.ID, b.ID}, time.Second, p.out)
 	require.ErrorIs(t, err, store.ErrTimeout)
 	assert.Contains(t, err.Error(), "wcomm await "+b.ID+" waits again")
 }
