@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +111,65 @@ func bodyOf(t *testing.T, x *exchange.Exchange) []byte {
 	t.Helper()
 	full := exchange.LoadExchangeBodies(x.Dir, x.Seq, true, false)
 	return []byte(full.RequestBody)
+}
+
+// A mirror made for another pane of this host (the caller a relayed send names) is that pane's.
+func TestMirrorRequestForAnotherOrchestratorPane(t *testing.T) {
+	w := newWorld(t, false)
+	id, err := w.station.NewID()
+	require.NoError(t, err)
+	o := mirror(id)
+	o.From = "%3"
+	x, err := w.station.MirrorRequest(context.Background(), o)
+	require.NoError(t, err)
+	assert.Equal(t, messages.PaneID("%3"), x.Orchestrator)
+	assert.Regexp(t, `-o3-w7$`, x.Session)
+	require.NotNil(t, x.Request(), "the request reads back: %v", x.Problems)
+
+	for _, from := range []messages.PaneID{"3", "%x", "%3/../..", "../%3"} {
+		id, err := w.station.NewID()
+		require.NoError(t, err)
+		o := mirror(id)
+		o.From = from
+		_, err = w.station.MirrorRequest(context.Background(), o)
+		assert.Error(t, err, "from %q", from)
+	}
+	w.cfg.Self = ""
+	_, err = w.station.MirrorRequest(context.Background(), mirror("20260101-000000-abcd"))
+	assert.Error(t, err, "no orchestrator pane: from outside tmux, with none named")
+	sessions, _, err := w.station.History(context.Background(), exchange.HistoryOptions{})
+	require.NoError(t, err)
+	require.Len(t, sessions, 1, "no folder for a pane that is none")
+}
+
+// Mirrors for several hosts at once each land in their own host's folder.
+func TestMirrorsOfSeveralHostsAtOnce(t *testing.T) {
+	w := newWorld(t, false)
+	hosts := []string{"box", "cube", "dome", "east"}
+	xs := make([]*exchange.Exchange, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id, err := w.station.NewID()
+			if !assert.NoError(t, err) {
+				return
+			}
+			o := mirror(id)
+			o.Host = h
+			x, err := w.station.MirrorRequest(context.Background(), o)
+			if assert.NoError(t, err) {
+				xs[i] = x
+			}
+		}()
+	}
+	wg.Wait()
+	dirs := map[string]bool{}
+	for i, x := range xs {
+		require.NotNil(t, x)
+		assert.Equal(t, hosts[i], exchange.MirrorHost(x))
+		dirs[x.Dir] = true
+	}
+	assert.Len(t, dirs, len(hosts), "a folder per host")
 }

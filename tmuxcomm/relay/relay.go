@@ -119,6 +119,14 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	if _, err := messages.ParsePaneID(string(o.Worker)); err != nil {
 		return nil, fmt.Errorf("worker pane on %s: %w", o.Host, err)
 	}
+	orch := o.From
+	if orch == "" {
+		orch = e.Self
+	}
+	if _, err := messages.ParsePaneID(string(orch)); err != nil {
+		// Written into the request's header and its folder's name, it would make neither read back.
+		return nil, fmt.Errorf("orchestrator pane of %s: %w", o.ID, err)
+	}
 	root, err := e.RootDir(true)
 	if err != nil {
 		return nil, err
@@ -131,10 +139,6 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	srv, err := e.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return nil, err
-	}
-	orch := o.From
-	if orch == "" {
-		orch = e.Self
 	}
 	dir, sess, err := e.OpenMirror(root, o.Host, orch, o.Worker, srv.Key(), srv.Socket)
 	if err != nil {
