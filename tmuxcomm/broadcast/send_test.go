@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,6 +218,38 @@ func TestBroadcastToAnotherHost(t *testing.T) {
 	assert.Equal(t, "box", rec.Members[1].Host)
 	assert.Equal(t, "box:%3", rec.Members[1].Target)
 	assert.Equal(t, res.Members[2].Exchange.ID, rec.Members[2].Exchange)
+}
+
+// Members on several hosts are sent at once: none waits for another host's answer.
+func TestBroadcastSendsToSeveralHostsAtOnce(t *testing.T) {
+	w := newWorld(t)
+	w.send.hosts["cube"] = true
+	arrived := make(chan string, 2)
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	defer open()
+	w.send.hostGate = func(to string) {
+		arrived <- to
+		<-release
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.caster.Broadcast(context.Background(), opts("box:%3,cube:%4,%2"))
+		done <- err
+	}()
+	var got []string
+	for range 2 {
+		select {
+		case to := <-arrived:
+			got = append(got, to)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %q is under way: the other host's send waits for it", got)
+		}
+	}
+	assert.ElementsMatch(t, []string{"box:%3", "cube:%4"}, got)
+	open()
+	require.NoError(t, <-done)
 }
 
 // Every agent of the caller's session, the caller excepted.

@@ -73,6 +73,8 @@ type sender struct {
 	fail    map[string]error
 	remote  []*exchange.Exchange
 	answers map[string]string
+	// hostGate, when set, is called by each send to another host before it returns.
+	hostGate func(to string)
 }
 
 func (s *sender) HostTarget(to string) (bool, error) {
@@ -109,6 +111,9 @@ func (s *sender) Send(ctx context.Context, o core.SendOptions) (*exchange.Exchan
 		return nil, err
 	}
 	if host, pane, ok := strings.Cut(o.To, ":"); ok {
+		if s.hostGate != nil {
+			s.hostGate(o.To)
+		}
 		x := &exchange.Exchange{ID: id, Host: host, Worker: messages.PaneID(pane), Orchestrator: s.book.Self,
 			Broadcast: o.Broadcast, State: exchange.StateSubmitted}
 		s.mu.Lock()
