@@ -1,6 +1,7 @@
 package mailbox_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -59,4 +61,48 @@ func TestDeadLetters(t *testing.T) {
 	dead, problems = w.office.DeadLetters(start)
 	assert.Empty(t, dead)
 	assert.Empty(t, problems, "no root: nothing ever died")
+}
+
+// The person's inbox (Dead) is the dead letters and the held chains' notices since a time, of
+// every pane, whatever the caller's pane.
+func TestInboxOfThePerson(t *testing.T) {
+	w := newWorld(t)
+	start := time.Now().Add(-time.Second)
+	w.cfg.MailTTL = time.Minute
+	w.setBusy("%3", true)
+	x, m := w.request("%3", "never ready")
+	_, err := w.post(m)
+	require.NoError(t, err)
+	_, held := w.request("%2", "over the cap")
+	_, err = w.office.Hold(w.root, held, "the chain is over its cap", "chain-x")
+	require.NoError(t, err)
+	later := time.Now().Add(2 * time.Minute)
+	w.cfg.Now = func() time.Time { return later }
+	w.drain("%3")
+
+	w.cfg.Self = "" // the person's, from outside any pane
+	res, err := w.office.Inbox(context.Background(), mailbox.InboxOptions{Dead: true, Since: start})
+	require.NoError(t, err)
+	assert.Empty(t, res.Problems)
+	assert.Empty(t, res.Items)
+	require.Len(t, res.Dead, 2)
+	states := map[string]string{}
+	for _, d := range res.Dead {
+		states[d.State] = string(d.Pane)
+	}
+	assert.Equal(t, map[string]string{messages.MailExpired: "%3", "held": "%2"}, states)
+	assert.Equal(t, x.ID, deadOf(res.Dead, messages.MailExpired).Exchange)
+
+	res, err = w.office.Inbox(context.Background(), mailbox.InboxOptions{Dead: true, Since: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	assert.Empty(t, res.Dead, "nothing since")
+}
+
+func deadOf(ds []mailbox.DeadLetter, state string) mailbox.DeadLetter {
+	for _, d := range ds {
+		if d.State == state {
+			return d
+		}
+	}
+	return mailbox.DeadLetter{}
 }
