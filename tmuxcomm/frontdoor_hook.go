@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/wcomm/wcomm/paneops/profile"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // Hooking is one run of an agent's hook (wcomm hook) in the pane it names ($TMUX_PANE).
@@ -151,9 +153,10 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 		return nil, err
 	}
 	var term questions.Terminal
+	var termDir string
 	if t, err := proc.Scan(); err == nil {
 		if sf, err := (door.Finder{}).SessionFile(in.SessionID, t.Ancestors(os.Getpid())); err == nil {
-			req.PID, term = sf.PID, sf
+			req.PID, term, termDir = sf.PID, sf, filepath.Dir(sf.Path)
 		} else {
 			warn(fmt.Sprintf("%v; an answer given in the pane is not seen", err))
 		}
@@ -166,7 +169,29 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 	for _, s := range warnings {
 		warn(s)
 	}
-	out, err := w.Await(ctx, questions.AwaitOptions{Wait: wait, Terminal: term})
+	o := questions.AwaitOptions{Wait: wait, Terminal: term}
+	// The wait hears of an answer, and of the agent's state file changing, from the watch room's
+	// feed of its question's session folder (and of the state file's folder), with a safety look a
+	// second; the feed outlives ctx by the wait's last look at the terminal once the agent has
+	// ended the hook.
+	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	wo := watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: watch.MinRescan}
+	if termDir != "" {
+		wo.Also = []string{termDir}
+	}
+	if fl, err := e.Follow(fctx, wo); err == nil {
+		o.Changed = fl.Wake()
+		defer func() {
+			if err := fl.Err(); err != nil {
+				warn(fmt.Sprintf("the answer was looked for once a second: %v", err))
+			}
+		}()
+	} else {
+		o.Poll = time.Second
+		warn(fmt.Sprintf("no watch of the question's folder (%v): an answer is looked for once a second", err))
+	}
+	out, err := w.Await(ctx, o)
 	if err != nil || out.Decision == nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // fakeEngine keeps questions in memory with the engine's rules for answers: the first valid
@@ -32,6 +34,23 @@ type fakeEngine struct {
 	qs       []*questions.QuestionStatus
 	attempts []questions.AnswerOptions
 	problems []string // question files that did not load
+	follows  []chan watch.WatchEvent
+}
+
+// Follow is the engine's feed: a question added is an event, as its file would be.
+func (f *fakeEngine) Follow(ctx context.Context, o watch.WatchOptions) (*watch.Follower, error) {
+	ch := make(chan watch.WatchEvent, 64)
+	f.mu.Lock()
+	f.follows = append(f.follows, ch)
+	f.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.follows = slices.DeleteFunc(f.follows, func(c chan watch.WatchEvent) bool { return c == ch })
+		close(ch)
+	}()
+	return &watch.Follower{C: ch}, nil
 }
 
 func (f *fakeEngine) add(q messages.Question, tag string) string {
@@ -44,6 +63,12 @@ func (f *fakeEngine) add(q messages.Question, tag string) string {
 	st.Question, st.Seq, st.Worker, st.AskedAt = q, seq, "%5", time.Now().UTC()
 	st.Exchange = q.Task
 	f.qs = append(f.qs, st)
+	for _, ch := range f.follows {
+		select {
+		case ch <- watch.WatchEvent{At: st.AskedAt, Kind: watch.FeedQuestion, ID: q.ID, Event: watch.EventAsked}:
+		default:
+		}
+	}
 	return q.ID
 }
 
@@ -176,7 +201,7 @@ func startHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfi
 func startKeyedHub(t *testing.T, root string, eng Engine, cfg *messages.ChannelsConfig, getenv func(string) string, key string, unrecorded bool) *running {
 	t.Helper()
 	lb := &logBuf{}
-	h := &Hub{Engine: eng, Root: root, Channels: key, Unrecorded: unrecorded, Logf: lb.logf, Poll: 5 * time.Millisecond, Rescan: 10 * time.Millisecond,
+	h := &Hub{Engine: eng, Root: root, Channels: key, Unrecorded: unrecorded, Logf: lb.logf, Rescan: 10 * time.Millisecond,
 		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 	require.NoError(t, h.Open())
 	chans, err := Open(cfg, h, getenv)

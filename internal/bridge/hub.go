@@ -17,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // Engine is what the bridge needs of the protocol engine (tmuxcomm.Engine).
@@ -25,6 +26,9 @@ type Engine interface {
 	Answer(ctx context.Context, o questions.AnswerOptions) (*questions.AnswerResult, error)
 	Actions(ctx context.Context, o actions.ActionsOptions) ([]*actions.ActionStatus, []string, error)
 	DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string)
+	// Follow is the watch room's feed of the root, from which the bridge hears of a question's
+	// change (watch.Lookout.Follow).
+	Follow(ctx context.Context, o watch.WatchOptions) (*watch.Follower, error)
 }
 
 // Hub is the bridge: it watches the root for questions, has each channel post the new ones and
@@ -46,9 +50,8 @@ type Hub struct {
 	// IdleExit, when more than 0, ends Run once nothing has been pending for that long (the
 	// bridge an ask starts); 0 runs until ctx ends.
 	IdleExit time.Duration
-	// Poll is how often the root is looked at for a change (default 50ms: a question reaches
-	// the chat well within a quarter of a second); a full look is also made every Rescan.
-	Poll   time.Duration
+	// Rescan is how often the bridge makes a full look at the questions, judging staleness
+	// (default 2s); a question's change is heard at once from the engine's feed (Follow).
 	Rescan time.Duration
 	// Backoff bounds the wait before a channel that failed is tried again (default 1s to 1m).
 	BackoffMin, BackoffMax time.Duration
@@ -122,9 +125,6 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	if err := h.Open(); err != nil {
 		return err
 	}
-	if h.Poll <= 0 {
-		h.Poll = 50 * time.Millisecond
-	}
 	if h.Rescan <= 0 {
 		h.Rescan = 2 * time.Second
 	}
@@ -143,29 +143,31 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 		go func() { defer wg.Done(); outs[i].loop(ctx) }()
 		go func() { defer wg.Done(); h.receiveLoop(ctx, c) }()
 	}
-	w := newWatcher()
-	w.add(h.Root)
-	wg.Add(1)
-	go func() { defer wg.Done(); w.run(ctx, h.poke) }()
 	defer wg.Wait()
 	defer cancel()
-
-	sig, lastFull := "", time.Time{}
+	// A question's change is heard from the watch room's feed of the root (file events, with its
+	// own safety rescan), so a new question is posted at once; the bridge itself only looks again
+	// every tick (the root gone, idle) and makes a full look every Rescan.
+	var changed <-chan struct{}
+	if fl, err := h.Engine.Follow(ctx, watch.WatchOptions{Questions: true, Rescan: max(h.Rescan, watch.MinRescan)}); err == nil {
+		changed = fl.Wake()
+	} else {
+		h.logf("no watch of the root (%v): questions are looked for every %s", err, h.tick())
+	}
+	lastFull := time.Now()
 	idleSince := h.now()
 	rootSeen := false
-	tick := time.NewTicker(h.Poll)
+	tick := time.NewTicker(h.tick())
 	defer tick.Stop()
+	look := true // what was asked before the feed was in place
 	for {
-		s := rootSignature(h.Root)
-		if s != sig || time.Since(lastFull) >= h.Rescan {
+		full := time.Since(lastFull) >= h.Rescan
+		if look || full || changed == nil {
 			// A full look (staleness asks tmux which panes live) every Rescan; in between, a
-			// change is read from the files alone, so a new question is posted at once.
-			full := time.Since(lastFull) >= h.Rescan
+			// change is read from the files alone.
 			if full {
 				lastFull = time.Now()
 			}
-			sig = s
-			w.add(h.Root)
 			pending, err := h.scan(ctx, full)
 			if err != nil {
 				h.logf("list questions: %v", err)
@@ -180,6 +182,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 				idleSince = h.now()
 			}
 		}
+		look = false
 		// A root that is gone holds nothing to serve (its questions went with it): the bridge ends
 		// rather than wait for answers nobody can give.
 		if _, err := os.Stat(h.Root); err == nil {
@@ -196,30 +199,20 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+		case _, ok := <-changed:
+			look = true
+			if !ok {
+				h.logf("the watch of the root ended: questions are looked for every %s", h.tick())
+				changed = nil
+			}
 		case <-h.pokeCh:
-			sig = "" // look again at once
+			look = true
 		}
 	}
 }
 
-// rootSignature changes when a question or answer file is added anywhere under root: each
-// session folder's modification time, and the root's own (a new folder).
-func rootSignature(root string) string {
-	var b strings.Builder
-	if st, err := os.Stat(root); err == nil {
-		b.WriteString(strconv.FormatInt(st.ModTime().UnixNano(), 36))
-	}
-	ents, _ := os.ReadDir(root)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") || !e.IsDir() {
-			continue
-		}
-		if info, err := e.Info(); err == nil {
-			b.WriteString(" " + e.Name() + "@" + strconv.FormatInt(info.ModTime().UnixNano(), 36))
-		}
-	}
-	return b.String()
-}
+// tick is the pause between the bridge's own looks: a second, or Rescan when shorter (a test's).
+func (h *Hub) tick() time.Duration { return min(h.Rescan, time.Second) }
 
 // scan reads the bridge's own questions and gives each new one a token; it returns how many
 // are pending. Without full, staleness is not judged (no tmux call): the next full look closes

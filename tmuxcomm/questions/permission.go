@@ -109,7 +109,14 @@ type PermissionOutcome struct {
 type AwaitOptions struct {
 	Wait     time.Duration // 0: until ctx ends
 	Terminal Terminal      // nil: the terminal is not watched
-	Poll     time.Duration // how often the files and the terminal are looked at (default 50ms)
+	// Changed, when set, wakes the wait when the question's files or the terminal's may have
+	// changed (the watch room's feed: watch.Follower.Wake): it looks then, and otherwise only
+	// every Poll, which defaults to a second, a safety look. A closed Changed wakes no more.
+	Changed <-chan struct{}
+	// Poll is how often the files and the terminal are looked at: by default lookEvery without
+	// Changed (a terminal that tells no one of its change: a screen, Codex's app server), a
+	// second with it.
+	Poll time.Duration
 	// Ended is the reason recorded when ctx ends and the terminal did not answer; "": the agent
 	// ended its hook (its hook timeout), which is what ends a hook's wait.
 	Ended string
@@ -122,8 +129,12 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 	st := w.Question
 	poll := o.Poll
 	if poll <= 0 {
-		poll = 50 * time.Millisecond
+		poll = lookEvery
+		if o.Changed != nil {
+			poll = time.Second
+		}
 	}
+	changed := o.Changed
 	var deadline <-chan time.Time
 	if o.Wait > 0 {
 		t := time.NewTimer(o.Wait)
@@ -145,7 +156,7 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 			// Ended by the agent: after a No at the terminal (measured: SIGTERM 0.12-0.15 s after
 			// it, its state already idle, though a look may catch the file being rewritten), or at
 			// its hook timeout (the dialog stays, its state waiting). A short look tells them apart.
-			if o.Terminal != nil && watch.settles(terminalSettle, poll/2) {
+			if o.Terminal != nil && watch.settles(terminalSettle, min(poll/2, lookEvery), changed) {
 				return w.atTerminal(messages.PermDeny)
 			}
 			if o.Ended != "" {
@@ -158,9 +169,16 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 			}
 			return w.expire(fmt.Sprintf("no answer within %s; the dialog stays for the terminal", o.Wait.Round(time.Second)))
 		case <-tick.C:
+		case _, ok := <-changed:
+			if !ok {
+				changed = nil // the feed ended: the safety look goes on
+			}
 		}
 	}
 }
+
+// lookEvery is how often a wait looks at a terminal that tells no one of its change.
+const lookEvery = 50 * time.Millisecond
 
 // endReason says why ctx's end leaves the dialog: the cause it was ended with (a watcher of the
 // agent that stopped or lost the agent says which), else the hook's timeout.
@@ -245,17 +263,34 @@ func (w *PermissionWait) expire(reason string) (*PermissionOutcome, error) {
 // terminalSettle bounds the look at the agent's state once it has ended the hook.
 const terminalSettle = 500 * time.Millisecond
 
-// settles looks at the state until it has left waiting (true) or within bound has not.
-func (w *terminalWatch) settles(bound, every time.Duration) bool {
-	end := time.Now().Add(bound)
+// settles looks at the state until it has left waiting (true) or within bound has not: when
+// changed says the state's file changed, else every (polling a state that tells no one).
+func (w *terminalWatch) settles(bound, every time.Duration, changed <-chan struct{}) bool {
+	end := time.NewTimer(bound)
+	defer end.Stop()
+	var tick <-chan time.Time
+	if changed == nil {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		if _, done := w.look(); done || w.left {
 			return true
 		}
-		if time.Now().After(end) {
-			return false
+		select {
+		case <-end.C:
+			_, done := w.look()
+			return done || w.left
+		case <-tick:
+		case _, ok := <-changed:
+			if !ok {
+				changed = nil
+				t := time.NewTicker(every)
+				defer t.Stop()
+				tick = t.C
+			}
 		}
-		time.Sleep(every) // polling the agent's file: it tells no one when it changes
 	}
 }
 

@@ -96,6 +96,9 @@ func (f *feed) scanSession(s *feedSession) {
 		nums = append(nums, n)
 	}
 	sort.Ints(nums)
+	if f.questionsOnly {
+		nums = nil
+	}
 	for _, n := range nums {
 		if f.quiet || !f.before(s, n, exchanges[n], responses) {
 			f.scanExchange(s, n, exchanges[n], responses)

@@ -4,8 +4,10 @@ package watch
 // looks again at the folders a batch of file events names.
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +30,11 @@ type feed struct {
 	// exchange whose files were all last written before it is recorded quietly, not read.
 	cutoff time.Time
 	out    []keyedEvent
+	// questionsOnly reads no exchange (WatchOptions.Questions); also holds the folders whose
+	// changes are reported as they are (WatchOptions.Also).
+	questionsOnly bool
+	also          map[string]bool
+	lastFile      time.Time
 }
 
 type feedSession struct {
@@ -94,10 +101,19 @@ func (f *feed) flush(emit func(WatchEvent) error) error {
 func (f *feed) handle(evs []store.TreeEvent) {
 	var dirs []string
 	seen := map[string]bool{}
+	overflow := false
 	for _, ev := range evs {
 		if ev.Overflow {
-			f.rescanRoot()
-			return
+			overflow = true
+			continue
+		}
+		if f.also[ev.Dir] {
+			// Not the root's: reported as it is, for the watcher to look at what it reads there.
+			f.add(&f.lastFile, WatchEvent{At: time.Now(), Kind: FeedFile, Event: EventChanged, Path: filepath.Join(ev.Dir, ev.Name)})
+			continue
+		}
+		if overflow {
+			continue
 		}
 		if ev.Dir == f.root {
 			if ev.Name != "" {
@@ -109,6 +125,14 @@ func (f *feed) handle(evs []store.TreeEvent) {
 			seen[ev.Dir] = true
 			dirs = append(dirs, ev.Dir)
 		}
+	}
+	if overflow {
+		// Lost events may have been the other folders' too: each is reported changed.
+		for _, dir := range slices.Sorted(maps.Keys(f.also)) {
+			f.add(&f.lastFile, WatchEvent{At: time.Now(), Kind: FeedFile, Event: EventChanged, Path: dir})
+		}
+		f.rescanRoot()
+		return
 	}
 	for _, dir := range dirs {
 		if s := f.sessions[filepath.Base(dir)]; s != nil && s.dir == dir {

@@ -19,6 +19,7 @@ const (
 	FeedSession  = "session"  // a session folder appeared
 	FeedExchange = "exchange" // a request and its response
 	FeedQuestion = "question" // a question and its answer
+	FeedFile     = "file"     // an entry changed in one of WatchOptions.Also's folders
 )
 
 // Feed event names. An exchange's delivery states (StatePasted, StateSubmitted, StateRefused,
@@ -36,9 +37,14 @@ const (
 	EventResolved      = "resolved"
 	EventAnswerInvalid = "answer-invalid" // an answer attempt was refused; the question stays open
 	EventAnswerLate    = "answer-stale"   // an answer came after the question was closed
+	EventChanged       = "changed"        // an entry of a FeedFile folder was written or added
 )
 
-// Event is one thing that happened under the root.
+// MinRescan is the shortest safety rescan: a watch that others act on hears of a change by its
+// file events, and looks again only against events lost.
+const MinRescan = time.Second
+
+// WatchEvent is one thing that happened under the root.
 type WatchEvent struct {
 	At      time.Time `json:"at"`
 	Session string    `json:"session"`
@@ -59,6 +65,16 @@ type WatchOptions struct {
 	// Since replays, at the start, the events of the last Since found on disk; 0 reports only
 	// what happens from now on.
 	Since time.Duration
+	// Questions reports the questions' events alone (and the sessions'): an exchange's files are
+	// not read. The waits that act on a question's change (Follow) want nothing else.
+	Questions bool
+	// Rescan, when more than 0, looks at the whole root again this often, as after lost events:
+	// the safety rescan of a feed that others act on (raised to MinRescan when shorter).
+	Rescan time.Duration
+	// Also names more folders whose changes are news to the watcher (the folder of the agent's
+	// own state file, which the permission hook reads): each change in one is reported as an
+	// event of kind FeedFile, its Path the entry's. One inotify instance watches them all.
+	Also []string
 
 	// Started, when set, is called once the watches are in place and the replay is done (tests).
 	Started func()
@@ -96,7 +112,17 @@ func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 	if err := tw.Add(root); err != nil {
 		return err
 	}
-	f := &feed{root: root, only: o.Session, tw: tw, sessions: map[string]*feedSession{}}
+	f := &feed{root: root, only: o.Session, tw: tw, sessions: map[string]*feedSession{}, questionsOnly: o.Questions}
+	for _, dir := range o.Also {
+		dir = filepath.Clean(dir)
+		if err := tw.Add(dir); err != nil {
+			return err
+		}
+		if f.also == nil {
+			f.also = map[string]bool{}
+		}
+		f.also[dir] = true
+	}
 
 	// The watches are in place before the first look, so nothing that happens in between is lost;
 	// what the look and a later event both see is reported once, as the state remembers it.
@@ -128,6 +154,11 @@ func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 	if o.Started != nil {
 		o.Started()
 	}
+	rescan := o.Rescan
+	if rescan > 0 && rescan < MinRescan {
+		rescan = MinRescan
+	}
+	lastLook := time.Now()
 	for {
 		evs, err := tw.Next(ctx)
 		if ctx.Err() != nil {
@@ -135,6 +166,11 @@ func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 		}
 		if err != nil {
 			return fmt.Errorf("watch %s: %w", root, err)
+		}
+		// Next returns at least every half second, so the rescan comes on time without a timer.
+		if rescan > 0 && time.Since(lastLook) >= rescan {
+			lastLook = time.Now()
+			evs = append(evs, store.TreeEvent{Overflow: true})
 		}
 		f.handle(evs)
 		if err := f.flush(emit); err != nil {
