@@ -45,19 +45,9 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 	env.Logf("pid %d runs %s for %s (the questions asked where channels %s apply)", os.Getpid(), names, env.Root, env.Channels)
 	// While the bridge runs, the agents' own prompts that no hook brings (Codex's approvals,
 	// dialogs on screen) are questions too, posted like the rest.
-	sctx, stop := context.WithCancel(ctx)
 	sentry := env.Engine.Sentry(nil, 0, env.Logf)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := sentry.Run(sctx); err != nil {
-			env.Logf("the agents' own prompts are not watched: %v", err)
-		}
-	}()
-	err = h.Run(ctx, chans)
-	stop()
-	<-done
-	return err
+	defer sentry.Start(ctx, nil)()
+	return h.Run(ctx, chans)
 }
 
 func check(ctx context.Context, env cli.BridgeEnv) ([]cli.ChannelCheck, error) {

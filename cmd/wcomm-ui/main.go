@@ -44,21 +44,7 @@ func run(ctx context.Context, a cli.UIArgs) error {
 	// sentry reads tmux through the console's own client; a look a second keeps the idle
 	// console's CPU low.
 	sentry := a.Engine.Sentry(a.Tmux, time.Second, nil)
-	done := make(chan struct{})
-	sctx, stop := context.WithCancel(ctx)
-	go func() {
-		defer close(done)
-		select {
-		case <-src.Ready():
-		case <-sctx.Done():
-			return
-		}
-		_ = sentry.Run(sctx)
-	}()
-	defer func() {
-		stop()
-		<-done
-	}()
+	defer sentry.Start(ctx, src.Ready())()
 	if w := a.Web; w != nil {
 		cfg := web.Config{Listen: w.Listen, Port: a.Engine.Settings.WebPort, TLSCert: w.TLSCert, TLSKey: w.TLSKey,
 			InsecureHTTP: w.InsecureHTTP, ReadOnly: w.ReadOnly, Title: a.Title}

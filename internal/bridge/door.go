@@ -8,6 +8,7 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/actions"
 	"github.com/wcomm/wcomm/tmuxcomm/mailbox"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
 
 // Door is the bridge's Engine over the front door's: the questions and answers as they are, the
@@ -38,4 +39,8 @@ func (d door) DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string) {
 		return nil, []string{err.Error()}
 	}
 	return res.Dead, res.Problems
+}
+
+func (d door) Follow(ctx context.Context, o watch.WatchOptions) (*watch.Follower, error) {
+	return d.e.Follow(ctx, o)
 }
