@@ -183,6 +183,9 @@ func (l *logBuf) String() string {
 // tgCallTimeout, when set, bounds the Telegram calls of the hubs startHub starts.
 var tgCallTimeout time.Duration
 
+// hubRescan, when set, is the full looks' interval of the hubs startHub starts (default 10ms).
+var hubRescan time.Duration
+
 // running is a hub with its channels running until the test ends or stop is called.
 type running struct {
 	hub  *Hub
@@ -203,6 +206,9 @@ func startKeyedHub(t *testing.T, root string, eng Engine, cfg *messages.Channels
 	lb := &logBuf{}
 	h := &Hub{Engine: eng, Root: root, Channels: key, Unrecorded: unrecorded, Logf: lb.logf, Rescan: 10 * time.Millisecond,
 		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	if hubRescan > 0 {
+		h.Rescan = hubRescan
+	}
 	require.NoError(t, h.Open())
 	chans, err := Open(cfg, h, getenv)
 	require.NoError(t, err)

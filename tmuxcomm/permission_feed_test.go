@@ -1,0 +1,162 @@
+package tmuxcomm
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
+	"github.com/wcomm/wcomm/tmuxcomm/watch"
+)
+
+// The permission hook's wait hears of an answer, and of the agent's state file changing, from the
+// watch room's feed: with the feed's rescan and the wait's own look set to an hour, only the
+// file events can end these waits.
+
+// fileTerminal is an agent's state in a file of its own, as Claude Code's session file is.
+type fileTerminal struct {
+	path  string
+	mu    sync.Mutex
+	at    int64
+	looks map[int64]int // looks at each recorded state
+}
+
+func (f *fileTerminal) set(t *testing.T, state string) int64 {
+	t.Helper()
+	f.mu.Lock()
+	f.at++
+	at := f.at
+	f.mu.Unlock()
+	data, err := json.Marshal(map[string]any{"status": state, "at": at})
+	require.NoError(t, err)
+	tmp := f.path + ".tmp"
+	require.NoError(t, os.WriteFile(tmp, data, 0o600))
+	require.NoError(t, os.Rename(tmp, f.path))
+	return at
+}
+
+func (f *fileTerminal) Status() (string, int64, error) {
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return "", 0, err
+	}
+	var s struct {
+		Status string
+		At     int64
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return "", 0, err
+	}
+	f.mu.Lock()
+	f.looks[s.At]++
+	f.mu.Unlock()
+	return s.Status, s.At, nil
+}
+
+// looked waits until the wait has looked at the state recorded as at.
+func (f *fileTerminal) looked(t *testing.T, at int64) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.looks[at] > 0
+	}, 10*time.Second, time.Millisecond, "the wait did not look at the new state: no event woke it")
+}
+
+// feedHook asks as the agent in %2 and awaits in the background, woken by the feed alone.
+func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) (*questions.PermissionWait, <-chan permOutcome) {
+	t.Helper()
+	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	fl, err := e.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: also})
+	require.NoError(t, err)
+	ch := make(chan permOutcome, 1)
+	go func() {
+		out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Changed: fl.Wake(), Poll: time.Hour})
+		ch <- permOutcome{out, err}
+	}()
+	return w, ch
+}
+
+func TestPermissionHookHearsTheAnswerFromTheFeed(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, ch := feedHook(t, e, nil)
+	_, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"})
+	require.NoError(t, err)
+	out := permResult(t, ch)
+	require.NotNil(t, out.Decision, "the answer reached the hook")
+	assert.Equal(t, "allow", out.Decision.Behavior)
+}
+
+func TestPermissionHookHearsTheTerminalFromTheFeed(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	dir := t.TempDir()
+	term := &fileTerminal{path: filepath.Join(dir, "4242.json"), looks: map[int64]int{}}
+	first := term.set(t, "busy")
+	_, ch := feedHook(t, e, term, dir)
+	term.looked(t, first)
+	term.looked(t, term.set(t, questions.StatusWaiting)) // the dialog shows
+	term.set(t, "busy")                                  // the person allows it in the pane
+	out := permResult(t, ch)
+	assert.Nil(t, out.Decision, "the agent took the terminal's answer: nothing to hand back")
+	require.NotNil(t, out.Question.Answer)
+	assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
+	assert.Equal(t, "allow", out.Question.Answer.Answer)
+}
+
+// TestFollowReportsQuestionsAndOtherFolders: a follower of one session's questions hears its
+// question answered, and an entry written in a folder it was also given, by file events alone.
+func TestFollowReportsQuestionsAndOtherFolders(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	other := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fl, err := e.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: []string{other}})
+	require.NoError(t, err)
+	next := func(what string) watch.WatchEvent {
+		t.Helper()
+		select {
+		case ev, ok := <-fl.C:
+			require.True(t, ok, "the feed ended: %v", fl.Err())
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no event after %s", what)
+		}
+		return watch.WatchEvent{}
+	}
+	_, err = e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"})
+	require.NoError(t, err)
+	ev := next("the answer")
+	assert.Equal(t, watch.FeedQuestion, ev.Kind)
+	assert.Equal(t, w.Question.ID, ev.ID)
+	assert.Equal(t, watch.EventAnswered, ev.Event)
+
+	for len(fl.C) > 0 {
+		<-fl.C // the answer's log lines
+	}
+	path := filepath.Join(other, "state.json")
+	require.NoError(t, os.WriteFile(path, []byte("{}"), 0o600))
+	for ev = next("a file written in the other folder"); ev.Kind == watch.FeedQuestion; ev = next("a file written in the other folder") {
+	}
+	assert.Equal(t, watch.WatchEvent{At: ev.At, Kind: watch.FeedFile, Event: watch.EventChanged, Path: path}, ev)
+	cancel()
+	for range fl.C {
+	}
+	assert.NoError(t, fl.Err(), "a follow ended by its context ends without an error")
+}
