@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,8 +35,9 @@ type questionParts struct {
 
 // scanSession reports what is new in one session folder: per exchange, its request, new lines of
 // its delivery log, its response; per question, the question, new answer attempts, the answer,
-// the resolution.
-func (f *feed) scanSession(s *feedSession) {
+// the resolution. With named, only the questions whose files it names are read again: a folder
+// of a pane's permission prompts holds hundreds, and one event concerns one.
+func (f *feed) scanSession(s *feedSession, named ...string) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -114,6 +116,16 @@ func (f *feed) scanSession(s *feedSession) {
 	keys := make([]string, 0, len(questions))
 	for k := range questions {
 		keys = append(keys, k)
+	}
+	if named != nil {
+		keys = keys[:0]
+		for _, name := range named {
+			if task, seq, _, ok := messages.ParseQuestionFileName(name); ok {
+				if k := messages.QuestionStem(task, seq); questions[k] != nil && !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {

@@ -101,6 +101,7 @@ func (f *feed) flush(emit func(WatchEvent) error) error {
 func (f *feed) handle(evs []store.TreeEvent) {
 	var dirs []string
 	seen := map[string]bool{}
+	names := map[string][]string{} // per folder, the entries named; nil: every one
 	overflow := false
 	for _, ev := range evs {
 		if ev.Overflow {
@@ -124,6 +125,12 @@ func (f *feed) handle(evs []store.TreeEvent) {
 		if !seen[ev.Dir] {
 			seen[ev.Dir] = true
 			dirs = append(dirs, ev.Dir)
+			names[ev.Dir] = []string{}
+		}
+		if names[ev.Dir] != nil && ev.Name != "" {
+			names[ev.Dir] = append(names[ev.Dir], ev.Name)
+		} else {
+			names[ev.Dir] = nil // the folder itself: look at all of it
 		}
 	}
 	if overflow {
@@ -136,7 +143,7 @@ func (f *feed) handle(evs []store.TreeEvent) {
 	}
 	for _, dir := range dirs {
 		if s := f.sessions[filepath.Base(dir)]; s != nil && s.dir == dir {
-			f.scanSession(s)
+			f.scanSession(s, names[dir]...)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -98,4 +100,41 @@ func TestReadNewLines(t *testing.T) {
 		off = read(off)
 		assert.Equal(t, tc.want, got, tc.name)
 	}
+}
+
+// TestAnEventReadsTheQuestionItNames: a file event in a session folder reads again only the
+// question whose file it names (a folder of a pane's permission prompts holds hundreds); the
+// safety rescan reads the rest.
+func TestAnEventReadsTheQuestionItNames(t *testing.T) {
+	root := t.TempDir()
+	tw, err := store.NewTreeWatcher()
+	require.NoError(t, err)
+	defer tw.Close()
+	fd := &feed{root: root, tw: tw, sessions: map[string]*feedSession{}, questionsOnly: true}
+	dir := filepath.Join(root, "20260117-120000-o2-w2")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	write := func(seq int, suffix string, v any) string {
+		name := messages.QuestionFileName("perm", seq, suffix)
+		data, err := json.Marshal(v)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+		return name
+	}
+	for seq := 1; seq <= 2; seq++ {
+		write(seq, messages.SuffixQuestion, questions.QuestionRecord{Question: messages.Question{Text: "may I?"}, Seq: seq, Worker: "%2"})
+	}
+	fd.handle([]store.TreeEvent{{Overflow: true}})
+	assert.Equal(t, []string{"session:session", "question:asked", "question:asked"}, feedEventNames(drain(fd)))
+
+	write(2, messages.SuffixAnswer, questions.AnswerRecord{Answer: "allow", DecidedBy: messages.DecidedByUser})
+	one := write(1, messages.SuffixAnswer, questions.AnswerRecord{Answer: "deny", DecidedBy: messages.DecidedByUser})
+	fd.handle([]store.TreeEvent{{Dir: dir, Name: one}})
+	evs := drain(fd)
+	require.Len(t, evs, 1)
+	assert.Equal(t, []string{"question:answered", "perm.q1"}, []string{evs[0].Kind + ":" + evs[0].Event, evs[0].ID})
+
+	fd.handle([]store.TreeEvent{{Overflow: true}})
+	evs = drain(fd)
+	require.Len(t, evs, 1, "the rescan reads the question no event named")
+	assert.Equal(t, "perm.q2", evs[0].ID)
 }
