@@ -171,12 +171,12 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 	}
 	o := questions.AwaitOptions{Wait: wait, Terminal: term}
 	// The wait hears of an answer, and of the agent's state file changing, from the watch room's
-	// feed of its question's session folder (and of the state file's folder), with a safety look a
-	// second; the feed outlives ctx by the wait's last look at the terminal once the agent has
-	// ended the hook.
+	// feed of its question's session folder (and of the state file's folder), which rescans the
+	// folder now and then; the wait itself looks once a second against anything both missed. The
+	// feed outlives ctx by the wait's last look at the terminal once the agent has ended the hook.
 	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
-	wo := watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: watch.MinRescan}
+	wo := watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true}
 	if termDir != "" {
 		wo.Also = []string{termDir}
 	}

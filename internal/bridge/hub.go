@@ -143,7 +143,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	// own safety rescan), so a new question is posted at once; the bridge itself only looks again
 	// every tick (the root gone, idle) and makes a full look every Rescan.
 	var changed <-chan struct{}
-	if fl, err := h.Engine.Follow(ctx, watch.WatchOptions{Questions: true, Rescan: max(h.Rescan, watch.MinRescan)}); err == nil {
+	if fl, err := h.Engine.Follow(ctx, watch.WatchOptions{Questions: true}); err == nil {
 		changed = fl.Wake()
 	} else {
 		h.logf("no watch of the root (%v): questions are looked for every %s", err, h.tick())
