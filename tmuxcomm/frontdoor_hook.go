@@ -180,18 +180,19 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 	if termDir != "" {
 		wo.Also = []string{termDir}
 	}
-	if fl, err := e.Follow(fctx, wo); err == nil {
-		o.Changed = fl.Wake()
-		defer func() {
-			if err := fl.Err(); err != nil {
-				warn(fmt.Sprintf("the answer was looked for once a second: %v", err))
-			}
-		}()
-	} else {
-		o.Poll = time.Second
-		warn(fmt.Sprintf("no watch of the question's folder (%v): an answer is looked for once a second", err))
+	var fl *watch.Follower
+	o.Changes = func() <-chan struct{} {
+		var err error
+		if fl, err = e.Follow(fctx, wo); err != nil {
+			warn(fmt.Sprintf("no watch of the question's folder (%v): an answer is looked for once a second", err))
+			return nil
+		}
+		return fl.Wake()
 	}
 	out, err := w.Await(ctx, o)
+	if fl != nil && fl.Err() != nil {
+		warn(fmt.Sprintf("the answer was looked for once a second: %v", fl.Err()))
+	}
 	if err != nil || out.Decision == nil {
 		return nil, err
 	}

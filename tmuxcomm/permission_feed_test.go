@@ -82,7 +82,7 @@ func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) 
 	require.NoError(t, err)
 	ch := make(chan permOutcome, 1)
 	go func() {
-		out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Changed: fl.Wake(), Poll: time.Hour})
+		out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Changes: fl.Wake, Poll: time.Hour})
 		ch <- permOutcome{out, err}
 	}()
 	return w, ch
@@ -159,4 +159,30 @@ func TestFollowReportsQuestionsAndOtherFolders(t *testing.T) {
 	for range fl.C {
 	}
 	assert.NoError(t, fl.Err(), "a follow ended by its context ends without an error")
+}
+
+// TestPermissionWaitLooksBeforeItsFeedStarts: the wait reads the dialog's state before it starts
+// its feed, so a person who answers in the pane while the feed starts changes a state it has
+// seen: a first look after the change would take the answered state for the dialog's own.
+func TestPermissionWaitLooksBeforeItsFeedStarts(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	term := &fakeTerminal{state: questions.StatusWaiting}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: time.Hour, Changes: func() <-chan struct{} {
+		term.mu.Lock()
+		seen := term.seen
+		term.mu.Unlock()
+		assert.Positive(t, seen, "the feed started before the first look")
+		term.set("idle") // the person refuses in the pane while the feed starts
+		return nil
+	}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Question.Answer, "the refusal in the pane was seen")
+	assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
+	assert.Equal(t, "deny", out.Question.Answer.Answer)
 }

@@ -109,12 +109,14 @@ type PermissionOutcome struct {
 type AwaitOptions struct {
 	Wait     time.Duration // 0: until ctx ends
 	Terminal Terminal      // nil: the terminal is not watched
-	// Changed, when set, wakes the wait when the question's files or the terminal's may have
-	// changed (the watch room's feed: watch.Follower.Wake): it looks then, and otherwise only
-	// every Poll, which defaults to a second, a safety look. A closed Changed wakes no more.
-	Changed <-chan struct{}
+	// Changes, when set, starts what wakes the wait when the question's files or the terminal's
+	// may have changed (the watch room's feed: watch.Follower.Wake): the wait looks then, and
+	// otherwise only every Poll, which defaults to a second, a safety look. It is called once the
+	// wait has looked at the terminal a first time: the state the person changes is the one the
+	// dialog showed, not one read after a slow start. A nil or closed channel wakes nothing.
+	Changes func() <-chan struct{}
 	// Poll is how often the files and the terminal are looked at: by default lookEvery without
-	// Changed (a terminal that tells no one of its change: a screen, Codex's app server), a
+	// Changes (a terminal that tells no one of its change: a screen, Codex's app server), a
 	// second with it.
 	Poll time.Duration
 	// Ended is the reason recorded when ctx ends and the terminal did not answer; "": the agent
@@ -130,11 +132,11 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 	poll := o.Poll
 	if poll <= 0 {
 		poll = lookEvery
-		if o.Changed != nil {
+		if o.Changes != nil {
 			poll = time.Second
 		}
 	}
-	changed := o.Changed
+	var changed <-chan struct{}
 	var deadline <-chan time.Time
 	if o.Wait > 0 {
 		t := time.NewTimer(o.Wait)
@@ -150,6 +152,10 @@ func (w *PermissionWait) Await(ctx context.Context, o AwaitOptions) (*Permission
 		}
 		if answer, done := watch.look(); done {
 			return w.atTerminal(answer)
+		}
+		if o.Changes != nil {
+			changed, o.Changes = o.Changes(), nil
+			continue // what changed while it started is looked at now
 		}
 		select {
 		case <-ctx.Done():
