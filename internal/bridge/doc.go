@@ -7,6 +7,11 @@
 // itself: every answer goes through the engine's Answer, the path 'wcomm answer' takes, so the
 // first valid answer from any channel wins and a later one is told it is stale.
 //
+// The hub (hub.go) hears of a question's change from the engine's feed (the watch room's
+// Follow) and makes a full look every two seconds (look.go); channels read it (lookup.go,
+// status.go), give it answers (answer.go), and post and take in their own goroutines
+// (outbound.go).
+//
 // No inbound listener: Telegram is read by long polling, Slack through Socket Mode (an outgoing
 // websocket), and the webhook only posts. The bridges of one Telegram bot (several roots, or
 // several channel configurations naming it) share its updates: one of them polls and hands each

@@ -4,6 +4,9 @@
 // folder). It only reads: it owns no file, only the state of one watch (feed.go) and how it reads
 // a session folder's exchanges (exchange.go), questions (question.go) and logs (read.go). It
 // imports the exchange and questions rooms for their files' formats, core, store and messages.
+// Follow (follow.go) is the same feed as a subscription, with a slow safety rescan inside: the
+// permission hook's wait and the bridge hear of a question's change from it, and the console
+// from Watch, so no one of them polls the files on its own.
 package watch
 
 import (
