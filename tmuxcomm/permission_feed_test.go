@@ -70,8 +70,40 @@ func (f *fileTerminal) looked(t *testing.T, at int64) {
 	}, 10*time.Second, time.Millisecond, "the wait did not look at the new state: no event woke it")
 }
 
+type feedOutcome struct {
+	out *questions.PermissionOutcome
+	err error
+}
+
+func feedResult(t *testing.T, ch <-chan feedOutcome) *questions.PermissionOutcome {
+	t.Helper()
+	select {
+	case r := <-ch:
+		require.NoError(t, r.err)
+		return r.out
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hook did not end")
+	}
+	return nil
+}
+
+// stateTerminal is an agent's state in memory, counting the looks at it.
+type stateTerminal struct {
+	mu    sync.Mutex
+	state string
+	at    int64
+	seen  int
+}
+
+func (f *stateTerminal) Status() (string, int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen++
+	return f.state, f.at, nil
+}
+
 // feedHook asks as the agent in %2 and awaits in the background, woken by the feed alone.
-func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) (*questions.PermissionWait, <-chan permOutcome) {
+func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) (*questions.PermissionWait, <-chan feedOutcome) {
 	t.Helper()
 	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
 	require.NoError(t, err)
@@ -80,10 +112,10 @@ func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) 
 	t.Cleanup(cancel)
 	fl, err := e.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: also})
 	require.NoError(t, err)
-	ch := make(chan permOutcome, 1)
+	ch := make(chan feedOutcome, 1)
 	go func() {
 		out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Changes: fl.Wake, Poll: time.Hour})
-		ch <- permOutcome{out, err}
+		ch <- feedOutcome{out, err}
 	}()
 	return w, ch
 }
@@ -94,7 +126,7 @@ func TestPermissionHookHearsTheAnswerFromTheFeed(t *testing.T) {
 	w, ch := feedHook(t, e, nil)
 	_, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"})
 	require.NoError(t, err)
-	out := permResult(t, ch)
+	out := feedResult(t, ch)
 	require.NotNil(t, out.Decision, "the answer reached the hook")
 	assert.Equal(t, "allow", out.Decision.Behavior)
 }
@@ -109,7 +141,7 @@ func TestPermissionHookHearsTheTerminalFromTheFeed(t *testing.T) {
 	term.looked(t, first)
 	term.looked(t, term.set(t, questions.StatusWaiting)) // the dialog shows
 	term.set(t, "busy")                                  // the person allows it in the pane
-	out := permResult(t, ch)
+	out := feedResult(t, ch)
 	assert.Nil(t, out.Decision, "the agent took the terminal's answer: nothing to hand back")
 	require.NotNil(t, out.Question.Answer)
 	assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
@@ -170,7 +202,7 @@ func TestPermissionWaitLooksBeforeItsFeedStarts(t *testing.T) {
 	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
-	term := &fakeTerminal{state: questions.StatusWaiting}
+	term := &stateTerminal{state: questions.StatusWaiting}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: time.Hour, Changes: func() <-chan struct{} {
@@ -178,7 +210,9 @@ func TestPermissionWaitLooksBeforeItsFeedStarts(t *testing.T) {
 		seen := term.seen
 		term.mu.Unlock()
 		assert.Positive(t, seen, "the feed started before the first look")
-		term.set("idle") // the person refuses in the pane while the feed starts
+		term.mu.Lock()
+		term.state, term.at = "idle", term.at+1 // the person refuses in the pane while the feed starts
+		term.mu.Unlock()
 		return nil
 	}})
 	require.NoError(t, err)
