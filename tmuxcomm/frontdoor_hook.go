@@ -156,7 +156,7 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 	var termDir string
 	if t, err := proc.Scan(); err == nil {
 		if sf, err := (door.Finder{}).SessionFile(in.SessionID, t.Ancestors(os.Getpid())); err == nil {
-			req.PID, term, termDir = sf.PID, sf, filepath.Dir(sf.Path)
+			req.PID, term, termDir = sf.PID, firstLook(sf), filepath.Dir(sf.Path)
 		} else {
 			warn(fmt.Sprintf("%v; an answer given in the pane is not seen", err))
 		}
@@ -221,4 +221,32 @@ func (e *Engine) askPermissionIn(ctx context.Context, pane messages.PaneID, req 
 	in := e.derive(callConfig{self: &pane})
 	w, _, err := in.desk.AskPermission(ctx, req)
 	return w, err
+}
+
+// firstLook reads t's state now, before the question exists, and gives it as t's first state:
+// the agent recorded its dialog before it ran the hook, and no one can answer a question not yet
+// asked. A wait whose first look came later, on a loaded machine, could take a refusal typed
+// in the pane meanwhile for the dialog's own state, and wait for its hook timeout.
+func firstLook(t questions.Terminal) questions.Terminal {
+	state, at, err := t.Status()
+	if err != nil {
+		return t
+	}
+	return &lookedTerminal{Terminal: t, state: state, at: at}
+}
+
+// lookedTerminal is a terminal whose first Status is the one read when it was made.
+type lookedTerminal struct {
+	questions.Terminal
+	state  string
+	at     int64
+	looked bool
+}
+
+func (l *lookedTerminal) Status() (string, int64, error) {
+	if !l.looked {
+		l.looked = true
+		return l.state, l.at, nil
+	}
+	return l.Terminal.Status()
 }

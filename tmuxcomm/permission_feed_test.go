@@ -220,3 +220,26 @@ func TestPermissionWaitLooksBeforeItsFeedStarts(t *testing.T) {
 	assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
 	assert.Equal(t, "deny", out.Question.Answer.Answer)
 }
+
+// TestPermissionHookKeepsTheDialogsStateFromBeforeItAsked: the hook reads the agent's state
+// before it asks, so a refusal typed in the pane before its wait's first look (a loaded
+// machine) is still seen as the refusal, not taken for the dialog's own state.
+func TestPermissionHookKeepsTheDialogsStateFromBeforeItAsked(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	term := &stateTerminal{state: questions.StatusWaiting, at: 1}
+	looked := firstLook(term)
+	w, _, err := e.as("%2").AskPermission(context.Background(), permRequest(t))
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	term.mu.Lock()
+	term.state, term.at = "idle", 2 // the person refuses in the pane at once
+	term.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: looked, Poll: 5 * time.Millisecond})
+	require.NoError(t, err)
+	require.NotNil(t, out.Question.Answer, "the refusal in the pane was seen")
+	assert.Equal(t, questions.SourceTerminal, out.Question.Answer.Source)
+	assert.Equal(t, "deny", out.Question.Answer.Answer)
+}
