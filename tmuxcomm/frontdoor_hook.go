@@ -183,7 +183,7 @@ func (e *Engine) permissionHook(ctx context.Context, agent string, data []byte, 
 	var fl *watch.Follower
 	o.Changes = func() <-chan struct{} {
 		var err error
-		if fl, err = e.Follow(fctx, wo); err != nil {
+		if fl, err = watch.Follow(fctx, wo, e.Watch); err != nil {
 			warn(fmt.Sprintf("no watch of the question's folder (%v): an answer is looked for once a second", err))
 			return nil
 		}

@@ -110,7 +110,7 @@ func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) 
 	t.Cleanup(w.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	fl, err := e.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: also})
+	fl, err := watch.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: also}, e.Watch)
 	require.NoError(t, err)
 	ch := make(chan feedOutcome, 1)
 	go func() {
@@ -124,7 +124,7 @@ func TestPermissionHookHearsTheAnswerFromTheFeed(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	w, ch := feedHook(t, e, nil)
-	_, err := e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"})
+	_, err := e.as("").Answer(context.Background(), AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"}})
 	require.NoError(t, err)
 	out := feedResult(t, ch)
 	require.NotNil(t, out.Decision, "the answer reached the hook")
@@ -159,7 +159,7 @@ func TestFollowReportsQuestionsAndOtherFolders(t *testing.T) {
 	other := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fl, err := e.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: []string{other}})
+	fl, err := watch.Follow(ctx, watch.WatchOptions{Session: filepath.Base(w.Question.Dir), Questions: true, Rescan: time.Hour, Also: []string{other}}, e.Watch)
 	require.NoError(t, err)
 	next := func(what string) watch.WatchEvent {
 		t.Helper()
@@ -172,7 +172,7 @@ func TestFollowReportsQuestionsAndOtherFolders(t *testing.T) {
 		}
 		return watch.WatchEvent{}
 	}
-	_, err = e.as("").Answer(context.Background(), questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"})
+	_, err = e.as("").Answer(context.Background(), AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: w.Question.ID, Raw: "allow", Source: "telegram"}})
 	require.NoError(t, err)
 	ev := next("the answer")
 	assert.Equal(t, watch.FeedQuestion, ev.Kind)

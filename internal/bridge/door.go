@@ -42,5 +42,5 @@ func (d door) DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string) {
 }
 
 func (d door) Follow(ctx context.Context, o watch.WatchOptions) (*watch.Follower, error) {
-	return d.e.Follow(ctx, o)
+	return watch.Follow(ctx, o, d.e.Watch)
 }

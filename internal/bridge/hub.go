@@ -21,7 +21,7 @@ type Engine interface {
 	Actions(ctx context.Context, o actions.ActionsOptions) ([]*actions.ActionStatus, []string, error)
 	DeadLetters(since time.Time) ([]mailbox.DeadLetter, []string)
 	// Follow is the watch room's feed of the root, from which the bridge hears of a question's
-	// change (watch.Lookout.Follow).
+	// change (watch.Follow over the door's Watch).
 	Follow(ctx context.Context, o watch.WatchOptions) (*watch.Follower, error)
 }
 

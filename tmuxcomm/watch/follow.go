@@ -24,10 +24,14 @@ type Follower struct {
 	err  error
 }
 
-// Follow starts a watch of the root with o (its Rescan DefaultRescan when 0) and returns once
-// its watches are in place: anything that happens after it returns is on C. The watch ends with
-// ctx, or with an error that Err reports once C is closed.
-func (e *Lookout) Follow(ctx context.Context, o WatchOptions) (*Follower, error) {
+// Watcher runs a watch until ctx ends or emit returns an error: a Lookout's Watch, or the
+// front door's.
+type Watcher func(ctx context.Context, o WatchOptions, emit func(WatchEvent) error) error
+
+// Follow starts watch with o (its Rescan DefaultRescan when 0) and returns once its watches are
+// in place: anything that happens after it returns is on C. The watch ends with ctx, or with an
+// error that Err reports once C is closed.
+func Follow(ctx context.Context, o WatchOptions, watch Watcher) (*Follower, error) {
 	if o.Rescan <= 0 {
 		o.Rescan = DefaultRescan
 	}
@@ -44,7 +48,7 @@ func (e *Lookout) Follow(ctx context.Context, o WatchOptions) (*Follower, error)
 	go func() {
 		defer close(fl.done)
 		defer close(ch)
-		fl.err = e.Watch(ctx, o, func(ev WatchEvent) error {
+		fl.err = watch(ctx, o, func(ev WatchEvent) error {
 			select {
 			case ch <- ev:
 				return nil
