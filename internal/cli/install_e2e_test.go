@@ -365,8 +365,9 @@ func TestNewcomerMakeDepsInstallsOnlyWhatIsMissing(t *testing.T) {
 		require.NoError(t, os.Symlink(p, filepath.Join(stubs, name)))
 	}
 	write("sudo", `exec "$@"`+"\n")
-	// Found: python3, dash, ssh. Not found but installed (off this PATH): tmux, zsh. Missing: fish.
-	for _, name := range []string{"python3", "dash", "ssh"} {
+	// Found: python3, dash, ssh, chromium. Not found but installed (off this PATH): tmux, zsh.
+	// Missing: fish.
+	for _, name := range []string{"python3", "dash", "ssh", "chromium"} {
 		write(name, "exit 0\n")
 	}
 	write("dpkg-query", `for a; do pkg=$a; done
