@@ -65,8 +65,8 @@ type ActionsOptions struct {
 
 // Actions lists every intent under the root with its status, oldest first, and names the files
 // it could not read.
-func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus, []string, error) {
-	root, found, err := e.ReadRoot()
+func (re *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStatus, []string, error) {
+	root, found, err := re.ReadRoot()
 	if err != nil || !found {
 		return nil, nil, err
 	}
@@ -81,7 +81,7 @@ func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStat
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		a, err := e.loadAction(r)
+		a, err := re.loadAction(r)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -96,7 +96,7 @@ func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStat
 	})
 	settings := map[string]*loadedSettings{}
 	for i, a := range out {
-		e.judgeAction(ctx, a, out[i+1:], settings, o.Getenv)
+		re.judgeAction(ctx, a, out[i+1:], settings, o.Getenv)
 		if a.Reasons == nil {
 			a.Reasons = []string{}
 		}
@@ -113,7 +113,7 @@ func (e *Registry) Actions(ctx context.Context, o ActionsOptions) ([]*ActionStat
 }
 
 // loadAction reads one intent and the records beside it.
-func (e *Registry) loadAction(r questions.Qref) (*ActionStatus, error) {
+func (re *Registry) loadAction(r questions.Qref) (*ActionStatus, error) {
 	q, err := questions.LoadQuestion(r.Dir, r.Task, r.Seq)
 	if err != nil {
 		return nil, err
@@ -168,8 +168,8 @@ func (a *ActionStatus) approved() bool {
 
 // judgeAction sets the status, the reasons and the advisory age. newer are the intents created
 // after this one: one of the same action in the same folder supersedes it.
-func (e *Registry) judgeAction(ctx context.Context, a *ActionStatus, newer []*ActionStatus, settings map[string]*loadedSettings, getenv func(string) string) {
-	now := e.Now()
+func (r *Registry) judgeAction(ctx context.Context, a *ActionStatus, newer []*ActionStatus, settings map[string]*loadedSettings, getenv func(string) string) {
+	now := r.Now()
 	since := a.CreatedAt
 	if a.Answer != nil {
 		since = a.Answer.At
@@ -220,7 +220,7 @@ func (e *Registry) judgeAction(ctx context.Context, a *ActionStatus, newer []*Ac
 			break
 		}
 	}
-	a.Reasons = append(a.Reasons, e.changes(ctx, a.Intent, settings, getenv)...)
+	a.Reasons = append(a.Reasons, r.changes(ctx, a.Intent, settings, getenv)...)
 	if len(a.Reasons) > 0 {
 		a.Stale = true
 		if a.Status == ActionApproved {

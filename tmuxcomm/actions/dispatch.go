@@ -56,8 +56,8 @@ var ErrNotRun = errors.New("not run")
 // and run once; each stale one is claimed and blocked with its reasons, never run. DryRun
 // reports what it would do and writes nothing. With an ID, an intent that was not run now is an
 // error wrapping ErrNotRun; without, only a failed command is an error.
-func (e *Registry) RunActions(ctx context.Context, o RunOptions) ([]*ActionRun, error) {
-	list, _, err := e.Actions(ctx, o.ActionsOptions)
+func (re *Registry) RunActions(ctx context.Context, o RunOptions) ([]*ActionRun, error) {
+	list, _, err := re.Actions(ctx, o.ActionsOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (e *Registry) RunActions(ctx context.Context, o RunOptions) ([]*ActionRun, 
 		}
 		switch a.Status {
 		case ActionApproved, ActionStale:
-			e.dispatch(ctx, r, o.Timeout)
+			re.dispatch(ctx, r, o.Timeout)
 			if r.Status == ActionFailed {
 				failed = append(failed, a.ID)
 			}
@@ -103,10 +103,10 @@ func notRunNote(a *ActionStatus) string {
 }
 
 // dispatch claims one intent, then runs or blocks it as its reasons say.
-func (e *Registry) dispatch(ctx context.Context, r *ActionRun, timeout time.Duration) {
+func (re *Registry) dispatch(ctx context.Context, r *ActionRun, timeout time.Duration) {
 	a := r.ActionStatus
 	host, _ := os.Hostname()
-	d := messages.Dispatch{Decision: messages.DecisionRun, PID: os.Getpid(), Host: host, At: e.Now().UTC()}
+	d := messages.Dispatch{Decision: messages.DecisionRun, PID: os.Getpid(), Host: host, At: re.Now().UTC()}
 	if a.Status == ActionStale {
 		d.Decision, d.Reasons = messages.DecisionBlock, a.Reasons
 	}
@@ -123,12 +123,12 @@ func (e *Registry) dispatch(ctx context.Context, r *ActionRun, timeout time.Dura
 	}
 	a.Dispatch = &d
 	if d.Decision == messages.DecisionBlock {
-		e.LogQ(a.q, aBlocked, map[string]string{"reason": strings.Join(a.Reasons, "; ")})
+		re.LogQ(a.q, aBlocked, map[string]string{"reason": strings.Join(a.Reasons, "; ")})
 		r.Did, a.Status, r.Note = DidBlock, ActionBlocked, "blocked: "+strings.Join(a.Reasons, "; ")
 		return
 	}
-	e.LogQ(a.q, aClaimed, map[string]string{"action": a.Action, "pid": fmt.Sprint(d.PID)})
-	res := e.execute(ctx, a, timeout)
+	re.LogQ(a.q, aClaimed, map[string]string{"action": a.Action, "pid": fmt.Sprint(d.PID)})
+	res := re.execute(ctx, a, timeout)
 	if err := store.WriteExclusive(a.q.File(messages.SuffixResult), messages.FormatActionResult(res)); err != nil {
 		r.Note = fmt.Sprintf("ran, but its result could not be recorded: %v", err)
 	}
@@ -138,22 +138,22 @@ func (e *Registry) dispatch(ctx context.Context, r *ActionRun, timeout time.Dura
 	if res.ExitCode != 0 {
 		a.Status = ActionFailed
 		a.Reasons = []string{res.Error}
-		e.LogQ(a.q, aFailed, map[string]string{"action": a.Action, "exit": fmt.Sprint(res.ExitCode), "reason": res.Error})
+		re.LogQ(a.q, aFailed, map[string]string{"action": a.Action, "exit": fmt.Sprint(res.ExitCode), "reason": res.Error})
 		return
 	}
-	e.LogQ(a.q, aExecuted, map[string]string{"action": a.Action, "exit": "0"})
+	re.LogQ(a.q, aExecuted, map[string]string{"action": a.Action, "exit": "0"})
 }
 
 // execute runs the intent's argv (no shell) in its folder, stdin empty, stdout and stderr into
 // the output file beside the intent, in its own process group, bounded by timeout.
-func (e *Registry) execute(ctx context.Context, a *ActionStatus, timeout time.Duration) messages.ActionResult {
+func (r *Registry) execute(ctx context.Context, a *ActionStatus, timeout time.Duration) messages.ActionResult {
 	if timeout <= 0 {
 		timeout = DefaultActionTimeout
 	}
 	name := messages.QuestionFileName(a.q.Task, a.q.Seq, messages.SuffixOutput)
-	res := messages.ActionResult{StartedAt: e.Now().UTC(), ExitCode: -1, Output: name}
+	res := messages.ActionResult{StartedAt: r.Now().UTC(), ExitCode: -1, Output: name}
 	finish := func(msg string) messages.ActionResult {
-		res.EndedAt, res.Error = e.Now().UTC(), msg
+		res.EndedAt, res.Error = r.Now().UTC(), msg
 		return res
 	}
 	out, err := os.OpenFile(a.q.File(messages.SuffixOutput), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)

@@ -35,13 +35,13 @@ var ErrUnregistered = errors.New("action not registered")
 
 // PrepareIntent fingerprints what approving the action would authorize: its definition, its
 // targets' content, HEAD and `git status` of its folder. The question id is filled in by Ask.
-func (e *Registry) PrepareIntent(ctx context.Context, o IntentOptions) (*messages.Intent, error) {
+func (r *Registry) PrepareIntent(ctx context.Context, o IntentOptions) (*messages.Intent, error) {
 	def, ok := o.Settings.Actions[o.Action]
 	if !ok {
 		return nil, fmt.Errorf("no action %q is registered%s: %w", messages.SanitizeField(o.Action), registeredNote(o.Settings), ErrUnregistered)
 	}
 	in := &messages.Intent{Action: o.Action, Definition: def, DefinitionHash: def.Hash(), Config: o.Settings.ActionsFrom,
-		RunID: o.RunID, CreatedAt: e.Now().UTC()}
+		RunID: o.RunID, CreatedAt: r.Now().UTC()}
 	if abs, err := filepath.Abs(in.Config); err == nil {
 		in.Config = abs
 	}
@@ -173,7 +173,7 @@ type loadedSettings struct {
 }
 
 // changes lists how the world moved since the intent was made; none means it is fresh.
-func (e *Registry) changes(ctx context.Context, in messages.Intent, cache map[string]*loadedSettings, getenv func(string) string) []string {
+func (r *Registry) changes(ctx context.Context, in messages.Intent, cache map[string]*loadedSettings, getenv func(string) string) []string {
 	var out []string
 	if getenv == nil {
 		getenv = os.Getenv

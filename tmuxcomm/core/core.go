@@ -167,17 +167,17 @@ func New(root string, t Tmux) *Config {
 }
 
 // RootDir returns the checked absolute root, creating it (0700) when create is set.
-func (e *Config) RootDir(create bool) (string, error) {
-	return store.EnsureRoot(e.Root, create)
+func (c *Config) RootDir(create bool) (string, error) {
+	return store.EnsureRoot(c.Root, create)
 }
 
 // NotifyCommand is the line the instructions give a worker that has wcomm.
-func (e *Config) NotifyCommand(responsePath string) string {
-	return e.Command + " notify --response " + responsePath + " --file ANSWER.md"
+func (c *Config) NotifyCommand(responsePath string) string {
+	return c.Command + " notify --response " + responsePath + " --file ANSWER.md"
 }
 
 // ReadRoot is RootDir for a reader (store.ReadRoot): found is false, with no error, only when the
 // root does not exist yet; an unsafe root is an error for every reader alike.
-func (e *Config) ReadRoot() (root string, found bool, err error) {
-	return store.ReadRoot(e.Root)
+func (c *Config) ReadRoot() (root string, found bool, err error) {
+	return store.ReadRoot(c.Root)
 }

@@ -11,8 +11,8 @@ import (
 // how to give it ("send from the orchestrator's pane, or name the pane you send for"). When no
 // tmux server answers either, it says both at once: told one at a time, a caller who named the
 // pane would learn only then that there is no server to find it on.
-func (e *Config) NeedOwnPane(ctx context.Context, todo string) error {
-	if _, err := e.Tmux.ServerInfo(ctx); errors.Is(err, paneops.ErrNoServer) {
+func (c *Config) NeedOwnPane(ctx context.Context, todo string) error {
+	if _, err := c.Tmux.ServerInfo(ctx); errors.Is(err, paneops.ErrNoServer) {
 		return Needf(NeedOwnPane, err, "not inside a tmux pane, and no tmux server answers (%v); then %s", err, todo)
 	}
 	return Needf(NeedOwnPane, nil, "not inside a tmux pane: %s", todo)

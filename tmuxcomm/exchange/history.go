@@ -17,16 +17,16 @@ import (
 // Parse reads a RESPONSE line (with any text around it, as a prompt shows it) and returns the
 // exchange it names with both bodies. The path must lie inside the root: a notification is text a
 // worker controls, and following it elsewhere would read any file.
-func (e *Book) Parse(ctx context.Context, text string) (*Exchange, error) {
+func (b *Book) Parse(ctx context.Context, text string) (*Exchange, error) {
 	n, err := messages.FindNotification(text)
 	if err != nil {
 		return nil, err
 	}
-	root, err := e.RootDir(false)
+	root, err := b.RootDir(false)
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.byPath(root, n.Path)
+	x, err := b.byPath(root, n.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +39,11 @@ func (e *Book) Parse(ctx context.Context, text string) (*Exchange, error) {
 }
 
 // Show returns one exchange whole, by id or path.
-func (e *Book) Show(ctx context.Context, ref string) (*Exchange, error) {
+func (b *Book) Show(ctx context.Context, ref string) (*Exchange, error) {
 	if ref == "" {
 		return nil, fmt.Errorf("name the exchange by id or path")
 	}
-	x, err := e.Locate(ctx, ref, RoleOrchestrator)
+	x, err := b.Locate(ctx, ref, RoleOrchestrator)
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +79,9 @@ type HistoryOptions struct {
 
 // History lists the sessions under the root with their exchanges, oldest first. Damaged and
 // foreign files are named, never fatal.
-func (e *Book) History(ctx context.Context, o HistoryOptions) ([]SessionSummary, []string, error) {
+func (b *Book) History(ctx context.Context, o HistoryOptions) ([]SessionSummary, []string, error) {
 	var out []SessionSummary
-	foreign, err := e.HistoryEach(ctx, o, nil, func(s SessionSummary) error {
+	foreign, err := b.HistoryEach(ctx, o, nil, func(s SessionSummary) error {
 		out = append(out, s)
 		return nil
 	})
@@ -96,8 +96,8 @@ func (e *Book) History(ctx context.Context, o HistoryOptions) ([]SessionSummary,
 // names (nil start: not called), then each with every session. Sessions are read by as many
 // goroutines as there are CPUs, a few ahead of the one being handed over; reading 30,000 small
 // files is mostly system-call time, which the CPUs share.
-func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
-	root, found, err := e.ReadRoot()
+func (b *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(foreign []string) error, each func(SessionSummary) error) ([]string, error) {
+	root, found, err := b.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 	}
 	if o.Session != "" {
 		// One named session: its problems decide whether it exists, before anything is printed.
-		s := e.summarize(dirs[0], o)
+		s := b.summarize(dirs[0], o)
 		if len(s.Problems) > 0 && len(s.Exchanges) == 0 {
 			return nil, store.Kindf(store.ErrNotFound, "session %s: %s", o.Session, s.Problems[0])
 		}
@@ -156,7 +156,7 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			case <-stop:
 				return
 			}
-			go func() { results[i] <- e.summarize(dir, o) }()
+			go func() { results[i] <- b.summarize(dir, o) }()
 		}
 	}()
 	for i := range dirs {
@@ -174,13 +174,13 @@ func (e *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			return nil, err
 		}
 	}
-	if !e.noIndex {
+	if !b.noIndex {
 		pruneIndex(root, dirs)
 	}
 	return foreign, nil
 }
 
-func (e *Book) summarize(dir string, o HistoryOptions) SessionSummary {
+func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 	name := filepath.Base(dir)
 	s := SessionSummary{Name: name, Dir: dir}
 	if sn, err := messages.ParseSessionName(name); err == nil {
@@ -192,15 +192,15 @@ func (e *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 	// Begun before anything is stamped (see index.go); st nil: nothing is stamped or indexed,
 	// every exchange is read from its files.
 	now := time.Now
-	if e.Now != nil {
-		now = e.Now
+	if b.Now != nil {
+		now = b.Now
 	}
 	begun := now().UnixNano()
 	var st *stamper
 	var old *sessionIndex
 	idx := &sessionIndex{dir: dir, begun: begun, entries: map[int]*indexEntry{}}
 	folderOK := false
-	if !e.noIndex {
+	if !b.noIndex {
 		if st, _ = openStamper(dir); st != nil {
 			defer st.close()
 			idx.folder, folderOK = st.folder()
@@ -236,8 +236,8 @@ func (e *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 				stamped, ok = st.stamps(f.N)
 			}
 			x = LoadExchange(dir, f.N, false)
-			if e.loads != nil {
-				e.loads.Add(1)
+			if b.loads != nil {
+				b.loads.Add(1)
 			}
 			if ok && indexable(x, dir) {
 				if raw, err := json.MarshalIndent(x, indexElem, "  "); err == nil {

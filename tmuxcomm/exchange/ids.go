@@ -19,13 +19,13 @@ import (
 const pruneAge = time.Hour
 
 // newID returns a request id that no other request under root has.
-func (e *Book) ClaimID(root string) (string, error) {
+func (b *Book) ClaimID(root string) (string, error) {
 	dir, err := store.Dir(root, store.IDsDir, true)
 	if err != nil {
 		return "", err
 	}
 	for attempt := 0; attempt < 64; attempt++ {
-		id, err := messages.NewID(e.Now(), e.Rand)
+		id, err := messages.NewID(b.Now(), b.Rand)
 		if err != nil {
 			return "", err
 		}
@@ -39,7 +39,7 @@ func (e *Book) ClaimID(root string) (string, error) {
 		f.Close()
 		if id[len(id)-1] == '0' && id[len(id)-2] == '0' {
 			// About one send in 256 tidies the claims up.
-			PruneIDs(dir, e.Now().Add(-pruneAge))
+			PruneIDs(dir, b.Now().Add(-pruneAge))
 		}
 		return id, nil
 	}

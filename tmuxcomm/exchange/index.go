@@ -321,16 +321,16 @@ func readNames(dir string) ([]string, error) {
 
 // exchange is the exchange an entry holds: decoded whole, or with encoded only what history's
 // own use of it needs (Seq, Status, Dir, ResponsePath) besides the encoding.
-func (e *indexEntry) exchange(dir string, encoded bool) (*Exchange, error) {
+func (i *indexEntry) exchange(dir string, encoded bool) (*Exchange, error) {
 	if encoded {
-		resp := appendSeqName(append(append(make([]byte, 0, len(dir)+20), dir...), '/'), e.seq+1, "-response.md")
-		return &Exchange{Seq: e.seq, Status: e.status, Dir: dir, ResponsePath: string(resp), raw: e.raw}, nil
+		resp := appendSeqName(append(append(make([]byte, 0, len(dir)+20), dir...), '/'), i.seq+1, "-response.md")
+		return &Exchange{Seq: i.seq, Status: i.status, Dir: dir, ResponsePath: string(resp), raw: i.raw}, nil
 	}
 	x := &Exchange{}
-	if err := json.Unmarshal(e.raw, x); err != nil || x.Seq != e.seq {
-		return nil, fmt.Errorf("index entry %d does not decode: %v", e.seq, err)
+	if err := json.Unmarshal(i.raw, x); err != nil || x.Seq != i.seq {
+		return nil, fmt.Errorf("index entry %d does not decode: %v", i.seq, err)
 	}
-	x.raw = e.raw
+	x.raw = i.raw
 	return x, nil
 }
 

@@ -51,20 +51,20 @@ func SessionDirs(root string) (dirs []string, foreign []string, err error) {
 
 // WorkingOn returns the request a worker's pane works on: ref (an id or a path) or, for "", the
 // newest unanswered request addressed to the caller's pane.
-func (e *Book) WorkingOn(ctx context.Context, ref string) (*Exchange, error) {
-	return e.Locate(ctx, ref, RoleWorker)
+func (b *Book) WorkingOn(ctx context.Context, ref string) (*Exchange, error) {
+	return b.Locate(ctx, ref, RoleWorker)
 }
 
 // Locate finds one exchange: by id, by the path of its request or response file (inside the
 // root), or, for "", the newest unanswered exchange of the caller's pane in the given role on the
 // current tmux server.
-func (e *Book) Locate(ctx context.Context, ref string, r role) (*Exchange, error) {
+func (b *Book) Locate(ctx context.Context, ref string, r role) (*Exchange, error) {
 	if ref != "" && !strings.ContainsRune(ref, '/') {
 		if err := core.CheckRef(ref); err != nil {
 			return nil, err
 		}
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := b.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -79,16 +79,16 @@ func (e *Book) Locate(ctx context.Context, ref string, r role) (*Exchange, error
 	}
 	switch {
 	case ref == "":
-		return e.newestOpen(ctx, root, r)
+		return b.newestOpen(ctx, root, r)
 	case strings.ContainsRune(ref, '/'):
-		return e.byPath(root, ref)
+		return b.byPath(root, ref)
 	default:
-		return e.ByID(root, ref)
+		return b.ByID(root, ref)
 	}
 }
 
 // byPath loads the exchange a request or response path belongs to.
-func (e *Book) byPath(root, path string) (*Exchange, error) {
+func (b *Book) byPath(root, path string) (*Exchange, error) {
 	clean, err := store.InRoot(root, path)
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func findByResponse(dir, response string) *Exchange {
 // number of other sessions does not matter), else by scanning request headers. Session folders are named by their start stamp and an
 // id starts with its send time, so folders named more than maxSessionBump seconds after the id's
 // time are skipped (a folder's name may be dated up to that much after its creation).
-func (e *Book) ByID(root, id string) (*Exchange, error) {
+func (b *Book) ByID(root, id string) (*Exchange, error) {
 	if x := IDWhere(root, id); x != nil {
 		return x, nil
 	}
@@ -189,8 +189,8 @@ func (e *Book) ByID(root, id string) (*Exchange, error) {
 // newestOpen finds the newest open exchange where the caller's pane has role r: for a worker, one
 // still waiting for its response; for an orchestrator, one whose response no await has returned.
 // Only folders of the current server count when wcomm made them (a seed folder has no record).
-func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
-	dirs, err := e.paneDirs(ctx, root, r)
+func (b *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, error) {
+	dirs, err := b.paneDirs(ctx, root, r)
 	if err != nil {
 		return nil, err
 	}
@@ -228,20 +228,20 @@ func (e *Book) newestOpen(ctx context.Context, root string, r role) (*Exchange, 
 		if r == RoleWorker {
 			what = "addressed to"
 		}
-		return nil, store.Kindf(store.ErrNotFound, "no open request %s pane %s; name one by id or path (wcomm history --pending)", what, e.Self)
+		return nil, store.Kindf(store.ErrNotFound, "no open request %s pane %s; name one by id or path (wcomm history --pending)", what, b.Self)
 	}
 	return best, nil
 }
 
 // paneDirs lists the session folders where the caller's pane has role r on the current tmux
 // server (a seed folder, without wcomm's record of its server, counts).
-func (e *Book) paneDirs(ctx context.Context, root string, r role) ([]string, error) {
-	if e.Self == "" {
+func (b *Book) paneDirs(ctx context.Context, root string, r role) ([]string, error) {
+	if b.Self == "" {
 		return nil, fmt.Errorf("not inside a tmux pane: name the exchange by id or path")
 	}
 	key := ""
-	if e.Tmux != nil {
-		if srv, err := e.Tmux.ServerInfo(ctx); err == nil {
+	if b.Tmux != nil {
+		if srv, err := b.Tmux.ServerInfo(ctx); err == nil {
 			key = srv.Key()
 		}
 	}
@@ -252,9 +252,9 @@ func (e *Book) paneDirs(ctx context.Context, root string, r role) ([]string, err
 	var out []string
 	for _, dir := range dirs {
 		s, _ := messages.ParseSessionName(filepath.Base(dir))
-		mine := s.Orchestrator == e.Self
+		mine := s.Orchestrator == b.Self
 		if r == RoleWorker {
-			mine = s.Worker == e.Self
+			mine = s.Worker == b.Self
 		}
 		if !mine {
 			continue

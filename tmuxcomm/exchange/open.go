@@ -13,12 +13,12 @@ import (
 // its response, newest first, leaving out except: what a notify without --id tells its worker
 // is still open besides the request it answered. A request with a response file is closed
 // without reading it, so a folder of hundreds of answered exchanges costs a stat each.
-func (e *Book) OpenToWorker(ctx context.Context, except string) ([]string, error) {
-	root, found, err := e.ReadRoot()
+func (b *Book) OpenToWorker(ctx context.Context, except string) ([]string, error) {
+	root, found, err := b.ReadRoot()
 	if err != nil || !found {
 		return nil, err
 	}
-	dirs, err := e.paneDirs(ctx, root, RoleWorker)
+	dirs, err := b.paneDirs(ctx, root, RoleWorker)
 	if err != nil {
 		return nil, err
 	}

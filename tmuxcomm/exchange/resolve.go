@@ -15,14 +15,14 @@ import (
 const maxListed = 10
 
 // ExchangeID returns the request id ref names under the engine's root (ResolveID).
-func (e *Book) ExchangeID(ref string) (string, error) {
+func (b *Book) ExchangeID(ref string) (string, error) {
 	if messages.ValidID(ref) == nil {
 		return ref, nil
 	}
 	if !messages.IsIDSuffix(ref) {
 		return "", notAnID(ref)
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := b.ReadRoot()
 	if err != nil {
 		return "", err
 	}

@@ -50,15 +50,15 @@ func ReadMeta(dir string) (*SessionMeta, error) {
 const maxSessionBump = 100
 
 // OpenSession returns the folder of the newest session of this pair on this server, or creates one.
-func (e *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
-	return e.OpenMirror(root, "", orch, worker, serverKey, socket)
+func (b *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
+	return b.OpenMirror(root, "", orch, worker, serverKey, socket)
 }
 
 // OpenMirror is OpenSession for the mirror of exchanges with a worker on declared host host
 // (remote.go); "" is OpenSession. The host is the call's, so mirrors of several hosts open at
 // once, beside sends to this host's panes.
-func (e *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
-	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+func (b *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, b.LockTimeout)
 	if err != nil {
 		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -79,7 +79,7 @@ func (e *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serve
 			continue // planted by another user: its meta and files are not ours to trust
 		}
 		m, err := ReadMeta(filepath.Join(root, ent.Name()))
-		if err != nil || m.Server != serverKey || m.Host != host || m.Relayed != e.Relayed {
+		if err != nil || m.Server != serverKey || m.Host != host || m.Relayed != b.Relayed {
 			continue
 		}
 		if ent.Name() > best {
@@ -89,7 +89,7 @@ func (e *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serve
 	if best != "" {
 		return filepath.Join(root, best), bestS, nil
 	}
-	now := e.Now()
+	now := b.Now()
 	for i := 0; i < maxSessionBump; i++ {
 		s := messages.Session{StartedAt: now.Add(time.Duration(i) * time.Second).Format(messages.StampLayout), Orchestrator: orch, Worker: worker}
 		dir := filepath.Join(root, s.Name())
@@ -101,7 +101,7 @@ func (e *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serve
 			return "", messages.Session{}, fmt.Errorf("create session folder %s: %w", dir, err)
 		}
 		meta, _ := json.MarshalIndent(SessionMeta{Server: serverKey, Socket: socket, Orchestrator: orch,
-			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: host, Relayed: e.Relayed}, "", "  ")
+			Worker: worker, StartedAt: s.StartedAt, Created: now, Host: host, Relayed: b.Relayed}, "", "  ")
 		if err := store.WriteAtomic(filepath.Join(dir, store.MetaName), append(meta, '\n')); err != nil {
 			os.RemoveAll(dir)
 			return "", messages.Session{}, err
@@ -244,7 +244,7 @@ func IsQuestionFile(name string) bool {
 // the file's text), then the instructions naming its response file. It returns the number, the
 // file's path and the parts written, whose join is the file. Its fsync is one of syncs (nil:
 // before it is published).
-func (e *Book) WriteRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs) (int, string, [][]byte, error) {
+func (b *Book) WriteRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs) (int, string, [][]byte, error) {
 	openEnd := len(body) > 0 && body[len(body)-1] != '\n'
 	var parts [][]byte
 	n, path, err := ClaimRequest(dir, syncs, func(n int) [][]byte {
@@ -252,7 +252,7 @@ func (e *Book) WriteRequest(dir string, sess messages.Session, h messages.Reques
 		head, tail := messages.FormatRequestAround(messages.Request{Header: h,
 			Instructions: messages.Instructions{
 				ResponsePath: resp,
-				Notify:       e.NotifyCommand(resp),
+				Notify:       b.NotifyCommand(resp),
 				Fallback:     messages.FallbackCommand(sess, resp),
 			}}, openEnd)
 		parts = [][]byte{[]byte(head), body, []byte(tail)}

@@ -18,29 +18,29 @@ import (
 const maxDoorCandidates = 64
 
 // Route says how a delivery into pane p under profile det goes now, and why.
-func (e *Finder) Route(ctx context.Context, p paneops.Pane, det profile.Detection) door.Finding {
+func (f *Finder) Route(ctx context.Context, p paneops.Pane, det profile.Detection) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
-		return e.routeIn(ctx, p, det, nil)
+		return f.routeIn(ctx, p, det, nil)
 	}
 	var t *proc.Table
 	var err error
-	if e.PaneProcs != nil && p.PID > 0 {
-		t, err = e.PaneProcs(p.PID, e.SelfPID)
-	} else if e.Procs != nil {
-		t, err = e.Procs()
+	if f.PaneProcs != nil && p.PID > 0 {
+		t, err = f.PaneProcs(p.PID, f.SelfPID)
+	} else if f.Procs != nil {
+		t, err = f.Procs()
 	}
 	if err != nil {
 		t = nil
 	}
-	return e.routeIn(ctx, p, det, t)
+	return f.routeIn(ctx, p, det, t)
 }
 
 // routeIn is Route with the process table at hand (nil: only the detected process is looked at).
-func (e *Finder) routeIn(ctx context.Context, p paneops.Pane, det profile.Detection, t *proc.Table) door.Finding {
+func (f *Finder) routeIn(ctx context.Context, p paneops.Pane, det profile.Detection, t *proc.Table) door.Finding {
 	if det.Profile == nil || det.Profile.Door == "" {
 		return door.Finding{Route: door.RouteTyped, Why: fmt.Sprintf("profile %s has no door of its own: typed into the pane", orGeneric(det.Name))}
 	}
-	return e.Door.FindFor(ctx, det.Profile.Door, string(p.ID), doorCandidates(p, det, t))
+	return f.Door.FindFor(ctx, det.Profile.Door, string(p.ID), doorCandidates(p, det, t))
 }
 
 func orGeneric(name string) string {

@@ -65,21 +65,21 @@ type PaneInfo struct {
 }
 
 // Panes lists the panes in scope with what runs in each.
-func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, error) {
-	panes, t, err := e.panesAndProcs(ctx, scope)
+func (f *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, error) {
+	panes, t, err := f.panesAndProcs(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]PaneInfo, len(panes))
-	names := e.names(ctx)
+	names := f.names(ctx)
 	for i, p := range panes {
-		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == e.Self && e.Self != "", Name: names[p.ID]}
+		out[i] = PaneInfo{Pane: p, Programs: paneops.Notable(p, t), Self: p.ID == f.Self && f.Self != "", Name: names[p.ID]}
 		// As AgentPanes (send --all) decides, the caller's own pane shown as well.
-		if prof := paneops.AgentIn(e.Profiles, p, t, paneops.Exclude{}); prof != nil {
+		if prof := paneops.AgentIn(f.Profiles, p, t, paneops.Exclude{}); prof != nil {
 			out[i].Agent = prof.Name
 		}
 		if !p.Dead {
-			r := e.routeIn(ctx, p, paneops.Detect(e.Profiles, p, t, nil, paneops.Exclude{}), t)
+			r := f.routeIn(ctx, p, paneops.Detect(f.Profiles, p, t, nil, paneops.Exclude{}), t)
 			out[i].Route, out[i].AgentStatus = r.Route, r.Status
 		}
 	}
@@ -88,8 +88,8 @@ func (e *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 
 // Find returns the one pane in scope whose process tree runs agent. With first, the first of
 // several matches is taken; otherwise several matches are a *FindError wrapping ErrAmbiguous.
-func (e *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, first bool) (paneops.Pane, error) {
-	matches, err := e.FindAll(ctx, agent, scope)
+func (f *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, first bool) (paneops.Pane, error) {
+	matches, err := f.FindAll(ctx, agent, scope)
 	if err != nil {
 		return paneops.Pane{}, err
 	}
@@ -98,7 +98,7 @@ func (e *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 		return matches[0].Pane, nil
 	case len(matches) == 0:
 		fe := &FindError{Agent: agent, Scope: scope, err: store.ErrNotFound}
-		fe.Panes, _ = e.Panes(ctx, scope)
+		fe.Panes, _ = f.Panes(ctx, scope)
 		return paneops.Pane{}, fe
 	default:
 		return paneops.Pane{}, &FindError{Agent: agent, Scope: scope, Matches: matches, err: store.ErrAmbiguous}
@@ -106,23 +106,23 @@ func (e *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 }
 
 // FindAll returns every pane in scope whose process tree runs agent, never the caller's own.
-func (e *Finder) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
+func (f *Finder) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
 	if strings.TrimSpace(agent) == "" {
 		return nil, fmt.Errorf("empty agent name")
 	}
-	panes, t, err := e.panesAndTrees(ctx, scope)
+	panes, t, err := f.panesAndTrees(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
 	// Our own command line holds the agent's name, and so may our parent's (a shell running us).
-	ex := paneops.Exclude{Pane: e.Self, PIDs: t.Ancestors(e.SelfPID)}
+	ex := paneops.Exclude{Pane: f.Self, PIDs: t.Ancestors(f.SelfPID)}
 	return paneops.Find(panes, t, agent, ex), nil
 }
 
 // Resolve turns a send target into a pane: "%N" is a pane id; a target with ':' or '.' is a tmux
 // target; any other word is first looked up as an agent (as find does) and, when no pane runs it,
 // as a tmux target (a session or window name).
-func (e *Finder) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
+func (f *Finder) Resolve(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, error) {
 	if target == "" {
 		return paneops.Pane{}, core.Needf(core.NeedTarget, nil, "no target: name the worker's pane or its agent")
 	}
@@ -130,20 +130,20 @@ func (e *Finder) Resolve(ctx context.Context, target string, scope paneops.Scope
 		if _, err := messages.ParsePaneID(target); err != nil {
 			return paneops.Pane{}, fmt.Errorf("target %q: %w", messages.SanitizeField(target), err)
 		}
-		return e.paneOrNotFound(ctx, target)
+		return f.paneOrNotFound(ctx, target)
 	}
 	if strings.ContainsAny(target, ":.") {
-		return e.paneOrNotFound(ctx, target)
+		return f.paneOrNotFound(ctx, target)
 	}
-	if p, ok, err := e.Named(ctx, target); ok || err != nil {
+	if p, ok, err := f.Named(ctx, target); ok || err != nil {
 		return p, err
 	}
-	p, err := e.Find(ctx, target, scope, first)
+	p, err := f.Find(ctx, target, scope, first)
 	if err == nil {
 		return p, nil
 	}
 	if fe, ok := err.(*FindError); ok && len(fe.Matches) == 0 {
-		if p, err2 := e.Tmux.Pane(ctx, target); err2 == nil {
+		if p, err2 := f.Tmux.Pane(ctx, target); err2 == nil {
 			return p, nil
 		}
 	}
@@ -158,8 +158,8 @@ type namer interface {
 // Named returns the pane that holds name on the server (wcomm spawn --name), whatever its
 // session: a name is unique on its server. ok is false when no pane holds it, or target cannot
 // be a name. A name is looked up before an agent, so it tells apart panes of one agent.
-func (e *Finder) Named(ctx context.Context, target string) (p paneops.Pane, ok bool, err error) {
-	n, can := e.Tmux.(namer)
+func (f *Finder) Named(ctx context.Context, target string) (p paneops.Pane, ok bool, err error) {
+	n, can := f.Tmux.(namer)
 	if !can || paneops.ValidName(target) != nil {
 		return paneops.Pane{}, false, nil
 	}
@@ -169,7 +169,7 @@ func (e *Finder) Named(ctx context.Context, target string) (p paneops.Pane, ok b
 	}
 	for _, m := range named {
 		if m.Name == target {
-			p, err := e.paneOrNotFound(ctx, string(m.ID))
+			p, err := f.paneOrNotFound(ctx, string(m.ID))
 			return p, true, err
 		}
 	}
@@ -177,7 +177,7 @@ func (e *Finder) Named(ctx context.Context, target string) (p paneops.Pane, ok b
 }
 
 // names maps the server's named panes to their names; empty when the Tmux cannot list them.
-func (e *Finder) names(ctx context.Context) map[messages.PaneID]string { return namesOf(ctx, e.Tmux) }
+func (f *Finder) names(ctx context.Context) map[messages.PaneID]string { return namesOf(ctx, f.Tmux) }
 
 // namesOf maps the named panes of t's server to their names; empty when t cannot list them.
 func namesOf(ctx context.Context, t any) map[messages.PaneID]string {
@@ -204,8 +204,8 @@ type paneServer interface {
 
 // ResolveWithServer is Resolve followed by ServerInfo, in one tmux call when the target names a
 // pane or a tmux target and the Tmux can do both at once.
-func (e *Finder) ResolveWithServer(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, paneops.ServerInfo, error) {
-	if ps, ok := e.Tmux.(paneServer); ok && (strings.HasPrefix(target, "%") || strings.ContainsAny(target, ":.")) {
+func (f *Finder) ResolveWithServer(ctx context.Context, target string, scope paneops.Scope, first bool) (paneops.Pane, paneops.ServerInfo, error) {
+	if ps, ok := f.Tmux.(paneServer); ok && (strings.HasPrefix(target, "%") || strings.ContainsAny(target, ":.")) {
 		if strings.HasPrefix(target, "%") {
 			if _, err := messages.ParsePaneID(target); err != nil {
 				return paneops.Pane{}, paneops.ServerInfo{}, fmt.Errorf("target %q: %w", messages.SanitizeField(target), err)
@@ -213,22 +213,22 @@ func (e *Finder) ResolveWithServer(ctx context.Context, target string, scope pan
 		}
 		p, srv, err := ps.PaneServer(ctx, target)
 		if err != nil {
-			return paneops.Pane{}, paneops.ServerInfo{}, e.notFound(target, err)
+			return paneops.Pane{}, paneops.ServerInfo{}, f.notFound(target, err)
 		}
 		return p, srv, nil
 	}
-	p, err := e.Resolve(ctx, target, scope, first)
+	p, err := f.Resolve(ctx, target, scope, first)
 	if err != nil {
 		return p, paneops.ServerInfo{}, err
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
+	srv, err := f.Tmux.ServerInfo(ctx)
 	return p, srv, err
 }
 
 // notFound words a failed pane lookup: an unknown target is ErrNotFound (and still the tmux
 // error, for errors.Is), said once, in wcomm's words, with one thing to do next: tmux's own
 // stderr and its hint name tmux's commands, not this one's.
-func (e *Finder) notFound(target string, err error) error {
+func (f *Finder) notFound(target string, err error) error {
 	if IsNotFound(err) {
 		return &paneNotFound{target: target, errs: []error{store.ErrNotFound, err}}
 	}
@@ -252,10 +252,10 @@ func (p *paneNotFound) Error() string {
 
 func (p *paneNotFound) Unwrap() []error { return p.errs }
 
-func (e *Finder) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
-	p, err := e.Tmux.Pane(ctx, target)
+func (f *Finder) paneOrNotFound(ctx context.Context, target string) (paneops.Pane, error) {
+	p, err := f.Tmux.Pane(ctx, target)
 	if err != nil {
-		return paneops.Pane{}, e.notFound(target, err)
+		return paneops.Pane{}, f.notFound(target, err)
 	}
 	return p, nil
 }
@@ -266,12 +266,12 @@ func IsNotFound(err error) bool {
 
 // panesAndTrees lists the panes in scope and reads what a find looks at of the process table: the
 // panes' trees and the caller's ancestors (PanesProcs), or the whole table without PanesProcs.
-func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *proc.Table, error) {
-	if e.PanesProcs == nil {
-		return e.panesAndProcs(ctx, scope)
+func (f *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *proc.Table, error) {
+	if f.PanesProcs == nil {
+		return f.panesAndProcs(ctx, scope)
 	}
-	scope.Self = e.Self
-	panes, err := e.Tmux.Panes(ctx, scope)
+	scope.Self = f.Self
+	panes, err := f.Tmux.Panes(ctx, scope)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,7 +281,7 @@ func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]pane
 			pids = append(pids, p.PID)
 		}
 	}
-	t, err := e.PanesProcs(pids, e.SelfPID)
+	t, err := f.PanesProcs(pids, f.SelfPID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the process table: %w", err)
 	}
@@ -289,13 +289,13 @@ func (e *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]pane
 }
 
 // panesAndProcs lists the panes in scope and reads the process table once.
-func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *proc.Table, error) {
-	scope.Self = e.Self
-	panes, err := e.Tmux.Panes(ctx, scope)
+func (f *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, *proc.Table, error) {
+	scope.Self = f.Self
+	panes, err := f.Tmux.Panes(ctx, scope)
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := e.Procs()
+	t, err := f.Procs()
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the process table: %w", err)
 	}
@@ -306,21 +306,21 @@ func (e *Finder) panesAndProcs(ctx context.Context, scope paneops.Scope) ([]pane
 // never the caller's own, with their server: the targets of a send to every agent. The caller's
 // ancestors are left out as FindAll leaves them, so an agent running the send is not its own
 // target even from another pane's shell.
-func (e *Finder) AgentPanes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, paneops.ServerInfo, error) {
-	panes, t, err := e.panesAndProcs(ctx, scope)
+func (f *Finder) AgentPanes(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, paneops.ServerInfo, error) {
+	panes, t, err := f.panesAndProcs(ctx, scope)
 	if err != nil {
 		return nil, paneops.ServerInfo{}, err
 	}
-	ex := paneops.Exclude{Pane: e.Self, PIDs: t.Ancestors(e.SelfPID)}
+	ex := paneops.Exclude{Pane: f.Self, PIDs: t.Ancestors(f.SelfPID)}
 	var out []paneops.Pane
 	for _, p := range panes {
-		if paneops.AgentIn(e.Profiles, p, t, ex) != nil {
+		if paneops.AgentIn(f.Profiles, p, t, ex) != nil {
 			out = append(out, p)
 		}
 	}
 	if len(out) == 0 {
 		return nil, paneops.ServerInfo{}, nil
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
+	srv, err := f.Tmux.ServerInfo(ctx)
 	return out, srv, err
 }

@@ -100,8 +100,8 @@ type fleetDet struct {
 }
 
 // NewFleet returns a Fleet over the panes of scope.
-func (e *Finder) NewFleet(scope paneops.Scope) *Fleet {
-	return &Fleet{e: e, tmux: e.Tmux, scope: scope, known: map[messages.PaneID]fleetDet{}, shots: map[messages.PaneID]fleetShot{}}
+func (f *Finder) NewFleet(scope paneops.Scope) *Fleet {
+	return &Fleet{e: f, tmux: f.Tmux, scope: scope, known: map[messages.PaneID]fleetDet{}, shots: map[messages.PaneID]fleetShot{}}
 }
 
 // ReadThrough makes the fleet read tmux through t instead of the engine's client.
@@ -292,9 +292,9 @@ type Waiting struct {
 // Waiting reads the outboxes of panes on server srv and the session folders whose worker is one
 // of panes (on that server) for requests without a response. Only those folders are read, so the
 // cost follows the panes shown, not the size of the root.
-func (e *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
+func (fi *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneID) (*Waiting, error) {
 	w := &Waiting{Queued: map[messages.PaneID][]time.Time{}, Open: map[messages.PaneID][]time.Time{}}
-	root, found, err := e.ReadRoot()
+	root, found, err := fi.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (e *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 	want := make(map[messages.PaneID]bool, len(panes))
 	for _, p := range panes {
 		want[p] = true
-		for _, m := range e.Mail.Pending(root, srv, p) {
+		for _, m := range fi.Mail.Pending(root, srv, p) {
 			w.Queued[p] = append(w.Queued[p], m.QueuedAt)
 		}
 	}
@@ -351,8 +351,8 @@ func (e *Finder) Waiting(ctx context.Context, srv string, panes []messages.PaneI
 // newest first, each from its newest request, and only until n are found, so the first rows of a
 // root of thousands of exchanges come in milliseconds. An exchange's activity is its last logged
 // event (else when it was sent).
-func (e *Finder) RecentExchanges(ctx context.Context, n int) ([]*exchange.Exchange, error) {
-	root, found, err := e.ReadRoot()
+func (f *Finder) RecentExchanges(ctx context.Context, n int) ([]*exchange.Exchange, error) {
+	root, found, err := f.ReadRoot()
 	if err != nil || !found {
 		return nil, err
 	}

@@ -74,14 +74,14 @@ func CardKey(socketPath, socketName, tmuxEnv, tmuxTmpdir string) string {
 	return hex.EncodeToString(h[:12])
 }
 
-func (e *Finder) CardPath(root string, pane messages.PaneID) string {
-	return filepath.Join(root, store.CardsDir, e.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
+func (f *Finder) CardPath(root string, pane messages.PaneID) string {
+	return filepath.Join(root, store.CardsDir, f.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
 }
 
 // CachedPane returns the pane target names and its server from the pane's card, when the target
 // is a pane id, cards are on (CardKey) and the card passes its /proc checks.
-func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerInfo, bool) {
-	if e.CardKey == "" || e.NoQueue {
+func (fi *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerInfo, bool) {
+	if fi.CardKey == "" || fi.NoQueue {
 		// Only a strict delivery has the paste check the card: fail-fast mode looks up every time.
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
@@ -92,12 +92,12 @@ func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 	if _, err := store.Dir(root, store.CardsDir, false); err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	data, err := store.ReadFile(e.CardPath(root, id))
+	data, err := store.ReadFile(fi.CardPath(root, id))
 	if err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
 	var c paneCard
-	if json.Unmarshal(data, &c) != nil || c.Key != e.CardKey || c.Pane.ID != id || c.Pane.Dead ||
+	if json.Unmarshal(data, &c) != nil || c.Key != fi.CardKey || c.Pane.ID != id || c.Pane.Dead ||
 		c.Pane.PID <= 0 || c.Server.PID <= 0 || c.PaneStart == 0 || c.ServerStart == 0 {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
@@ -115,8 +115,8 @@ func (e *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerIn
 
 // RecordPane writes what a lookup of a pane found as its card. Best effort: without a card the
 // next send asks tmux.
-func (e *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo) {
-	if e.CardKey == "" || p.Dead || p.PID <= 0 || srv.PID <= 0 {
+func (f *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo) {
+	if f.CardKey == "" || p.Dead || p.PID <= 0 || srv.PID <= 0 {
 		return
 	}
 	ps, err1 := proc.ProcStart(p.PID)
@@ -128,32 +128,32 @@ func (e *Finder) RecordPane(root string, p paneops.Pane, srv paneops.ServerInfo)
 	if sf == "" {
 		return
 	}
-	data, err := json.Marshal(paneCard{Key: e.CardKey, Server: srv, ServerStart: ss, SocketFile: sf, Pane: p, PaneStart: ps, At: e.Now().UTC()})
+	data, err := json.Marshal(paneCard{Key: f.CardKey, Server: srv, ServerStart: ss, SocketFile: sf, Pane: p, PaneStart: ps, At: f.Now().UTC()})
 	if err != nil {
 		return
 	}
 	if _, err := store.Dir(root, store.CardsDir, true); err != nil {
 		return
 	}
-	_ = store.WriteAtomicNoSync(e.CardPath(root, p.ID), data)
+	_ = store.WriteAtomicNoSync(f.CardPath(root, p.ID), data)
 }
 
 // CheckPane says whether the pane target names exists, on any session of the server: by its card
 // when a send of the last moments looked it up (a pane that never was has none), else by a tmux
 // call, whose answer is then carded.
-func (e *Finder) CheckPane(ctx context.Context, target string) error {
-	root, found, _ := e.ReadRoot()
+func (f *Finder) CheckPane(ctx context.Context, target string) error {
+	root, found, _ := f.ReadRoot()
 	if found {
-		if _, _, ok := e.CachedPane(root, target); ok {
+		if _, _, ok := f.CachedPane(root, target); ok {
 			return nil
 		}
 	}
-	p, srv, err := e.ResolveWithServer(ctx, target, paneops.Scope{All: true}, false)
+	p, srv, err := f.ResolveWithServer(ctx, target, paneops.Scope{All: true}, false)
 	if err != nil {
 		return err
 	}
 	if found {
-		e.RecordPane(root, p, srv)
+		f.RecordPane(root, p, srv)
 	}
 	return nil
 }

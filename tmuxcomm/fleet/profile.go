@@ -27,54 +27,54 @@ const (
 // Detect chooses the profile of a pane: the one named agent when it is not "" (an unknown name is
 // an error naming the known ones), else what paneops' detection finds in the pane's foreground.
 // Without a process table it decides from the pane's current command alone.
-func (e *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (profile.Detection, error) {
+func (f *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (profile.Detection, error) {
 	if agent != "" {
-		return e.Profiles.Force(agent)
+		return f.Profiles.Force(agent)
 	}
 	var t *proc.Table
 	var err error
-	if e.PaneProcs != nil && p.PID > 0 {
-		t, err = e.PaneProcs(p.PID, e.SelfPID)
+	if f.PaneProcs != nil && p.PID > 0 {
+		t, err = f.PaneProcs(p.PID, f.SelfPID)
 	} else {
-		t, err = e.Procs()
+		t, err = f.Procs()
 	}
 	if err != nil {
 		t = nil
 	}
 	ex := paneops.Exclude{PIDs: nil}
 	if t != nil {
-		ex.PIDs = t.Ancestors(e.SelfPID)
+		ex.PIDs = t.Ancestors(f.SelfPID)
 	}
-	return paneops.Detect(e.Profiles, p, t, e.TTYMode, ex), nil
+	return paneops.Detect(f.Profiles, p, t, f.TTYMode, ex), nil
 }
 
 // CheckAgent refuses, as a usage error, an --agent name no profile has, before anything is
 // written.
-func (e *Finder) CheckAgent(agent string) error {
+func (f *Finder) CheckAgent(agent string) error {
 	if agent == "" {
 		return nil
 	}
-	if _, err := e.Profiles.Force(agent); err != nil {
+	if _, err := f.Profiles.Force(agent); err != nil {
 		return &core.UsageError{Msg: err.Error()}
 	}
 	return nil
 }
 
 // busyWait is the bound of Delivery.BusyWait: a negative setting means "do not wait".
-func (e *Finder) busyWait() time.Duration {
-	if e.BusyWait < 0 {
+func (f *Finder) busyWait() time.Duration {
+	if f.BusyWait < 0 {
 		return 0
 	}
-	return e.BusyWait
+	return f.BusyWait
 }
 
 // Delivery is the Delivery of content into pane p under profile det, with the engine's settings.
 // The pane locks live in the root's .locks folder.
-func (e *Finder) Delivery(p paneops.Pane, content string, det profile.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
+func (f *Finder) Delivery(p paneops.Pane, content string, det profile.Detection, root string, srv paneops.ServerInfo) paneops.Delivery {
 	d := paneops.Delivery{
-		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: e.EnterDelay,
-		LockDir: store.LockDir(root), LockKey: srv.Key(), LockTimeout: e.LockTimeout,
-		Profile: det.Profile, BusyWait: e.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
+		Pane: p.ID, Content: []byte(content), Submit: true, EnterDelay: f.EnterDelay,
+		LockDir: store.LockDir(root), LockKey: srv.Key(), LockTimeout: f.LockTimeout,
+		Profile: det.Profile, BusyWait: f.busyWait(), LiteralEnter: paneops.NeedsLiteralEnter(srv.Version),
 		// A strict paste checks, in its own call, that the pane and the server are still the ones
 		// looked up (or read from the pane's card).
 		Expect: paneops.Identity{PanePID: p.PID, ServerPID: srv.PID},
@@ -86,12 +86,12 @@ func (e *Finder) Delivery(p paneops.Pane, content string, det profile.Detection,
 // to paste safely for the pane's profile, else one pointer line to the file (the file keeps the
 // original bytes either way). An interactive shell gets the pointer as an inert comment line:
 // pasting the request with Enter would run its lines as commands.
-func (e *Finder) PasteForm(request, path string, prof *profile.Profile) (content, form string) {
+func (f *Finder) PasteForm(request, path string, prof *profile.Profile) (content, form string) {
 	if prof != nil && prof.Kind == profile.KindShell {
 		return ShellLine(PointerLine(request, path, "it is not pasted into a shell, which would run it")), FormComment
 	}
 	// The profile's bounds, measured for its program, take the place of the engine's defaults.
-	pasteLimit, lineLimit := e.PasteLimit, e.LineLimit
+	pasteLimit, lineLimit := f.PasteLimit, f.LineLimit
 	if prof != nil && prof.PasteLimit > 0 {
 		pasteLimit = prof.PasteLimit
 	}
@@ -139,7 +139,7 @@ const neverPasted = 1 << 20
 const NeverPasted = neverPasted
 
 // PasteFormOfFile is pasteForm of a request file, reading it whole only when it might be pasted.
-func (e *Finder) PasteFormOfFile(path string, prof *profile.Profile) (content, form string, err error) {
+func (f *Finder) PasteFormOfFile(path string, prof *profile.Profile) (content, form string, err error) {
 	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && st.Size() > neverPasted {
 		header, err := store.ReadFirstLine(path)
 		if err != nil {
@@ -154,7 +154,7 @@ func (e *Finder) PasteFormOfFile(path string, prof *profile.Profile) (content, f
 	if err != nil {
 		return "", "", err
 	}
-	content, form = e.PasteForm(data, path, prof)
+	content, form = f.PasteForm(data, path, prof)
 	return content, form, nil
 }
 

@@ -74,10 +74,10 @@ func (e *UnreachableError) Unwrap() error {
 // it. With card, a pane card that still holds (panecard.go) spares the tmux call, and a pane found
 // by tmux gets its card written. A pane that cannot be reached is an *UnreachableError; any other
 // error is tmux failing to answer now (a look later may succeed).
-func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, server, role string, card bool) (paneops.Pane, paneops.ServerInfo, error) {
+func (f *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, server, role string, card bool) (paneops.Pane, paneops.ServerInfo, error) {
 	gone := func(why Unreachable) error { return &UnreachableError{Pane: pane, Role: role, Why: why} }
 	if card {
-		if p, srv, ok := e.CachedPane(root, string(pane)); ok && (server == "" || srv.Key() == server) {
+		if p, srv, ok := f.CachedPane(root, string(pane)); ok && (server == "" || srv.Key() == server) {
 			return p, srv, nil
 		}
 	}
@@ -86,7 +86,7 @@ func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, s
 		srv paneops.ServerInfo
 		err error
 	)
-	ps, oneCall := e.Tmux.(paneServer)
+	ps, oneCall := f.Tmux.(paneServer)
 	if oneCall {
 		// One tmux call for both: the pane and the server that names it.
 		p, srv, err = ps.PaneServer(ctx, string(pane))
@@ -94,7 +94,7 @@ func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, s
 	if !oneCall || err != nil {
 		// The rare cases are told apart with a call each: is there a server, is it the same one.
 		var serr error
-		if srv, serr = e.Tmux.ServerInfo(ctx); serr != nil {
+		if srv, serr = f.Tmux.ServerInfo(ctx); serr != nil {
 			if errors.Is(serr, paneops.ErrNoServer) {
 				return p, srv, gone(ServerStopped)
 			}
@@ -104,7 +104,7 @@ func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, s
 			return p, srv, gone(ServerRestarted)
 		}
 		if !oneCall || !IsNotFound(err) {
-			p, err = e.Tmux.Pane(ctx, string(pane))
+			p, err = f.Tmux.Pane(ctx, string(pane))
 		}
 		if err != nil {
 			if IsNotFound(err) {
@@ -116,19 +116,19 @@ func (e *Finder) Reach(ctx context.Context, root string, pane messages.PaneID, s
 	if server != "" && srv.Key() != server {
 		return p, srv, gone(ServerRestarted)
 	}
-	if p.Dead && !e.Restartable(srv, p.ID) {
+	if p.Dead && !f.Restartable(srv, p.ID) {
 		return p, srv, gone(PaneDead)
 	}
 	if card {
-		e.RecordPane(root, p, srv)
+		f.RecordPane(root, p, srv)
 	}
 	return p, srv, nil
 }
 
 // Restartable reports whether pane on srv was started by a spawn that recorded it, so that a
 // restart can bring it back: while it is dead it is not gone, and mail for it waits in its outbox.
-func (e *Finder) Restartable(srv paneops.ServerInfo, pane messages.PaneID) bool {
-	return e.Root != "" && srv.PID > 0 && store.Restartable(e.Root, srv.Key(), pane.Num())
+func (f *Finder) Restartable(srv paneops.ServerInfo, pane messages.PaneID) bool {
+	return f.Root != "" && srv.PID > 0 && store.Restartable(f.Root, srv.Key(), pane.Num())
 }
 
 // IsUnreachable reports whether err says a pane can never be reached again.

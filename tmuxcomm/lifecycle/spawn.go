@@ -388,5 +388,5 @@ func newUUID() string {
 // notFound is an error of the not-found class (exit 4) in its own words.
 type notFound struct{ msg string }
 
-func (e *notFound) Error() string { return e.msg }
-func (e *notFound) Unwrap() error { return store.ErrNotFound }
+func (n *notFound) Error() string { return n.msg }
+func (n *notFound) Unwrap() error { return store.ErrNotFound }

@@ -39,8 +39,8 @@ type DeadLetter struct {
 // DeadLetters lists the mail of every outbox under the root that ended expired or undeliverable
 // at or after since, oldest first. An outcome file that does not read is a problem, not an
 // error; no root or no outbox is an empty list. Only outcome files written since then are read.
-func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
-	root, found, err := e.ReadRoot()
+func (of *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
+	root, found, err := of.ReadRoot()
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -51,7 +51,7 @@ func (e *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 	if err != nil {
 		return nil, nil
 	}
-	out, problems := heldNotices(filepath.Join(root, store.ToldDir), since, e.Now())
+	out, problems := heldNotices(filepath.Join(root, store.ToldDir), since, of.Now())
 	for _, box := range boxes {
 		if !box.IsDir() {
 			continue

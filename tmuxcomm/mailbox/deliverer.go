@@ -38,8 +38,8 @@ const (
 
 // RunDeliverer drains the outbox of pane on the tmux server whose key is server, and returns when
 // the outbox is empty or ctx ends. It returns at once when another deliverer holds the outbox.
-func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.PaneID) error {
-	root, err := e.RootDir(false)
+func (o *Office) RunDeliverer(ctx context.Context, server string, pane messages.PaneID) error {
+	root, err := o.RootDir(false)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.
 		}
 		// Who holds it, for a person (or a test) that looks: the lock file holds the pid.
 		_ = os.WriteFile(ob.Path(store.DelivererLockName), []byte(strconv.Itoa(os.Getpid())+"\n"), store.FileMode)
-		derr := e.drain(ctx, root, ob)
+		derr := o.drain(ctx, root, ob)
 		unlock()
 		if derr != nil {
 			return derr
@@ -92,18 +92,18 @@ func (e *Office) RunDeliverer(ctx context.Context, server string, pane messages.
 // and Enter), runs the pane's deliverer, which finishes that delivery first; otherwise it
 // returns, typing nothing. So a delivery's paste always has someone to press its Enter, and a
 // sender that lives never races its own guard.
-func (e *Office) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
-	return e.GuardDeliveryWait(ctx, server, pane, pid, func(ctx context.Context) error { return waitExit(ctx, pid) })
+func (o *Office) GuardDelivery(ctx context.Context, server string, pane messages.PaneID, pid int) error {
+	return o.GuardDeliveryWait(ctx, server, pane, pid, func(ctx context.Context) error { return waitExit(ctx, pid) })
 }
 
 // GuardDeliveryWait is GuardDelivery with the wait for pid's end given: the resident tmux client
 // waits on a pidfd it opened while pid was still connected to it, so the pid cannot be another
 // process's by then.
-func (e *Office) GuardDeliveryWait(ctx context.Context, server string, pane messages.PaneID, pid int, wait func(context.Context) error) error {
+func (o *Office) GuardDeliveryWait(ctx context.Context, server string, pane messages.PaneID, pid int, wait func(context.Context) error) error {
 	if err := wait(ctx); err != nil {
 		return err
 	}
-	root, err := e.RootDir(false)
+	root, err := o.RootDir(false)
 	if err != nil {
 		return err
 	}
@@ -114,19 +114,19 @@ func (e *Office) GuardDeliveryWait(ctx context.Context, server string, pane mess
 	if f, err := ob.readInflight(); err != nil || f == nil || f.PID != pid {
 		return nil
 	}
-	return e.RunDeliverer(ctx, server, pane)
+	return o.RunDeliverer(ctx, server, pane)
 }
 
 // ensureGuard starts this process's guard of the pane's deliveries, once (see GuardDelivery).
-func (e *Office) ensureGuard(ob *outbox, socket string) {
-	if e.Helpers.Guard == nil {
+func (o *Office) ensureGuard(ob *outbox, socket string) {
+	if o.Helpers.Guard == nil {
 		return
 	}
 	key := ob.server + "/" + string(ob.pane)
 	if _, started := guarded.LoadOrStore(key, true); started {
 		return
 	}
-	if err := e.Helpers.Guard(ob.server, socket, ob.pane, os.Getpid()); err != nil {
+	if err := o.Helpers.Guard(ob.server, socket, ob.pane, os.Getpid()); err != nil {
 		guarded.Delete(key) // the next delivery tries again
 	}
 }
@@ -157,10 +157,10 @@ func mailIDs(ms []messages.Mail) []string {
 }
 
 // drain delivers until the outbox is empty.
-func (e *Office) drain(ctx context.Context, root string, ob *outbox) error {
+func (o *Office) drain(ctx context.Context, root string, ob *outbox) error {
 	start := time.Now()
 	for {
-		wait, err := e.drainOnce(ctx, root, ob)
+		wait, err := o.drainOnce(ctx, root, ob)
 		if err != nil || wait < 0 {
 			return err
 		}
@@ -179,8 +179,8 @@ func (e *Office) drain(ctx context.Context, root string, ob *outbox) error {
 // drainOnce makes one pass under the drain lock: it ends expired mail, and delivers the head of
 // the queue (with the RESPONSE lines right behind it) if the pane is ready. It returns how long to
 // wait before the next pass: -1 when the outbox is empty, 0 to go on at once.
-func (e *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.Duration, error) {
-	unlock, err := ob.lockDrain(e.LockTimeout)
+func (o *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.Duration, error) {
+	unlock, err := ob.lockDrain(o.LockTimeout)
 	if err != nil {
 		if _, serr := os.Lstat(ob.Dir); errors.Is(serr, fs.ErrNotExist) {
 			// The outbox (or its whole root) was removed: nothing is left to deliver.
@@ -193,13 +193,13 @@ func (e *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	if len(pend) == 0 {
 		return -1, nil
 	}
-	now := e.Now()
+	now := o.Now()
 	var live []messages.Mail
 	for _, m := range pend {
 		if !m.Expires.IsZero() && now.After(m.Expires) {
 			why := fmt.Sprintf("waited %s, its time to live, for pane %s to be ready", m.Expires.Sub(m.QueuedAt).Round(time.Second), m.Pane)
-			e.recordMail(root, []messages.Mail{m}, evExpired, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": why}, now)
-			e.endMail(root, ob, m, messages.MailExpired, "", why, nil)
+			o.recordMail(root, []messages.Mail{m}, evExpired, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": why}, now)
+			o.endMail(root, ob, m, messages.MailExpired, "", why, nil)
 			continue
 		}
 		live = append(live, m)
@@ -207,12 +207,12 @@ func (e *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	if len(live) == 0 {
 		return -1, nil
 	}
-	srv, pane, gone := e.lookPane(ctx, ob)
+	srv, pane, gone := o.lookPane(ctx, ob)
 	if gone != nil {
 		var endErr error
 		for _, m := range live {
-			e.recordMail(root, []messages.Mail{m}, evUndeliverable, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": gone.Error()}, now)
-			endErr = errors.Join(endErr, e.endMail(root, ob, m, messages.MailUndeliverable, "", gone.Error(), nil))
+			o.recordMail(root, []messages.Mail{m}, evUndeliverable, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": gone.Error()}, now)
+			endErr = errors.Join(endErr, o.endMail(root, ob, m, messages.MailUndeliverable, "", gone.Error(), nil))
 		}
 		if endErr != nil {
 			// The pane is gone and its messages cannot be ended (a full disk): stop here rather
@@ -224,13 +224,13 @@ func (e *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	if pane == nil {
 		return delivererPoll, nil // tmux did not answer this time
 	}
-	if held := e.recoverInflight(ctx, root, ob, *pane, srv); held != nil {
+	if held := o.recoverInflight(ctx, root, ob, *pane, srv); held != nil {
 		return delivererPoll, nil
 	}
 	if live, _ = ob.Pending(); len(live) == 0 {
 		return -1, nil
 	}
-	_, err = e.deliverGroup(ctx, root, ob, headGroup(live), *pane, srv, true)
+	_, err = o.deliverGroup(ctx, root, ob, headGroup(live), *pane, srv, true)
 	if err != nil && notReady(err) {
 		return delivererPoll, nil
 	}
@@ -239,8 +239,8 @@ func (e *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 
 // lookPane finds the outbox's pane on its server. gone is set when it can never be delivered to
 // (the server restarted or stopped, the pane closed); pane is nil when tmux could not tell now.
-func (e *Office) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
-	p, srv, err := e.Reach(ctx, "", ob.pane, ob.server, "", false)
+func (o *Office) lookPane(ctx context.Context, ob *outbox) (paneops.ServerInfo, *paneops.Pane, error) {
+	p, srv, err := o.Reach(ctx, "", ob.pane, ob.server, "", false)
 	switch {
 	case fleet.IsUnreachable(err):
 		return srv, nil, err

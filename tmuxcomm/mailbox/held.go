@@ -32,13 +32,13 @@ type Held struct {
 // Hold writes m to the held folder of its pane's outbox with why it is held, and records "held"
 // in its exchange's log. key names the chain or pair it was held for; the first hold of a key
 // claims the notice the answer channels tell. The file is synced: a held request is never lost.
-func (e *Office) Hold(root string, m messages.Mail, why, key string) (*Held, error) {
-	now := e.Now()
+func (o *Office) Hold(root string, m messages.Mail, why, key string) (*Held, error) {
+	now := o.Now()
 	id, err := messages.NewMailID(now, rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	m.ID, m.QueuedAt, m.Expires = id, now.UTC(), now.UTC().Add(e.mailTTL())
+	m.ID, m.QueuedAt, m.Expires = id, now.UTC(), now.UTC().Add(o.mailTTL())
 	m.Held, m.HeldKey = why, key
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("hold mail: %w", err)
@@ -58,7 +58,7 @@ func (e *Office) Hold(root string, m messages.Mail, why, key string) (*Held, err
 		err := store.WriteExclusive(filepath.Join(told, key+mailSuffix), messages.FormatMail(m))
 		h.Told = err == nil
 	}
-	if err := e.logHeld(root, m, exchange.StateHeld, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": why, "key": key}); err != nil {
+	if err := o.logHeld(root, m, exchange.StateHeld, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": why, "key": key}); err != nil {
 		return h, fmt.Errorf("held in the outbox of pane %s, but %w", m.Pane, err)
 	}
 	return h, nil
@@ -78,12 +78,12 @@ func validKey(key string) bool {
 }
 
 // logHeld records a step of a held request in its exchange's log.
-func (e *Office) logHeld(root string, m messages.Mail, state string, detail map[string]string) error {
+func (o *Office) logHeld(root string, m messages.Mail, state string, detail map[string]string) error {
 	dir, err := sessionDir(root, m)
 	if err != nil {
 		return err
 	}
-	if err := exchange.LogEvent(dir, m.Seq, state, detail, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, m.Seq, state, detail, o.Now()); err != nil {
 		return fmt.Errorf("%w: record %s of %s: %w", store.ErrNotRecorded, state, m.Exchange, err)
 	}
 	return nil
@@ -119,7 +119,7 @@ func (ob *outbox) held() ([]messages.Mail, []string) {
 }
 
 // HeldMail lists the held requests of every outbox under the root, oldest first per pane.
-func (e *Office) HeldMail(root string) ([]messages.Mail, []string) {
+func (o *Office) HeldMail(root string) ([]messages.Mail, []string) {
 	boxes, err := os.ReadDir(filepath.Join(root, store.OutboxDir))
 	if err != nil {
 		return nil, nil
@@ -146,12 +146,12 @@ func (e *Office) HeldMail(root string) ([]messages.Mail, []string) {
 // Release moves held request m into its outbox's queue, with a new time to live, and starts the
 // pane's deliverer: it is then delivered as any queued request, once. A request released or
 // cancelled meanwhile is an error (store.ErrNotFound).
-func (e *Office) Release(root string, m messages.Mail) (*core.Posted, error) {
+func (o *Office) Release(root string, m messages.Mail) (*core.Posted, error) {
 	ob, err := OpenOutbox(root, m.Server, m.Pane, false)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := ob.lockDrain(e.LockTimeout)
+	unlock, err := ob.lockDrain(o.LockTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (e *Office) Release(root string, m messages.Mail) (*core.Posted, error) {
 	}
 	q := m
 	q.Held, q.HeldKey = "", ""
-	q.Expires = e.Now().UTC().Add(e.mailTTL())
+	q.Expires = o.Now().UTC().Add(o.mailTTL())
 	if err := ob.put(q); errors.Is(err, store.ErrExists) {
 		return nil, fmt.Errorf("request %s was released already: %w", m.Exchange, store.ErrNotFound)
 	} else if err != nil {
@@ -172,8 +172,8 @@ func (e *Office) Release(root string, m messages.Mail) (*core.Posted, error) {
 		return nil, err
 	}
 	p := &core.Posted{Mail: q, Queued: true, Reason: "released from hold"}
-	rerr := e.recordMail(root, []messages.Mail{q}, evQueued, map[string]string{"pane": string(q.Pane), "mail": q.ID, "reason": "released from hold: " + m.Held}, e.Now())
-	if err := e.EnsureDeliverer(ob, q.Socket); err != nil {
+	rerr := o.recordMail(root, []messages.Mail{q}, evQueued, map[string]string{"pane": string(q.Pane), "mail": q.ID, "reason": "released from hold: " + m.Held}, o.Now())
+	if err := o.EnsureDeliverer(ob, q.Socket); err != nil {
 		p.Reason += "; " + err.Error()
 	}
 	if rerr != nil {
@@ -189,12 +189,12 @@ var ErrDelivered = errors.New("already delivered")
 // before any delivery: its outcome is recorded "cancelled" (synced) and its exchange's log says
 // so, so no deliverer, hook or inbox ever hands it over. found is false when the outbox holds no
 // such request (never queued, or ended already: the caller tells which from the exchange).
-func (e *Office) Cancel(root, server string, pane messages.PaneID, session string, seq int) (found bool, err error) {
+func (of *Office) Cancel(root, server string, pane messages.PaneID, session string, seq int) (found bool, err error) {
 	ob, err := OpenOutbox(root, server, pane, false)
 	if err != nil {
 		return false, nil
 	}
-	unlock, err := ob.lockDrain(e.LockTimeout)
+	unlock, err := ob.lockDrain(of.LockTimeout)
 	if err != nil {
 		return false, err
 	}
@@ -228,7 +228,7 @@ func (e *Office) Cancel(root, server string, pane messages.PaneID, session strin
 			}
 		}
 	}
-	o := messages.MailOutcome{Mail: m, State: messages.MailCancelled, At: e.Now().UTC(), Detail: "withdrawn by its sender (wcomm cancel)"}
+	o := messages.MailOutcome{Mail: m, State: messages.MailCancelled, At: of.Now().UTC(), Detail: "withdrawn by its sender (wcomm cancel)"}
 	if err := store.WriteExclusive(ob.Path(store.OutboxDoneDir, m.ID+mailSuffix), messages.FormatMailOutcome(o)); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			return false, nil // ended meanwhile
@@ -238,5 +238,5 @@ func (e *Office) Cancel(root, server string, pane messages.PaneID, session strin
 	if err := os.Remove(ob.Path(from, m.ID+mailSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return true, err
 	}
-	return true, e.logHeld(root, m, exchange.StateCancelled, map[string]string{"pane": string(pane), "mail": m.ID, "reason": o.Detail})
+	return true, of.logHeld(root, m, exchange.StateCancelled, map[string]string{"pane": string(pane), "mail": m.ID, "reason": o.Detail})
 }

@@ -72,14 +72,14 @@ type InboxResult struct {
 }
 
 // Inbox lists (and with Take, hands over) the mail waiting for a pane, oldest first.
-func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error) {
+func (of *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error) {
 	if o.Dead {
-		dead, problems := e.DeadLetters(o.Since)
+		dead, problems := of.DeadLetters(o.Since)
 		return &InboxResult{Dead: dead, Problems: problems}, nil
 	}
 	pane := o.Pane
 	if pane == "" {
-		pane = e.Self
+		pane = of.Self
 	}
 	if pane == "" {
 		return nil, core.Needf(core.NeedPane, nil, "not inside a tmux pane: run inbox in the pane whose mail it is, or name that pane")
@@ -88,14 +88,14 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		return nil, err
 	}
 	res := &InboxResult{Pane: pane, Items: []InboxItem{}}
-	root, found, err := e.ReadRoot()
+	root, found, err := of.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		return res, nil // no root yet: nothing was ever sent
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
+	srv, err := of.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +105,11 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 	}
 	var taken []InboxItem
 	if o.Take {
-		unlock, err := ob.lockDrain(e.LockTimeout)
+		unlock, err := ob.lockDrain(of.LockTimeout)
 		if err != nil {
 			return nil, err
 		}
-		taken, res.Problems, err = e.take(root, ob, o.Via, o.Show)
+		taken, res.Problems, err = of.take(root, ob, o.Via, o.Show)
 		unlock()
 		if err != nil {
 			return nil, err
@@ -117,7 +117,7 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 		res.Taken = len(taken)
 	}
 	if o.All {
-		outs, probs := ob.outcomes(e.Now())
+		outs, probs := ob.outcomes(of.Now())
 		res.Problems = append(res.Problems, probs...)
 		for _, out := range outs {
 			it := inboxItem(root, out.Mail)
@@ -135,7 +135,7 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 			res.Items = append(res.Items, inboxItem(root, m))
 		}
 		if len(pend) > 0 {
-			_ = e.EnsureDeliverer(ob, pend[0].Socket)
+			_ = of.EnsureDeliverer(ob, pend[0].Socket)
 		}
 		// Held requests are listed, never taken: only a person's release hands them over.
 		held, probs := ob.held()
@@ -153,7 +153,7 @@ func (e *Office) Inbox(ctx context.Context, o InboxOptions) (*InboxResult, error
 // wanted), under the drain lock held by the caller, and returns the delivered ones. Mail that a
 // stopped deliverer may have half typed is left to the deliverer, which knows from the pane's
 // marks how far it got. show, when not nil, is handed the mail first; its error takes nothing.
-func (e *Office) take(root string, ob *outbox, via string, show func([]InboxItem) error) ([]InboxItem, []string, error) {
+func (o *Office) take(root string, ob *outbox, via string, show func([]InboxItem) error) ([]InboxItem, []string, error) {
 	pend, problems := ob.Pending()
 	inFlight := map[string]bool{}
 	if f, err := ob.readInflight(); err == nil && f != nil {
@@ -166,13 +166,13 @@ func (e *Office) take(root string, ob *outbox, via string, show func([]InboxItem
 		if inFlight[m.ID] {
 			continue
 		}
-		if why := e.unwanted(root, m); why != "" {
-			e.endMail(root, ob, m, messages.MailSuperseded, "", why, nil)
+		if why := o.unwanted(root, m); why != "" {
+			o.endMail(root, ob, m, messages.MailSuperseded, "", why, nil)
 			continue
 		}
 		want = append(want, m)
 	}
-	now := e.Now().UTC()
+	now := o.Now().UTC()
 	items := make([]InboxItem, len(want))
 	for i, m := range want {
 		items[i] = inboxItem(root, m)
@@ -191,7 +191,7 @@ func (e *Office) take(root string, ob *outbox, via string, show func([]InboxItem
 			}
 			continue // ended meanwhile by someone else: not ours to show
 		}
-		e.recordMail(root, []messages.Mail{m}, evTaken, map[string]string{"pane": string(m.Pane), "mail": m.ID, "via": via}, now)
+		o.recordMail(root, []messages.Mail{m}, evTaken, map[string]string{"pane": string(m.Pane), "mail": m.ID, "via": via}, now)
 		out = append(out, items[i])
 	}
 	return out, problems, nil

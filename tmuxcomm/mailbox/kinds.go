@@ -76,7 +76,7 @@ func mailQuestions(root string, m messages.Mail) []*questions.QuestionStatus {
 // recordMail records one event of a group of mail in the logs of what each carries. A log that
 // cannot be written (a full disk) is an error: the callers that report a state report it only
 // once it is recorded.
-func (e *Office) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) error {
+func (o *Office) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) error {
 	var errs []error
 	for _, m := range group {
 		switch m.Kind {
@@ -100,7 +100,7 @@ func (e *Office) recordMail(root string, group []messages.Mail, ev mailEvent, de
 				continue
 			}
 			for _, st := range mailQuestions(root, m) {
-				if err := e.LogQ(st, states[ev], detail); err != nil {
+				if err := o.LogQ(st, states[ev], detail); err != nil {
 					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
 				}
 			}
@@ -115,7 +115,7 @@ func (e *Office) recordMail(root string, group []messages.Mail, ev mailEvent, de
 // unwanted says why a piece of mail need not be delivered any more ("" when it still is): its
 // exchange was answered, an await already has the response, its questions were decided, or the
 // asking worker already took the answer.
-func (e *Office) unwanted(root string, m messages.Mail) string {
+func (o *Office) unwanted(root string, m messages.Mail) string {
 	switch m.Kind {
 	case messages.MailRequest, messages.MailResponse:
 		dir, err := sessionDir(root, m)
@@ -162,7 +162,7 @@ func (e *Office) unwanted(root string, m messages.Mail) string {
 
 // mailContent is what is typed for a group of mail into a pane of profile det, and its form.
 // Only RESPONSE lines come in groups: one line each.
-func (e *Office) mailContent(root string, group []messages.Mail, det profile.Detection) (content, form string, err error) {
+func (o *Office) mailContent(root string, group []messages.Mail, det profile.Detection) (content, form string, err error) {
 	shell := det.Profile != nil && det.Profile.Kind == profile.KindShell
 	m := group[0]
 	switch m.Kind {
@@ -173,10 +173,10 @@ func (e *Office) mailContent(root string, group []messages.Mail, det profile.Det
 		}
 		path := filepath.Join(dir, messages.SeqFileName(m.Seq, messages.KindRequest))
 		if m.Request != nil {
-			content, form = e.PasteForm(string(m.Request), path, det.Profile)
+			content, form = o.PasteForm(string(m.Request), path, det.Profile)
 			return content, form, nil
 		}
-		return e.PasteFormOfFile(path, det.Profile)
+		return o.PasteFormOfFile(path, det.Profile)
 	case messages.MailResponse:
 		lines := make([]string, len(group))
 		for i, g := range group {

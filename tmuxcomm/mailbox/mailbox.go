@@ -42,9 +42,9 @@ func notReady(err error) bool {
 }
 
 // mailTTL is how long a message may wait for its pane.
-func (e *Office) mailTTL() time.Duration {
-	if e.MailTTL > 0 {
-		return e.MailTTL
+func (o *Office) mailTTL() time.Duration {
+	if o.MailTTL > 0 {
+		return o.MailTTL
 	}
 	return settings.DefaultMailTTL
 }
@@ -53,14 +53,14 @@ func (e *Office) mailTTL() time.Duration {
 // pane is ready; else it leaves it queued and makes sure a deliverer runs. With e.NoQueue, the
 // message is delivered now as before the mailbox existed (waiting up to BusyWait) or ends
 // undeliverable with the error: it never waits in the outbox.
-func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*core.Posted, error) {
-	now := e.Now()
+func (of *Office) Post(ctx context.Context, root string, m messages.Mail, pane paneops.Pane, srv paneops.ServerInfo) (*core.Posted, error) {
+	now := of.Now()
 	// Not e.Rand: tests fix it to replay ids, and mail ids must differ within a nanosecond.
 	id, err := messages.NewMailID(now, rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	m.ID, m.QueuedAt, m.Expires = id, now.UTC(), now.UTC().Add(e.mailTTL())
+	m.ID, m.QueuedAt, m.Expires = id, now.UTC(), now.UTC().Add(of.mailTTL())
 	ob, err := OpenOutbox(root, m.Server, m.Pane, true)
 	if err != nil {
 		return nil, err
@@ -69,9 +69,9 @@ func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane pa
 		return nil, err
 	}
 	queued := func(reason string) (*core.Posted, error) {
-		rerr := e.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, e.Now())
+		rerr := of.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, of.Now())
 		p := &core.Posted{Mail: m, Queued: true, Reason: reason}
-		if err := e.EnsureDeliverer(ob, m.Socket); err != nil {
+		if err := of.EnsureDeliverer(ob, m.Socket); err != nil {
 			p.Reason += "; " + err.Error()
 		}
 		if rerr != nil {
@@ -79,9 +79,9 @@ func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane pa
 		}
 		return p, nil
 	}
-	wait := min(e.LockTimeout, postLockWait)
-	if e.NoQueue {
-		wait = e.LockTimeout
+	wait := min(of.LockTimeout, postLockWait)
+	if of.NoQueue {
+		wait = of.LockTimeout
 	}
 	unlock, err := ob.lockDrain(wait)
 	if err != nil {
@@ -91,17 +91,17 @@ func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane pa
 	// A delivery a killed process left between paste and Enter is finished first, fail-fast or
 	// not: typed after it, this message would join that text on one line. One whose Enter still
 	// waits (copy mode) holds everything behind it.
-	if held := e.recoverInflight(ctx, root, ob, pane, srv); held != nil {
-		if e.NoQueue {
+	if held := of.recoverInflight(ctx, root, ob, pane, srv); held != nil {
+		if of.NoQueue {
 			why := "nothing was pasted: " + heldReason
-			e.recordMail(root, []messages.Mail{m}, evRefused, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": why}, e.Now())
-			e.endMail(root, ob, m, messages.MailUndeliverable, "", why, nil)
+			of.recordMail(root, []messages.Mail{m}, evRefused, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": why}, of.Now())
+			of.endMail(root, ob, m, messages.MailUndeliverable, "", why, nil)
 			return &core.Posted{Mail: m, Outcome: messages.MailUndeliverable}, fmt.Errorf("deliver to pane %s: %s; leave copy mode there (q), or send without --no-queue to queue it: %w", m.Pane, why, paneops.ErrBusy)
 		}
 		return queued(heldReason)
 	}
-	if e.NoQueue {
-		return e.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
+	if of.NoQueue {
+		return of.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
 	}
 	// Order is kept: what waits ahead of m goes first, delivered by this process while the pane
 	// is ready, so concurrent senders to a ready pane need no deliverer.
@@ -123,7 +123,7 @@ func (e *Office) Post(ctx context.Context, root string, m messages.Mail, pane pa
 			return queued("the message ahead of it in the outbox could not be recorded as delivered")
 		}
 		prev = group[0].ID
-		p, err := e.deliverGroup(ctx, root, ob, group, pane, srv, true)
+		p, err := of.deliverGroup(ctx, root, ob, group, pane, srv, true)
 		if err != nil && notReady(err) {
 			return queued(reasonOf(err))
 		}
@@ -181,14 +181,14 @@ func reasonOf(err error) string {
 // pane, under the outbox's drain lock (held by the caller). strict: a pane that is not ready
 // is errNotReady-class and the mail stays queued. Any other failure ends the mail as
 // undeliverable and is returned.
-func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*core.Posted, error) {
+func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane, srv paneops.ServerInfo, strict bool) (*core.Posted, error) {
 	m := group[0]
 	p := &core.Posted{Mail: m}
 	// Mail no longer wanted ends without typing anything.
 	var keep []messages.Mail
 	for _, g := range group {
-		if why := e.unwanted(root, g); why != "" {
-			e.endMail(root, ob, g, messages.MailSuperseded, "", why, nil)
+		if why := o.unwanted(root, g); why != "" {
+			o.endMail(root, ob, g, messages.MailSuperseded, "", why, nil)
 			continue
 		}
 		keep = append(keep, g)
@@ -202,38 +202,38 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	p.Mail = m
 	fail := func(err error) (*core.Posted, error) {
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailUndeliverable, "", err.Error(), nil)
+			o.endMail(root, ob, g, messages.MailUndeliverable, "", err.Error(), nil)
 		}
-		e.recordMail(root, group, evUndeliverable, map[string]string{"pane": string(m.Pane), "error": err.Error()}, e.Now())
+		o.recordMail(root, group, evUndeliverable, map[string]string{"pane": string(m.Pane), "error": err.Error()}, o.Now())
 		p.Outcome = messages.MailUndeliverable
 		return p, err
 	}
-	if pane.Dead && strict && e.Restartable(srv, pane.ID) {
+	if pane.Dead && strict && o.Restartable(srv, pane.ID) {
 		// A spawned pane whose program ended is brought back by a restart in the same pane.
 		return p, &notReadyError{reason: "its program has ended; the message waits until 'wcomm restart' brings it back"}
 	}
 	if pane.Dead {
 		return fail(fmt.Errorf("pane %s is dead: %w", m.Pane, paneops.ErrRefused))
 	}
-	det, err := e.Detect(ctx, pane, m.Agent)
+	det, err := o.Detect(ctx, pane, m.Agent)
 	if err != nil {
 		return fail(err)
 	}
 	if strict && det.Job != "" {
 		return p, &notReadyError{reason: det.Job + " (a line typed now would run when it ends)"}
 	}
-	content, form, err := e.mailContent(root, group, det)
+	content, form, err := o.mailContent(root, group, det)
 	if err != nil {
 		return fail(err)
 	}
-	if route := e.Route(ctx, pane, det); route.UsesSocket() {
-		if p, handled, err := e.deliverByDoor(ctx, root, ob, group, pane, det, route, content, form, strict); handled {
+	if route := o.Route(ctx, pane, det); route.UsesSocket() {
+		if p, handled, err := o.deliverByDoor(ctx, root, ob, group, pane, det, route, content, form, strict); handled {
 			return p, err
 		}
 	} else if strict && route.Status == door.StatusBusy {
 		return p, fmt.Errorf("%w: the agent's session says it is busy", errNotReady)
 	}
-	d := e.Delivery(pane, content, det, root, srv)
+	d := o.Delivery(pane, content, det, root, srv)
 	d.Strict, d.Mark = strict, m.ID
 	if strict {
 		d.BusyWait = 0
@@ -247,15 +247,15 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		// has run: nothing is typed until it is recorded, or that message would be typed twice.
 		return p, &notReadyError{reason: fmt.Sprintf("the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", f.Mark, pane.ID)}
 	}
-	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC()}); err != nil {
+	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: o.Now().UTC()}); err != nil {
 		return fail(err)
 	}
 	// Before the paste, a guard: should this process die between paste and Enter, the guard
 	// becomes the pane's deliverer and presses the Enter (recoverInflight). One per process and
 	// pane, asleep until this process ends; started before the paste, so its start-up never
 	// lands between a paste and its Enter, where the agent is busy taking the paste.
-	e.ensureGuard(ob, m.Socket)
-	res, derr := e.Tmux.Deliver(ctx, d)
+	o.ensureGuard(ob, m.Socket)
+	res, derr := o.Tmux.Deliver(ctx, d)
 	size, sum := messages.BodySum([]byte(content))
 	detail := map[string]string{"pane": string(pane.ID), "target": pane.Target(), "form": form,
 		"bytes": strconv.Itoa(size), "sha256": sum, "buffer": res.Buffer, "mail": m.ID,
@@ -279,14 +279,14 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		if errors.Is(derr, paneops.ErrRefused) || notReady(derr) {
 			state = evRefused
 		}
-		e.recordMail(root, group, state, detail, e.Now())
+		o.recordMail(root, group, state, detail, o.Now())
 		for _, g := range group {
-			e.endMail(root, ob, g, messages.MailUndeliverable, "", derr.Error(), nil)
+			o.endMail(root, ob, g, messages.MailUndeliverable, "", derr.Error(), nil)
 		}
 		p.Outcome = messages.MailUndeliverable
 		return p, derr
 	}
-	recErr := e.recordMail(root, group, evPasted, detail, res.PastedAt)
+	recErr := o.recordMail(root, group, evPasted, detail, res.PastedAt)
 	if errors.Is(derr, paneops.ErrEnterHeld) {
 		// Pasted, and tmux refused the Enter: the pane went into copy mode. The mail stays
 		// queued and inflight.json stays, so nothing else is typed onto that line; recovery
@@ -301,10 +301,10 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		if res.Enters > 0 {
 			d["enters"] = strconv.Itoa(res.Enters)
 		}
-		e.recordMail(root, group, evUndelivered, d, e.Now())
+		o.recordMail(root, group, evUndelivered, d, o.Now())
 		var endErr error
 		for _, g := range group {
-			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids))
+			endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailUndeliverable, "paste", derr.Error(), ids))
 		}
 		if endErr == nil {
 			// Kept otherwise: the pasted text must not be typed again by the next delivery.
@@ -318,10 +318,10 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if len(group) > 1 {
 		sd["coalesced"] = strconv.Itoa(len(group))
 	}
-	recErr = errors.Join(recErr, e.recordMail(root, group, evSubmitted, sd, res.EnterAt))
+	recErr = errors.Join(recErr, o.recordMail(root, group, evSubmitted, sd, res.EnterAt))
 	var endErr error
 	for _, g := range group {
-		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
+		endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
 	}
 	p.Outcome, p.Via = messages.MailDelivered, exchange.ViaTyped
 	if endErr != nil {
@@ -338,14 +338,14 @@ func (e *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 
 // endMail records how a piece of mail ended; an outcome already there stands. Any other failure
 // to write it is returned.
-func (e *Office) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
+func (o *Office) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
 	var others []string
 	for _, id := range with {
 		if id != m.ID {
 			others = append(others, id)
 		}
 	}
-	err := ob.finish(messages.MailOutcome{Mail: m, State: state, At: e.Now().UTC(), Via: via, With: others, Detail: detail})
+	err := ob.finish(messages.MailOutcome{Mail: m, State: state, At: o.Now().UTC(), Via: via, With: others, Detail: detail})
 	if errors.Is(err, store.ErrExists) {
 		return nil
 	}
@@ -357,7 +357,7 @@ func (e *Office) endMail(root string, ob *outbox, m messages.Mail, state, via, d
 // and the Enter happened, so nothing is typed twice. Called with the drain lock held; it changes
 // nothing when the pane cannot be read now. held, when not nil, says why that delivery's Enter
 // still waits (the pane is in copy mode): nothing may be typed into the pane until it is pressed.
-func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) (held error) {
+func (o *Office) recoverInflight(ctx context.Context, root string, ob *outbox, pane paneops.Pane, srv paneops.ServerInfo) (held error) {
 	f, err := ob.readInflight()
 	if err != nil {
 		ob.clearInflight() // unreadable: a torn record of a paste that then never happened
@@ -380,10 +380,10 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		return nil
 	}
 	if f.Route == exchange.ViaSocket {
-		e.recoverDoorInflight(root, ob, f, group)
+		o.recoverDoorInflight(root, ob, f, group)
 		return
 	}
-	pasted, entered, err := e.Tmux.Marks(ctx, ob.pane, f.Mark)
+	pasted, entered, err := o.Tmux.Marks(ctx, ob.pane, f.Mark)
 	if err != nil {
 		if fleet.IsNotFound(err) {
 			ob.clearInflight() // the pane is gone: the next delivery says so
@@ -398,10 +398,10 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		return nil
 	case entered == f.Mark:
 		ev := "recovered: the pane recorded the paste and the Enter of a deliverer that stopped before recording them"
-		e.recordMail(root, group, evSubmitted, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "evidence": ev}, e.Now())
+		o.recordMail(root, group, evSubmitted, map[string]string{"pane": string(ob.pane), "mail": f.Mark, "evidence": ev}, o.Now())
 		var endErr error
 		for _, g := range group {
-			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids))
+			endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailDelivered, "paste", ev, ids))
 		}
 		if endErr == nil {
 			// Kept otherwise (a full disk): the record is what stops the message being typed again.
@@ -410,18 +410,18 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		return nil
 	}
 	// Pasted, not submitted: press Enter only while the pane shows nothing but that paste.
-	det, err := e.Detect(ctx, pane, group[0].Agent)
+	det, err := o.Detect(ctx, pane, group[0].Agent)
 	if err != nil {
 		return nil
 	}
-	content, form, err := e.mailContent(root, group, det)
+	content, form, err := o.mailContent(root, group, det)
 	if err != nil {
 		return nil
 	}
-	d := e.Delivery(pane, content, det, root, srv)
+	d := o.Delivery(pane, content, det, root, srv)
 	// Strict: a pane in copy mode keeps its Enter waiting rather than being taken out of it.
 	d.Mark, d.Strict = f.Mark, true
-	res, rerr := e.Tmux.Resume(ctx, d)
+	res, rerr := o.Tmux.Resume(ctx, d)
 	var endErr error
 	switch {
 	case errors.Is(rerr, paneops.ErrEnterHeld):
@@ -429,9 +429,9 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	case rerr != nil:
 		detail := map[string]string{"pane": string(ob.pane), "mail": f.Mark, "form": form,
 			"error": "a deliverer stopped between paste and Enter, and the pane now holds other text: " + rerr.Error()}
-		e.recordMail(root, group, evUndelivered, detail, e.Now())
+		o.recordMail(root, group, evUndelivered, detail, o.Now())
 		for _, g := range group {
-			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids))
+			endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailUndeliverable, "paste", detail["error"], ids))
 		}
 	default:
 		sd := submittedDetail(ob.pane, form, det.Name, res)
@@ -441,9 +441,9 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		} else {
 			sd["evidence"] = "recovered, Enter pressed for a paste a stopped deliverer left: " + res.Evidence
 		}
-		e.recordMail(root, group, evSubmitted, sd, e.Now())
+		o.recordMail(root, group, evSubmitted, sd, o.Now())
 		for _, g := range group {
-			endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids))
+			endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailDelivered, "paste", sd["evidence"], ids))
 		}
 	}
 	if endErr == nil {
@@ -453,11 +453,11 @@ func (e *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 }
 
 // EnsureDeliverer starts the pane's deliverer when none runs (see RunDeliverer).
-func (e *Office) EnsureDeliverer(ob *outbox, socket string) error {
-	if e.Helpers.Deliverer == nil || ob.delivererRunning() {
+func (o *Office) EnsureDeliverer(ob *outbox, socket string) error {
+	if o.Helpers.Deliverer == nil || ob.delivererRunning() {
 		return nil
 	}
-	if err := e.Helpers.Deliverer(ob.server, socket, ob.pane); err != nil {
+	if err := o.Helpers.Deliverer(ob.server, socket, ob.pane); err != nil {
 		return fmt.Errorf("start the deliverer of pane %s: %w; the message waits until the next send to that pane, its agent's next turn boundary, or an inbox run in it", ob.pane, err)
 	}
 	return nil

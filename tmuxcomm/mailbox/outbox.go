@@ -249,7 +249,7 @@ func (ob *outbox) delivererRunning() bool {
 
 // Pending is the mail waiting in pane's outbox on server, oldest first: none when the pane has no
 // outbox or it does not read.
-func (e *Office) Pending(root, server string, pane messages.PaneID) []messages.Mail {
+func (o *Office) Pending(root, server string, pane messages.PaneID) []messages.Mail {
 	ob, err := OpenOutbox(root, server, pane, false)
 	if err != nil {
 		return nil

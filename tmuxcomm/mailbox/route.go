@@ -33,7 +33,7 @@ import (
 // deliverByDoor writes a group of mail through the pane's door, under the outbox's drain lock.
 // handled is false when nothing was written and the caller may type it now (a fail-fast delivery:
 // nothing waits for it); a strict delivery whose write did not complete leaves the mail queued.
-func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
+func (o *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, group []messages.Mail, pane paneops.Pane,
 	det profile.Detection, route door.Finding, content, form string, strict bool) (p *core.Posted, handled bool, err error) {
 	m := group[0]
 	p = &core.Posted{Mail: m}
@@ -44,12 +44,12 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	if f, err := ob.readInflight(); err == nil && f != nil {
 		return p, true, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is sent until it is", errNotReady, f.Mark, pane.ID)
 	}
-	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: e.Now().UTC(), Route: exchange.ViaSocket}); err != nil {
+	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: o.Now().UTC(), Route: exchange.ViaSocket}); err != nil {
 		return p, false, err
 	}
-	if werr := e.Door.Write(ctx, route, content); werr != nil {
+	if werr := o.Door.Write(ctx, route, content); werr != nil {
 		if !errors.Is(werr, door.ErrNotWritten) {
-			e.endDoorUnknown(root, ob, m.ID, ids, group, werr.Error())
+			o.endDoorUnknown(root, ob, m.ID, ids, group, werr.Error())
 			p.Outcome, p.Via = messages.MailUndeliverable, exchange.ViaSocket
 			return p, true, werr
 		}
@@ -59,7 +59,7 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 		}
 		return p, true, fmt.Errorf("%w: %v; it waits for the next look", errNotReady, werr)
 	}
-	at := e.Now()
+	at := o.Now()
 	size, sum := messages.BodySum([]byte(content))
 	evidence := route.Evidence()
 	if route.Status != "" {
@@ -74,10 +74,10 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	if len(group) > 1 {
 		detail["coalesced"] = strconv.Itoa(len(group))
 	}
-	recErr := e.recordMail(root, group, evSubmitted, detail, at)
+	recErr := o.recordMail(root, group, evSubmitted, detail, at)
 	var endErr error
 	for _, g := range group {
-		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailDelivered, exchange.ViaSocket, evidence, ids))
+		endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailDelivered, exchange.ViaSocket, evidence, ids))
 	}
 	p.Outcome, p.Via = messages.MailDelivered, exchange.ViaSocket
 	if endErr != nil {
@@ -94,18 +94,18 @@ func (e *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 // recoverDoorInflight ends a delivery through the door that a process left unrecorded: whether
 // its write completed is unknown, and writing again could deliver it twice, so it ends
 // undeliverable with that said ('wcomm resend' sends a request anew).
-func (e *Office) recoverDoorInflight(root string, ob *outbox, f *Inflight, group []messages.Mail) {
+func (o *Office) recoverDoorInflight(root string, ob *outbox, f *Inflight, group []messages.Mail) {
 	why := "a delivery through the agent's door was under way when its process stopped; it may have reached the agent, so it is not written again"
-	e.endDoorUnknown(root, ob, f.Mark, f.IDs, group, why)
+	o.endDoorUnknown(root, ob, f.Mark, f.IDs, group, why)
 }
 
 // endDoorUnknown ends group, whose write through the door may or may not have reached the agent,
 // as undeliverable with why; inflight.json stays until that is recorded.
-func (e *Office) endDoorUnknown(root string, ob *outbox, mark string, ids []string, group []messages.Mail, why string) {
-	e.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": mark, "via": exchange.ViaSocket, "error": why}, e.Now())
+func (o *Office) endDoorUnknown(root string, ob *outbox, mark string, ids []string, group []messages.Mail, why string) {
+	o.recordMail(root, group, evUndelivered, map[string]string{"pane": string(ob.pane), "mail": mark, "via": exchange.ViaSocket, "error": why}, o.Now())
 	var endErr error
 	for _, g := range group {
-		endErr = errors.Join(endErr, e.endMail(root, ob, g, messages.MailUndeliverable, exchange.ViaSocket, why, ids))
+		endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailUndeliverable, exchange.ViaSocket, why, ids))
 	}
 	if endErr == nil {
 		ob.clearInflight()

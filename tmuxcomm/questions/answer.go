@@ -50,8 +50,8 @@ type AnswerResult struct {
 // answer. An invalid answer wraps messages.ErrInvalidAnswer and leaves the question open; an
 // answer to a question that is decided or no longer applies wraps ErrStale. Every attempt is
 // logged. The accepted answer wakes a waiting ask, or else is pasted into the worker's pane.
-func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
-	root, found, err := e.ReadRoot()
+func (de *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, error) {
+	root, found, err := de.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -67,21 +67,21 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		source = "local"
 	}
 	attempt := map[string]string{"raw": o.Raw, "source": source}
-	if e.Self != "" {
-		attempt["pane"] = string(e.Self)
+	if de.Self != "" {
+		attempt["pane"] = string(de.Self)
 	}
 	stale := func(reason string) (*AnswerResult, error) {
 		d := map[string]string{"reason": reason}
 		for k, v := range attempt {
 			d[k] = v
 		}
-		e.LogQ(st, QStale, d)
+		de.LogQ(st, QStale, d)
 		return &AnswerResult{Question: st}, store.Kindf(core.ErrStale, "question %s: %s; your answer was recorded as stale and changed nothing", st.ID, reason)
 	}
 	if why := decidedReason(st); why != "" {
 		return stale(why)
 	}
-	e.judgeStale(ctx, st, e.liveness(ctx))
+	de.judgeStale(ctx, st, de.liveness(ctx))
 	if st.State == QuestionStale {
 		return stale(st.Reason)
 	}
@@ -90,11 +90,11 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		for k, v := range attempt {
 			d[k] = v
 		}
-		e.LogQ(st, QInvalid, d)
+		de.LogQ(st, QInvalid, d)
 		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
 	}
 	if st.Type == messages.Permission {
-		if err := e.mayAnswerPermission(ctx, o); err != nil {
+		if err := de.mayAnswerPermission(ctx, o); err != nil {
 			return invalid(err)
 		}
 	}
@@ -110,8 +110,8 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		message = o.Message
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
-		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: e.Self, Message: message, At: e.Now().UTC()}
-	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: de.Self, Message: message, At: de.Now().UTC()}
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, de.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -127,11 +127,11 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 		// Its hook is gone (killed, or the agent closed the dialog): an answer would reach
 		// nobody, and no answer of a permission is ever typed into a pane.
 		reason := "the agent's hook no longer waits for it (its dialog is gone)"
-		r := ResolvedRecord{ID: st.ID, Reason: reason, At: e.Now().UTC()}
+		r := ResolvedRecord{ID: st.ID, Reason: reason, At: de.Now().UTC()}
 		werr := writeJSONExclusive(st.File(messages.SuffixResolved), r)
 		unlock()
 		if werr == nil {
-			e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
+			de.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
 		}
 		st.Refresh()
 		return stale(reason)
@@ -152,15 +152,15 @@ func (e *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, erro
 	for k, v := range attempt {
 		d[k] = v
 	}
-	e.LogQ(st, QAccepted, d)
+	de.LogQ(st, QAccepted, d)
 	st.Refresh()
 	res := &AnswerResult{Question: st}
 	if waiting {
 		res.Signal = core.SignalAsk
-		e.LogQ(st, QAskWoken, nil)
+		de.LogQ(st, QAskWoken, nil)
 		return res, nil
 	}
-	if res.Signal, res.Via, err = e.pasteAnswer(ctx, st); err != nil {
+	if res.Signal, res.Via, err = de.pasteAnswer(ctx, st); err != nil {
 		res.Warning = fmt.Sprintf("the answer is recorded, but no ask was waiting and pasting it into worker pane %s failed: %v; the worker gets it with 'wcomm ask --wait %s'", st.Worker, err, st.ID)
 		return res, nil
 	}
@@ -184,7 +184,7 @@ func decidedReason(st *QuestionStatus) string {
 
 // ResolveQuestion closes a pending question without an answer, for the reason given; a decided
 // question wraps ErrAnswered.
-func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
+func (d *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*QuestionStatus, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		return nil, core.Needf(core.NeedReason, nil, "resolve needs a reason: say why the question is closed without an answer")
@@ -192,7 +192,7 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	if len(reason) > 1000 {
 		return nil, core.Usagef("the reason is %d bytes; keep it under 1000", len(reason))
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := d.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, d.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -211,7 +211,7 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 	if st.Refresh(); st.Decided() {
 		return st, store.Kindf(store.ErrAnswered, "question %s: %s; nothing to resolve", st.ID, decidedReason(st))
 	}
-	r := ResolvedRecord{ID: st.ID, Reason: reason, Pane: e.Self, At: e.Now().UTC()}
+	r := ResolvedRecord{ID: st.ID, Reason: reason, Pane: d.Self, At: d.Now().UTC()}
 	if err := writeJSONExclusive(st.File(messages.SuffixResolved), r); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			st.Refresh()
@@ -219,7 +219,7 @@ func (e *Desk) ResolveQuestion(ctx context.Context, id, reason string) (*Questio
 		}
 		return nil, err
 	}
-	e.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
+	d.LogQ(st, QResolvedEvent, map[string]string{"reason": reason})
 	st.Refresh()
 	return st, nil
 }

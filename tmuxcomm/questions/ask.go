@@ -65,14 +65,14 @@ type place struct {
 
 // questionPlace finds the session folder of the caller's questions: the tied exchange's, or the
 // pair's (created as send creates it).
-func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*place, error) {
-	srv, err := e.Tmux.ServerInfo(ctx)
+func (d *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*place, error) {
+	srv, err := d.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("no tmux server to relay the question through: %w", err)
 	}
 	fromExchange := func(x *exchange.Exchange) (*place, error) {
-		if x.Worker != e.Self {
-			return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; ask from the worker's pane", x.ID, x.Worker, e.Self)
+		if x.Worker != d.Self {
+			return nil, fmt.Errorf("request %s is addressed to pane %s, not to your pane %s; ask from the worker's pane", x.ID, x.Worker, d.Self)
 		}
 		if x.Status == exchange.StatusAnswered {
 			return nil, store.Kindf(core.ErrStale, "request %s is already answered; a question about it would be stale", x.ID)
@@ -93,7 +93,7 @@ func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*p
 		return p, nil
 	}
 	if o.Exchange != "" {
-		x, err := e.Locate(ctx, o.Exchange, exchange.RoleWorker)
+		x, err := d.Locate(ctx, o.Exchange, exchange.RoleWorker)
 		if err != nil {
 			return nil, err
 		}
@@ -101,24 +101,24 @@ func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*p
 	}
 	var orch paneops.Pane
 	if o.To != "" {
-		orch, err = e.Resolve(ctx, o.To, o.Scope, false)
+		orch, err = d.Resolve(ctx, o.To, o.Scope, false)
 		if err != nil {
 			return nil, err
 		}
-		if orch.ID == e.Self {
+		if orch.ID == d.Self {
 			return nil, core.Needf(core.NeedOrchestrator, nil, "%s is your own pane; name the orchestrator's pane", orch.ID)
 		}
 	}
-	x, err := e.Locate(ctx, "", exchange.RoleWorker)
+	x, err := d.Locate(ctx, "", exchange.RoleWorker)
 	switch {
 	case err == nil && (o.To == "" || x.Orchestrator == orch.ID):
 		return fromExchange(x)
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	case o.To == "":
-		return nil, core.Needf(core.NeedOrchestrator, store.ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", e.Self)
+		return nil, core.Needf(core.NeedOrchestrator, store.ErrNotFound, "no unanswered request is addressed to pane %s, so there is no orchestrator to ask; name the orchestrator's pane or the request the question is about", d.Self)
 	}
-	dir, sess, err := e.OpenSession(root, orch.ID, e.Self, srv.Key(), srv.Socket)
+	dir, sess, err := d.OpenSession(root, orch.ID, d.Self, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
@@ -129,16 +129,16 @@ func (e *Desk) questionPlace(ctx context.Context, root string, o AskOptions) (*p
 // orchestrator's pane, runs the on_question hook and, with Wait, waits for the answers. The
 // result lists every question with its state; the error says why some have no answer (it wraps
 // ErrTimeout, ErrNoAnswer or ErrUndelivered) and ends with BestJudgment.
-func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
-	root, err := e.RootDir(true)
+func (d *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
+	root, err := d.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
-	if e.Self == "" {
-		return nil, e.NeedOwnPane(ctx, "ask from the worker's pane, or name the pane you ask for")
+	if d.Self == "" {
+		return nil, d.NeedOwnPane(ctx, "ask from the worker's pane, or name the pane you ask for")
 	}
-	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
-		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
+	if _, err := messages.ParsePaneID(string(d.Self)); err != nil {
+		return nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(d.Self)), err)
 	}
 	if len(o.Questions) == 0 {
 		return nil, fmt.Errorf("no question to ask")
@@ -148,7 +148,7 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		q = q.Normalized()
 		q.ID = ""
 		if q.Type == messages.Permission {
-			return nil, core.Usagef("a permission question is asked by an agent's PermissionRequest hook ('%s hook'), not by ask", e.Command)
+			return nil, core.Usagef("a permission question is asked by an agent's PermissionRequest hook ('%s hook'), not by ask", d.Command)
 		}
 		if err := q.Validate(); err != nil {
 			return nil, err
@@ -173,13 +173,13 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		}
 		git = &g
 	}
-	p, err := e.questionPlace(ctx, root, o)
+	p, err := d.questionPlace(ctx, root, o)
 	if err != nil {
 		return nil, err
 	}
-	base := QuestionRecord{Worker: e.Self, Orchestrator: p.orch, Session: filepath.Base(p.dir), Server: p.server,
-		Socket: p.socket, AskedAt: e.Now().UTC(), TimeoutSeconds: o.Timeout.Seconds(), AutoAnswer: o.AutoAnswer,
-		MaxQuestions: o.MaxQuestions, Git: git, Channels: e.ChannelsKey, AskedIn: e.AskedIn}
+	base := QuestionRecord{Worker: d.Self, Orchestrator: p.orch, Session: filepath.Base(p.dir), Server: p.server,
+		Socket: p.socket, AskedAt: d.Now().UTC(), TimeoutSeconds: o.Timeout.Seconds(), AutoAnswer: o.AutoAnswer,
+		MaxQuestions: o.MaxQuestions, Git: git, Channels: d.ChannelsKey, AskedIn: d.AskedIn}
 	if p.x != nil {
 		base.Exchange, base.ExchangeSeq = p.x.ID, p.x.Seq
 	}
@@ -191,7 +191,7 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	// an answer that comes at once wakes this ask instead of being pasted into the pane.
 	locks := &lockSet{}
 	defer locks.release()
-	sts, err := e.createQuestions(root, p.dir, base, qs, func(st *QuestionStatus) error {
+	sts, err := d.createQuestions(root, p.dir, base, qs, func(st *QuestionStatus) error {
 		if o.Intent != nil {
 			if err := writeIntent(st, *o.Intent); err != nil {
 				return err
@@ -200,7 +200,7 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 		if !o.Wait {
 			return nil
 		}
-		return locks.take(st.WaitLock(), e.LockTimeout)
+		return locks.take(st.WaitLock(), d.LockTimeout)
 	})
 	if err != nil {
 		return nil, err
@@ -217,47 +217,47 @@ func (e *Desk) Ask(ctx context.Context, o AskOptions) (*AskResult, error) {
 	if len(relayed) == 0 {
 		return res, nil
 	}
-	res.Warnings = append(res.Warnings, e.startBridge()...)
-	derr := e.relayQuestions(ctx, root, p, relayed, res)
+	res.Warnings = append(res.Warnings, d.startBridge()...)
+	derr := d.relayQuestions(ctx, root, p, relayed, res)
 	reached := derr == nil
 	if derr != nil {
 		res.Warnings = append(res.Warnings, derr.Error())
 	}
 	if len(o.Hook) > 0 {
 		for _, st := range relayed {
-			if herr := e.runHook(ctx, o.Hook, o.HookTimeout, o.Dir, st); herr != nil {
-				e.LogQ(st, qHookFailed, map[string]string{"error": herr.Error()})
+			if herr := d.runHook(ctx, o.Hook, o.HookTimeout, o.Dir, st); herr != nil {
+				d.LogQ(st, qHookFailed, map[string]string{"error": herr.Error()})
 				res.Warnings = append(res.Warnings, fmt.Sprintf("on_question for %s failed: %v", st.ID, herr))
 			} else {
-				e.LogQ(st, QHookRan, map[string]string{"command": o.Hook[0]})
+				d.LogQ(st, QHookRan, map[string]string{"command": o.Hook[0]})
 				reached = true
 			}
 		}
 	}
 	if !reached {
 		return res, core.Judgedf(core.ErrUnrelayed, "question %s is saved but reached nobody (%v); it stays pending and can still be answered with '%s answer %s ...'",
-			ids(relayed), derr, e.Command, relayed[0].ID)
+			ids(relayed), derr, d.Command, relayed[0].ID)
 	}
 	if !o.Wait {
 		return res, nil
 	}
-	err = e.waitAnswers(ctx, relayed, nil)
-	return res, e.settle(relayed, locks, err)
+	err = d.waitAnswers(ctx, relayed, nil)
+	return res, d.settle(relayed, locks, err)
 }
 
 // startBridge starts the bridge to the answer channels, if any are configured and none runs.
 // A failure is a warning: the question still reaches the orchestrator's pane.
-func (e *Desk) startBridge() []string {
-	if e.Helpers.Bridge == nil {
+func (d *Desk) startBridge() []string {
+	if d.Helpers.Bridge == nil {
 		return nil
 	}
-	err := e.Helpers.Bridge()
+	err := d.Helpers.Bridge()
 	switch {
 	case errors.Is(err, core.ErrChannelsUnusable):
 		// The settings are at fault: running the bridge by hand would fail the same way.
-		return []string{fmt.Sprintf("%v; the question still reaches you by its other routes (your pane, '%s answer')", err, e.Command)}
+		return []string{fmt.Sprintf("%v; the question still reaches you by its other routes (your pane, '%s answer')", err, d.Command)}
 	case err != nil:
-		return []string{fmt.Sprintf("could not start the bridge to your answer channels (%v); run '%s bridge'", err, e.Command)}
+		return []string{fmt.Sprintf("could not start the bridge to your answer channels (%v); run '%s bridge'", err, d.Command)}
 	}
 	return nil
 }
@@ -292,8 +292,8 @@ func (l *lockSet) release() {
 // createQuestions stores the questions under the root lock: the per-worker cap is counted, the
 // sequence number claimed with link(2) and a question over the cap answered at once with
 // DECIDED_BY cap-exceeded. onCreate runs for each stored question before the lock is released.
-func (e *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messages.Question, onCreate func(*QuestionStatus) error) ([]*QuestionStatus, error) {
-	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+func (d *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messages.Question, onCreate func(*QuestionStatus) error) ([]*QuestionStatus, error) {
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, d.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -306,7 +306,7 @@ func (e *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messa
 		}
 		rec := base
 		rec.Question = q
-		st, err := e.claimQuestion(root, dir, rec)
+		st, err := d.claimQuestion(root, dir, rec)
 		if err != nil {
 			return out, err
 		}
@@ -316,15 +316,15 @@ func (e *Desk) createQuestions(root, dir string, base QuestionRecord, qs []messa
 		if asked[q.Task] >= base.MaxQuestions && base.Permission == nil && q.Type != messages.Permission {
 			a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, DecidedBy: messages.DecidedByCap, Source: "wcomm",
 				Answer: fmt.Sprintf("Question cap exceeded (at most %d questions per worker per task). Make the decision yourself and mark it \"assumed — needs review\" in your report.", base.MaxQuestions),
-				Type:   st.Type, Form: "cap", At: e.Now().UTC()}
+				Type:   st.Type, Form: "cap", At: d.Now().UTC()}
 			if err := writeJSONExclusive(st.File(messages.SuffixAnswer), a); err != nil {
 				return out, err
 			}
-			e.LogQ(st, QAccepted, map[string]string{"decided_by": messages.DecidedByCap})
+			d.LogQ(st, QAccepted, map[string]string{"decided_by": messages.DecidedByCap})
 			st.Refresh()
 		} else {
 			asked[q.Task]++
-			e.LogQ(st, QAsked, map[string]string{"worker": string(base.Worker), "orchestrator": string(base.Orchestrator)})
+			d.LogQ(st, QAsked, map[string]string{"worker": string(base.Worker), "orchestrator": string(base.Orchestrator)})
 		}
 		out = append(out, st)
 	}

@@ -17,18 +17,18 @@ import (
 
 // Caller judges who runs this command (the process SelfPID). An agent is a program the built-in
 // profiles or the settings' agent_profiles name: settings may add an agent, never hide one.
-func (e *Desk) Caller(ctx context.Context) paneops.Caller {
+func (d *Desk) Caller(ctx context.Context) paneops.Caller {
 	var list paneops.PaneLister
-	if e.Tmux != nil {
-		list = e.Tmux.Panes
+	if d.Tmux != nil {
+		list = d.Tmux.Panes
 	}
-	return paneops.IdentifyCaller(ctx, list, e.Procs, e.SelfPID, profile.Defaults(), e.Profiles)
+	return paneops.IdentifyCaller(ctx, list, d.Procs, d.SelfPID, profile.Defaults(), d.Profiles)
 }
 
 // RequirePerson returns nil when the person runs this command, and otherwise an error that says
 // who does and why only the person may do what.
-func (e *Desk) RequirePerson(ctx context.Context, what string) error {
-	c := e.Caller(ctx)
+func (d *Desk) RequirePerson(ctx context.Context, what string) error {
+	c := d.Caller(ctx)
 	if c.Person {
 		return nil
 	}
@@ -40,20 +40,20 @@ var ErrNotOwnPane = errors.New("not in the pane it names")
 
 // OwnPane returns nil when this process runs in the pane it claims as its own (Self, from
 // $TMUX_PANE), and an error wrapping ErrNotOwnPane that says why not otherwise.
-func (e *Desk) OwnPane(ctx context.Context) error {
-	if e.Tmux == nil {
-		return fmt.Errorf("%w: no tmux server to look pane %s up on", ErrNotOwnPane, e.Self)
+func (d *Desk) OwnPane(ctx context.Context) error {
+	if d.Tmux == nil {
+		return fmt.Errorf("%w: no tmux server to look pane %s up on", ErrNotOwnPane, d.Self)
 	}
 	scan := func(panePID int) (*proc.Table, error) {
-		if e.PaneProcs != nil {
-			return e.PaneProcs(panePID, e.SelfPID)
+		if d.PaneProcs != nil {
+			return d.PaneProcs(panePID, d.SelfPID)
 		}
-		if e.Procs != nil {
-			return e.Procs()
+		if d.Procs != nil {
+			return d.Procs()
 		}
 		return proc.Scan()
 	}
-	if err := paneops.OwnPane(ctx, e.Tmux.Pane, scan, e.Self, e.SelfPID); err != nil {
+	if err := paneops.OwnPane(ctx, d.Tmux.Pane, scan, d.Self, d.SelfPID); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotOwnPane, err)
 	}
 	return nil

@@ -18,7 +18,7 @@ import (
 // runHook runs the on_question command for one question: argv without a shell, the question's
 // JSON on stdin, WCOMM_QUESTION_ID and WCOMM_QUESTION_FILE in its environment, bounded by
 // timeout (its whole process group is killed then).
-func (e *Desk) runHook(ctx context.Context, argv []string, timeout time.Duration, dir string, st *QuestionStatus) error {
+func (d *Desk) runHook(ctx context.Context, argv []string, timeout time.Duration, dir string, st *QuestionStatus) error {
 	if timeout <= 0 {
 		timeout = settings.DefaultOnQuestionTimeout
 	}

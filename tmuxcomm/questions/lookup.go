@@ -11,18 +11,18 @@ import (
 
 // Question returns the question with id, wherever it is under the root, in the state the listing
 // of Questions gives it (stale ones say why).
-func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error) {
+func (d *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error) {
 	if _, err := messages.ParseQuestionID(id); err != nil {
 		return nil, err
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := d.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
 	if !found {
 		return nil, store.Kindf(store.ErrNotFound, "no questions yet (no root %s)", root)
 	}
-	list, _, err := e.Questions(ctx, QuestionsOptions{})
+	list, _, err := d.Questions(ctx, QuestionsOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func (e *Desk) Question(ctx context.Context, id string) (*QuestionStatus, error)
 
 // questionsByID returns the questions o.IDs name, each as Question gives it; with o.Resolve, the
 // one question named, closed without an answer.
-func (e *Desk) questionsByID(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, error) {
+func (d *Desk) questionsByID(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, error) {
 	if o.Resolve != "" && len(o.IDs) != 1 {
 		return nil, core.Usagef("resolve closes one question: name it by its id")
 	}
@@ -49,15 +49,15 @@ func (e *Desk) questionsByID(ctx context.Context, o QuestionsOptions) ([]*Questi
 	}
 	var out []*QuestionStatus
 	for _, ref := range o.IDs {
-		id, err := e.QuestionID(ref)
+		id, err := d.QuestionID(ref)
 		if err != nil {
 			return nil, err
 		}
 		var st *QuestionStatus
 		if o.Resolve != "" {
-			st, err = e.ResolveQuestion(ctx, id, o.Resolve)
+			st, err = d.ResolveQuestion(ctx, id, o.Resolve)
 		} else {
-			st, err = e.Question(ctx, id)
+			st, err = d.Question(ctx, id)
 		}
 		if err != nil {
 			return nil, err

@@ -57,44 +57,44 @@ func (w *PermissionWait) Close() { w.locks.release() }
 // for the person, holding its wait lock from the moment it exists (so an answer is never typed
 // into a pane), and starts the bridge to the answer channels. The question lives in the pane's
 // own session folder (the pane with itself: there is no orchestrator).
-func (e *Desk) AskPermission(ctx context.Context, req messages.PermissionRequest) (*PermissionWait, []string, error) {
-	root, err := e.RootDir(true)
+func (de *Desk) AskPermission(ctx context.Context, req messages.PermissionRequest) (*PermissionWait, []string, error) {
+	root, err := de.RootDir(true)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := messages.ParsePaneID(string(e.Self)); err != nil {
-		return nil, nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(e.Self)), err)
+	if _, err := messages.ParsePaneID(string(de.Self)); err != nil {
+		return nil, nil, fmt.Errorf("own pane %q: %w", messages.SanitizeField(string(de.Self)), err)
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
+	srv, err := de.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("no tmux server: %w", err)
 	}
 	req = fitPermission(req)
-	q := messages.PermissionQuestion(req, e.Self).Normalized()
+	q := messages.PermissionQuestion(req, de.Self).Normalized()
 	if err := q.Validate(); err != nil {
 		return nil, nil, err
 	}
-	dir, _, err := e.OpenSession(root, e.Self, e.Self, srv.Key(), srv.Socket)
+	dir, _, err := de.OpenSession(root, de.Self, de.Self, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, nil, err
 	}
-	base := QuestionRecord{Worker: e.Self, Orchestrator: e.Self, Session: filepath.Base(dir), Server: srv.Key(), Socket: srv.Socket,
-		AskedAt: e.Now().UTC(), MaxQuestions: math.MaxInt32, Channels: e.ChannelsKey, AskedIn: e.AskedIn, Permission: &req}
+	base := QuestionRecord{Worker: de.Self, Orchestrator: de.Self, Session: filepath.Base(dir), Server: srv.Key(), Socket: srv.Socket,
+		AskedAt: de.Now().UTC(), MaxQuestions: math.MaxInt32, Channels: de.ChannelsKey, AskedIn: de.AskedIn, Permission: &req}
 	if base, err = checkPermissionRecord(base, q); err != nil {
 		return nil, nil, err
 	}
 	locks := &lockSet{}
-	sts, err := e.createQuestions(root, dir, base, []messages.Question{q}, func(st *QuestionStatus) error {
-		return locks.take(st.WaitLock(), e.LockTimeout)
+	sts, err := de.createQuestions(root, dir, base, []messages.Question{q}, func(st *QuestionStatus) error {
+		return locks.take(st.WaitLock(), de.LockTimeout)
 	})
 	if err == nil {
-		err = e.readBack(sts[0])
+		err = de.readBack(sts[0])
 	}
 	if err != nil {
 		locks.release()
 		return nil, nil, err
 	}
-	return &PermissionWait{Question: sts[0], d: e, locks: locks}, e.startBridge(), nil
+	return &PermissionWait{Question: sts[0], d: de, locks: locks}, de.startBridge(), nil
 }
 
 // PermissionOutcome is how a permission question ended for its hook.
@@ -346,18 +346,18 @@ func (w *terminalWatch) look() (string, bool) {
 // for itself or for another is what the prompt exists to prevent. The bridge and the console are
 // the person's channels (a chat's allowed users, the console's secret) and ask no check; the
 // command line and the MCP server are judged by what cannot be forged (Caller, OwnPane).
-func (e *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
+func (d *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
 	if !o.CheckCaller && !o.Agent {
 		return nil
 	}
-	c := e.Caller(ctx)
+	c := d.Caller(ctx)
 	if c.Person && !o.Agent {
 		return nil
 	}
-	if c.Agent != "" && slices.Contains(e.PermissionAnswerers, c.Agent) {
+	if c.Agent != "" && slices.Contains(d.PermissionAnswerers, c.Agent) {
 		return nil
 	}
-	if e.Self != "" && slices.Contains(e.PermissionAnswerers, string(e.Self)) && e.OwnPane(ctx) == nil {
+	if d.Self != "" && slices.Contains(d.PermissionAnswerers, string(d.Self)) && d.OwnPane(ctx) == nil {
 		return nil
 	}
 	who, why := c.Agent, c.Why
@@ -367,7 +367,7 @@ func (e *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
 	case who == "":
 		who = "this command"
 	}
-	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", who, why, e.Command)
+	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", who, why, d.Command)
 }
 
 // Tell hands text to the agent of the question's pane as a message from the person, through its

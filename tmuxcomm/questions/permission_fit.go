@@ -176,12 +176,12 @@ func checkPermissionRecord(rec QuestionRecord, q messages.Question) (QuestionRec
 // readBack loads a just-written permission question as its readers will: one they cannot read is
 // resolved at once and its error returned, so the hook fails now and the agent's dialog decides,
 // rather than waiting its whole time for an answer that cannot come.
-func (e *Desk) readBack(st *QuestionStatus) error {
+func (d *Desk) readBack(st *QuestionStatus) error {
 	_, err := LoadQuestion(st.Dir, st.Task, st.Seq)
 	if err == nil {
 		return nil
 	}
-	r := ResolvedRecord{ID: st.ID, Reason: "unreadable: " + err.Error(), At: e.Now().UTC()}
+	r := ResolvedRecord{ID: st.ID, Reason: "unreadable: " + err.Error(), At: d.Now().UTC()}
 	if werr := writeJSONExclusive(st.File(messages.SuffixResolved), r); werr != nil && !errors.Is(werr, store.ErrExists) && !errors.Is(werr, os.ErrExist) {
 		err = errors.Join(err, werr)
 	}

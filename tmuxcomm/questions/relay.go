@@ -17,11 +17,11 @@ import (
 // relayQuestions hands the QUESTION blocks, each with how to answer it, to the orchestrator's
 // pane, and says in res whether they were delivered now or queued. The question log records each
 // step.
-func (e *Desk) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus, res *AskResult) error {
+func (d *Desk) relayQuestions(ctx context.Context, root string, p *place, sts []*QuestionStatus, res *AskResult) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[QUESTION from worker %s]", e.Self)
+	fmt.Fprintf(&b, "[QUESTION from worker %s]", d.Self)
 	for _, st := range sts {
-		b.WriteString("\n" + messages.FormatQuestionBlock(st.Question) + "\n" + messages.AnswerHint(st.Question, e.Command))
+		b.WriteString("\n" + messages.FormatQuestionBlock(st.Question) + "\n" + messages.AnswerHint(st.Question, d.Command))
 		if st.Git != nil {
 			b.WriteString("\n(bound to the git state of " + st.Git.Dir + ": an answer after it changes is refused as stale)")
 		}
@@ -30,14 +30,14 @@ func (e *Desk) relayQuestions(ctx context.Context, root string, p *place, sts []
 	for i, st := range sts {
 		qids[i] = st.ID
 	}
-	summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions %s", e.Self, ids(sts), e.Command, strings.Join(qids, " "))
-	m := messages.Mail{Kind: messages.MailQuestion, Pane: p.orch, Server: p.server, Socket: p.socket, From: e.Self,
+	summary := fmt.Sprintf("[QUESTION from worker %s] %s: run: %s questions %s", d.Self, ids(sts), d.Command, strings.Join(qids, " "))
+	m := messages.Mail{Kind: messages.MailQuestion, Pane: p.orch, Server: p.server, Socket: p.socket, From: d.Self,
 		Session: filepath.Base(p.dir), Question: qids, Text: b.String(), Summary: summary}
-	posted, err := e.postTo(ctx, root, m)
+	posted, err := d.postTo(ctx, root, m)
 	if err != nil {
 		if posted == nil {
 			for _, st := range sts {
-				e.LogQ(st, QUndelivered, map[string]string{"pane": string(p.orch), "error": err.Error()})
+				d.LogQ(st, QUndelivered, map[string]string{"pane": string(p.orch), "error": err.Error()})
 			}
 		}
 		return fmt.Errorf("could not paste the question into orchestrator pane %s: %w", p.orch, err)
@@ -50,12 +50,12 @@ func (e *Desk) relayQuestions(ctx context.Context, root string, p *place, sts []
 // pasteAnswer hands the ANSWER block to the worker's pane, when the pane still belongs to the
 // server the question came through, and returns SignalPasted or SignalQueued, with the route of
 // a delivery made now (ViaSocket or ViaTyped).
-func (e *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal, string, error) {
+func (d *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal, string, error) {
 	block := st.AnswerBlock()
 	if block == nil {
 		return "", "", fmt.Errorf("no answer to paste")
 	}
-	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, e.Command, st.ID)
+	summary := fmt.Sprintf("[ANSWER %s] %s: run: %s ask --wait %s", st.ID, block.DecidedBy, d.Command, st.ID)
 	text := messages.FormatAnswerBlock(*block)
 	if st.Idle != nil {
 		// The reply to an idle notice is the person's next instruction: the agent gets it as
@@ -65,10 +65,10 @@ func (e *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal
 	}
 	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
 		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: text, Summary: summary}
-	posted, err := e.postTo(ctx, filepath.Dir(st.Dir), m)
+	posted, err := d.postTo(ctx, filepath.Dir(st.Dir), m)
 	if err != nil {
 		if posted == nil {
-			e.LogQ(st, QAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
+			d.LogQ(st, QAnswerLost, map[string]string{"pane": string(st.Worker), "error": err.Error()})
 		}
 		return "", "", err
 	}
@@ -80,13 +80,13 @@ func (e *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal
 
 // postTo posts m to its pane after checking that the pane's server is still the one m names and
 // the pane is alive. A nil Posted with the error means nothing was queued.
-func (e *Desk) postTo(ctx context.Context, root string, m messages.Mail) (*core.Posted, error) {
-	p, srv, err := e.Reach(ctx, root, m.Pane, m.Server, "", false)
+func (d *Desk) postTo(ctx context.Context, root string, m messages.Mail) (*core.Posted, error) {
+	p, srv, err := d.Reach(ctx, root, m.Pane, m.Server, "", false)
 	if err != nil {
 		return nil, err
 	}
 	if m.Server == "" {
 		m.Server, m.Socket = srv.Key(), srv.Socket
 	}
-	return e.Post(ctx, root, m, p, srv)
+	return d.Post(ctx, root, m, p, srv)
 }

@@ -13,14 +13,14 @@ import (
 )
 
 // QuestionID returns the question id ref names under the engine's root (ResolveQuestionID).
-func (e *Desk) QuestionID(ref string) (string, error) {
+func (d *Desk) QuestionID(ref string) (string, error) {
 	if _, err := messages.ParseQuestionID(ref); err == nil {
 		return ref, nil
 	}
 	if err := CheckQuestionRef(ref); err != nil {
 		return "", err
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := d.ReadRoot()
 	if err != nil {
 		return "", err
 	}
@@ -94,13 +94,13 @@ func QuestionIDsEnding(root, tail string) ([]string, error) {
 
 // AnyID returns the id ref names where either kind of id is taken (show): ref itself when it is a
 // whole id, a path or a broadcast's id, else the one request or question id that ends with ref.
-func (e *Desk) AnyID(ref string) (string, error) {
+func (d *Desk) AnyID(ref string) (string, error) {
 	_, qerr := messages.ParseQuestionID(ref)
 	isX, isQ := messages.IsIDSuffix(ref), messages.IsQuestionIDSuffix(ref)
 	if qerr == nil || messages.ValidID(ref) == nil || messages.IsBroadcastID(ref) || !isX && !isQ {
 		return ref, nil
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := d.ReadRoot()
 	if err != nil {
 		return "", err
 	}

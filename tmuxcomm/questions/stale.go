@@ -17,17 +17,17 @@ type liveness struct {
 	panes map[messages.PaneID]bool // pane id -> dead
 }
 
-func (e *Desk) liveness(ctx context.Context) *liveness {
+func (d *Desk) liveness(ctx context.Context) *liveness {
 	l := &liveness{}
-	if e.Tmux == nil {
+	if d.Tmux == nil {
 		l.err = errors.New("no tmux")
 		return l
 	}
-	l.srv, l.err = e.Tmux.ServerInfo(ctx)
+	l.srv, l.err = d.Tmux.ServerInfo(ctx)
 	if l.err != nil {
 		return l
 	}
-	panes, err := e.Tmux.Panes(ctx, paneops.Scope{All: true})
+	panes, err := d.Tmux.Panes(ctx, paneops.Scope{All: true})
 	if err != nil {
 		l.err = err
 		return l
@@ -63,7 +63,7 @@ func (l *liveness) workerGone(r *QuestionRecord) (bool, string) {
 
 // judgeStale marks a pending question stale when it no longer applies: its exchange got its
 // response, its worker pane is gone, or its git binding no longer holds.
-func (e *Desk) judgeStale(ctx context.Context, st *QuestionStatus, live *liveness) {
+func (d *Desk) judgeStale(ctx context.Context, st *QuestionStatus, live *liveness) {
 	if st.State != QuestionPending {
 		return
 	}

@@ -132,8 +132,8 @@ func (st *QuestionStatus) WaitLock() string {
 }
 
 // LogQ appends one event to the question's log; a failed log write never fails the operation.
-func (e *Desk) LogQ(st *QuestionStatus, state string, detail map[string]string) error {
-	line, err := json.Marshal(exchange.Event{State: state, At: e.Now().UTC(), Detail: detail})
+func (d *Desk) LogQ(st *QuestionStatus, state string, detail map[string]string) error {
+	line, err := json.Marshal(exchange.Event{State: state, At: d.Now().UTC(), Detail: detail})
 	if err != nil {
 		return err
 	}
@@ -320,7 +320,7 @@ func nextQuestionSeq(dir, task string) (int, error) {
 // claimQuestion writes the next question file of rec's task in dir with link(2), so two askers
 // never share a number, and gives it an id whose tag no other folder's question of that
 // number uses.
-func (e *Desk) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionStatus, error) {
+func (d *Desk) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionStatus, error) {
 	for attempt := 0; attempt < 100; attempt++ {
 		seq, err := nextQuestionSeq(dir, rec.Task)
 		if err != nil {
@@ -329,7 +329,7 @@ func (e *Desk) claimQuestion(root, dir string, rec QuestionRecord) (*QuestionSta
 		taken := tagsInUse(root, rec.Task, seq)
 		var tag string
 		for i := 0; i < 64; i++ {
-			if tag, err = messages.NewQuestionTag(e.Rand); err != nil {
+			if tag, err = messages.NewQuestionTag(d.Rand); err != nil {
 				return nil, err
 			}
 			if !taken[tag] {
@@ -415,12 +415,12 @@ type QuestionsOptions struct {
 
 // Questions lists every question under the root with its state, oldest first, and names the
 // question files it could not read; with IDs, the questions they name (resolved, with Resolve).
-func (e *Desk) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
+func (d *Desk) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionStatus, []string, error) {
 	if len(o.IDs) > 0 || o.Resolve != "" {
-		list, err := e.questionsByID(ctx, o)
+		list, err := d.questionsByID(ctx, o)
 		return list, nil, err
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := d.ReadRoot()
 	if err != nil || !found {
 		return nil, nil, err
 	}
@@ -439,9 +439,9 @@ func (e *Desk) Questions(ctx context.Context, o QuestionsOptions) ([]*QuestionSt
 		}
 		if st.State == QuestionPending && !o.FilesOnly {
 			if live == nil {
-				live = e.liveness(ctx)
+				live = d.liveness(ctx)
 			}
-			e.judgeStale(ctx, st, live)
+			d.judgeStale(ctx, st, live)
 		}
 		if o.Pending && st.State != QuestionPending {
 			continue

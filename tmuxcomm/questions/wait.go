@@ -19,7 +19,7 @@ import (
 // question with auto-answer and options gets its first option (DECIDED_BY auto-timeout); one
 // without is marked timed out. autoOverride, when set, replaces each question's own auto-answer
 // setting. It wakes on file events in the questions' folders, with a safety tick.
-func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverride *bool) error {
+func (d *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverride *bool) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wake := make(chan struct{}, 1)
@@ -66,7 +66,7 @@ func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverr
 		}()
 	}
 	for {
-		now := e.Now()
+		now := d.Now()
 		var next time.Time
 		open := 0
 		for _, st := range sts {
@@ -83,12 +83,12 @@ func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverr
 				// approves an action nor decides a permission, whatever --auto-answer says.
 				auto := st.AutoAnswer && (autoOverride == nil || *autoOverride)
 				if auto && len(st.Options) > 0 && st.Action == "" && !st.isPermission() {
-					if err := e.autoAnswer(st); err != nil {
+					if err := d.autoAnswer(st); err != nil {
 						return err
 					}
 				} else {
 					st.timedOut = true
-					e.LogQ(st, QTimedOut, nil)
+					d.LogQ(st, QTimedOut, nil)
 				}
 				continue
 			}
@@ -115,7 +115,7 @@ func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverr
 		case <-ctx.Done():
 			stop()
 			return core.Judgedf(ctx.Err(), "interrupted while waiting for %s; the question stays pending (%s ask --wait %s picks it up again)",
-				ids(sts), e.Command, sts[0].ID)
+				ids(sts), d.Command, sts[0].ID)
 		case <-wake:
 		case <-timer:
 		}
@@ -125,9 +125,9 @@ func (e *Desk) waitAnswers(ctx context.Context, sts []*QuestionStatus, autoOverr
 
 // autoAnswer records the first option as the answer, unless an answer or a resolution got there
 // first, under the root lock that also orders answer and resolve.
-func (e *Desk) autoAnswer(st *QuestionStatus) error {
+func (d *Desk) autoAnswer(st *QuestionStatus) error {
 	root := filepath.Dir(st.Dir)
-	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, d.LockTimeout)
 	if err != nil {
 		return fmt.Errorf("lock root %s: %w", root, err)
 	}
@@ -136,11 +136,11 @@ func (e *Desk) autoAnswer(st *QuestionStatus) error {
 		return nil
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: st.Options[0], DecidedBy: messages.DecidedByTimeout,
-		Source: "timeout", Type: st.Type, Form: "auto", Option: 1, At: e.Now().UTC()}
+		Source: "timeout", Type: st.Type, Form: "auto", Option: 1, At: d.Now().UTC()}
 	if err := writeJSONExclusive(st.File(messages.SuffixAnswer), a); err != nil && !errors.Is(err, store.ErrExists) {
 		return err
 	}
-	e.LogQ(st, QAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": a.Answer})
+	d.LogQ(st, QAccepted, map[string]string{"decided_by": messages.DecidedByTimeout, "answer": a.Answer})
 	st.Refresh()
 	return nil
 }
@@ -149,10 +149,10 @@ func (e *Desk) autoAnswer(st *QuestionStatus) error {
 // root lock, under which an answer also decides whether an ask waits for it (see Answer): so an
 // answer recorded before the release was left to this ask, which looks once more and prints it,
 // and one recorded after it is pasted into the worker's pane. None falls between the two.
-func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
+func (d *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	if len(sts) > 0 {
 		root := filepath.Dir(sts[0].Dir)
-		if unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, e.LockTimeout); err == nil {
+		if unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, d.LockTimeout); err == nil {
 			locks.release()
 			for _, st := range sts {
 				if !st.Decided() {
@@ -167,7 +167,7 @@ func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 	for _, st := range sts {
 		if st.Answer != nil && werr == nil && answerQueued(st) {
 			// The worker has it now: the ANSWER block still waiting for its pane is not typed.
-			e.LogQ(st, QAnswerRead, nil)
+			d.LogQ(st, QAnswerRead, nil)
 		}
 		if st.timedOut {
 			if st.Refresh(); st.Decided() {
@@ -191,7 +191,7 @@ func (e *Desk) settle(sts []*QuestionStatus, locks *lockSet, werr error) error {
 				ids(timedOut), st.limit.Round(time.Millisecond))
 		}
 		return core.Judgedf(store.ErrTimeout, "no answer to %s within %s; the question stays pending: '%s ask --wait %s' fetches the answer later, and an answer that comes while no ask waits is pasted into this pane",
-			ids(timedOut), messages.DurationText(st.limit.Round(time.Millisecond)), e.Command, st.ID)
+			ids(timedOut), messages.DurationText(st.limit.Round(time.Millisecond)), d.Command, st.ID)
 	}
 	if len(closed) > 0 {
 		st := closed[0]
@@ -213,8 +213,8 @@ type WaitOptions struct {
 
 // WaitQuestions picks up questions asked earlier (by a non-blocking ask, or an ask that was
 // killed) and waits for their answers as Ask does.
-func (e *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
-	root, found, err := e.ReadRoot()
+func (d *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, error) {
+	root, found, err := d.ReadRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -232,25 +232,25 @@ func (e *Desk) WaitQuestions(ctx context.Context, o WaitOptions) (*AskResult, er
 		if err != nil {
 			return nil, err
 		}
-		if err := locks.take(st.WaitLock(), e.LockTimeout); err != nil {
+		if err := locks.take(st.WaitLock(), d.LockTimeout); err != nil {
 			return nil, err
 		}
 		if o.TimeoutSet {
 			st.deadline, st.limit = time.Time{}, o.Timeout
 			if o.Timeout > 0 {
-				st.deadline = e.Now().Add(o.Timeout)
+				st.deadline = d.Now().Add(o.Timeout)
 			}
 		}
 		res.Questions = append(res.Questions, st)
 	}
 	for _, st := range res.Questions {
 		if st.State == QuestionPending {
-			res.Warnings = append(res.Warnings, e.startBridge()...)
+			res.Warnings = append(res.Warnings, d.startBridge()...)
 			break
 		}
 	}
-	err = e.waitAnswers(ctx, res.Questions, o.AutoAnswer)
-	return res, e.settle(res.Questions, locks, err)
+	err = d.waitAnswers(ctx, res.Questions, o.AutoAnswer)
+	return res, d.settle(res.Questions, locks, err)
 }
 
 // isPermission reports whether st is an agent's permission prompt: only the person's answer

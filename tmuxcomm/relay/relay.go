@@ -23,25 +23,25 @@ func RelayedHere(dir string) bool {
 }
 
 // NewID claims a new exchange id under the root, as send does.
-func (e *Station) NewID() (string, error) {
-	root, err := e.RootDir(true)
+func (s *Station) NewID() (string, error) {
+	root, err := s.RootDir(true)
 	if err != nil {
 		return "", err
 	}
-	return e.ClaimID(root)
+	return s.ClaimID(root)
 }
 
 // RelaySend sends a request relayed from another host under its own id (o.ID, required). A relay
 // repeated after a broken connection finds the exchange of the first one and returns it with
 // repeated set: nothing is delivered twice.
-func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchange.Exchange, repeated bool, err error) {
-	if !e.Relayed {
+func (s *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchange.Exchange, repeated bool, err error) {
+	if !s.Relayed {
 		return nil, false, fmt.Errorf("RelaySend needs a relayed engine")
 	}
 	if err := messages.ValidID(o.ID); err != nil {
 		return nil, false, err
 	}
-	root, err := e.RootDir(true)
+	root, err := s.RootDir(true)
 	if err != nil {
 		return nil, false, err
 	}
@@ -50,7 +50,7 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	if err := store.EnsureDir(dir, true); err != nil {
 		return nil, false, err
 	}
-	unlock, err := lock.File(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, e.LockTimeout)
+	unlock, err := lock.File(filepath.Join(dir, o.ID+".lock"), syscall.LOCK_EX, s.LockTimeout)
 	if err != nil {
 		return nil, false, store.Kindf(store.ErrTimeout, "another relay of %s is under way (%v); try again", o.ID, err)
 	}
@@ -60,25 +60,25 @@ func (e *Station) RelaySend(ctx context.Context, o core.SendOptions) (x *exchang
 	if prev := exchange.IDWhere(root, o.ID); prev != nil && RelayedHere(prev.Dir) {
 		return prev, true, nil
 	}
-	x, err = e.Send(ctx, o)
+	x, err = s.Send(ctx, o)
 	return x, false, err
 }
 
 // RelayedResponse returns the response body of relayed exchange id, ok false while none came.
-func (e *Station) RelayedResponse(id string) (body string, ok bool, err error) {
+func (s *Station) RelayedResponse(id string) (body string, ok bool, err error) {
 	// The id comes from another host: one that is no id would name a path (the id's hint is a
 	// file named by it), and a short one panics the lookup by id.
 	if err := messages.ValidID(id); err != nil {
 		return "", false, err
 	}
-	root, found, err := e.ReadRoot()
+	root, found, err := s.ReadRoot()
 	if err != nil {
 		return "", false, err
 	}
 	if !found {
 		return "", false, store.Kindf(store.ErrNotFound, "no exchanges yet (no root %s)", root)
 	}
-	x, err := e.ByID(root, id)
+	x, err := s.ByID(root, id)
 	if err != nil {
 		return "", false, err
 	}
@@ -109,7 +109,7 @@ type MirrorOptions struct {
 // MirrorRequest writes the local copy of a relayed request: a session folder of the orchestrator's
 // pane (o.From) and the remote worker's pane, marked with the host, holding the request under its id. Its response file
 // is written when the response is pulled (by Notify, from outside any pane).
-func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
+func (s *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange.Exchange, error) {
 	if err := messages.ValidHostName(o.Host); err != nil {
 		return nil, err
 	}
@@ -121,13 +121,13 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 	}
 	orch := o.From
 	if orch == "" {
-		orch = e.Self
+		orch = s.Self
 	}
 	if _, err := messages.ParsePaneID(string(orch)); err != nil {
 		// Written into the request's header and its folder's name, it would make neither read back.
 		return nil, fmt.Errorf("orchestrator pane of %s: %w", o.ID, err)
 	}
-	root, err := e.RootDir(true)
+	root, err := s.RootDir(true)
 	if err != nil {
 		return nil, err
 	}
@@ -136,22 +136,22 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 			return prev, nil
 		}
 	}
-	srv, err := e.Tmux.ServerInfo(ctx)
+	srv, err := s.Tmux.ServerInfo(ctx)
 	if err != nil {
 		return nil, err
 	}
-	dir, sess, err := e.OpenMirror(root, o.Host, orch, o.Worker, srv.Key(), srv.Socket)
+	dir, sess, err := s.OpenMirror(root, o.Host, orch, o.Worker, srv.Key(), srv.Socket)
 	if err != nil {
 		return nil, err
 	}
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
 		Orchestrator: orch, Worker: o.Worker, Bytes: size, Sum: sum}
-	n, reqPath, _, err := e.WriteRequest(dir, sess, header, o.Body, nil)
+	n, reqPath, _, err := s.WriteRequest(dir, sess, header, o.Body, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := exchange.LogEvent(dir, n, exchange.StateWritten, map[string]string{"id": o.ID, "bytes": strconv.Itoa(size), "sha256": sum, "host": o.Host}, e.Now()); err != nil {
+	if err := exchange.LogEvent(dir, n, exchange.StateWritten, map[string]string{"id": o.ID, "bytes": strconv.Itoa(size), "sha256": sum, "host": o.Host}, s.Now()); err != nil {
 		os.Remove(reqPath)
 		return nil, fmt.Errorf("record the mirror of %s in %s: %w", o.ID, dir, err)
 	}
@@ -160,7 +160,7 @@ func (e *Station) MirrorRequest(ctx context.Context, o MirrorOptions) (*exchange
 		for k, v := range o.Detail {
 			d[k] = v
 		}
-		_ = exchange.LogEvent(dir, n, o.State, d, e.Now())
+		_ = exchange.LogEvent(dir, n, o.State, d, s.Now())
 	}
 	_ = exchange.RecordID(root, o.ID, filepath.Base(dir), n)
 	return exchange.LoadExchange(dir, n, false), nil

@@ -88,8 +88,8 @@ var ErrStopWatch = errors.New("stop watching")
 // it with a nil error, any other error is returned. Memory grows with the number of files under
 // the root, never with the time watched or the size of a log: logs are read from where the last
 // read stopped, a bounded chunk at a time.
-func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent) error) error {
-	root, err := e.RootDir(true)
+func (l *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEvent) error) error {
+	root, err := l.RootDir(true)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (e *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 	f.rescanRoot()
 	f.quiet, f.initial, f.cutoff = false, false, time.Time{}
 	if o.Since > 0 {
-		cutoff := e.Now().Add(-o.Since)
+		cutoff := l.Now().Add(-o.Since)
 		var keep []keyedEvent
 		for _, k := range f.out {
 			if !k.ev.At.Before(cutoff) {
