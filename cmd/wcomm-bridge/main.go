@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/wcomm/wcomm/internal/bridge"
 	"github.com/wcomm/wcomm/internal/cli"
@@ -44,8 +45,10 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 	}
 	env.Logf("pid %d runs %s for %s (the questions asked where channels %s apply)", os.Getpid(), names, env.Root, env.Channels)
 	// While the bridge runs, the agents' own prompts that no hook brings (Codex's approvals,
-	// dialogs on screen) are questions too, posted like the rest.
-	sentry := env.Engine.Sentry(nil, 0, env.Logf)
+	// dialogs on screen) are questions too, posted like the rest. A screen tells no one when it
+	// changes, so the panes are looked at, once a second as the console does: a bridge runs all
+	// day beside idle agents, and the hooks' route, which most prompts take, is heard at once.
+	sentry := env.Engine.Sentry(nil, time.Second, env.Logf)
 	defer sentry.Start(ctx, nil)()
 	return h.Run(ctx, chans)
 }
