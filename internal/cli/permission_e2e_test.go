@@ -267,6 +267,13 @@ func TestE2EPermissionHookAnsweredByCommandLine(t *testing.T) {
 func TestE2EPermissionAnsweredAtTheTerminal(t *testing.T) {
 	t.Parallel()
 	p := newPermWorld(t)
+	// The late press below needs the bridge still running once every post is edited: the world's
+	// 2 s idle exit ended it first on a loaded machine, and the press was never read.
+	for i, kv := range p.env {
+		if strings.HasPrefix(kv, "WCOMM_BRIDGE_IDLE_EXIT=") {
+			p.env[i] = "WCOMM_BRIDGE_IDLE_EXIT=15s"
+		}
+	}
 	h := p.startHook(p.worker, "touch at-terminal.txt")
 	j := p.pendingPermission(h, "touch at-terminal.txt")
 	m := p.tgPost("touch at-terminal.txt")
