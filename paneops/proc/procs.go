@@ -164,6 +164,7 @@ func readInto(buf []byte, path string) ([]byte, error) {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, max(cap(buf), 512))
 		}
+		asked := cap(buf) - len(buf)
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
 		if err == syscall.EINTR {
 			continue
@@ -178,8 +179,18 @@ func readInto(buf []byte, path string) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		if n < asked && len(buf) < shortReadWhole {
+			return buf, nil
+		}
 	}
 }
+
+// shortReadWhole is the size under which a short read of a /proc file is the whole file, so the
+// read of nothing that would confirm it is skipped (a third of a find's system calls). A stat or
+// children file is a seq_file, whose read fills the caller's buffer unless its records end or its
+// own page-sized buffer is full; cmdline stops short only at its end. Under half a page, neither
+// can have stopped on a full buffer.
+const shortReadWhole = 2048
 
 // parseStat parses /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION TTY_NR TPGID ...". comm may
 // hold spaces, parentheses and even newlines, so it runs from the first "(" to the LAST ")"

@@ -1,8 +1,10 @@
 package proc
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -212,4 +214,21 @@ func TestDescendantsAndAncestors(t *testing.T) {
 
 	cyclic := table(Process{PID: 5, PPID: 6}, Process{PID: 6, PPID: 5})
 	assert.Equal(t, []int{5, 6}, cyclic.Ancestors(5))
+}
+
+// readInto stops at a short read only while the file is under half a page; a longer file, or
+// one read in pieces, still comes back whole.
+func TestReadIntoReadsWholeFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{1, 511, 512, 513, shortReadWhole - 1, shortReadWhole, 5000, 70000} {
+		want := bytes.Repeat([]byte("x"), n)
+		path := filepath.Join(dir, strconv.Itoa(n))
+		if err := os.WriteFile(path, want, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readInto(nil, path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes: read %d, %v", n, len(got), err)
+		}
+	}
 }

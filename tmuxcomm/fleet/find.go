@@ -70,6 +70,11 @@ func (f *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 	if err != nil {
 		return nil, err
 	}
+	return f.paneInfos(ctx, panes, t), nil
+}
+
+// paneInfos says what runs in each of panes, from t.
+func (f *Finder) paneInfos(ctx context.Context, panes []paneops.Pane, t *proc.Table) []PaneInfo {
 	out := make([]PaneInfo, len(panes))
 	names := f.names(ctx)
 	for i, p := range panes {
@@ -83,13 +88,13 @@ func (f *Finder) Panes(ctx context.Context, scope paneops.Scope) ([]PaneInfo, er
 			out[i].Route, out[i].AgentStatus = r.Route, r.Status
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Find returns the one pane in scope whose process tree runs agent. With first, the first of
 // several matches is taken; otherwise several matches are a *FindError wrapping ErrAmbiguous.
 func (f *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, first bool) (paneops.Pane, error) {
-	matches, err := f.FindAll(ctx, agent, scope)
+	matches, panes, t, err := f.findAll(ctx, agent, scope)
 	if err != nil {
 		return paneops.Pane{}, err
 	}
@@ -97,8 +102,11 @@ func (f *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 	case len(matches) == 1 || (first && len(matches) > 1):
 		return matches[0].Pane, nil
 	case len(matches) == 0:
+		// What runs where, from the panes' trees the find has just read: a second read of the
+		// whole process table (thousands of processes) made a find of nothing ten times slower
+		// than a find that matches, and the listing looks at the panes' trees only.
 		fe := &FindError{Agent: agent, Scope: scope, err: store.ErrNotFound}
-		fe.Panes, _ = f.Panes(ctx, scope)
+		fe.Panes = f.paneInfos(ctx, panes, t)
 		return paneops.Pane{}, fe
 	default:
 		return paneops.Pane{}, &FindError{Agent: agent, Scope: scope, Matches: matches, err: store.ErrAmbiguous}
@@ -107,16 +115,22 @@ func (f *Finder) Find(ctx context.Context, agent string, scope paneops.Scope, fi
 
 // FindAll returns every pane in scope whose process tree runs agent, never the caller's own.
 func (f *Finder) FindAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, error) {
+	matches, _, _, err := f.findAll(ctx, agent, scope)
+	return matches, err
+}
+
+// findAll is FindAll, with the panes and the process table it looked at.
+func (f *Finder) findAll(ctx context.Context, agent string, scope paneops.Scope) ([]paneops.Match, []paneops.Pane, *proc.Table, error) {
 	if strings.TrimSpace(agent) == "" {
-		return nil, fmt.Errorf("empty agent name")
+		return nil, nil, nil, fmt.Errorf("empty agent name")
 	}
 	panes, t, err := f.panesAndTrees(ctx, scope)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	// Our own command line holds the agent's name, and so may our parent's (a shell running us).
 	ex := paneops.Exclude{Pane: f.Self, PIDs: t.Ancestors(f.SelfPID)}
-	return paneops.Find(panes, t, agent, ex), nil
+	return paneops.Find(panes, t, agent, ex), panes, t, nil
 }
 
 // Resolve turns a send target into a pane: "%N" is a pane id; a target with ':' or '.' is a tmux
