@@ -90,6 +90,10 @@ func readEvents(dir string, n int) ([]Event, []string) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if ev, ok := parseEventLine(line); ok {
+			evs = append(evs, ev)
+			continue
+		}
 		var ev Event
 		if err := json.Unmarshal(line, &ev); err != nil {
 			problems = append(problems, fmt.Sprintf("%s:%d: %v", path, i, err))
