@@ -272,7 +272,9 @@ func ReadFileText(path string) (string, time.Time, error) {
 	}
 	var b strings.Builder
 	b.Grow(int(st.Size))
-	chunk := make([]byte, min(max(st.Size, 512), 64<<10))
+	// One byte more than the stat said, as readFileStat reads: a read short of it that brings the
+	// text to the file's size is the whole file, without one more read to be told so.
+	chunk := make([]byte, min(max(st.Size+1, 512), 64<<10))
 	for {
 		n, err := syscall.Read(fd, chunk)
 		if err == syscall.EINTR || err == syscall.EAGAIN {
@@ -287,6 +289,9 @@ func ReadFileText(path string) (string, time.Time, error) {
 		b.Write(chunk[:n])
 		if b.Len() > MaxFile {
 			return "", mtime, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
+		}
+		if n < len(chunk) && int64(b.Len()) == st.Size {
+			return b.String(), mtime, nil
 		}
 	}
 }
