@@ -143,9 +143,19 @@ func structured(out any, text string) (*mcp.CallToolResult, error) {
 	if text != "" {
 		res.Content = append(res.Content, &mcp.TextContent{Text: text})
 	}
+	if t, ok := out.(textDuplicate); ok {
+		// The text already holds the big field (await's response): the JSON text leaves it out.
+		if data, err = json.Marshal(t.withoutText()); err != nil {
+			return nil, fmt.Errorf("encode the result: %w", err)
+		}
+	}
 	res.Content = append(res.Content, &mcp.TextContent{Text: string(data)})
 	return res, nil
 }
+
+// textDuplicate is a result whose text content already carries one of its fields whole: its JSON
+// text is withoutText's, so a text-only client reads the field once, not twice.
+type textDuplicate interface{ withoutText() any }
 
 // errorResult is a tool error: IsError, the command line's words in text, and the ToolError with
 // the class the engine's front door gives the error (tmuxcomm.ClassOf), as the command line's exit

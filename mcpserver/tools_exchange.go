@@ -123,16 +123,29 @@ type awaitIn struct {
 	Timeout float64  `json:"timeout_seconds,omitempty" jsonschema:"how long this call waits, in seconds (default 50, at most 600); when it passes the result is status waiting, not an error"`
 }
 
+// awaitOut is about the size of the answer: the response and what names it. The whole exchange
+// (the request's body, its delivery log) is the show tool's; an agent that awaits has the request
+// already, and every byte of a result is encoded, sent and read into the agent's context.
 type awaitOut struct {
-	Status       string             `json:"status" jsonschema:"answered: response holds the worker's answer; waiting: no answer yet, call await again with id"`
-	ID           string             `json:"id" jsonschema:"the exchange's id"`
-	ResponsePath string             `json:"response_path" jsonschema:"where the response is, or will be"`
-	Response     string             `json:"response,omitempty" jsonschema:"the response's body, when answered"`
-	Exchange     *exchange.Exchange `json:"exchange,omitempty" jsonschema:"the whole exchange, when answered"`
-	Next         string             `json:"next,omitempty" jsonschema:"what to do next, when waiting"`
+	Status       string   `json:"status" jsonschema:"answered: response holds the worker's answer; waiting: no answer yet, call await again with id"`
+	ID           string   `json:"id" jsonschema:"the exchange's id"`
+	Worker       string   `json:"worker,omitempty" jsonschema:"the worker's pane, when answered"`
+	ResponsePath string   `json:"response_path" jsonschema:"where the response is, or will be"`
+	Response     string   `json:"response,omitempty" jsonschema:"the response's body, when answered"`
+	Warnings     []string `json:"warnings,omitempty" jsonschema:"what was odd in the exchange's files, when answered"`
+	Next         string   `json:"next,omitempty" jsonschema:"what to do next, when waiting"`
 	// Of several exchanges: each answer labelled with its pane, and those still without one.
 	Answers []broadcast.Answer  `json:"answers,omitempty" jsonschema:"of several exchanges: each answer with its pane, in the order they came"`
 	Missing []broadcast.Missing `json:"missing,omitempty" jsonschema:"of several exchanges: those without an answer yet, or that cannot have one (error)"`
+}
+
+// withoutText is the result as its JSON text holds it: an answered await's text is its response,
+// so the JSON beside it names the response without repeating it.
+func (o awaitOut) withoutText() any {
+	if o.Status == "answered" {
+		o.Response = ""
+	}
+	return o
 }
 
 func (s *server) awaitTool() tool {
@@ -143,7 +156,8 @@ func (s *server) awaitTool() tool {
 "answered"), waking the moment the worker notifies. The wait is bounded by timeout_seconds (default
 50, at most 600) so it ends before your client gives up on the call: when it passes, the result is
 status "waiting" with the id, not an error; call await again with that id to go on waiting. Returns
-at once when the response is already there. Given several ids (ids), or a broadcast's id, it waits for
+at once when the response is already there. The result is the answer and what names it (show
+returns the whole exchange). Given several ids (ids), or a broadcast's id, it waits for
 every answer at once: answers holds each with its pane; while some are missing the status is
 "waiting", and missing says which.`,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in awaitIn) (awaitOut, string, error) {
@@ -161,7 +175,9 @@ every answer at once: answers holds each with its pane; while some are missing t
 			return awaitOut{}, "", err
 		}
 		var many strings.Builder
-		a, err := e.Await(ctx, tmuxcomm.AwaitOptions{Refs: append([]string{in.ID}, in.IDs...), Timeout: timeout,
+		// Lean: the request's body is not returned, so not read; Watch: the server lives on, so it
+		// sleeps on the folder's watch instead of polling.
+		a, err := e.Await(ctx, tmuxcomm.AwaitOptions{Refs: append([]string{in.ID}, in.IDs...), Timeout: timeout, Lean: true, Watch: true,
 			Each: func(pane string, x *exchange.Exchange) error {
 				if pane != "" {
 					fmt.Fprintf(&many, "--- %s %s\n%s\n", pane, x.ID, strings.TrimRight(x.ResponseBody, "\n"))
@@ -183,7 +199,7 @@ every answer at once: answers holds each with its pane; while some are missing t
 		for _, p := range x.Problems {
 			text += "\nwarning: " + p
 		}
-		return awaitOut{Status: "answered", ID: x.ID, ResponsePath: x.ResponsePath, Response: x.ResponseBody, Exchange: x}, text, nil
+		return awaitOut{Status: "answered", ID: x.ID, Worker: string(x.Worker), ResponsePath: x.ResponsePath, Response: x.ResponseBody, Warnings: x.Problems}, text, nil
 	})
 }
 

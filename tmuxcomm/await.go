@@ -58,24 +58,35 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	if err == nil {
 		defer unlock()
 	}
-	// A response that comes within awaitQuickWait is polled for, not watched: a process that holds
-	// an inotify watch takes about 10 ms longer to exit (the kernel waits out a grace period
-	// when the watch goes, measured on Linux 6.18), more than a whole exchange with a scripted
-	// worker spends anywhere else, while a look every quickPoll costs a stat and a lease call.
-	if done, err := e.pollResponse(ctx, x.ResponsePath, awaitQuickWait); err != nil {
-		return nil, err
-	} else if done {
-		return e.markRead(x, out)
-	}
-	if ctx.Err() != nil {
-		if done, _ := exchange.ResponseComplete(x.ResponsePath, false); done {
+	// A command polls awaitQuickWait for a response, before it watches: a process that holds an
+	// inotify watch takes about 10 ms longer to exit (the kernel waits out a grace period when
+	// the watch goes, measured on Linux 6.18), more than a whole exchange with a scripted worker
+	// spends anywhere else, while a look every quickPoll costs a stat and a lease call. A caller
+	// that lives on (WatchAwait: the MCP server) watches at once and sleeps until the file lands.
+	if !e.cfg.WatchAwait {
+		if done, err := e.pollResponse(ctx, x.ResponsePath, awaitQuickWait); err != nil {
+			return nil, err
+		} else if done {
 			return e.markRead(x, out)
 		}
-		return x, e.awaitTimeout(ctx, x, timeout)
+		if ctx.Err() != nil {
+			if done, _ := exchange.ResponseComplete(x.ResponsePath, false); done {
+				return e.markRead(x, out)
+			}
+			return x, e.awaitTimeout(ctx, x, timeout)
+		}
 	}
+	// The watch is made before the file is looked at, so a response that lands between the look
+	// and the wait is an event, never missed.
 	w, werr := store.NewDirWatcher(x.Dir)
 	if werr == nil {
-		defer w.Close()
+		if e.cfg.WatchAwait {
+			// Closing a watch waits out the same grace period: a server lets it go after it
+			// answered, not before.
+			defer func() { go w.Close() }()
+		} else {
+			defer w.Close()
+		}
 	}
 	name := filepath.Base(x.ResponsePath)
 	renamed := false
@@ -86,11 +97,12 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 			return e.markRead(x, out)
 		}
 		if w == nil {
-			// No watcher: fall back to a short poll.
+			// No watcher (no inotify, or its instance or watch limit reached): fall back to a
+			// poll every slowPoll, which costs a wake-up and a stat each time but misses nothing.
 			select {
 			case <-ctx.Done():
 				return x, e.awaitTimeout(ctx, x, timeout)
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(slowPoll):
 			}
 			continue
 		}
@@ -116,7 +128,11 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 // watcher), and how often.
 var awaitQuickWait = 2 * time.Second
 
-const quickPoll = 2 * time.Millisecond
+// How often the quick poll looks, and the poll without a watcher (variables for the tests).
+var (
+	quickPoll = 2 * time.Millisecond
+	slowPoll  = 20 * time.Millisecond
+)
 
 // pollResponse looks at path every quickPoll for up to d, and reports whether the response became
 // complete. It gives up early, to the watcher, when a file is there that the kernel cannot tell

@@ -210,6 +210,9 @@ type AwaitOptions struct {
 	// Lean leaves each request's body out of the exchanges returned, for a caller that prints only
 	// the responses: a request of megabytes is then not held beside its response.
 	Lean bool
+	// Watch waits on the folder's inotify watch at once, for a caller that lives on (a server):
+	// a command polls a short while first, since a process holding a watch is slower to exit.
+	Watch bool
 	// Each, when set, is handed each complete exchange before it is recorded as read (it prints
 	// it), one at a time: a response whose output failed is not marked read, and the next await
 	// returns it again. pane labels its worker when several are awaited; "" for one.
@@ -240,8 +243,8 @@ func (e *Engine) Await(ctx context.Context, o AwaitOptions) (*Awaited, error) {
 		refs = append(refs, ref)
 	}
 	c := e
-	if o.Lean {
-		c = e.derive(callConfig{lean: true})
+	if o.Lean || o.Watch {
+		c = e.derive(callConfig{lean: o.Lean, watch: o.Watch})
 	}
 	if broadcast.ManyRefs(refs) {
 		each := o.Each

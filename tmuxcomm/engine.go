@@ -113,6 +113,7 @@ type callConfig struct {
 	noQueue  *bool
 	ttl      *time.Duration
 	lean     bool
+	watch    bool
 	// tmux is another client for the call's calls (the resident's own); it also starts no guard.
 	tmux Tmux
 	// noDeliverer: a deliverer starts no other deliverer.
@@ -145,6 +146,7 @@ func (e *Engine) derive(ch callConfig) *Engine {
 		cfg.MailTTL = *ch.ttl
 	}
 	cfg.LeanAwait = cfg.LeanAwait || ch.lean
+	cfg.WatchAwait = cfg.WatchAwait || ch.watch
 	if ch.tmux != nil {
 		cfg.Tmux, cfg.Helpers.Guard = ch.tmux, nil
 	}

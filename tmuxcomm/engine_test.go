@@ -310,6 +310,44 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	assert.Len(t, f.Delivered(), 1, "no RESPONSE line when an await was waiting")
 }
 
+// A server's await (Watch) sleeps on the folder's inotify watch from the start: with every poll
+// made an hour long, it still wakes when the response lands, and leaves out the request's body (Lean).
+func TestAwaitWatchWakesWithoutPolling(t *testing.T) {
+	defer func(q, p, s time.Duration) { awaitQuickWait, quickPoll, slowPoll = q, p, s }(awaitQuickWait, quickPoll, slowPoll)
+	awaitQuickWait, quickPoll, slowPoll = time.Hour, time.Hour, time.Hour
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
+	require.NoError(t, err)
+
+	type result struct {
+		a   *Awaited
+		err error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		a, err := e.Await(ctx, AwaitOptions{Refs: []string{x.ID}, Timeout: time.Hour, Lean: true, Watch: true})
+		done <- result{a, err}
+	}()
+	awaitLock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
+	require.Eventually(t, func() bool { return lock.IsLocked(awaitLock) }, 5*time.Second, time.Millisecond)
+
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("done")})
+	require.NoError(t, err)
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the await did not wake on the response file")
+	}
+	require.NoError(t, r.err)
+	assert.Equal(t, "done\n", r.a.ResponseBody)
+	assert.Empty(t, r.a.RequestBody, "lean: the request's body is not read")
+	assert.True(t, r.a.Read)
+}
+
 func TestAwaitTimeout(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")

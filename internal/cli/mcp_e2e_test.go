@@ -196,6 +196,34 @@ func TestE2EMCP(t *testing.T) {
 	assert.Equal(t, "Seven files.", strings.TrimSpace(got.out["response"].(string)))
 	assert.True(t, strings.HasPrefix(text(got.res), "Seven files."), "the text starts with the response: %q", text(got.res))
 
+	// The await's result is about the size of the answer: the response (in the text and the
+	// structured content) and what names it, not the request's body and delivery log beside it.
+	res, out = c.call("send", map[string]any{"to": worker, "message": strings.Repeat("q", 1024)})
+	require.False(t, res.IsError, "%s", text(res))
+	big, _ := out["id"].(string)
+	w.waitScreen(worker, big)
+	lock = filepath.Join(out["dir"].(string), fmt.Sprintf(".%03d-await.lock", int(out["seq"].(float64))))
+	go func() {
+		r, o := c.call("await", map[string]any{"id": big, "timeout_seconds": 30})
+		done <- called{r, o}
+	}()
+	waitFor(t, 10*time.Second, func() bool { return flocked(lock) }, "the MCP await to wait on %s", big)
+	requireCode(t, 0, w.in(worker, "notify", "--id", big, strings.Repeat("r", 1024)))
+	select {
+	case got = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the MCP await did not return after notify; server stderr:\n%s", c.stderr)
+	}
+	res, out = got.res, got.out
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "answered", out["status"])
+	assert.Equal(t, worker, out["worker"])
+	assert.Equal(t, strings.Repeat("r", 1024), strings.TrimSpace(out["response"].(string)))
+	assert.NotEmpty(t, out["response_path"])
+	raw, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Less(t, len(raw), 3*1024, "the result of a 1 KiB answer: %s", raw)
+
 	// An unknown pane: a tool error with the CLI's words and exit-code class...
 	res, out = c.call("send", map[string]any{"to": "%999", "message": "anyone there?"})
 	require.True(t, res.IsError, "%s", text(res))

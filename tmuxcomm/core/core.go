@@ -83,6 +83,10 @@ type Config struct {
 	// LeanAwait leaves the request's body out of the exchange Await returns, for a caller that
 	// prints only the response: a request of megabytes is then not held beside the response.
 	LeanAwait bool
+	// WatchAwait makes Await wait on its folder's inotify watch at once, without the quick poll
+	// first: for a process that lives on (the MCP server), which pays no slower exit for holding
+	// a watch, and wakes once when the response lands instead of every quickPoll.
+	WatchAwait bool
 	// MailTTL bounds how long a message waits in an outbox (0: DefaultMailTTL).
 	MailTTL time.Duration
 	// Helpers start the detached helpers the engine needs (the pane's deliverer and guard, the
