@@ -107,7 +107,17 @@ func IDWhere(root, id string) *Exchange {
 	if !ok || kind != messages.KindRequest {
 		return nil
 	}
+	// The request is read once, whole, and its id checked on what was read; only a request that
+	// did not parse is looked at again, for its header line alone (a damaged exchange is still
+	// the one its id names).
 	dir = filepath.Join(root, session)
+	x := LoadExchange(dir, seq, false)
+	if x.ID == id {
+		return x
+	}
+	if x.ID != "" {
+		return nil
+	}
 	line, err := store.ReadFirstLine(filepath.Join(dir, name))
 	if err != nil {
 		return nil
@@ -115,5 +125,5 @@ func IDWhere(root, id string) *Exchange {
 	if h, err := messages.ParseRequestHeader(line); err != nil || h.ID != id {
 		return nil
 	}
-	return LoadExchange(dir, seq, false)
+	return x
 }
