@@ -68,11 +68,14 @@ func (c *Client) Run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		}
 	}
 	argv := c.argv(args)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if path, err := lookPath(argv[0]); err == nil {
-		// exec.Command looks the name up on $PATH for every call; a send makes two or three.
-		cmd.Path, cmd.Err = path, nil
+	// exec.Command looks a bare name up on $PATH for every call (a stat of each folder of it;
+	// a send makes two or three calls): it is given the path found once, argv[0] kept as named.
+	name := argv[0]
+	if path, err := lookPath(name); err == nil {
+		name = path
 	}
+	cmd := exec.CommandContext(ctx, name, argv[1:]...)
+	cmd.Args[0] = argv[0]
 	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
