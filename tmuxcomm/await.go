@@ -78,8 +78,10 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	}
 	// The watch is made before the file is looked at, so a response that lands between the look
 	// and the wait is an event, never missed.
-	w, werr := store.NewDirWatcher(x.Dir)
-	if werr == nil {
+	w, werr := watchDir(x.Dir)
+	if werr != nil {
+		w = nil
+	} else {
 		if e.cfg.WatchAwait {
 			// Closing a watch waits out the same grace period: a server lets it go after it
 			// answered, not before.
@@ -123,6 +125,15 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		}
 	}
 }
+
+// dirWatch is the folder's watch as Await uses it (store.NewDirWatcher's), and watchDir makes it:
+// a variable so that a test can take inotify away.
+type dirWatch interface {
+	Next(ctx context.Context) ([]store.DirEvent, error)
+	Close() error
+}
+
+var watchDir = func(dir string) (dirWatch, error) { return store.NewDirWatcher(dir) }
 
 // How long Await polls before it watches (a variable so that a test can go straight to the
 // watcher), and how often.

@@ -2,6 +2,7 @@ package tmuxcomm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -315,6 +316,20 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 func TestAwaitWatchWakesWithoutPolling(t *testing.T) {
 	defer func(q, p, s time.Duration) { awaitQuickWait, quickPoll, slowPoll = q, p, s }(awaitQuickWait, quickPoll, slowPoll)
 	awaitQuickWait, quickPoll, slowPoll = time.Hour, time.Hour, time.Hour
+	testAwaitWatch(t)
+}
+
+// Without inotify (no instance left, or the watch limit reached), a server's await falls back to
+// the slow poll and still returns the response once.
+func TestAwaitWatchFallsBackToPolling(t *testing.T) {
+	defer func(q, p, s time.Duration) { awaitQuickWait, quickPoll, slowPoll = q, p, s }(awaitQuickWait, quickPoll, slowPoll)
+	defer func(w func(string) (dirWatch, error)) { watchDir = w }(watchDir)
+	awaitQuickWait, quickPoll, slowPoll = time.Hour, time.Hour, 5*time.Millisecond
+	watchDir = func(string) (dirWatch, error) { return nil, errors.New("inotify: too many open files") }
+	testAwaitWatch(t)
+}
+
+func testAwaitWatch(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
