@@ -191,9 +191,16 @@ func sxHelperMain(args []string) int {
 		}
 		ready()
 		sxBlock()
+	default:
+		if h, ok := sxMoreHelpers[mode]; ok {
+			return h(args[2:], ready)
+		}
 	}
 	return 2
 }
+
+// sxMoreHelpers are helper modes of files built only with a tag (the bench's floor worker).
+var sxMoreHelpers = map[string]func(args []string, ready func()) int{}
 
 func sxAppendJSON(f *os.File, v any) {
 	b, _ := json.Marshal(v)
