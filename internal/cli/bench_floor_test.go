@@ -18,6 +18,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -429,8 +430,8 @@ func (b *bxBench) benchFloor() {
 
 	floor1 := b.floorPairs("floor", 1, body)
 	floor8 := b.floorPairs("floor8-", 8, body)
-	mcp1 := b.pairs("fmcp", 1, "mcp", "0s", bxResident...)
-	mcp8 := b.pairs("fmcp8", 8, "mcp", "0s", bxResident...)
+	mcp1, mc1 := b.mcpPairs("fmcp", 1)
+	mcp8, mc8 := b.mcpPairs("fmcp8", 8)
 	cmd1 := b.pairs("fcmd", 1, "wcomm", "0s", bxResident...)
 	mcpBody := string(body)
 
@@ -466,7 +467,7 @@ func (b *bxBench) benchFloor() {
 	}{
 		{"floor", floorTrip(floor1)},
 		{"mcp", func() ([]time.Duration, time.Duration) {
-			return trips(mcp1, n, func(p bxPair) time.Duration { return b.mcpTrip(p, mcpBody) })
+			return trips(mcp1, n, func(p bxPair) time.Duration { return mc1[p.orch].trip(p, mcpBody) })
 		}},
 		{"cmd", func() ([]time.Duration, time.Duration) {
 			return trips(cmd1, n, func(p bxPair) time.Duration { return b.wcommTrip(p, msg, "0") })
@@ -488,15 +489,15 @@ func (b *bxBench) benchFloor() {
 		}},
 		{"floor8", floorTrip(floor8)},
 		{"mcp8", func() ([]time.Duration, time.Duration) {
-			return trips(mcp8, n, func(p bxPair) time.Duration { return b.mcpTrip(p, mcpBody) })
+			return trips(mcp8, n, func(p bxPair) time.Duration { return mc8[p.orch].trip(p, mcpBody) })
 		}},
 	}
 	// Warm-up: each route's first folder, page cache, the servers' first engine.
 	floorTrip(floor1)()
 	for _, p := range mcp8 {
-		b.mcpTrip(p, mcpBody)
+		mc8[p.orch].trip(p, mcpBody)
 	}
-	b.mcpTrip(mcp1[0], mcpBody)
+	mc1[mcp1[0].orch].trip(mcp1[0], mcpBody)
 	b.wcommTrip(cmd1[0], msg, "0")
 
 	blocks := map[string][]bfBlock{}
@@ -554,4 +555,122 @@ func (b *bxBench) benchFloor() {
 		fmt.Sprintf("the floor: the durable work of one round trip and nothing else (request written and synced, one line to a kept-open tmux control client that loads, guards and pastes with Enter, the worker's synced response and its RESPONSE line pasted back the same way, the inotify wake-up); sequentially %.2f ms and %.2f ms of CPU a trip, two `wcomm version` %.2f ms and %.2f ms of CPU", fl*1e3, flc*1e3, st*1e3, stc*1e3),
 		"CPU per trip: "+meter.how,
 		"floor rows: the floor, the MCP route, the commands route and two process starts take turns block by block in each round; a row's figures are the medians over the rounds, \"per round\" the range of each round's ratio")
+}
+
+// ---------------------------------------------------------------------------------------------
+// A minimal MCP client
+
+// bfMCP speaks to one `wcomm mcp` over its stdio (JSON-RPC, a message a line) with nothing but
+// encoding/json, so the CPU it costs the driver is about what any client would spend, not an SDK's.
+type bfMCP struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+	id  int
+}
+
+// mcpPairs opens n pairs whose orchestrator speaks to its own `wcomm mcp` through bfMCP, with
+// Enter delay 0 and the resident on; the worker answers with the notify tool of its own.
+func (b *bxBench) mcpPairs(sess string, n int) ([]bxPair, map[string]*bfMCP) {
+	b.session(sess, "sleep", "86400")
+	pairs := make([]bxPair, n)
+	clients := map[string]*bfMCP{}
+	for i := range pairs {
+		orch := b.s.window(sess, nil, "cat")
+		worker, _ := b.s.workerInEnv(sess, "mcp", "0s", bxResident)
+		pairs[i] = bxPair{orch: orch, worker: worker, env: bxResident}
+		cmd := exec.Command(b.s.bin, "mcp", "-S", b.s.sock, "--root", b.s.root)
+		cmd.Env = append(append(cleanEnv(), fmt.Sprintf("TMUX=%s,%d,0", b.s.sock, b.s.pid), "TMUX_PANE="+orch,
+			"WCOMM_ENTER_DELAY=0"), bxResident...)
+		in, err := cmd.StdinPipe()
+		require.NoError(b.t, err)
+		out, err := cmd.StdoutPipe()
+		require.NoError(b.t, err)
+		require.NoError(b.t, cmd.Start())
+		c := &bfMCP{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+		b.t.Cleanup(func() { _ = in.Close(); _ = cmd.Wait() })
+		_, err = c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "wcomm-bench-floor", "version": "1"}})
+		require.NoError(b.t, err)
+		require.NoError(b.t, c.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}))
+		clients[orch] = c
+	}
+	return pairs, clients
+}
+
+func (c *bfMCP) write(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = c.in.Write(append(data, '\n'))
+	return err
+}
+
+// call sends one request and returns its result, skipping the server's notifications.
+func (c *bfMCP) call(method string, params any) (json.RawMessage, error) {
+	c.id++
+	if err := c.write(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	for {
+		line, err := c.out.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("wcomm mcp: %w", err)
+		}
+		var msg struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != c.id {
+			continue
+		}
+		if msg.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, msg.Error)
+		}
+		return msg.Result, nil
+	}
+}
+
+// tool calls a tool and decodes its structured content into v; a tool error is an error.
+func (c *bfMCP) tool(name string, args map[string]any, v any) error {
+	raw, err := c.call("tools/call", map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		return err
+	}
+	var res struct {
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("%s: %s", name, raw)
+	}
+	return json.Unmarshal(res.StructuredContent, v)
+}
+
+// trip is one exchange through the tools, as mcpTrip: send, then await; the worker's notify tool
+// answers.
+func (c *bfMCP) trip(p bxPair, body string) time.Duration {
+	start := time.Now()
+	var sent struct {
+		ID string `json:"id"`
+	}
+	if err := c.tool("send", map[string]any{"to": p.worker, "message": body}, &sent); err != nil {
+		panic(err)
+	}
+	var got struct {
+		Status   string `json:"status"`
+		Response string `json:"response"`
+	}
+	if err := c.tool("await", map[string]any{"id": sent.ID, "timeout_seconds": 60}, &got); err != nil {
+		panic(err)
+	}
+	if got.Status != "answered" || !strings.HasPrefix(got.Response, "ack "+sent.ID) {
+		panic(fmt.Sprintf("mcp round trip %s: %+v", sent.ID, got))
+	}
+	return time.Since(start)
 }
