@@ -88,7 +88,7 @@ func TestBenchTable(t *testing.T) {
 		name string
 		run  func()
 	}{
-		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip}, {"floor", b.benchFloor},
+		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip}, {"floor", b.benchFloor}, {"find40", b.benchFind40},
 		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory}, {"remote", b.benchRemote},
 		{"ui", b.benchUI}, {"web", b.benchWeb}, {"bridge", b.benchBridge}, {"prompts", b.benchPrompts}, {"spawn", b.benchSpawn},
 	} {

@@ -286,7 +286,7 @@ func (b *bxBench) floorPairs(name string, n int, body []byte) []*bfPair {
 		sess := fmt.Sprintf("%s%d", name, k)
 		b.session(sess, "sleep", "86400")
 		orch := b.s.window(sess, nil, "cat")
-		orchPID := b.panePID(orch)
+		orchPID := b.s.panePID(orch)
 		log := b.s.file("floor")
 		worker := b.s.helper(sess, nil, "floor", log, b.s.sock, sess, orch, strconv.Itoa(orchPID))
 		dir := filepath.Join(b.s.work, "floor", sess)
@@ -297,15 +297,9 @@ func (b *bxBench) floorPairs(name string, n int, body []byte) []*bfPair {
 		ino, err := bfWatch(dir)
 		require.NoError(b.t, err)
 		b.t.Cleanup(func() { syscall.Close(ino.fd) })
-		out = append(out, &bfPair{ctl: ctl, ino: ino, dir: dir, tag: sess, worker: worker, workerPID: b.panePID(worker), body: body})
+		out = append(out, &bfPair{ctl: ctl, ino: ino, dir: dir, tag: sess, worker: worker, workerPID: b.s.panePID(worker), body: body})
 	}
 	return out
-}
-
-func (b *bxBench) panePID(pane string) int {
-	pid, err := strconv.Atoi(strings.TrimSpace(b.s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")))
-	require.NoError(b.t, err)
-	return pid
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -673,4 +667,48 @@ func (c *bfMCP) trip(p bxPair, body string) time.Duration {
 		panic(fmt.Sprintf("mcp round trip %s: %+v", sent.ID, got))
 	}
 	return time.Since(start)
+}
+
+// ---------------------------------------------------------------------------------------------
+// find among 40 panes and 1,500 processes
+
+// benchFind40 is the find of the speed goal: an agent named by its argv[0], a direct child of
+// the middle one of 40 panes, with the machine holding at least 1,500 processes (sleeps in a
+// session of their own make up the difference), against the seed's procedure in turn with it.
+// The goal is 150 times faster than the procedure, so the floor column is its time / 150.
+func (b *bxBench) benchFind40() {
+	const panes, procs = 40, 1500
+	sess := "find40"
+	orch := b.session(sess, "sleep", "86400")
+	agent := "bxagent40-"
+	var target string
+	for i := 1; i < panes; i++ {
+		if i == panes/2 {
+			target = b.s.helper(sess, []string{"SX_AGENT=" + agent}, "agent", filepath.Join(b.s.work, "agentpane-40"))
+			continue
+		}
+		b.s.window(sess, nil, "sleep", "86400")
+	}
+	if extra := procs - bxProcs(); extra > 0 {
+		b.session("load40", "sleep", "86400")
+		pane := b.s.helper("load40", nil, "spawn", filepath.Join(b.s.work, "spawn-40"), strconv.Itoa(extra))
+		pid := b.s.panePID(pane)
+		defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
+	}
+	total := bxProcs()
+	script, err := filepath.Abs(filepath.Join("..", "..", "testdata", "bench", "ref-find.sh"))
+	require.NoError(b.t, err)
+	env := append(cleanEnv(), "REF_TMUX_SOCKET="+b.s.sock, "TMUX_PANE="+orch, "REF_FIND_AGENT="+agent)
+	reps := b.n(20, 3)
+	var wc, rf []time.Duration
+	for range reps { // in turn, so both see the same phase of the machine
+		out := b.must(b.s.wcomm(nil, "find", "--session", sess, agent))
+		require.Equal(b.t, target, strings.TrimSpace(out.Stdout), "wcomm find")
+		wc = append(wc, out.Took)
+		out = b.must(sxExec(5*time.Minute, env, nil, "bash", script))
+		require.Equal(b.t, target, strings.TrimSpace(out.Stdout), "the seed's find_agent_pane")
+		rf = append(rf, out.Took)
+	}
+	b.rowFloor(fmt.Sprintf("find an agent by its argv[0], %d panes, %d processes", panes, total), "time",
+		bxMedian(wc), bxMedian(rf), bxMedian(rf)/150, "the reference / 150", fmt.Sprintf("%d / %d, in turn", len(wc), len(rf)))
 }
