@@ -12,7 +12,7 @@ package cli
 // run); the sizes (10/50/200 panes, 500/2,000/5,000 processes, 10,000 exchanges, 10 MB) are fixed.
 // WCOMM_BENCH_OUT names a file that receives the table as Markdown (between its markers, when it
 // has them: see bxSplice). WCOMM_BENCH_ONLY runs some
-// sections only (comma-separated: find, send, trip, wake, history, memory, remote, ui, bridge,
+// sections only (comma-separated: find, send, trip, floor, find40, wake, history, memory, remote, ui, bridge,
 // prompts, spawn; spawn needs -tags 'bench agents', as make bench builds).
 //
 // Timing is reported, never asserted: only the results (the pane found, the answer returned) are
