@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/tmuxcomm/core/coretest"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/watch"
 )
@@ -105,7 +106,7 @@ func (f *stateTerminal) Status() (string, int64, error) {
 // feedHook asks as the agent in %2 and awaits in the background, woken by the feed alone.
 func feedHook(t *testing.T, e *Engine, term questions.Terminal, also ...string) (*questions.PermissionWait, <-chan feedOutcome) {
 	t.Helper()
-	w, _, err := e.as("%2").desk.AskPermission(context.Background(), permRequest(t))
+	w, _, err := e.as("%2").desk.AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -153,7 +154,7 @@ func TestPermissionHookHearsTheTerminalFromTheFeed(t *testing.T) {
 func TestFollowReportsQuestionsAndOtherFolders(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	w, _, err := e.as("%2").desk.AskPermission(context.Background(), permRequest(t))
+	w, _, err := e.as("%2").desk.AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
 	other := t.TempDir()
@@ -199,7 +200,7 @@ func TestFollowReportsQuestionsAndOtherFolders(t *testing.T) {
 func TestPermissionWaitLooksBeforeItsFeedStarts(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	w, _, err := e.as("%2").desk.AskPermission(context.Background(), permRequest(t))
+	w, _, err := e.as("%2").desk.AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
 	term := &stateTerminal{state: questions.StatusWaiting}
@@ -229,7 +230,7 @@ func TestPermissionHookKeepsTheDialogsStateFromBeforeItAsked(t *testing.T) {
 	e := newEngine(t, f, "%1")
 	term := &stateTerminal{state: questions.StatusWaiting, at: 1}
 	looked := firstLook(term)
-	w, _, err := e.as("%2").desk.AskPermission(context.Background(), permRequest(t))
+	w, _, err := e.as("%2").desk.AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(w.Close)
 	term.mu.Lock()

@@ -2,30 +2,19 @@ package tmuxcomm
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/tmuxcomm/core/coretest"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 )
 
 // An agent's permission prompt as the door shows it beside the panes (WaitsOn), against the
 // in-memory tmux: %2 is the agent whose hook asks, %1 a pane an answer may come from. The
 // question's own rules are tested in the questions room.
-
-func permRequest(t *testing.T) messages.PermissionRequest {
-	t.Helper()
-	var in messages.HookInput
-	require.NoError(t, json.Unmarshal([]byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash",
-		"tool_input":{"command":"touch k1.txt","description":"Run the requested command"}}`), &in))
-	p, err := messages.ParsePermissionRequest("claude", in)
-	require.NoError(t, err)
-	return p
-}
 
 // procsOf makes the engine's process table procs, the caller pid 300.
 func procsOf(e *Engine, procs ...proc.Process) *Engine {
@@ -38,7 +27,7 @@ func procsOf(e *Engine, procs ...proc.Process) *Engine {
 func TestPermissionWaitsShown(t *testing.T) {
 	f := newFake("%1", "%2")
 	e := newEngine(t, f, "%1")
-	w, _, err := e.as("%2").desk.AskPermission(context.Background(), permRequest(t))
+	w, _, err := e.as("%2").desk.AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	defer w.Close()
 	list, _, err := e.Questions(context.Background(), questions.QuestionsOptions{Pending: true})

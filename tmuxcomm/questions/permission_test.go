@@ -20,19 +20,10 @@ import (
 	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/core/coretest"
 	"github.com/wcomm/wcomm/tmuxcomm/questions"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
-
-func permRequest(t *testing.T) messages.PermissionRequest {
-	t.Helper()
-	var in messages.HookInput
-	require.NoError(t, json.Unmarshal([]byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash",
-		"tool_input":{"command":"touch k1.txt","description":"Run the requested command"}}`), &in))
-	p, err := messages.ParsePermissionRequest("claude", in)
-	require.NoError(t, err)
-	return p
-}
 
 // fakeTerminal is an agent's state as its session file would say it.
 type fakeTerminal struct {
@@ -74,7 +65,7 @@ type permOutcome struct {
 // permHook asks as the agent in %2 and awaits in the background.
 func permHook(t *testing.T, w *world, ctx context.Context, o questions.AwaitOptions) (*questions.PermissionWait, <-chan permOutcome) {
 	t.Helper()
-	pw, _, err := w.desk("%2").AskPermission(context.Background(), permRequest(t))
+	pw, _, err := w.desk("%2").AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	t.Cleanup(pw.Close)
 	require.True(t, lock.IsLocked(pw.Question.WaitLock()), "the hook holds its question from the start")
@@ -383,7 +374,7 @@ func TestPermissionNeverDecidedByATimeout(t *testing.T) {
 func TestPermissionNeverCapped(t *testing.T) {
 	w := newWorld(t)
 	for i := 0; i < 5; i++ {
-		pw, _, err := w.desk("%2").AskPermission(context.Background(), permRequest(t))
+		pw, _, err := w.desk("%2").AskPermission(context.Background(), coretest.PermissionRequest(t))
 		require.NoError(t, err)
 		assert.Equal(t, questions.QuestionPending, pw.Question.State, "question %d", i+1)
 		pw.Close()
@@ -407,7 +398,7 @@ func TestPermissionOnlyThePersonsAnswerDecides(t *testing.T) {
 
 func TestPermissionNotAnsweredOnceTheHookIsGone(t *testing.T) {
 	w := newWorld(t)
-	pw, _, err := w.desk("%2").AskPermission(context.Background(), permRequest(t))
+	pw, _, err := w.desk("%2").AskPermission(context.Background(), coretest.PermissionRequest(t))
 	require.NoError(t, err)
 	pw.Close() // the hook was killed
 	_, err = w.desk("%1").Answer(context.Background(), questions.AnswerOptions{ID: pw.Question.ID, Raw: "allow"})
@@ -429,7 +420,7 @@ func TestPermissionInvalidAnswersAndRequests(t *testing.T) {
 	var ue *core.UsageError
 	require.ErrorAs(t, err, &ue, "a message goes with a deny only")
 
-	_, _, err = w.desk("").AskPermission(context.Background(), permRequest(t))
+	_, _, err = w.desk("").AskPermission(context.Background(), coretest.PermissionRequest(t))
 	assert.ErrorContains(t, err, "own pane", "a hook outside a pane asks nothing")
 }
 

@@ -6,6 +6,7 @@ package coretest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -117,4 +118,19 @@ func Config(t testing.TB, f *Tmux, self string) *core.Config {
 	c.PaneProcs = nil
 	c.PanesProcs = nil
 	return c
+}
+
+// PermissionRequest is a Claude Code permission prompt to run a Bash command, as its hook reads it.
+func PermissionRequest(t testing.TB) messages.PermissionRequest {
+	t.Helper()
+	var in messages.HookInput
+	if err := json.Unmarshal([]byte(`{"session_id":"s1","hook_event_name":"PermissionRequest","tool_name":"Bash",
+		"tool_input":{"command":"touch k1.txt","description":"Run the requested command"}}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	p, err := messages.ParsePermissionRequest("claude", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
