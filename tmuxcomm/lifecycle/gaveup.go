@@ -7,7 +7,6 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -91,30 +90,12 @@ func (r *Room) tellGaveUp(rec *Record, status int) error {
 // one older than a week goes. A notice that does not read is a problem.
 func GaveUpSince(root string, since, now time.Time) ([]GaveUp, []string) {
 	dir := filepath.Join(root, Dir, noticesDir)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil
-	}
+	ns, problems := store.ReadNotices(dir, ".json", since, now, noticeKeep)
 	var out []GaveUp
-	var problems []string
-	for _, ent := range ents {
-		info, err := ent.Info()
-		if err != nil || !ent.Type().IsRegular() || !strings.HasSuffix(ent.Name(), ".json") || info.ModTime().Before(since) {
-			continue
-		}
-		path := filepath.Join(dir, ent.Name())
-		if now.Sub(info.ModTime()) > noticeKeep {
-			os.Remove(path)
-			continue
-		}
-		data, err := store.ReadFile(path)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
+	for _, n := range ns {
 		var g GaveUp
-		if err := json.Unmarshal(data, &g); err != nil || g.ID+".json" != ent.Name() {
-			problems = append(problems, path+": not a notice of a pane given up on")
+		if err := json.Unmarshal(n.Data, &g); err != nil || g.ID+".json" != n.Name {
+			problems = append(problems, n.Path+": not a notice of a pane given up on")
 			continue
 		}
 		out = append(out, g)

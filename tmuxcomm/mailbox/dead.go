@@ -96,30 +96,12 @@ func (of *Office) DeadLetters(since time.Time) ([]DeadLetter, []string) {
 // chain or pair held, each the first request held of it. A claim older than a week goes, as
 // outcomes do.
 func heldNotices(dir string, since, now time.Time) ([]DeadLetter, []string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil
-	}
+	ns, problems := store.ReadNotices(dir, mailSuffix, since, now, outcomeKeepFor)
 	var out []DeadLetter
-	var problems []string
-	for _, ent := range ents {
-		info, err := ent.Info()
-		if err != nil || !ent.Type().IsRegular() || !strings.HasSuffix(ent.Name(), mailSuffix) || info.ModTime().Before(since) {
-			continue
-		}
-		path := filepath.Join(dir, ent.Name())
-		if now.Sub(info.ModTime()) > outcomeKeepFor {
-			os.Remove(path)
-			continue
-		}
-		data, err := store.ReadFile(path)
+	for _, n := range ns {
+		m, err := messages.ParseMail(n.Data)
 		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		m, err := messages.ParseMail(data)
-		if err != nil {
-			problems = append(problems, path+":1: "+err.Error())
+			problems = append(problems, n.Path+":1: "+err.Error())
 			continue
 		}
 		out = append(out, DeadLetter{ID: m.ID, Kind: m.Kind, Pane: m.Pane, From: m.From, Exchange: m.Exchange,
