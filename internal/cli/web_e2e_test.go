@@ -70,6 +70,30 @@ func (q *qWorld) startWeb(args ...string) *webServer {
 	return ws
 }
 
+// startWebAsPerson runs 'wcomm web' with args as the person does, typed into a plain shell pane of
+// its own (a permission answered on the page is judged by who started its server), until the
+// world ends, and returns the URL it printed.
+func (q *qWorld) startWebAsPerson(args ...string) *webServer {
+	q.t.Helper()
+	pane := q.bashPane("")
+	base := filepath.Join(q.t.TempDir(), "web")
+	all := append([]string{"WCOMM_ROOT=" + q.root}, q.env...)
+	script := personLine(q.bin, q.work, all, q.withSocket(append([]string{"web"}, args...)), base+".out", base+".err", base+".code")
+	require.NoError(q.t, os.WriteFile(base+".sh", []byte(script), 0o600))
+	q.typeIn(pane, "bash "+shellQuote(base+".sh"))
+	ws := &webServer{err: &syncBuf{}}
+	var line string
+	waitFor(q.t, 30*time.Second, func() bool {
+		data, _ := os.ReadFile(base + ".out")
+		line, _, _ = strings.Cut(string(data), "\n")
+		return strings.Contains(string(data), "\n")
+	}, "the URL 'wcomm web' prints")
+	m := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/\?token=[0-9a-f]{64}$`).FindStringSubmatch(line)
+	require.NotNil(q.t, m, "the URL line: %q", line)
+	ws.url, ws.base = m[0], m[1]
+	return ws
+}
+
 // readURL reads the URL 'wcomm web' prints first, and its base.
 func readURL(t *testing.T, out io.Reader, stderr fmt.Stringer) (string, string) {
 	t.Helper()
@@ -185,7 +209,7 @@ func TestE2EWeb(t *testing.T) {
 	t.Parallel()
 	p := newPermWorld(t)
 	other, otherLog := p.recorderPane()
-	ws := p.startWeb("--all")
+	ws := p.qWorld.startWebAsPerson("--all")
 
 	// Without the secret: refused, nothing of the fleet shown.
 	resp, err := http.Get(ws.base + "/")
@@ -275,6 +299,21 @@ func TestE2EWeb(t *testing.T) {
 		d = decision(t, h.wait(t, 20*time.Second))
 		assert.Equal(t, "deny", d["behavior"])
 		assert.Equal(t, "keep the build folder", d["message"])
+	}
+
+	// A page whose server an agent's tool (here, this test's process: no terminal) started
+	// answers no permission prompt: whoever holds its URL is not the person.
+	{
+		agents := p.startWeb("--all")
+		h := p.startHook(p.worker, "touch not-the-person.txt")
+		j := p.pendingPermission(h, "touch not-the-person.txt")
+		jar := cookieFor(t, agents)
+		r := postForm(t, agents.base+"/answer", jar, map[string]string{"Origin": agents.base},
+			"id="+url.QueryEscape(j.ID)+"&answer=allow&token="+url.QueryEscape(pageToken(t, agents, jar)))
+		assert.NotEqual(t, http.StatusOK, r, "refused")
+		assert.Nil(t, p.questionByID(j.ID).Answer, "not answered")
+		requireCode(t, 0, p.asPerson(nil, "answer", j.ID, "deny"))
+		assert.Equal(t, "deny", decision(t, h.wait(t, 20*time.Second))["behavior"])
 	}
 
 	// A pane's screen, on request, its control strings made harmless.

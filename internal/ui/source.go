@@ -133,7 +133,11 @@ func (s *EngineSource) Answer(ctx context.Context, id, raw string) (string, erro
 // AnswerFrom answers as Answer does, recorded as from source (a channel and where it was
 // reached: "web 127.0.0.1:50412"), with message as a permission deny's words for the model.
 func (s *EngineSource) AnswerFrom(ctx context.Context, id, raw, message, source string) (string, error) {
-	res, err := s.E.Answer(ctx, tmuxcomm.AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: id, Raw: raw, Message: message, Source: source}})
+	// The web page's server is a command any process may start, an agent's tool included, and
+	// whoever holds its URL presses its buttons: a permission answered there is judged by who
+	// started it, as the command line's is. The console needs the terminal it is drawn on.
+	web := strings.HasPrefix(source, "web")
+	res, err := s.E.Answer(ctx, tmuxcomm.AnswerOptions{AnswerOptions: questions.AnswerOptions{ID: id, Raw: raw, Message: message, Source: source, CheckCaller: web}})
 	if err != nil {
 		return "", err
 	}
