@@ -31,6 +31,17 @@ type channelWorld struct {
 	xdg string
 }
 
+// runtimeDir is a runtime folder of the test's own, where its bridges of one bot meet: a
+// bridge another test left running, its fake's address reused, never meets them. It is short,
+// as a socket's path must be.
+func runtimeDir(t *testing.T) string {
+	t.Helper()
+	rt, err := os.MkdirTemp("", "wcrt")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(rt) })
+	return rt
+}
+
 func newChannelWorld(t *testing.T) *channelWorld {
 	t.Helper()
 	q := newQWorld(t)
@@ -39,11 +50,7 @@ func newChannelWorld(t *testing.T) *channelWorld {
 	cfg := fmt.Sprintf("channels:\n  telegram:\n    api_url: %s\n    chat_id: %d\n    allowed_users: [777]\n", tg.Srv.URL, tg.Chat)
 	require.NoError(t, os.MkdirAll(filepath.Join(xdg, "wcomm"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(xdg, "wcomm", "config.yaml"), []byte(cfg), 0o600))
-	// The bridges of one bot meet in the runtime folder: the test's own, short (a socket's path is).
-	rt, err := os.MkdirTemp("", "wcrt")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(rt) })
-	q.env = append(q.env, "XDG_CONFIG_HOME="+xdg, bridge.EnvTelegramToken+"="+tg.Token, "WCOMM_BRIDGE_IDLE_EXIT=2s", "XDG_RUNTIME_DIR="+rt)
+	q.env = append(q.env, "XDG_CONFIG_HOME="+xdg, bridge.EnvTelegramToken+"="+tg.Token, "WCOMM_BRIDGE_IDLE_EXIT=2s", "XDG_RUNTIME_DIR="+runtimeDir(t))
 	return &channelWorld{qWorld: q, tg: tg, xdg: xdg}
 }
 

@@ -45,7 +45,8 @@ func newPermWorld(t *testing.T) *permWorld {
 	require.NoError(t, os.MkdirAll(filepath.Join(xdg, "wcomm"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(xdg, "wcomm", "config.yaml"), []byte(cfg), 0o600))
 	q.env = append(q.env, "XDG_CONFIG_HOME="+xdg, bridge.EnvTelegramToken+"="+tg.Token,
-		bridge.EnvSlackBotToken+"="+sl.Bot, bridge.EnvSlackAppToken+"="+sl.App, "WCOMM_BRIDGE_IDLE_EXIT=2s")
+		bridge.EnvSlackBotToken+"="+sl.Bot, bridge.EnvSlackAppToken+"="+sl.App, "WCOMM_BRIDGE_IDLE_EXIT=2s",
+		"XDG_RUNTIME_DIR="+runtimeDir(t))
 	p := &permWorld{qWorld: q, tg: tg, sl: sl, claude: t.TempDir()}
 	// The agent's pane: a recorder of pastes, whose hooks run in its own tree.
 	script, err := filepath.Abs(recorderPy)

@@ -32,6 +32,9 @@ var xdgVars = map[string]string{
 	"XDG_CACHE_HOME":  ".cache",
 	"XDG_STATE_HOME":  ".local/state",
 	"XDG_DATA_HOME":   ".local/share",
+	// The bridges of one bot meet in the runtime folder: a test's bridges never meet the user's
+	// (nor a bridge another test left running at the same address).
+	"XDG_RUNTIME_DIR": "run",
 }
 
 // Main isolates the test process, runs its tests and exits with their code, removing the scratch
