@@ -149,6 +149,11 @@ func findByResponse(dir, response string) *Exchange {
 // id starts with its send time, so folders named more than maxSessionBump seconds after the id's
 // time are skipped (a folder's name may be dated up to that much after its creation).
 func (b *Book) ByID(root, id string) (*Exchange, error) {
+	// Not an id (a broadcast's, a short or hostile one): no exchange has it. Its stamp is cut
+	// from it below and its claim is a file named by it, so it is refused before either.
+	if messages.ValidID(id) != nil {
+		return nil, store.Kindf(store.ErrNotFound, "no exchange with id %s under %s; run 'wcomm history' to list them", messages.SanitizeField(id), root)
+	}
 	if x := IDWhere(root, id); x != nil {
 		return x, nil
 	}
