@@ -153,6 +153,7 @@ var (
 	ErrChannelsUnusable = core.ErrChannelsUnusable
 	ErrNoAnswer         = core.ErrNoAnswer
 	ErrUnrelayed        = core.ErrUnrelayed
+	ErrNotPerson        = core.ErrNotPerson
 )
 
 // Usagef returns a *UsageError.

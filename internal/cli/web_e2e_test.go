@@ -310,7 +310,7 @@ func TestE2EWeb(t *testing.T) {
 		jar := cookieFor(t, agents)
 		r := postForm(t, agents.base+"/answer", jar, map[string]string{"Origin": agents.base},
 			"id="+url.QueryEscape(j.ID)+"&answer=allow&token="+url.QueryEscape(pageToken(t, agents, jar)))
-		assert.NotEqual(t, http.StatusOK, r, "refused")
+		assert.Equal(t, http.StatusForbidden, r, "refused: the caller is not the person, which is no failure of the server")
 		assert.Nil(t, p.questionByID(j.ID).Answer, "not answered")
 		requireCode(t, 0, p.asPerson(nil, "answer", j.ID, "deny"))
 		assert.Equal(t, "deny", decision(t, h.wait(t, 20*time.Second))["behavior"])

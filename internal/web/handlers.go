@@ -256,6 +256,8 @@ func statusOf(err error) int {
 	switch {
 	case errors.Is(err, tmuxcomm.ErrStale), errors.Is(err, tmuxcomm.ErrAnswered):
 		return http.StatusConflict
+	case errors.Is(err, tmuxcomm.ErrNotPerson):
+		return http.StatusForbidden
 	}
 	switch tmuxcomm.ClassOf(err) {
 	case tmuxcomm.ClassUsage:

@@ -88,6 +88,9 @@ var (
 	// ErrChannelsUnusable: the answer channels' settings or tokens do not let a bridge run (a
 	// token file that does not exist); Helpers.Bridge wraps it, and the ask says so.
 	ErrChannelsUnusable = errors.New("answer channels unusable")
+	// ErrNotPerson: what only the person decides (an agent's permission prompt) was answered by
+	// someone else, an agent or its tool; nothing was recorded.
+	ErrNotPerson = errors.New("not the person")
 )
 
 // JudgedError is an ask's failure whose message already ends with BestJudgment; Unwrap gives the

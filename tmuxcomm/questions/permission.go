@@ -20,6 +20,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/lock"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
@@ -367,7 +368,7 @@ func (d *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
 	case who == "":
 		who = "this command"
 	}
-	return fmt.Errorf("this is an agent's permission prompt, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", who, why, d.Command)
+	return store.Kindf(core.ErrNotPerson, "this is an agent's permission prompt, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", who, why, d.Command)
 }
 
 // Tell hands text to the agent of the question's pane as a message from the person, through its

@@ -328,6 +328,7 @@ func TestPermissionCommandLineUnderAnAgentRefused(t *testing.T) {
 	err := answer(underClaude...)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "claude may not answer it")
+	assert.ErrorIs(t, err, core.ErrNotPerson, "the faces tell a refusal from a failure (the web page: 403)")
 	err = person(underClaude...)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "only the person may trust a settings file")
