@@ -76,9 +76,10 @@ func (a *aWorld) ask(task, action string, extra ...string) string {
 	return id
 }
 
+// answer answers as the person does: typed in a shell of their own (an approval is theirs).
 func (a *aWorld) answer(id, value string) {
 	a.t.Helper()
-	requireCode(a.t, 0, a.as("", nil, "answer", id, value))
+	requireCode(a.t, 0, a.asPerson(nil, "answer", id, value))
 }
 
 // aJSON is one intent as `actions --json` prints it.
@@ -153,12 +154,19 @@ func TestE2EActionApprovedRunsOnce(t *testing.T) {
 	assert.Equal(t, "docs", j.Targets[0].Path)
 	assert.Len(t, j.Git.Head, 40)
 
+	// An agent's tool (here the test's own process, in no terminal of a person) may not approve it.
+	r := a.as("", nil, "answer", id, "yes")
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, `the approval of action "publish"`)
+	assert.Contains(t, r.stderr, "may not answer it")
+	assert.Equal(t, "pending", a.action(id).Status, "nothing recorded")
+
 	a.answer(id, "yes")
 	j = a.action(id)
 	assert.Equal(t, "approved", j.Status)
 	assert.False(t, j.Stale)
 	assert.Equal(t, "local", j.Answer.Source)
-	r := a.as("", nil, "questions")
+	r = a.as("", nil, "questions")
 	requireCode(t, 0, r)
 	assert.Contains(t, r.stdout, "approved actions: 1 approved and not yet run")
 	r = a.as("", nil, "doctor")

@@ -93,8 +93,11 @@ func (de *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, err
 		de.LogQ(st, QInvalid, d)
 		return &AnswerResult{Question: st}, fmt.Errorf("question %s: %w; the question stays open", st.ID, err)
 	}
-	if st.Type == messages.Permission {
-		if err := de.mayAnswerPermission(ctx, o); err != nil {
+	// An agent's permission prompt and an action's approval are the person's to answer: an agent
+	// that approves a tool or a registered command for itself or for another is what they exist
+	// to prevent.
+	if st.Type == messages.Permission || st.Action != "" {
+		if err := de.mayAnswerForPerson(ctx, o, st); err != nil {
 			return invalid(err)
 		}
 	}

@@ -342,12 +342,12 @@ func (w *terminalWatch) look() (string, bool) {
 	return "", false
 }
 
-// mayAnswerPermission lets the person answer a permission question, and nobody else unless the
-// user's own settings name the agent or pane (permissions.answerers): an agent approving tools
-// for itself or for another is what the prompt exists to prevent. The bridge and the console are
+// mayAnswerForPerson lets the person answer a permission question or an action's approval, and
+// nobody else unless the user's own settings name the agent or pane (permissions.answerers): an
+// agent approving tools or commands for itself or for another is what they exist to prevent. The bridge and the console are
 // the person's channels (a chat's allowed users, the console's secret) and ask no check; the
 // command line and the MCP server are judged by what cannot be forged (Caller, OwnPane).
-func (d *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
+func (d *Desk) mayAnswerForPerson(ctx context.Context, o AnswerOptions, st *QuestionStatus) error {
 	if !o.CheckCaller && !o.Agent {
 		return nil
 	}
@@ -368,7 +368,11 @@ func (d *Desk) mayAnswerPermission(ctx context.Context, o AnswerOptions) error {
 	case who == "":
 		who = "this command"
 	}
-	return store.Kindf(core.ErrNotPerson, "this is an agent's permission prompt, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", who, why, d.Command)
+	what := "an agent's permission prompt"
+	if st.Type != messages.Permission {
+		what = fmt.Sprintf("the approval of action %q", messages.SanitizeField(st.Action))
+	}
+	return store.Kindf(core.ErrNotPerson, "this is %s, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", what, who, why, d.Command)
 }
 
 // Tell hands text to the agent of the question's pane as a message from the person, through its
