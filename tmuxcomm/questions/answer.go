@@ -114,6 +114,11 @@ func (de *Desk) Answer(ctx context.Context, o AnswerOptions) (*AnswerResult, err
 	}
 	a := AnswerRecord{ID: st.ID, TaskID: st.Task, Seq: st.Seq, Answer: m.Value, Raw: o.Raw, DecidedBy: messages.DecidedByUser,
 		Source: source, Type: st.Type, Form: m.Form, Option: m.Option, Pane: de.Self, Message: message, At: de.Now().UTC()}
+	if st.Idle != nil {
+		// Anyone may give an agent at rest its next instruction (an orchestrator does), but only
+		// the person's is handed over as the person's.
+		a.NotPerson = de.notPerson(ctx, o)
+	}
 	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, de.LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("lock root %s: %w", root, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/core/coretest"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
@@ -133,4 +134,23 @@ func TestIdleNoticeOneOpenWhenTurnEndsRace(t *testing.T) {
 		}
 		assert.Equal(t, 1, open, "round %d: one notice open of %d", round, len(list))
 	}
+}
+
+// An agent may give an agent at rest its next instruction (an orchestrator does), but its reply
+// is handed over under its own name, never as the person's words.
+func TestIdleNoticeReplyOfAnAgentIsNotThePersons(t *testing.T) {
+	w := newWorld(t)
+	st, _, err := w.desk("%2").NotifyIdle(context.Background(), "claude", "Done.")
+	require.NoError(t, err)
+	// The MCP server of the orchestrator's claude, in pane %1.
+	orch := withProcs(w.desk("%1"),
+		proc.Process{PID: 1000, PPID: 1, SID: 1000, Comm: "claude", Args: []string{"claude"}},
+		proc.Process{PID: 300, PPID: 1000, SID: 1000, Comm: "wcomm", Args: []string{"wcomm", "mcp"}})
+	res, err := orch.Answer(context.Background(), questions.AnswerOptions{ID: st.ID, Raw: "now write the tests", Source: "mcp", Agent: true})
+	require.NoError(t, err, "an agent may answer an idle notice")
+	assert.Equal(t, "agent claude", res.Question.Answer.NotPerson)
+	typed := w.delivered("%2")
+	require.Len(t, typed, 1, "delivered once")
+	assert.Equal(t, "[message from agent claude, via mcp, not from the person] now write the tests", strings.TrimSpace(typed[0]))
+	assert.Equal(t, "[message from agent claude, via mcp] now write the tests", w.mailer.mails()[0].Summary)
 }

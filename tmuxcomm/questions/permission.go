@@ -375,6 +375,25 @@ func (d *Desk) mayAnswerForPerson(ctx context.Context, o AnswerOptions, st *Ques
 	return store.Kindf(core.ErrNotPerson, "this is %s, and %s may not answer it (%s): the person answers it (the chat, the console, or '%s answer' typed in a shell of their own); only your own config file's permissions.answerers can name an agent or pane that may", what, who, why, d.Command)
 }
 
+// notPerson names the caller when it is not the person ("" when it is): the MCP server's
+// agent, the agent a command runs under, or a program in no terminal of a person. The bridge
+// and the console are the person's channels.
+func (d *Desk) notPerson(ctx context.Context, o AnswerOptions) string {
+	if !o.CheckCaller && !o.Agent {
+		return ""
+	}
+	c := d.Caller(ctx)
+	switch {
+	case c.Agent != "":
+		return "agent " + c.Agent
+	case o.Agent:
+		return "an agent's tool"
+	case !c.Person:
+		return "a program, not the person"
+	}
+	return ""
+}
+
 // Tell hands text to the agent of the question's pane as a message from the person, through its
 // outbox (its door, or typed when the pane is ready): a deny's message, where the dialog itself
 // carries none to the model. It reports whether the message was delivered now or queued.

@@ -62,6 +62,11 @@ func (d *Desk) pasteAnswer(ctx context.Context, st *QuestionStatus) (core.Signal
 		// the person's own words, as if typed in its box.
 		text = st.Answer.Answer
 		summary = fmt.Sprintf("[message from the person, via %s] %s", st.Answer.Source, messages.SanitizeField(text))
+		if who := st.Answer.NotPerson; who != "" {
+			// Not the person's words: the agent reads who sent them.
+			text = fmt.Sprintf("[message from %s, via %s, not from the person] %s", messages.SanitizeField(who), st.Answer.Source, text)
+			summary = fmt.Sprintf("[message from %s, via %s] %s", messages.SanitizeField(who), st.Answer.Source, messages.SanitizeField(st.Answer.Answer))
+		}
 	}
 	m := messages.Mail{Kind: messages.MailAnswer, Pane: st.Worker, Server: st.Server, Socket: st.Socket, From: st.Orchestrator,
 		Session: filepath.Base(st.Dir), Question: []string{st.ID}, Text: text, Summary: summary}

@@ -81,8 +81,12 @@ type AnswerRecord struct {
 	Option    int                   `json:"option,omitempty"`
 	Pane      messages.PaneID       `json:"pane,omitempty"` // where the answer was given, if in a pane
 	// Message is a permission deny's message for the model.
-	Message string    `json:"message,omitempty"`
-	At      time.Time `json:"at"`
+	Message string `json:"message,omitempty"`
+	// NotPerson names who answered an idle notice when it was not the person (an agent, an
+	// agent's tool, a program with no terminal of a person): its reply is handed to the agent
+	// under that name, never as the person's words.
+	NotPerson string    `json:"not_person,omitempty"`
+	At        time.Time `json:"at"`
 }
 
 // ResolvedRecord is the {task}.q{seq}.resolved file.
