@@ -190,7 +190,10 @@ func (o *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 	}
 	defer unlock()
 	pend, _ := ob.Pending()
-	if len(pend) == 0 {
+	// Mail of the direct path has no queue record: a delivery of it that its process left
+	// between paste and Enter is known by its fence alone, and is finished like a queued one.
+	fenced := ob.fencedMail(pend)
+	if len(pend) == 0 && len(fenced) == 0 {
 		return -1, nil
 	}
 	now := o.Now()
@@ -204,13 +207,13 @@ func (o *Office) drainOnce(ctx context.Context, root string, ob *outbox) (time.D
 		}
 		live = append(live, m)
 	}
-	if len(live) == 0 {
+	if len(live) == 0 && len(fenced) == 0 {
 		return -1, nil
 	}
 	srv, pane, gone := o.lookPane(ctx, ob)
 	if gone != nil {
 		var endErr error
-		for _, m := range live {
+		for _, m := range append(live, fenced...) {
 			o.recordMail(root, []messages.Mail{m}, evUndeliverable, map[string]string{"pane": string(m.Pane), "mail": m.ID, "error": gone.Error()}, now)
 			endErr = errors.Join(endErr, o.endMail(root, ob, m, messages.MailUndeliverable, "", gone.Error(), nil))
 		}

@@ -385,3 +385,68 @@ func TestDelivererLogIsPrivate(t *testing.T) {
 	_, err = mailbox.OpenDelivererLog(w.root, "../x", "%2")
 	assert.Error(t, err, "a server key that is no key names no folder")
 }
+
+// killedAfterPaste is a tmux whose deliveries paste, and then keep a copy of the outbox as it
+// is at that moment: what a sender killed -9 between the paste and the Enter leaves on disk.
+type killedAfterPaste struct {
+	*marking
+	dir  string
+	left map[string][]byte // path in the outbox -> its bytes
+}
+
+func (k *killedAfterPaste) Deliver(ctx context.Context, d paneops.Delivery) (paneops.DeliveryResult, error) {
+	res, err := k.marking.Tmux.Deliver(ctx, d)
+	k.mu.Lock()
+	k.pasted = d.Mark
+	k.mu.Unlock()
+	k.left = map[string][]byte{}
+	_ = filepath.WalkDir(k.dir, func(path string, e os.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			data, _ := os.ReadFile(path)
+			k.left[path] = data
+		}
+		return nil
+	})
+	return res, err
+}
+
+// restore puts the outbox back as the killed sender left it.
+func (k *killedAfterPaste) restore(t *testing.T) {
+	t.Helper()
+	for _, sub := range []string{store.OutboxQueueDir, store.OutboxDoneDir} {
+		ents, err := os.ReadDir(filepath.Join(k.dir, sub))
+		require.NoError(t, err)
+		for _, e := range ents {
+			require.NoError(t, os.Remove(filepath.Join(k.dir, sub, e.Name())))
+		}
+	}
+	for path, data := range k.left {
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+	}
+}
+
+// A message typed at once has no outbox record; a sender killed between its paste and its
+// Enter still leaves a fence that names it, so the guard presses that Enter, once, and types
+// nothing again.
+func TestGuardFinishesADirectDeliveryItsProcessLeft(t *testing.T) {
+	w := newWorld(t)
+	k := &killedAfterPaste{marking: &marking{Tmux: w.tmux}, dir: w.outbox("%2").Path()}
+	w.cfg.Tmux = k
+	x, m := w.request("%2", "task")
+	p, err := w.post(m)
+	require.NoError(t, err)
+	require.False(t, p.Queued, "the pane was ready")
+	require.NotEmpty(t, k.left, "the fence was on disk at the paste")
+	k.restore(t)
+
+	done := func(context.Context) error { return nil } // the sender has ended
+	require.NoError(t, w.office.GuardDeliveryWait(context.Background(), w.srv.Key(), "%2", os.Getpid(), done))
+	k.mu.Lock()
+	assert.Equal(t, 1, k.resumed, "the guard pressed the Enter")
+	k.mu.Unlock()
+	assert.Len(t, w.pasted(), 1, "nothing typed again")
+	assert.Equal(t, exchange.StateSubmitted, state(x).State)
+	st, err := os.Stat(w.outbox("%2").Path(store.InflightName))
+	require.NoError(t, err)
+	assert.Zero(t, st.Size(), "the in-flight record is cleared")
+}

@@ -65,10 +65,31 @@ func (of *Office) Post(ctx context.Context, root string, m messages.Mail, pane p
 	if err != nil {
 		return nil, err
 	}
-	if err := ob.put(m); err != nil {
-		return nil, err
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("queue mail: %w", err)
+	}
+	// The outbox record is written only when the message waits: one for a ready pane with
+	// nothing ahead of it goes the direct path (below), and its delivery log is its record.
+	onDisk := false
+	put := func() error {
+		if onDisk {
+			return nil
+		}
+		if err := ob.put(m); err != nil {
+			return err
+		}
+		onDisk = true
+		return nil
+	}
+	if of.NoQueue {
+		if err := put(); err != nil {
+			return nil, err
+		}
 	}
 	queued := func(reason string) (*core.Posted, error) {
+		if err := put(); err != nil {
+			return nil, err
+		}
 		rerr := of.recordMail(root, []messages.Mail{m}, evQueued, map[string]string{"pane": string(m.Pane), "mail": m.ID, "reason": reason}, of.Now())
 		p := &core.Posted{Mail: m, Queued: true, Reason: reason}
 		if err := of.EnsureDeliverer(ob, m.Socket); err != nil {
@@ -102,6 +123,26 @@ func (of *Office) Post(ctx context.Context, root string, m messages.Mail, pane p
 	}
 	if of.NoQueue {
 		return of.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
+	}
+	if names, err := mailNames(ob.Path(store.OutboxQueueDir)); err == nil && len(names) == 0 {
+		// The direct path: nothing waits ahead, so m is typed now with no outbox record.
+		// inflight.json carries m itself, so a guard finishes a paste this process leaves
+		// without its Enter as it would a queued one's.
+		ob.direct = m.ID
+		p, err := of.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, true)
+		switch {
+		case err != nil && notReady(err):
+			return queued(reasonOf(err))
+		case errors.Is(err, paneops.ErrEnterHeld):
+			// Pasted, its Enter refused: it stays queued, as a queued one does, for recovery.
+			if perr := put(); perr != nil {
+				return p, errors.Join(err, perr)
+			}
+		}
+		return p, err
+	}
+	if err := put(); err != nil {
+		return nil, err
 	}
 	// Order is kept: what waits ahead of m goes first, delivered by this process while the pane
 	// is ready, so concurrent senders to a ready pane need no deliverer.
@@ -187,6 +228,11 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	// Mail no longer wanted ends without typing anything.
 	var keep []messages.Mail
 	for _, g := range group {
+		if g.ID == ob.direct && g.Kind == messages.MailRequest {
+			// Written by this very call: nothing can have answered it yet.
+			keep = append(keep, g)
+			continue
+		}
 		if why := o.unwanted(root, g); why != "" {
 			o.endMail(root, ob, g, messages.MailSuperseded, "", why, nil)
 			continue
@@ -247,7 +293,7 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		// has run: nothing is typed until it is recorded, or that message would be typed twice.
 		return p, &notReadyError{reason: fmt.Sprintf("the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", f.Mark, pane.ID)}
 	}
-	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: o.Now().UTC()}); err != nil {
+	if err := ob.SetInflight(o.fence(ob, group, "")); err != nil {
 		return fail(err)
 	}
 	// Before the paste, a guard: should this process die between paste and Enter, the guard
@@ -336,6 +382,21 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	return p, nil
 }
 
+// fence is the inflight record of a delivery of group by this process (route: "" typed,
+// exchange.ViaSocket through the door). Mail with no queue record (the direct path) is carried
+// in it whole, so that recovery has it.
+func (o *Office) fence(ob *outbox, group []messages.Mail, route string) Inflight {
+	f := Inflight{Mark: group[0].ID, PID: os.Getpid(), At: o.Now().UTC(), Route: route}
+	for _, g := range group {
+		f.IDs = append(f.IDs, g.ID)
+		if g.ID == ob.direct {
+			g.Request = nil // read from its file, as a queued one's
+			f.Mail = append(f.Mail, g)
+		}
+	}
+	return f
+}
+
 // endMail records how a piece of mail ended; an outcome already there stands. Any other failure
 // to write it is returned.
 func (o *Office) endMail(root string, ob *outbox, m messages.Mail, state, via, detail string, with []string) error {
@@ -344,6 +405,11 @@ func (o *Office) endMail(root string, ob *outbox, m messages.Mail, state, via, d
 		if id != m.ID {
 			others = append(others, id)
 		}
+	}
+	if m.ID == ob.direct && (state == messages.MailDelivered || state == messages.MailSuperseded) {
+		// Never queued: its delivery log says what became of it, and no other process can
+		// have it to deliver.
+		return nil
 	}
 	err := ob.finish(messages.MailOutcome{Mail: m, State: state, At: o.Now().UTC(), Via: via, With: others, Detail: detail})
 	if errors.Is(err, store.ErrExists) {
@@ -368,11 +434,15 @@ func (o *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 	}
 	pend, _ := ob.Pending()
 	var group []messages.Mail
-	for _, m := range pend {
-		for _, id := range f.IDs {
-			if m.ID == id {
-				group = append(group, m)
-			}
+	for _, id := range f.IDs {
+		if i := slices.IndexFunc(pend, func(m messages.Mail) bool { return m.ID == id }); i >= 0 {
+			group = append(group, pend[i])
+			continue
+		}
+		// Mail of the direct path has no queue record: the fence carries it. One with an
+		// outcome already recorded has ended.
+		if i := slices.IndexFunc(f.Mail, func(m messages.Mail) bool { return m.ID == id }); i >= 0 && !ob.ended(id) {
+			group = append(group, f.Mail[i])
 		}
 	}
 	if len(group) == 0 {

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -37,6 +38,9 @@ type outbox struct {
 	Dir    string
 	server string
 	pane   messages.PaneID
+	// direct is the id of the mail this process is delivering without a queue record (Post's
+	// direct path): its delivery log is its record, and no outcome file is written for it.
+	direct string
 }
 
 // outboxName is the folder name of a pane's outbox on a server.
@@ -198,6 +202,9 @@ type Inflight struct {
 	At   time.Time `json:"at"`
 	// Route is "socket" for a write through the agent's door (route.go), "" for typing.
 	Route string `json:"route,omitempty"`
+	// Mail is the mail of the delivery that has no queue record (the direct path of Post), so
+	// that recovery can finish it as it would a queued one.
+	Mail []messages.Mail `json:"mail,omitempty"`
 }
 
 // SetInflight records a delivery about to start; clearInflight empties the record. Like the
@@ -231,6 +238,22 @@ func (ob *outbox) readInflight() (*Inflight, error) {
 		return nil, fmt.Errorf("%s: %w", ob.Path(store.InflightName), err)
 	}
 	return &f, nil
+}
+
+// fencedMail is the mail the in-flight record carries (a delivery of the direct path, which
+// has no queue record) that has not ended and is not in pend.
+func (ob *outbox) fencedMail(pend []messages.Mail) []messages.Mail {
+	f, err := ob.readInflight()
+	if err != nil || f == nil {
+		return nil
+	}
+	var out []messages.Mail
+	for _, m := range f.Mail {
+		if !slices.ContainsFunc(pend, func(p messages.Mail) bool { return p.ID == m.ID }) && !ob.ended(m.ID) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // lockDrain takes the outbox's drain lock, waiting up to timeout.

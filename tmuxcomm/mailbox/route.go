@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/wcomm/wcomm/tmuxcomm/store"
@@ -44,7 +43,7 @@ func (o *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	if f, err := ob.readInflight(); err == nil && f != nil {
 		return p, true, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is sent until it is", errNotReady, f.Mark, pane.ID)
 	}
-	if err := ob.SetInflight(Inflight{Mark: m.ID, IDs: ids, PID: os.Getpid(), At: o.Now().UTC(), Route: exchange.ViaSocket}); err != nil {
+	if err := ob.SetInflight(o.fence(ob, group, exchange.ViaSocket)); err != nil {
 		return p, false, err
 	}
 	if werr := o.Door.Write(ctx, route, content); werr != nil {

@@ -45,9 +45,7 @@ func TestMailGoesThroughTheAgentsDoor(t *testing.T) {
 	assert.Equal(t, exchange.ViaSocket, x.Via)
 	assert.Equal(t, "claude", x.Profile)
 	assert.Contains(t, x.Evidence, "messaging socket of Claude Code session 4242 (the session was busy)")
-	o, err := w.outbox("%2").Outcome(p.Mail.ID)
-	require.NoError(t, err)
-	assert.Equal(t, exchange.ViaSocket, o.Via)
+	noOutboxRecords(t, w, "%2")
 }
 
 func TestDoorGoneIsTypedOnce(t *testing.T) {
