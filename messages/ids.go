@@ -190,10 +190,11 @@ func SeqFileName(n int, k Kind) string {
 	return fmt.Sprintf("%03d-%s.md", n, k)
 }
 
-// AwaitLockName returns ".NNN-await.lock", the lock every await waiting on exchange n holds
-// (shared), beside the exchange's files. notify tests it: when an await is waiting, the await is
-// the orchestrator's signal and no RESPONSE line is pasted.
-func AwaitLockName(n int) string { return fmt.Sprintf(".%03d-await.lock", n) }
+// AwaitLockName names the file every await waiting on exchange n holds a shared flock on: the
+// exchange's request file itself, so that no lock file is made per exchange (a new file costs
+// an inode, and inode allocation was a large part of a round trip's CPU). notify tests it: when
+// an await is waiting, the await is the orchestrator's signal and no RESPONSE line is pasted.
+func AwaitLockName(n int) string { return SeqFileName(n, KindRequest) }
 
 // maxSeqDigits bounds sequence numbers far below int overflow.
 const maxSeqDigits = 9

@@ -54,7 +54,7 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		ctx, cancel = context.WithTimeout(ctx, remaining)
 		defer cancel()
 	}
-	unlock, err := lock.File(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.cfg.LockTimeout)
+	unlock, err := lock.Existing(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.cfg.LockTimeout)
 	if err == nil {
 		defer unlock()
 	}

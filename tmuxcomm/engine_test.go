@@ -301,6 +301,13 @@ func testAwaitWakesOnNotifyWithoutPaste(t *testing.T) {
 	}()
 	awaitLock := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
 	require.Eventually(t, func() bool { return lock.IsLocked(awaitLock) }, 5*time.Second, time.Millisecond)
+	// The lock is the request file's own: an await makes no file of its own.
+	assert.Equal(t, x.RequestPath, awaitLock)
+	names, err := os.ReadDir(x.Dir)
+	require.NoError(t, err)
+	for _, n := range names {
+		assert.NotContains(t, n.Name(), "lock", "no lock file made by the await")
+	}
 
 	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ResponsePath, Body: []byte("done")})
 	require.NoError(t, err)

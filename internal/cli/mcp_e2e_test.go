@@ -162,7 +162,7 @@ func TestE2EMCP(t *testing.T) {
 	assert.Equal(t, worker, out["worker"])
 	assert.Equal(t, "submitted", out["state"])
 	w.waitScreen(worker, id)
-	lock := filepath.Join(out["dir"].(string), fmt.Sprintf(".%03d-await.lock", int(out["seq"].(float64))))
+	lock := awaitLockIn(out["dir"].(string), int(out["seq"].(float64)))
 
 	// await bounded: no answer yet is a normal result saying "waiting", with the id.
 	res, out = c.call("await", map[string]any{"id": id, "timeout_seconds": 0.3})
@@ -202,7 +202,7 @@ func TestE2EMCP(t *testing.T) {
 	require.False(t, res.IsError, "%s", text(res))
 	big, _ := out["id"].(string)
 	w.waitScreen(worker, big)
-	lock = filepath.Join(out["dir"].(string), fmt.Sprintf(".%03d-await.lock", int(out["seq"].(float64))))
+	lock = awaitLockIn(out["dir"].(string), int(out["seq"].(float64)))
 	go func() {
 		r, o := c.call("await", map[string]any{"id": big, "timeout_seconds": 30})
 		done <- called{r, o}

@@ -60,6 +60,26 @@ func File(path string, how int, timeout time.Duration) (unlock func(), err error
 	return func() { release(f) }, nil
 }
 
+// Existing takes flock how on the file at path, which must exist (it is opened for reading,
+// never created, never through a symlink), waiting up to timeout as File does: a lock on a file
+// that has a life of its own, so that no lock file is made for it.
+func Existing(path string, how int, timeout time.Duration) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := Flock(ctx, f, how, nil); err != nil {
+		f.Close()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s still held after %s: %w", path, timeout, syscall.EWOULDBLOCK)
+		}
+		return nil, err
+	}
+	return func() { release(f) }, nil
+}
+
 // IsLocked reports whether another process holds a lock on path, shared or exclusive, without
 // waiting. A missing file is not locked; IsLocked never creates one. Its probe is an exclusive
 // lock, taken and let go at once: two probes at the same moment may see each other as holders.

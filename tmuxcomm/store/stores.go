@@ -44,7 +44,7 @@ import (
 //	  bridge.log          bridge folder     log                       the diagnostics of a bridge an ask started
 //	.wcomm-seq            session folder    symlink                   send (writeSeqHint): the newest request number claimed there
 //	.wcomm-session.json   session folder    JSON file                 OpenSession (SessionMeta): the tmux server the pair lives on
-//	.NNN-await.lock       session folder    lock file                 await, shared while it waits on exchange NNN (messages.AwaitLockName)
+//	NNN-request.md        session folder    flock (shared)            await, while it waits on exchange NNN (messages.AwaitLockName): no lock file of its own
 //	.TASK.qN.wait.lock    session folder    lock file                 ask --wait, while it waits on question N (messages.WaitLockName)
 //	.prompts/KEY.lock     root              lock file per tmux server the prompts room's sentry (in the bridge or the console), for its whole life: one per root and server
 //	.lifecycle/           root              folder of JSON records    the lifecycle room (spawn, restart): SERVERKEY-pN.json, what wcomm started in each pane; names.lock
