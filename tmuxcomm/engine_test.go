@@ -502,9 +502,13 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	assert.Contains(t, err.Error(), "no free request id")
 	assert.Equal(t, "20260117-120000-abab", a.ID)
 
-	exchange.PruneIDs(filepath.Join(filepath.Dir(a.Dir), store.IDsDir), fixed.Add(time.Second))
-	_, err = e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("three")})
-	assert.NoError(t, err, "a pruned claim frees its id")
+	// One file claims the id and says where its request is: its where-link.
+	root := filepath.Dir(a.Dir)
+	target, err := os.Readlink(filepath.Join(root, store.WhereDir, a.ID))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Base(a.Dir)+"/"+filepath.Base(a.RequestPath), target)
+	_, err = os.Lstat(filepath.Join(root, store.IDsDir, a.ID))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no claim file beside the link")
 }
 
 func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {

@@ -63,22 +63,11 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 		o.To = target
 		return e.relayOut(ctx, root, h, o)
 	}
-	// The id is claimed while tmux answers the pane lookup: a file creation and a process start
-	// overlap instead of adding up. A claim left unused when the lookup fails names nothing and is
-	// pruned with the others.
-	type claimed struct {
-		id  string
-		err error
-	}
-	idc := make(chan claimed, 1)
-	go func() {
-		if o.ID != "" {
-			idc <- claimed{o.ID, messages.ValidID(o.ID)}
-			return
+	if o.ID != "" {
+		if err := messages.ValidID(o.ID); err != nil {
+			return nil, err
 		}
-		id, err := e.book.ClaimID(root)
-		idc <- claimed{id, err}
-	}()
+	}
 	lookup := "tmux"
 	var worker paneops.Pane
 	var srv paneops.ServerInfo
@@ -93,7 +82,6 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 			e.finder.RecordPane(root, worker, srv)
 		}
 	}
-	c := <-idc
 	if err != nil {
 		return nil, err
 	}
@@ -111,15 +99,23 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if err != nil {
 		return nil, err
 	}
-	id, err := c.id, c.err
-	if err != nil {
-		return nil, err
-	}
 	chain, depth, verdict := e.chainOf(root, srv.Key(), dir, worker.ID, policy)
 	size, sum := messages.BodySum(o.Body)
-	header := messages.RequestHeader{Capability: o.Capability, ID: id, StartedAt: sess.StartedAt,
+	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,
 		Orchestrator: e.cfg.Self, Worker: worker.ID, Bytes: size, Sum: sum, Chain: chain, Depth: depth}
-	n, reqPath, parts, err := e.book.WriteRequest(dir, sess, header, o.Body, syncs)
+	var n int
+	var reqPath, id string
+	var parts [][]byte
+	if o.ID != "" {
+		id = o.ID
+		n, reqPath, parts, err = e.book.WriteRequest(dir, sess, header, o.Body, syncs)
+		if err == nil {
+			_ = exchange.RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
+		}
+	} else {
+		// The id is claimed with its where-link, once the request's number is known.
+		n, reqPath, parts, id, err = e.book.WriteNewRequest(dir, sess, header, o.Body, syncs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +138,6 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 		}
 		return nil, fmt.Errorf("record request %s in %s: %w; nothing was sent: %s", id, dir, err, hint)
 	}
-	_ = exchange.RecordID(root, id, filepath.Base(dir), n) // a hint for show and await by id; a scan finds it without
 
 	m := messages.Mail{Kind: messages.MailRequest, Pane: worker.ID, Server: srv.Key(), Socket: srv.Socket,
 		From: e.cfg.Self, Session: filepath.Base(dir), Seq: n, Exchange: id, Agent: o.Agent, Request: text}

@@ -29,6 +29,9 @@ func (b *Book) ClaimID(root string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if _, err := os.Lstat(filepath.Join(root, store.WhereDir, id)); err == nil {
+			continue // claimed by its where-link (ClaimIDAt)
+		}
 		f, err := os.OpenFile(filepath.Join(dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -40,6 +43,37 @@ func (b *Book) ClaimID(root string) (string, error) {
 		if id[len(id)-1] == '0' && id[len(id)-2] == '0' {
 			// About one send in 256 tidies the claims up.
 			PruneIDs(dir, b.Now().Add(-pruneAge))
+		}
+		return id, nil
+	}
+	return "", fmt.Errorf("no free request id this second under %s; try again", root)
+}
+
+// ClaimIDAt claims a new request id under root for the request seq of session: the id's
+// where-link (RecordID) is made pointing at that request, and a link is made only when no other
+// has the name, so the one new file claims the id and records where it is (ClaimID and RecordID
+// made two). An id claimed in the claims' folder by ClaimID is not taken either.
+func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
+	dir, err := store.Dir(root, store.WhereDir, true)
+	if err != nil {
+		return "", err
+	}
+	claims := filepath.Join(root, store.IDsDir)
+	target := session + "/" + messages.SeqFileName(seq, messages.KindRequest)
+	for attempt := 0; attempt < 64; attempt++ {
+		id, err := messages.NewID(b.Now(), b.Rand)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(filepath.Join(claims, id)); err == nil {
+			continue
+		}
+		err = os.Symlink(target, filepath.Join(dir, id))
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("claim id %s: %w", id, err)
 		}
 		return id, nil
 	}

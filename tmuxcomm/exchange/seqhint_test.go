@@ -30,7 +30,7 @@ func touchSeq(t *testing.T, dir string, n int, k messages.Kind) {
 
 func claimN(t *testing.T, dir string) int {
 	t.Helper()
-	n, path, err := ClaimRequest(dir, nil, func(n int) [][]byte { return [][]byte{[]byte("request " + strconv.Itoa(n) + "\n")} })
+	n, path, err := ClaimRequest(dir, nil, func(n int) ([][]byte, error) { return [][]byte{[]byte("request " + strconv.Itoa(n) + "\n")}, nil })
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest)), path)
 	return n

@@ -186,11 +186,15 @@ func nextRequestNumber(files []seqFile) int {
 // link(2) claim is atomic across processes: a lost race rescans and takes the next number. The
 // content depends on n (it names the response file n+1), so it is built per attempt. Its fsync
 // is one of syncs (store.WriteExclusiveLater; nil: before it is published).
-func ClaimRequest(dir string, syncs *store.Syncs, build func(n int) [][]byte) (int, string, error) {
+func ClaimRequest(dir string, syncs *store.Syncs, build func(n int) ([][]byte, error)) (int, string, error) {
 	if h, ok := readSeqHint(dir); ok {
 		if n, ok := nextFromHint(dir, h); ok {
 			path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-			err := store.WriteExclusiveLater(path, syncs, build(n)...)
+			parts, err := build(n)
+			if err != nil {
+				return 0, "", err
+			}
+			err = store.WriteExclusiveLater(path, syncs, parts...)
 			if err == nil {
 				writeSeqHint(dir, n)
 				return n, path, nil
@@ -208,7 +212,11 @@ func ClaimRequest(dir string, syncs *store.Syncs, build func(n int) [][]byte) (i
 		}
 		n := nextRequestNumber(files)
 		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-		err = store.WriteExclusiveLater(path, syncs, build(n)...)
+		parts, err := build(n)
+		if err != nil {
+			return 0, "", err
+		}
+		err = store.WriteExclusiveLater(path, syncs, parts...)
 		if err == nil {
 			writeSeqHint(dir, n)
 			return n, path, nil
@@ -245,9 +253,28 @@ func IsQuestionFile(name string) bool {
 // file's path and the parts written, whose join is the file. Its fsync is one of syncs (nil:
 // before it is published).
 func (b *Book) WriteRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs) (int, string, [][]byte, error) {
+	n, path, parts, _, err := b.writeRequest(dir, sess, h, body, syncs, false)
+	return n, path, parts, err
+}
+
+// WriteNewRequest is WriteRequest for a request without an id yet: the id is claimed once the
+// request's number is known, by its where-link (ClaimIDAt), so one new file both claims the id
+// and records where its request is. It returns the id as well.
+func (b *Book) WriteNewRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs) (n int, path string, parts [][]byte, id string, err error) {
+	return b.writeRequest(dir, sess, h, body, syncs, true)
+}
+
+func (b *Book) writeRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs, claim bool) (int, string, [][]byte, string, error) {
 	openEnd := len(body) > 0 && body[len(body)-1] != '\n'
 	var parts [][]byte
-	n, path, err := ClaimRequest(dir, syncs, func(n int) [][]byte {
+	n, path, err := ClaimRequest(dir, syncs, func(n int) ([][]byte, error) {
+		if claim {
+			id, err := b.ClaimIDAt(filepath.Dir(dir), filepath.Base(dir), n)
+			if err != nil {
+				return nil, err
+			}
+			h.ID = id
+		}
 		resp := filepath.Join(dir, messages.SeqFileName(n+1, messages.KindResponse))
 		head, tail := messages.FormatRequestAround(messages.Request{Header: h,
 			Instructions: messages.Instructions{
@@ -256,7 +283,7 @@ func (b *Book) WriteRequest(dir string, sess messages.Session, h messages.Reques
 				Fallback:     messages.FallbackCommand(sess, resp),
 			}}, openEnd)
 		parts = [][]byte{[]byte(head), body, []byte(tail)}
-		return parts
+		return parts, nil
 	})
-	return n, path, parts, err
+	return n, path, parts, h.ID, err
 }

@@ -15,7 +15,7 @@ import (
 // (FileMode).
 //
 //	name                  where             kind                      written by
-//	.ids/                 root              folder of empty files     send (ClaimID): one O_EXCL claim per request id, pruned after pruneAge
+//	.ids/                 root              folder of empty files     a relayed send (ClaimID): one O_EXCL claim per request id, pruned after pruneAge; a plain send's id is claimed by its .where link (ClaimIDAt)
 //	.where/               root              folder of symlinks        send (RecordID): id -> "SESSION/NNN-request.md", read by show, await, notify
 //	.panes/               root              folder of JSON cards      send, notify (the fleet's pane cards): one card per pane
 //	.outbox/              root              folder per pane           the mailbox: SERVERKEY-pN/, below
