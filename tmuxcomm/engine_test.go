@@ -583,3 +583,27 @@ func TestLargeMessagesAreWrittenWholeAndLeanAwaitLeavesTheRequestOut(t *testing.
 	assert.Equal(t, string(big), whole.RequestBody)
 	assert.Equal(t, want, whole.ResponseBody)
 }
+
+// Detection reads the pane's tree, not the caller's ancestors up to init (a /proc read each, at
+// every delivery): a caller inside the pane's tree is still never taken for the pane's agent,
+// as the tree holds the whole line from it up to the pane.
+func TestDetectReadsOnlyThePanesTree(t *testing.T) {
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	e.cfg.SelfPID = 3000
+	var asked [][]int
+	e.cfg.PaneProcs = func(pane int, also ...int) (*proc.Table, error) {
+		asked = append(asked, also)
+		// %2 (pid 1001): a shell running claude in the foreground, which runs this caller.
+		return proc.NewProcTable([]proc.Process{
+			{PID: 1001, PPID: 100, SID: 1001, PGRP: 1001, TPGID: 2000, Comm: "bash", Args: []string{"-bash"}},
+			{PID: 2000, PPID: 1001, SID: 1001, PGRP: 2000, TPGID: 2000, Comm: "claude", Args: []string{"claude"}},
+			{PID: 3000, PPID: 2000, SID: 1001, PGRP: 2000, TPGID: 2000, Comm: "python3", Args: []string{"python3", "tool.py"}},
+		}), nil
+	}
+	det, err := e.finder.Detect(context.Background(), f.PaneMap["%2"], "")
+	require.NoError(t, err)
+	require.Len(t, asked, 1)
+	assert.Empty(t, asked[0], "no ancestors of the caller asked for")
+	assert.NotEqual(t, "claude", det.Name, "the caller's own agent is not the pane's: %s", det.Reason)
+}

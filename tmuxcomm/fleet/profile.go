@@ -34,7 +34,10 @@ func (f *Finder) Detect(ctx context.Context, p paneops.Pane, agent string) (prof
 	var t *proc.Table
 	var err error
 	if f.PaneProcs != nil && p.PID > 0 {
-		t, err = f.PaneProcs(p.PID, f.SelfPID)
+		// Not the caller's ancestors up to init (a read each, every delivery): only those in
+		// the pane's tree can be candidates, and the tree is read whole, so when one is there,
+		// the caller is below it and the table holds the whole line between them.
+		t, err = f.PaneProcs(p.PID)
 	} else {
 		t, err = f.Procs()
 	}
