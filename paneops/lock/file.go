@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
@@ -15,7 +16,22 @@ const fileMode = 0o600
 // create opens path read-write, creating it 0600. O_NOFOLLOW: a symlink planted at a lock's path
 // must not make us create or lock another file.
 func create(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, fileMode)
+	return openFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+}
+
+// openFile opens path as os.OpenFile does (O_CLOEXEC added) without offering the file to the
+// runtime's poller, which refuses a regular file after four fcntl calls and an epoll_ctl: a lock
+// file is only flocked, and taking one is on every delivery's path.
+func openFile(path string, flag int, perm uint32) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
+		if err == nil {
+			return os.NewFile(uintptr(fd), path), nil
+		}
+		if err != syscall.EINTR {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
 }
 
 // Open opens path (created 0600 if missing, never through a symlink) and takes flock how (LOCK_EX
@@ -64,7 +80,7 @@ func File(path string, how int, timeout time.Duration) (unlock func(), err error
 // never created, never through a symlink), waiting up to timeout as File does: a lock on a file
 // that has a life of its own, so that no lock file is made for it.
 func Existing(path string, how int, timeout time.Duration) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := openFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +107,7 @@ func IsLockedExclusive(path string) bool { return held(path, syscall.LOCK_SH) }
 
 // held reports whether the probe lock how on path is refused.
 func held(path string, how int) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := openFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
 	}

@@ -56,7 +56,7 @@ func readSeqHint(dir string) (int, bool) {
 			return 0, false
 		}
 	case st.Mode().IsRegular() && st.Size() <= seqHintWidth+1:
-		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		f, err := store.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 		if err != nil {
 			return 0, false
 		}
@@ -83,7 +83,7 @@ func writeSeqHint(dir string, n int) {
 		return
 	}
 	path := filepath.Join(dir, store.SeqHintName)
-	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0); err == nil {
+	if f, err := store.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0); err == nil {
 		_, err = f.WriteAt([]byte(text), 0)
 		if err == nil {
 			err = f.Truncate(int64(len(text))) // a longer file from elsewhere loses its tail

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -8,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -26,6 +30,26 @@ const (
 
 // ErrExists is returned by writeExclusive when the name is already taken.
 var ErrExists = errors.New("file exists")
+
+// OpenFile opens path as os.OpenFile does (O_CLOEXEC added), without offering the file to the
+// runtime's poller: for a regular file os.OpenFile makes four fcntl calls and an epoll_ctl that
+// the kernel refuses, five system calls beside the open, where os.NewFile makes one. flag must
+// not hold O_NONBLOCK (NewFile would offer such a file to the poller). For the store's own files,
+// which are regular files read and written whole.
+func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == nil {
+			return os.NewFile(uintptr(fd), path), nil
+		}
+		if err != syscall.EINTR {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+}
+
+// tempSeq makes temp names unique within the process; the random part, across processes.
+var tempSeq atomic.Uint64
 
 // writeTempSync writes the parts one after the other to a new hidden temp file in dir, with
 // permissions perm and the fsync optional (see writeExclusiveNoSync), and returns its path. Parts
@@ -53,7 +77,17 @@ func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) 
 // writeTemp writes the parts to a new hidden temp file in dir with permissions perm and returns
 // it open, unsynced.
 func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) {
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	var f *os.File
+	var err error
+	for try := 0; ; try++ {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		name := filepath.Join(dir, ".tmp-"+strconv.FormatUint(tempSeq.Add(1), 36)+"-"+hex.EncodeToString(b[:]))
+		f, err = OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create temp file in %s: %w", dir, err)
 	}
@@ -63,8 +97,11 @@ func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) 
 		os.Remove(name)
 		return nil, err
 	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(fmt.Errorf("chmod %s: %w", name, err))
+	if perm.Perm() != FileMode {
+		// Made 0600 under any umask only through its handle: the umask can only take bits away.
+		if err := f.Chmod(perm); err != nil {
+			return fail(fmt.Errorf("chmod %s: %w", name, err))
+		}
 	}
 	for _, data := range parts {
 		if _, err := f.Write(data); err != nil {
@@ -365,7 +402,7 @@ func ReadFirstLine(path string) (string, error) {
 
 // AppendLine appends one line to a log file (O_APPEND keeps concurrent small writes whole).
 func AppendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
+	f, err := OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
 		return err
 	}
@@ -385,7 +422,7 @@ func AppendLine(path string, line []byte) error {
 // The caller must be the only writer of path and spare (a lock). Not synced: for the outbox's
 // own state (see WriteExclusiveNoSync). Where the swap is not there, spare is renamed over path.
 func WriteSwapNoSync(path, spare string, data []byte) error {
-	f, err := os.OpenFile(spare, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, FileMode)
+	f, err := OpenFile(spare, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", spare, err)
 	}
@@ -413,7 +450,7 @@ func WriteSwapNoSync(path, spare string, data []byte) error {
 // Empty truncates the file at path to nothing, keeping its inode (see WriteSwapNoSync): for a
 // record whose absence an empty file says as well. A missing file is already empty.
 func Empty(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
