@@ -43,12 +43,27 @@ const (
 )
 
 // fenced is args (a guarded paste or Enter: an if-shell -F -t PANE COND REFUSE DO among its
-// commands) with the token: COND also holds when the token is fenced, and DO records it.
+// commands) with the token: COND also holds when the token is fenced, and DO records it. A DO
+// that records a mark records the token with it ("MARK.TOKEN", see markOf), in the same pane
+// option: every option set costs the server in proportion to its sessions and clients, so a
+// paste sets one, not two. A DO without a mark records the token in @wcomm-op.
 func fenced(args []string, pane messages.PaneID, token string) []string {
 	out := append([]string(nil), args...)
 	for i := 0; i+6 < len(out); i++ {
 		if out[i] == "if-shell" && out[i+1] == "-F" && out[i+2] == "-t" {
 			out[i+4] = "#{||:" + out[i+4] + ",#{" + fencePrefix + token + "}}"
+			do := out[i+6]
+			for _, opt := range []string{markEntered, markPasted} {
+				if j := strings.LastIndex(do, " "+opt+" "); j >= 0 {
+					at := j + len(opt) + 2
+					end := strings.IndexByte(do[at:], ' ')
+					if end < 0 {
+						end = len(do) - at
+					}
+					out[i+6] = do[:at+end] + "." + token + do[at+end:]
+					return out
+				}
+			}
 			out[i+6] += " ; set-option -p -t " + string(pane) + " " + fenceDone + " " + token
 			return out
 		}
@@ -107,7 +122,8 @@ func (c *Client) runFenced(ctx context.Context, pane messages.PaneID, stdin []by
 // pane records the token; otherwise the token is fenced in the same call, so the call never runs.
 func (c *Client) settle(ctx context.Context, pane messages.PaneID, token string) (ran bool, err error) {
 	p := string(pane)
-	out, err := c.Direct().Run(ctx, nil, "if-shell", "-F", "-t", p, "#{==:#{"+fenceDone+"},"+token+"}",
+	done := "#{||:#{==:#{" + fenceDone + "}," + token + "},#{||:#{m:*." + token + ",#{" + markPasted + "}},#{m:*." + token + ",#{" + markEntered + "}}}}"
+	out, err := c.Direct().Run(ctx, nil, "if-shell", "-F", "-t", p, done,
 		"display -p done-"+token,
 		"set-option -p -t "+p+" "+fencePrefix+token+" 1 ; display -p fenced-"+token)
 	if err != nil {

@@ -69,3 +69,52 @@ func TestRealLateCallsFenced(t *testing.T) {
 	assert.Len(t, rec.records(), 3, "each request once, and no stray Enter")
 	assert.Empty(t, s.buffers())
 }
+
+// TestRealFencedMarks: a fenced call records its token in its mark's option (one option a call);
+// Marks reads the mark without the token, takes a recorded Enter for its paste as well, and
+// settle finds the token there.
+func TestRealFencedMarks(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+	rec := s.startRecorder(0)
+
+	// A paste with its Enter in one call: only the Enter is recorded, and it says both.
+	buf := newBufferName()
+	_, err := s.c.Run(ctx, strings.NewReader("with its enter"), fenced(guardArgsEnter(rec.pane, buf, "m-1", false, true, ""), rec.pane, "tok1")...)
+	require.NoError(t, err)
+	gotPasted, entered, err := s.c.Marks(ctx, rec.pane, "m-1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m-1", "m-1"}, []string{gotPasted, entered})
+	ran, err := s.c.settle(ctx, rec.pane, "tok1")
+	require.NoError(t, err)
+	assert.True(t, ran, "the token recorded with the mark")
+
+	// A paste alone, then its Enter, each fenced.
+	buf = newBufferName()
+	_, err = s.c.Run(ctx, strings.NewReader("paste, then enter"), fenced(guardArgs(rec.pane, buf, "m-2", false), rec.pane, "tok2")...)
+	require.NoError(t, err)
+	gotPasted, entered, err = s.c.Marks(ctx, rec.pane, "m-2")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m-2", "m-1"}, []string{gotPasted, entered})
+	ran, err = s.c.settle(ctx, rec.pane, "tok2")
+	require.NoError(t, err)
+	assert.True(t, ran)
+	// Marks fenced the Enter of m-2, which it found unrecorded: a late one is refused.
+	out, err := s.c.Run(ctx, nil, markFenced(enterArgs(rec.pane, false, "m-2", false, ""), "m-2", fenceEnter, time.Now().Add(-time.Second))...)
+	require.NoError(t, err)
+	assert.Equal(t, enterRefused, strings.TrimSpace(out))
+	_, err = s.c.Run(ctx, nil, fenced(enterArgs(rec.pane, false, "m-2", false, ""), rec.pane, "tok3")...)
+	require.NoError(t, err)
+	_, entered, err = s.c.Marks(ctx, rec.pane, "")
+	require.NoError(t, err)
+	assert.Equal(t, "m-2", entered)
+	ran, err = s.c.settle(ctx, rec.pane, "tok4")
+	require.NoError(t, err)
+	assert.False(t, ran, "a token never recorded is fenced")
+
+	got := rec.wait(2)
+	assert.Equal(t, pasted("with its enter", true).String(), got[0].String())
+	assert.Equal(t, pasted("paste, then enter", true).String(), got[1].String())
+	assert.Empty(t, s.buffers())
+}

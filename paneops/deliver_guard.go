@@ -67,14 +67,15 @@ func guardArgs(pane messages.PaneID, buffer, mark string, strict bool) []string 
 func guardArgsEnter(pane messages.PaneID, buffer, mark string, strict, enter bool, expect string) []string {
 	p := string(pane)
 	paste := "copy-mode -q -t " + p + " ; paste-buffer -d -p -b " + buffer + " -t " + p
-	if mark != "" {
-		paste += " ; set-option -p -t " + p + " " + markPasted + " " + mark
-	}
 	if enter {
+		// One pane option for both: an Enter recorded means its paste was made (Marks). Each
+		// option set costs the server in proportion to its sessions and clients.
 		paste += " ; send-keys -t " + p + " Enter"
 		if mark != "" {
 			paste += " ; set-option -p -t " + p + " " + markEntered + " " + mark
 		}
+	} else if mark != "" {
+		paste += " ; set-option -p -t " + p + " " + markPasted + " " + mark
 	}
 	cond, refuse := guardCondition, "delete-buffer -b "+buffer+" ; display -p "+refusedMark(buffer)
 	if strict {
@@ -236,9 +237,10 @@ func (c *Client) Marks(ctx context.Context, pane messages.PaneID, mark string) (
 	args := read
 	if mark != "" {
 		now := strconv.FormatInt(time.Now().UnixMicro(), 10)
+		entered := holdsMark(markEntered, mark)
 		args = []string{
-			"if-shell", "-F", "-t", p, "#{!=:#{" + markPasted + "}," + mark + "}", "set-option -p -t " + p + " " + fencePaste + mark + " " + now, ";",
-			"if-shell", "-F", "-t", p, "#{!=:#{" + markEntered + "}," + mark + "}", "set-option -p -t " + p + " " + fenceEnter + mark + " " + now, ";",
+			"if-shell", "-F", "-t", p, "#{?#{||:" + holdsMark(markPasted, mark) + "," + entered + "},0,1}", "set-option -p -t " + p + " " + fencePaste + mark + " " + now, ";",
+			"if-shell", "-F", "-t", p, "#{?" + entered + ",0,1}", "set-option -p -t " + p + " " + fenceEnter + mark + " " + now, ";",
 		}
 		args = append(args, read...)
 	}
@@ -247,5 +249,21 @@ func (c *Client) Marks(ctx context.Context, pane messages.PaneID, mark string) (
 		return "", "", err
 	}
 	pasted, entered, _ = strings.Cut(strings.TrimRight(out, "\n"), " ")
+	pasted, entered = markOf(pasted), markOf(entered)
+	if entered != "" && entered == mark {
+		pasted = mark // the paste and its Enter in one call record only the Enter
+	}
 	return pasted, entered, nil
+}
+
+// holdsMark is the format that is true when the pane's option opt records mark, alone or with
+// the token of the fenced call that recorded it (fenced).
+func holdsMark(opt, mark string) string {
+	return "#{||:#{==:#{" + opt + "}," + mark + "},#{m:" + mark + ".*,#{" + opt + "}}}"
+}
+
+// markOf is the mark of a mark option's value: what is before the token a fenced call adds.
+func markOf(v string) string {
+	m, _, _ := strings.Cut(v, ".")
+	return m
 }

@@ -142,8 +142,8 @@ func TestStrictGuardChecksTheExpectedIdentity(t *testing.T) {
 
 func TestEnterGoesWithThePasteOnlyForACookedReaderWithoutDelay(t *testing.T) {
 	got := guardArgsEnter("%4", "wcomm-9-1-0a0b0c0d", "m-1", true, true, "")
-	assert.Equal(t, "copy-mode -q -t %4 ; paste-buffer -d -p -b wcomm-9-1-0a0b0c0d -t %4 ; set-option -p -t %4 @wcomm-pasted m-1"+
-		" ; send-keys -t %4 Enter ; set-option -p -t %4 @wcomm-entered m-1", got[len(got)-1])
+	assert.Equal(t, "copy-mode -q -t %4 ; paste-buffer -d -p -b wcomm-9-1-0a0b0c0d -t %4"+
+		" ; send-keys -t %4 Enter ; set-option -p -t %4 @wcomm-entered m-1", got[len(got)-1], "one option: the Enter's mark says the paste was made")
 	set := profile.Defaults()
 	reader, shell, generic := set.Lookup("reader"), set.Lookup("shell"), set.Lookup("generic")
 	require.NotNil(t, reader)
@@ -201,4 +201,34 @@ func TestDeliverRefusesBadInputBeforeTmux(t *testing.T) {
 			assert.False(t, res.Pasted)
 		})
 	}
+}
+
+// A paste or an Enter through a kept-open client sets one pane option: its fence token goes in
+// the value of its mark's option, not in an option of its own (each option set costs the tmux
+// server in proportion to its sessions and clients); a call without a mark records the token in
+// @wcomm-op.
+func TestFencedCallsSetOneOption(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"paste", guardArgs("%4", "wcomm-9-1-0a0b0c0d", "m-1", true), "@wcomm-pasted m-1.tok"},
+		{"paste and Enter", guardArgsEnter("%4", "wcomm-9-1-0a0b0c0d", "m-1", true, true, ""), "@wcomm-entered m-1.tok"},
+		{"Enter", enterArgs("%4", false, "m-1", true, ""), "@wcomm-entered m-1.tok"},
+		{"Enter, stamped", withEnterStamp(enterArgs("%4", false, "m-1", true, ""), "%4", time.UnixMilli(5)), "@wcomm-entered m-1.tok ; set-option -p -t %4 @wcomm-entered-at 5"},
+		{"no mark", guardArgs("%4", "wcomm-9-1-0a0b0c0d", "", true), "@wcomm-op tok"},
+	} {
+		got := fenced(tt.args, "%4", "tok")
+		do := got[len(got)-1]
+		assert.True(t, strings.HasSuffix(do, tt.want), "%s: %q", tt.name, do)
+		sets := strings.Count(do, "set-option")
+		if strings.Contains(tt.name, "stamped") {
+			sets--
+		}
+		assert.Equal(t, 1, sets, "%s: one option set: %q", tt.name, do)
+		assert.Contains(t, strings.Join(got, " "), "#{@wcomm-x-tok}", tt.name)
+	}
+	assert.Equal(t, "m-1", markOf("m-1.wcomm-9-1-0a0b0c0d-e1"))
+	assert.Equal(t, "m-1", markOf("m-1"))
 }
