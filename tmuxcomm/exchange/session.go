@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,6 +59,44 @@ func (b *Book) OpenSession(root string, orch, worker messages.PaneID, serverKey,
 // (remote.go); "" is OpenSession. The host is the call's, so mirrors of several hosts open at
 // once, beside sends to this host's panes.
 func (b *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
+	key := sessionKey{root, host, orch, worker, serverKey, b.Relayed}
+	if v, ok := openSessions.Load(key); ok {
+		// The folder this process found or made for the pair: while it is there, no other is
+		// made for it (a sender finds it first, under the root lock), so it is still the one.
+		o := v.(openSession)
+		if st, err := os.Lstat(o.dir); err == nil && st.IsDir() && os.SameFile(st, o.st) {
+			return o.dir, o.s, nil
+		}
+		openSessions.Delete(key)
+	}
+	dir, sess, err := b.openMirror(root, host, orch, worker, serverKey, socket)
+	if err == nil {
+		if st, serr := os.Lstat(dir); serr == nil {
+			openSessions.Store(key, openSession{dir: dir, s: sess, st: st})
+		}
+	}
+	return dir, sess, err
+}
+
+// openSessions remembers, for this process, the session folder of each pair it sends between
+// (sessionKey): a long-lived caller (the MCP server) then sends without listing the root, whose
+// folders grow with every pair that ever exchanged, under the root's lock at every send.
+var openSessions sync.Map
+
+type sessionKey struct {
+	root, host   string
+	orch, worker messages.PaneID
+	server       string
+	relayed      bool
+}
+
+type openSession struct {
+	dir string
+	s   messages.Session
+	st  os.FileInfo // the folder as found: one removed and made anew is another
+}
+
+func (b *Book) openMirror(root, host string, orch, worker messages.PaneID, serverKey, socket string) (string, messages.Session, error) {
 	unlock, err := lock.File(filepath.Join(root, store.RootLockName), syscall.LOCK_EX, b.LockTimeout)
 	if err != nil {
 		return "", messages.Session{}, fmt.Errorf("lock root %s: %w", root, err)

@@ -363,7 +363,7 @@ func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return fail(fmt.Errorf("%s is not a regular file", path))
 	}
-	if int(st.Uid) != os.Getuid() {
+	if int(st.Uid) != ownUID {
 		// As checkOwned: every party runs as the same user, so a file of another was planted.
 		return fail(fmt.Errorf("%s is owned by uid %d, not by you (uid %d), so another user made it; wcomm does not use it: remove it: %w",
 			path, st.Uid, os.Getuid(), ErrUnsafeRoot))

@@ -24,6 +24,11 @@ var ErrOutsideRoot = errors.New("path outside the root")
 // EnsureRoot makes sure dir exists as a real folder owned by this user with mode 0700. A root that
 // is a symlink or owned by someone else is refused: in /tmp anyone could plant one to redirect or
 // read our writes. A root of ours with a looser mode (the seed's mkdir -p gives 0755) is tightened.
+
+// ownUID is this process's uid, asked once: the ownership checks run on every file the store
+// reads, and os.Getuid is a system call each time.
+var ownUID = os.Getuid()
+
 func EnsureRoot(dir string, create bool) (string, error) {
 	if dir == "" {
 		return "", Kindf(ErrUnsafeRoot, "empty root")
@@ -57,7 +62,7 @@ func EnsureRoot(dir string, create bool) (string, error) {
 	if !st.IsDir() {
 		return "", Kindf(ErrUnsafeRoot, "root %s is not a folder", abs)
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != ownUID {
 		return "", fmt.Errorf("root %s is owned by uid %d, not by you (uid %d); pass --root: %w",
 			abs, sys.Uid, os.Getuid(), ErrUnsafeRoot)
 	}
@@ -91,7 +96,7 @@ func ReadRoot(dir string) (root string, found bool, err error) {
 // folder of ours with a looser mode than 0700 (the plain procedure's mkdir -p gives 0755) is
 // tightened, as the root is.
 func CheckOwned(path string, st fs.FileInfo) error {
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != ownUID {
 		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d), so another user made it; wcomm does not use it: remove it: %w",
 			path, sys.Uid, os.Getuid(), ErrUnsafeRoot)
 	}
