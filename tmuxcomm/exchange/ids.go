@@ -56,7 +56,9 @@ func (b *Book) ClaimID(root string) (string, error) {
 func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
 	dir, err := store.Dir(root, store.WhereDir, true)
 	if err != nil {
-		return "", err
+		// The hints' folder cannot be used (another user's, a symlink): the id is claimed by
+		// its claim file, and goes without a hint, as a hint that cannot be written always did.
+		return b.ClaimID(root)
 	}
 	claims := filepath.Join(root, store.IDsDir)
 	target := session + "/" + messages.SeqFileName(seq, messages.KindRequest)
