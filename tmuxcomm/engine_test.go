@@ -502,13 +502,16 @@ func TestIDsAreUniqueUnderTheRoot(t *testing.T) {
 	assert.Contains(t, err.Error(), "no free request id")
 	assert.Equal(t, "20260117-120000-abab", a.ID)
 
-	// One file claims the id and says where its request is: its where-link.
+	// The id is claimed in the hints of its second, which say where its request is: no file
+	// of its own.
 	root := filepath.Dir(a.Dir)
-	target, err := os.Readlink(filepath.Join(root, store.WhereDir, a.ID))
+	hints, err := os.ReadFile(filepath.Join(root, store.WhereDir, "20260117-120000"))
 	require.NoError(t, err)
-	assert.Equal(t, filepath.Base(a.Dir)+"/"+filepath.Base(a.RequestPath), target)
-	_, err = os.Lstat(filepath.Join(root, store.IDsDir, a.ID))
-	assert.ErrorIs(t, err, os.ErrNotExist, "no claim file beside the link")
+	assert.Equal(t, "abab "+filepath.Base(a.Dir)+"/"+filepath.Base(a.RequestPath)+"\n", string(hints))
+	for _, d := range []string{store.WhereDir, store.IDsDir} {
+		_, err = os.Lstat(filepath.Join(root, d, a.ID))
+		assert.ErrorIs(t, err, os.ErrNotExist, "no file of the id's own in %s", d)
+	}
 }
 
 func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
@@ -520,12 +523,26 @@ func TestLocateByIDFollowsTheClaimsHintAndChecksIt(t *testing.T) {
 	b, err := e.Send(ctx, SendOptions{To: "%3", Body: []byte("second")})
 	require.NoError(t, err)
 	root := filepath.Dir(a.Dir)
-	claim := filepath.Join(root, store.WhereDir, a.ID)
-	hint, err := os.Readlink(claim)
+	second := filepath.Join(root, store.WhereDir, a.ID[:len(messages.StampLayout)])
+	hints, err := os.ReadFile(second)
 	require.NoError(t, err)
-	assert.Equal(t, a.Session+"/001-request.md", hint, "send records where its request is")
+	assert.Contains(t, string(hints), a.ID[len(messages.StampLayout)+1:]+" "+a.Session+"/001-request.md\n", "send records where its request is")
 
 	got, err := e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
+	require.NoError(t, err)
+	assert.Equal(t, a.RequestPath, got.RequestPath)
+
+	// A wrong line in the second's hints costs a scan, never a wrong answer.
+	require.NoError(t, os.WriteFile(second, []byte(a.ID[len(messages.StampLayout)+1:]+" "+b.Session+"/001-request.md\n"), 0o600))
+	got, err = e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
+	require.NoError(t, err)
+	assert.Equal(t, a.RequestPath, got.RequestPath, "a wrong line")
+	require.NoError(t, os.Remove(second))
+
+	// An earlier version's link per id is read as well, and checked the same way.
+	claim := filepath.Join(root, store.WhereDir, a.ID)
+	require.NoError(t, exchange.RecordID(root, a.ID, a.Session, 1))
+	got, err = e.book.Locate(ctx, a.ID, exchange.RoleOrchestrator)
 	require.NoError(t, err)
 	assert.Equal(t, a.RequestPath, got.RequestPath)
 

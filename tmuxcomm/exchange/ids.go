@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wcomm/wcomm/paneops/lock"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 
 	"github.com/wcomm/wcomm/messages"
@@ -29,8 +31,8 @@ func (b *Book) ClaimID(root string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Lstat(filepath.Join(root, store.WhereDir, id)); err == nil {
-			continue // claimed by its where-link (ClaimIDAt)
+		if _, ok := whereTarget(filepath.Join(root, store.WhereDir), id); ok {
+			continue // claimed in the hints of its second (ClaimIDAt)
 		}
 		f, err := os.OpenFile(filepath.Join(dir, id), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, store.FileMode)
 		if errors.Is(err, fs.ErrExist) {
@@ -49,10 +51,13 @@ func (b *Book) ClaimID(root string) (string, error) {
 	return "", fmt.Errorf("no free request id this second under %s; try again", root)
 }
 
-// ClaimIDAt claims a new request id under root for the request seq of session: the id's
-// where-link (RecordID) is made pointing at that request, and a link is made only when no other
-// has the name, so the one new file claims the id and records where it is (ClaimID and RecordID
-// made two). An id claimed in the claims' folder by ClaimID is not taken either.
+// ClaimIDAt claims a new request id under root for the request seq of session, and records where
+// that request is. The claims and hints of one second share one file, .where/STAMP (the id's own
+// second), a line "SUFFIX SESSION/NNN-request.md" each, appended under the file's lock by the
+// sender that found the suffix free there: at many sends a second, one new file a second instead
+// of one per request (a claim file and a link made two; inode allocation was a large part of a
+// round trip's CPU). An id claimed by ClaimID's claim file, or by an earlier version's link, is
+// not taken either. Where the hints' folder cannot be used, the id is claimed by ClaimID.
 func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
 	dir, err := store.Dir(root, store.WhereDir, true)
 	if err != nil {
@@ -60,26 +65,101 @@ func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
 		// its claim file, and goes without a hint, as a hint that cannot be written always did.
 		return b.ClaimID(root)
 	}
+	now := b.Now()
+	stamp := now.Format(messages.StampLayout)
+	f, err := store.OpenFile(filepath.Join(dir, stamp), os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, store.FileMode)
+	if err != nil {
+		return b.ClaimID(root)
+	}
+	defer f.Close()
+	if err := flockFile(f, b.LockTimeout); err != nil {
+		return "", fmt.Errorf("claim a request id in %s: %w", dir, err)
+	}
+	taken, ok := whereLines(f)
+	if !ok {
+		return b.ClaimID(root) // not a hints file of this tool's: left alone
+	}
 	claims := filepath.Join(root, store.IDsDir)
 	target := session + "/" + messages.SeqFileName(seq, messages.KindRequest)
 	for attempt := 0; attempt < 64; attempt++ {
-		id, err := messages.NewID(b.Now(), b.Rand)
+		id, err := messages.NewID(now, b.Rand)
 		if err != nil {
 			return "", err
+		}
+		suffix := id[len(stamp)+1:]
+		if _, dup := taken[suffix]; dup {
+			continue
 		}
 		if _, err := os.Lstat(filepath.Join(claims, id)); err == nil {
 			continue
 		}
-		err = os.Symlink(target, filepath.Join(dir, id))
-		if errors.Is(err, fs.ErrExist) {
-			continue
+		if _, err := os.Lstat(filepath.Join(dir, id)); err == nil {
+			continue // an earlier version's link
 		}
-		if err != nil {
+		if _, err := f.Write([]byte(suffix + " " + target + "\n")); err != nil {
 			return "", fmt.Errorf("claim id %s: %w", id, err)
 		}
 		return id, nil
 	}
 	return "", fmt.Errorf("no free request id this second under %s; try again", root)
+}
+
+// maxWhereFile bounds a second's hints file: 65,536 ids of about 60 bytes each fit.
+const maxWhereFile = 8 << 20
+
+// whereLines reads a second's hints file (ClaimIDAt) from its start: each line's target by its
+// suffix. ok is false when it is not one (too large, unreadable).
+func whereLines(f *os.File) (map[string]string, bool) {
+	st, err := f.Stat()
+	if err != nil || st.Size() > maxWhereFile || !st.Mode().IsRegular() {
+		return nil, false
+	}
+	data := make([]byte, st.Size())
+	n, err := f.ReadAt(data, 0)
+	if err != nil && n < len(data) {
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data[:n]), "\n") {
+		if suffix, target, ok := strings.Cut(line, " "); ok {
+			out[suffix] = target
+		}
+	}
+	return out, true
+}
+
+// flockFile takes f's exclusive lock, waiting up to timeout (0: a default of seconds): the lock
+// is held for a read and an append, so a wait is short.
+func flockFile(f *os.File, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return lock.Flock(ctx, f, syscall.LOCK_EX, nil)
+}
+
+// whereTarget is the hint of id: its earlier version's link, else its line in the file of its
+// second.
+func whereTarget(dir, id string) (string, bool) {
+	if target, err := os.Readlink(filepath.Join(dir, id)); err == nil {
+		return target, true
+	}
+	n := len(messages.StampLayout)
+	if len(id) <= n+1 {
+		return "", false
+	}
+	f, err := store.OpenFile(filepath.Join(dir, id[:n]), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	lines, ok := whereLines(f)
+	if !ok {
+		return "", false
+	}
+	target, ok := lines[id[n+1:]]
+	return target, ok
 }
 
 // PruneIDs removes claims whose second is before cutoff.
@@ -128,8 +208,8 @@ func IDWhere(root, id string) *Exchange {
 	if err != nil {
 		return nil
 	}
-	target, err := os.Readlink(filepath.Join(dir, id))
-	if err != nil || len(target) > 256 {
+	target, ok := whereTarget(dir, id)
+	if !ok || len(target) > 256 {
 		return nil
 	}
 	session, name, ok := strings.Cut(target, "/")

@@ -15,8 +15,8 @@ import (
 // (FileMode).
 //
 //	name                  where             kind                      written by
-//	.ids/                 root              folder of empty files     a relayed send (ClaimID): one O_EXCL claim per request id, pruned after pruneAge; a plain send's id is claimed by its .where link (ClaimIDAt)
-//	.where/               root              folder of symlinks        send (RecordID): id -> "SESSION/NNN-request.md", read by show, await, notify
+//	.ids/                 root              folder of empty files     a relayed send (ClaimID): one O_EXCL claim per request id, pruned after pruneAge; a plain send's id is claimed in .where (ClaimIDAt)
+//	.where/               root              files, symlinks           send (ClaimIDAt): STAMP, one file a second of "SUFFIX SESSION/NNN-request.md" lines, claims and hints of that second's ids; an earlier version's link per id (RecordID); read by show, await, notify
 //	.panes/               root              folder of JSON cards      send, notify (the fleet's pane cards): one card per pane
 //	.outbox/              root              folder per pane           the mailbox: SERVERKEY-pN/, below
 //	  queue/ID.json       outbox folder     JSON file per message     the mailbox (Post): a message waiting for its pane
@@ -55,7 +55,7 @@ const (
 	// claim made with O_EXCL makes every id unique under the root. Only ids of the same second
 	// can collide, so old claims are pruned now and then.
 	IDsDir = ".ids"
-	// WhereDir holds, per request id, where the request is (RecordID), so that show, await and
+	// WhereDir holds, per request id, where the request is (ClaimIDAt, RecordID), so that show, await and
 	// notify by id read one link instead of the request headers of other sessions. It grows with
 	// the requests themselves, and only hints: the files stay the truth.
 	WhereDir = ".where"
