@@ -113,7 +113,18 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	if err := os.Mkdir(s.private, 0o700); err != nil {
 		return err
 	}
-	defer os.RemoveAll(s.private)
+	privSt, err := os.Lstat(s.private)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Removed only while it is still this resident's own: when its root was removed and
+		// made anew, the folder at this path is the next resident's, whose every message would
+		// otherwise go by a client of the sender's own.
+		if st, err := os.Lstat(s.private); err == nil && os.SameFile(st, privSt) {
+			_ = os.RemoveAll(s.private)
+		}
+	}()
 
 	sock := filepath.Join(s.Dir, ResidentSocket(s.Key))
 	// A socket left by a killed resident: no other resident runs, as this one holds the lock.

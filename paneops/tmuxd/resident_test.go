@@ -320,3 +320,39 @@ func (l *lockedLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestResidentEndingLeavesTheNextOnesFolder: a resident whose root was removed and made anew
+// ends (its socket is gone), and leaves alone the private folder that the next resident made at
+// the same path: that one's messages still go by its files, not by clients of their own.
+func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	log := &lockedLog{}
+	old := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: log.printf}
+	done := make(chan error, 1)
+	go func() { done <- old.Serve(context.Background()) }()
+	sock := filepath.Join(dir, ResidentSocket("k"))
+	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
+
+	// The root removed under it, and a new resident in the new one (the lock went with the file).
+	require.NoError(t, os.Remove(sock))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ResidentPrivate("k"))))
+	require.NoError(t, os.Remove(filepath.Join(dir, ResidentLock("k"))))
+	rs, _ := serveResident(t, s, dir)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first resident did not end when its socket went")
+	}
+	_, err := os.Stat(filepath.Join(dir, ResidentPrivate("k")))
+	require.NoError(t, err, "the new resident's folder is still there")
+
+	pane, out := linesPane(t, s)
+	cl := s.c.WithResident(NewResident(dir, ResidentSocket("k"), nil))
+	res, err := cl.Deliver(context.Background(), s.delivery(pane, "after-the-old-one", true))
+	require.NoError(t, err)
+	assert.True(t, res.Submitted)
+	assert.Equal(t, 1, countIn(t, out, "after-the-old-one"))
+	assert.Equal(t, uint64(1), rs.seq.Load(), "the paste's text went by the new resident's file")
+}
