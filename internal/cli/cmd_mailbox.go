@@ -29,7 +29,7 @@ shell running a job, copy mode) waits in the pane's outbox and is typed in at it
 handed to the agent by its hooks at a turn boundary. 'wcomm inbox' takes what waits now: it prints
 each message, oldest first, and they count as delivered, so none is typed in afterwards. --peek only
 looks; --all also lists what ended in the last week (delivered, superseded, expired, undeliverable),
-with how.`,
+with how. A message typed in as it was sent never waited: its exchange's log has it, not the inbox.`,
 		Example: "wcomm inbox\nwcomm inbox --peek --json\nwcomm inbox --all",
 		Setup: func(fs *flag.FlagSet, c *cli) func([]string) error {
 			peek := fs.Bool("peek", false, "only look: leave the messages waiting")
