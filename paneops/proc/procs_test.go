@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -231,4 +232,18 @@ func TestReadIntoReadsWholeFiles(t *testing.T) {
 			t.Fatalf("%d bytes: read %d, %v", n, len(got), err)
 		}
 	}
+}
+
+// On a machine of two cores the process table is read by one goroutine, however many files: a
+// second reader there only competes for the cores (see parallelCores). With cores to spare the
+// reads are shared out.
+func TestWorkersOfSmallMachine(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(2)
+	assert.Equal(t, 1, workersOf(5000), "2 cores")
+	runtime.GOMAXPROCS(1)
+	assert.Equal(t, 1, workersOf(5000), "1 core")
+	runtime.GOMAXPROCS(8)
+	assert.Equal(t, 8, workersOf(5000), "8 cores")
+	assert.Equal(t, 1, workersOf(parallelMin-1), "a few files")
 }
