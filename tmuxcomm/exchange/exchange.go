@@ -72,8 +72,14 @@ func LogEvent(dir string, n int, state string, detail map[string]string, at time
 }
 
 func readEvents(dir string, n int) ([]Event, []string) {
+	return readEventsStamped(dir, n, nil)
+}
+
+// readEventsStamped is readEvents that also stamps the log it read, when stamp is not nil.
+func readEventsStamped(dir string, n int, stamp *readStamp) ([]Event, []string) {
 	path := filepath.Join(dir, LogName(n))
-	data, err := store.ReadFile(path)
+	data, st, err := store.ReadFileStat(path)
+	stamp.set(st, err)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -222,6 +228,16 @@ func LoadExchange(dir string, n int, bodies bool) *Exchange {
 
 // LoadExchangeBodies is loadExchange keeping the request's body and the response's body apart.
 func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exchange {
+	return loadExchange(dir, n, requestBody, responseBody, nil)
+}
+
+// loadExchange is LoadExchangeBodies that also stamps the three files it read, in the order of
+// indexEntry.stamps, when stamps is not nil.
+func loadExchange(dir string, n int, requestBody, responseBody bool, stamps *[3]readStamp) *Exchange {
+	var reqStamp, respStamp, logStamp *readStamp
+	if stamps != nil {
+		reqStamp, respStamp, logStamp = &stamps[0], &stamps[1], &stamps[2]
+	}
 	bodies := requestBody
 	name := filepath.Base(dir)
 	x := &Exchange{
@@ -235,8 +251,9 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	if s, err := messages.ParseSessionName(name); err == nil {
 		x.StartedAt, x.Orchestrator, x.Worker = s.StartedAt, s.Orchestrator, s.Worker
 	}
-	data, mtime, err := store.ReadFileText(x.RequestPath)
-	if !mtime.IsZero() {
+	data, st, err := store.ReadFileTextStat(x.RequestPath)
+	reqStamp.set(st, err)
+	if mtime := statMtime(st); !mtime.IsZero() {
 		x.SentAt = mtime.UTC()
 	}
 	if err != nil {
@@ -285,7 +302,7 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 			x.detach()
 		}
 	}
-	evs, probs := readEvents(dir, n)
+	evs, probs := readEventsStamped(dir, n, logStamp)
 	x.Events = evs
 	x.Problems = append(x.Problems, probs...)
 	handled := map[string]bool{}
@@ -347,13 +364,16 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	if x.State == StateCancelled && x.Status == StatusPending {
 		x.Status = StatusCancelled
 	}
-	x.loadResponse(responseBody)
+	x.loadResponse(responseBody, respStamp)
 	return x
 }
 
-// loadResponse fills the response part when the response file exists and is complete.
-func (x *Exchange) loadResponse(bodies bool) {
-	data, mtime, err := store.ReadFileText(x.ResponsePath)
+// loadResponse fills the response part when the response file exists and is complete, and
+// stamps the file when stamp is not nil.
+func (x *Exchange) loadResponse(bodies bool, stamp *readStamp) {
+	data, st, err := store.ReadFileTextStat(x.ResponsePath)
+	stamp.set(st, err)
+	mtime := statMtime(st)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -230,17 +229,16 @@ func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 		}
 		x := indexed(old, st, dir, f.N, o.Encoded)
 		if x == nil {
-			var stamped [3]fileStamp
-			ok := st != nil
-			if ok {
-				stamped, ok = st.stamps(f.N)
-			}
-			x = LoadExchange(dir, f.N, false)
+			// Each file stamped as it is opened to be read (readStamp), not by a stat of its own.
+			var rs [3]readStamp
+			x = loadExchange(dir, f.N, false, false, &rs)
+			stamped, ok := stampsOf(rs)
+			ok = ok && st != nil
 			if b.loads != nil {
 				b.loads.Add(1)
 			}
 			if ok && indexable(x, dir) {
-				if raw, err := json.MarshalIndent(x, indexElem, "  "); err == nil {
+				if raw, err := x.indented(); err == nil {
 					x.raw = raw
 					idx.entries[f.N] = &indexEntry{seq: f.N, status: x.Status, stamps: stamped, raw: raw}
 					// Worth writing when the next reader will trust it.

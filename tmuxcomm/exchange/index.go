@@ -3,12 +3,15 @@ package exchange
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -55,12 +58,21 @@ type fileStamp struct {
 	mtime, ctime int64
 }
 
-func (s fileStamp) String() string {
+func (s fileStamp) String() string { return string(s.appendTo(nil)) }
+
+// appendTo appends the stamp as String writes it, without fmt: an index holds thousands.
+func (s fileStamp) appendTo(b []byte) []byte {
 	if s == (fileStamp{}) {
-		return "-"
+		return append(b, '-')
 	}
 	// The times as unsigned, so one parse reads them all (a time before 1970 comes back whole).
-	return fmt.Sprintf("%d:%d:%d:%d", s.ino, s.size, uint64(s.mtime), uint64(s.ctime))
+	b = strconv.AppendUint(b, s.ino, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, s.size, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(s.mtime), 10)
+	b = append(b, ':')
+	return strconv.AppendUint(b, uint64(s.ctime), 10)
 }
 
 func parseStamp(f string) (fileStamp, bool) {
@@ -136,6 +148,50 @@ func (s *stamper) stamp(name string) (fileStamp, bool) {
 		return fileStamp{}, false
 	}
 	return s.stampOf(), true
+}
+
+// readStamp is the stamp of a file as it was opened to be read: the read and the stamp are of
+// the same file, with no stat of its own. ok is false when it could not be told.
+type readStamp struct {
+	stamp fileStamp
+	ok    bool
+}
+
+// set stamps from the status of the file opened (err nil) or from its absence; any other failure
+// leaves it untold. A nil receiver stamps nothing.
+func (r *readStamp) set(st syscall.Stat_t, err error) {
+	if r == nil {
+		return
+	}
+	switch {
+	case err == nil:
+		r.stamp = fileStamp{ino: st.Ino, size: uint64(st.Size), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+		r.ok = true
+	case errors.Is(err, fs.ErrNotExist):
+		r.stamp, r.ok = fileStamp{}, true
+	default:
+		r.stamp, r.ok = fileStamp{}, false
+	}
+}
+
+// stampsOf is the three stamps of an exchange's reads; ok is false when one was not told.
+func stampsOf(rs [3]readStamp) ([3]fileStamp, bool) {
+	var out [3]fileStamp
+	for i, r := range rs {
+		if !r.ok {
+			return out, false
+		}
+		out[i] = r.stamp
+	}
+	return out, true
+}
+
+// statMtime is st's modification time; zero for a file that could not be opened (st unset).
+func statMtime(st syscall.Stat_t) time.Time {
+	if st.Ino == 0 && st.Mtim.Sec == 0 && st.Mtim.Nsec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(st.Mtim.Unix())
 }
 
 // stamps stamps the three files of request n, in the order of indexEntry.stamps; ok is false
@@ -259,15 +315,41 @@ func readIndex(dir string) *sessionIndex {
 func (idx *sessionIndex) encode(order []int) []byte {
 	dir, _ := json.Marshal(idx.dir)
 	names := strings.Join(idx.names, "\x00")
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d %s %d %s\n%s\n", idx.begun, idx.folder, len(names), dir, names)
+	size := len(names) + len(dir) + 64
+	for _, n := range order {
+		size += len(idx.entries[n].raw) + 160
+	}
+	// The head (magic and checksum) is written last, into room left for it.
+	head := len(indexMagic) + 9
+	b := make([]byte, head, head+size)
+	b = strconv.AppendInt(b, idx.begun, 10)
+	b = append(b, ' ')
+	b = idx.folder.appendTo(b)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(names)), 10)
+	b = append(b, ' ')
+	b = append(b, dir...)
+	b = append(b, '\n')
+	b = append(b, names...)
+	b = append(b, '\n')
 	for _, n := range order {
 		e := idx.entries[n]
-		fmt.Fprintf(&b, "%d %s %s %s %s %d\n", e.seq, e.status, e.stamps[0], e.stamps[1], e.stamps[2], len(e.raw))
-		b.Write(e.raw)
-		b.WriteByte('\n')
+		b = strconv.AppendInt(b, int64(e.seq), 10)
+		b = append(b, ' ')
+		b = append(b, e.status...)
+		for _, st := range e.stamps {
+			b = append(b, ' ')
+			b = st.appendTo(b)
+		}
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(len(e.raw)), 10)
+		b = append(b, '\n')
+		b = append(b, e.raw...)
+		b = append(b, '\n')
 	}
-	return append(fmt.Appendf(nil, "%s%08x\n", indexMagic, crc32.Checksum(b.Bytes(), castagnoli)), b.Bytes()...)
+	sum := fmt.Appendf(nil, "%s%08x\n", indexMagic, crc32.Checksum(b[head:], castagnoli))
+	copy(b, sum)
+	return b
 }
 
 // writeIndex replaces dir's index. It is a hint: when it cannot be written, the next reader reads

@@ -254,12 +254,28 @@ func ReadFile(path string) ([]byte, error) {
 }
 
 // readFileStat is readFile that also returns the file's modification time, from the same open
-// file. It uses plain system calls: a history reads tens of thousands of small files, and an
-// os.File adds a failed poller registration to each open, and a growing buffer extra reads.
+// file.
 func readFileStat(path string) ([]byte, time.Time, error) {
-	fd, st, mtime, err := OpenRegular(path)
+	data, st, err := ReadFileStat(path)
+	return data, mtimeOf(st), err
+}
+
+// mtimeOf is st's modification time; zero for a file that could not be opened (st unset).
+func mtimeOf(st syscall.Stat_t) time.Time {
+	if st.Ino == 0 && st.Mtim.Sec == 0 && st.Mtim.Nsec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(st.Mtim.Unix())
+}
+
+// ReadFileStat is ReadFile that also returns the open file's status, taken before it was read
+// (a history's index stamps the files it read with it, instead of a stat of its own for each).
+// It uses plain system calls: a history reads tens of thousands of small files, and an os.File
+// adds a failed poller registration to each open, and a growing buffer extra reads.
+func ReadFileStat(path string) ([]byte, syscall.Stat_t, error) {
+	fd, st, _, err := OpenRegular(path)
 	if err != nil {
-		return nil, mtime, err
+		return nil, st, err
 	}
 	defer syscall.Close(fd)
 	// Sized from the stat, one byte more to see that the file grew meanwhile; read to the end.
@@ -267,7 +283,7 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxFile {
-				return nil, mtime, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
+				return nil, st, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
@@ -276,16 +292,16 @@ func readFileStat(path string) ([]byte, time.Time, error) {
 			continue
 		}
 		if err != nil {
-			return nil, mtime, &fs.PathError{Op: "read", Path: path, Err: err}
+			return nil, st, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
 		if n == 0 {
-			return buf, mtime, nil
+			return buf, st, nil
 		}
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) == st.Size {
 			// Exactly the size the file had, and not the byte more a grown file would have
 			// given: the whole file, without one more read to be told so.
-			return buf, mtime, nil
+			return buf, st, nil
 		}
 	}
 }
@@ -296,9 +312,15 @@ const BigFile = 1 << 20
 // ReadFileText is readFileStat into a string, read in pieces into the string's own memory: a
 // message of megabytes is held once, not as bytes and then again as their string.
 func ReadFileText(path string) (string, time.Time, error) {
-	fd, st, mtime, err := OpenRegular(path)
+	text, st, err := ReadFileTextStat(path)
+	return text, mtimeOf(st), err
+}
+
+// ReadFileTextStat is ReadFileText with the open file's status, as ReadFileStat.
+func ReadFileTextStat(path string) (string, syscall.Stat_t, error) {
+	fd, st, _, err := OpenRegular(path)
 	if err != nil {
-		return "", mtime, err
+		return "", st, err
 	}
 	defer syscall.Close(fd)
 	if st.Size >= BigFile {
@@ -318,17 +340,17 @@ func ReadFileText(path string) (string, time.Time, error) {
 			continue
 		}
 		if err != nil {
-			return "", mtime, &fs.PathError{Op: "read", Path: path, Err: err}
+			return "", st, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
 		if n == 0 {
-			return b.String(), mtime, nil
+			return b.String(), st, nil
 		}
 		b.Write(chunk[:n])
 		if b.Len() > MaxFile {
-			return "", mtime, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
+			return "", st, Kindf(ErrTooLarge, "%s grew past the %d bytes this tool reads", path, MaxFile)
 		}
 		if n < len(chunk) && int64(b.Len()) == st.Size {
-			return b.String(), mtime, nil
+			return b.String(), st, nil
 		}
 	}
 }
