@@ -72,14 +72,13 @@ func LogEvent(dir string, n int, state string, detail map[string]string, at time
 }
 
 func readEvents(dir string, n int) ([]Event, []string) {
-	return readEventsStamped(dir, n, nil)
+	return readEventsFrom(dir, n, nil)
 }
 
-// readEventsStamped is readEvents that also stamps the log it read, when stamp is not nil.
-func readEventsStamped(dir string, n int, stamp *readStamp) ([]Event, []string) {
+// readEventsFrom is readEvents through r (see fileReads).
+func readEventsFrom(dir string, n int, r *fileReads) ([]Event, []string) {
 	path := filepath.Join(dir, LogName(n))
-	data, st, err := store.ReadFileStat(path)
-	stamp.set(st, err)
+	data, err := r.bytes(path, 2)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -231,13 +230,8 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	return loadExchange(dir, n, requestBody, responseBody, nil)
 }
 
-// loadExchange is LoadExchangeBodies that also stamps the three files it read, in the order of
-// indexEntry.stamps, when stamps is not nil.
-func loadExchange(dir string, n int, requestBody, responseBody bool, stamps *[3]readStamp) *Exchange {
-	var reqStamp, respStamp, logStamp *readStamp
-	if stamps != nil {
-		reqStamp, respStamp, logStamp = &stamps[0], &stamps[1], &stamps[2]
-	}
+// loadExchange is LoadExchangeBodies reading through r (see fileReads).
+func loadExchange(dir string, n int, requestBody, responseBody bool, r *fileReads) *Exchange {
 	bodies := requestBody
 	name := filepath.Base(dir)
 	x := &Exchange{
@@ -251,9 +245,8 @@ func loadExchange(dir string, n int, requestBody, responseBody bool, stamps *[3]
 	if s, err := messages.ParseSessionName(name); err == nil {
 		x.StartedAt, x.Orchestrator, x.Worker = s.StartedAt, s.Orchestrator, s.Worker
 	}
-	data, st, err := store.ReadFileTextStat(x.RequestPath)
-	reqStamp.set(st, err)
-	if mtime := statMtime(st); !mtime.IsZero() {
+	data, mtime, err := r.text(x.RequestPath, 0)
+	if !mtime.IsZero() {
 		x.SentAt = mtime.UTC()
 	}
 	if err != nil {
@@ -302,7 +295,7 @@ func loadExchange(dir string, n int, requestBody, responseBody bool, stamps *[3]
 			x.detach()
 		}
 	}
-	evs, probs := readEventsStamped(dir, n, logStamp)
+	evs, probs := readEventsFrom(dir, n, r)
 	x.Events = evs
 	x.Problems = append(x.Problems, probs...)
 	handled := map[string]bool{}
@@ -364,16 +357,14 @@ func loadExchange(dir string, n int, requestBody, responseBody bool, stamps *[3]
 	if x.State == StateCancelled && x.Status == StatusPending {
 		x.Status = StatusCancelled
 	}
-	x.loadResponse(responseBody, respStamp)
+	x.loadResponse(responseBody, r)
 	return x
 }
 
-// loadResponse fills the response part when the response file exists and is complete, and
-// stamps the file when stamp is not nil.
-func (x *Exchange) loadResponse(bodies bool, stamp *readStamp) {
-	data, st, err := store.ReadFileTextStat(x.ResponsePath)
-	stamp.set(st, err)
-	mtime := statMtime(st)
+// loadResponse fills the response part when the response file exists and is complete, reading
+// through r (see fileReads).
+func (x *Exchange) loadResponse(bodies bool, r *fileReads) {
+	data, mtime, err := r.text(x.ResponsePath, 1)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

@@ -229,11 +229,18 @@ func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 		}
 		x := indexed(old, st, dir, f.N, o.Encoded)
 		if x == nil {
-			// Each file stamped as it is opened to be read (readStamp), not by a stat of its own.
-			var rs [3]readStamp
-			x = loadExchange(dir, f.N, false, false, &rs)
-			stamped, ok := stampsOf(rs)
-			ok = ok && st != nil
+			// Each file read by name in the folder and stamped as it is opened to be read, not by
+			// a stat of its own (fileReads).
+			var r *fileReads
+			if st != nil {
+				r = &fileReads{dirfd: st.fd}
+			}
+			x = loadExchange(dir, f.N, false, false, r)
+			var stamped [3]fileStamp
+			ok := r != nil
+			if ok {
+				stamped, ok = r.stamped()
+			}
 			if b.loads != nil {
 				b.loads.Add(1)
 			}

@@ -174,14 +174,42 @@ func (r *readStamp) set(st syscall.Stat_t, err error) {
 	}
 }
 
-// stampsOf is the three stamps of an exchange's reads; ok is false when one was not told.
-func stampsOf(rs [3]readStamp) ([3]fileStamp, bool) {
+// fileReads is how a history reads an exchange's three files: by name in their folder, open as
+// dirfd, and each stamped from the open it was read through. A nil one reads by whole path and
+// stamps nothing.
+type fileReads struct {
+	dirfd  int
+	stamps [3]readStamp // the request, the response, the delivery log (indexEntry.stamps)
+}
+
+// text reads path as store.ReadFileText does, stamping it as file i.
+func (r *fileReads) text(path string, i int) (string, time.Time, error) {
+	if r == nil {
+		return store.ReadFileText(path)
+	}
+	data, st, err := store.ReadFileTextStatAt(r.dirfd, path)
+	r.stamps[i].set(st, err)
+	return data, statMtime(st), err
+}
+
+// bytes reads path as store.ReadFile does, stamping it as file i.
+func (r *fileReads) bytes(path string, i int) ([]byte, error) {
+	if r == nil {
+		return store.ReadFile(path)
+	}
+	data, st, err := store.ReadFileStatAt(r.dirfd, path)
+	r.stamps[i].set(st, err)
+	return data, err
+}
+
+// stamped is the three stamps of the reads; ok is false when one was not told.
+func (r *fileReads) stamped() ([3]fileStamp, bool) {
 	var out [3]fileStamp
-	for i, r := range rs {
-		if !r.ok {
+	for i, s := range r.stamps {
+		if !s.ok {
 			return out, false
 		}
-		out[i] = r.stamp
+		out[i] = s.stamp
 	}
 	return out, true
 }

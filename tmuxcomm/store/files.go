@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Files are the protocol's state, so every write is whole or absent: a temp file in the same folder,
@@ -273,7 +275,14 @@ func mtimeOf(st syscall.Stat_t) time.Time {
 // It uses plain system calls: a history reads tens of thousands of small files, and an os.File
 // adds a failed poller registration to each open, and a growing buffer extra reads.
 func ReadFileStat(path string) ([]byte, syscall.Stat_t, error) {
-	fd, st, _, err := OpenRegular(path)
+	return ReadFileStatAt(unix.AT_FDCWD, path)
+}
+
+// ReadFileStatAt is ReadFileStat of path's last component in the folder open as dirfd (path's
+// own folder, or AT_FDCWD for path itself): a history reads thousands of files of one folder,
+// and a whole path is looked up again component by component each time.
+func ReadFileStatAt(dirfd int, path string) ([]byte, syscall.Stat_t, error) {
+	fd, st, _, err := openRegularAt(dirfd, path)
 	if err != nil {
 		return nil, st, err
 	}
@@ -318,7 +327,12 @@ func ReadFileText(path string) (string, time.Time, error) {
 
 // ReadFileTextStat is ReadFileText with the open file's status, as ReadFileStat.
 func ReadFileTextStat(path string) (string, syscall.Stat_t, error) {
-	fd, st, _, err := OpenRegular(path)
+	return ReadFileTextStatAt(unix.AT_FDCWD, path)
+}
+
+// ReadFileTextStatAt is ReadFileTextStat in the folder open as dirfd, as ReadFileStatAt.
+func ReadFileTextStatAt(dirfd int, path string) (string, syscall.Stat_t, error) {
+	fd, st, _, err := openRegularAt(dirfd, path)
 	if err != nil {
 		return "", st, err
 	}
@@ -358,11 +372,21 @@ func ReadFileTextStat(path string) (string, syscall.Stat_t, error) {
 // OpenRegular opens a regular file for reading without following a symlink at its last
 // component, and checks its size against maxFile.
 func OpenRegular(path string) (int, syscall.Stat_t, time.Time, error) {
+	return openRegularAt(unix.AT_FDCWD, path)
+}
+
+// openRegularAt is OpenRegular of path's last component in the folder open as dirfd, path
+// itself with AT_FDCWD. path names the file in errors.
+func openRegularAt(dirfd int, path string) (int, syscall.Stat_t, time.Time, error) {
 	var st syscall.Stat_t
 	var fd int
 	var err error
+	name := path
+	if dirfd != unix.AT_FDCWD {
+		name = filepath.Base(path)
+	}
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if err != syscall.EINTR {
 			break
 		}
