@@ -236,6 +236,18 @@ func TestRealPanes(t *testing.T) {
 	require.Len(t, all, 4)
 	assert.Contains(t, all, s.pane(other))
 
+	// PanesBeside: the same panes, and in the same call the pids of every live pane of the server.
+	beside, others, err := s.c.PanesBeside(ctx, Scope{Session: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, main, beside)
+	var allPIDs []int
+	for _, p := range all {
+		allPIDs = append(allPIDs, p.PID)
+	}
+	assert.ElementsMatch(t, allPIDs, others)
+	_, _, err = s.c.PanesBeside(ctx, Scope{Session: "nosuch"})
+	assert.ErrorIs(t, err, ErrTargetNotFound)
+
 	mine, err := s.c.Panes(ctx, Scope{Self: other})
 	require.NoError(t, err, "the session of Self")
 	require.Len(t, mine, 1)

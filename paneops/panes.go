@@ -171,6 +171,40 @@ func (c *Client) Panes(ctx context.Context, scope Scope) ([]Pane, error) {
 	return parsePanes(out)
 }
 
+// PanesBeside is Panes with the pids of the server's other live panes, in the same call: a find
+// among the panes of one session need not read those processes (proc.ScanPanesBeside). With
+// scope.All every pane is listed, and others is empty.
+func (c *Client) PanesBeside(ctx context.Context, scope Scope) (panes []Pane, others []int, err error) {
+	args, err := panesArgs(scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	if scope.All {
+		panes, err := c.Panes(ctx, scope)
+		return panes, nil, err
+	}
+	// Each other pane is a line of its pid alone, where every pane line of paneFormat holds tabs.
+	out, err := c.Run(ctx, nil, append(args, ";", "list-panes", "-a", "-F", "#{?pane_dead,,#{pane_pid}}")...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lines []string
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.Contains(line, "\t") {
+			if pid, err := strconv.Atoi(line); err == nil && pid > 0 {
+				others = append(others, pid)
+			}
+			continue
+		}
+		lines = append(lines, line)
+	}
+	panes, err = parsePanes(strings.Join(lines, "\n"))
+	return panes, others, err
+}
+
 // Pane resolves any tmux target ("%7", "work:1.0", "work") to exactly one pane with display -p -t.
 // An unknown target is ErrPaneNotFound or ErrTargetNotFound.
 //

@@ -189,6 +189,25 @@ func TestScanPanesReadsThePanesTreesAndTheirOrphans(t *testing.T) {
 	assert.Empty(t, Find(panes, tb, "far-agent", ex), "a pane not searched")
 }
 
+// Told the server's other panes, a find does not read their processes to learn whether they are
+// orphans of a searched pane's session (each leads a session of its own), and still finds every
+// orphan.
+func TestScanPanesBesideSkipsTheServersOtherPanes(t *testing.T) {
+	root := panesFixture(t, true)
+	before, err := proc.ScanPanesDir(root, []int{100, 200}, 601)
+	require.NoError(t, err)
+	_, read := before.Procs[300]
+	require.True(t, read, "without the server's panes, pane 300 is read as a child of tmux")
+
+	tb, err := proc.ScanPanesBesideDir(root, []int{100, 200}, []int{100, 200, 300}, 601)
+	require.NoError(t, err)
+	_, read = tb.Procs[300]
+	assert.False(t, read, "another pane of the server is not read")
+	assert.Equal(t, []int{101, 102, 103, 110, 111}, pids(tb.Descendants(100)), "the orphan init adopted")
+	assert.Equal(t, []int{201, 210}, pids(tb.Descendants(200)), "the orphan the subreaper above tmux adopted")
+	assert.Equal(t, before.Ancestors(601), tb.Ancestors(601))
+}
+
 func TestScanPanesReadsTheWholeTableWithoutChildrenFiles(t *testing.T) {
 	root := panesFixture(t, false)
 	tb, err := proc.ScanPanesDir(root, []int{100, 200}, 601)

@@ -60,7 +60,24 @@ func ScanPanes(panePIDs []int, also ...int) (*Table, error) {
 	return ScanPanesDir("/proc", panePIDs, also...)
 }
 
+// ScanPanesBeside is ScanPanes told the pids of the server's other panes (leaders): the tmux
+// server's children are its panes' processes, each the leader of a session of its own, so they
+// are not read to learn whether they are orphans of a pane's session. Among 40 panes of a server
+// of 240, they were four fifths of the files a find read.
+func ScanPanesBeside(panePIDs, leaders []int, also ...int) (*Table, error) {
+	return scanPanes("/proc", panePIDs, leaders, also)
+}
+
 func ScanPanesDir(root string, panePIDs []int, also ...int) (*Table, error) {
+	return scanPanes(root, panePIDs, nil, also)
+}
+
+// ScanPanesBesideDir is ScanPanesBeside in a /proc-like folder (a fake one in tests).
+func ScanPanesBesideDir(root string, panePIDs, leaders []int, also ...int) (*Table, error) {
+	return scanPanes(root, panePIDs, leaders, also)
+}
+
+func scanPanes(root string, panePIDs, leaders []int, also []int) (*Table, error) {
 	probe := 0
 	if len(panePIDs) > 0 {
 		probe = panePIDs[0]
@@ -105,8 +122,17 @@ func ScanPanesDir(root string, panePIDs []int, also ...int) (*Table, error) {
 			p = s.stat(p.PPID)
 		}
 	}
+	// A pane's process is the leader of its own session (tmux starts it with setsid), so it is no
+	// orphan of another pane's session.
+	leader := make(map[int]bool, len(leaders))
+	for _, pid := range leaders {
+		leader[pid] = true
+	}
 	for a := range above {
 		for _, c := range s.children(a) {
+			if leader[c] && s.seen[c] == nil {
+				continue
+			}
 			if p := s.stat(c); p != nil && panes[p.SID] && !s.walked[c] {
 				s.below(c) // an orphan of a pane's session, and what runs below it
 			}

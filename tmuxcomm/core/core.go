@@ -46,10 +46,11 @@ type Config struct {
 	// that gives Procs a table of its own sets this too (or clears it), so that table is the
 	// only one detection sees.
 	PaneProcs func(panePID int, also ...int) (*proc.Table, error)
-	// PanesProcs reads only what a find among panes looks at (proc.ScanPanes): the panes'
-	// trees, the orphans of their sessions and the ancestors of also. nil: a find uses Procs. A
-	// caller that gives Procs a table of its own clears it, as it does PaneProcs.
-	PanesProcs func(panePIDs []int, also ...int) (*proc.Table, error)
+	// PanesProcs reads only what a find among panes looks at (proc.ScanPanesBeside): the panes'
+	// trees, the orphans of their sessions and the ancestors of also; leaders are the server's
+	// other panes' processes, which it need not read. nil: a find uses Procs. A caller that
+	// gives Procs a table of its own clears it, as it does PaneProcs.
+	PanesProcs func(panePIDs, leaders []int, also ...int) (*proc.Table, error)
 	// Self is the caller's own pane ($TMUX_PANE); empty outside tmux.
 	Self messages.PaneID
 	// SelfPID is the caller's pid: it and its ancestors never match a find.
@@ -156,7 +157,7 @@ func New(root string, t Tmux) *Config {
 		Tmux:        t,
 		Procs:       proc.Scan,
 		PaneProcs:   proc.ScanPane,
-		PanesProcs:  proc.ScanPanes,
+		PanesProcs:  proc.ScanPanesBeside,
 		SelfPID:     os.Getpid(),
 		LockTimeout: DefaultLockTimeout,
 		PasteLimit:  DefaultPasteLimit,

@@ -285,7 +285,14 @@ func (f *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]pane
 		return f.panesAndProcs(ctx, scope)
 	}
 	scope.Self = f.Self
-	panes, err := f.Tmux.Panes(ctx, scope)
+	var panes []paneops.Pane
+	var others []int
+	var err error
+	if pb, ok := f.Tmux.(panesBeside); ok {
+		panes, others, err = pb.PanesBeside(ctx, scope)
+	} else {
+		panes, err = f.Tmux.Panes(ctx, scope)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -295,11 +302,17 @@ func (f *Finder) panesAndTrees(ctx context.Context, scope paneops.Scope) ([]pane
 			pids = append(pids, p.PID)
 		}
 	}
-	t, err := f.PanesProcs(pids, f.SelfPID)
+	t, err := f.PanesProcs(pids, others, f.SelfPID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the process table: %w", err)
 	}
 	return panes, t, nil
+}
+
+// panesBeside is a Tmux that lists the panes of a scope with the pids of the server's other
+// panes in one call (paneops.Client.PanesBeside).
+type panesBeside interface {
+	PanesBeside(ctx context.Context, scope paneops.Scope) ([]paneops.Pane, []int, error)
 }
 
 // panesAndProcs lists the panes in scope and reads the process table once.

@@ -24,7 +24,7 @@ func TestFindOfNothingListsThePanesFromTheTreesItRead(t *testing.T) {
 		whole++
 		return nil, errors.New("the whole table is not read")
 	}
-	cfg.PanesProcs = func(pids []int, also ...int) (*proc.Table, error) {
+	cfg.PanesProcs = func(pids, leaders []int, also ...int) (*proc.Table, error) {
 		return proc.NewProcTable([]proc.Process{
 			{PID: 1000, PPID: 1, SID: 1000, Comm: "bash", Args: []string{"bash"}},
 			{PID: 1001, PPID: 1, SID: 1001, Comm: "bash", Args: []string{"bash"}},
