@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -164,14 +165,7 @@ func SanitizeField(s string) string {
 // CSI) and the bidi overrides through as raw characters. Those only occur inside JSON strings,
 // where a \uXXXX escape stands for the same character, so the bytes are carried, escaped.
 func EscapeJSON(data []byte) []byte {
-	clean := true
-	for _, c := range data {
-		if c == 0x7f || c >= utf8.RuneSelf {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if plainASCII(data) {
 		return data
 	}
 	out := make([]byte, 0, len(data)+16)
@@ -188,4 +182,28 @@ func EscapeJSON(data []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// plainASCII reports whether data holds neither DEL nor a byte of a multi-byte character, eight
+// bytes at a time: a history's JSON of 20 MB passes through EscapeJSON whole, and a loop of one
+// byte at a time was a tenth of the time of a history read from its index.
+func plainASCII(data []byte) bool {
+	const ones, highs, dels = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	for len(data) >= 8 {
+		w := binary.LittleEndian.Uint64(data)
+		if w&highs != 0 {
+			return false
+		}
+		// A byte of w^dels is zero where w holds DEL (every byte is below 0x80 here).
+		if v := w ^ dels; (v-ones)&^v&highs != 0 {
+			return false
+		}
+		data = data[8:]
+	}
+	for _, c := range data {
+		if c == 0x7f || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

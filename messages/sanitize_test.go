@@ -149,3 +149,31 @@ func TestEscapeJSON(t *testing.T) {
 		})
 	}
 }
+
+// plainASCII, eight bytes at a time, says what a loop over each byte says: DEL or a byte of 0x80
+// or more at any place of inputs of every length up to a few words makes it false.
+func TestPlainASCIIEveryPlace(t *testing.T) {
+	slow := func(b []byte) bool {
+		for _, c := range b {
+			if c == 0x7f || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n <= 40; n++ {
+		base := []byte(strings.Repeat("a~ \x00\x01{}\x7e", 5))[:n]
+		if got := plainASCII(base); got != slow(base) || !got {
+			t.Fatalf("length %d: plainASCII %v", n, got)
+		}
+		for i := 0; i < n; i++ {
+			for _, c := range []byte{0x7f, 0x80, 0xc3, 0xff, 0x7e, 0x00} {
+				b := append([]byte(nil), base...)
+				b[i] = c
+				if plainASCII(b) != slow(b) {
+					t.Fatalf("length %d, byte %#x at %d: plainASCII %v", n, c, i, plainASCII(b))
+				}
+			}
+		}
+	}
+}
