@@ -712,4 +712,22 @@ func (b *bxBench) benchFind40() {
 	}
 	b.rowFloor(fmt.Sprintf("find an agent by its argv[0], %d panes, %d processes", panes, total), "time",
 		bxMedian(wc), bxMedian(rf), bxMedian(rf)/150, "the reference / 150", fmt.Sprintf("%d / %d, in turn", len(wc), len(rf)))
+
+	// A find of nothing reads every pane's tree and says what runs where; its floor is a minimal
+	// program that lists the panes with one tmux call and reads the same trees (goal: within 2x).
+	floorBin := filepath.Join(b.s.work, "findfloor")
+	build := exec.Command("go", "build", "-o", floorBin, filepath.Join("..", "..", "testdata", "bench", "findfloor"))
+	out, err := build.CombinedOutput()
+	require.NoError(b.t, err, "%s", out)
+	var none, fl []time.Duration
+	for range reps {
+		out := b.s.wcomm(nil, "find", "--session", sess, "bxnobody40-")
+		require.Equal(b.t, 4, out.Code, "wcomm find of nothing: %s", out)
+		none = append(none, out.Took)
+		out = sxExec(time.Minute, cleanEnv(), nil, floorBin, b.s.sock, sess, "bxnobody40-")
+		require.Equal(b.t, 4, out.Code, "the floor's find of nothing: %s", out)
+		fl = append(fl, out.Took)
+	}
+	b.rowFloor(fmt.Sprintf("find of nothing, %d panes, %d processes", panes, total), "time",
+		bxMedian(none), math.NaN(), bxMedian(fl), "a minimal find (goal 2x)", fmt.Sprintf("%d / —, in turn", len(none)))
 }
