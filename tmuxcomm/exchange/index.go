@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,7 +51,9 @@ const indexMagic = "wcomm-index 2 "
 // history prints is a copy.
 const indexElem = "        "
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the checksum's table, made on first use: making it (8 KB of tables) at start
+// was most of the start-up time of this package, and every wcomm command starts it.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // fileStamp says which file a name held and how it was when read; the zero value is "absent".
 type fileStamp struct {
@@ -291,7 +294,7 @@ func readIndex(dir string) *sessionIndex {
 		return nil
 	}
 	sum, err := strconv.ParseUint(string(head[len(indexMagic):]), 16, 32)
-	if err != nil || uint32(sum) != crc32.Checksum(body, castagnoli) {
+	if err != nil || uint32(sum) != crc32.Checksum(body, castagnoli()) {
 		return nil
 	}
 	idx := &sessionIndex{entries: map[int]*indexEntry{}}
@@ -375,7 +378,7 @@ func (idx *sessionIndex) encode(order []int) []byte {
 		b = append(b, e.raw...)
 		b = append(b, '\n')
 	}
-	sum := fmt.Appendf(nil, "%s%08x\n", indexMagic, crc32.Checksum(b[head:], castagnoli))
+	sum := fmt.Appendf(nil, "%s%08x\n", indexMagic, crc32.Checksum(b[head:], castagnoli()))
 	copy(b, sum)
 	return b
 }
