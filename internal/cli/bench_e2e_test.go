@@ -267,6 +267,7 @@ var bxGoals = []struct {
 	{"send 1 KiB, Enter delay 0", 0.7},
 	{"history --json, 10,000 exchanges, no index", 1},
 	{"history --json, 10,000 exchanges", 0.3},
+	{"find of nothing", 2},
 }
 
 // bxGoalMark is the row's goal and whether it was met: "≤ 3: met", or "—" for a row without one.
