@@ -221,8 +221,9 @@ func ParseSeqFileName(name string) (n int, k Kind, ok bool) {
 	}
 	n, err := strconv.Atoi(num)
 	// Only SeqFileName's own spelling passes ("0001-request.md" does not), so a file name and
-	// its number map one to one.
-	if err != nil || n < 1 || SeqFileName(n, k) != name {
+	// its number map one to one: three digits at least, zeros only to pad to three. Told without
+	// formatting the name again: a history parses every name of every session folder.
+	if err != nil || n < 1 || (len(num) > 3 && num[0] == '0') {
 		return 0, "", false
 	}
 	return n, k, true

@@ -3,6 +3,8 @@ package messages
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strconv"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -251,5 +253,22 @@ func TestParseSeqFileNameRefuses(t *testing.T) {
 			_, _, ok := ParseSeqFileName(in)
 			assert.False(t, ok)
 		})
+	}
+}
+
+// ParseSeqFileName takes exactly SeqFileName's spelling of each number, padded or not, and
+// nothing else.
+func TestParseSeqFileNameIsSeqFileName(t *testing.T) {
+	for n := 0; n <= 12000; n += 1 + n/50 {
+		for _, k := range []Kind{KindRequest, KindResponse} {
+			for _, num := range []string{strconv.Itoa(n), fmt.Sprintf("%03d", n), fmt.Sprintf("%04d", n), fmt.Sprintf("%05d", n), "0" + strconv.Itoa(n)} {
+				name := num + "-" + string(k) + ".md"
+				got, kind, ok := ParseSeqFileName(name)
+				want := n >= 1 && SeqFileName(n, k) == name
+				if ok != want || (ok && (got != n || kind != k)) {
+					t.Fatalf("ParseSeqFileName(%q) = %d, %q, %v; want ok %v", name, got, kind, ok, want)
+				}
+			}
+		}
 	}
 }
