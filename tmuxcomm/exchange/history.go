@@ -206,7 +206,11 @@ func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 			old = readIndex(dir)
 		}
 	}
-	write := st != nil && old == nil
+	// Written only when the next reader will trust some of it (its listing or an entry, settled):
+	// an index of files all younger than indexSettle is never trusted, since the reading that
+	// wrote it began before they settled, so a new root's first history writes none (it was 100
+	// files for 100 session folders, read again the next time all the same).
+	write := false
 	var names []string
 	var err error
 	if old != nil && folderOK && old.folder == idx.folder && settled(old.begun, old.folder) {
