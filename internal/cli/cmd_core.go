@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/wcomm/wcomm/internal/safeout"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -40,6 +41,10 @@ func (c *cli) printResponse(x *exchange.Exchange) error {
 }
 
 func printPanes(w io.Writer, panes []fleet.PaneInfo) {
+	// Buffered: the tabwriter writes each cell and its padding apart, a system call each (500 for
+	// 40 panes) where w is not buffered already (a find's "what runs where" on stderr).
+	w, flush := safeout.Buffered(w)
+	defer flush()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PANE\tNAME\tTARGET\tPID\tAGENT\tPROGRAMS")
 	for _, p := range panes {
