@@ -465,6 +465,23 @@ func TestWatchEnds(t *testing.T) {
 		err := e.Watch(ctx, watch.WatchOptions{}, func(watch.WatchEvent) error { return nil })
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 	})
+	t.Run("the root removed ends it", func(t *testing.T) {
+		// A daemon that follows the feed (the bridge) hears that nothing more can come, though
+		// the watch itself sleeps until its next event.
+		e := newEngine(t, newFake("%1", "%2"), "%1")
+		_, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("one")})
+		require.NoError(t, err)
+		w := startWatch(t, e, watch.WatchOptions{})
+		require.NoError(t, os.RemoveAll(e.cfg.Root))
+		select {
+		case err := <-w.done:
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "is gone")
+			w.done <- err // for the cleanup, which waits for the watch's end
+		case <-time.After(10 * time.Second):
+			t.Fatal("the watch went on with its root gone")
+		}
+	})
 	t.Run("cancel wakes it at once", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)

@@ -39,6 +39,9 @@ func (w *dirWatcher) Next(ctx context.Context) ([]DirEvent, error) {
 	evs, err := w.t.Next(ctx)
 	out := make([]DirEvent, 0, len(evs))
 	for _, ev := range evs {
+		if ev.Gone {
+			continue
+		}
 		out = append(out, DirEvent{Name: ev.Name, Moved: ev.Moved})
 	}
 	return out, err

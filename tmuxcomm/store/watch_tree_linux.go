@@ -35,6 +35,8 @@ type TreeEvent struct {
 	Name     string
 	Moved    bool // renamed or linked into the folder: published whole
 	Overflow bool
+	// Gone says the folder Dir itself was removed: its watch is over (inotify's IN_IGNORED).
+	Gone bool
 }
 
 // NewTreeWatcher returns a watcher of no folder yet; Close lets go of it.
@@ -69,8 +71,15 @@ func (w *TreeWatcher) Close() error { return w.f.Close() }
 // Next waits for events or the end of ctx. It returns a nil slice with a nil error now and then
 // (at least every safetyTick), so the caller may re-check what it waits for.
 func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
-	deadline := time.Now().Add(safetyTick)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+	return w.NextUntil(ctx, time.Now().Add(safetyTick))
+}
+
+// NextUntil waits for events, the end of ctx, or until (the zero time: no bound), returning a nil
+// slice with a nil error at until. A watcher that wakes only for events (an overflow is one) lets
+// a daemon that watches all day sleep while nothing changes, where Next wakes it twice a second.
+func (w *TreeWatcher) NextUntil(ctx context.Context, until time.Time) ([]TreeEvent, error) {
+	deadline := until
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 		deadline = d
 	}
 	if err := w.f.SetReadDeadline(deadline); err != nil {
@@ -112,6 +121,9 @@ func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
 			evs = append(evs, TreeEvent{Overflow: true})
 		case mask&syscall.IN_IGNORED != 0:
 			// The folder was removed (or unmounted): its watch is gone.
+			if dir, ok := w.dirs[wd]; ok {
+				evs = append(evs, TreeEvent{Dir: dir, Gone: true})
+			}
 			delete(w.dirs, wd)
 		default:
 			if dir, ok := w.dirs[wd]; ok {

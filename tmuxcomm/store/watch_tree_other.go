@@ -17,6 +17,7 @@ type TreeEvent struct {
 	Name     string
 	Moved    bool
 	Overflow bool
+	Gone     bool
 }
 
 // NewTreeWatcher returns a watcher that only ticks.
@@ -27,6 +28,11 @@ func (w *TreeWatcher) Add(dir string) error { return nil }
 
 // Close does nothing.
 func (w *TreeWatcher) Close() error { return nil }
+
+// NextUntil is Next: without events to wait for, the ticks are the watch.
+func (w *TreeWatcher) NextUntil(ctx context.Context, until time.Time) ([]TreeEvent, error) {
+	return w.Next(ctx)
+}
 
 // Next reports an overflow every 250 ms until ctx ends.
 func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {

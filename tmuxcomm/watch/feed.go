@@ -108,6 +108,9 @@ func (f *feed) handle(evs []store.TreeEvent) {
 			overflow = true
 			continue
 		}
+		if ev.Gone {
+			continue // a folder removed: nothing in it to read
+		}
 		if f.also[ev.Dir] {
 			// Not the root's: reported as it is, for the watcher to look at what it reads there.
 			f.add(&f.lastFile, WatchEvent{At: time.Now(), Kind: FeedFile, Event: EventChanged, Path: filepath.Join(ev.Dir, ev.Name)})

@@ -160,17 +160,28 @@ func (l *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 	}
 	lastLook := time.Now()
 	for {
-		evs, err := tw.Next(ctx)
+		// The watch sleeps until an event or its rescan: a daemon (the bridge, the console)
+		// watches all day, and a wake-up it does not need is a cost a laptop pays all day.
+		var until time.Time
+		if rescan > 0 {
+			until = lastLook.Add(rescan)
+		}
+		evs, err := tw.NextUntil(ctx, until)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
 			return fmt.Errorf("watch %s: %w", root, err)
 		}
-		// Next returns at least every half second, so the rescan comes on time without a timer.
 		if rescan > 0 && time.Since(lastLook) >= rescan {
 			lastLook = time.Now()
 			evs = append(evs, store.TreeEvent{Overflow: true})
+		}
+		for _, ev := range evs {
+			if ev.Gone && ev.Dir == root {
+				// Nothing more can happen under it: those who follow the feed hear that it ended.
+				return store.Kindf(store.ErrNotFound, "the root %s is gone", root)
+			}
 		}
 		f.handle(evs)
 		if err := f.flush(emit); err != nil {
