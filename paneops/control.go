@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,13 +50,22 @@ type Control struct {
 	conn   *controlConn
 	retry  time.Time
 	closed bool
+	// changes hears of the panes' changes from the clients' notifications (control_watch.go);
+	// once Changes was called (watching), each client started subscribes to them.
+	changes  chan struct{}
+	watching bool
+	outs     []chan struct{} // the readers of Changes
 }
 
 // controlConn is one running control client.
 type controlConn struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
-	lines chan string // stdout, one line at a time; closed when the client ends
+	lines chan string   // stdout, one line at a time; closed when the client ends
+	done  chan struct{} // closed when the client ends
+	// heard is set once tmux said the subscription's value (control_watch.go): tmux says it
+	// at its first check, a second after the subscription, whatever the panes do.
+	heard atomic.Bool
 }
 
 // Control returns a control-mode client that will attach to session target ("" for the one
@@ -68,7 +78,7 @@ func (c *Client) Control(target string) *Control {
 // ControlFlags is Control with other client flags (attach-session -f): a test harness that opens
 // windows through it leaves out read-only.
 func (c *Client) ControlFlags(target, flags string) *Control {
-	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target, flags: flags}
+	return &Control{spawn: Client{Server: c.Server, Bin: c.Bin}, target: target, flags: flags, changes: make(chan struct{}, 1)}
 }
 
 // ControlTyping is Control for a client that also types (send-keys, paste-buffer): the
@@ -162,14 +172,41 @@ func (k *Control) start() error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	conn := &controlConn{cmd: cmd, in: in, lines: make(chan string, 1024)}
+	conn := &controlConn{cmd: cmd, in: in, lines: make(chan string, 1024), done: make(chan struct{})}
+	changes := k.changes
 	go func() {
+		defer close(conn.done)
 		defer close(conn.lines)
 		r := bufio.NewReaderSize(out, 64<<10)
+		// The answers' blocks go to exchange; between blocks come the notifications, which
+		// exchange would skip: they are taken here, so that a client nobody calls for hours
+		// never fills its buffer with them, and those about the panes are told to changes.
+		block := ""
 		for {
-			line, err := r.ReadString('\n')
-			if line != "" {
-				conn.lines <- strings.TrimSuffix(line, "\n")
+			raw, err := r.ReadString('\n')
+			line := strings.TrimSuffix(raw, "\n")
+			switch {
+			case raw == "":
+			case block != "":
+				if line == "%end "+block || line == "%error "+block {
+					block = ""
+				}
+				conn.lines <- line
+			case strings.HasPrefix(line, "%begin "):
+				block = strings.TrimPrefix(line, "%begin ")
+				conn.lines <- line
+			case strings.HasPrefix(line, "%"):
+				if strings.HasPrefix(line, "%subscription-changed "+changesName+" ") {
+					conn.heard.Store(true)
+				}
+				if panesNotice(line) {
+					select {
+					case changes <- struct{}{}:
+					default:
+					}
+				}
+			default:
+				conn.lines <- line // out of step: exchange says so
 			}
 			if err != nil {
 				return
@@ -177,6 +214,12 @@ func (k *Control) start() error {
 		}
 	}()
 	k.conn = conn
+	if k.watching {
+		if err := k.subscribe(); err != nil {
+			k.stop()
+			return err
+		}
+	}
 	return nil
 }
 
