@@ -45,10 +45,16 @@ func run(ctx context.Context, env cli.BridgeEnv) error {
 	}
 	env.Logf("pid %d runs %s for %s (the questions asked where channels %s apply)", os.Getpid(), names, env.Root, env.Channels)
 	// While the bridge runs, the agents' own prompts that no hook brings (Codex's approvals,
-	// dialogs on screen) are questions too, posted like the rest. A screen tells no one when it
-	// changes, so the panes are looked at, once a second as the console does: a bridge runs all
-	// day beside idle agents, and the hooks' route, which most prompts take, is heard at once.
-	sentry := env.Engine.Sentry(nil, time.Second, env.Logf)
+	// dialogs on screen) are questions too, posted like the rest. A bridge runs all day beside
+	// idle agents: the panes are read through one tmux client kept open, and only when it tells
+	// of a change in them (a pane's output, a pane opened, closed or dead), so that the bridge,
+	// the client and the tmux server sleep while nothing changes. The same news tells the hub
+	// when to judge a waiting question's pane gone.
+	ctl := env.Tmux.Control("")
+	defer ctl.Close()
+	sentry := env.Engine.Sentry(ctl.Client(), time.Second, env.Logf)
+	sentry.Wake = ctl.Changes(ctx, time.Second)
+	h.PanesChanged = ctl.Changes(ctx, time.Second)
 	defer sentry.Start(ctx, nil)()
 	return h.Run(ctx, chans)
 }

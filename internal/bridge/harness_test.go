@@ -35,6 +35,7 @@ type fakeEngine struct {
 	attempts []questions.AnswerOptions
 	problems []string // question files that did not load
 	follows  []chan watch.WatchEvent
+	fulls    int // full looks: Questions asked to judge staleness (not FilesOnly)
 }
 
 // Follow is the engine's feed: a question added is an event, as its file would be.
@@ -75,6 +76,9 @@ func (f *fakeEngine) add(q messages.Question, tag string) string {
 func (f *fakeEngine) Questions(ctx context.Context, o questions.QuestionsOptions) ([]*questions.QuestionStatus, []string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !o.FilesOnly {
+		f.fulls++
+	}
 	var out []*questions.QuestionStatus
 	for _, st := range f.qs {
 		c := *st
@@ -186,6 +190,10 @@ var tgCallTimeout time.Duration
 // hubRescan, when set, is the full looks' interval of the hubs startHub starts (default 10ms).
 var hubRescan time.Duration
 
+// hubPanes, when set, tells the hubs startHub starts of the panes' changes (Hub.PanesChanged),
+// with their safety look an hour apart.
+var hubPanes chan struct{}
+
 // running is a hub with its channels running until the test ends or stop is called.
 type running struct {
 	hub  *Hub
@@ -208,6 +216,9 @@ func startKeyedHub(t *testing.T, root string, eng Engine, cfg *messages.Channels
 		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 	if hubRescan > 0 {
 		h.Rescan = hubRescan
+	}
+	if hubPanes != nil {
+		h.PanesChanged, h.Safety = hubPanes, time.Hour
 	}
 	require.NoError(t, h.Open())
 	chans, err := Open(cfg, h, getenv)

@@ -47,6 +47,14 @@ type Hub struct {
 	// Rescan is how often the bridge makes a full look at the questions, judging staleness
 	// (default 2s); a question's change is heard at once from the engine's feed (Follow).
 	Rescan time.Duration
+	// PanesChanged, when set, tells of a change in tmux's panes (paneops.Control.Changes): the
+	// bridge then judges staleness when a pane changed and a question waits, and otherwise makes
+	// its full look only every Safety, so that a bridge beside idle agents sleeps all day. Unset,
+	// the full look comes every Rescan, tmux asked each time.
+	PanesChanged <-chan struct{}
+	// Safety is the full looks' interval with PanesChanged and a watch of the root, against
+	// events lost (default 30s).
+	Safety time.Duration
 	// Backoff bounds the wait before a channel that failed is tried again (default 1s to 1m).
 	BackoffMin, BackoffMax time.Duration
 	Now                    func() time.Time
@@ -141,33 +149,56 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	defer cancel()
 	// A question's change is heard from the watch room's feed of the root (file events, with its
 	// own safety rescan), so a new question is posted at once; the bridge itself only looks again
-	// every tick (the root gone, idle) and makes a full look every Rescan.
+	// every tick (the root gone, idle) and makes a full look every Rescan. Told of the panes'
+	// changes (PanesChanged), it sleeps instead: the feed ends when the root goes, a full look
+	// follows a pane's change while a question waits, and the rest waits for Safety.
+	if h.Safety <= 0 {
+		h.Safety = 30 * time.Second
+	}
+	sleeps := h.PanesChanged != nil
 	var changed <-chan struct{}
-	if fl, err := h.Engine.Follow(ctx, watch.WatchOptions{Questions: true}); err == nil {
+	wo := watch.WatchOptions{Questions: true}
+	if sleeps {
+		wo.Rescan = h.Safety
+	}
+	if fl, err := h.Engine.Follow(ctx, wo); err == nil {
 		changed = fl.Wake()
 	} else {
 		h.logf("no watch of the root (%v): questions are looked for every %s", err, h.tick())
 	}
-	lastFull := time.Now()
+	lastFull, lastDead := time.Now(), time.Now()
 	idleSince := h.now()
 	rootSeen := false
-	tick := time.NewTicker(h.tick())
-	defer tick.Stop()
-	look := true // what was asked before the feed was in place
+	look := true       // what was asked before the feed was in place
+	panesDirty := true // a pane changed since the last full look
+	pending := 0
 	for {
-		full := time.Since(lastFull) >= h.Rescan
+		// Asleep (PanesChanged and the feed): staleness needs a full look only when a pane
+		// changed while a question waits, at most every Rescan; and every Safety besides.
+		asleep := sleeps && changed != nil
+		due := lastFull.Add(h.Rescan)
+		if asleep {
+			due = lastFull.Add(h.Safety)
+			if panesDirty && pending > 0 {
+				due = lastFull.Add(h.Rescan)
+			}
+		}
+		full := !time.Now().Before(due)
 		if look || full || changed == nil {
 			// A full look (staleness asks tmux which panes live) every Rescan; in between, a
 			// change is read from the files alone.
 			if full {
 				lastFull = time.Now()
+				panesDirty = false
 			}
-			pending, err := h.scan(ctx, full)
+			var err error
+			pending, err = h.scan(ctx, full)
 			if err != nil {
 				h.logf("list questions: %v", err)
 			}
 			if full && h.tellsDead() {
 				h.scanDead()
+				lastDead = time.Now()
 			}
 			for _, o := range outs {
 				o.kick()
@@ -177,6 +208,17 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			}
 		}
 		look = false
+		if asleep && !full && h.tellsDead() && time.Since(lastDead) >= deadEvery {
+			// The mail's outcomes are files only (no tmux call): read more often than the
+			// full look, so a dead letter is told within seconds.
+			h.scanDead()
+			lastDead = time.Now()
+			if h.untold(outs) {
+				for _, o := range outs {
+					o.kick()
+				}
+			}
+		}
 		// A root that is gone holds nothing to serve (its questions went with it): the bridge ends
 		// rather than wait for answers nobody can give.
 		if _, err := os.Stat(h.Root); err == nil {
@@ -189,10 +231,30 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			h.logf("nothing pending for %s: the bridge ends", h.IdleExit)
 			return nil
 		}
+		// The next wake-up without news: a tick while no feed tells of changes, else the full
+		// look that is due, or the idle exit.
+		wait := h.tick()
+		if asleep {
+			wait = time.Until(lastFull.Add(h.Safety))
+			if panesDirty && pending > 0 {
+				wait = time.Until(lastFull.Add(h.Rescan))
+			}
+			if h.tellsDead() {
+				wait = min(wait, time.Until(lastDead.Add(deadEvery)))
+			}
+			if h.IdleExit > 0 {
+				wait = min(wait, h.IdleExit-h.now().Sub(idleSince))
+			}
+			wait = max(wait, 0)
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return nil
-		case <-tick.C:
+		case <-timer.C:
+		case <-h.PanesChanged:
+			panesDirty = true
 		case _, ok := <-changed:
 			look = true
 			if !ok {
@@ -202,8 +264,13 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 		case <-h.pokeCh:
 			look = true
 		}
+		timer.Stop()
 	}
 }
+
+// deadEvery is how often a bridge told of the panes' changes looks for dead letters between its
+// full looks.
+const deadEvery = 5 * time.Second
 
 // tick is the pause between the bridge's own looks: a second, or Rescan when shorter (a test's).
 func (h *Hub) tick() time.Duration { return min(h.Rescan, time.Second) }

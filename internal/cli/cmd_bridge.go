@@ -22,6 +22,7 @@ import (
 	"github.com/wcomm/wcomm/internal/bridge/tokens"
 	"github.com/wcomm/wcomm/internal/helpers"
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
@@ -41,6 +42,8 @@ type BridgeEnv struct {
 	IdleExit   time.Duration
 	// Logf writes one diagnostic line (to stderr, or a started bridge's log).
 	Logf func(format string, a ...any)
+	// Tmux is the engine's tmux client, from which the bridge keeps one open (its Control).
+	Tmux *paneops.Client
 }
 
 // ChannelCheck is one line of doctor's report on a channel (the bridge's Check).
@@ -131,7 +134,7 @@ func (c *cli) bridgeEnv(idle time.Duration, logf func(string, ...any)) (BridgeEn
 	}
 	key, unrecorded := helpers.ChannelsKey(s, c.getenv)
 	return BridgeEnv{Engine: c.engine(), Settings: s, Root: root, Getenv: c.getenv, IdleExit: idle, Logf: logf,
-		Channels: key, Unrecorded: unrecorded}, nil
+		Channels: key, Unrecorded: unrecorded, Tmux: c.tmux()}, nil
 }
 
 func (c *cli) runBridge(idle time.Duration) error {

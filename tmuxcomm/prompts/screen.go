@@ -60,8 +60,9 @@ type seenDialog struct {
 	by    holder // the program that showed it
 }
 
-// lookScreens opens a question for each dialog a profile recognises on a pane's screen.
-func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
+// lookScreens opens a question for each dialog a profile recognises on a pane's screen. soon
+// says a dialog seen waits for its hook's grace: it is looked at again after it, changed or not.
+func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) (soon bool) {
 	w := &s.screen
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -77,6 +78,7 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 		}
 		sc, err := s.Tmux.Screen(ctx, p.ID)
 		if err != nil {
+			soon = true
 			continue
 		}
 		d, ok := prof.Dialog(sc)
@@ -90,12 +92,16 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 			if err != nil {
 				// Without the program that shows it, its key could reach another: not asked.
 				s.logf("prompts: pane %s: its dialog is not asked: %v", p.ID, err)
+				soon = true
 				continue
 			}
 			sd = &seenDialog{fp: d.Fingerprint, at: time.Now(), by: by}
 			w.seen[p.ID] = sd
 		}
 		grace := time.Duration(d.Spec.HookGraceMS) * time.Millisecond
+		if !sd.taken && time.Since(sd.at) < grace {
+			soon = true
+		}
 		if sd.taken || time.Since(sd.at) < grace {
 			continue
 		}
@@ -120,6 +126,7 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) {
 			delete(w.seen, id)
 		}
 	}
+	return soon
 }
 
 // profile is the profile named name, nil when none is.

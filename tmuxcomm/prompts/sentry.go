@@ -40,6 +40,10 @@ type Sentry struct {
 	Read fleet.Tmux
 	// Every is the pause between looks; 0: DefaultEvery.
 	Every time.Duration
+	// Wake, when set, tells of a change in the panes (paneops.Control.Changes): the sentry then
+	// looks when told, and every Every only while a dialog it saw waits for its hook's grace. A
+	// sentry that runs all day beside idle agents sleeps while nothing changes.
+	Wake <-chan struct{}
 	// Logf says what the sentry did and what failed; nil: nothing is said.
 	Logf func(format string, a ...any)
 
@@ -76,28 +80,56 @@ func (s *Sentry) Run(ctx context.Context) error {
 		}
 		s.Tmux = k
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
+	holdEvery := every
+	if s.Wake != nil {
+		// Another sentry holds the lock (the console's, beside this bridge): taking over when it
+		// ends may wait a few looks rather than wake this one every look all day.
+		holdEvery = holdSlower * every
+	}
+	t := time.NewTicker(holdEvery)
 	unlock, err := s.hold(ctx, t.C)
+	t.Stop()
 	if err != nil || unlock == nil {
 		return err
 	}
 	defer unlock()
+	var tick <-chan time.Time
+	if s.Wake == nil {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
+		soon := false
 		if panes, err := s.fleet.Read(ctx); err == nil {
 			s.lookCodex(ctx, panes)
-			s.lookScreens(ctx, panes)
+			soon = s.lookScreens(ctx, panes)
 		} else if ctx.Err() == nil {
 			s.logf("prompts: reading the panes: %v", err)
+			soon = true // looked at again as without Wake
+		}
+		var again *time.Timer
+		if s.Wake != nil && soon {
+			again = time.NewTimer(every)
+			tick = again.C
 		}
 		select {
 		case <-ctx.Done():
 			s.wg.Wait()
 			return nil
-		case <-t.C:
+		case <-tick:
+		case <-s.Wake:
+		}
+		if again != nil {
+			again.Stop()
+			tick = nil
 		}
 	}
 }
+
+// holdSlower is how many looks a sentry told of changes (Wake) waits between two tries of the
+// lock another sentry holds.
+const holdSlower = 5
 
 // hold takes the sentry's lock of the root and the tmux server, waiting (a look at each tick)
 // while another sentry holds it: one sentry per server and root, so one question per dialog.
