@@ -28,6 +28,9 @@ func main() {
 func run(ctx context.Context, a cli.UIArgs) error {
 	src := ui.NewEngineSource(a.Engine, a.Scope, a.Getenv)
 	src.ReadTmuxThrough(a.Tmux)
+	if a.Control != nil {
+		src.WakeOn(a.Control.Changes(ctx, time.Second))
+	}
 	// Once the first screen's reads are in, the console mostly sleeps: a wake-up every frame and
 	// a read of tmux every second. With one P, a timer that fires wakes one thread, not a second
 	// one to look for work; measured, the idle console's CPU went from 0.50-0.65 % to 0.40-0.45 %
@@ -41,9 +44,11 @@ func run(ctx context.Context, a cli.UIArgs) error {
 	}()
 	// While the console runs, the agents' own prompts that no hook brings (Codex's approvals,
 	// dialogs on screen) are questions it lists and answers with a key, like the rest. The
-	// sentry reads tmux through the console's own client; a look a second keeps the idle
-	// console's CPU low.
+	// sentry reads tmux through the console's own client, when it tells of a change.
 	sentry := a.Engine.Sentry(a.Tmux, time.Second, nil)
+	if a.Control != nil {
+		sentry.Wake = a.Control.Changes(ctx, time.Second)
+	}
 	defer sentry.Start(ctx, src.Ready())()
 	if w := a.Web; w != nil {
 		cfg := web.Config{Listen: w.Listen, Port: a.Engine.Settings.WebPort, TLSCert: w.TLSCert, TLSKey: w.TLSKey,

@@ -33,12 +33,14 @@ type UIArgs struct {
 	Engine *tmuxcomm.Engine
 	Scope  paneops.Scope
 	Getenv func(string) string
-	// Tmux reads tmux through the client kept open in control mode.
-	Tmux  *paneops.Client
-	Watch func(ctx context.Context, since time.Duration, emit func(watch.WatchEvent)) error
-	Title string
-	Color bool
-	Mouse bool
+	// Tmux reads tmux through the client kept open in control mode, Control; its Changes tell
+	// the console and its sentry when to read the panes.
+	Tmux    *paneops.Client
+	Control *paneops.Control
+	Watch   func(ctx context.Context, since time.Duration, emit func(watch.WatchEvent)) error
+	Title   string
+	Color   bool
+	Mouse   bool
 	// Detail words a feed event as 'wcomm watch' does.
 	Detail func(watch.WatchEvent) string
 	In     *os.File
@@ -68,8 +70,8 @@ number, then its option's letter or number (freeform: type the answer, Enter); t
 through 'wcomm answer' with source ui. Approvals show what a yes would run and why they are stale.
 Tab shows the exchanges: the live feed of 'wcomm watch', newest first; Enter opens one whole, r
 re-sends a queued, refused or dead-lettered request ('wcomm send --resend'). Files are followed by
-their events, tmux is read once a second through one tmux client kept open in control mode
-(read-only; 'tmux list-clients' shows it while the console runs). ? shows the keys, q quits.
+their events, tmux is read through one tmux client kept open in control mode when it tells of a
+change in the panes (read-only; 'tmux list-clients' shows it while the console runs). ? shows the keys, q quits.
 --popup opens the console in a tmux popup over your pane. NO_COLOR turns colour off; --mouse lets
 the wheel move the selection.`,
 		Example: "wcomm ui\nwcomm ui --all\nwcomm ui --popup",
@@ -159,8 +161,8 @@ func (c *cli) runUI(all bool, session string, mouse bool, web *WebArgs) error {
 			target = tmuxSession(c.getenv("TMUX"))
 		}
 	}
-	// The panes are read every second through one tmux client kept open (control mode) rather
-	// than a client started for each read.
+	// The panes are read through one tmux client kept open (control mode) rather than a client
+	// started for each read, when it tells of a change in them.
 	ctl := c.tmux().Control(target)
 	defer ctl.Close()
 	go ctl.Start() // its process start overlaps the terminal's set-up
@@ -170,7 +172,7 @@ func (c *cli) runUI(all bool, session string, mouse bool, web *WebArgs) error {
 			return nil
 		})
 	}
-	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Watch: feed,
+	err := c.comp.UI(c.ctx, UIArgs{Engine: e, Scope: scope, Getenv: c.getenv, Tmux: ctl.Client(), Control: ctl, Watch: feed,
 		Title: title, Color: c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb", Mouse: mouse,
 		Detail: watch.WatchEvent.Say, In: in, Out: c.stdout, Env: os.Environ(), Web: web})
 	if errors.Is(err, context.Canceled) {

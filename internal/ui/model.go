@@ -113,6 +113,18 @@ type Model struct {
 	ticks   int           // reads of the panes so far
 	every   time.Duration // between reads of the panes: tickEvery (tests: 0)
 	pending bool          // a reload of the files is scheduled
+	// wake tells of the panes' changes (the Source's Changes): the panes are read when told,
+	// not every second; nil: every second.
+	wake  <-chan struct{}
+	clock bool // a clockMsg is scheduled
+	// frames stops the renderer's frames while no message comes (Run's; nil: never stopped).
+	frames *frames
+}
+
+// changer is a Source that tells of the panes' changes (EngineSource, reading through a tmux
+// client kept open that is told of them).
+type changer interface {
+	Changes() <-chan struct{}
 }
 
 // xState is the latest event of one exchange.
@@ -146,7 +158,10 @@ type (
 	// FeedMsg is one event of the live feed (tmuxcomm.Engine.Watch).
 	FeedMsg   watch.WatchEvent
 	reloadMsg struct{}
-	shownMsg  struct {
+	// clockMsg moves the console's clock while an age is shown and the panes are read only
+	// when they change.
+	clockMsg time.Time
+	shownMsg struct {
 		x   *exchange.Exchange
 		err error
 	}
@@ -170,8 +185,12 @@ func New(ctx context.Context, src Source, o Options, now time.Time) Model {
 	in.Placeholder = "your answer"
 	in.CharLimit = 4096
 	in.SetWidth(80 - 4) // the width New assumes; a window of another size sends its own
-	return Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
+	m := Model{src: src, ctx: ctx, opts: o, st: newStyles(o.Color), now: now, width: 80, height: 24,
 		seen: map[string]bool{}, states: map[string]xState{}, bcast: map[string]string{}, input: in, host: host, every: tickEvery}
+	if c, ok := src.(changer); ok {
+		m.wake = c.Changes()
+	}
+	return m
 }
 
 // Init reads the panes, the files and the newest exchanges at once, and starts the tick. The
@@ -181,11 +200,12 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(m.pollPanes(0), m.loadFiles(), m.loadRecent())
 }
 
-// pollPanes reads the panes after d (0: now). The wait and the read are one command, one
-// goroutine and one message: while nothing changes that is all the console does in a second,
-// and each wake-up costs. Each read schedules the next, so there is never more than one.
+// pollPanes reads the panes after d (0: now), or, told of the panes' changes (wake), at the next
+// change. The wait and the read are one command, one goroutine and one message: while nothing
+// changes the console sleeps, and each wake-up costs. Each read schedules the next, so there is
+// never more than one.
 func (m Model) pollPanes(d time.Duration) tea.Cmd {
-	src, ctx := m.src, m.ctx
+	src, ctx, wake := m.src, m.ctx, m.wake
 	read := func(t time.Time) tea.Msg {
 		p, err := src.Panes(ctx)
 		return panesMsg{at: t, panes: p, err: err}
@@ -193,7 +213,36 @@ func (m Model) pollPanes(d time.Duration) tea.Cmd {
 	if d <= 0 {
 		return func() tea.Msg { return read(time.Now()) }
 	}
+	if wake != nil {
+		return func() tea.Msg {
+			select {
+			case <-wake:
+			case <-ctx.Done():
+				return nil
+			}
+			return read(time.Now())
+		}
+	}
 	return tea.Tick(d, read)
+}
+
+// keepClock schedules the clock's next move when the panes are read only on change and an age
+// is shown (what waits on a pane, a pending question): ages are redrawn every second as before.
+func (m *Model) keepClock() tea.Cmd {
+	if m.wake == nil || m.clock || !m.showsAge() {
+		return nil
+	}
+	m.clock = true
+	return tea.Tick(m.every, func(t time.Time) tea.Msg { return clockMsg(t) })
+}
+
+// showsAge says whether the screen shows an age that moves with the clock.
+func (m Model) showsAge() bool {
+	if len(m.files.Questions) > 0 {
+		return true
+	}
+	w := m.files.Waiting
+	return w != nil && (len(w.Queued) > 0 || len(w.Open) > 0)
 }
 
 func (m Model) loadFiles() tea.Cmd {
@@ -232,6 +281,7 @@ func (m Model) loadRecent() tea.Cmd {
 
 // Update takes one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.frames.busy()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -273,14 +323,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case changed:
 			cmds = append(cmds, m.loadFiles())
 		}
+		cmds = append(cmds, m.keepClock())
 		return m, tea.Batch(cmds...)
+	case clockMsg:
+		m.clock = false
+		m.now = time.Time(msg)
+		clock := m.keepClock()
+		return m, clock
 	case waitingMsg:
 		if msg.err != nil {
 			m.filesErr = msg.err.Error()
 		} else {
 			m.files.Waiting = msg.w
 		}
-		return m, nil
+		clock := m.keepClock()
+		return m, clock
 	case filesMsg:
 		m.loaded = true
 		if msg.err != nil {
@@ -297,7 +354,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = m.picked.ID + " is no longer pending"
 			m.closeQuestion()
 		}
-		return m, nil
+		clock := m.keepClock() // before m is returned: it marks the clock scheduled
+		return m, clock
 	case recentMsg:
 		for i := len(msg.xs) - 1; i >= 0; i-- {
 			ev := LastEvent(msg.xs[i])

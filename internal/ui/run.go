@@ -41,7 +41,10 @@ func Run(ctx context.Context, src Source, feed Watcher, ready <-chan struct{}, o
 	// rows under half of their bounds (150 ms, 1 %).
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(t.In), tea.WithOutput(t.Out), tea.WithEnvironment(t.Env), tea.WithFPS(fps),
 		tea.WithColorProfile(colorProfile(o.Color, t.Env)), tea.WithFilter(sameSize)}
+	// Idle, the frames stop too (frames.go).
+	m.frames = &frames{every: time.Second / fps}
 	p := tea.NewProgram(m, opts...)
+	m.frames.p = p
 	if feed != nil {
 		go func() {
 			if ready != nil {

@@ -29,7 +29,15 @@ type EngineSource struct {
 	mu    sync.Mutex
 	first map[string]bool // which of the first screen's reads came back
 	ready chan struct{}
+	wake  <-chan struct{}
 }
+
+// WakeOn makes the console read the panes when wake tells of a change in them
+// (paneops.Control.Changes) instead of every second. Call it before the console starts.
+func (s *EngineSource) WakeOn(wake <-chan struct{}) { s.wake = wake }
+
+// Changes implements the console's changer: nil unless WakeOn gave a channel.
+func (s *EngineSource) Changes() <-chan struct{} { return s.wake }
 
 // NewEngineSource reads the panes of scope through e.
 func NewEngineSource(e *tmuxcomm.Engine, scope paneops.Scope, getenv func(string) string) *EngineSource {
