@@ -91,6 +91,7 @@ func TestBenchTable(t *testing.T) {
 		{"find", b.benchFind}, {"send", b.benchSend}, {"trip", b.benchRoundTrip}, {"floor", b.benchFloor}, {"find40", b.benchFind40},
 		{"wake", b.benchWake}, {"history", b.benchHistory}, {"memory", b.benchMemory}, {"remote", b.benchRemote},
 		{"ui", b.benchUI}, {"web", b.benchWeb}, {"bridge", b.benchBridge}, {"prompts", b.benchPrompts}, {"spawn", b.benchSpawn},
+		{"idle", b.benchIdle},
 	} {
 		if only := os.Getenv("WCOMM_BENCH_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sec.name) {
 			continue
@@ -300,7 +301,8 @@ func bxGoalMark(r bxRow) string {
 // bxOfFloor is wcomm against its floor: wcomm / floor for times and memory (at most 1.5 or 1
 // or 3 is the goal, as the row says), floor / wcomm for throughput.
 func bxOfFloor(r bxRow) string {
-	if math.IsNaN(r.wcomm) || math.IsNaN(r.floor) || r.wcomm == 0 || r.floor == 0 {
+	// An idle daemon's CPU or wake-ups may be none at all: 0 of its bound.
+	if math.IsNaN(r.wcomm) || math.IsNaN(r.floor) || (r.wcomm == 0 && r.kind == "rate") || r.floor == 0 {
 		return "—"
 	}
 	x := r.wcomm / r.floor
@@ -321,6 +323,8 @@ func bxFmt(kind string, v float64) string {
 		return fmt.Sprintf("%.1f MiB", v/1024)
 	case "cpu":
 		return fmt.Sprintf("%.2f %% of a core", v)
+	case "wakes":
+		return fmt.Sprintf("%.1f wake-ups/s", v)
 	}
 	switch {
 	case v >= 10:
