@@ -215,7 +215,9 @@ func (k *Control) start() error {
 	}()
 	k.conn = conn
 	if k.watching {
-		if err := k.subscribe(); err != nil {
+		// A subscription tmux refuses leaves the client for the calls, unheard: its readers
+		// poll (control_watch.go). One that broke the client ends it.
+		if err := k.subscribe(); errors.Is(err, errControl) {
 			k.stop()
 			return err
 		}

@@ -12,6 +12,7 @@ package paneops
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 )
@@ -60,8 +61,8 @@ func (k *Control) Changes(ctx context.Context, poll time.Duration) <-chan struct
 	first := !k.watching
 	if first {
 		k.watching = true
-		if k.conn != nil && k.subscribe() != nil {
-			k.stop() // started before Changes, and not subscribed: the watch starts a new one
+		if k.conn != nil && errors.Is(k.subscribe(), errControl) {
+			k.stop() // started before Changes, and broken: the watch starts a new one
 		}
 	}
 	k.mu.Unlock()
@@ -135,7 +136,7 @@ func (k *Control) watchChanges(ctx context.Context, poll time.Duration) {
 				if k.conn == conn {
 					// Seen on tmux 3.3a now and then: a subscription taken at a
 					// client's start is never checked; asked again, it is.
-					if k.subscribe() != nil {
+					if errors.Is(k.subscribe(), errControl) {
 						k.stop()
 						k.retry = time.Now().Add(controlRetry)
 					}
