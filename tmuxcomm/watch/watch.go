@@ -180,7 +180,7 @@ func (l *Lookout) Watch(ctx context.Context, o WatchOptions, emit func(WatchEven
 		for _, ev := range evs {
 			if ev.Gone && ev.Dir == root {
 				// Nothing more can happen under it: those who follow the feed hear that it ended.
-				return store.Kindf(store.ErrNotFound, "the root %s is gone", root)
+				return store.Kindf(store.ErrNotFound, "the root %s is gone (removed while watched); watch again once it is back", root)
 			}
 		}
 		f.handle(evs)
