@@ -150,8 +150,9 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	// A question's change is heard from the watch room's feed of the root (file events, with its
 	// own safety rescan), so a new question is posted at once; the bridge itself only looks again
 	// every tick (the root gone, idle) and makes a full look every Rescan. Told of the panes'
-	// changes (PanesChanged), it sleeps instead: the feed ends when the root goes, a full look
-	// follows a pane's change while a question waits, and the rest waits for Safety.
+	// changes (PanesChanged), it sleeps instead: a full look follows a pane's change while a
+	// question waits, dead letters and the root are looked at every deadEvery, and the rest
+	// waits for Safety.
 	if h.Safety <= 0 {
 		h.Safety = 30 * time.Second
 	}
@@ -208,14 +209,18 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			}
 		}
 		look = false
-		if asleep && !full && h.tellsDead() && time.Since(lastDead) >= deadEvery {
+		if asleep && !full && time.Since(lastDead) >= deadEvery {
 			// The mail's outcomes are files only (no tmux call): read more often than the
-			// full look, so a dead letter is told within seconds.
-			h.scanDead()
+			// full look, so a dead letter is told within seconds. The root is looked at
+			// then too: its removal is not heard from its watch while a file under it is open
+			// (the bridge's own locks): inotify tells of a folder gone once nothing holds it.
 			lastDead = time.Now()
-			if h.untold(outs) {
-				for _, o := range outs {
-					o.kick()
+			if h.tellsDead() {
+				h.scanDead()
+				if h.untold(outs) {
+					for _, o := range outs {
+						o.kick()
+					}
 				}
 			}
 		}
@@ -239,9 +244,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			if panesDirty && pending > 0 {
 				wait = time.Until(lastFull.Add(h.Rescan))
 			}
-			if h.tellsDead() {
-				wait = min(wait, time.Until(lastDead.Add(deadEvery)))
-			}
+			wait = min(wait, time.Until(lastDead.Add(deadEvery)))
 			if h.IdleExit > 0 {
 				wait = min(wait, h.IdleExit-h.now().Sub(idleSince))
 			}
@@ -268,8 +271,8 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	}
 }
 
-// deadEvery is how often a bridge told of the panes' changes looks for dead letters between its
-// full looks.
+// deadEvery is how often a bridge told of the panes' changes looks for dead letters, and whether
+// its root is still there, between its full looks.
 const deadEvery = 5 * time.Second
 
 // tick is the pause between the bridge's own looks: a second, or Rescan when shorter (a test's).
