@@ -2,6 +2,7 @@ package ui
 
 import (
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/assert"
@@ -16,4 +17,34 @@ func TestFramesFindTheTicker(t *testing.T) {
 	assert.Nil(t, programTicker(tea.NewProgram(nil)), "read before the renderer starts: still unset")
 	var f *frames
 	assert.NotPanics(t, f.busy, "a console run without frames (a test's model) has none to stop")
+}
+
+// TestFramesStopWhenIdleAndStartAgain: the frame ticker stops once no message came for
+// idleAfter, and the next message starts it again.
+func TestFramesStopWhenIdleAndStartAgain(t *testing.T) {
+	tk := time.NewTicker(10 * time.Millisecond)
+	defer tk.Stop()
+	f := &frames{p: tea.NewProgram(nil), every: 10 * time.Millisecond, looked: true, t: tk}
+	stopped := func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.stopped
+	}
+	f.busy()
+	deadline := time.Now().Add(10 * time.Second)
+	for !stopped() {
+		require.True(t, time.Now().Before(deadline), "the frames never stopped")
+		time.Sleep(5 * time.Millisecond) // polling the idle check's outcome
+	}
+	select {
+	case <-tk.C: // a tick sent before the stop
+	default:
+	}
+	f.busy()
+	assert.False(t, stopped())
+	select {
+	case <-tk.C:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no frame after a message")
+	}
 }
