@@ -34,6 +34,10 @@ type Door struct {
 	Getenv func(string) string
 	// Dir is the working folder whose settings file applies; "" is the process's own.
 	Dir string
+	// SelfPID is the calling process, whose ancestors are the caller (the sender an exchange
+	// names, the agent a question comes from); 0 is this process. The resident tmux client runs
+	// a command for a caller process and sets it from the socket's peer credentials.
+	SelfPID int
 	// Helpers start the detached helpers (the pane's deliverer and guard, the restart watcher,
 	// the answer channels' bridge; internal/helpers gives the command line's). Engine gives the
 	// bridge's only when the settings configure channels, so an ask from any face reaches the
@@ -123,6 +127,9 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 		cfg.Helpers.Bridge = nil
 	}
 	cfg.AskedIn = d.folder()
+	if d.SelfPID > 0 {
+		cfg.SelfPID = d.SelfPID
+	}
 	cfg.ChannelsKey = s.Channels.Key(cfg.AskedIn)
 	cfg.PermissionAnswerers = s.PermissionAnswerers
 	cfg.CardKey = d.CardKey

@@ -18,6 +18,7 @@ import (
 	"github.com/wcomm/wcomm/internal/helpers"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/tmuxd"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
@@ -46,6 +47,11 @@ type cli struct {
 	command string         // the command being run
 	args    []string       // the command's arguments as given (spawn tells a profile from a command after "--")
 	res     *residentState // the resident tmux client's calling side (cmd_tmuxd.go); nil: none
+	// call is the caller's, when the resident runs this command for a process that handed it
+	// over (cmd_tmuxd.go): its folder, its pid and the resident's route to tmux.
+	call *tmuxd.ExecCall
+	// stdinRead is the message already read from stdin (by the caller, for a handed command).
+	stdinRead []byte
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}
@@ -61,6 +67,9 @@ func (c *cli) globalFlags(fs *flag.FlagSet) {
 
 func (c *cli) tmux() *paneops.Client {
 	cl := &paneops.Client{Server: paneops.Server{Socket: c.socketPath, Name: c.socketName}}
+	if c.call != nil {
+		return cl.WithResident(c.call.Tmux)
+	}
 	if r := c.resident(); r != nil {
 		return cl.WithResident(r)
 	}
@@ -69,10 +78,10 @@ func (c *cli) tmux() *paneops.Client {
 
 func (c *cli) rootDir() string {
 	if c.root != "" {
-		return c.root
+		return c.path(c.root)
 	}
 	if r := c.getenv("WCOMM_ROOT"); r != "" {
-		return r
+		return c.path(r)
 	}
 	return tmuxcomm.DefaultRoot
 }
@@ -108,11 +117,15 @@ func (c *cli) door() *tmuxcomm.Door {
 // of its own, which reads the settings again for every call.
 func (c *cli) newDoor() *tmuxcomm.Door {
 	root := c.rootDir()
-	return &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
+	d := &tmuxcomm.Door{Root: root, Tmux: c.tmux(), Self: c.self(), Getenv: c.getenv,
 		CardKey: fleet.CardKey(c.socketPath, c.socketName, c.getenv("TMUX"), c.getenv("TMUX_TMPDIR")),
 		Helpers: helpers.New(helpers.Where{Ctx: c.ctx, Root: root, Server: paneops.Server{Socket: c.socketPath, Name: c.socketName},
 			Getenv: c.getenv, Resident: c.resident, Settings: c.settings}),
 		Relay: c.relay()}
+	if c.call != nil {
+		d.Dir, d.SelfPID = c.call.Dir, c.call.PID
+	}
+	return d
 }
 
 // engine builds the protocol engine for this invocation through the front door. Its enter delay
@@ -152,6 +165,9 @@ func (c *cli) readBody(file string, args []string) ([]byte, error) {
 	case file != "" && len(args) > 0:
 		return nil, usagef("give the message either with --file or as arguments, not both")
 	case file == "-" || (len(args) == 1 && args[0] == "-"):
+		if c.stdinRead != nil {
+			return c.stdinRead, nil
+		}
 		return store.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin")
 	case file != "":
 		data, err := store.ReadFileBounded(c.ctx, file, maxMessage)

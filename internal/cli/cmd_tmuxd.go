@@ -6,6 +6,9 @@ package cli
 import (
 	"context"
 	"flag"
+	"io"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/wcomm/wcomm/internal/resident"
@@ -14,6 +17,7 @@ import (
 	"github.com/wcomm/wcomm/paneops/tmuxd"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // residentCommands start a resident when none answers: the ones that deliver or answer, and the
@@ -44,7 +48,7 @@ func (c *cli) where() resident.Where {
 // resident is the calling side of the resident of this invocation's root and tmux server, made
 // once; nil when it is off.
 func (c *cli) resident() *tmuxd.Resident {
-	if c.res == nil {
+	if c.res == nil || c.call != nil { // a handed command's calls go through the resident's own client
 		return nil
 	}
 	c.res.once.Do(func() {
@@ -92,8 +96,70 @@ func init() {
 						return c.engine().RunHelper(ctx, tmuxcomm.HelperJob{Kind: tmuxcomm.HelperGuard, Server: server, Pane: pane,
 							PID: pid, Wait: wait, Tmux: tmux()})
 					}
-				})
+				}, c.runFor)
 			}
 		},
 	})
+}
+
+// hand hands this command, parsed (fs, its positionals pos), to the root's resident when one
+// runs (resident.Hand), and prints what it prints on stdout and stderr, the streams beneath
+// this face's sanitisers (the resident's copy sanitises). handed false: this process does the
+// work itself.
+func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (handed bool, err error) {
+	if c.call != nil || c.res == nil || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) {
+		return false, nil
+	}
+	var stdin []byte
+	if f := fs.Lookup("file"); c.command != "await" && ((f != nil && f.Value.String() == "-") || (len(pos) == 1 && pos[0] == "-")) {
+		if stdin, err = store.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin"); err != nil {
+			return true, err
+		}
+		c.stdinRead = stdin // read once: should the resident not take it, this process sends it
+	}
+	code, handed, err := resident.Hand(c.ctx, c.where(), append([]string{c.command}, c.args...), stdin, stdout, stderr)
+	if !handed || err != nil || code == exitOK {
+		return handed, err
+	}
+	return true, &exitErr{code: code, err: errSilent}
+}
+
+// runFor runs a command a caller handed to this resident (tmuxd.ExecFunc): a cli of the
+// caller's environment, folder and pid, whose tmux calls go through the resident's own client.
+func (c *cli) runFor(ctx context.Context, call tmuxd.ExecCall, stdout, stderr io.Writer) int {
+	env := make(map[string]string, len(call.Env))
+	for _, kv := range call.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	h := &cli{ctx: ctx, stdin: strings.NewReader(""), stdinRead: call.Stdin, stdout: stdout, stderr: stderr,
+		getenv: func(k string) string { return env[k] }, comp: c.comp, res: &residentState{}, call: &call}
+	return h.run(call.Args)
+}
+
+// path is p as the caller named it: relative to the caller's folder for a handed command.
+func (c *cli) path(p string) string {
+	if c.call == nil || p == "" || p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.call.Dir, p)
+}
+
+// absolute makes the paths of a handed command's flags and arguments the caller's (path): the
+// resident runs in a folder of its own.
+func (c *cli) absolute(fs *flag.FlagSet, pos []string) {
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "root", "S", "file", "response":
+			_ = f.Value.Set(c.path(f.Value.String()))
+		}
+	})
+	if c.command == "await" {
+		for i, a := range pos {
+			if strings.Contains(a, "/") {
+				pos[i] = c.path(a)
+			}
+		}
+	}
 }

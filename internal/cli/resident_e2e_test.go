@@ -64,7 +64,8 @@ func pastes(t *testing.T, log, text string) []map[string]any {
 
 // TestResidentKilledBetweenPasteAndEnter: the resident that pasted a send's request is killed
 // (-9) before the send's Enter: the send presses the Enter by a client of its own, and the
-// request arrives once, submitted.
+// request arrives once, submitted. The send does its own work (WCOMM_TMUXD_COMMANDS=0) and hands
+// the resident its tmux calls only, as the commands not handed whole do.
 func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 	t.Parallel()
 	w := newResidentWorld(t)
@@ -73,7 +74,7 @@ func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 	pid := w.startResident(orch, rec)
 	before, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
 
-	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "3s", "--", "the killed resident's task")
+	s := w.start(call{pane: orch, env: []string{"WCOMM_TMUXD_COMMANDS=0"}}, "send", "--to", rec, "--enter-delay", "3s", "--", "the killed resident's task")
 	waitFor(t, 15*time.Second, func() bool {
 		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
 		return strings.TrimSpace(out) != strings.TrimSpace(before)
@@ -108,6 +109,7 @@ func TestResidentKilledMidCall(t *testing.T) {
 	require.Len(t, sock, 1)
 
 	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	// Handed whole or not, a call the stopped resident never took goes on without it.
 	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "0", "--", "the stopped resident's task")
 	// The send is connected and waits for an answer: its connection waits in the listener's
 	// queue, which the stopped resident does not take.
@@ -208,4 +210,95 @@ func TestResidentStartedByFindOnceItSucceeds(t *testing.T) {
 	r = w.in(caller, "find", "6061")
 	requireCode(t, 0, r)
 	assert.Equal(t, target, strings.TrimSpace(r.stdout))
+}
+
+// pastedBuffer is the tmux buffer the "pasted" entry of request's delivery log names.
+func pastedBuffer(t *testing.T, request string) string {
+	t.Helper()
+	for _, e := range jsonLines(t, strings.TrimSuffix(request, "-request.md")+"-delivery.jsonl") {
+		if e["state"] == "pasted" {
+			d, _ := e["detail"].(map[string]any)
+			b, _ := d["buffer"].(string)
+			return b
+		}
+	}
+	t.Fatalf("no pasted entry in the delivery log of %s", request)
+	return ""
+}
+
+// TestResidentHandedCommands: with a resident running, send, notify and await are handed to it
+// whole: the delivery is the resident's (its buffer names the resident's pid), the command's
+// stdout, stderr and exit code are what the command prints, a path relative to the caller's
+// folder and a message on stdin are the caller's, and a caller that goes cancels its call.
+func TestResidentHandedCommands(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	pid := w.startResident(orch, rec)
+	prefix := "wcomm-" + strconv.Itoa(pid) + "-"
+
+	require.NoError(t, os.WriteFile(filepath.Join(w.work, "task.md"), []byte("the handed task from a file"), 0o600))
+	r := w.in(orch, "send", "--to", rec, "--enter-delay", "50ms", "--file", "task.md")
+	requireCode(t, 0, r)
+	s := parseSent(t, r.stdout)
+	assert.True(t, strings.HasPrefix(pastedBuffer(t, s.Request), prefix), "the send ran in the resident (pid %d): %s", pid, pastedBuffer(t, s.Request))
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the handed task from a file")) == 1 }, "the request submitted")
+
+	// The worker's answer on stdin, then the await: the answer's body on stdout.
+	n := w.run(call{pane: rec, stdin: []byte("the handed answer\n")}, "notify", "--id", s.ID, "--enter-delay", "0", "-")
+	requireCode(t, 0, n)
+	assert.Equal(t, s.Response+"\n", n.stdout)
+	assert.Contains(t, n.stderr, "response saved")
+	a := w.in(orch, "await", s.ID, "--timeout", "30s")
+	requireCode(t, 0, a)
+	assert.Contains(t, a.stdout, "the handed answer")
+
+	// Exit codes and errors pass through; a usage error is this process's own.
+	requireCode(t, 4, w.in(orch, "await", "20200101-000000-0000", "--timeout", "1s"))
+	u := w.in(orch, "await", "--timeout", "soon")
+	requireCode(t, 2, u)
+	assert.Contains(t, u.stderr, "usage: wcomm await")
+
+	// A caller killed during its await: the resident ends the call and lets go of its lock.
+	s2 := w.send(orch, rec, "the second handed task")
+	bgAwait := w.start(call{pane: orch}, "await", s2.ID, "--timeout", "5m")
+	lock := awaitLockIn(s2.Dir, s2.Seq)
+	waitFor(t, 15*time.Second, func() bool { return flocked(lock) }, "the handed await waiting")
+	require.NoError(t, bgAwait.cmd.Process.Kill())
+	bgAwait.wait(t, time.Minute)
+	waitFor(t, 15*time.Second, func() bool { return !flocked(lock) }, "the resident ending the await of a caller gone")
+	require.NoError(t, syscall.Kill(pid, 0), "the resident runs on")
+}
+
+// TestResidentKilledMidHandedSend: the resident running a handed send is killed (-9) between
+// the paste and the Enter: the send says that its outcome is not known and exits 1, never runs
+// again, and the request arrives once (the resident's guard presses its Enter), not twice.
+func TestResidentKilledMidHandedSend(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	pid := w.startResident(orch, rec)
+	before, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+
+	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "3s", "--", "the handed task of a killed resident")
+	waitFor(t, 15*time.Second, func() bool {
+		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		return strings.TrimSpace(out) != strings.TrimSpace(before)
+	}, "the send's paste")
+	require.Empty(t, pastes(t, recLog, "the handed task of a killed resident"), "pasted, the Enter 3 s away: nothing submitted yet")
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+
+	r := s.wait(t, time.Minute)
+	requireCode(t, 1, r)
+	assert.Contains(t, r.stderr, "ended during the call")
+	assert.Contains(t, r.stderr, "not run again")
+	waitFor(t, 30*time.Second, func() bool { return len(pastes(t, recLog, "the handed task of a killed resident")) > 0 }, "the request submitted")
+	w.send(orch, rec, "the next handed task")
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the next handed task")) > 0 }, "the next request")
+	got := pastes(t, recLog, "the handed task of a killed resident")
+	require.Len(t, got, 1, "%v", got)
+	assert.Equal(t, true, got[0]["enter"])
+	assert.Empty(t, w.buffers(), "a buffer left behind")
 }

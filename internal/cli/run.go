@@ -102,6 +102,13 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 		}
 	}()
 	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, comp: comp, res: &residentState{}}
+	return c.run(args)
+}
+
+// run runs one command line (after the program's name) and returns its exit code, printing its
+// error once on c's stderr: Run's, and the resident's for a command a caller handed to it.
+func (c *cli) run(args []string) int {
+	stdout, stderr := c.stdout, c.stderr
 	global, args, err := leadingGlobals(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "wcomm: %v\n", err)
@@ -125,7 +132,7 @@ func Run(comp Companions, args []string, stdin io.Reader, stdout, stderr io.Writ
 		return exitUsage
 	}
 	err = tmuxcomm.Hinted(tmuxcomm.Named(c.runCommand(cmd, append(global, args[1:]...)), argNames), needHints)
-	code = exitCode(err)
+	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		// An error can quote what another process wrote (tmux's stderr, a damaged file's line).
 		fmt.Fprintf(safeout.Term{W: stderr}, "wcomm %s: %v\n", cmd.Name, err)
@@ -186,6 +193,7 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 	c.command, c.args = cmd.Name, args
 	runFn := cmd.Setup(fs, c)
 	pos, err := parseInterleaved(fs, args)
+	stdout, stderr := c.stdout, c.stderr
 	c.guardOutput(cmd.Name)
 	if *help {
 		c.printCommandHelp(c.stdout, cmd, fs)
@@ -202,6 +210,12 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 			return usagef("unknown flag %s; %s", flagSpelling(messages.SanitizeField(name)), didYouMeanFlag(name, cmd.Name, fs))
 		}
 		return usagef("%v", err)
+	}
+	if handed, err := c.hand(fs, pos, stdout, stderr); handed {
+		return err
+	}
+	if c.call != nil {
+		c.absolute(fs, pos)
 	}
 	if readsSettings(cmd) {
 		// One rule for every command that works with exchanges: a settings file with a misspelt

@@ -8,7 +8,9 @@ package resident
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -112,8 +114,9 @@ func Guard(ctx context.Context, r *tmuxd.Resident, spawn GuardFunc) GuardFunc {
 type ServeGuard = func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error
 
 // Serve runs w's resident until it is idle for idle; guard runs a guard handed to it, with the
-// resident's own tmux client (tmux, once the resident serves).
-func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux func() *paneops.Client) ServeGuard) error {
+// resident's own tmux client (tmux, once the resident serves); exec runs a command a caller
+// handed to it (Hand).
+func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux func() *paneops.Client) ServeGuard, exec tmuxd.ExecFunc) error {
 	root, err := store.EnsureRoot(w.Root, false)
 	if err != nil {
 		return err
@@ -135,9 +138,47 @@ func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux fun
 		},
 	}
 	srv.Guard = guard(srv.Client)
+	srv.Exec = exec
 	err = srv.Serve(ctx)
 	if err == tmuxd.ErrResidentRunning {
 		return nil
 	}
 	return err
+}
+
+// Handed names the commands a caller hands to its resident whole (Hand): the ones an agent runs
+// for every exchange, whose start and own tmux work are most of their cost.
+var Handed = map[string]bool{"send": true, "notify": true, "await": true}
+
+// HandsOff reports whether commands are handed to the resident: unless WCOMM_TMUXD_COMMANDS
+// turns it off ("0", "off", "false", "no"), when a command does its work itself and hands the
+// resident its tmux calls only.
+func HandsOff(getenv func(string) string) bool {
+	switch getenv("WCOMM_TMUXD_COMMANDS") {
+	case "0", "off", "false", "no":
+		return false
+	}
+	return On(getenv)
+}
+
+// Hand hands a command (args, after the program's name) to w's resident when one runs for the
+// same program: the command's stdout and stderr are the resident's copy's, its exit code is
+// code. handed false: no resident took it and nothing of it ran, so the caller runs it itself
+// (and starts none: the tmux calls of that run start it, as they always did). stdin is the
+// message the command reads from its stdin, nil when it reads none.
+func Hand(ctx context.Context, w Where, args []string, stdin []byte, stdout, stderr io.Writer) (code int, handed bool, err error) {
+	r, err := Caller(w, false)
+	if err != nil {
+		return 0, false, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return 0, false, nil
+	}
+	code, handed, err = r.Exec(ctx, tmuxd.ExecCall{Args: args, Dir: dir, Env: os.Environ(), Stdin: stdin}, stdout, stderr)
+	if errors.Is(err, tmuxd.ErrExecLost) {
+		err = fmt.Errorf("%w before it said how the command ended: it was not run again, so nothing arrives twice; "+
+			"'wcomm history' shows whether the message went, and the command can be run again if it did not", err)
+	}
+	return code, handed, err
 }

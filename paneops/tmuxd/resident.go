@@ -104,21 +104,29 @@ func cutComma(s string) (string, string, bool) {
 // residentReq is one call handed to the resident: a command list, or the guard of a delivery.
 // Stdin bytes follow the header on the wire.
 type residentReq struct {
-	Op     string   `json:"op"` // "run" or "guard"
+	Op     string   `json:"op"` // "run", "guard" or "exec"
 	Args   []string `json:"args,omitempty"`
 	Stdin  int      `json:"stdin,omitempty"` // length of the bytes after the header
 	Server string   `json:"server,omitempty"`
 	Socket string   `json:"socket,omitempty"`
 	Pane   string   `json:"pane,omitempty"`
+	// exec (resident_exec.go): the caller's folder, environment and program; EmptyStdin: the
+	// command read an empty stdin.
+	Dir        string   `json:"dir,omitempty"`
+	Env        []string `json:"env,omitempty"`
+	Program    string   `json:"program,omitempty"`
+	EmptyStdin bool     `json:"empty_stdin,omitempty"`
 }
 
 // residentResp is the resident's answer.
 type residentResp struct {
-	State  string `json:"state"` // "done", "notrun", "lost"
+	State  string `json:"state"` // "done", "notrun", "lost"; exec's "accepted", "out", "exit"
 	Out    string `json:"out,omitempty"`
 	Code   int    `json:"code,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
 	Err    string `json:"err,omitempty"`
+	Fd     int    `json:"fd,omitempty"`  // "out": 1 stdout, 2 stderr
+	Len    int    `json:"len,omitempty"` // "out": the bytes after the header
 }
 
 // maxFrame bounds a frame's header; stdin is bounded by residentMaxStdin.
@@ -313,16 +321,9 @@ func (r *Resident) Route(ctx context.Context, argv []string, stdin io.Reader, ar
 	if r == nil { // a nil *Resident handed to Client.WithResident: no resident, as before
 		return "", paneops.RouteNotRun, nil
 	}
-	var body []byte
-	if stdin != nil {
-		br, ok := stdin.(*bytes.Reader)
-		if !ok || br.Len() > residentMaxStdin || !loadsStdin(args) {
-			return "", paneops.RouteNotRun, nil
-		}
-		body = make([]byte, br.Len())
-		if _, err := br.ReadAt(body, br.Size()-int64(br.Len())); err != nil && !errors.Is(err, io.EOF) {
-			return "", paneops.RouteNotRun, nil
-		}
+	body, ok := stdinBody(stdin, args)
+	if !ok {
+		return "", paneops.RouteNotRun, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -350,6 +351,29 @@ func (r *Resident) Route(ctx context.Context, argv []string, stdin io.Reader, ar
 		}
 		return "", paneops.RouteLost, nil
 	}
+	return resp.result(argv)
+}
+
+// stdinBody is the bytes of a call's stdin when the resident can take them: a whole message
+// (a bytes.Reader) loaded by the call's first command. ok false: the call is not for the
+// resident.
+func stdinBody(stdin io.Reader, args []string) (body []byte, ok bool) {
+	if stdin == nil {
+		return nil, true
+	}
+	br, isBytes := stdin.(*bytes.Reader)
+	if !isBytes || br.Len() > residentMaxStdin || !loadsStdin(args) {
+		return nil, false
+	}
+	body = make([]byte, br.Len())
+	if _, err := br.ReadAt(body, br.Size()-int64(br.Len())); err != nil && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return body, true
+}
+
+// result is the answer to a call as a paneops.Router returns it.
+func (resp residentResp) result(argv []string) (string, paneops.RouteState, error) {
 	switch resp.State {
 	case "done":
 	case "notrun":

@@ -48,6 +48,8 @@ type ResidentServer struct {
 	// Guard guards the deliveries of process pid into pane: it returns once wait returns (pid
 	// ended) and what pid left between paste and Enter is finished. nil: guards are refused.
 	Guard func(ctx context.Context, server, socket string, pane messages.PaneID, pid int, wait func(context.Context) error) error
+	// Exec runs a whole command for a caller (resident_exec.go); nil: commands are refused.
+	Exec ExecFunc
 	// Logf writes a diagnostic line.
 	Logf func(format string, a ...any)
 
@@ -267,6 +269,9 @@ func (s *ResidentServer) serveConn(ctx context.Context, c *net.UnixConn) {
 			}
 		case "guard":
 			s.guard(ctx, c, req, int(cred.Pid))
+			return
+		case "exec":
+			s.serveExec(ctx, c, req, body, int(cred.Pid))
 			return
 		default:
 			_ = writeFrame(c, residentResp{State: "notrun", Err: "unknown operation"}, nil)
