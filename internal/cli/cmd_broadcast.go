@@ -58,7 +58,11 @@ func (c *cli) reportBroadcast(res *broadcast.Result, err error, wait bool, timeo
 // end, the answers and the exchanges still without one). A response is printed before it is
 // recorded as read: output that fails leaves it unread.
 func (c *cli) await(refs []string, timeout time.Duration) error {
-	a, err := c.engine().Await(c.ctx, tmuxcomm.AwaitOptions{Refs: refs, Timeout: timeout, Lean: !c.json,
+	ctx := c.ctx
+	if c.call != nil && c.call.Gone != nil { // a handed command: its caller gone, nobody reads the answer
+		ctx = c.call.Gone
+	}
+	a, err := c.engine().Await(ctx, tmuxcomm.AwaitOptions{Refs: refs, Timeout: timeout, Lean: !c.json,
 		Each: func(pane string, x *exchange.Exchange) error {
 			if pane != "" && c.json {
 				return nil

@@ -37,6 +37,9 @@ type ExecCall struct {
 	Stdin []byte
 	// PID is the caller's process, from the socket's peer credentials (set by the resident).
 	PID int
+	// Gone ends when the caller went away or cancelled the call (set by the resident): a wait
+	// for an answer ends with it, where the delivery's own context runs on.
+	Gone context.Context
 	// Tmux runs the command's tmux calls through the resident's control client (set by the
 	// resident).
 	Tmux paneops.Router
@@ -95,11 +98,12 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 		// reached the socket had not begun: it writes that frame before it acts.
 		return 0, false, nil
 	}
-	// From here the call runs as long as the command does; the caller's ctx ending shuts the
-	// connection for writing, which the resident takes as the call's cancel.
+	// From here the call runs as long as the command does; the caller's ctx ending (Ctrl-C)
+	// sends the resident the call's cancel.
 	_ = conn.SetDeadline(time.Time{})
 	stop := context.AfterFunc(ctx, func() {
-		_ = conn.CloseWrite()
+		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = writeFrame(conn, residentReq{Op: "cancel"}, nil)
 		_ = conn.SetReadDeadline(time.Now().Add(execCancelWait))
 	})
 	defer stop()
@@ -149,11 +153,15 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	gone, left := context.WithCancel(ctx)
+	defer left()
 	go func() {
-		// The caller sends nothing more: a read returns when it closes or shuts its end.
-		var b [1]byte
-		_, _ = c.Read(b[:])
-		cancel()
+		// The caller sends at most its cancel; otherwise a read returns when it goes.
+		var f residentReq
+		if err := readFrame(c, &f); err == nil && f.Op == "cancel" {
+			cancel()
+		}
+		left()
 	}()
 	if body == nil && req.EmptyStdin {
 		body = []byte{}
@@ -173,7 +181,7 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 			return len(p), nil
 		})
 	}
-	code := s.Exec(ctx, ExecCall{Args: req.Args, Dir: req.Dir, Env: req.Env, Stdin: body, PID: pid, Tmux: localRouter{s}}, out(1), out(2))
+	code := s.Exec(ctx, ExecCall{Args: req.Args, Dir: req.Dir, Env: req.Env, Stdin: body, PID: pid, Gone: gone, Tmux: localRouter{s}}, out(1), out(2))
 	mu.Lock()
 	defer mu.Unlock()
 	if err := writeFrame(c, residentResp{State: "exit", Code: code}, nil); err != nil {
