@@ -30,7 +30,7 @@ func ParseCapability(s string) (messages.Capability, error) {
 // ProfileNames lists the built-in agent profiles a send may name as the target's (claude, codex,
 // ...), for a face's help; a settings file may add more.
 func ProfileNames() string {
-	return strings.Join(profile.Defaults().Names(), ", ")
+	return strings.Join(profile.BuiltinNames(), ", ")
 }
 
 // MaxBusyWait bounds how long a delivery made now waits for the target's input box: the pane's

@@ -316,6 +316,13 @@ var (
 	defaultErr  error
 )
 
+// BuiltinNames are the names of the embedded profiles, in their order: what a flag's help and
+// completion name without loading the profiles, which a command's start would otherwise do to
+// print nothing of them (a tenth of a handed send's CPU). The tests hold it to Defaults().Names().
+func BuiltinNames() []string {
+	return []string{"claude", "codex", "gemini", "opencode", "copilot", "qwen", "aider", "shell", "reader", "generic"}
+}
+
 // Defaults returns the embedded profiles (profiles.json). The set is shared: do not modify it.
 func Defaults() *Set {
 	defaultOnce.Do(func() { defaultSet, defaultErr = Load(nil) })

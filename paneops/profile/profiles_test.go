@@ -11,6 +11,7 @@ import (
 func TestProfileDefaultsLoad(t *testing.T) {
 	set := Defaults()
 	assert.Equal(t, []string{"claude", "codex", "gemini", "opencode", "copilot", "qwen", "aider", "shell", "reader", "generic"}, set.Names())
+	assert.Equal(t, set.Names(), BuiltinNames(), "the names a flag's help gives without loading the profiles")
 	for _, p := range set.Profiles {
 		assert.NotEmpty(t, p.Title, p.Name)
 		if p.Kind == KindAgent {

@@ -104,7 +104,7 @@ func cutComma(s string) (string, string, bool) {
 // residentReq is one call handed to the resident: a command list, or the guard of a delivery.
 // Stdin bytes follow the header on the wire.
 type residentReq struct {
-	Op     string   `json:"op"` // "run", "guard" or "exec"
+	Op     string   `json:"op"` // "run", "guard" or "exec"; within an exec "ack", "cancel"
 	Args   []string `json:"args,omitempty"`
 	Stdin  int      `json:"stdin,omitempty"` // length of the bytes after the header
 	Server string   `json:"server,omitempty"`
@@ -116,6 +116,9 @@ type residentReq struct {
 	Env        []string `json:"env,omitempty"`
 	Program    string   `json:"program,omitempty"`
 	EmptyStdin bool     `json:"empty_stdin,omitempty"`
+	// ack, of an exec's output: the caller's write of it failed with Err (Errno: its errno).
+	Err   string `json:"err,omitempty"`
+	Errno int    `json:"errno,omitempty"`
 }
 
 // residentResp is the resident's answer.

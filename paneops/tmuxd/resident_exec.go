@@ -101,9 +101,15 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	// From here the call runs as long as the command does; the caller's ctx ending (Ctrl-C)
 	// sends the resident the call's cancel.
 	_ = conn.SetDeadline(time.Time{})
+	var wmu sync.Mutex
+	send := func(f residentReq) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = conn.SetWriteDeadline(time.Now().Add(residentTimeout))
+		_ = writeFrame(conn, f, nil)
+	}
 	stop := context.AfterFunc(ctx, func() {
-		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
-		_ = writeFrame(conn, residentReq{Op: "cancel"}, nil)
+		send(residentReq{Op: "cancel"})
 		_ = conn.SetReadDeadline(time.Now().Add(execCancelWait))
 	})
 	defer stop()
@@ -128,7 +134,15 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 			if f.Fd == 2 {
 				w = stderr
 			}
-			_, _ = w.Write(buf)
+			ack := residentReq{Op: "ack"}
+			if _, err := w.Write(buf); err != nil {
+				ack.Err = err.Error()
+				var errno syscall.Errno
+				if errors.As(err, &errno) {
+					ack.Errno = int(errno)
+				}
+			}
+			send(ack)
 		case "exit":
 			return f.Code, true, nil
 		default:
@@ -155,13 +169,24 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 	defer cancel()
 	gone, left := context.WithCancel(ctx)
 	defer left()
+	acks := make(chan residentReq, 1)
+	dead := make(chan struct{})
 	go func() {
-		// The caller sends at most its cancel; otherwise a read returns when it goes.
-		var f residentReq
-		if err := readFrame(c, &f); err == nil && f.Op == "cancel" {
-			cancel()
+		// The caller sends its acks and at most its cancel; the read fails once it goes.
+		defer close(dead)
+		defer left()
+		for {
+			var f residentReq
+			if err := readFrame(c, &f); err != nil {
+				return
+			}
+			switch f.Op {
+			case "cancel":
+				cancel()
+			case "ack":
+				acks <- f
+			}
 		}
-		left()
 	}()
 	if body == nil && req.EmptyStdin {
 		body = []byte{}
@@ -175,6 +200,18 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 				n := min(len(rest), maxFrame)
 				if err := writeFrame(c, residentResp{State: "out", Fd: fd, Len: n}, rest[:n]); err != nil {
 					return len(p) - len(rest), err
+				}
+				select {
+				case a := <-acks:
+					if a.Err != "" {
+						var err error = errors.New(a.Err)
+						if a.Errno > 0 {
+							err = &os.PathError{Op: "write", Path: "the caller's " + fdName[fd], Err: syscall.Errno(a.Errno)}
+						}
+						return len(p) - len(rest), err
+					}
+				case <-dead:
+					return len(p) - len(rest), net.ErrClosed
 				}
 				rest = rest[n:]
 			}
@@ -195,6 +232,8 @@ func first(args []string) string {
 	}
 	return args[0]
 }
+
+var fdName = map[int]string{1: "stdout", 2: "stderr"}
 
 type writerFunc func([]byte) (int, error)
 
