@@ -107,7 +107,7 @@ func init() {
 // this face's sanitisers (the resident's copy sanitises). handed false: this process does the
 // work itself.
 func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (handed bool, err error) {
-	if c.call != nil || c.res == nil || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) {
+	if c.call != nil || c.res == nil || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) || reachesHost(fs) {
 		return false, nil
 	}
 	var stdin []byte
@@ -122,6 +122,14 @@ func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (ha
 		return handed, err
 	}
 	return true, &exitErr{code: code, err: errSilent}
+}
+
+// reachesHost reports whether a send may go to another host (a target with a ':', HOST:TARGET,
+// or a kept request sent again): its ssh takes the environment of the process that runs it,
+// which must stay this one's, not the resident's.
+func reachesHost(fs *flag.FlagSet) bool {
+	to, resend := fs.Lookup("to"), fs.Lookup("resend")
+	return to != nil && strings.Contains(to.Value.String(), ":") || resend != nil && resend.Value.String() != ""
 }
 
 // runFor runs a command a caller handed to this resident (tmuxd.ExecFunc): a cli of the
