@@ -1,8 +1,10 @@
 package tmuxd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -33,8 +35,14 @@ func residentDir(t *testing.T) string {
 // serveResident runs a ResidentServer for s's server in dir until the test ends.
 func serveResident(t *testing.T, s *testServer, dir string) (*ResidentServer, *lockedLog) {
 	t.Helper()
+	return serveResidentExec(t, s, dir, nil)
+}
+
+// serveResidentExec is serveResident whose resident runs commands with exec.
+func serveResidentExec(t *testing.T, s *testServer, dir string, exec ExecFunc) (*ResidentServer, *lockedLog) {
+	t.Helper()
 	log := &lockedLog{}
-	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: log.printf}
+	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: log.printf, Exec: exec}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rs.Serve(ctx) }()
@@ -355,4 +363,78 @@ func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
 	assert.True(t, res.Submitted)
 	assert.Equal(t, 1, countIn(t, out, "after-the-old-one"))
 	assert.Equal(t, uint64(1), rs.seq.Load(), "the paste's text went by the new resident's file")
+}
+
+// failWriter fails every write with err.
+type failWriter struct{ err error }
+
+func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// TestResidentExec: a command handed to the resident runs there with the caller's words, folder,
+// environment and stdin, and the caller's pid from the socket's credentials (the request carries
+// none); what it prints comes back on the caller's stdout and stderr, each write returning the
+// caller's own error; its exit code is the caller's; the caller's cancel ends the call's context
+// and its wait.
+func TestResidentExec(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	got := make(chan ExecCall, 4)
+	errs := make(chan error, 4)
+	serveResidentExec(t, s, dir, func(ctx context.Context, call ExecCall, stdout, stderr io.Writer) int {
+		got <- call
+		if len(call.Args) > 0 && call.Args[0] == "wait" {
+			<-call.Gone.Done()
+			<-ctx.Done()
+			_, err := io.WriteString(stderr, "interrupted\n")
+			errs <- err
+			return 1
+		}
+		_, err := io.WriteString(stdout, "out:"+string(call.Stdin)+"\n")
+		errs <- err
+		_, _ = io.WriteString(stderr, "err\n")
+		return 3
+	})
+	r := NewResident(dir, ResidentSocket("k"), nil)
+	call := ExecCall{Args: []string{"send", "x"}, Dir: "/the/caller", Env: []string{"A=1"}, Stdin: []byte("in"), PID: 1}
+	var out, errOut bytes.Buffer
+	code, handed, err := r.Exec(context.Background(), call, &out, &errOut)
+	require.NoError(t, err)
+	require.True(t, handed)
+	assert.Equal(t, 3, code)
+	assert.Equal(t, "out:in\n", out.String())
+	assert.Equal(t, "err\n", errOut.String())
+	c := <-got
+	assert.Equal(t, []string{"send", "x"}, c.Args)
+	assert.Equal(t, "/the/caller", c.Dir)
+	assert.Equal(t, []string{"A=1"}, c.Env)
+	assert.Equal(t, os.Getpid(), c.PID, "the peer's pid from its credentials, not the one the caller named")
+	require.NoError(t, <-errs)
+
+	// The caller's stdout fails: the command's write fails with the caller's error.
+	code, handed, err = r.Exec(context.Background(), call, failWriter{syscall.ENOSPC}, &errOut)
+	require.NoError(t, err)
+	require.True(t, handed)
+	assert.Equal(t, 3, code)
+	<-got
+	assert.ErrorIs(t, <-errs, syscall.ENOSPC)
+
+	// The caller's cancel: the call's context ends, and what the command says then still comes.
+	ctx, cancel := context.WithCancel(context.Background())
+	errOut.Reset()
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := r.Exec(ctx, ExecCall{Args: []string{"wait"}}, &out, &errOut)
+		done <- code
+	}()
+	<-got
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, 1, code)
+		assert.Equal(t, "interrupted\n", errOut.String())
+		require.NoError(t, <-errs)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled call did not end")
+	}
 }
