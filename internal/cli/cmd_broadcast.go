@@ -58,11 +58,14 @@ func (c *cli) reportBroadcast(res *broadcast.Result, err error, wait bool, timeo
 // end, the answers and the exchanges still without one). A response is printed before it is
 // recorded as read: output that fails leaves it unread.
 func (c *cli) await(refs []string, timeout time.Duration) error {
-	ctx := c.ctx
-	if c.call != nil && c.call.Gone != nil { // a handed command: its caller gone, nobody reads the answer
+	// A handed command runs in the resident, which lives on: it watches at once, as a server does,
+	// instead of polling first (what spares a command's exit the watch's grace period); and its
+	// caller gone, nobody reads the answer.
+	ctx, handed := c.ctx, c.call != nil
+	if handed && c.call.Gone != nil {
 		ctx = c.call.Gone
 	}
-	a, err := c.engine().Await(ctx, tmuxcomm.AwaitOptions{Refs: refs, Timeout: timeout, Lean: !c.json,
+	a, err := c.engine().Await(ctx, tmuxcomm.AwaitOptions{Refs: refs, Timeout: timeout, Lean: !c.json, Watch: handed,
 		Each: func(pane string, x *exchange.Exchange) error {
 			if pane != "" && c.json {
 				return nil
