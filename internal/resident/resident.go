@@ -177,8 +177,8 @@ func Hand(ctx context.Context, w Where, args []string, stdin []byte, stdout, std
 	}
 	code, handed, err = r.Exec(ctx, tmuxd.ExecCall{Args: args, Dir: dir, Env: os.Environ(), Stdin: stdin}, stdout, stderr)
 	if errors.Is(err, tmuxd.ErrExecLost) {
-		err = fmt.Errorf("%w before it said how the command ended: it was not run again, so nothing arrives twice; "+
-			"'wcomm history' shows whether the message went, and the command can be run again if it did not", err)
+		err = fmt.Errorf("%w, before it said how the command ended; the command was not run again, so no message "+
+			"arrives twice: 'wcomm history' shows whether it went (send it again only if it did not); an await can be run again", err)
 	}
 	return code, handed, err
 }
