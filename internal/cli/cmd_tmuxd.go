@@ -154,20 +154,14 @@ func (c *cli) path(p string) string {
 	return filepath.Join(c.call.Dir, p)
 }
 
-// absolute makes the paths of a handed command's flags and arguments the caller's (path): the
-// resident runs in a folder of its own.
-func (c *cli) absolute(fs *flag.FlagSet, pos []string) {
+// absolute makes the paths of a handed command's flags the caller's (path): the resident runs in
+// a folder of its own. An exchange's path (await's, notify's --response) is taken only absolute,
+// by the engine, so it is left as given.
+func (c *cli) absolute(fs *flag.FlagSet) {
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "root", "S", "file", "response":
+		case "root", "S", "file":
 			_ = f.Value.Set(c.path(f.Value.String()))
 		}
 	})
-	if c.command == "await" {
-		for i, a := range pos {
-			if strings.Contains(a, "/") {
-				pos[i] = c.path(a)
-			}
-		}
-	}
 }

@@ -215,7 +215,7 @@ func (c *cli) runCommand(cmd *command, args []string) error {
 		return err
 	}
 	if c.call != nil {
-		c.absolute(fs, pos)
+		c.absolute(fs)
 	}
 	if readsSettings(cmd) {
 		// One rule for every command that works with exchanges: a settings file with a misspelt
