@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -301,4 +302,29 @@ func TestResidentKilledMidHandedSend(t *testing.T) {
 	require.Len(t, got, 1, "%v", got)
 	assert.Equal(t, true, got[0]["enter"])
 	assert.Empty(t, w.buffers(), "a buffer left behind")
+}
+
+// TestResidentOfCompanion: the resident a companion program starts (wcomm-mcp, as an MCP server
+// does) runs wcomm, so that wcomm's commands, which hand their work only to a resident of their
+// own program, hand it to that one.
+func TestResidentOfCompanion(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	companion := filepath.Join(filepath.Dir(w.bin), "wcomm-mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := w.cmd(ctx, call{pane: orch}, "send", "--to", rec, "--enter-delay", "50ms", "--", "sent by the companion")
+	cmd.Path, cmd.Args[0] = companion, companion
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	pid := w.residentPID()
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	require.NoError(t, err)
+	assert.Equal(t, "wcomm", filepath.Base(exe), "the resident runs wcomm")
+
+	s := w.send(orch, rec, "handed to the companion's resident")
+	assert.True(t, strings.HasPrefix(pastedBuffer(t, s.Request), "wcomm-"+strconv.Itoa(pid)+"-"), "the send ran in the resident (pid %d)", pid)
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "handed to the companion's resident")) == 1 }, "the request submitted")
 }

@@ -62,17 +62,25 @@ func Start(h Helper) error {
 // Find returns the path of a companion program (wcomm-bridge, wcomm-mcp, wcomm-ui): beside this
 // binary, else on PATH. what says what it is for, in the error.
 func Find(name, what string) (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		if exe, err := filepath.EvalSymlinks(exe); err == nil {
-			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
-				return p, nil
-			}
-		}
+	if p := Beside(name); p != "" {
+		return p, nil
 	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
 	return "", fmt.Errorf("%s is the companion program %s, found neither beside this wcomm nor on PATH; install both with 'go install github.com/wcomm/wcomm/cmd/...@latest' (or 'make install')", what, name)
+}
+
+// Beside returns the path of program name in this binary's folder, "" when there is none there.
+func Beside(name string) string {
+	if exe, err := os.Executable(); err == nil {
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // isExecutable reports whether path is a regular file someone may execute.

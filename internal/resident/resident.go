@@ -86,7 +86,18 @@ func Spawn(w Where) error {
 	}
 	// No log for its stderr: the resident writes its lines itself, each by an open of the log
 	// that it closes again, so it holds no file of the root open for writing (Serve).
-	return launch.Start(launch.Helper{Args: args})
+	return launch.Start(launch.Helper{Path: program(), Args: args})
+}
+
+// program is the program a resident runs: wcomm itself, also when a companion program (an MCP
+// server, wcomm-mcp) starts it, so that the commands of wcomm, which hand their work only to a
+// resident of their own program, find one (""; this program when no wcomm is beside it).
+func program() string {
+	exe, err := os.Executable()
+	if err != nil || filepath.Base(exe) == "wcomm" {
+		return ""
+	}
+	return launch.Beside("wcomm")
 }
 
 // GuardFunc starts a guard of a command's deliveries (core.Helpers.Guard).
