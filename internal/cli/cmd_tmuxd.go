@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ func init() {
 // this face's sanitisers (the resident's copy sanitises). handed false: this process does the
 // work itself.
 func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (handed bool, err error) {
-	if c.call != nil || c.res == nil || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) || reachesHost(fs) {
+	if c.call != nil || c.res == nil || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) || reachesHost(fs) || !plainFile(fs) {
 		return false, nil
 	}
 	var stdin []byte
@@ -130,6 +131,21 @@ func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (ha
 func reachesHost(fs *flag.FlagSet) bool {
 	to, resend := fs.Lookup("to"), fs.Lookup("resend")
 	return to != nil && strings.Contains(to.Value.String(), ":") || resend != nil && resend.Value.String() != ""
+}
+
+// plainFile reports whether --file, when given as a path, names a regular file: another (/dev/stdin,
+// /proc/self/fd/0, a FIFO) is this process's own to read.
+func plainFile(fs *flag.FlagSet) bool {
+	f := fs.Lookup("file")
+	if f == nil || f.Value.String() == "" || f.Value.String() == "-" {
+		return true
+	}
+	abs, err := filepath.Abs(f.Value.String())
+	if err != nil || strings.HasPrefix(abs, "/proc/") || strings.HasPrefix(abs, "/dev/") {
+		return false
+	}
+	st, err := os.Stat(abs)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // runFor runs a command a caller handed to this resident (tmuxd.ExecFunc): a cli of the

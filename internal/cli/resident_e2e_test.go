@@ -255,6 +255,11 @@ func TestResidentHandedCommands(t *testing.T) {
 	requireCode(t, 0, a)
 	assert.Contains(t, a.stdout, "the handed answer")
 
+	// A --file that only this process can read as the caller means it (/dev/stdin) is read here.
+	r = w.run(call{pane: orch, stdin: []byte("the task on its stdin")}, "send", "--to", rec, "--enter-delay", "50ms", "--file", "/dev/stdin")
+	requireCode(t, 0, r)
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the task on its stdin")) == 1 }, "the request from /dev/stdin submitted")
+
 	// Exit codes and errors pass through; a usage error is this process's own.
 	requireCode(t, 4, w.in(orch, "await", "20200101-000000-0000", "--timeout", "1s"))
 	u := w.in(orch, "await", "--timeout", "soon")
