@@ -62,9 +62,10 @@ func (b *Book) OpenMirror(root, host string, orch, worker messages.PaneID, serve
 	key := sessionKey{root, host, orch, worker, serverKey, b.Relayed}
 	if v, ok := openSessions.Load(key); ok {
 		// The folder this process found or made for the pair: while it is there, no other is
-		// made for it (a sender finds it first, under the root lock), so it is still the one.
+		// made for it (a sender finds it first, under the root lock), so it is still the one;
+		// unless it was given to another user since, which the listing refuses too.
 		o := v.(openSession)
-		if st, err := os.Lstat(o.dir); err == nil && st.IsDir() && os.SameFile(st, o.st) {
+		if st, err := os.Lstat(o.dir); err == nil && st.IsDir() && os.SameFile(st, o.st) && store.CheckOwned(o.dir, st) == nil {
 			return o.dir, o.s, nil
 		}
 		openSessions.Delete(key)
