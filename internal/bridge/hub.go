@@ -171,6 +171,7 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 	idleSince := h.now()
 	rootSeen := false
 	look := true       // what was asked before the feed was in place
+	first := true      // the first look
 	panesDirty := true // a pane changed since the last full look
 	pending := 0
 	for {
@@ -197,10 +198,13 @@ func (h *Hub) Run(ctx context.Context, chans []Channel) error {
 			if err != nil {
 				h.logf("list questions: %v", err)
 			}
-			if full && h.tellsDead() {
+			// A bridge started to tell a notice (a restart given up, a dead letter) tells it at
+			// its first look: it may be one that ends when idle sooner than deadEvery.
+			if (full || first) && h.tellsDead() {
 				h.scanDead()
 				lastDead = time.Now()
 			}
+			first = false
 			for _, o := range outs {
 				o.kick()
 			}
