@@ -85,13 +85,19 @@ func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 
 	r := s.wait(t, time.Minute)
 	requireCode(t, 0, r)
-	// The recorder logs what it read once it has read it, which under load can be after the
-	// send has ended.
-	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the killed resident's task")) > 0 }, "the request submitted")
-	// A second send, after the first: the first is not submitted again behind it.
+	w.deliveredOnce(orch, rec, recLog, "the killed resident's task", 15*time.Second)
+}
+
+// deliveredOnce checks that task reached the recorder rec once, submitted, also after a send that
+// follows it (it is not pasted again behind it), and that no buffer is left behind. The recorder
+// logs what it read once it has read it, which under load can be after the send has ended.
+func (w *world) deliveredOnce(orch, rec, recLog, task string, within time.Duration) {
+	t := w.t
+	t.Helper()
+	waitFor(t, within, func() bool { return len(pastes(t, recLog, task)) > 0 }, "the request submitted")
 	w.send(orch, rec, "the next task")
 	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the next task")) > 0 }, "the next request")
-	got := pastes(t, recLog, "the killed resident's task")
+	got := pastes(t, recLog, task)
 	require.Len(t, got, 1, "%v", got)
 	assert.Equal(t, true, got[0]["enter"])
 	assert.Empty(t, w.buffers(), "a buffer left behind")
@@ -123,15 +129,7 @@ func TestResidentKilledMidCall(t *testing.T) {
 
 	r := s.wait(t, time.Minute)
 	requireCode(t, 0, r)
-	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the stopped resident's task")) > 0 }, "the request submitted")
-	got := pastes(t, recLog, "the stopped resident's task")
-	require.Len(t, got, 1, "%v", got)
-	assert.Equal(t, true, got[0]["enter"])
-	// A second send, after the first: the first is not pasted again behind it.
-	w.send(orch, rec, "the next task")
-	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the next task")) > 0 }, "the next request")
-	assert.Len(t, pastes(t, recLog, "the stopped resident's task"), 1)
-	assert.Empty(t, w.buffers(), "a buffer left behind")
+	w.deliveredOnce(orch, rec, recLog, "the stopped resident's task", 15*time.Second)
 }
 
 // TestResidentPlantedFolder: a .tmuxd folder another user (uid 65534) planted in the root is
@@ -300,13 +298,7 @@ func TestResidentKilledMidHandedSend(t *testing.T) {
 	requireCode(t, 1, r)
 	assert.Contains(t, r.stderr, "ended during the call")
 	assert.Contains(t, r.stderr, "not run again")
-	waitFor(t, 30*time.Second, func() bool { return len(pastes(t, recLog, "the handed task of a killed resident")) > 0 }, "the request submitted")
-	w.send(orch, rec, "the next handed task")
-	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "the next handed task")) > 0 }, "the next request")
-	got := pastes(t, recLog, "the handed task of a killed resident")
-	require.Len(t, got, 1, "%v", got)
-	assert.Equal(t, true, got[0]["enter"])
-	assert.Empty(t, w.buffers(), "a buffer left behind")
+	w.deliveredOnce(orch, rec, recLog, "the handed task of a killed resident", 30*time.Second)
 }
 
 // TestResidentOfCompanion: the resident a companion program starts (wcomm-mcp, as an MCP server
