@@ -89,15 +89,7 @@ func (b *bxBench) idleRows(name string, pid, srv int, span time.Duration) {
 	srv1, _ := bxCPU(b.t, srv)
 	wake1 := bxWakes(pid)
 	wall := time.Since(start).Seconds()
-	kids := kids1 - kids0
-	for p, v := range live1 {
-		kids += v - live0[p]
-	}
-	for p, v := range live0 {
-		if _, ok := live1[p]; !ok {
-			kids -= v
-		}
-	}
+	kids := bxKidsDelta(kids0, kids1, live0, live1)
 	own := 100 * (self1 - self0 + kids) / wall
 	server := 100 * (srv1 - srv0) / wall
 	b.rowFloor(fmt.Sprintf("%s idle, 20 panes: CPU with the tmux server's", name), "cpu", own+server, math.NaN(), 0.2, "the issue's bound",

@@ -82,15 +82,7 @@ func (b *bxBench) benchUI() {
 	// The tmux clients it ran and waited for are in cutime; the one it keeps open is counted
 	// from its own stat, and a client alive at the start and reaped since is in cutime whole,
 	// so its part from before the span is taken off.
-	kids := kids1 - kids0
-	for p, v := range live1 {
-		kids += v - live0[p]
-	}
-	for p, v := range live0 {
-		if _, ok := live1[p]; !ok {
-			kids -= v
-		}
-	}
+	kids := bxKidsDelta(kids0, kids1, live0, live1)
 	selfPct := 100 * (self1 - self0) / wall
 	kidsPct := 100 * kids / wall
 	b.rowFloor("ui idle, 10,000 exchanges, 6 panes: CPU", "cpu", selfPct+kidsPct, math.NaN(), 1, "the issue's bound",
@@ -233,4 +225,20 @@ func bxCPU(t require.TestingT, pid int) (self, children float64) {
 	}
 	// Fields after the name, 0-based: 11 utime, 12 stime, 13 cutime, 14 cstime.
 	return tick(11) + tick(12), tick(13) + tick(14)
+}
+
+// bxKidsDelta is the CPU a process's children spent over a span: what its reaped children added
+// (cutime and cstime), plus what its live ones spent, less the part from before the span of one
+// alive at the start and reaped since (which is in the reaped children's figure whole).
+func bxKidsDelta(kids0, kids1 float64, live0, live1 map[int]float64) float64 {
+	kids := kids1 - kids0
+	for p, v := range live1 {
+		kids += v - live0[p]
+	}
+	for p, v := range live0 {
+		if _, ok := live1[p]; !ok {
+			kids -= v
+		}
+	}
+	return kids
 }
