@@ -94,6 +94,12 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	}
 	var resp residentResp
 	if err := readFrame(conn, &resp); err != nil || resp.State != "accepted" {
+		// A resident that did not answer in time may write its "accepted" the moment after
+		// and act: the call's outcome is unknown, and running it here could deliver twice.
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return 0, true, fmt.Errorf("%w: it did not say within %s whether it took the call", ErrExecLost, residentTimeout)
+		}
 		// Nothing written after a refusal; and a resident that died before its "accepted"
 		// reached the socket had not begun: it writes that frame before it acts.
 		return 0, false, nil

@@ -438,3 +438,31 @@ func TestResidentExec(t *testing.T) {
 		t.Fatal("the cancelled call did not end")
 	}
 }
+
+// TestResidentExecSilentIsNotRunAgain: a resident that reads a handed command and says nothing
+// in time may still take it the moment after: the caller reports the outcome unknown and does
+// not run the command itself (a message would arrive twice).
+func TestResidentExecSilentIsNotRunAgain(t *testing.T) {
+	t.Parallel()
+	dir := residentDir(t)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, ResidentSocket("k")), Net: "unix"})
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.AcceptUnix()
+			if err != nil {
+				return
+			}
+			// Read the call and answer nothing; the connection stays open until the test ends.
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	r := NewResident(dir, ResidentSocket("k"), nil)
+	var out, errOut bytes.Buffer
+	_, handed, err := r.Exec(context.Background(), ExecCall{Args: []string{"send", "x"}, Dir: "/", Stdin: []byte("m")}, &out, &errOut)
+	assert.True(t, handed, "taken as handed: the caller must not run it itself")
+	assert.ErrorIs(t, err, ErrExecLost)
+	assert.Contains(t, err.Error(), "did not say within")
+}
