@@ -109,10 +109,14 @@ func (k *Control) Close() error {
 }
 
 // Start starts the control client now rather than at the first call, so its start overlaps
-// other work; a start that fails is left to the calls, which fall back.
+// other work; a start that fails is left to the calls, which fall back. A client that ended
+// (its server stopped) and that no call has dropped yet is dropped first.
 func (k *Control) Start() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.conn != nil && k.conn.ended() {
+		k.stop()
+	}
 	if k.conn == nil && !k.closed && time.Now().After(k.retry) {
 		if err := k.start(); err != nil {
 			k.retry = time.Now().Add(controlRetry)
@@ -287,11 +291,33 @@ func (k *Control) Route(ctx context.Context, args []string) (out string, st Rout
 	return out, RouteDone, err
 }
 
+// Done is closed when the running control client ends (its server stopped, or a call dropped
+// it); nil when none runs, or the one that ran has ended. A process that keeps the client open waits on it instead of looking
+// at it on a ticker, which would wake it while nothing happens.
+func (k *Control) Done() <-chan struct{} {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil || k.conn.ended() {
+		return nil
+	}
+	return k.conn.done
+}
+
+// ended reports whether the client's output has ended.
+func (c *controlConn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Running reports whether the control client runs now (started and not broken).
 func (k *Control) Running() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.conn != nil
+	return k.conn != nil && !k.conn.ended()
 }
 
 // PID is the process id of the running control client, 0 when none runs.

@@ -183,40 +183,6 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	}
 }
 
-// watch ends the resident (cancel) when it is idle, its socket is gone or its server stopped.
-func (s *ResidentServer) watch(ctx context.Context, sock string, sockSt os.FileInfo, cancel func()) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if st, err := os.Lstat(sock); err != nil || !os.SameFile(st, sockSt) {
-			s.logf("the socket %s is gone or replaced: ending", sock)
-			cancel()
-			return
-		}
-		if s.guards.Load() > 0 {
-			continue
-		}
-		if time.Since(time.Unix(0, s.last.Load())) > s.Idle {
-			cancel()
-			return
-		}
-		if !s.ctl.Running() {
-			// Broken or never started: a server that still runs takes a new client.
-			s.ctl.Start()
-			if !s.ctl.Running() && !s.serverUp(ctx) {
-				s.logf("the tmux server does not answer: ending")
-				cancel()
-				return
-			}
-		}
-	}
-}
-
 // Client is a paneops.Client whose calls without stdin go through the resident's own control
 // client, in this process (a guard's delivery); valid once Serve runs.
 func (s *ResidentServer) Client() *paneops.Client { return s.ctl.Client() }
@@ -467,18 +433,7 @@ func (s *ResidentServer) guard(ctx context.Context, c *net.UnixConn, req residen
 	}
 	wait := func(ctx context.Context) error {
 		defer unix.Close(fd)
-		for {
-			n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 1000)
-			if err != nil && !errors.Is(err, unix.EINTR) {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+		return waitPidfd(ctx, fd)
 	}
 	if err := s.Guard(ctx, req.Server, req.Socket, pane, pid, wait); err != nil {
 		s.logf("guard of pid %d in pane %s: %v", pid, pane, err)

@@ -466,3 +466,34 @@ func TestResidentExecSilentIsNotRunAgain(t *testing.T) {
 	assert.ErrorIs(t, err, ErrExecLost)
 	assert.Contains(t, err.Error(), "did not say within")
 }
+
+// TestResidentEndsWhenItsServerStops: a resident hears its tmux server stop through its control
+// client's end and ends then, long before its idle time, without starting a server anew on the
+// socket (attach-session would); it used to notice only at its idle time, looking every second.
+func TestResidentEndsWhenItsServerStops(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	log := &lockedLog{}
+	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Hour, Logf: log.printf}
+	done := make(chan error, 1)
+	go func() { done <- rs.Serve(context.Background()) }()
+	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(filepath.Join(dir, ResidentSocket("k"))); return err == nil })
+	// A call through it: its control client runs.
+	r := NewResident(dir, ResidentSocket("k"), nil)
+	defer r.Close()
+	out, st, err := r.Route(context.Background(), nil, nil, []string{"display-message", "-p", "ok"})
+	require.NoError(t, err)
+	require.Equal(t, paneops.RouteDone, st)
+	require.Equal(t, "ok\n", out)
+	s.srv.Kill()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the resident did not end when its tmux server stopped")
+	}
+	assert.Contains(t, log.String(), "the tmux server does not answer")
+	_, err = s.c.Direct().Run(context.Background(), nil, "display-message", "-p", "#{pid}")
+	assert.ErrorIs(t, err, paneops.ErrNoServer, "a server was started anew on the socket")
+}
