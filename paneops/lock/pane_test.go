@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -251,4 +252,27 @@ func TestLockHelperProcess(t *testing.T) {
 	fmt.Println("locked")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin or kills us
 	os.Exit(0)
+}
+
+// TestLockPaneHolderInPlace: each holder's record has one width and is written over the last
+// one's, so the lock file is never truncated (which freed and took a disk block at every
+// delivery), and a waiter's timeout still names the holder's pid.
+func TestLockPaneHolderInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pane-k-1.lock")
+	// The record of a version that truncated, longer than a short pid's would be.
+	require.NoError(t, os.WriteFile(path, []byte("4194303 1795927935695603640\n"), 0o600))
+	unlock, err := Pane(context.Background(), dir, "k", "%1", time.Second)
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Len(t, data, holderLen, "the record covers the last one whole")
+	pid, _, _ := strings.Cut(string(data), " ")
+	assert.Equal(t, strconv.Itoa(os.Getpid()), pid)
+	_, err = Pane(context.Background(), dir, "k", "%1", 50*time.Millisecond)
+	require.ErrorIs(t, err, ErrTimeout)
+	assert.Contains(t, err.Error(), fmt.Sprintf("wcomm process %d ", os.Getpid()))
+	unlock()
+	assert.Len(t, holderLine(7, 1), holderLen)
+	assert.Len(t, holderLine(4194304, time.Now().UnixNano()), holderLen)
 }
