@@ -119,6 +119,7 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer s.slots.close()
 	defer func() {
 		// Removed only while it is still this resident's own: when its root was removed and
 		// made anew, the folder at this path is the next resident's, whose every message would
@@ -255,14 +256,14 @@ func (s *ResidentServer) run(ctx context.Context, args []string, body []byte) re
 		if !loadsStdin(args) || !s.serverIsOurs(ctx) {
 			return residentResp{State: "notrun"}
 		}
-		path, err := s.writePrivate(body)
+		sl, err := s.writePrivate(body)
 		if err != nil {
 			s.logf("write a buffer's file: %v", err)
 			return residentResp{State: "notrun"}
 		}
-		args = withLoadPath(args, path)
+		args = withLoadPath(args, sl.path)
 		resp, answered := s.runCtl(ctx, args)
-		s.slots.put(path, answered)
+		s.slots.put(sl, answered)
 		return resp
 	}
 	resp, _ := s.runCtl(ctx, args)
@@ -308,71 +309,93 @@ func withLoadPath(args []string, path string) []string {
 
 // writePrivate writes body to a file of mode 0600 in the private folder: a slot no other call
 // holds (see slots), else a new one.
-func (s *ResidentServer) writePrivate(body []byte) (string, error) {
-	path := s.slots.take()
-	if path == "" {
+func (s *ResidentServer) writePrivate(body []byte) (*slot, error) {
+	sl := s.slots.take()
+	if sl == nil {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
-		path = filepath.Join(s.private, strconv.FormatUint(s.seq.Add(1), 10)+"-"+hex.EncodeToString(b[:]))
+		path := filepath.Join(s.private, strconv.FormatUint(s.seq.Add(1), 10)+"-"+hex.EncodeToString(b[:]))
+		// A new file of this process's own folder, made anew at its start; never through a link.
+		fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		sl = &slot{path: path, fd: fd}
 	}
-	// O_TRUNC on a slot this process made in its own folder, made anew at its start; never
-	// through a link.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		os.Remove(path)
-		return "", err
+	for off := 0; off < len(body); {
+		n, err := unix.Pwrite(sl.fd, body[off:], int64(off))
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			sl.drop()
+			return nil, &os.PathError{Op: "write", Path: sl.path, Err: err}
+		}
+		off += max(n, 0)
 	}
-	if _, err := f.Write(body); err != nil {
-		f.Close()
-		os.Remove(path)
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return "", err
-	}
-	return path, nil
+	return sl, nil
 }
 
-// slots are the private files the resident loads buffers from, kept and reused rather than
-// removed after each call. On ext4 without a journal (the disks of the small virtual machines
-// measured here), every file created afterwards skips the inodes freed in the last one to six
-// minutes (recently_deleted in ext4's ialloc.c), reading their inode table blocks one by one: at
-// a few deletions per message, creating a file in the root grew from about 30 µs to over 200 µs,
-// and inode allocation became the largest part of a round trip's CPU. A slot is emptied once
-// tmux has read it, so a message's bytes do not stay on disk after its paste; one whose call did
-// not end cleanly (tmux may still read it) is removed instead, never reused.
+// slots are the private files the resident loads buffers from, kept (open) and reused rather
+// than removed after each call. On ext4 without a journal (the disks of the small virtual
+// machines measured here), every file created afterwards skips the inodes freed in the last one
+// to six minutes (recently_deleted in ext4's ialloc.c), reading their inode table blocks one by
+// one: at a few deletions per message, creating a file in the root grew from about 30 µs to over
+// 200 µs, and inode allocation became the largest part of a round trip's CPU. Kept open, a slot
+// also costs no open, close and path lookup per message, which were about half of the
+// resident's own work for a paste. A slot is emptied once tmux has read it, so a message's bytes
+// do not stay on disk after its paste; one whose call did not end cleanly (tmux may still read
+// it) is removed instead, never reused.
 type slots struct {
 	mu   sync.Mutex
-	free []string
+	free []*slot
 }
 
-// take returns a free slot's path, "" when none is free.
-func (p *slots) take() string {
+// slot is one private file, open for reading and writing.
+type slot struct {
+	path string
+	fd   int
+}
+
+// drop closes and removes the slot's file.
+func (sl *slot) drop() {
+	unix.Close(sl.fd)
+	os.Remove(sl.path)
+}
+
+// take returns a free slot, nil when none is free.
+func (p *slots) take() *slot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if n := len(p.free); n > 0 {
-		path := p.free[n-1]
+		sl := p.free[n-1]
 		p.free = p.free[:n-1]
-		return path
+		return sl
 	}
-	return ""
+	return nil
 }
 
-// put empties the slot at path and frees it for the next call; a slot whose call tmux did not
-// answer is removed.
-func (p *slots) put(path string, answered bool) {
+// put empties the slot and frees it for the next call; a slot whose call tmux did not answer is
+// removed.
+func (p *slots) put(sl *slot, answered bool) {
 	if !answered {
-		os.Remove(path)
+		sl.drop()
 		return
 	}
-	if err := os.Truncate(path, 0); err != nil {
-		os.Remove(path)
+	if err := unix.Ftruncate(sl.fd, 0); err != nil {
+		sl.drop()
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.free = append(p.free, path)
+	p.free = append(p.free, sl)
+}
+
+// close closes the free slots' files (their folder is removed with them).
+func (p *slots) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, sl := range p.free {
+		unix.Close(sl.fd)
+	}
+	p.free = nil
 }
 
 // serverIsOurs reports whether the tmux server runs as this user, asked once: a server that
