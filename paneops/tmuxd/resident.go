@@ -61,8 +61,8 @@ type Resident struct {
 }
 
 // NewResident is the calling side of the resident listening on name in dir (ResidentSocket).
-// start, when not nil, starts the resident, once per process, when none answers: the calls go
-// on without it meanwhile.
+// start, when not nil, starts the resident when none answers, once until one has answered: the
+// calls go on without it meanwhile.
 func NewResident(dir, name string, start func() error) *Resident {
 	return &Resident{dir: dir, name: name, start: start}
 }
@@ -280,6 +280,9 @@ func (r *Resident) connLocked(ctx context.Context) *net.UnixConn {
 		}
 		return nil
 	}
+	// One answered: should it end some day (killed, or idle while this process lived on, as an
+	// MCP server does), the next call that finds none starts one again.
+	r.started = false
 	r.conn = c
 	return c
 }

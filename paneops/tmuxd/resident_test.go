@@ -497,3 +497,49 @@ func TestResidentEndsWhenItsServerStops(t *testing.T) {
 	_, err = s.c.Direct().Run(context.Background(), nil, "display-message", "-p", "#{pid}")
 	assert.ErrorIs(t, err, paneops.ErrNoServer, "a server was started anew on the socket")
 }
+
+// TestResidentStartedAgainAfterItEnded: a process that outlives its resident (an MCP server,
+// whose calls all go through it) starts one again each time the one that answered it ended,
+// instead of only once in its life and then a tmux client for every call.
+func TestResidentStartedAgainAfterItEnded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	var mu sync.Mutex
+	var stops []context.CancelFunc
+	var dones []chan error
+	serve := func() error {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- (&ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute}).Serve(ctx)
+		}()
+		mu.Lock()
+		defer mu.Unlock()
+		stops, dones = append(stops, cancel), append(dones, done)
+		return nil
+	}
+	starts := func() int { mu.Lock(); defer mu.Unlock(); return len(stops) }
+	r := NewResident(dir, ResidentSocket("k"), serve)
+	defer r.Close()
+	call := func() paneops.RouteState {
+		_, st, _ := r.Route(context.Background(), nil, nil, []string{"display-message", "-p", "ok"})
+		return st
+	}
+	for round := 1; round <= 2; round++ {
+		waitFor(t, 20*time.Second, func() bool { return call() == paneops.RouteDone })
+		require.Equal(t, round, starts(), "started once for round %d", round)
+		// The resident ends; the next calls find none and start one.
+		mu.Lock()
+		stop, done := stops[round-1], dones[round-1]
+		mu.Unlock()
+		stop()
+		require.NoError(t, <-done)
+	}
+	waitFor(t, 20*time.Second, func() bool { return call() == paneops.RouteDone })
+	assert.Equal(t, 3, starts())
+	mu.Lock()
+	stops[2]()
+	mu.Unlock()
+	<-dones[2]
+}
