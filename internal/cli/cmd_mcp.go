@@ -48,13 +48,12 @@ Claude Code, Codex and Gemini CLI.`,
 				// and hands the pastes to the root's resident client (or starts a client per call
 				// when neither answers).
 				d := c.newDoor()
-				ctl := c.tmux().ControlTyping("")
-				defer ctl.Close()
-				tc := ctl.Client()
-				if r := c.resident(); r != nil {
-					tc = tc.WithResident(r)
+				d.Tmux = c.tmux()
+				if c.resident() == nil {
+					ctl := c.tmux().ControlTyping("")
+					defer ctl.Close()
+					d.Tmux = ctl.Client()
 				}
-				d.Tmux = tc
 				return c.comp.MCP(c.ctx, MCPEnv{Door: d, Log: log, Version: reportedVersion(), In: c.stdin, Out: c.stdout})
 			}
 		},

@@ -325,3 +325,31 @@ func TestResidentOfCompanion(t *testing.T) {
 	assert.True(t, strings.HasPrefix(pastedBuffer(t, s.Request), "wcomm-"+strconv.Itoa(pid)+"-"), "the send ran in the resident (pid %d)", pid)
 	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "handed to the companion's resident")) == 1 }, "the request submitted")
 }
+
+// TestResidentSharedByMCP: an MCP server with the resident on keeps no tmux client of its own:
+// its reads and pastes go through the root's resident, so the server has one control client
+// attached for the root whatever the number of MCP servers (each attached client adds to what
+// tmux does for every change), and a send and a panes listing still work through it.
+func TestResidentSharedByMCP(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, recLog := w.recorderPane()
+	c := w.mcpClient(orch, "WCOMM_TMUXD=1")
+	res, _ := c.call("send", map[string]any{"to": rec, "message": "through the shared client"})
+	require.False(t, res.IsError, "%s", text(res))
+	waitFor(t, 15*time.Second, func() bool { return len(pastes(t, recLog, "through the shared client")) == 1 }, "the request submitted")
+	res, _ = c.call("panes", map[string]any{})
+	require.False(t, res.IsError, "%s", text(res))
+	pid := w.residentPID()
+	for _, line := range strings.Split(strings.TrimSpace(w.tmux("list-clients", "-F", "#{client_control_mode} #{client_pid}")), "\n") {
+		mode, cpid, _ := strings.Cut(line, " ")
+		if mode != "1" {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + cpid + "/stat")
+		require.NoError(t, err)
+		f := strings.Fields(string(stat)[strings.LastIndexByte(string(stat), ')')+2:])
+		assert.Equal(t, strconv.Itoa(pid), f[1], "control client %s is not the resident's (pid %d)", cpid, pid)
+	}
+}
