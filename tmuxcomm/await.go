@@ -78,17 +78,12 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	}
 	// The watch is made before the file is looked at, so a response that lands between the look
 	// and the wait is an event, never missed.
-	w, werr := watchDir(x.Dir)
+	w, release, werr := watchDir(x.Dir, e.cfg.WatchAwait)
+	watchOK := true // false: the watch failed, and is not kept
 	if werr != nil {
 		w = nil
 	} else {
-		if e.cfg.WatchAwait {
-			// Closing a watch waits out the same grace period: a server lets it go after it
-			// answered, not before.
-			defer func() { go w.Close() }()
-		} else {
-			defer w.Close()
-		}
+		defer func() { release(watchOK) }()
 	}
 	name := filepath.Base(x.ResponsePath)
 	renamed := false
@@ -116,6 +111,7 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 			return x, e.awaitTimeout(ctx, x, timeout)
 		}
 		if err != nil {
+			watchOK = false
 			return nil, fmt.Errorf("watch %s: %w", x.Dir, err)
 		}
 		for _, ev := range evs {
@@ -126,14 +122,36 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	}
 }
 
-// dirWatch is the folder's watch as Await uses it (store.NewDirWatcher's), and watchDir makes it:
-// a variable so that a test can take inotify away.
+// dirWatch is the folder's watch as Await uses it (store.NewDirWatcher's), and watchDir makes it
+// or takes a kept one: a variable so that a test can take inotify away.
 type dirWatch interface {
 	Next(ctx context.Context) ([]store.DirEvent, error)
 	Close() error
 }
 
-var watchDir = func(dir string) (dirWatch, error) { return store.NewDirWatcher(dir) }
+// keep: the caller lives on (WatchAwait), so the watch is taken from and given back to
+// keptWatches; else it is made and closed. release gives it back (ok false: it failed).
+var watchDir = func(dir string, keep bool) (dirWatch, func(ok bool), error) {
+	if keep {
+		w, err := keptWatches.Take(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return w, func(ok bool) { keptWatches.Give(w, ok) }, nil
+	}
+	w, err := store.NewDirWatcher(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, func(bool) { w.Close() }, nil
+}
+
+// keptWatches are the folder watches a process that lives on keeps between its awaits: a server
+// awaiting one session again and again watches its folder once, not at each await (see
+// store.DirWatches). A few, for the sessions it awaits in turn: each is an inotify instance, of
+// which a user has 128 by default for every server, console and bridge; past them an await makes
+// its watch and lets it go as before.
+var keptWatches = store.NewDirWatches(4)
 
 // How long Await polls before it watches (a variable so that a test can go straight to the
 // watcher), and how often.

@@ -330,9 +330,11 @@ func TestAwaitWatchWakesWithoutPolling(t *testing.T) {
 // the slow poll and still returns the response once.
 func TestAwaitWatchFallsBackToPolling(t *testing.T) {
 	defer func(q, p, s time.Duration) { awaitQuickWait, quickPoll, slowPoll = q, p, s }(awaitQuickWait, quickPoll, slowPoll)
-	defer func(w func(string) (dirWatch, error)) { watchDir = w }(watchDir)
+	defer func(w func(string, bool) (dirWatch, func(bool), error)) { watchDir = w }(watchDir)
 	awaitQuickWait, quickPoll, slowPoll = time.Hour, time.Hour, 5*time.Millisecond
-	watchDir = func(string) (dirWatch, error) { return nil, errors.New("inotify: too many open files") }
+	watchDir = func(string, bool) (dirWatch, func(bool), error) {
+		return nil, nil, errors.New("inotify: too many open files")
+	}
 	testAwaitWatch(t)
 }
 

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"os"
+	"sync"
 	"time"
 )
 
@@ -45,4 +47,83 @@ func (w *dirWatcher) Next(ctx context.Context) ([]DirEvent, error) {
 		out = append(out, DirEvent{Name: ev.Name, Moved: ev.Moved})
 	}
 	return out, err
+}
+
+// DirWatches keeps the folder watches of a process that lives on (an MCP server, the resident)
+// from one wait to the next. Making a watch costs an inotify instance, its registration with the
+// runtime's poller, and an add whose kernel cost grows with the folder's entries (a session
+// folder holds every exchange's files); closing one waits out a grace period. A server awaiting
+// the same session again and again takes the watch it kept instead. Each watch has one user at
+// a time: Take hands it out, Give hands it back.
+type DirWatches struct {
+	mu   sync.Mutex
+	max  int
+	idle []*DirWatch
+}
+
+// DirWatch is a watch of one folder from DirWatches.
+type DirWatch struct {
+	*dirWatcher
+	dir string
+	fi  os.FileInfo // the folder watched, nil: not to be kept
+}
+
+// NewDirWatches keeps at most max watches idle (each is an inotify instance, of which a user
+// has 128 by default); the oldest goes first.
+func NewDirWatches(max int) *DirWatches { return &DirWatches{max: max} }
+
+// Take returns a watch of dir: one kept, when it still watches that very folder (not a folder
+// made at its path since) and lost no event, its pending events dropped; else a new one. As with
+// NewDirWatcher, the watch is in place when Take returns: a file the caller then looks for and
+// does not find is an event to come.
+func (p *DirWatches) Take(dir string) (*DirWatch, error) {
+	p.mu.Lock()
+	var kept *DirWatch
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if p.idle[i].dir == dir {
+			kept = p.idle[i]
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			break
+		}
+	}
+	p.mu.Unlock()
+	if kept != nil {
+		if fi, err := os.Lstat(dir); err == nil && os.SameFile(fi, kept.fi) && kept.t.settle() {
+			return kept, nil
+		}
+		go kept.Close()
+	}
+	before, berr := os.Lstat(dir)
+	w, err := NewDirWatcher(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &DirWatch{dirWatcher: w, dir: dir}
+	// Kept only when the folder watched is surely the one at dir: the same before and after
+	// the add, so not renamed away meanwhile.
+	if after, aerr := os.Lstat(dir); berr == nil && aerr == nil && os.SameFile(before, after) {
+		d.fi = after
+	}
+	return d, nil
+}
+
+// Give hands w back once its wait is over; ok false (its read failed) lets it go. The watch is
+// closed in the background: closing waits out the kernel's grace period, which the caller, who
+// has its answer, need not wait for.
+func (p *DirWatches) Give(w *DirWatch, ok bool) {
+	if !ok || w.fi == nil || p.max <= 0 {
+		go w.Close()
+		return
+	}
+	p.mu.Lock()
+	p.idle = append(p.idle, w)
+	var drop *DirWatch
+	if len(p.idle) > p.max {
+		drop = p.idle[0]
+		p.idle = p.idle[1:]
+	}
+	p.mu.Unlock()
+	if drop != nil {
+		go drop.Close()
+	}
 }

@@ -65,6 +65,37 @@ func (w *TreeWatcher) Add(dir string) error {
 	return nil
 }
 
+// settle reads and drops the events that wait, without blocking, and reports whether every
+// folder added is still watched with nothing lost: false after a folder's watch ended (removed:
+// IN_IGNORED) or an overflow, or when the instance cannot be read. A watch kept between waits
+// (DirWatches) is used again only when it settles: what happened meanwhile is no news to a waiter
+// that looks at its file after the watch is in place.
+func (w *TreeWatcher) settle() bool {
+	if w.buf == nil {
+		w.buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
+	}
+	for {
+		// A raw read: the watch has one user at a time, and the poller's Read would refuse
+		// at once on the deadline its last wait left.
+		n, err := syscall.Read(w.fd, w.buf)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EAGAIN):
+			return true
+		case err != nil || n <= 0:
+			return false
+		}
+		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+			mask := binary.NativeEndian.Uint32(w.buf[off+4:])
+			if mask&(syscall.IN_Q_OVERFLOW|syscall.IN_IGNORED) != 0 {
+				return false
+			}
+			off += syscall.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(w.buf[off+12:]))
+		}
+	}
+}
+
 // Close ends the watch of every folder.
 func (w *TreeWatcher) Close() error { return w.f.Close() }
 

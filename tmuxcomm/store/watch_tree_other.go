@@ -45,3 +45,6 @@ func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
 		return []TreeEvent{{Overflow: true}}, nil
 	}
 }
+
+// settle says the watch cannot be kept: without inotify there is nothing to keep.
+func (w *TreeWatcher) settle() bool { return false }
