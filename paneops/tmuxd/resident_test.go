@@ -336,10 +336,7 @@ func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	dir := residentDir(t)
-	log := &lockedLog{}
-	old := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: log.printf}
-	done := make(chan error, 1)
-	go func() { done <- old.Serve(context.Background()) }()
+	_, _, done := serveUntilEnd(s, dir, time.Minute)
 	sock := filepath.Join(dir, ResidentSocket("k"))
 	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
 
@@ -474,10 +471,7 @@ func TestResidentEndsWhenItsServerStops(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	dir := residentDir(t)
-	log := &lockedLog{}
-	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Hour, Logf: log.printf}
-	done := make(chan error, 1)
-	go func() { done <- rs.Serve(context.Background()) }()
+	_, log, done := serveUntilEnd(s, dir, time.Hour)
 	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(filepath.Join(dir, ResidentSocket("k"))); return err == nil })
 	// A call through it: its control client runs.
 	r := NewResident(dir, ResidentSocket("k"), nil)
@@ -542,4 +536,14 @@ func TestResidentStartedAgainAfterItEnded(t *testing.T) {
 	stops[2]()
 	mu.Unlock()
 	<-dones[2]
+}
+
+// serveUntilEnd runs a resident of key "k" for s's server in dir, idle after idle, and returns it
+// with its log and the channel its Serve's end is sent on.
+func serveUntilEnd(s *testServer, dir string, idle time.Duration) (*ResidentServer, *lockedLog, <-chan error) {
+	log := &lockedLog{}
+	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: idle, Logf: log.printf}
+	done := make(chan error, 1)
+	go func() { done <- rs.Serve(context.Background()) }()
+	return rs, log, done
 }

@@ -51,9 +51,7 @@ func TestMailGoesThroughTheAgentsDoor(t *testing.T) {
 func TestDoorGoneIsTypedOnce(t *testing.T) {
 	s := coretest.NewClaudeSession(t, "%2", "idle")
 	w := doorWorld(t, s, itsOwn)
-	require.NoError(t, s.CloseSocket())
-	_, lerr := os.Lstat(s.Sock)
-	require.True(t, os.IsNotExist(lerr), "the socket is gone")
+	socketGone(t, s)
 	x, m := w.request("%2", "task")
 	_, err := w.post(m)
 	require.NoError(t, err)
@@ -92,9 +90,7 @@ func TestSessionEndedBeforeTheWriteIsQueuedThenTypedOnce(t *testing.T) {
 func TestBusySessionWithoutSocketWaits(t *testing.T) {
 	s := coretest.NewClaudeSession(t, "%2", "busy")
 	w := doorWorld(t, s, itsOwn)
-	require.NoError(t, s.CloseSocket())
-	_, lerr := os.Lstat(s.Sock)
-	require.True(t, os.IsNotExist(lerr), "the socket is gone")
+	socketGone(t, s)
 	x, m := w.request("%2", "task")
 	p, err := w.post(m)
 	require.NoError(t, err)
@@ -150,4 +146,12 @@ func TestNoQueueDoorNotWrittenIsTyped(t *testing.T) {
 	assert.Equal(t, exchange.ViaTyped, p.Via)
 	assert.Len(t, w.pasted(), 1)
 	assert.Equal(t, exchange.StateSubmitted, state(x).State)
+}
+
+// socketGone closes the session's messaging socket and checks that it is gone.
+func socketGone(t *testing.T, s *coretest.ClaudeSession) {
+	t.Helper()
+	require.NoError(t, s.CloseSocket())
+	_, lerr := os.Lstat(s.Sock)
+	require.True(t, os.IsNotExist(lerr), "the socket is gone")
 }
