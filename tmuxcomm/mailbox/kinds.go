@@ -122,14 +122,15 @@ func (o *Office) unwanted(root string, m messages.Mail) string {
 		if err != nil {
 			return ""
 		}
-		x := exchange.LoadExchange(dir, m.Seq, false)
 		if m.Kind == messages.MailRequest {
-			if x.Status == exchange.StatusAnswered {
+			if exchange.LoadExchange(dir, m.Seq, false).Status == exchange.StatusAnswered {
 				return "the exchange was answered before the request reached the pane"
 			}
 			return ""
 		}
-		if x.Read {
+		// A RESPONSE line's exchange is answered: its log alone says whether an await has the
+		// response, without reading the request and the response again.
+		if exchange.WasRead(dir, m.Seq) {
 			return "an await returned the response"
 		}
 		if lock.IsLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
