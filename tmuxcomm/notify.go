@@ -18,7 +18,6 @@ import (
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
-	"github.com/wcomm/wcomm/tmuxcomm/relay"
 )
 
 // NotifyOptions are the inputs of one notify.
@@ -116,9 +115,10 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		// Echo what the worker's copy of the request holds, so a truncated or edited request shows.
 		resp.Header.RequestBytes, resp.Header.RequestSum = x.BodyBytes, x.BodySum
 	}
-	// A request of megabytes is read again below, not held meanwhile.
+	// x was loaded without bodies: it holds nothing of a large request's text, and is what the
+	// call reports once the response is in it, with no second read of the files.
 	dir, seq, responsePath := x.Dir, x.Seq, x.ResponsePath
-	x, req = nil, nil
+	req = nil
 	if o.BodyFile != "" {
 		if o.Body, err = store.ReadFileBounded(ctx, o.BodyFile, store.MaxFile); err != nil {
 			return nil, fmt.Errorf("read the response file: %w", err)
@@ -135,7 +135,8 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		parts = append(parts, body, []byte("\n"))
 	}
 	o.Body = nil
-	if err := store.WriteExclusiveLater(responsePath, syncs, parts...); err != nil {
+	mtime, err := store.WriteExclusiveLaterStat(responsePath, syncs, parts...)
+	if err != nil {
 		if errors.Is(err, store.ErrExists) {
 			// Only a complete response of this exchange stands: a FIFO, a folder, a symlink or a
 			// file that does not parse in its place is not an answer, and nothing was saved.
@@ -146,11 +147,17 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		}
 		return nil, err
 	}
-	if err := exchange.LogEvent(dir, seq, exchange.StateAnswered, map[string]string{"response": responsePath}, e.cfg.Now()); err != nil {
+	answered, err := exchange.LogEventAs(dir, seq, exchange.StateAnswered, map[string]string{"response": responsePath}, e.cfg.Now())
+	if err != nil {
 		// The response file is whole; the orchestrator is not told of a state the log lacks.
 		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
 	}
-	x = exchange.LoadExchange(dir, seq, false)
+	var text strings.Builder
+	for _, p := range parts {
+		text.Write(p)
+	}
+	parts, body = nil, nil
+	x.Answered(text.String(), mtime, answered)
 	line := messages.Notification{StartedAt: h.StartedAt, Orchestrator: h.Orchestrator, Worker: h.Worker, Path: x.ResponsePath}.String()
 	res := &NotifyResult{Exchange: x, Line: line}
 	if x.Integrity == "mismatch" {
@@ -158,7 +165,9 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		res.Warnings = append(res.Warnings, x.Problems...)
 	}
 
-	if relay.RelayedHere(x.Dir) {
+	// The session's facts, read once: whether its orchestrator is on another host, and its server.
+	meta, _ := exchange.ReadMeta(x.Dir)
+	if meta != nil && meta.Relayed {
 		// The orchestrator is on another host: its wcomm pulls the response (package relay).
 		res.Signal = core.SignalRelayed
 		return res, nil
@@ -172,7 +181,11 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		}
 		return res, nil
 	}
-	posted, err := e.signal(ctx, x, line)
+	server := ""
+	if meta != nil {
+		server = meta.Server
+	}
+	posted, err := e.signal(ctx, x, line, server)
 	if err != nil {
 		return res, err
 	}
@@ -184,8 +197,9 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 }
 
 // signal hands the RESPONSE line to the orchestrator's pane through its outbox: pasted and
-// submitted now when the pane is ready, else queued.
-func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) (*core.Posted, error) {
+// submitted now when the pane is ready, else queued. server is the session's server ("" when its
+// folder does not say).
+func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line, server string) (*core.Posted, error) {
 	orch := x.Orchestrator
 	gone := func(format string, a ...any) (*core.Posted, error) {
 		err := fmt.Errorf(format, a...)
@@ -195,10 +209,6 @@ func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string) 
 	root := filepath.Dir(x.Dir)
 	// The session's server: pane ids start again at %0 on a restarted server, so the pane of that
 	// id may now belong to someone else.
-	server := ""
-	if m, err := exchange.ReadMeta(x.Dir); err == nil {
-		server = m.Server
-	}
 	p, srv, err := e.finder.Reach(ctx, root, orch, server, "orchestrator", true)
 	if err != nil {
 		if !fleet.IsUnreachable(err) {

@@ -64,11 +64,18 @@ func IsSidecar(name string) bool {
 }
 
 func LogEvent(dir string, n int, state string, detail map[string]string, at time.Time) error {
-	line, err := json.Marshal(Event{State: state, At: at.UTC(), Detail: detail})
+	_, err := LogEventAs(dir, n, state, detail, at)
+	return err
+}
+
+// LogEventAs is LogEvent returning the event as the log now holds it.
+func LogEventAs(dir string, n int, state string, detail map[string]string, at time.Time) (Event, error) {
+	ev := Event{State: state, At: at.UTC(), Detail: detail}
+	line, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		return ev, err
 	}
-	return store.AppendLine(filepath.Join(dir, LogName(n)), line)
+	return ev, store.AppendLine(filepath.Join(dir, LogName(n)), line)
 }
 
 func readEvents(dir string, n int) ([]Event, []string) {
@@ -372,6 +379,20 @@ func (x *Exchange) loadResponse(bodies bool, r *fileReads) {
 		x.Problems = append(x.Problems, fmt.Sprintf("%s: %v", x.ResponsePath, err))
 		return
 	}
+	x.takeResponse(data, mtime, bodies)
+}
+
+// Answered records in x the response its caller has just written whole to x.ResponsePath, as
+// text, at mtime (the file's), and the "answered" event it logged: what loading the exchange again
+// would find, without reading back the request, the log and the response that call just wrote or
+// read. As for LoadExchange without bodies, x.ResponseBody stays empty.
+func (x *Exchange) Answered(text string, mtime time.Time, ev Event) {
+	x.Events = append(x.Events, ev)
+	x.takeResponse(text, mtime, false)
+}
+
+// takeResponse fills the response part from the text of a complete response file.
+func (x *Exchange) takeResponse(data string, mtime time.Time, bodies bool) {
 	resp, err := messages.ParseResponseText(data)
 	if err != nil {
 		x.Problems = append(x.Problems, fmt.Sprintf("%s:1: %v", x.ResponsePath, err))

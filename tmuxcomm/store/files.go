@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -76,6 +77,9 @@ func writeTempSync(dir string, durable bool, perm fs.FileMode, parts ...[]byte) 
 	return name, nil
 }
 
+// joinParts is the largest record writeTemp joins into one write.
+const joinParts = 64 << 10
+
 // writeTemp writes the parts to a new hidden temp file in dir with permissions perm and returns
 // it open, unsynced.
 func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) {
@@ -103,6 +107,17 @@ func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) 
 		// Made 0600 under any umask only through its handle: the umask can only take bits away.
 		if err := f.Chmod(perm); err != nil {
 			return fail(fmt.Errorf("chmod %s: %w", name, err))
+		}
+	}
+	if len(parts) > 1 {
+		// A record of a few KB goes down in one write rather than one per part (a header, a
+		// body, its newline); a large one is written as it is, not copied.
+		n := 0
+		for _, data := range parts {
+			n += len(data)
+		}
+		if n <= joinParts {
+			parts = [][]byte{bytes.Join(parts, nil)}
 		}
 	}
 	for _, data := range parts {
@@ -223,13 +238,24 @@ func WriteExclusiveLater(path string, s *Syncs, parts ...[]byte) error {
 	if s == nil {
 		return WriteExclusiveParts(path, true, parts...)
 	}
+	_, err := WriteExclusiveLaterStat(path, s, parts...)
+	return err
+}
+
+// WriteExclusiveLaterStat is WriteExclusiveLater (s not nil) that also returns the file's
+// modification time, from the file it wrote: a caller that reports the file need not read it back.
+func WriteExclusiveLaterStat(path string, s *Syncs, parts ...[]byte) (time.Time, error) {
 	f, err := writeTemp(filepath.Dir(path), FileMode, parts...)
 	if err != nil {
-		return err
+		return time.Time{}, err
+	}
+	mtime := time.Now()
+	if st, err := f.Stat(); err == nil {
+		mtime = st.ModTime() // a rename leaves it as it is
 	}
 	if err := publishExclusive(f.Name(), path); err != nil {
 		f.Close()
-		return err
+		return time.Time{}, err
 	}
 	s.wg.Add(1)
 	go func() {
@@ -246,7 +272,7 @@ func WriteExclusiveLater(path string, s *Syncs, parts ...[]byte) error {
 			s.mu.Unlock()
 		}
 	}()
-	return nil
+	return mtime, nil
 }
 
 // ReadFile reads a regular file without following a symlink at its last component, up to maxFile.
