@@ -239,29 +239,121 @@ func readID(raw json.RawMessage) (jsonrpc.ID, string) {
 }
 
 // objectMembers returns the members of the JSON object line, and the name of a member that
-// appears twice, if any: readers differ on which of two to take.
+// appears twice, if any: readers differ on which of two to take. line must be valid JSON (checkFrame
+// has json.Valid say so), so the object is walked by its delimiters alone: a json.Decoder's tokens
+// cost a call of every frame about twenty allocations and most of this check's time (measured).
+// The values are parts of line, not copies: each frame is read into its own buffer.
 func objectMembers(line []byte) (members map[string]json.RawMessage, dup string, err error) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if _, err := dec.Token(); err != nil { // the opening brace
-		return nil, "", err
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return nil, "", errors.New("not a JSON object")
 	}
-	members = map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
+	members = make(map[string]json.RawMessage, 4)
+	for i = skipSpace(line, i+1); i < len(line) && line[i] != '}'; i = skipSpace(line, i) {
+		if line[i] == ',' {
+			i = skipSpace(line, i+1)
+		}
+		end := skipString(line, i)
+		if end < 0 {
+			return nil, "", errors.New("a member's name is not a string")
+		}
+		name, err := memberName(line[i:end])
 		if err != nil {
 			return nil, "", err
 		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, "", err
+		i = skipSpace(line, end)
+		if i >= len(line) || line[i] != ':' {
+			return nil, "", errors.New("a member's name is not followed by a colon")
+		}
+		i = skipSpace(line, i+1)
+		end = skipValue(line, i)
+		if end < 0 {
+			return nil, "", errors.New("a member's value does not end")
 		}
 		if _, seen := members[name]; seen {
 			return nil, name, nil
 		}
-		members[name] = v
+		members[name] = line[i:end]
+		i = end
+	}
+	if i >= len(line) {
+		return nil, "", errors.New("the object does not end")
 	}
 	return members, "", nil
+}
+
+// memberName reads a member's name, quoted: as it is between its quotes, unless an escape in
+// it ("\u0069d" is "id") needs decoding.
+func memberName(quoted []byte) (string, error) {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]), nil
+	}
+	var name string
+	err := json.Unmarshal(quoted, &name)
+	return name, err
+}
+
+// skipSpace returns the index of the first byte at or after i that is not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the JSON string that starts at i, -1 when none does.
+func skipString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++ // the escaped byte is never the closing quote
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index just past the JSON value that starts at i in valid JSON, -1 when
+// it does not end.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end := skipString(b, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	default: // a number, true, false or null: up to the next delimiter
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return i
+			}
+		}
+		return i
+	}
 }
 
 // jsonString reads raw as a JSON string.

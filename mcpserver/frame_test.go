@@ -260,3 +260,55 @@ func FuzzOverID(f *testing.F) {
 		}
 	})
 }
+
+// decodedMembers is objectMembers as a json.Decoder reads the object: what objectMembers must
+// find in every valid JSON object.
+func decodedMembers(line []byte) (map[string]json.RawMessage, string, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		return nil, "", err
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, "", err
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, "", err
+		}
+		if _, seen := members[name]; seen {
+			return nil, name, nil
+		}
+		members[name] = v
+	}
+	return members, "", nil
+}
+
+// FuzzObjectMembers: objectMembers, which walks a valid object by its delimiters, finds the
+// members and the repeated name a json.Decoder finds.
+func FuzzObjectMembers(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a":1,"a":2}`, `{"id":1,"\u0069d":2}`, `{"a":"x\"}","b":[1,{"c":"]"}],"c":{}}`,
+		`{"a" : true , "b":null,"c":-1.5e3}`, `{"\\":"\\\\","é":"\u00e9"}`, "{\"a\":\n[ 1 ,\t2 ]\r}",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"show","arguments":{"ref":"x"}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !utf8.Valid(line) || !json.Valid(line) || bytes.TrimLeft(line, " \t\r\n")[0] != '{' {
+			return
+		}
+		got, gotDup, err := objectMembers(line)
+		require.NoError(t, err, "%q", line)
+		want, wantDup, err := decodedMembers(line)
+		require.NoError(t, err, "%q", line)
+		require.Equal(t, wantDup, gotDup, "%q", line)
+		require.Equal(t, len(want), len(got), "%q", line)
+		for k, v := range want {
+			require.Equal(t, string(v), string(got[k]), "%q: member %q", line, k)
+		}
+	})
+}
