@@ -218,7 +218,7 @@ and signals the orchestrator: its waiting await wakes, or a RESPONSE line is pas
 or, when that pane is busy, the line waits in its outbox (signal "queued") and is delivered at its
 next idle moment or turn boundary; the call returns at once either way. Name the request by response (the path in the request's instructions) or id; with neither, the
 newest unanswered request addressed to this pane. The first response stands: a second one fails.`,
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in notifyIn) (*tmuxcomm.NotifyResult, string, error) {
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in notifyIn) (*notifyOut, string, error) {
 		if in.Response != "" && in.ID != "" {
 			return nil, "", usagef("give response or id, not both")
 		}
@@ -230,6 +230,9 @@ newest unanswered request addressed to this pane. The first response stands: a s
 		if err != nil {
 			return nil, "", err
 		}
+		x := res.Exchange
+		out := &notifyOut{ID: x.ID, Status: x.Status, Orchestrator: string(x.Orchestrator), ResponsePath: x.ResponsePath,
+			Signal: string(res.Signal), Via: res.Via, Reason: res.Reason, Warnings: res.Warnings, Newest: res.Newest, StillOpen: res.StillOpen}
 		text := "response saved at " + res.Exchange.ResponsePath + "; " + res.Say()
 		if which := res.Which(); which != "" {
 			text += "\n" + which
@@ -237,8 +240,25 @@ newest unanswered request addressed to this pane. The first response stands: a s
 		for _, w := range res.Warnings {
 			text += "\nwarning: " + w
 		}
-		return res, text, nil
+		return out, text, nil
 	})
+}
+
+// notifyOut is what a worker needs of its notify, as awaitOut is of an await: which request it
+// answered, how the orchestrator learns of it, and what is still open. The whole exchange (the
+// request's summary, its delivery log) is the show tool's: every byte of a result is encoded, sent
+// and read into the agent's context, and the exchange was nine tenths of this one.
+type notifyOut struct {
+	ID           string   `json:"id" jsonschema:"the exchange's id"`
+	Status       string   `json:"status" jsonschema:"the exchange's status: answered"`
+	Orchestrator string   `json:"orchestrator" jsonschema:"the orchestrator's pane"`
+	ResponsePath string   `json:"response_path" jsonschema:"where the response was saved"`
+	Signal       string   `json:"signal" jsonschema:"how the orchestrator learns of it: pasted (a RESPONSE line was typed into its pane), await (its waiting await wakes), queued (the line waits for its pane: reason says why) or relayed (its host pulls it)"`
+	Via          string   `json:"via,omitempty" jsonschema:"the RESPONSE line's route when pasted: socket or typed"`
+	Reason       string   `json:"reason,omitempty" jsonschema:"what a queued line waits for"`
+	Warnings     []string `json:"warnings,omitempty" jsonschema:"problems that did not stop the notify, above all a request changed after it was sent"`
+	Newest       bool     `json:"newest,omitempty" jsonschema:"no request was named: the newest open one addressed to this pane was answered"`
+	StillOpen    []string `json:"still_open,omitempty" jsonschema:"with newest: the other requests still waiting for your response, newest first"`
 }
 
 type historyIn struct {

@@ -357,3 +357,36 @@ func TestE2EMCPPrograms(t *testing.T) {
 		assert.Contains(t, strings.Fields(string(out)), "github.com/modelcontextprotocol/go-sdk/mcp")
 	})
 }
+
+// TestE2EMCPNotify: the notify tool, in the worker's own server, saves the response and says how
+// the orchestrator learns of it, in a result about the size of what a worker needs: not the whole
+// exchange (the request's summary, its delivery log), which show returns.
+func TestE2EMCPNotify(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	s := w.send(orch, worker, strings.Repeat("q", 1024))
+	c := w.mcpClient(worker)
+
+	res, out := c.call("notify", map[string]any{"response": s.Response, "message": strings.Repeat("r", 1024)})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, s.ID, out["id"])
+	assert.Equal(t, "answered", out["status"])
+	assert.Equal(t, orch, out["orchestrator"])
+	assert.Equal(t, s.Response, out["response_path"])
+	assert.Equal(t, "pasted", out["signal"], "%s", text(res))
+	assert.NotContains(t, out, "exchange", "the whole exchange is show's")
+	assert.Contains(t, text(res), "response saved at "+s.Response)
+	data, err := os.ReadFile(s.Response)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), strings.Repeat("r", 1024))
+	raw, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Less(t, len(raw), 2*1024, "the result of a notify: %s", raw)
+
+	// The first response stands: a second notify is a failure, and says so.
+	res, out = c.call("notify", map[string]any{"response": s.Response, "message": "again"})
+	require.True(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "failure", out["class"])
+}
