@@ -153,6 +153,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
 	}
 	var text strings.Builder
+	text.Grow(len(parts[0]) + len(body) + 1)
 	for _, p := range parts {
 		text.Write(p)
 	}
