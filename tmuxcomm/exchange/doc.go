@@ -19,4 +19,6 @@ type Book struct {
 	noIndex bool
 	// loads counts the exchanges a history read from their files, when set (tests).
 	loads *atomic.Int64
+	// clock, when set (tests), stands for the file system's clock a history reads (fsClock).
+	clock func() int64
 }

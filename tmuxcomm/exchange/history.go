@@ -119,9 +119,15 @@ func (b *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			return nil, err
 		}
 	}
+	// One reading of the file system's clock for every folder, before anything is stamped (none
+	// for a root of no session folder, which gets no index folder either).
+	var clk fsClock
+	if !b.noIndex && len(dirs) > 0 {
+		clk = b.readClock(root)
+	}
 	if o.Session != "" {
 		// One named session: its problems decide whether it exists, before anything is printed.
-		s := b.summarize(dirs[0], o)
+		s := b.summarize(dirs[0], o, clk)
 		if len(s.Problems) > 0 && len(s.Exchanges) == 0 {
 			return nil, store.Kindf(store.ErrNotFound, "session %s: %s", o.Session, s.Problems[0])
 		}
@@ -155,7 +161,7 @@ func (b *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 			case <-stop:
 				return
 			}
-			go func() { results[i] <- b.summarize(dir, o) }()
+			go func() { results[i] <- b.summarize(dir, o, clk) }()
 		}
 	}()
 	for i := range dirs {
@@ -179,7 +185,18 @@ func (b *Book) HistoryEach(ctx context.Context, o HistoryOptions, start func(for
 	return foreign, nil
 }
 
-func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
+// readClock reads the file system's clock under root (readFSClock); the test's clock when set.
+func (b *Book) readClock(root string) fsClock {
+	c := readFSClock(root)
+	if b.clock != nil {
+		c.ns = b.clock()
+	}
+	return c
+}
+
+// summarize lists one session folder, from its index where the index still holds, else from its
+// files; clk is the file system's clock read before the listing began.
+func (b *Book) summarize(dir string, o HistoryOptions, clk fsClock) SessionSummary {
 	name := filepath.Base(dir)
 	s := SessionSummary{Name: name, Dir: dir}
 	if sn, err := messages.ParseSessionName(name); err == nil {
@@ -188,39 +205,45 @@ func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 	if m, err := ReadMeta(dir); err == nil {
 		s.Server = m.Server
 	}
-	// Begun before anything is stamped (see index.go); st nil: nothing is stamped or indexed,
-	// every exchange is read from its files.
+	// st nil: nothing is stamped or indexed, every exchange is read from its files.
+	var st *stamper
+	var old *sessionIndex
+	idx := &sessionIndex{dir: dir, entries: map[int]*indexEntry{}}
+	folderOK := false
 	now := time.Now
 	if b.Now != nil {
 		now = b.Now
 	}
-	begun := now().UnixNano()
-	var st *stamper
-	var old *sessionIndex
-	idx := &sessionIndex{dir: dir, begun: begun, entries: map[int]*indexEntry{}}
-	folderOK := false
+	wall := now().Add(-indexSettle).UnixNano()
 	if !b.noIndex {
 		if st, _ = openStamper(dir); st != nil {
 			defer st.close()
-			idx.folder, folderOK = st.folder()
+			var dev uint64
+			idx.folder, dev, folderOK = st.folder()
 			old = readIndex(dir)
+			// The bound (see index.go): the file system's clock when it is this folder's, else
+			// the wall clock less indexSettle, both read before anything here is stamped.
+			if clk.ok && folderOK && dev == clk.dev {
+				idx.bound = clk.ns
+			} else {
+				idx.bound = wall
+			}
 		}
 	}
 	// Written only when the next reader will trust some of it (its listing or an entry, settled):
-	// an index of files all younger than indexSettle is never trusted, since the reading that
-	// wrote it began before they settled, so a new root's first history writes none (it was 100
-	// files for 100 session folders, read again the next time all the same).
+	// an index of files all changed at or after its bound is never trusted, so a first history
+	// of files written in the clock's last tick writes none.
 	write := false
 	var names []string
 	var err error
-	if old != nil && folderOK && old.folder == idx.folder && settled(old.begun, old.folder) {
+	if old != nil && folderOK && old.folder == idx.folder && settled(old.bound, old.folder) {
 		names = old.names // no name was added, removed or renamed since
 	} else if names, err = readNames(dir); err != nil {
 		s.Problems = append(s.Problems, err.Error())
 		return s
 	} else {
 		// Worth writing when the next reader will trust the listing.
-		write = write || (folderOK && settled(begun, idx.folder))
+		write = write || (folderOK && settled(idx.bound, idx.folder))
 	}
 	idx.names = names
 	files, other := classifySeq(slices.Clone(names))
@@ -253,7 +276,7 @@ func (b *Book) summarize(dir string, o HistoryOptions) SessionSummary {
 					x.raw = raw
 					idx.entries[f.N] = &indexEntry{seq: f.N, status: x.Status, stamps: stamped, raw: raw}
 					// Worth writing when the next reader will trust it.
-					write = write || settled(begun, stamped[:]...)
+					write = write || settled(idx.bound, stamped[:]...)
 				}
 			}
 		} else {
@@ -288,7 +311,7 @@ func indexed(old *sessionIndex, st *stamper, dir string, n int, encoded bool) *E
 		return nil
 	}
 	ent := old.entries[n]
-	if ent == nil || !settled(old.begun, ent.stamps[:]...) {
+	if ent == nil || !settled(old.bound, ent.stamps[:]...) {
 		return nil
 	}
 	now, ok := st.stamps(n)

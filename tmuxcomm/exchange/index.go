@@ -34,17 +34,52 @@ import (
 // send and notify never touch it, so the index costs them nothing and cannot block them.
 //
 // A file changed within the same tick of the file system's clock as it was stamped would keep its
-// stamp, so a stamp is trusted only when its change time lies at least indexSettle before the
-// reading that took it began (as git does with its "racily clean" entries); newer ones are read
-// again each time until they have settled.
+// stamp, so a stamp is trusted only when its change time lies before a reading of that clock taken
+// before the reading that stamped it began (as git does with its "racily clean" entries, against
+// its index file's time): the change time of the root's index folder, touched then. A file
+// changed after that reading changes in that tick or a later one, so its change time is never
+// the stamped one again. The files settle as soon as the clock ticks past them (a few
+// milliseconds), on any file system and whatever its clock's grain or lag behind the kernel's
+// fine clock; a stamp equal to the reading is read again. Where that clock cannot be read (a
+// root that cannot be written, a session folder on another file system) the reading's wall-clock
+// start less indexSettle stands for it.
 
-// indexSettle is how long before a reading began a stamped file must have last changed to be
-// trusted: more than the coarsest file system clock (FAT's 2 s) and the kernel's coarse clock lag.
+// indexSettle is, where the file system's clock cannot be read, how long before a reading began
+// a stamped file must have last changed to be trusted: more than the coarsest file system clock
+// (FAT's 2 s) and the kernel's coarse clock lag.
 const indexSettle = 3 * time.Second
 
+// fsClock is a reading of the clock the file system stamps files with: the change time of the
+// root's index folder (created when missing), touched now, and the device it lies on, whose
+// clock it is. ok is false when it could not be read (a root that cannot be written).
+type fsClock struct {
+	ns  int64
+	dev uint64
+	ok  bool
+}
+
+// readFSClock touches the root's index folder and reads its change time back: two system calls.
+// Only its times change, which no watcher of the root is woken by (they watch for names).
+func readFSClock(root string) fsClock {
+	d, err := store.Dir(root, store.HistoryDir, true)
+	if err != nil {
+		return fsClock{}
+	}
+	now := []unix.Timespec{{Nsec: unix.UTIME_NOW}, {Nsec: unix.UTIME_NOW}}
+	if unix.UtimesNanoAt(unix.AT_FDCWD, d, now, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return fsClock{}
+	}
+	var st unix.Stat_t
+	if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fsClock{}
+	}
+	return fsClock{ns: st.Ctim.Nano(), dev: st.Dev, ok: true}
+}
+
 // indexMagic opens every index file; another version is rebuilt. Version 2: an exchange's
-// encoding holds its broadcast.
-const indexMagic = "wcomm-index 2 "
+// encoding holds its broadcast. Version 3: its bound is a reading of the file system's clock
+// (or the wall clock less indexSettle), no longer the wall-clock start of the reading.
+const indexMagic = "wcomm-index 3 "
 
 // indexElem is the prefix of the lines of each encoding the index keeps: that of an exchange in
 // history --json (json.MarshalIndent of a session with prefix "    " and indent "  "), so what
@@ -94,10 +129,11 @@ func parseStamp(f string) (fileStamp, bool) {
 	return fileStamp{ino: p[0], size: p[1], mtime: int64(p[2]), ctime: int64(p[3])}, true
 }
 
-// settled reports whether every stamped file last changed indexSettle before begun.
-func settled(begun int64, stamps ...fileStamp) bool {
+// settled reports whether every stamped file last changed before bound (unix ns), a reading of
+// the file system's clock (fsClock).
+func settled(bound int64, stamps ...fileStamp) bool {
 	for _, f := range stamps {
-		if f != (fileStamp{}) && f.ctime >= begun-int64(indexSettle) {
+		if f != (fileStamp{}) && f.ctime >= bound {
 			return false
 		}
 	}
@@ -130,12 +166,12 @@ func (s *stamper) stampOf() fileStamp {
 	return fileStamp{ino: s.st.Ino, size: uint64(s.st.Size), mtime: s.st.Mtim.Nano(), ctime: s.st.Ctim.Nano()}
 }
 
-// folder stamps the folder itself.
-func (s *stamper) folder() (fileStamp, bool) {
+// folder stamps the folder itself, and says which device it lies on.
+func (s *stamper) folder() (fileStamp, uint64, bool) {
 	if err := unix.Fstat(s.fd, &s.st); err != nil {
-		return fileStamp{}, false
+		return fileStamp{}, 0, false
 	}
-	return s.stampOf(), true
+	return s.stampOf(), s.st.Dev, true
 }
 
 // stamp stats one name without following a symlink; ok is false when it could not be told.
@@ -263,8 +299,10 @@ type indexEntry struct {
 
 // sessionIndex is one session folder's index.
 type sessionIndex struct {
-	dir   string
-	begun int64 // unix ns: when the reading that wrote it began, before anything was stamped
+	dir string
+	// bound (unix ns): the reading of the file system's clock taken before anything it holds was
+	// stamped; what changed before it is trusted (settled).
+	bound int64
 	// folder is the folder's stamp when names were read: its names besides the hidden ones.
 	folder  fileStamp
 	names   []string
@@ -305,7 +343,7 @@ func readIndex(dir string) *sessionIndex {
 	}
 	var err1, err2 error
 	var ok1 bool
-	idx.begun, err1 = strconv.ParseInt(f[0], 10, 64)
+	idx.bound, err1 = strconv.ParseInt(f[0], 10, 64)
 	idx.folder, ok1 = parseStamp(f[1])
 	size, err2 := strconv.Atoi(f[2])
 	if err1 != nil || err2 != nil || !ok1 || json.Unmarshal([]byte(f[3]), &idx.dir) != nil || idx.dir != dir {
@@ -340,7 +378,7 @@ func readIndex(dir string) *sessionIndex {
 	return idx
 }
 
-// encode is the index's file: the magic and checksum; when it was begun, the folder's stamp, the
+// encode is the index's file: the magic and checksum; its bound, the folder's stamp, the
 // size of its names and the folder; the names, NUL-separated; then per entry a line
 // "SEQ STATUS REQUEST RESPONSE LOG SIZE" and SIZE bytes of encoding.
 func (idx *sessionIndex) encode(order []int) []byte {
@@ -353,7 +391,7 @@ func (idx *sessionIndex) encode(order []int) []byte {
 	// The head (magic and checksum) is written last, into room left for it.
 	head := len(indexMagic) + 9
 	b := make([]byte, head, head+size)
-	b = strconv.AppendInt(b, idx.begun, 10)
+	b = strconv.AppendInt(b, idx.bound, 10)
 	b = append(b, ' ')
 	b = idx.folder.appendTo(b)
 	b = append(b, ' ')

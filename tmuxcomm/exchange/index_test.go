@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,16 +74,16 @@ func (r *indexRoot) add(i int, answered bool) int {
 	return n
 }
 
-// book is a reader of the root; with index false it keeps no index and reads every file. Its
-// clock runs an hour ahead, so every file of the test has settled (indexSettle) and the index is
-// used as soon as it is written, unless settle is set: then it runs with the real clock.
+// book is a reader of the root; with index false it keeps no index and reads every file. The
+// file system's clock it reads runs an hour ahead, so every file of the test has settled and the
+// index is used as soon as it is written, unless settle is set: then it reads the real one.
 func (r *indexRoot) book(index, settle bool) (*Book, *atomic.Int64) {
-	cfg := core.New(r.root, nil)
-	if !settle {
-		cfg.Now = func() time.Time { return time.Now().Add(time.Hour) }
-	}
 	loads := &atomic.Int64{}
-	return &Book{Config: cfg, noIndex: !index, loads: loads}, loads
+	b := &Book{Config: core.New(r.root, nil), noIndex: !index, loads: loads}
+	if !settle {
+		b.clock = func() int64 { return time.Now().Add(time.Hour).UnixNano() }
+	}
+	return b, loads
 }
 
 // listing is the whole history as history --json prints it (encoded) and as History returns it
@@ -227,24 +228,100 @@ func TestHistoryIndexDamagedIsRebuilt(t *testing.T) {
 	assert.True(t, st.Mode().IsRegular(), "the symlink replaced by the index")
 }
 
-func TestHistoryIndexTrustsOnlySettledFiles(t *testing.T) {
-	// With the real clock every file of the test changed just now, within indexSettle: a file
-	// changed again in the same tick of the file system's clock would keep its stamp, so none is
-	// trusted, and each listing reads them all.
+func TestHistoryIndexTrustsFilesOnceTheClockPassedThem(t *testing.T) {
+	// With the real clock: every file of the test changed just now, but once the file system's
+	// clock has ticked past the newest, a change would give it another stamp, so the index the
+	// first listing writes is trusted by the next (it was 3 s of the wall clock).
 	r := newIndexRoot(t)
+	newest := r.newestChange()
+	require.Eventually(t, func() bool { return fsNow(t, t.TempDir()) > newest }, 10*time.Second, time.Millisecond,
+		"the file system's clock passes the files")
 	b, loads := r.book(true, true)
 	r.listing(b, HistoryOptions{})
+	assert.Equal(t, int64(8), loads.Load(), "read from the files once, then from the index")
 	r.listing(b, HistoryOptions{})
-	assert.Equal(t, int64(4*8), loads.Load(), "every exchange read from its files each time")
-	_, err := os.Stat(filepath.Join(r.root, store.HistoryDir, filepath.Base(r.dirs[0])))
-	assert.ErrorIs(t, err, fs.ErrNotExist, "no index was written: nothing in it would be trusted, its reading began before the files settled")
-	// An hour later the files have settled: the next listing reads them once more (the index
-	// was begun before they settled) and writes an index the one after trusts.
+	assert.Equal(t, int64(8), loads.Load(), "then none")
+}
+
+func TestHistoryIndexTrustsNothingOfTheClocksTick(t *testing.T) {
+	// A reading whose clock is the tick in which the newest exchange changed: a file changed again
+	// in that tick would keep its stamp, so what changed in it is read again by the next listing,
+	// the rest not.
+	r := newIndexRoot(t)
+	var changed []int64 // each exchange's last change
+	for _, dir := range r.dirs {
+		for _, n := range []int{1, 3, 5, 7} {
+			var last int64
+			for _, name := range []string{messages.SeqFileName(n, messages.KindRequest), messages.SeqFileName(n+1, messages.KindResponse), LogName(n)} {
+				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+					last = max(last, ctime(t, filepath.Join(dir, name)))
+				}
+			}
+			changed = append(changed, last)
+		}
+	}
+	newest := slices.Max(changed)
+	var young int64
+	for _, c := range changed {
+		if c >= newest {
+			young++
+		}
+	}
+	same, loads := r.book(true, true)
+	same.clock = func() int64 { return newest }
+	r.listing(same, HistoryOptions{})
+	assert.Equal(t, 8+young, loads.Load(), "read from the files; then the index, but for what changed in the tick")
 	late, lateLoads := r.book(true, false)
 	r.listing(late, HistoryOptions{})
-	assert.Equal(t, int64(8), lateLoads.Load())
+	assert.Equal(t, young, lateLoads.Load(), "only the exchanges of that tick read again")
 	r.listing(late, HistoryOptions{})
-	assert.Equal(t, int64(8), lateLoads.Load(), "then none")
+	assert.Equal(t, young, lateLoads.Load(), "then none")
+}
+
+func TestReadFSClockIsTheFilesClock(t *testing.T) {
+	root := t.TempDir()
+	before := readFSClock(root)
+	require.True(t, before.ok)
+	path := filepath.Join(root, "f")
+	require.NoError(t, os.WriteFile(path, nil, 0o600))
+	after := readFSClock(root)
+	require.True(t, after.ok)
+	assert.LessOrEqual(t, before.ns, ctime(t, path), "a file changed after the reading is not before it")
+	assert.LessOrEqual(t, ctime(t, path), after.ns)
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(path, &st))
+	assert.Equal(t, uint64(st.Dev), after.dev)
+	// Only the index folder's times changed: no name appeared in the root but it.
+	names, err := os.ReadDir(root)
+	require.NoError(t, err)
+	require.Len(t, names, 2)
+}
+
+// newestChange is the latest change time of a file of the root's session folders.
+func (r *indexRoot) newestChange() int64 {
+	var newest int64
+	for _, dir := range r.dirs {
+		names, err := os.ReadDir(dir)
+		require.NoError(r.t, err)
+		for _, n := range names {
+			newest = max(newest, ctime(r.t, filepath.Join(dir, n.Name())))
+		}
+		newest = max(newest, ctime(r.t, dir))
+	}
+	return newest
+}
+
+func ctime(t *testing.T, path string) int64 {
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Lstat(path, &st))
+	return time.Unix(st.Ctim.Unix()).UnixNano()
+}
+
+// fsNow is the file system's clock now, read as a file of dir changed now.
+func fsNow(t *testing.T, dir string) int64 {
+	path := filepath.Join(dir, "now")
+	require.NoError(t, os.WriteFile(path, []byte("x"), 0o600))
+	return ctime(t, path)
 }
 
 func TestAppendJSONIsMarshalIndent(t *testing.T) {
