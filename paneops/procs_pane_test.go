@@ -208,6 +208,39 @@ func TestScanPanesBesideSkipsTheServersOtherPanes(t *testing.T) {
 	assert.Equal(t, before.Ancestors(601), tb.Ancestors(601))
 }
 
+// An orphan goes to the first living thread of its reaper, its leader while it lives: above the
+// panes a find reads only the leader's children (init may run a dozen threads), and every
+// thread's when the leader has exited.
+func TestScanPanesReadsTheReapersLeaderThread(t *testing.T) {
+	for _, c := range []struct {
+		name, state string
+		threads     []string // init's threads' children lists
+		readOther   bool
+	}{
+		{"leader living", "S", []string{"40 110 500 600 ", "", "700 "}, false},
+		{"leader exited", "Z", []string{"40 500 600 ", "", "110 700 "}, true},
+	} {
+		root := panesFixture(t, true)
+		// init runs three threads; its third forked 700, a service of its own session.
+		writeFakeProc(t, root, map[string]string{
+			"1":   "1 (init) " + c.state + " 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 3 0\n",
+			"700": "700 (svc) S 1 700 700 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0\n",
+		}, map[string]string{"700": "svc\x00deep-agent\x00"})
+		writeChildren(t, root, map[string][]string{"1": c.threads})
+		tb, err := proc.ScanPanesDir(root, []int{100, 200}, 601)
+		require.NoError(t, err, c.name)
+		full, err := proc.ScanProcDir(root)
+		require.NoError(t, err, c.name)
+		assert.Equal(t, []int{101, 102, 103, 110, 111}, pids(tb.Descendants(100)), "%s: the orphan init adopted", c.name)
+		assert.Equal(t, pids(full.Descendants(100)), pids(tb.Descendants(100)), c.name)
+		_, read := tb.Procs[700]
+		assert.Equal(t, c.readOther, read, "%s: the child of init's third thread read", c.name)
+		panes := []Pane{{ID: "%1", PID: 100}, {ID: "%2", PID: 200}}
+		ex := Exclude{PIDs: tb.Ancestors(601)}
+		assert.Equal(t, Find(panes, full, "deep-agent", ex), Find(panes, tb, "deep-agent", ex), c.name)
+	}
+}
+
 func TestScanPanesReadsTheWholeTableWithoutChildrenFiles(t *testing.T) {
 	root := panesFixture(t, false)
 	tb, err := proc.ScanPanesDir(root, []int{100, 200}, 601)

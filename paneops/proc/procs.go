@@ -32,6 +32,9 @@ type Process struct {
 	// threads is the number of threads /proc/PID/stat counted (0: unknown), so a walk through the
 	// children files reads one thread's list, not the task folder, for a process of one thread.
 	threads int
+	// state is the state letter of /proc/PID/stat (0: unknown): 'Z' for a leader that has exited,
+	// whose other threads may still run.
+	state byte
 }
 
 // CommandLine returns Args joined by spaces, or Comm when Args is empty.
@@ -234,7 +237,11 @@ func parseStat(data []byte) (*Process, error) {
 			threads = n // field 20, num_threads (proc(5))
 		}
 	}
-	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, TTY: tty, Comm: string(data[open+1 : closing]), threads: threads}, nil
+	state := byte(0)
+	if len(rest[0]) == 1 {
+		state = rest[0][0]
+	}
+	return &Process{PID: pid, PPID: ppid, PGRP: pgrp, SID: sid, TPGID: tpgid, TTY: tty, Comm: string(data[open+1 : closing]), threads: threads, state: state}, nil
 }
 
 // splitCmdline splits /proc/PID/cmdline: NUL-terminated arguments. A process that rewrote its

@@ -129,7 +129,7 @@ func scanPanes(root string, panePIDs, leaders []int, also []int) (*Table, error)
 		leader[pid] = true
 	}
 	for a := range above {
-		for _, c := range s.children(a) {
+		for _, c := range s.adopted(a) {
 			if leader[c] && s.seen[c] == nil {
 				continue
 			}
@@ -257,6 +257,11 @@ func (s *paneScan) children(pid int) []int {
 			return nil
 		}
 	}
+	return s.childrenOf(dir, tasks)
+}
+
+// childrenOf lists the children in the children files of tasks in the task folder dir.
+func (s *paneScan) childrenOf(dir string, tasks []string) []int {
 	var out []int
 	for _, task := range tasks {
 		var err error
@@ -271,6 +276,20 @@ func (s *paneScan) children(pid int) []int {
 		}
 	}
 	return out
+}
+
+// adopted lists the children of pid, a process above the panes, among which its orphans of a
+// pane's session are: the kernel gives an orphan to the first thread of its new parent that is
+// not exiting (find_new_reaper in kernel/exit.c), which is the leader while the leader lives, so
+// only the leader's children file is read, not one per thread: init may run a dozen threads. The
+// children its other threads forked themselves are of its own session, no pane's: a pane's
+// process leads a session of its own, and its session's processes descend from it. A leader
+// that has exited (a zombie whose other threads run) has its every thread's file read.
+func (s *paneScan) adopted(pid int) []int {
+	if p := s.seen[pid]; p == nil || p.state == 0 || p.state == 'Z' || p.state == 'X' {
+		return s.children(pid)
+	}
+	return s.childrenOf(s.root+"/"+strconv.Itoa(pid)+"/task", []string{strconv.Itoa(pid)})
 }
 
 // splitFields splits on spaces and newlines without allocating a copy of the text per field.
