@@ -48,8 +48,9 @@ the header, your message and the response instructions, then delivers it into th
 (pasted through a uniquely named tmux buffer and submitted; a long one as a line pointing at its
 file; never into text someone else typed). When the worker's pane is not ready (busy, someone's
 text in its input, a shell running a job) the request waits in its outbox and is delivered at its
-next idle moment: the state is then "queued", and the call still succeeds. Returns the exchange:
-id, request_path, response_path and the delivery state. Then call await with the id. With no_queue,
+next idle moment: the state is then "queued", and the call still succeeds. Returns what names the
+request: id, worker, state, request_path, response_path (show returns the whole exchange). Then call
+await with the id. With no_queue,
 a pane that stays not ready for busy_wait_seconds fails the call (class failure); the request is
 kept on disk.
 
@@ -78,7 +79,10 @@ await with the broadcast id (or the ids) for every answer.`,
 		sent, err := e.Send(ctx, o)
 		if sent != nil && sent.Broadcast != nil {
 			res := sent.Broadcast
-			out := &sendOut{BroadcastID: res.ID, Exchanges: res.Exchanges()}
+			out := &sendOut{BroadcastID: res.ID}
+			for _, x := range res.Exchanges() {
+				out.Exchanges = append(out.Exchanges, sentOf(x))
+			}
 			if err != nil {
 				// Some went out: the call fails, and its words say which did not.
 				return nil, "", &detailedError{err: err}
@@ -100,7 +104,7 @@ await with the broadcast id (or the ids) for every answer.`,
 			}}
 		}
 		x := sent.Exchange
-		return &sendOut{Exchange: x}, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
+		return &sendOut{sentOut: sentOf(x)}, fmt.Sprintf("sent %s to %s (%s); call await with id %q for the response", x.ID, x.Worker, x.State, x.ID), nil
 	})
 	// The profiles are the engine's, named from its list.
 	t.def.InputSchema.(*jsonschema.Schema).Properties["agent"].Description = "deliver with this profile (" + tmuxcomm.ProfileNames() + ") instead of detecting it"
@@ -109,12 +113,40 @@ await with the broadcast id (or the ids) for every answer.`,
 	return t
 }
 
-// sendOut is the send tool's result: one send's exchange, as it always was, or a broadcast's id
-// and its exchanges.
+// sendOut is the send tool's result: what names one send's request, or a broadcast's id and what
+// names each of its requests.
 type sendOut struct {
-	*exchange.Exchange
-	BroadcastID string               `json:"broadcast_id,omitempty" jsonschema:"a broadcast's id: await it for every answer"`
-	Exchanges   []*exchange.Exchange `json:"exchanges,omitempty" jsonschema:"a broadcast's exchanges, one per pane"`
+	*sentOut
+	BroadcastID string     `json:"broadcast_id,omitempty" jsonschema:"a broadcast's id: await it for every answer"`
+	Exchanges   []*sentOut `json:"exchanges,omitempty" jsonschema:"a broadcast's requests, one per pane"`
+}
+
+// sentOut is what an orchestrator needs of a request it sent, as awaitOut is of an answer: its
+// id to await, where it went and how far, and the files. The whole exchange (the request's
+// summary, its delivery log with the evidence of each step) is the show tool's: every byte of a
+// result is encoded, sent and read into the agent's context, and the log was most of it.
+type sentOut struct {
+	ID           string `json:"id" jsonschema:"the exchange's id: await it for the response"`
+	Worker       string `json:"worker" jsonschema:"the worker's pane"`
+	Orchestrator string `json:"orchestrator" jsonschema:"this pane, as the request names it"`
+	State        string `json:"state" jsonschema:"how far delivery went: submitted (pasted and entered), queued (waits for the pane: reason says why), held (waits for a person's release) or delivered (handed over by its hook or inbox)"`
+	Capability   string `json:"capability" jsonschema:"READONLY or WRITABLE, as the request says"`
+	RequestPath  string `json:"request_path" jsonschema:"the request's file"`
+	ResponsePath string `json:"response_path" jsonschema:"where the response will be"`
+	Reason       string `json:"reason,omitempty" jsonschema:"why a request waits (queued, held)"`
+	Via          string `json:"via,omitempty" jsonschema:"the request's route into the worker: socket or typed"`
+	Host         string `json:"host,omitempty" jsonschema:"the declared host of a relayed request's worker"`
+	Broadcast    string `json:"broadcast,omitempty" jsonschema:"the broadcast this request is one of"`
+}
+
+// sentOf is what an orchestrator needs of exchange x (sentOut).
+func sentOf(x *exchange.Exchange) *sentOut {
+	o := &sentOut{ID: x.ID, Worker: string(x.Worker), Orchestrator: string(x.Orchestrator), State: x.State, Capability: x.Capability,
+		RequestPath: x.RequestPath, ResponsePath: x.ResponsePath, Via: x.Via, Host: x.Host, Broadcast: x.Broadcast}
+	if x.State == exchange.StateQueued || x.State == exchange.StateHeld {
+		o.Reason = x.Evidence
+	}
+	return o
 }
 
 type awaitIn struct {

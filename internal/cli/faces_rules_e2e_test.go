@@ -205,7 +205,7 @@ func TestE2EFacesRules(t *testing.T) {
 			assert.FileExists(t, filepath.Join(w.root, ".remote", "queue", id+".json"), "the state reported is the state recorded")
 		}
 		assert.Contains(t, cliX["reason"], "unreachable")
-		assert.Contains(t, mcpX["evidence"], "unreachable")
+		assert.Contains(t, mcpX["reason"], "unreachable", "the same field as the command line's")
 		waitFor(t, 30*time.Second, func() bool { return !flocked(filepath.Join(w.root, ".remote", "puller.lock")) }, "the puller to give up and exit")
 	})
 }

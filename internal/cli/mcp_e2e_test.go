@@ -20,6 +20,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
 // syncBuffer collects the server's stderr while the test reads it.
@@ -162,7 +165,7 @@ func TestE2EMCP(t *testing.T) {
 	assert.Equal(t, worker, out["worker"])
 	assert.Equal(t, "submitted", out["state"])
 	w.waitScreen(worker, id)
-	lock := awaitLockIn(out["dir"].(string), int(out["seq"].(float64)))
+	lock := awaitLockOf(t, out["request_path"].(string))
 
 	// await bounded: no answer yet is a normal result saying "waiting", with the id.
 	res, out = c.call("await", map[string]any{"id": id, "timeout_seconds": 0.3})
@@ -202,7 +205,7 @@ func TestE2EMCP(t *testing.T) {
 	require.False(t, res.IsError, "%s", text(res))
 	big, _ := out["id"].(string)
 	w.waitScreen(worker, big)
-	lock = awaitLockIn(out["dir"].(string), int(out["seq"].(float64)))
+	lock = awaitLockOf(t, out["request_path"].(string))
 	go func() {
 		r, o := c.call("await", map[string]any{"id": big, "timeout_seconds": 30})
 		done <- called{r, o}
@@ -389,4 +392,56 @@ func TestE2EMCPNotify(t *testing.T) {
 	res, out = c.call("notify", map[string]any{"response": s.Response, "message": "again"})
 	require.True(t, res.IsError, "%s", text(res))
 	assert.Equal(t, "failure", out["class"])
+}
+
+// awaitLockOf is the await lock of the request at path.
+func awaitLockOf(t *testing.T, path string) string {
+	t.Helper()
+	n, kind, ok := messages.ParseSeqFileName(filepath.Base(path))
+	require.True(t, ok, "%s is a request's file", path)
+	require.Equal(t, messages.KindRequest, kind)
+	return awaitLockIn(filepath.Dir(path), n)
+}
+
+// TestE2EMCPSendResult: the send tool's result is what an orchestrator needs of its request (the
+// id to await, the worker, how far delivery went, the files), about the size of those and not of
+// the whole exchange with its delivery log, which show returns; a queued request says why.
+func TestE2EMCPSendResult(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	c := w.mcpClient(orch)
+
+	res, out := c.call("send", map[string]any{"to": worker, "message": strings.Repeat("q", 1024)})
+	require.False(t, res.IsError, "%s", text(res))
+	id, _ := out["id"].(string)
+	require.NotEmpty(t, id)
+	assert.Equal(t, worker, out["worker"])
+	assert.Equal(t, orch, out["orchestrator"])
+	assert.Equal(t, "submitted", out["state"])
+	assert.Equal(t, string(tmuxcomm.DefaultCapability), out["capability"])
+	reqPath, _ := out["request_path"].(string)
+	data, err := os.ReadFile(reqPath)
+	require.NoError(t, err, "request_path names the request")
+	assert.Contains(t, string(data), "id="+id)
+	respPath, _ := out["response_path"].(string)
+	assert.Equal(t, filepath.Dir(reqPath), filepath.Dir(respPath))
+	for _, k := range []string{"events", "summary", "dir", "session", "seq", "sent_at", "started_at", "evidence"} {
+		assert.NotContains(t, out, k, "the whole exchange is show's")
+	}
+	assert.Contains(t, text(res), "call await with id \""+id+"\"")
+	raw, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Less(t, len(raw), 1536, "the result of a 1 KiB request: %s", raw)
+	w.waitScreen(worker, id)
+
+	// A pane not ready: the request is queued and the result says why.
+	w.tmux("copy-mode", "-t", worker)
+	res, out = c.call("send", map[string]any{"to": worker, "message": "wait for me"})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "queued", out["state"])
+	assert.NotEmpty(t, out["reason"], "%v", out)
+	w.tmux("send-keys", "-t", worker, "-X", "cancel")
+	w.waitScreen(worker, out["id"].(string))
 }
