@@ -74,7 +74,11 @@ func (e *SettingsError) Unwrap() error { return e.Err }
 
 // Settings loads the settings that apply in the door's folder (once, when Once is set). An error
 // is a *SettingsError.
-func (d *Door) Settings() (settings.Values, error) {
+func (d *Door) Settings() (settings.Values, error) { return d.settingsIn("") }
+
+// settingsIn is Settings for the door's folder when the caller knows it already (dir), so the
+// process's folder is not asked twice a call; "" asks it, and only when the settings are read.
+func (d *Door) settingsIn(dir string) (settings.Values, error) {
 	if d.Once {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -82,7 +86,10 @@ func (d *Door) Settings() (settings.Values, error) {
 			return d.read.s, d.read.err
 		}
 	}
-	s, err := settings.Load(d.folder(), d.getenv())
+	if dir == "" {
+		dir = d.folder()
+	}
+	s, err := settings.Load(dir, d.getenv())
 	if err != nil {
 		err = &SettingsError{Err: err}
 	}
@@ -113,7 +120,8 @@ func (d *Door) folder() string {
 // returns the error with an engine on the default settings, for the few callers that report a
 // bad file rather than stop on it (doctor); every other caller stops on the error.
 func (d *Door) Engine() (*Engine, settings.Values, error) {
-	s, err := d.Settings()
+	dir := d.folder()
+	s, err := d.settingsIn(dir)
 	if err != nil {
 		s = settings.Defaults()
 	}
@@ -126,7 +134,7 @@ func (d *Door) Engine() (*Engine, settings.Values, error) {
 	if !s.Channels.Any() {
 		cfg.Helpers.Bridge = nil
 	}
-	cfg.AskedIn = d.folder()
+	cfg.AskedIn = dir
 	if d.SelfPID > 0 {
 		cfg.SelfPID = d.SelfPID
 	}
