@@ -101,9 +101,6 @@ func (x *Exchange) appendIndented(dst []byte, prefix string) ([]byte, bool) {
 		e.close(']')
 	}
 	e.list("problems", x.Problems, true)
-	e.key("BodyBytes")
-	e.b = strconv.AppendInt(e.b, int64(x.BodyBytes), 10)
-	e.str("BodySum", x.BodySum)
 	e.close('}')
 	return e.b, e.ok
 }

@@ -34,6 +34,23 @@ func fullExchange(s string) *Exchange {
 	}
 }
 
+// An exchange's JSON (history --json, show --json, the index, the web page) leaves out the request
+// body's size and hash as the file holds them: no reader needs them, and integrity says whether
+// they match what was sent.
+func TestExchangeJSONLeavesOutBodySum(t *testing.T) {
+	x := fullExchange("x7")
+	data, err := json.Marshal(x)
+	require.NoError(t, err)
+	got, ok := x.appendIndented(nil, indexElem)
+	require.True(t, ok)
+	for _, enc := range []string{string(data), string(got)} {
+		assert.NotContains(t, enc, "BodyBytes")
+		assert.NotContains(t, enc, "BodySum")
+		assert.NotContains(t, enc, x.BodySum)
+		assert.Contains(t, enc, `"integrity"`)
+	}
+}
+
 // appendIndented writes json.MarshalIndent's bytes for every field, and for strings that need
 // escaping (HTML characters, control characters, invalid UTF-8, line separators).
 func TestAppendIndentedIsMarshalIndent(t *testing.T) {

@@ -213,9 +213,10 @@ type Exchange struct {
 	// exchange was not listed by a history.
 	raw []byte
 	// BodyBytes and BodySum are the request body's size and hash as the file holds it now, when
-	// its header records them (what a response echoes).
-	BodyBytes int
-	BodySum   string
+	// its header records them (what a response echoes). No reader of an exchange's JSON needs
+	// them (Integrity says whether they match the header), so it leaves them out.
+	BodyBytes int    `json:"-"`
+	BodySum   string `json:"-"`
 }
 
 // Request returns the parsed request, nil when it was damaged. Its Body is empty unless the

@@ -78,8 +78,9 @@ func readFSClock(root string) fsClock {
 
 // indexMagic opens every index file; another version is rebuilt. Version 2: an exchange's
 // encoding holds its broadcast. Version 3: its bound is a reading of the file system's clock
-// (or the wall clock less indexSettle), no longer the wall-clock start of the reading.
-const indexMagic = "wcomm-index 3 "
+// (or the wall clock less indexSettle), no longer the wall-clock start of the reading. Version 4:
+// an exchange's encoding no longer holds BodyBytes and BodySum.
+const indexMagic = "wcomm-index 4 "
 
 // indexElem is the prefix of the lines of each encoding the index keeps: that of an exchange in
 // history --json (json.MarshalIndent of a session with prefix "    " and indent "  "), so what
