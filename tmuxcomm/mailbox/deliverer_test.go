@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -449,4 +450,39 @@ func TestGuardFinishesADirectDeliveryItsProcessLeft(t *testing.T) {
 	st, err := os.Stat(w.outbox("%2").Path(store.InflightName))
 	require.NoError(t, err)
 	assert.Zero(t, st.Size(), "the in-flight record is cleared")
+}
+
+// A RESPONSE line for a ready orchestrator takes the direct path as a request does: no outbox
+// record, its delivery log the record. Its fence stays: a sender killed between the paste and the
+// Enter leaves the line typed in the orchestrator's input, and the guard presses that Enter, once,
+// from the fence alone (nothing else names the line), so the next message is not typed onto it.
+func TestGuardFinishesADirectResponseLineItsProcessLeft(t *testing.T) {
+	w := newWorld(t)
+	x, m := w.request("%2", "task")
+	_, err := w.post(m)
+	require.NoError(t, err)
+	k := &killedAfterPaste{marking: &marking{Tmux: w.tmux}, dir: w.outbox("%1").Path()}
+	w.cfg.Tmux = k
+	line := w.answer(state(x), "done")
+	p, err := w.post(line)
+	require.NoError(t, err)
+	require.False(t, p.Queued, "the orchestrator's pane was ready")
+	noOutboxRecords(t, w, "%1")
+	require.NotEmpty(t, k.left[filepath.Join(k.dir, store.InflightName)], "the fence was on disk at the paste")
+	k.restore(t)
+
+	done := func(context.Context) error { return nil } // the sender has ended
+	require.NoError(t, w.office.GuardDeliveryWait(context.Background(), w.srv.Key(), "%1", os.Getpid(), done))
+	k.mu.Lock()
+	assert.Equal(t, 1, k.resumed, "the guard pressed the Enter")
+	k.mu.Unlock()
+	require.Len(t, w.pasted(), 2, "the request and the line, each typed once")
+	assert.Contains(t, string(w.pasted()[1].Content), "[RESPONSE ")
+	recovered := false
+	for _, ev := range state(x).Events {
+		if ev.State == exchange.StateNotified && strings.HasPrefix(ev.Detail["evidence"], "recovered") {
+			recovered = true
+		}
+	}
+	assert.True(t, recovered, "the log says the guard's Enter delivered the line: %+v", state(x).Events)
 }
