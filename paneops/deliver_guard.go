@@ -9,13 +9,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/paneops/profile"
 )
 
@@ -40,7 +40,7 @@ var bufferSeq atomic.Uint64
 func newBufferName() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+); the counter keeps names unique anyway
-	return "wcomm-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(bufferSeq.Add(1), 10) + "-" + hex.EncodeToString(b[:])
+	return "wcomm-" + strconv.Itoa(proc.SelfPID()) + "-" + strconv.FormatUint(bufferSeq.Add(1), 10) + "-" + hex.EncodeToString(b[:])
 }
 
 // refusedMark is what the guarded call prints when it refuses. It names the unique buffer, so it

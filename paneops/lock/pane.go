@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/proc"
 )
 
 // ErrTimeout is a pane's send lock still held when the wait for it ends: its holder stalled, or
@@ -92,7 +93,7 @@ const maxHolderLen = 64
 // file's block and took a new one at every delivery, and its close then discarded the block's
 // preallocation, together about a third of what taking and letting go of the lock cost.
 func writeHolder(f *os.File) {
-	_, _ = f.WriteAt(holderLine(os.Getpid(), time.Now().UnixNano()), 0)
+	_, _ = f.WriteAt(holderLine(proc.SelfPID(), time.Now().UnixNano()), 0)
 }
 
 // holderLen is the width of a holder's record: "PID", spaces up to 10 characters, a space, the

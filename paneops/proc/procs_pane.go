@@ -155,7 +155,7 @@ func fullScan(root string) (*Table, error) {
 // probe in a fake one.
 func hasChildrenFiles(root string, probe int) bool {
 	if root == "/proc" {
-		probe = os.Getpid()
+		probe = SelfPID()
 	}
 	p := strconv.Itoa(probe)
 	_, err := os.Stat(root + "/" + p + "/task/" + p + "/children")

@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
-	"os"
 	"time"
 
 	"github.com/wcomm/wcomm/messages"
@@ -158,7 +157,7 @@ func New(root string, t Tmux) *Config {
 		Procs:       proc.Scan,
 		PaneProcs:   proc.ScanPane,
 		PanesProcs:  proc.ScanPanesBeside,
-		SelfPID:     os.Getpid(),
+		SelfPID:     proc.SelfPID(),
 		LockTimeout: DefaultLockTimeout,
 		PasteLimit:  DefaultPasteLimit,
 		LineLimit:   DefaultLineLimit,

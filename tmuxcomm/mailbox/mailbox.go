@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/door"
+	"github.com/wcomm/wcomm/paneops/proc"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
@@ -386,7 +386,7 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 // exchange.ViaSocket through the door). Mail with no queue record (the direct path) is carried
 // in it whole, so that recovery has it.
 func (o *Office) fence(ob *outbox, group []messages.Mail, route string) Inflight {
-	f := Inflight{Mark: group[0].ID, PID: os.Getpid(), At: o.Now().UTC(), Route: route}
+	f := Inflight{Mark: group[0].ID, PID: proc.SelfPID(), At: o.Now().UTC(), Route: route}
 	for _, g := range group {
 		f.IDs = append(f.IDs, g.ID)
 		if g.ID == ob.direct {
