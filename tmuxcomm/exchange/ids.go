@@ -209,7 +209,43 @@ func IDWhere(root, id string) *Exchange {
 		return nil
 	}
 	target, ok := whereTarget(dir, id)
-	if !ok || len(target) > 256 {
+	if !ok {
+		return nil
+	}
+	return loadWhere(root, id, target)
+}
+
+// IDClaimedHere is IDWhere for an id claimed by its line in the hints of its second
+// (ClaimIDAt) alone: nil for any other (a link, a relayed send's claim, none). An id claimed so
+// is a plain send's to a pane of this machine's: ClaimID (a relayed send's) and ClaimIDAt each
+// skip an id the other holds, and a mirror of a relayed one is hinted by a link (RecordID). An
+// await of it has nothing to ask of the relay.
+func IDClaimedHere(root, id string) *Exchange {
+	n := len(messages.StampLayout)
+	if messages.ValidID(id) != nil || len(id) <= n+1 {
+		return nil
+	}
+	dir, err := store.Dir(root, store.WhereDir, false)
+	if err != nil {
+		return nil
+	}
+	f, err := store.OpenFile(filepath.Join(dir, id[:n]), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil
+	}
+	lines, ok := whereLines(f)
+	f.Close()
+	target, found := lines[id[n+1:]]
+	if !ok || !found {
+		return nil
+	}
+	return loadWhere(root, id, target)
+}
+
+// loadWhere loads the exchange an id's hint target names, checking the request's own header;
+// nil when it does not hold.
+func loadWhere(root, id, target string) *Exchange {
+	if len(target) > 256 {
 		return nil
 	}
 	session, name, ok := strings.Cut(target, "/")
@@ -226,7 +262,7 @@ func IDWhere(root, id string) *Exchange {
 	// The request is read once, whole, and its id checked on what was read; only a request that
 	// did not parse is looked at again, for its header line alone (a damaged exchange is still
 	// the one its id names).
-	dir = filepath.Join(root, session)
+	dir := filepath.Join(root, session)
 	x := LoadExchange(dir, seq, false)
 	if x.ID == id {
 		return x
