@@ -224,7 +224,7 @@ func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout
 // the file is removed. The read is recorded only once out succeeded, and a record that cannot be
 // written (a full disk) fails the await.
 func (e *Engine) markRead(x *exchange.Exchange, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
-	full := exchange.LoadExchangeBodies(x.Dir, x.Seq, !e.cfg.LeanAwait, true)
+	full := x.Reload(!e.cfg.LeanAwait, true) // the request as this await read it, not read again
 	if full.Response() == nil {
 		why := "it could not be read"
 		if len(full.Problems) > 0 {

@@ -119,16 +119,22 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if err != nil {
 		return nil, err
 	}
+	// The request's text as written: what is pasted, and what the exchange returned is loaded
+	// from, rather than read back.
+	var written []byte
+	if size < store.BigFile {
+		written = bytes.Join(parts, nil)
+	}
 	var text []byte
 	if size < fleet.NeverPasted {
-		text = bytes.Join(parts, nil)
+		text = written
 	}
 	o.Body, parts = nil, nil // the file holds it now; a large one is let go, and pasted as a pointer line
-	written := map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}
+	detail := map[string]string{"id": id, "bytes": strconv.Itoa(size), "sha256": sum, "lookup": lookup}
 	if o.Broadcast != "" {
-		written["broadcast"] = o.Broadcast
+		detail["broadcast"] = o.Broadcast
 	}
-	if err := exchange.LogEvent(dir, n, exchange.StateWritten, written, e.cfg.Now()); err != nil {
+	if err := exchange.LogEvent(dir, n, exchange.StateWritten, detail, e.cfg.Now()); err != nil {
 		// A request without its log would be delivered with no record of it: take it back, so
 		// what is on disk is what happened (nothing was sent).
 		os.Remove(reqPath)
@@ -144,10 +150,10 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if verdict.Action == loops.Hold {
 		m.Request = nil // read from its file when released
 		herr := e.hold(root, m, verdict)
-		return exchange.LoadExchange(dir, n, false), herr
+		return exchange.LoadSent(dir, n, written), herr
 	}
 	_, derr := e.office.Post(ctx, root, m, worker, srv)
-	x := exchange.LoadExchange(dir, n, false)
+	x := exchange.LoadSent(dir, n, written)
 	if derr != nil {
 		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
 	}

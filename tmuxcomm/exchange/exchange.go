@@ -209,6 +209,9 @@ type Exchange struct {
 
 	request  *messages.Request
 	response *messages.Response
+	// requestText is the request file as read, kept (when small) for a Reload by the same call
+	// only when the load was asked to keep it (loadWhere).
+	requestText *knownText
 	// raw is the exchange's encoding as the history index keeps it (AppendJSON), nil when the
 	// exchange was not listed by a history.
 	raw []byte
@@ -238,6 +241,27 @@ func LoadExchangeBodies(dir string, n int, requestBody, responseBody bool) *Exch
 	return loadExchange(dir, n, requestBody, responseBody, nil)
 }
 
+// LoadSent is LoadExchange of request n of dir right after the calling send wrote it with text
+// (the file whole): the request is not read back, only its modification time looked up (the
+// time it was sent, as a read would give it); the delivery log and the response are read.
+func LoadSent(dir string, n int, text []byte) *Exchange {
+	path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
+	st, err := os.Lstat(path)
+	if text == nil || len(text) >= store.BigFile || err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(text)) {
+		return LoadExchange(dir, n, false)
+	}
+	return loadExchange(dir, n, false, false, &fileReads{plain: true, request: &knownText{data: string(text), mtime: st.ModTime()}})
+}
+
+// Reload loads x again, as LoadExchangeBodies does, for the call that loaded it: a request it
+// kept as read (see loadWhere) is not read again, the delivery log and the response are.
+func (x *Exchange) Reload(requestBody, responseBody bool) *Exchange {
+	if x.requestText == nil {
+		return LoadExchangeBodies(x.Dir, x.Seq, requestBody, responseBody)
+	}
+	return loadExchange(x.Dir, x.Seq, requestBody, responseBody, &fileReads{plain: true, request: x.requestText})
+}
+
 // loadExchange is LoadExchangeBodies reading through r (see fileReads).
 func loadExchange(dir string, n int, requestBody, responseBody bool, r *fileReads) *Exchange {
 	bodies := requestBody
@@ -256,6 +280,9 @@ func loadExchange(dir string, n int, requestBody, responseBody bool, r *fileRead
 	data, mtime, err := r.text(x.RequestPath, 0)
 	if !mtime.IsZero() {
 		x.SentAt = mtime.UTC()
+	}
+	if err == nil && r != nil && (r.keep || r.request != nil) && len(data) < store.BigFile {
+		x.requestText = &knownText{data: data, mtime: mtime}
 	}
 	if err != nil {
 		x.Status = StatusDamaged

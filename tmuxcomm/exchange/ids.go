@@ -263,7 +263,7 @@ func loadWhere(root, id, target string) *Exchange {
 	// did not parse is looked at again, for its header line alone (a damaged exchange is still
 	// the one its id names).
 	dir := filepath.Join(root, session)
-	x := LoadExchange(dir, seq, false)
+	x := loadExchange(dir, seq, false, false, &fileReads{plain: true, keep: true})
 	if x.ID == id {
 		return x
 	}

@@ -220,11 +220,26 @@ func (r *readStamp) set(st syscall.Stat_t, err error) {
 type fileReads struct {
 	dirfd  int
 	stamps [3]readStamp // the request, the response, the delivery log (indexEntry.stamps)
+	// plain: read by whole path and stamp nothing, as a nil one, with what follows.
+	plain bool
+	// request is the request's text as this call already read or wrote it, not read again
+	// (nil: it is read); keep asks loadExchange to keep the text it reads for a Reload.
+	request *knownText
+	keep    bool
+}
+
+// knownText is a request file's text and modification time, as a call read or wrote it.
+type knownText struct {
+	data  string
+	mtime time.Time
 }
 
 // text reads path as store.ReadFileText does, stamping it as file i.
 func (r *fileReads) text(path string, i int) (string, time.Time, error) {
-	if r == nil {
+	if r != nil && i == 0 && r.request != nil {
+		return r.request.data, r.request.mtime, nil
+	}
+	if r == nil || r.plain {
 		return store.ReadFileText(path)
 	}
 	data, st, err := store.ReadFileTextStatAt(r.dirfd, path)
@@ -234,7 +249,7 @@ func (r *fileReads) text(path string, i int) (string, time.Time, error) {
 
 // bytes reads path as store.ReadFile does, stamping it as file i.
 func (r *fileReads) bytes(path string, i int) ([]byte, error) {
-	if r == nil {
+	if r == nil || r.plain {
 		return store.ReadFile(path)
 	}
 	data, st, err := store.ReadFileStatAt(r.dirfd, path)

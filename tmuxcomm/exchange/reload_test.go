@@ -1,0 +1,54 @@
+package exchange
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/core"
+)
+
+// A send loads the exchange it returns from the request text it wrote, and an await reloads the
+// one it found from the request it read: each the same exchange as a load from the files, with
+// the request file not read again (here it is gone by then, and still the request is whole).
+func TestSentAndReloadedExchangesKeepTheRequestAsRead(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b := &Book{Config: core.New(root, nil)}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
+	require.NoError(t, err)
+	body := []byte("list the failing tests\n")
+	size, sum := messages.BodySum(body)
+	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: size, Sum: sum}
+	n, path, parts, id, err := b.WriteNewRequest(dir, sess, h, body, nil)
+	require.NoError(t, err)
+	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
+
+	fresh := LoadExchange(dir, n, false)
+	sent := LoadSent(dir, n, bytes.Join(parts, nil))
+	fj, err := json.Marshal(fresh)
+	require.NoError(t, err)
+	sj, err := json.Marshal(sent)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(fj), string(sj), "the exchange loaded from what was written")
+	assert.Equal(t, fresh.Request(), sent.Request())
+
+	found := IDClaimedHere(root, id)
+	require.NotNil(t, found, "a plain send's id is found by its line")
+	assert.Equal(t, id, found.ID)
+	want := LoadExchangeBodies(dir, n, true, true)
+	require.NoError(t, os.Remove(path))
+	got := found.Reload(true, true)
+	require.NotNil(t, got.Request(), "the request as the await read it: %v", got.Problems)
+	assert.Equal(t, want.RequestBody, got.RequestBody)
+	assert.Equal(t, want.SentAt, got.SentAt)
+	assert.Equal(t, want.Integrity, got.Integrity)
+	assert.Equal(t, want.State, got.State)
+}
