@@ -288,7 +288,7 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	for i, g := range group {
 		ids[i] = g.ID
 	}
-	if f, err := ob.readInflight(); err == nil && f != nil {
+	if f := ob.inflightLeft(); f != nil {
 		// Only a delivery whose outcome could not be written leaves this behind once recovery
 		// has run: nothing is typed until it is recorded, or that message would be typed twice.
 		return p, &notReadyError{reason: fmt.Sprintf("the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is typed until it is", f.Mark, pane.ID)}
@@ -430,6 +430,7 @@ func (o *Office) recoverInflight(ctx context.Context, root string, ob *outbox, p
 		return nil
 	}
 	if f == nil {
+		ob.noInflight = true
 		return nil
 	}
 	pend, _ := ob.Pending()

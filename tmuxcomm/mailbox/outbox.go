@@ -41,6 +41,9 @@ type outbox struct {
 	// direct is the id of the mail this process is delivering without a queue record (Post's
 	// direct path): its delivery log is its record, and no outcome file is written for it.
 	direct string
+	// noInflight: recoverInflight found no in-flight record, under the drain lock still held, so
+	// the next deliverGroup need not read it again (no other process writes it under that lock).
+	noInflight bool
 }
 
 // outboxName is the folder name of a pane's outbox on a server.
@@ -222,6 +225,19 @@ func (ob *outbox) SetInflight(f Inflight) error {
 
 func (ob *outbox) clearInflight() {
 	_ = store.Empty(ob.Path(store.InflightName))
+}
+
+// inflightLeft is the in-flight record a delivery about to type finds (nil: none, or one that
+// cannot be read, which recovery has cleared), read unless recoverInflight found none just now.
+func (ob *outbox) inflightLeft() *Inflight {
+	if ob.noInflight {
+		ob.noInflight = false
+		return nil
+	}
+	if f, err := ob.readInflight(); err == nil {
+		return f
+	}
+	return nil
 }
 
 // readInflight returns the record of an interrupted delivery, if any.

@@ -40,7 +40,7 @@ func (o *Office) deliverByDoor(ctx context.Context, root string, ob *outbox, gro
 	for i, g := range group {
 		ids[i] = g.ID
 	}
-	if f, err := ob.readInflight(); err == nil && f != nil {
+	if f := ob.inflightLeft(); f != nil {
 		return p, true, fmt.Errorf("%w: the delivery of %s into pane %s is not recorded yet (is the disk full?); nothing is sent until it is", errNotReady, f.Mark, pane.ID)
 	}
 	if err := ob.SetInflight(o.fence(ob, group, exchange.ViaSocket)); err != nil {
