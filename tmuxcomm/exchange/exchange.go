@@ -78,6 +78,24 @@ func LogEventAs(dir string, n int, state string, detail map[string]string, at ti
 	return ev, store.AppendLine(filepath.Join(dir, LogName(n)), line)
 }
 
+// LogEvents is LogEvent of several events, appended in one write, in their order (each At in
+// UTC).
+func LogEvents(dir string, n int, evs ...Event) error {
+	var lines []byte
+	for _, ev := range evs {
+		ev.At = ev.At.UTC()
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if lines != nil {
+			lines = append(lines, '\n')
+		}
+		lines = append(lines, line...)
+	}
+	return store.AppendLine(filepath.Join(dir, LogName(n)), lines)
+}
+
 func readEvents(dir string, n int) ([]Event, []string) {
 	return readEventsFrom(dir, n, nil)
 }

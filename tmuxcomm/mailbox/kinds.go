@@ -77,6 +77,19 @@ func mailQuestions(root string, m messages.Mail) []*questions.QuestionStatus {
 // cannot be written (a full disk) is an error: the callers that report a state report it only
 // once it is recorded.
 func (o *Office) recordMail(root string, group []messages.Mail, ev mailEvent, detail map[string]string, at time.Time) error {
+	return o.recordMails(root, group, mailRecord{ev, detail, at})
+}
+
+// mailRecord is one event recordMails writes.
+type mailRecord struct {
+	ev     mailEvent
+	detail map[string]string
+	at     time.Time
+}
+
+// recordMails is recordMail of several events in their order: an exchange's log takes them in
+// one append (a paste and its Enter, recorded together once both are done).
+func (o *Office) recordMails(root string, group []messages.Mail, recs ...mailRecord) error {
 	var errs []error
 	for _, m := range group {
 		switch m.Kind {
@@ -86,22 +99,39 @@ func (o *Office) recordMail(root string, group []messages.Mail, ev mailEvent, de
 				states = responseStates
 			}
 			dir, err := sessionDir(root, m)
-			if err == nil && states[ev] != "" {
-				if err := exchange.LogEvent(dir, m.Seq, states[ev], detail, at); err != nil {
-					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
+			if err != nil {
+				continue
+			}
+			var evs []exchange.Event
+			for _, r := range recs {
+				if states[r.ev] != "" {
+					evs = append(evs, exchange.Event{State: states[r.ev], Detail: r.detail, At: r.at})
 				}
+			}
+			if len(evs) == 0 {
+				continue
+			}
+			if err := exchange.LogEvents(dir, m.Seq, evs...); err != nil {
+				errs = append(errs, fmt.Errorf("record %s of %s: %w", evs[0].State, m.ID, err))
 			}
 		case messages.MailQuestion, messages.MailAnswer:
 			states := questionStates
 			if m.Kind == messages.MailAnswer {
 				states = answerStates
 			}
-			if states[ev] == "" {
-				continue
-			}
-			for _, st := range mailQuestions(root, m) {
-				if err := o.LogQ(st, states[ev], detail); err != nil {
-					errs = append(errs, fmt.Errorf("record %s of %s: %w", states[ev], m.ID, err))
+			var sts []*questions.QuestionStatus
+			looked := false
+			for _, r := range recs {
+				if states[r.ev] == "" {
+					continue
+				}
+				if !looked {
+					sts, looked = mailQuestions(root, m), true
+				}
+				for _, st := range sts {
+					if err := o.LogQ(st, states[r.ev], r.detail); err != nil {
+						errs = append(errs, fmt.Errorf("record %s of %s: %w", states[r.ev], m.ID, err))
+					}
 				}
 			}
 		}

@@ -332,7 +332,10 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 		p.Outcome = messages.MailUndeliverable
 		return p, derr
 	}
-	recErr := o.recordMail(root, group, evPasted, detail, res.PastedAt)
+	pasted := mailRecord{evPasted, detail, res.PastedAt}
+	if derr != nil {
+		o.recordMails(root, group, pasted)
+	}
 	if errors.Is(derr, paneops.ErrEnterHeld) {
 		// Pasted, and tmux refused the Enter: the pane went into copy mode. The mail stays
 		// queued and inflight.json stays, so nothing else is typed onto that line; recovery
@@ -364,7 +367,9 @@ func (o *Office) deliverGroup(ctx context.Context, root string, ob *outbox, grou
 	if len(group) > 1 {
 		sd["coalesced"] = strconv.Itoa(len(group))
 	}
-	recErr = errors.Join(recErr, o.recordMail(root, group, evSubmitted, sd, res.EnterAt))
+	// The paste and its Enter are recorded together, once both are done, in one append to each
+	// log (nothing reads the log between them: the sender reports once both are written).
+	recErr := o.recordMails(root, group, pasted, mailRecord{evSubmitted, sd, res.EnterAt})
 	var endErr error
 	for _, g := range group {
 		endErr = errors.Join(endErr, o.endMail(root, ob, g, messages.MailDelivered, "paste", res.Evidence, ids))
