@@ -124,7 +124,7 @@ func (of *Office) Post(ctx context.Context, root string, m messages.Mail, pane p
 	if of.NoQueue {
 		return of.deliverGroup(ctx, root, ob, []messages.Mail{m}, pane, srv, false)
 	}
-	if names, err := mailNames(ob.Path(store.OutboxQueueDir)); err == nil && len(names) == 0 {
+	if empty, err := ob.queueEmpty(); err == nil && empty {
 		// The direct path: nothing waits ahead, so m is typed now with no outbox record.
 		// inflight.json carries m itself, so a guard finishes a paste this process leaves
 		// without its Enter as it would a queued one's.

@@ -136,6 +136,19 @@ func mailNames(dir string) ([]string, error) {
 	return ids, nil
 }
 
+// emptyQueues remembers the queues this process found empty (store.DirMemo): a sender to a
+// ready pane looks at its queue at each send, and a stat tells it is still empty.
+var emptyQueues store.DirMemo[bool]
+
+// queueEmpty reports whether no mail waits in the outbox's queue.
+func (ob *outbox) queueEmpty() (bool, error) {
+	dir := ob.Path(store.OutboxQueueDir)
+	return emptyQueues.Get(dir, dir, func() (bool, error) {
+		names, err := mailNames(dir)
+		return len(names) == 0, err
+	})
+}
+
 // ended reports whether mail id has an outcome.
 func (ob *outbox) ended(id string) bool {
 	_, err := os.Lstat(ob.Path(store.OutboxDoneDir, id+mailSuffix))
