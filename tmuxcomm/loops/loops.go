@@ -106,6 +106,11 @@ func Recent(dir string, since time.Time) int {
 	return n
 }
 
+// workerFolders remembers, per root and pane, the names of the session folders whose worker the
+// pane is (store.DirMemo): a sender looks for the request it handles at each send, and the root,
+// which may hold thousands of folders, is listed again only once it changed.
+var workerFolders store.DirMemo[[]string]
+
 // Parent is the request the pane self is handling, whose chain a request it sends continues:
 // the newest request addressed to it that is open (not held, cancelled or undelivered), or was
 // answered at or after since (a worker that answers and then asks again is still in the same
@@ -113,18 +118,26 @@ func Recent(dir string, since time.Time) int {
 func Parent(root string, self messages.PaneID, server string, since time.Time) *exchange.Exchange {
 	// Names first: a root may hold thousands of session folders, and only those whose worker is
 	// self are read (SessionDirs would stat each one).
-	d, err := os.Open(root)
+	names, err := workerFolders.Get(root, root+"\x00"+string(self), func() ([]string, error) {
+		d, err := os.Open(root)
+		if err != nil {
+			return nil, err
+		}
+		all, _ := d.Readdirnames(-1)
+		d.Close()
+		var names []string
+		for _, name := range all {
+			if s, err := messages.ParseSessionName(name); err == nil && s.Worker == self && s.Orchestrator != self {
+				names = append(names, name)
+			}
+		}
+		return names, nil
+	})
 	if err != nil {
 		return nil
 	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
 	var best *exchange.Exchange
 	for _, name := range names {
-		s, err := messages.ParseSessionName(name)
-		if err != nil || s.Worker != self || s.Orchestrator == self {
-			continue
-		}
 		dir := filepath.Join(root, name)
 		// A session folder another user planted is never read: its files could say anything.
 		if st, err := os.Lstat(dir); err != nil || !st.IsDir() || store.CheckOwned(dir, st) != nil {

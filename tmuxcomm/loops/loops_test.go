@@ -131,3 +131,21 @@ func TestParentStopsAtAnAnsweredOne(t *testing.T) {
 	require.NoError(t, os.Chtimes(x.ResponsePath, old, old))
 	assert.Nil(t, Parent(root, "%7", "", now.Add(-10*time.Minute)))
 }
+
+// A root that has not changed for a while is not listed again at each send, and a folder made
+// in it since (a new orchestrator's requests to the pane) is still found at the next look.
+func TestParentSeesAFolderMadeAfterTheRootSettled(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	old := now.Add(-time.Minute)
+	require.NoError(t, os.Chtimes(root, old, old))
+	assert.Nil(t, Parent(root, "%7", "", now.Add(-time.Minute)), "nothing addressed to %7")
+	assert.Nil(t, Parent(root, "%7", "", now.Add(-time.Minute)), "nothing addressed to %7, as remembered")
+
+	in := filepath.Join(root, "20260117-120000-o6-w7")
+	require.NoError(t, os.Mkdir(in, 0o700))
+	writeRequest(t, in, 1, "20260117-110000-c0de", 2, exchange.StateSubmitted, now)
+	x := Parent(root, "%7", "", now.Add(-time.Minute))
+	require.NotNil(t, x, "the folder made since the root was listed")
+	assert.Equal(t, 1, x.Seq)
+}
