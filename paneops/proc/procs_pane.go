@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"strconv"
+	"sync"
 )
 
 // ScanPane reads the part of the process table that deciding how to type into one pane looks at,
@@ -155,8 +156,20 @@ func fullScan(root string) (*Table, error) {
 // probe in a fake one.
 func hasChildrenFiles(root string, probe int) bool {
 	if root == "/proc" {
-		probe = SelfPID()
+		// The kernel's build does not change while this process runs: looked at once.
+		procChildren.once.Do(func() { procChildren.has = hasChildrenFilesAt(root, SelfPID()) })
+		return procChildren.has
 	}
+	return hasChildrenFilesAt(root, probe)
+}
+
+// procChildren is hasChildrenFiles of the real /proc, told once.
+var procChildren struct {
+	once sync.Once
+	has  bool
+}
+
+func hasChildrenFilesAt(root string, probe int) bool {
 	p := strconv.Itoa(probe)
 	_, err := os.Stat(root + "/" + p + "/task/" + p + "/children")
 	return err == nil
