@@ -78,6 +78,11 @@ func (f *Finder) CardPath(root string, pane messages.PaneID) string {
 	return filepath.Join(root, store.CardsDir, f.CardKey+"-p"+strconv.Itoa(pane.Num())+".json")
 }
 
+// cards remembers the cards this process read (store.DirMemo, whose stamp of a file tells a card
+// written again: a new file renamed over it): a long-lived sender sends to the same panes again
+// and again, and a stat tells it the card it read is still the one there.
+var cards store.DirMemo[paneCard]
+
 // CachedPane returns the pane target names and its server from the pane's card, when the target
 // is a pane id, cards are on (CardKey) and the card passes its /proc checks.
 func (fi *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerInfo, bool) {
@@ -92,12 +97,16 @@ func (fi *Finder) CachedPane(root, target string) (paneops.Pane, paneops.ServerI
 	if _, err := store.Dir(root, store.CardsDir, false); err != nil {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}
-	data, err := store.ReadFile(fi.CardPath(root, id))
-	if err != nil {
-		return paneops.Pane{}, paneops.ServerInfo{}, false
-	}
-	var c paneCard
-	if json.Unmarshal(data, &c) != nil || c.Key != fi.CardKey || c.Pane.ID != id || c.Pane.Dead ||
+	path := fi.CardPath(root, id)
+	c, err := cards.Get(path, path, func() (paneCard, error) {
+		var c paneCard
+		data, err := store.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(data, &c)
+		}
+		return c, err
+	})
+	if err != nil || c.Key != fi.CardKey || c.Pane.ID != id || c.Pane.Dead ||
 		c.Pane.PID <= 0 || c.Server.PID <= 0 || c.PaneStart == 0 || c.ServerStart == 0 {
 		return paneops.Pane{}, paneops.ServerInfo{}, false
 	}

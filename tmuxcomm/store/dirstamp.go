@@ -34,7 +34,8 @@ func StampDir(dir string) (s DirStamp, settled bool, err error) {
 
 // DirMemo remembers, per folder, what was made of a listing of it under the stamp taken just
 // before: a caller that lists the same folder at each call (an outbox's queue, the root's
-// session folders) stats it instead while it has not changed.
+// session folders) stats it instead while it has not changed. A file written whole and renamed
+// into place (WriteAtomic) is stamped as well: each version is another inode.
 type DirMemo[T any] struct {
 	m sync.Map // key -> memoEntry[T]
 }
