@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 )
 
 // ScanPane reads the part of the process table that deciding how to type into one pane looks at,
@@ -260,13 +261,8 @@ func (s *paneScan) children(pid int) []int {
 	if p := s.seen[pid]; p != nil && p.threads == 1 {
 		tasks = []string{strconv.Itoa(pid)}
 	} else {
-		d, err := os.Open(dir)
-		if err != nil {
-			return nil
-		}
-		tasks, err = d.Readdirnames(-1)
-		d.Close()
-		if err != nil {
+		var err error
+		if tasks, err = readNames(dir, s.buf); err != nil {
 			return nil
 		}
 	}
@@ -325,4 +321,32 @@ func splitFields(b []byte) []string {
 		out = append(out, string(b[start:]))
 	}
 	return out
+}
+
+// readNames lists dir's names with raw system calls into buf's space: os.Open's bookkeeping (flag
+// calls, a try at the poller) was more system calls than the listing of a task folder.
+func readNames(dir string, buf []byte) ([]string, error) {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	if cap(buf) < 4096 {
+		buf = make([]byte, 4096)
+	}
+	buf = buf[:cap(buf)]
+	var names []string
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+	}
 }
