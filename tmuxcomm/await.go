@@ -77,11 +77,11 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		if done, err := e.pollResponse(ctx, x.ResponsePath, awaitQuickWait); err != nil {
 			return nil, err
 		} else if done {
-			return e.markRead(x, out)
+			return e.markRead(x, nil, out)
 		}
 		if ctx.Err() != nil {
-			if done, _ := exchange.ResponseComplete(x.ResponsePath, false); done {
-				return e.markRead(x, out)
+			if done, c, _ := exchange.ResponseCompleteRead(x.ResponsePath, false); done {
+				return e.markRead(x, c, out)
 			}
 			return x, e.awaitTimeout(ctx, x, timeout)
 		}
@@ -98,10 +98,10 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	name := filepath.Base(x.ResponsePath)
 	renamed := false
 	for {
-		if done, err := exchange.ResponseComplete(x.ResponsePath, renamed); err != nil {
+		if done, c, err := exchange.ResponseCompleteRead(x.ResponsePath, renamed); err != nil {
 			return nil, err
 		} else if done {
-			return e.markRead(x, out)
+			return e.markRead(x, c, out)
 		}
 		if w == nil {
 			// No watcher (no inotify, or its instance or watch limit reached): fall back to a
@@ -115,8 +115,8 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		}
 		evs, err := w.Next(ctx)
 		if ctx.Err() != nil {
-			if done, _ := exchange.ResponseComplete(x.ResponsePath, renamed); done {
-				return e.markRead(x, out)
+			if done, c, _ := exchange.ResponseCompleteRead(x.ResponsePath, renamed); done {
+				return e.markRead(x, c, out)
 			}
 			return x, e.awaitTimeout(ctx, x, timeout)
 		}
@@ -223,8 +223,10 @@ func (e *Engine) awaitTimeout(ctx context.Context, x *exchange.Exchange, timeout
 // is reported, and not marked read, so the exchange stays open for a worker's real notify once
 // the file is removed. The read is recorded only once out succeeded, and a record that cannot be
 // written (a full disk) fails the await.
-func (e *Engine) markRead(x *exchange.Exchange, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
-	full := x.Reload(!e.cfg.LeanAwait, true) // the request as this await read it, not read again
+func (e *Engine) markRead(x *exchange.Exchange, c *exchange.Complete, out func(*exchange.Exchange) error) (*exchange.Exchange, error) {
+	// The request as this await read it and the response as its last look read it (c), neither
+	// read again.
+	full := x.Reload(!e.cfg.LeanAwait, true, c)
 	if full.Response() == nil {
 		why := "it could not be read"
 		if len(full.Problems) > 0 {

@@ -273,11 +273,16 @@ func LoadSent(dir string, n int, text []byte) *Exchange {
 
 // Reload loads x again, as LoadExchangeBodies does, for the call that loaded it: a request it
 // kept as read (see loadWhere) is not read again, the delivery log and the response are.
-func (x *Exchange) Reload(requestBody, responseBody bool) *Exchange {
-	if x.requestText == nil {
+// A response c carries, read by ResponseCompleteRead, is not read again either.
+func (x *Exchange) Reload(requestBody, responseBody bool, c *Complete) *Exchange {
+	r := &fileReads{plain: true, request: x.requestText}
+	if c != nil {
+		r.response = c.text
+	}
+	if r.request == nil && r.response == nil {
 		return LoadExchangeBodies(x.Dir, x.Seq, requestBody, responseBody)
 	}
-	return loadExchange(x.Dir, x.Seq, requestBody, responseBody, &fileReads{plain: true, request: x.requestText})
+	return loadExchange(x.Dir, x.Seq, requestBody, responseBody, r)
 }
 
 // loadExchange is LoadExchangeBodies reading through r (see fileReads).
@@ -513,24 +518,45 @@ const (
 // heredoc) makes the file exist before it is written, so otherwise the file counts only when no
 // process holds it open for writing. An empty file is never complete.
 func ResponseComplete(path string, renamed bool) (bool, error) {
+	done, _, err := ResponseCompleteRead(path, renamed)
+	return done, err
+}
+
+// Complete is a response ResponseCompleteRead found complete, with its text when the look read
+// it: Reload takes the text instead of opening the file again.
+type Complete struct {
+	text *knownText
+}
+
+// ResponseCompleteRead is ResponseComplete that reads the response in the same open as it asks
+// the kernel whether a writer holds it (lease.ReadIfUnwritten), when it asks.
+func ResponseCompleteRead(path string, renamed bool) (bool, *Complete, error) {
 	st, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return false, fmt.Errorf("response %s is not a regular file; refusing it", path)
+		return false, nil, fmt.Errorf("response %s is not a regular file; refusing it", path)
 	}
 	if st.Size() == 0 {
-		return false, nil
+		return false, nil, nil
 	}
 	if renamed {
-		return true, nil
+		return true, &Complete{}, nil
 	}
 	// A close event alone is not enough: a shell's `> file` opens the file, dup2s it onto the
 	// writer's stdout and closes its own descriptor, which fires close-after-write while the writer
 	// still holds the file.
-	return !lease.OpenForWriting(path), nil
+	data, mtime, busy := lease.ReadIfUnwritten(path, store.BigFile-1)
+	if busy {
+		return false, nil, nil
+	}
+	c := &Complete{}
+	if len(data) > 0 {
+		c.text = &knownText{data: string(data), mtime: mtime}
+	}
+	return true, c, nil
 }

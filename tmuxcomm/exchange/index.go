@@ -226,6 +226,8 @@ type fileReads struct {
 	// (nil: it is read); keep asks loadExchange to keep the text it reads for a Reload.
 	request *knownText
 	keep    bool
+	// response is the response's text as this call already read it (nil: it is read).
+	response *knownText
 }
 
 // knownText is a request file's text and modification time, as a call read or wrote it.
@@ -238,6 +240,9 @@ type knownText struct {
 func (r *fileReads) text(path string, i int) (string, time.Time, error) {
 	if r != nil && i == 0 && r.request != nil {
 		return r.request.data, r.request.mtime, nil
+	}
+	if r != nil && i == 1 && r.response != nil {
+		return r.response.data, r.response.mtime, nil
 	}
 	if r == nil || r.plain {
 		return store.ReadFileText(path)

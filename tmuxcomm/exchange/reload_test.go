@@ -45,10 +45,46 @@ func TestSentAndReloadedExchangesKeepTheRequestAsRead(t *testing.T) {
 	assert.Equal(t, id, found.ID)
 	want := LoadExchangeBodies(dir, n, true, true)
 	require.NoError(t, os.Remove(path))
-	got := found.Reload(true, true)
+	got := found.Reload(true, true, nil)
 	require.NotNil(t, got.Request(), "the request as the await read it: %v", got.Problems)
 	assert.Equal(t, want.RequestBody, got.RequestBody)
 	assert.Equal(t, want.SentAt, got.SentAt)
 	assert.Equal(t, want.Integrity, got.Integrity)
 	assert.Equal(t, want.State, got.State)
+}
+
+// An await reads a finished response in the same open that asks the kernel whether a writer
+// still holds it, and its reload takes that text (here the file is gone by then); while a
+// writer holds it, it is not complete.
+func TestResponseReadWhereItIsFoundComplete(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b := &Book{Config: core.New(root, nil)}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
+	require.NoError(t, err)
+	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
+	n, _, _, id, err := b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
+	require.NoError(t, err)
+	x := IDClaimedHere(root, id)
+	require.NotNil(t, x)
+
+	resp := messages.ResponseHeader{ID: id, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
+	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	_, err = w.WriteString(resp.String() + "\nall done\n")
+	require.NoError(t, err)
+	done, _, err := ResponseCompleteRead(x.ResponsePath, false)
+	require.NoError(t, err)
+	assert.False(t, done, "a writer still holds it")
+	require.NoError(t, w.Close())
+
+	done, c, err := ResponseCompleteRead(x.ResponsePath, false)
+	require.NoError(t, err)
+	require.True(t, done)
+	require.NoError(t, os.Remove(x.ResponsePath))
+	got := x.Reload(true, true, c)
+	require.NotNil(t, got.Response(), "the response as the look read it: %v", got.Problems)
+	assert.Contains(t, got.ResponseBody, "all done")
+	assert.Equal(t, StatusAnswered, got.Status)
+	assert.Equal(t, n, got.Seq)
 }
