@@ -41,6 +41,9 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		if root, found, err := e.cfg.ReadRoot(); err == nil && found {
 			x = exchange.IDClaimedHere(root, ref)
 		}
+		if x != nil && (x.Status == exchange.StatusUndelivered || x.Status == exchange.StatusCancelled) {
+			x = x.Reload(false, false, nil) // with its response, if one came all the same
+		}
 	}
 	remaining := timeout
 	if x == nil {

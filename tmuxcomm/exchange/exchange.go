@@ -415,7 +415,9 @@ func loadExchange(dir string, n int, requestBody, responseBody bool, r *fileRead
 	if x.State == StateCancelled && x.Status == StatusPending {
 		x.Status = StatusCancelled
 	}
-	x.loadResponse(responseBody, r)
+	if r == nil || !r.noResponse {
+		x.loadResponse(responseBody, r)
+	}
 	return x
 }
 

@@ -219,7 +219,8 @@ func IDWhere(root, id string) *Exchange {
 // (ClaimIDAt) alone: nil for any other (a link, a relayed send's claim, none). An id claimed so
 // is a plain send's to a pane of this machine's: ClaimID (a relayed send's) and ClaimIDAt each
 // skip an id the other holds, and a mirror of a relayed one is hinted by a link (RecordID). An
-// await of it has nothing to ask of the relay.
+// await of it has nothing to ask of the relay. Its response is not looked at: the await looks
+// at it itself (Status is pending, or what the delivery log says went wrong).
 func IDClaimedHere(root, id string) *Exchange {
 	n := len(messages.StampLayout)
 	if messages.ValidID(id) != nil || len(id) <= n+1 {
@@ -239,12 +240,17 @@ func IDClaimedHere(root, id string) *Exchange {
 	if !ok || !found {
 		return nil
 	}
-	return loadWhere(root, id, target)
+	return loadWhereAs(root, id, target, &fileReads{plain: true, keep: true, noResponse: true})
 }
 
 // loadWhere loads the exchange an id's hint target names, checking the request's own header;
 // nil when it does not hold.
 func loadWhere(root, id, target string) *Exchange {
+	return loadWhereAs(root, id, target, &fileReads{plain: true, keep: true})
+}
+
+// loadWhereAs is loadWhere reading through r.
+func loadWhereAs(root, id, target string, r *fileReads) *Exchange {
 	if len(target) > 256 {
 		return nil
 	}
@@ -263,7 +269,7 @@ func loadWhere(root, id, target string) *Exchange {
 	// did not parse is looked at again, for its header line alone (a damaged exchange is still
 	// the one its id names).
 	dir := filepath.Join(root, session)
-	x := loadExchange(dir, seq, false, false, &fileReads{plain: true, keep: true})
+	x := loadExchange(dir, seq, false, false, r)
 	if x.ID == id {
 		return x
 	}

@@ -226,8 +226,10 @@ type fileReads struct {
 	// (nil: it is read); keep asks loadExchange to keep the text it reads for a Reload.
 	request *knownText
 	keep    bool
-	// response is the response's text as this call already read it (nil: it is read).
-	response *knownText
+	// response is the response's text as this call already read it (nil: it is read);
+	// noResponse: the response is not looked at (the caller looks at it itself).
+	response   *knownText
+	noResponse bool
 }
 
 // knownText is a request file's text and modification time, as a call read or wrote it.
