@@ -334,6 +334,16 @@ func TestE2EMailboxResend(t *testing.T) {
 	evs := w.exchangeEvents(id)
 	assert.Equal(t, "refused", evs[1])
 	assert.Equal(t, "submitted", evs[len(evs)-1])
+	// The log says submitted a moment before the mail leaves the target's outbox: until it has
+	// left, a resend is rightly refused as waiting there, which is not what is tested next.
+	waitFor(t, 15*time.Second, func() bool {
+		for _, it := range w.inboxItems(orch, "--all", "--peek", "--pane", target) {
+			if it["exchange"] == id && (it["state"] == "waiting" || it["state"] == "held") {
+				return false
+			}
+		}
+		return true
+	}, "the resent request out of the outbox")
 
 	// Again while it waits: refused, not queued twice.
 	w.tmux("send-keys", "-t", target, "-l", "echo more")
