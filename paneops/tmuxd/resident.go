@@ -104,32 +104,24 @@ func cutComma(s string) (string, string, bool) {
 // residentReq is one call handed to the resident: a command list, or the guard of a delivery.
 // Stdin bytes follow the header on the wire.
 type residentReq struct {
-	Op     string   `json:"op"` // "run", "guard" or "exec"; within an exec "ack", "cancel"
+	Op     string   `json:"op"` // "run", "guard" or "exec"
 	Args   []string `json:"args,omitempty"`
 	Stdin  int      `json:"stdin,omitempty"` // length of the bytes after the header
 	Server string   `json:"server,omitempty"`
 	Socket string   `json:"socket,omitempty"`
 	Pane   string   `json:"pane,omitempty"`
-	// exec (resident_exec.go): the caller's folder, environment and program; EmptyStdin: the
-	// command read an empty stdin.
-	Dir        string   `json:"dir,omitempty"`
-	Env        []string `json:"env,omitempty"`
-	Program    string   `json:"program,omitempty"`
-	EmptyStdin bool     `json:"empty_stdin,omitempty"`
-	// ack, of an exec's output: the caller's write of it failed with Err (Errno: its errno).
-	Err   string `json:"err,omitempty"`
-	Errno int    `json:"errno,omitempty"`
+	// exec (resident_exec.go): the caller's program; its call follows the header, encoded
+	// (execCall).
+	Program string `json:"program,omitempty"`
 }
 
 // residentResp is the resident's answer.
 type residentResp struct {
-	State  string `json:"state"` // "done", "notrun", "lost"; exec's "accepted", "out", "exit"
+	State  string `json:"state"` // "done", "notrun", "lost"; exec's "accepted" (execAccepted)
 	Out    string `json:"out,omitempty"`
 	Code   int    `json:"code,omitempty"`
 	Stderr string `json:"stderr,omitempty"`
 	Err    string `json:"err,omitempty"`
-	Fd     int    `json:"fd,omitempty"`  // "out": 1 stdout, 2 stderr
-	Len    int    `json:"len,omitempty"` // "out": the bytes after the header
 }
 
 // maxFrame bounds a frame's header; stdin is bounded by residentMaxStdin.
@@ -151,19 +143,28 @@ func writeFrame(w io.Writer, v any, body []byte) error {
 
 // readFrame reads a header written by writeFrame into v.
 func readFrame(r io.Reader, v any) error {
-	var n [4]byte
-	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return err
-	}
-	size := binary.BigEndian.Uint32(n[:])
-	if size > maxFrame {
-		return fmt.Errorf("frame of %d bytes: more than %d", size, maxFrame)
-	}
-	head := make([]byte, size)
-	if _, err := io.ReadFull(r, head); err != nil {
+	head, err := readHead(r)
+	if err != nil {
 		return err
 	}
 	return json.Unmarshal(head, v)
+}
+
+// readHead reads the bytes of a header written by writeFrame.
+func readHead(r io.Reader) ([]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	size := binary.BigEndian.Uint32(n[:])
+	if size > maxFrame {
+		return nil, fmt.Errorf("frame of %d bytes: more than %d", size, maxFrame)
+	}
+	head := make([]byte, size)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, err
+	}
+	return head, nil
 }
 
 // dial connects to the resident, checking the socket and the peer.

@@ -7,20 +7,31 @@ package tmuxd
 // working folder, its environment and the message it read from stdin; the resident takes the
 // caller's process from the socket's peer credentials (SO_PEERCRED), never from the request.
 //
-// The wire: the call's frame; the resident answers "accepted" before it acts (or "notrun": the
-// caller does the work itself), then "out" frames (fd 1 or 2, the bytes after the header) as
-// the command writes, and "exit" with its code. The caller's end of the connection closed, or
-// shut for writing (its Ctrl-C), cancels the call. A connection that ends after "accepted" and
-// before "exit" is a call whose outcome the caller does not know: it says so and exits 1, and
-// never runs the command again (a message would arrive twice).
+// The wire: the call's header (JSON, written by hand: a command process pays for every type
+// encoding/json reflects on, about 0.1 ms of a start) with the call itself after it (execCall:
+// lengths and bytes, so an argument that is not UTF-8 arrives as it was given); the resident
+// answers "accepted" before it acts (or "notrun": the caller does the work itself). From there
+// each frame is a kind, a length and the bytes (execFrame): the command's output ('o' stdout,
+// 'e' stderr) as it writes, then 'x' with its exit code; the caller answers each stdout frame
+// with 'a' once it wrote it (with its errno when that failed: the command's write returns the
+// caller's error), and may send 'c', its cancel. A write to stderr is not answered, nor waited
+// for: no command acts on its error, and each answer cost both processes a wake-up. The
+// caller's end of the connection closed, or shut for writing (its Ctrl-C), cancels the call. A
+// connection that ends after "accepted" and before 'x' is a call whose outcome the caller does
+// not know: it says so and exits 1, and never runs the command again (a message would arrive
+// twice).
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -76,7 +87,12 @@ var programID = sync.OnceValue(func() string {
 // handed true: code is the command's exit code, or err is ErrExecLost (the outcome is unknown),
 // or the caller's ctx ended and the resident did not answer in time.
 func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Writer) (code int, handed bool, err error) {
-	if r == nil || len(call.Stdin) > residentMaxStdin || programID() == "" {
+	id := programID()
+	if r == nil || len(call.Stdin) > residentMaxStdin || id == "" {
+		return 0, false, nil
+	}
+	body := call.encode()
+	if len(body) > execMaxCall {
 		return 0, false, nil
 	}
 	conn, err := r.dial(ctx)
@@ -85,15 +101,10 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(residentTimeout))
-	req := residentReq{Op: "exec", Args: call.Args, Dir: call.Dir, Env: call.Env, Program: programID(), Stdin: len(call.Stdin)}
-	if call.Stdin != nil && len(call.Stdin) == 0 {
-		req.EmptyStdin = true
-	}
-	if err := writeFrame(conn, req, call.Stdin); err != nil {
+	if _, err := conn.Write(execHeader(id, body)); err != nil {
 		return 0, false, nil // a frame cut short runs nothing
 	}
-	var resp residentResp
-	if err := readFrame(conn, &resp); err != nil || resp.State != "accepted" {
+	if head, err := readHead(conn); err != nil || !bytes.Equal(head, execAccepted) {
 		// A resident that did not answer in time may write its "accepted" the moment after
 		// and act: the call's outcome is unknown, and running it here could deliver twice.
 		var ne net.Error
@@ -108,58 +119,219 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	// sends the resident the call's cancel.
 	_ = conn.SetDeadline(time.Time{})
 	var wmu sync.Mutex
-	send := func(f residentReq) {
+	send := func(kind byte, payload []byte) {
 		wmu.Lock()
 		defer wmu.Unlock()
 		_ = conn.SetWriteDeadline(time.Now().Add(residentTimeout))
-		_ = writeFrame(conn, f, nil)
+		_, _ = conn.Write(appendExecFrame(nil, kind, payload))
 	}
 	stop := context.AfterFunc(ctx, func() {
-		send(residentReq{Op: "cancel"})
+		send(execCancel, nil)
 		_ = conn.SetReadDeadline(time.Now().Add(execCancelWait))
 	})
 	defer stop()
+	in := bufio.NewReaderSize(conn, 64<<10)
 	for {
-		var f residentResp
-		if err := readFrame(conn, &f); err != nil {
+		kind, payload, err := readExecFrame(in)
+		if err != nil {
 			if ctx.Err() != nil {
 				return 0, true, ctx.Err()
 			}
 			return 0, true, ErrExecLost
 		}
-		switch f.State {
-		case "out":
-			if f.Len < 0 || f.Len > maxFrame {
+		switch kind {
+		case execStdout:
+			var ack []byte
+			if _, err := stdout.Write(payload); err != nil {
+				ack = execWriteError(err)
+			}
+			send(execAck, ack)
+		case execStderr:
+			_, _ = stderr.Write(payload)
+		case execExit:
+			if len(payload) != 4 {
 				return 0, true, ErrExecLost
 			}
-			buf := make([]byte, f.Len)
-			if _, err := io.ReadFull(conn, buf); err != nil {
-				return 0, true, ErrExecLost
-			}
-			w := stdout
-			if f.Fd == 2 {
-				w = stderr
-			}
-			ack := residentReq{Op: "ack"}
-			if _, err := w.Write(buf); err != nil {
-				ack.Err = err.Error()
-				var errno syscall.Errno
-				if errors.As(err, &errno) {
-					ack.Errno = int(errno)
-				}
-			}
-			send(ack)
-		case "exit":
-			return f.Code, true, nil
+			return int(int32(binary.BigEndian.Uint32(payload))), true, nil
 		default:
 			return 0, true, ErrExecLost
 		}
 	}
 }
 
+// The kinds of an exec's frames after "accepted": the resident's output, its exit code; the
+// caller's answer to a stdout frame, its cancel.
+const (
+	execStdout byte = 'o'
+	execStderr byte = 'e'
+	execExit   byte = 'x'
+	execAck    byte = 'a'
+	execCancel byte = 'c'
+)
+
+// execAccepted is the header of the resident's "accepted", compared as bytes by the caller.
+var execAccepted = []byte(`{"state":"accepted"}`)
+
+// execMaxCall bounds an exec's call after its header: its stdin (residentMaxStdin) and a header's
+// worth of words, folder and environment.
+const execMaxCall = residentMaxStdin + maxFrame
+
+// execHeader is the exec request's frame: its JSON header, which only a resident of the same
+// program (id) takes, then the call.
+func execHeader(id string, call []byte) []byte {
+	head := `{"op":"exec","stdin":` + strconv.Itoa(len(call)) + `,"program":` + strconv.Quote(id) + `}`
+	buf := make([]byte, 4, 4+len(head)+len(call))
+	binary.BigEndian.PutUint32(buf, uint32(len(head)))
+	buf = append(buf, head...)
+	return append(buf, call...)
+}
+
+// encode is the call's words, folder, environment and stdin as lengths and bytes (decodeCall).
+func (call ExecCall) encode() []byte {
+	n := 16 + len(call.Dir) + len(call.Stdin)
+	for _, s := range call.Args {
+		n += 4 + len(s)
+	}
+	for _, s := range call.Env {
+		n += 4 + len(s)
+	}
+	b := make([]byte, 0, n)
+	b = appendStrings(b, call.Args)
+	b = appendBytes(b, []byte(call.Dir))
+	b = appendStrings(b, call.Env)
+	if call.Stdin == nil {
+		return append(b, 0)
+	}
+	return appendBytes(append(b, 1), call.Stdin)
+}
+
+// decodeCall reads a call that encode wrote; false when b is not one.
+func decodeCall(b []byte) (call ExecCall, ok bool) {
+	d := callDecoder{b: b, ok: true}
+	call.Args = d.strings()
+	call.Dir = string(d.bytes())
+	call.Env = d.strings()
+	if d.ok && len(d.b) > 0 && d.b[0] == 1 {
+		d.b = d.b[1:]
+		call.Stdin = append([]byte{}, d.bytes()...)
+	} else if d.ok && len(d.b) > 0 && d.b[0] == 0 {
+		d.b = d.b[1:]
+	} else {
+		d.ok = false
+	}
+	return call, d.ok && len(d.b) == 0
+}
+
+func appendBytes(b, s []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(ss)))
+	for _, s := range ss {
+		b = appendBytes(b, []byte(s))
+	}
+	return b
+}
+
+// callDecoder reads lengths and bytes off b; ok false once b held too few.
+type callDecoder struct {
+	b  []byte
+	ok bool
+}
+
+func (d *callDecoder) uint32() int {
+	if !d.ok || len(d.b) < 4 {
+		d.ok = false
+		return 0
+	}
+	n := binary.BigEndian.Uint32(d.b)
+	d.b = d.b[4:]
+	if int64(n) > int64(len(d.b)) {
+		d.ok = false
+		return 0
+	}
+	return int(n)
+}
+
+func (d *callDecoder) bytes() []byte {
+	n := d.uint32()
+	if !d.ok {
+		return nil
+	}
+	s := d.b[:n]
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *callDecoder) strings() []string {
+	n := d.uint32() // each string takes at least its 4 bytes of length: n is bounded by len(b)
+	if !d.ok {
+		return nil
+	}
+	var out []string
+	for range n {
+		s := d.bytes()
+		if !d.ok {
+			return nil
+		}
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// appendExecFrame appends a frame of kind with payload to b.
+func appendExecFrame(b []byte, kind byte, payload []byte) []byte {
+	b = append(b, kind)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(payload)))
+	return append(b, payload...)
+}
+
+// readExecFrame reads one frame written by appendExecFrame.
+func readExecFrame(r io.Reader) (kind byte, payload []byte, err error) {
+	var h [5]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(h[1:])
+	if n > maxFrame {
+		return 0, nil, fmt.Errorf("frame of %d bytes: more than %d", n, maxFrame)
+	}
+	payload = make([]byte, n)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		return 0, nil, err
+	}
+	return h[0], payload, nil
+}
+
+// execWriteError is the payload of the answer to a stdout frame the caller could not write: the
+// errno, when err has one, then its words.
+func execWriteError(err error) []byte {
+	var errno syscall.Errno
+	errors.As(err, &errno)
+	b := binary.BigEndian.AppendUint32(nil, uint32(errno))
+	if msg := err.Error(); msg != "" {
+		return append(b, msg...)
+	}
+	return append(b, "write failed"...)
+}
+
+// execAckError is the error an answer's payload says, nil for none.
+func execAckError(payload []byte) error {
+	if len(payload) < 4 {
+		return nil
+	}
+	if errno := syscall.Errno(binary.BigEndian.Uint32(payload)); errno > 0 {
+		return &os.PathError{Op: "write", Path: "the caller's stdout", Err: errno}
+	}
+	return errors.New(string(payload[4:]))
+}
+
 // serveExec runs one command for the peer pid on c, then closes the connection (serveConn).
 func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req residentReq, body []byte, pid int) {
-	if s.Exec == nil || req.Program == "" || req.Program != programID() || pid <= 0 {
+	call, ok := decodeCall(body)
+	if s.Exec == nil || req.Program == "" || req.Program != programID() || pid <= 0 || !ok {
 		_ = writeFrame(c, residentResp{State: "notrun", Err: "the resident does not run commands for this program"}, nil)
 		return
 	}
@@ -168,67 +340,65 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 		s.guards.Add(-1)
 		s.last.Store(time.Now().UnixNano())
 	}()
-	if err := writeFrame(c, residentResp{State: "accepted"}, nil); err != nil {
+	accepted := binary.BigEndian.AppendUint32(nil, uint32(len(execAccepted)))
+	if _, err := c.Write(append(accepted, execAccepted...)); err != nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gone, left := context.WithCancel(ctx)
 	defer left()
-	acks := make(chan residentReq, 1)
+	acks := make(chan []byte, 1)
 	dead := make(chan struct{})
 	go func() {
-		// The caller sends its acks and at most its cancel; the read fails once it goes.
+		// The caller sends its answers and at most its cancel; the read fails once it goes.
 		defer close(dead)
 		defer left()
+		in := bufio.NewReader(c)
 		for {
-			var f residentReq
-			if err := readFrame(c, &f); err != nil {
+			kind, payload, err := readExecFrame(in)
+			if err != nil {
 				return
 			}
-			switch f.Op {
-			case "cancel":
+			switch kind {
+			case execCancel:
 				cancel()
-			case "ack":
-				acks <- f
+			case execAck:
+				acks <- payload
 			}
 		}
 	}()
-	if body == nil && req.EmptyStdin {
-		body = []byte{}
-	}
 	var mu sync.Mutex
-	out := func(fd int) io.Writer {
+	out := func(kind byte) io.Writer {
 		return writerFunc(func(p []byte) (int, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			for rest := p; len(rest) > 0; {
 				n := min(len(rest), maxFrame)
-				if err := writeFrame(c, residentResp{State: "out", Fd: fd, Len: n}, rest[:n]); err != nil {
+				if _, err := c.Write(appendExecFrame(nil, kind, rest[:n])); err != nil {
 					return len(p) - len(rest), err
 				}
-				select {
-				case a := <-acks:
-					if a.Err != "" {
-						var err error = errors.New(a.Err)
-						if a.Errno > 0 {
-							err = &os.PathError{Op: "write", Path: "the caller's " + fdName[fd], Err: syscall.Errno(a.Errno)}
+				if kind == execStdout {
+					select {
+					case a := <-acks:
+						if err := execAckError(a); err != nil {
+							return len(p) - len(rest), err
 						}
-						return len(p) - len(rest), err
+					case <-dead:
+						return len(p) - len(rest), net.ErrClosed
 					}
-				case <-dead:
-					return len(p) - len(rest), net.ErrClosed
 				}
 				rest = rest[n:]
 			}
 			return len(p), nil
 		})
 	}
-	code := s.Exec(ctx, ExecCall{Args: req.Args, Dir: req.Dir, Env: req.Env, Stdin: body, PID: pid, Gone: gone, Tmux: localRouter{s}}, out(1), out(2))
+	call.PID, call.Gone, call.Tmux = pid, gone, localRouter{s}
+	code := s.Exec(ctx, call, out(execStdout), out(execStderr))
 	mu.Lock()
 	defer mu.Unlock()
-	if err := writeFrame(c, residentResp{State: "exit", Code: code}, nil); err != nil {
-		s.logf("the caller (pid %d) of %q went before its exit code %d", pid, first(req.Args), code)
+	if _, err := c.Write(appendExecFrame(nil, execExit, binary.BigEndian.AppendUint32(nil, uint32(int32(code))))); err != nil {
+		s.logf("the caller (pid %d) of %q went before its exit code %d", pid, first(call.Args), code)
 	}
 }
 
@@ -238,8 +408,6 @@ func first(args []string) string {
 	}
 	return args[0]
 }
-
-var fdName = map[int]string{1: "stdout", 2: "stderr"}
 
 type writerFunc func([]byte) (int, error)
 

@@ -218,7 +218,7 @@ func (s *ResidentServer) serveConn(ctx context.Context, c *net.UnixConn) {
 		}
 		var body []byte
 		if req.Stdin > 0 {
-			if req.Stdin > residentMaxStdin {
+			if req.Stdin > residentMaxStdin && (req.Op != "exec" || req.Stdin > execMaxCall) {
 				return
 			}
 			body = make([]byte, req.Stdin)

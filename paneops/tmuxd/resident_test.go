@@ -436,6 +436,54 @@ func TestResidentExec(t *testing.T) {
 	}
 }
 
+// TestResidentExecBytesAsGiven: a handed command's words, folder, environment and stdin reach
+// the resident byte for byte, also those that are not UTF-8 (a message given as arguments in
+// Latin-1), which JSON would have turned into U+FFFD; an empty stdin stays an empty one, and no
+// stdin stays none.
+func TestResidentExecBytesAsGiven(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	got := make(chan ExecCall, 2)
+	serveResidentExec(t, s, dir, func(ctx context.Context, call ExecCall, stdout, stderr io.Writer) int {
+		got <- call
+		return 0
+	})
+	r := NewResident(dir, ResidentSocket("k"), nil)
+	call := ExecCall{Args: []string{"send", "caf\xe9 \xff\x00", ""}, Dir: "/f\xf6lder", Env: []string{"A=\xfe", "B=", "C=\"q\"\n"}, Stdin: []byte{}}
+	var out, errOut bytes.Buffer
+	_, handed, err := r.Exec(context.Background(), call, &out, &errOut)
+	require.NoError(t, err)
+	require.True(t, handed)
+	c := <-got
+	assert.Equal(t, call.Args, c.Args)
+	assert.Equal(t, call.Dir, c.Dir)
+	assert.Equal(t, call.Env, c.Env)
+	assert.NotNil(t, c.Stdin, "an empty stdin is one")
+	assert.Empty(t, c.Stdin)
+	call.Stdin = nil
+	_, _, err = r.Exec(context.Background(), call, &out, &errOut)
+	require.NoError(t, err)
+	assert.Nil(t, (<-got).Stdin, "no stdin is none")
+}
+
+// TestExecCallDecodeRefusesDamage: a call cut short or followed by more bytes is no call.
+func TestExecCallDecodeRefusesDamage(t *testing.T) {
+	t.Parallel()
+	full := ExecCall{Args: []string{"send", "x"}, Dir: "/d", Env: []string{"A=1"}, Stdin: []byte("in")}.encode()
+	c, ok := decodeCall(full)
+	require.True(t, ok)
+	assert.Equal(t, []byte("in"), c.Stdin)
+	for n := range len(full) {
+		_, ok := decodeCall(full[:n])
+		assert.False(t, ok, "cut at %d of %d", n, len(full))
+	}
+	_, ok = decodeCall(append(full, 0))
+	assert.False(t, ok, "a byte after the call")
+	_, ok = decodeCall([]byte{0xff, 0xff, 0xff, 0xff})
+	assert.False(t, ok, "a count beyond the bytes")
+}
+
 // TestResidentExecSilentIsNotRunAgain: a resident that reads a handed command and says nothing
 // in time may still take it the moment after: the caller reports the outcome unknown and does
 // not run the command itself (a message would arrive twice).
