@@ -13,7 +13,7 @@ func (c *Client) PressKey(ctx context.Context, pane messages.PaneID, key string)
 	if _, err := paneNum(pane); err != nil {
 		return err
 	}
-	if !profile.DialogKey.MatchString(key) {
+	if !profile.DialogKey().MatchString(key) {
 		return fmt.Errorf("key %q: a dialog's key is one letter or digit, or Escape", messages.SanitizeField(key))
 	}
 	_, err := c.Run(ctx, nil, "send-keys", "-t", string(pane), key)

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // DialogKey is the set of keys a dialog is answered with: one letter or digit (a dialog's
 // choice), or Escape. Never Enter, never text: any Enter typed into an agent's permission dialog
 // approves it, and text typed there is discarded (measured on Claude Code), so nothing else may
-// reach one.
-var DialogKey = regexp.MustCompile(`^([0-9A-Za-z]|Escape)$`)
+// reach one. Compiled when first used: a command that answers no dialog (every start of
+// wcomm) does not pay for it.
+var DialogKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9A-Za-z]|Escape)$`) })
 
 // DialogSpec is a program's permission dialog as its screen shows it, for programs that bring it
 // to no hook of wcomm's (or run without one): recognised by its marker lines, read for what it
@@ -79,11 +81,11 @@ func (d *DialogSpec) check(profile string) error {
 		return fmt.Errorf("profile %q: a dialog's title_rows and hook_grace_ms must not be negative", profile)
 	}
 	for _, k := range []string{d.Allow, d.Deny} {
-		if !DialogKey.MatchString(k) {
+		if !DialogKey().MatchString(k) {
 			return fmt.Errorf("profile %q: a dialog's allow and deny keys are each one letter or digit, or Escape (not %q)", profile, k)
 		}
 	}
-	if d.Always != "" && !DialogKey.MatchString(d.Always) {
+	if d.Always != "" && !DialogKey().MatchString(d.Always) {
 		return fmt.Errorf("profile %q: a dialog's always key is one letter or digit, or Escape (not %q)", profile, d.Always)
 	}
 	return nil

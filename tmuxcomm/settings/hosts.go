@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/wcomm/wcomm/messages"
 )
@@ -29,7 +30,8 @@ type hostFile struct {
 
 // remotePathRE: ssh hands the remote command to the remote user's shell, so the binary's path is
 // kept to characters no shell reads specially (a leading ~/ is expanded there, on purpose).
-var remotePathRE = regexp.MustCompile(`^(~/)?[A-Za-z0-9_./+-]+$`)
+// Compiled when first used, not at every start of wcomm.
+var remotePathRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(~/)?[A-Za-z0-9_./+-]+$`) })
 
 // ViaSSH reports whether a host is reached through ssh, whose connection can be shared.
 func (h HostDef) ViaSSH() bool { return len(h.Via) > 0 && path.Base(h.Via[0]) == "ssh" }
@@ -50,7 +52,7 @@ func CheckHost(h HostDef) error {
 	if strings.HasPrefix(h.Via[0], "-") {
 		return fmt.Errorf("host %s: via starts with an option (%q); it starts with the program, such as ssh", h.Name, messages.SanitizeField(h.Via[0]))
 	}
-	if !remotePathRE.MatchString(h.Wcomm) || strings.HasPrefix(h.Wcomm, "-") || strings.Contains(h.Wcomm, "..") {
+	if !remotePathRE().MatchString(h.Wcomm) || strings.HasPrefix(h.Wcomm, "-") || strings.Contains(h.Wcomm, "..") {
 		return fmt.Errorf("host %s: wcomm %q: give the binary's path there with letters, digits and ./_+- only (or ~/...)", h.Name, messages.SanitizeField(h.Wcomm))
 	}
 	return nil
