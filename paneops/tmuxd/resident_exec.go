@@ -69,18 +69,18 @@ const execCancelWait = 15 * time.Second
 
 // programID names this program's file (device, inode, size, modification time): a caller hands
 // a command only to a resident that runs the same program, so a resident left running across
-// an upgrade never reads a newer command line with its older flags.
-var programID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
+// an upgrade never reads a newer command line with its older flags. It is the file this
+// process runs (/proc/self/exe, one stat), not whatever file is at its path by the time it
+// asks: a resident asks first at its first handed command, maybe after an upgrade replaced it.
+var programID = sync.OnceValue(readProgramID)
+
+func readProgramID() string {
 	var st syscall.Stat_t
-	if err := syscall.Stat(exe, &st); err != nil {
+	if err := syscall.Stat("/proc/self/exe", &st); err != nil {
 		return ""
 	}
 	return fmt.Sprintf("%d:%d:%d:%d.%d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
-})
+}
 
 // Exec hands call to the resident when one answers. handed false: no resident took it (none
 // runs, another program, stdin too large) and nothing of it ran: the caller runs it itself.

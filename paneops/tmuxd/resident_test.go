@@ -484,6 +484,23 @@ func TestExecCallDecodeRefusesDamage(t *testing.T) {
 	assert.False(t, ok, "a count beyond the bytes")
 }
 
+// TestProgramIDIsTheRunningFile: a process's program is the file it runs, also once another
+// file took its path (an upgrade): a resident that asks only then must not take the newer
+// commands' calls as its own.
+func TestProgramIDIsTheRunningFile(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	before := readProgramID()
+	require.NotEmpty(t, before)
+	data, err := os.ReadFile(exe)
+	require.NoError(t, err)
+	// The same bytes in a new file renamed over the path, as an upgrade installs it; this
+	// process goes on running the old one.
+	require.NoError(t, os.WriteFile(exe+".new", append(data, 0), 0o700))
+	require.NoError(t, os.Rename(exe+".new", exe))
+	assert.Equal(t, before, readProgramID())
+}
+
 // TestResidentExecSilentIsNotRunAgain: a resident that reads a handed command and says nothing
 // in time may still take it the moment after: the caller reports the outcome unknown and does
 // not run the command itself (a message would arrive twice).
