@@ -130,7 +130,7 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 		_ = conn.SetReadDeadline(time.Now().Add(execCancelWait))
 	})
 	defer stop()
-	in := bufio.NewReaderSize(conn, 64<<10)
+	in := bufio.NewReader(conn)
 	for {
 		kind, payload, err := readExecFrame(in)
 		if err != nil {
