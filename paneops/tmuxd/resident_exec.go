@@ -79,7 +79,12 @@ func readProgramID() string {
 	if err := syscall.Stat("/proc/self/exe", &st); err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d:%d.%d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
+	// strconv, not fmt: a command process would spend more on fmt's first Sprintf than on the stat.
+	b := strconv.AppendUint(nil, st.Dev, 10)
+	b = strconv.AppendUint(append(b, ':'), st.Ino, 10)
+	b = strconv.AppendInt(append(b, ':'), st.Size, 10)
+	b = strconv.AppendInt(append(b, ':'), st.Mtim.Sec, 10)
+	return string(strconv.AppendInt(append(b, '.'), st.Mtim.Nsec, 10))
 }
 
 // Exec hands call to the resident when one answers. handed false: no resident took it (none
