@@ -164,7 +164,9 @@ func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux fun
 // caller; with a second P every goroutine it woke (a frame read, an fsync done in the
 // background, tmux's answer) woke a thread of its own and the runtime's monitor spun: a handed
 // send took about a quarter less of the resident's CPU with one P, in the same time, measured.
-// A system call that blocks still gives the P to another thread, as the runtime does.
+// A system call that blocks still gives the P to another thread, as the runtime does. Measured
+// with a handed command's stack grown at once (tmuxd's growStack): with one P and the stack
+// grown by doubling, a send took more of the resident's CPU than with two.
 func oneP(getenv func(string) string) {
 	if getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
