@@ -199,6 +199,10 @@ func TestResidentStartedByFindOnceItSucceeds(t *testing.T) {
 
 	caller := w.window(session, nil, "cat")
 	target := w.window(session, nil, "sleep", "6061")
+	// A new pane's process is tmux's own fork until it has run sleep: find looks for sleep.
+	waitFor(t, 15*time.Second, func() bool {
+		return strings.TrimSpace(w.tmux("display-message", "-p", "-t", target, "#{pane_current_command}")) == "sleep"
+	}, "the pane running sleep")
 	r = w.in(caller, "find", "6061")
 	requireCode(t, 0, r)
 	assert.Equal(t, target, strings.TrimSpace(r.stdout))
