@@ -115,16 +115,22 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	if err := os.Mkdir(s.private, 0o700); err != nil {
 		return err
 	}
-	privSt, err := os.Lstat(s.private)
-	if err != nil {
+	// Its mark: a name no other resident's folder holds. The folder's inode cannot tell it, since
+	// a folder made anew at this path after this one was removed may get the same number back.
+	var tok [8]byte
+	_, _ = rand.Read(tok[:])
+	mark := filepath.Join(s.private, ".owner-"+hex.EncodeToString(tok[:]))
+	if f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600); err != nil {
 		return err
+	} else {
+		f.Close()
 	}
 	defer s.slots.close()
 	defer func() {
 		// Removed only while it is still this resident's own: when its root was removed and
 		// made anew, the folder at this path is the next resident's, whose every message would
 		// otherwise go by a client of the sender's own.
-		if st, err := os.Lstat(s.private); err == nil && os.SameFile(st, privSt) {
+		if _, err := os.Lstat(mark); err == nil {
 			_ = os.RemoveAll(s.private)
 		}
 	}()
