@@ -55,6 +55,9 @@ type Control struct {
 	changes  chan struct{}
 	watching bool
 	outs     []chan struct{} // the readers of Changes
+	// ttys, when set, hears of the panes' output from the kernel (control_ttys_linux.go), and
+	// the clients do not subscribe.
+	ttys *ttyWatch
 }
 
 // controlConn is one running control client.
@@ -105,6 +108,9 @@ func (k *Control) Close() error {
 	defer k.mu.Unlock()
 	k.closed = true
 	k.stop()
+	if k.ttys != nil {
+		_ = k.ttys.Close()
+	}
 	return nil
 }
 
@@ -218,7 +224,7 @@ func (k *Control) start() error {
 		}
 	}()
 	k.conn = conn
-	if k.watching {
+	if k.watching && k.ttys == nil {
 		// A subscription tmux refuses leaves the client for the calls, unheard: its readers
 		// poll (control_watch.go). One that broke the client ends it.
 		if err := k.subscribe(); errors.Is(err, errControl) {
