@@ -10,9 +10,10 @@ package paneops
 // had it open for writing closed it (the pane's process ended, IN_CLOSE_WRITE), and /dev/pts says
 // when a terminal is made or removed (a pane opened or closed, in any session, which tmux 3.3a
 // does not say of a pane split in another session). Every terminal of the machine is made there:
-// a new one is watched on trial, and only when it is first written to is it looked for among the
-// tmux server's own (its pseudo-terminal masters, /proc/PID/fdinfo's tty-index), so that another
-// program's terminals never make the server list its panes.
+// a new one is looked for among the tmux server's own (its pseudo-terminal masters,
+// /proc/PID/fdinfo's tty-index), so that another program's terminals never make the server list
+// its panes; and that folder is read at most once a madeGap, so that programs that make many
+// (a test suite) wake the watch a few times a second at most.
 
 import (
 	"encoding/binary"
@@ -23,43 +24,75 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ptsDir is where the panes' terminals are.
 const ptsDir = "/dev/pts"
 
-// ttyWatch watches the panes' terminals, and the folder of terminals, with one inotify instance.
+// ttyMask is what a pane's terminal is watched for: written to, closed by the last one that
+// wrote to it (IN_IGNORED comes besides when it is removed).
+const ttyMask = syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE
+
+// madeGap is the least time between two reads of the terminals made, and how long after a
+// terminal was made it is looked for again among the server's when it was not found at once (the
+// server had not yet its fd).
+const madeGap = time.Second
+
+// ttyWatch watches the panes' terminals with one inotify instance, and the folder of terminals
+// with another, read less often.
 type ttyWatch struct {
-	f  *os.File
-	fd int
-	// output is told when a watched terminal was written or closed; made when a terminal
-	// appeared or went away in ptsDir, or events were lost: the panes are listed again.
+	f, dirf *os.File
+	fd      int
+	// output is told when a pane's terminal was written to or closed; made when a pane's
+	// terminal was made or removed, or events were lost: the panes are listed again.
 	output, made chan struct{}
 
 	mu     sync.Mutex
 	ttys   map[string]int32 // the panes' terminals -> watch descriptor
-	trial  map[int32]string // watch descriptor -> a terminal made since, not known for a pane's
+	wds    map[int32]string // the other way
 	server int              // the tmux server's pid, 0 when not known
-	dir    int32            // ptsDir's watch descriptor
+	// masters are the server's pseudo-terminal masters seen: its fd -> the terminal's index,
+	// so that a terminal made is looked for among the fds it opened since.
+	masters map[string]string
+	// fds is how many fds the server had at the last look (Linux 6.2 says it as the size of
+	// /proc/PID/fd), and ours the terminals it then held: with as many fds now, it opened none
+	// since (a pane closed, which would close one, lists the panes again: set), and the folder
+	// is not read.
+	fds  int64
+	ours map[string]bool
+	own  map[string]bool // this process's own terminals: its output is no pane's news
 }
 
 // newTTYWatch watches ptsDir and starts reading; Close ends it. An error (no inotify, no
 // /dev/pts) leaves the watch to the subscription.
 func newTTYWatch() (*ttyWatch, error) {
-	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	dirfd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	dir, err := syscall.InotifyAddWatch(fd, ptsDir, syscall.IN_CREATE|syscall.IN_DELETE|syscall.IN_ONLYDIR)
-	if err != nil {
-		_ = syscall.Close(fd)
+	if _, err := syscall.InotifyAddWatch(dirfd, ptsDir, syscall.IN_CREATE|syscall.IN_ONLYDIR); err != nil {
+		_ = syscall.Close(dirfd)
 		return nil, fmt.Errorf("watch %s: %w", ptsDir, err)
+	}
+	fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC | syscall.IN_NONBLOCK)
+	if err != nil {
+		_ = syscall.Close(dirfd)
+		return nil, fmt.Errorf("inotify: %w", err)
+	}
+	own := map[string]bool{}
+	for _, n := range []string{"0", "1", "2"} {
+		if l, err := os.Readlink("/proc/self/fd/" + n); err == nil {
+			own[l] = true
+		}
 	}
 	// A non-blocking fd makes os.File pollable: its reader sleeps in the poller, and Close
 	// ends its read.
-	w := &ttyWatch{f: os.NewFile(uintptr(fd), "inotify"), fd: fd, dir: int32(dir), ttys: map[string]int32{},
-		trial: map[int32]string{}, output: make(chan struct{}, 1), made: make(chan struct{}, 1)}
+	w := &ttyWatch{f: os.NewFile(uintptr(fd), "inotify"), dirf: os.NewFile(uintptr(dirfd), "inotify"), fd: fd, own: own,
+		ttys: map[string]int32{}, wds: map[int32]string{}, masters: map[string]string{},
+		output: make(chan struct{}, 1), made: make(chan struct{}, 1)}
 	go w.read()
+	go w.readMade()
 	return w, nil
 }
 
@@ -69,38 +102,34 @@ func newTTYWatch() (*ttyWatch, error) {
 func (w *ttyWatch) set(server int, ttys []string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.server = server
-	for wd := range w.trial {
-		_, _ = syscall.InotifyRmWatch(w.fd, uint32(wd))
-		delete(w.trial, wd)
-	}
+	// Looked at afresh: a master's fd closed since may have come back for another terminal.
+	w.server, w.masters, w.fds, w.ours = server, map[string]string{}, 0, nil
 	keep := map[string]bool{}
 	var errs []error
 	for _, tty := range ttys {
-		if filepath.Dir(tty) != ptsDir || keep[tty] {
-			continue // not a terminal the folder's watch covers (its making would go unheard)
+		if filepath.Dir(tty) != ptsDir || keep[tty] || w.own[tty] {
+			continue // not a terminal the folder's watch covers (its making would go unheard), or this process's
 		}
 		keep[tty] = true
-		wd, err := syscall.InotifyAddWatch(w.fd, tty, syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE)
+		wd, err := syscall.InotifyAddWatch(w.fd, tty, ttyMask)
 		switch {
 		case err == nil:
-			w.ttys[tty] = int32(wd)
+			w.ttys[tty], w.wds[int32(wd)] = int32(wd), tty
 		case errors.Is(err, syscall.ENOSPC):
 			errs = append(errs, fmt.Errorf("watch %s: the inotify watch limit is reached (raise fs.inotify.max_user_watches): %w", tty, err))
-		default:
-			delete(w.ttys, tty)
 		}
 	}
 	for tty, wd := range w.ttys {
 		if !keep[tty] {
 			_, _ = syscall.InotifyRmWatch(w.fd, uint32(wd))
 			delete(w.ttys, tty)
+			delete(w.wds, wd)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// read reads the events until Close, telling output and made.
+// read reads the events of the panes' terminals until Close, telling output and made.
 func (w *ttyWatch) read() {
 	buf := make([]byte, 64*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))
 	for {
@@ -112,10 +141,8 @@ func (w *ttyWatch) read() {
 		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
 			wd := int32(binary.NativeEndian.Uint32(buf[off:]))
 			mask := binary.NativeEndian.Uint32(buf[off+4:])
-			size := int(binary.NativeEndian.Uint32(buf[off+12:]))
-			name := strings.TrimRight(string(buf[off+syscall.SizeofInotifyEvent:off+syscall.SizeofInotifyEvent+size]), "\x00")
-			off += syscall.SizeofInotifyEvent + size
-			switch o, m := w.event(wd, mask, name); {
+			off += syscall.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(buf[off+12:]))
+			switch o, m := w.event(wd, mask); {
 			case m:
 				made = true
 			case o:
@@ -131,70 +158,140 @@ func (w *ttyWatch) read() {
 	}
 }
 
-// event sorts one event: the output of a pane's terminal, or a pane's terminal made or removed.
-func (w *ttyWatch) event(wd int32, mask uint32, name string) (output, made bool) {
+// event sorts one event of the panes' terminals: output, or a pane's terminal removed.
+func (w *ttyWatch) event(wd int32, mask uint32) (output, made bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if mask&syscall.IN_Q_OVERFLOW != 0 {
+		return false, true
+	}
+	tty, pane := w.wds[wd]
 	switch {
-	case mask&syscall.IN_Q_OVERFLOW != 0:
-		return false, true
-	case wd == w.dir && mask&syscall.IN_CREATE != 0:
-		tty := filepath.Join(ptsDir, name)
-		if t, err := syscall.InotifyAddWatch(w.fd, tty, syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE); err == nil {
-			w.trial[int32(t)] = tty
-		}
+	case !pane: // let go of (set)
 		return false, false
-	case wd == w.dir && mask&syscall.IN_DELETE != 0:
-		tty := filepath.Join(ptsDir, name)
-		_, pane := w.ttys[tty]
-		for t, tt := range w.trial {
-			if tt == tty {
-				delete(w.trial, t)
-			}
-		}
-		return false, pane
-	case mask&(syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE) == 0:
-		return false, false
-	}
-	tty, trial := w.trial[wd]
-	if !trial {
-		return true, false
-	}
-	// First written to since it was made: a pane's, or another program's (let go of).
-	delete(w.trial, wd)
-	if w.server == 0 || serverTTY(w.server, strings.TrimPrefix(tty, ptsDir+"/")) {
+	case mask&syscall.IN_IGNORED != 0: // removed: the pane closed
+		delete(w.wds, wd)
+		delete(w.ttys, tty)
 		return false, true
 	}
-	_, _ = syscall.InotifyRmWatch(w.fd, uint32(wd))
-	return false, false
+	return true, false
 }
 
-// serverTTY reports whether the process pid holds the master of the terminal /dev/pts/index.
-func serverTTY(pid int, index string) bool {
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	fds, err := os.ReadDir(dir)
-	if err != nil {
-		return true // not known: taken for a pane's, which costs one listing of the panes
-	}
-	for _, fd := range fds {
-		if l, err := os.Readlink(filepath.Join(dir, fd.Name())); err != nil || l != "/dev/ptmx" {
-			continue
-		}
-		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, fd.Name()))
+// readMade reads the terminals made until Close, at most once a madeGap, and tells made of those
+// the tmux server made: looked for at once, and those not found once more a madeGap later.
+func (w *ttyWatch) readMade() {
+	buf := make([]byte, 64*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))
+	var later []string
+	for {
+		n, err := w.dirf.Read(buf)
 		if err != nil {
-			continue
+			return // closed
 		}
-		for _, line := range strings.Split(string(info), "\n") {
-			if v, ok := strings.CutPrefix(line, "tty-index:"); ok && strings.TrimSpace(v) == index {
-				return true
+		var now []string
+		lost := false
+		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+			mask := binary.NativeEndian.Uint32(buf[off+4:])
+			size := int(binary.NativeEndian.Uint32(buf[off+12:]))
+			name := strings.TrimRight(string(buf[off+syscall.SizeofInotifyEvent:off+syscall.SizeofInotifyEvent+size]), "\x00")
+			off += syscall.SizeofInotifyEvent + size
+			switch {
+			case mask&syscall.IN_Q_OVERFLOW != 0:
+				lost = true
+			case mask&syscall.IN_CREATE != 0:
+				now = append(now, name)
+			}
+		}
+		for {
+			made := lost
+			lost = false
+			var again []string
+			w.mu.Lock()
+			ours := w.serverTTYs()
+			w.mu.Unlock()
+			for _, i := range later {
+				made = made || ours == nil || ours[i]
+			}
+			for _, i := range now {
+				if ours == nil || ours[i] {
+					made = true
+				} else {
+					again = append(again, i)
+				}
+			}
+			if made {
+				poke(w.made)
+			}
+			later, now = again, nil
+			time.Sleep(madeGap) // the gap between reads, and the wait of those not found yet
+			if len(later) == 0 {
+				break
 			}
 		}
 	}
-	return false
+}
+
+// serverTTYs is the set of the indexes of the terminals whose master the tmux server holds,
+// nil when not known; only the fds it opened since the last look are read (w.mu held).
+func (w *ttyWatch) serverTTYs() map[string]bool {
+	if w.server == 0 {
+		return nil
+	}
+	dir := fmt.Sprintf("/proc/%d/fd", w.server)
+	st, err := os.Stat(dir)
+	if err == nil && st.Size() > 0 && st.Size() == w.fds && w.ours != nil {
+		return w.ours
+	}
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // not known: taken for a pane's, which costs one listing of the panes
+	}
+	open := map[string]bool{}
+	ours := map[string]bool{}
+	for _, fd := range fds {
+		name := fd.Name()
+		open[name] = true
+		i, seen := w.masters[name]
+		if !seen {
+			i = ""
+			if l, err := os.Readlink(filepath.Join(dir, name)); err == nil && l == "/dev/ptmx" {
+				i = masterIndex(w.server, name)
+			}
+			w.masters[name] = i
+		}
+		if i != "" {
+			ours[i] = true
+		}
+	}
+	for name := range w.masters {
+		if !open[name] {
+			delete(w.masters, name) // closed: its number may come back for another file
+		}
+	}
+	w.ours, w.fds = ours, 0
+	if st != nil {
+		w.fds = st.Size()
+	}
+	return ours
+}
+
+// masterIndex is the index of the terminal whose master is the fd of process pid.
+func masterIndex(pid int, fd string) string {
+	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, fd))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(line, "tty-index:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // Close ends the watch.
-func (w *ttyWatch) Close() error { return w.f.Close() }
+func (w *ttyWatch) Close() error {
+	return errors.Join(w.f.Close(), w.dirf.Close())
+}
 
 // poke tells c without waiting: one value waiting says it all.
 func poke(c chan struct{}) {
