@@ -13,7 +13,7 @@ package paneops
 // a new one is looked for among the tmux server's own (its pseudo-terminal masters,
 // /proc/PID/fdinfo's tty-index), so that another program's terminals never make the server list
 // its panes; and that folder is read at most once a madeGap, so that programs that make many
-// (a test suite) wake the watch a few times a second at most.
+// (a test suite) seldom wake the watch.
 
 import (
 	"encoding/binary"
@@ -34,10 +34,17 @@ const ptsDir = "/dev/pts"
 // wrote to it (IN_IGNORED comes besides when it is removed).
 const ttyMask = syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE
 
-// madeGap is the least time between two reads of the terminals made, and how long after a
-// terminal was made it is looked for again among the server's when it was not found at once (the
-// server had not yet its fd).
-const madeGap = time.Second
+// madeGap is the least time between two reads of the terminals made: a pane opened by a split in
+// another session is seen within it (a window or a session opened is said by tmux at once). Each
+// read wakes the watch for a while (the read, the look, the Go runtime's monitor spinning up
+// again), and a test suite that runs beside it makes terminals all the time: with a gap of a
+// second the idle bridge woke 10-20 times a second on a machine shared with such suites, with
+// ten seconds 4 times.
+const madeGap = 10 * time.Second
+
+// madeSettle is how long after a terminal made was not found among the server's it is looked for
+// once more: its master is opened before the server holds its fd.
+const madeSettle = 250 * time.Millisecond
 
 // ttyWatch watches the panes' terminals with one inotify instance, and the folder of terminals
 // with another, read less often.
@@ -177,17 +184,17 @@ func (w *ttyWatch) event(wd int32, mask uint32) (output, made bool) {
 	return true, false
 }
 
-// readMade reads the terminals made until Close, at most once a madeGap, and tells made of those
-// the tmux server made: looked for at once, and those not found once more a madeGap later.
+// readMade reads the terminals made until Close, at most once a madeGap, and tells made when the
+// tmux server made one of them: looked for at once, and once more a madeSettle later when none was
+// found.
 func (w *ttyWatch) readMade() {
 	buf := make([]byte, 64*(syscall.SizeofInotifyEvent+syscall.NAME_MAX+1))
-	var later []string
 	for {
 		n, err := w.dirf.Read(buf)
 		if err != nil {
 			return // closed
 		}
-		var now []string
+		var now []string // the terminals' indexes
 		lost := false
 		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
 			mask := binary.NativeEndian.Uint32(buf[off+4:])
@@ -201,32 +208,22 @@ func (w *ttyWatch) readMade() {
 				now = append(now, name)
 			}
 		}
-		for {
-			made := lost
-			lost = false
-			var again []string
+		made := lost
+		for pass := 0; pass < 2 && len(now) > 0 && !made; pass++ {
+			if pass > 0 {
+				time.Sleep(madeSettle) // the server opened the terminal's master, but may not hold its fd yet
+			}
 			w.mu.Lock()
 			ours := w.serverTTYs()
 			w.mu.Unlock()
-			for _, i := range later {
+			for _, i := range now {
 				made = made || ours == nil || ours[i]
 			}
-			for _, i := range now {
-				if ours == nil || ours[i] {
-					made = true
-				} else {
-					again = append(again, i)
-				}
-			}
-			if made {
-				poke(w.made)
-			}
-			later, now = again, nil
-			time.Sleep(madeGap) // the gap between reads, and the wait of those not found yet
-			if len(later) == 0 {
-				break
-			}
 		}
+		if made {
+			poke(w.made)
+		}
+		time.Sleep(madeGap) // at most one read a gap, however many terminals programs make
 	}
 }
 
