@@ -8,6 +8,10 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 // ErrTooLarge is returned by the bounded readers for input over their limit.
@@ -56,22 +60,80 @@ func readAllBounded(r io.Reader, limit int64, what string) ([]byte, error) {
 // ReadBounded reads r whole, up to limit bytes (more is ErrTooLarge, found while streaming), and
 // gives up when ctx ends: a stdin that never closes must not outlive SIGINT or SIGTERM. what names
 // the source in errors ("the message on stdin").
+//
+// Bytes already in memory (a handed command's stdin) are read here, with no goroutine to wait for
+// them. A source with read deadlines (a pipe, a socket) has its read ended when ctx ends, so the
+// goroutine that waits for it ends too; only a source without them (a terminal in blocking mode,
+// read by a command's own process, which is on its way out) is left blocked.
 func ReadBounded(ctx context.Context, r io.Reader, limit int64, what string) ([]byte, error) {
-	return interruptible(ctx, what, func() ([]byte, error) { return readAllBounded(r, limit, what) })
+	switch r.(type) {
+	case *bytes.Reader, *bytes.Buffer, *strings.Reader:
+		return readAllBounded(r, limit, what)
+	}
+	var stop func(<-chan struct{})
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		stop = func(<-chan struct{}) { _ = d.SetReadDeadline(time.Now()) }
+	}
+	return interruptible(ctx, what, stop, func() ([]byte, error) { return readAllBounded(r, limit, what) })
 }
 
-// ReadFileBounded reads the file at path like ReadBounded. Opening happens inside the
-// interruptible part too: opening a FIFO blocks until a writer comes.
+// ReadFileBounded reads the file at path like ReadBounded. A regular file is opened and read
+// here: both end by themselves. Anything else is read by a goroutine that ends when ctx does: a
+// FIFO's open blocks until a writer comes and its read until the writer writes or goes, and in a
+// long-lived process (wcomm mcp reads a notify's body file) a read left blocked would hold its
+// goroutine and file for good.
 func ReadFileBounded(ctx context.Context, path string, limit int64) ([]byte, error) {
 	what := "file " + path
-	return interruptible(ctx, what, func() ([]byte, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		// Opened without waiting all the same: a FIFO put in its place meanwhile opens at once
+		// this way, and is then opened again below, as one that waits. (A FIFO is never opened
+		// like this at first: a writer could then come, write and go before the reader opens.)
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			defer f.Close()
+			return readFileSized(f, limit, what)
+		}
+		_ = f.Close()
+	}
+	var mu sync.Mutex
+	var opened *os.File
+	read := func() ([]byte, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
+		mu.Lock()
+		opened = f
+		mu.Unlock()
 		return readFileSized(f, limit, what)
-	})
+	}
+	// stop ends the abandoned read: once open, its file (a FIFO, a terminal: both in Go's poller)
+	// takes a deadline already past; still opening, it is woken by a writer that comes and goes
+	// at once, tried again until the read is over (the goroutine may not have reached its open).
+	stop := func(finished <-chan struct{}) {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			mu.Lock()
+			f := opened
+			mu.Unlock()
+			if f != nil {
+				_ = f.SetReadDeadline(time.Now())
+			} else if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				_ = w.Close()
+			}
+			select {
+			case <-finished:
+				return
+			case <-tick.C:
+			}
+		}
+	}
+	return interruptible(ctx, what, stop, read)
 }
 
 // readFileSized is readAllBounded for an open file: a regular file within the limit is read into
@@ -97,9 +159,10 @@ func readFileSized(f *os.File, limit int64, what string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// interruptible runs read and returns its result, or ctx's error as soon as ctx ends. A read
-// left blocked is abandoned: the process is on its way out.
-func interruptible(ctx context.Context, what string, read func() ([]byte, error)) ([]byte, error) {
+// interruptible runs read and returns its result, or ctx's error as soon as ctx ends. stop, when
+// given, is then run on a goroutine of its own to end the read, and told by finished when it is
+// over; without it, a read left blocked stays blocked.
+func interruptible(ctx context.Context, what string, stop func(finished <-chan struct{}), read func() ([]byte, error)) ([]byte, error) {
 	if ctx.Done() == nil {
 		return read()
 	}
@@ -108,7 +171,9 @@ func interruptible(ctx context.Context, what string, read func() ([]byte, error)
 		Err  error
 	}
 	ch := make(chan result, 1)
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
 		data, err := read()
 		ch <- result{data, err}
 	}()
@@ -116,6 +181,9 @@ func interruptible(ctx context.Context, what string, read func() ([]byte, error)
 	case r := <-ch:
 		return r.data, r.Err
 	case <-ctx.Done():
+		if stop != nil {
+			go stop(finished)
+		}
 		return nil, Kindf(ctx.Err(), "interrupted while reading %s", what)
 	}
 }
