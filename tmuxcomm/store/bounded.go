@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
@@ -112,19 +113,23 @@ func ReadFileBounded(ctx context.Context, path string, limit int64) ([]byte, err
 		return readFileSized(f, limit, what)
 	}
 	// stop ends the abandoned read: once open, its file (a FIFO, a terminal: both in Go's poller)
-	// takes a deadline already past; still opening, it is woken by a writer that comes and goes
-	// at once, tried again until the read is over (the goroutine may not have reached its open).
+	// takes a deadline already past; a FIFO still opening is woken by a writer that comes and goes
+	// at once (nothing else is opened for writing: a device could act on it). It tries again until
+	// the read is over, as the goroutine may not have reached its open yet, but for a second at
+	// most: a read that neither ends (a device without poll support) must not keep it waking.
 	stop := func(finished <-chan struct{}) {
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
-		for {
+		for range 200 {
 			mu.Lock()
 			f := opened
 			mu.Unlock()
 			if f != nil {
 				_ = f.SetReadDeadline(time.Now())
-			} else if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				_ = w.Close()
+			} else if st, err := os.Stat(path); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
+				if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					_ = w.Close()
+				}
 			}
 			select {
 			case <-finished:
