@@ -14,6 +14,7 @@ package paneops
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -62,10 +63,15 @@ type Control struct {
 
 // controlConn is one running control client.
 type controlConn struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines chan string   // stdout, one line at a time; closed when the client ends
-	done  chan struct{} // closed when the client ends
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	// lines is stdout, in batches: the lines read in one go (what one read of the pipe brought),
+	// so that a call's answer of a dozen lines wakes its caller once or twice, not per line.
+	// Closed when the client ends.
+	lines chan []string
+	// pending holds the lines of a batch that exchange has not read yet (k.mu held).
+	pending []string
+	done    chan struct{} // closed when the client ends
 	// heard is set once tmux said the subscription's value (control_watch.go): tmux says it
 	// at its first check, a second after the subscription, whatever the panes do.
 	heard atomic.Bool
@@ -182,7 +188,7 @@ func (k *Control) start() error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	conn := &controlConn{cmd: cmd, in: in, lines: make(chan string, 1024), done: make(chan struct{})}
+	conn := &controlConn{cmd: cmd, in: in, lines: make(chan []string, 256), done: make(chan struct{})}
 	changes := k.changes
 	go func() {
 		defer close(conn.done)
@@ -192,6 +198,7 @@ func (k *Control) start() error {
 		// exchange would skip: they are taken here, so that a client nobody calls for hours
 		// never fills its buffer with them, and those about the panes are told to changes.
 		block := ""
+		var batch []string
 		for {
 			raw, err := r.ReadString('\n')
 			line := strings.TrimSuffix(raw, "\n")
@@ -201,10 +208,10 @@ func (k *Control) start() error {
 				if line == "%end "+block || line == "%error "+block {
 					block = ""
 				}
-				conn.lines <- line
+				batch = append(batch, line)
 			case strings.HasPrefix(line, "%begin "):
 				block = strings.TrimPrefix(line, "%begin ")
-				conn.lines <- line
+				batch = append(batch, line)
 			case strings.HasPrefix(line, "%"):
 				if strings.HasPrefix(line, "%subscription-changed "+changesName+" ") {
 					conn.heard.Store(true)
@@ -216,7 +223,13 @@ func (k *Control) start() error {
 					}
 				}
 			default:
-				conn.lines <- line // out of step: exchange says so
+				batch = append(batch, line) // out of step: exchange says so
+			}
+			// The batch goes once nothing more of a line waits in the buffer: the next read
+			// would wait on the pipe.
+			if len(batch) > 0 && (err != nil || bytes.IndexByte(peekBuffered(r), '\n') < 0) {
+				conn.lines <- batch
+				batch = nil
 			}
 			if err != nil {
 				return
@@ -355,18 +368,24 @@ func (k *Control) exchange(ctx context.Context, args []string, cmds []string) (s
 	}
 	timer := time.NewTimer(ControlTimeout)
 	defer timer.Stop()
+	c := k.conn
 	next := func() (string, error) {
-		select {
-		case l, open := <-k.conn.lines:
-			if !open {
+		if len(c.pending) == 0 {
+			select {
+			case b, open := <-c.lines:
+				if !open {
+					return "", errControl
+				}
+				c.pending = b
+			case <-ctx.Done():
+				return "", errControl
+			case <-timer.C:
 				return "", errControl
 			}
-			return l, nil
-		case <-ctx.Done():
-			return "", errControl
-		case <-timer.C:
-			return "", errControl
 		}
+		l := c.pending[0]
+		c.pending = c.pending[1:]
+		return l, nil
 	}
 	var stdout strings.Builder
 	var failed *Error
@@ -470,4 +489,10 @@ func controlQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// peekBuffered is what r holds already read from its source, without reading more.
+func peekBuffered(r *bufio.Reader) []byte {
+	b, _ := r.Peek(r.Buffered())
+	return b
 }
