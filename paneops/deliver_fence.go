@@ -38,7 +38,7 @@ import (
 
 // The pane options of the fence.
 const (
-	fenceDone   = "@wcomm-op"
+	fenceDone   = "WCOMM_OP_" // a record (recordName), not a pane option
 	fencePrefix = "@wcomm-x-"
 )
 
@@ -53,7 +53,8 @@ func fenced(args []string, pane messages.PaneID, token string) []string {
 		if out[i] == "if-shell" && out[i+1] == "-F" && out[i+2] == "-t" {
 			out[i+4] = "#{||:" + out[i+4] + ",#{" + fencePrefix + token + "}}"
 			do := out[i+6]
-			for _, opt := range []string{markEntered, markPasted} {
+			for _, kind := range []string{markEntered, markPasted} {
+				opt := recordName(kind, pane)
 				if j := strings.LastIndex(do, " "+opt+" "); j >= 0 {
 					at := j + len(opt) + 2
 					end := strings.IndexByte(do[at:], ' ')
@@ -64,7 +65,7 @@ func fenced(args []string, pane messages.PaneID, token string) []string {
 					return out
 				}
 			}
-			out[i+6] += " ; set-option -p -t " + string(pane) + " " + fenceDone + " " + token
+			out[i+6] += " ; " + setRecord(fenceDone, pane, token)
 			return out
 		}
 	}
@@ -118,24 +119,25 @@ func (c *Client) runFenced(ctx context.Context, pane messages.PaneID, stdin []by
 	return out, token, err
 }
 
-// settle decides whether the fenced call of token ran, by a client of its own: ran when the
-// pane records the token; otherwise the token is fenced in the same call, so the call never runs.
+// settle decides whether the fenced call of token ran, by a client of its own: it fences the
+// token first, so the call never runs after that, then reads the pane's records: ran when one
+// holds the token. A call that ran before the fence recorded it in the same command as its
+// change, with nothing between them.
 func (c *Client) settle(ctx context.Context, pane messages.PaneID, token string) (ran bool, err error) {
-	p := string(pane)
-	done := "#{||:#{==:#{" + fenceDone + "}," + token + "},#{||:#{m:*." + token + ",#{" + markPasted + "}},#{m:*." + token + ",#{" + markEntered + "}}}}"
-	out, err := c.Direct().Run(ctx, nil, "if-shell", "-F", "-t", p, done,
-		"display -p done-"+token,
-		"set-option -p -t "+p+" "+fencePrefix+token+" 1 ; display -p fenced-"+token)
-	if err != nil {
+	d := c.Direct()
+	if _, err := d.Run(ctx, nil, "set-option", "-p", "-t", string(pane), fencePrefix+token, "1"); err != nil {
 		return false, err
 	}
-	switch strings.TrimSpace(out) {
-	case "done-" + token:
-		return true, nil
-	case "fenced-" + token:
-		return false, nil
+	for _, kind := range []string{fenceDone, markPasted, markEntered} {
+		v, err := d.readRecord(ctx, kind, pane)
+		if err != nil {
+			return false, err
+		}
+		if v == token || strings.HasSuffix(v, "."+token) {
+			return true, nil
+		}
 	}
-	return false, fmt.Errorf("unexpected output %q from tmux", out)
+	return false, nil
 }
 
 func reader(b []byte) io.Reader {

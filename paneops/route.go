@@ -23,7 +23,7 @@ var ErrRouteLost = errors.New("the tmux client kept open ended during the call; 
 var rerunnable = map[string]bool{
 	"display-message": true, "display": true, "list-panes": true, "lsp": true, "list-windows": true,
 	"list-sessions": true, "list-clients": true, "list-buffers": true, "capture-pane": true,
-	"show-options": true, "show": true, "show-buffer": true, "has-session": true,
+	"show-options": true, "show": true, "show-buffer": true, "has-session": true, "show-environment": true, "showenv": true,
 	"delete-buffer": true, "set-option": true, "-V": true,
 }
 

@@ -28,7 +28,7 @@ func TestE2ECopyModeBeforeEnter(t *testing.T) {
 
 	first := w.start(call{pane: worker, env: []string{"WCOMM_ENTER_DELAY=3s"}}, "notify", "--response", s1.Response, "--", "first answer")
 	waitFor(t, 15*time.Second, func() bool {
-		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		out := w.markRecord("PASTED", rec)
 		return strings.TrimSpace(out) != ""
 	}, "the first RESPONSE line's paste")
 	w.tmux("copy-mode", "-t", rec)
@@ -81,7 +81,7 @@ func TestE2ENoQueueIntoCopyMode(t *testing.T) {
 
 	first := w.start(call{pane: worker, env: []string{"WCOMM_ENTER_DELAY=3s"}}, "notify", "--response", s1.Response, "--", "first answer")
 	waitFor(t, 15*time.Second, func() bool {
-		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		out := w.markRecord("PASTED", rec)
 		return strings.TrimSpace(out) != ""
 	}, "the RESPONSE line's paste")
 	w.tmux("copy-mode", "-t", rec)

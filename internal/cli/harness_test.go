@@ -259,6 +259,17 @@ func tmuxOn(sock string, args ...string) (string, error) {
 // tmuxErr runs tmux on the world's socket.
 func (w *world) tmuxErr(args ...string) (string, error) { return tmuxOn(w.sock, args...) }
 
+// markRecord is what the server records of the last marked paste ("PASTED") or Enter
+// ("ENTERED") into pane, "" when nothing: a hidden variable of its global environment.
+func (w *world) markRecord(kind, pane string) string {
+	name := "WCOMM_" + kind + "_" + strings.TrimPrefix(pane, "%")
+	out, err := w.tmuxErr("show-environment", "-g", "-h", name)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimSpace(out), name+"=")
+}
+
 func (w *world) tmux(args ...string) string {
 	w.t.Helper()
 	out, err := w.tmuxErr(args...)

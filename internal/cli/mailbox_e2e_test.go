@@ -253,7 +253,7 @@ func TestE2EMailboxKilledDeliverer(t *testing.T) {
 
 	// The paste is recorded in the pane itself, in the same tmux call.
 	waitFor(t, 15*time.Second, func() bool {
-		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		out := w.markRecord("PASTED", rec)
 		return strings.TrimSpace(out) != ""
 	}, "the deliverer's paste")
 	// An outbox keeps its inflight.json, emptied, once a delivery ended: the one in flight has a record.

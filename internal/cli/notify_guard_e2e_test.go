@@ -26,7 +26,7 @@ func TestE2EKilledNotifier(t *testing.T) {
 
 	n := w.start(call{pane: worker, env: []string{"WCOMM_ENTER_DELAY=5s"}}, "notify", "--response", s.Response, "--", "the answer")
 	waitFor(t, 15*time.Second, func() bool {
-		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		out := w.markRecord("PASTED", rec)
 		return strings.TrimSpace(out) != ""
 	}, "the notifier's paste")
 	// Checked before the kill: once the notifier is dead its guard may press the Enter at once.

@@ -73,11 +73,11 @@ func TestResidentKilledBetweenPasteAndEnter(t *testing.T) {
 	orch := w.catPane()
 	rec, recLog := w.recorderPane()
 	pid := w.startResident(orch, rec)
-	before, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+	before := w.markRecord("PASTED", rec)
 
 	s := w.start(call{pane: orch, env: []string{"WCOMM_TMUXD_COMMANDS=0"}}, "send", "--to", rec, "--enter-delay", "3s", "--", "the killed resident's task")
 	waitFor(t, 15*time.Second, func() bool {
-		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		out := w.markRecord("PASTED", rec)
 		return strings.TrimSpace(out) != strings.TrimSpace(before)
 	}, "the send's paste")
 	require.Empty(t, pastes(t, recLog, "the killed resident's task"), "pasted, the Enter 3 s away: nothing submitted yet")
@@ -288,11 +288,11 @@ func TestResidentKilledMidHandedSend(t *testing.T) {
 	orch := w.catPane()
 	rec, recLog := w.recorderPane()
 	pid := w.startResident(orch, rec)
-	before, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+	before := w.markRecord("PASTED", rec)
 
 	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "3s", "--", "the handed task of a killed resident")
 	waitFor(t, 15*time.Second, func() bool {
-		out, _ := w.tmuxErr("display-message", "-p", "-t", rec, "#{@wcomm-pasted}")
+		out := w.markRecord("PASTED", rec)
 		return strings.TrimSpace(out) != strings.TrimSpace(before)
 	}, "the send's paste")
 	require.Empty(t, pastes(t, recLog, "the handed task of a killed resident"), "pasted, the Enter 3 s away: nothing submitted yet")

@@ -361,7 +361,7 @@ func TestStressHardenPanes(t *testing.T) {
 			w := s.window(sxSession, nil, "cat")
 			bg := s.start([]byte("a request whose pane dies "+sxNonce()), "send", "--to", w, "--from", orch, "--enter-delay", "5s", "--json", "--file", "-")
 			waitFor(t, 20*time.Second, func() bool {
-				out, _ := s.tmuxErr("display-message", "-p", "-t", w, "#{@wcomm-pasted}")
+				out := s.markRecord("PASTED", w)
 				return strings.TrimSpace(out) != ""
 			}, "the paste into %s", w)
 			require.NoError(t, syscall.Kill(s.panePID(w), syscall.SIGKILL))
@@ -389,7 +389,7 @@ func TestStressHardenPanes(t *testing.T) {
 				first := "FIRST-" + sxNonce()
 				bg := s.start([]byte(first), "send", append([]string{"--to", w, "--from", orch, "--enter-delay", "8s", "--file", "-"}, extra...)...)
 				waitFor(t, 20*time.Second, func() bool {
-					out, _ := s.tmuxErr("display-message", "-p", "-t", w, "#{@wcomm-pasted}")
+					out := s.markRecord("PASTED", w)
 					return strings.TrimSpace(out) != ""
 				}, "the paste into %s", w)
 				require.NoError(t, bg.cmd.Process.Kill())

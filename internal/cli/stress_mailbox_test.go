@@ -170,7 +170,7 @@ func outboxState(w *world) string {
 		data, _ := os.ReadFile(f)
 		b.WriteString("\n" + f + ": " + strings.TrimSpace(string(data)))
 	}
-	marks, _ := w.tmuxErr("list-panes", "-a", "-F", "#{pane_id} pasted=#{@wcomm-pasted} entered=#{@wcomm-entered}")
+	marks, _ := w.tmuxErr("show-environment", "-g", "-h")
 	b.WriteString("\nmarks:\n" + marks)
 	return b.String()
 }
