@@ -145,8 +145,8 @@ func (c *Client) Deliver(ctx context.Context, d Delivery) (DeliveryResult, error
 	return res, c.submit(ctx, d, &res, shown)
 }
 
-// Resume finishes a delivery that an earlier process pasted (its mark is the pane's @wcomm-pasted)
-// but did not submit, because it died between paste and Enter: under the pane's lock it presses
+// Resume finishes a delivery that an earlier process pasted (its mark is the pane's pasted
+// record, see Marks) but did not submit, because it died between paste and Enter: under the pane's lock it presses
 // Enter, with the same checks as Deliver's, only when the pane shows nothing but that paste. A
 // box that is empty means the text went on without us (submitted, or cleared by someone): nothing
 // is pressed and Submitted stays false. A box holding other text is ErrHumanInput.

@@ -5,11 +5,12 @@ package paneops
 // before it answered (kill -9 of the resident, a server that stalls): tmux may have run the call,
 // or may still run it a moment later, from what the broken client had already written. Running
 // it again could paste twice; not running it could lose the message. So each such call carries
-// a token: its changing branch records the token in the pane (@wcomm-op), and its guard also
-// refuses when the token is fenced (@wcomm-x-TOKEN set). When the route breaks, one call of a
-// client of its own settles it, atomically in the server: the token recorded means the call ran;
-// otherwise the token is fenced, so the call can never run late, and it is run again, with a new
-// token, by a client of its own. Exactly once either way. The tokens are generated ids
+// a token: its changing branch records the token (in the pane's record, see recordName), and its
+// guard also refuses when the token is fenced (pane option @wcomm-x-TOKEN set). When the route
+// breaks, a client of its own settles it: it fences the token, so the call can never run late,
+// then reads the records: the token recorded means the call ran (the record is made in the same
+// command list as the change, with nothing between them); otherwise it never runs, and it is run
+// again, with a new token, by a client of its own. Exactly once either way. The tokens are generated ids
 // ([a-z0-9-]), as the command strings need.
 //
 // A sender can also die while its call is still on its way: handed to the resident, which runs
@@ -36,7 +37,7 @@ import (
 	"github.com/wcomm/wcomm/messages"
 )
 
-// The pane options of the fence.
+// The record of an unmarked fenced call, and the pane options that fence a call.
 const (
 	fenceDone   = "WCOMM_OP_" // a record (recordName), not a pane option
 	fencePrefix = "@wcomm-x-"
@@ -44,9 +45,9 @@ const (
 
 // fenced is args (a guarded paste or Enter: an if-shell -F -t PANE COND REFUSE DO among its
 // commands) with the token: COND also holds when the token is fenced, and DO records it. A DO
-// that records a mark records the token with it ("MARK.TOKEN", see markOf), in the same pane
-// option: every option set costs the server in proportion to its sessions and clients, so a
-// paste sets one, not two. A DO without a mark records the token in @wcomm-op.
+// that records a mark records the token with it ("MARK.TOKEN", see markOf), in the same
+// record, so a paste sets one, not two. A DO without a mark records the token in its own
+// record (fenceDone).
 func fenced(args []string, pane messages.PaneID, token string) []string {
 	out := append([]string(nil), args...)
 	for i := 0; i+6 < len(out); i++ {

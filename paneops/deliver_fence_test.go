@@ -70,7 +70,7 @@ func TestRealLateCallsFenced(t *testing.T) {
 	assert.Empty(t, s.buffers())
 }
 
-// TestRealFencedMarks: a fenced call records its token in its mark's option (one option a call);
+// TestRealFencedMarks: a fenced call records its token in its mark's record (one record a call);
 // Marks reads the mark without the token, takes a recorded Enter for its paste as well, and
 // settle finds the token there.
 func TestRealFencedMarks(t *testing.T) {
@@ -83,6 +83,14 @@ func TestRealFencedMarks(t *testing.T) {
 	buf := newBufferName()
 	_, err := s.c.Run(ctx, strings.NewReader("with its enter"), fenced(guardArgsEnter(rec.pane, buf, "m-1", false, true, ""), rec.pane, "tok1")...)
 	require.NoError(t, err)
+	// Recorded in the server's hidden environment, not as a pane option: setting one makes the
+	// server redraw every attached client.
+	opts, err := s.c.Run(ctx, nil, "show-options", "-p", "-t", string(rec.pane))
+	require.NoError(t, err)
+	assert.NotContains(t, opts, "@wcomm", "the paste set a pane option")
+	env, err := s.c.Run(ctx, nil, "show-environment", "-g", "-h", recordName(markEntered, rec.pane))
+	require.NoError(t, err)
+	assert.Equal(t, recordName(markEntered, rec.pane)+"=m-1.tok1", strings.TrimSpace(env))
 	gotPasted, entered, err := s.c.Marks(ctx, rec.pane, "m-1")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"m-1", "m-1"}, []string{gotPasted, entered})

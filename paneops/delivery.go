@@ -39,8 +39,9 @@ type Delivery struct {
 	// a pane in copy mode is ErrBusy rather than taken out of it (a person is reading there).
 	// The mailbox delivers strictly: what is not ready now waits in the outbox.
 	Strict bool
-	// Mark, when set, is recorded in the pane itself, in the same tmux call as each step: the pane
-	// option @wcomm-pasted takes it with the paste, @wcomm-entered with the first Enter. A
+	// Mark, when set, is recorded by the tmux server itself, in the same tmux call as each step:
+	// the pane's pasted record takes it with the paste, its entered record with the first Enter
+	// (hidden variables of the server's global environment, see recordName). A
 	// deliverer killed mid-way leaves the server's own record of how far it got (see Marks).
 	// Only [a-z0-9-], since it is spliced into a tmux command string.
 	Mark string

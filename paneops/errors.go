@@ -51,7 +51,7 @@ var (
 	// ErrEnterHeld: pasted, and the Enter refused by tmux because the pane went into copy mode
 	// after the paste, or its screen showed a dialog or no input box at the Enter (an Enter into
 	// a permission dialog approves it). It also matches ErrBusy. The paste stays in the pane's
-	// input, and its mark @wcomm-pasted without @wcomm-entered, for Resume to press Enter once
+	// input, and its mark recorded as pasted and not as entered, for Resume to press Enter once
 	// the mode ends or the dialog is gone.
 	ErrEnterHeld = errors.New("pasted, its Enter waits")
 	// ErrPaneChanged is a strict paste refused because the pane's process or its server is not
