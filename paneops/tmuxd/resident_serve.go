@@ -15,6 +15,7 @@ package tmuxd
 // stdin to a client of the caller's own otherwise.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -259,6 +260,10 @@ func (s *ResidentServer) run(ctx context.Context, args []string, body []byte) re
 		return residentResp{State: "notrun"}
 	}
 	if body != nil {
+		if set, ok := withSetBuffer(args, body); ok {
+			resp, _ := s.runCtl(ctx, set)
+			return resp
+		}
 		if !loadsStdin(args) || !s.serverIsOurs(ctx) {
 			return residentResp{State: "notrun"}
 		}
@@ -297,6 +302,28 @@ func (s *ResidentServer) runCtl(ctx context.Context, args []string) (resp reside
 	}
 	// Given up waiting (the context): the commands were written and may still run.
 	return residentResp{State: "done", Out: out, Code: -1, Err: err.Error()}, false
+}
+
+// setBufferMax bounds the text the resident hands tmux in the command line itself (set-buffer)
+// rather than through a file: 64 KiB went through tmux 3.3a's parser byte for byte.
+const setBufferMax = 64 << 10
+
+// withSetBuffer is args with its first command, "load-buffer -b NAME -", made "set-buffer -b
+// NAME TEXT": the text goes on the control client's line (escaped by paneops' quoting, never on
+// any process's command line), so no file is written, read by the server and emptied for each
+// message, and tmux runs the whole list at once instead of waiting for the file's read. ok is
+// false for another shape, a larger text, or a text with a byte tmux's parser cannot take: 0xff
+// (read as the end of its input, a parse error) or NUL; those go by a file as before.
+func withSetBuffer(args []string, body []byte) ([]string, bool) {
+	if len(args) < 4 || args[0] != "load-buffer" || args[1] != "-b" || args[3] != "-" || (len(args) > 4 && args[4] != ";") {
+		return nil, false
+	}
+	if len(body) == 0 || len(body) > setBufferMax || bytes.IndexByte(body, 0) >= 0 || bytes.IndexByte(body, 0xff) >= 0 {
+		return nil, false
+	}
+	out := make([]string, 0, len(args))
+	out = append(out, "set-buffer", "-b", args[2], string(body))
+	return append(out, args[4:]...), true
 }
 
 // withLoadPath is args with the "-" of its first command (load-buffer ... -) replaced by path.

@@ -82,10 +82,10 @@ func countIn(t *testing.T, path, word string) int {
 	return n
 }
 
-// TestResidentDelivers: a delivery through the resident pastes and submits once, its text
-// loaded from a file of the resident's private folder that is emptied afterwards and reused by
-// the next delivery (no file made and removed per message), and no tmux client of its own is
-// started for it.
+// TestResidentDelivers: a delivery through the resident pastes and submits once, and no tmux
+// client of its own is started for it. A text of up to 64 KiB goes on the control client's line
+// (set-buffer): no file is written. A larger one is loaded from a file of the resident's private
+// folder that is emptied afterwards and reused by the next (no file made and removed per message).
 func TestResidentDelivers(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -93,21 +93,21 @@ func TestResidentDelivers(t *testing.T) {
 	rs, _ := serveResident(t, s, dir)
 	pane, out := linesPane(t, s)
 	cl := s.c.WithResident(NewResident(dir, ResidentSocket("k"), nil))
-	d := s.delivery(pane, "through-the-resident", true)
+	d := s.delivery(pane, "through-the-resident ~ $HOME \\ \" ' ; #{pane_id} é✓", true)
 	res, err := cl.Deliver(context.Background(), d)
 	require.NoError(t, err)
 	assert.True(t, res.Submitted)
-	assert.Equal(t, 1, countIn(t, out, "through-the-resident"))
-	assert.Equal(t, uint64(1), rs.seq.Load(), "the paste's text went by the resident's file")
+	assert.Equal(t, 1, countIn(t, out, "through-the-resident ~ $HOME \\ \" ' ; #{pane_id} é✓"), "the text as given")
+	assert.Zero(t, rs.seq.Load(), "a small text went on the control client's line, not by a file")
 	private := filepath.Join(dir, ResidentPrivate("k"))
-	all, err := os.ReadDir(private)
+	require.Empty(t, slotFiles(t, private), "no file for a small text")
+
+	res, err = cl.Deliver(context.Background(), s.delivery(pane, bigText("big-through-the-resident"), true))
 	require.NoError(t, err)
-	var entries []os.DirEntry
-	for _, e := range all {
-		if !strings.HasPrefix(e.Name(), ".owner-") { // the resident's mark of its own folder
-			entries = append(entries, e)
-		}
-	}
+	assert.True(t, res.Submitted)
+	assert.Equal(t, 1, countIn(t, out, "big-through-the-resident"))
+	assert.Equal(t, uint64(1), rs.seq.Load(), "the large paste's text went by the resident's file")
+	entries := slotFiles(t, private)
 	require.Len(t, entries, 1, "one slot file")
 	slot := filepath.Join(private, entries[0].Name())
 	st, err := os.Stat(slot)
@@ -117,10 +117,10 @@ func TestResidentDelivers(t *testing.T) {
 	var before syscall.Stat_t
 	require.NoError(t, syscall.Stat(slot, &before))
 
-	res, err = cl.Deliver(context.Background(), s.delivery(pane, "second-through-the-resident", true))
+	res, err = cl.Deliver(context.Background(), s.delivery(pane, bigText("second-big-through-the-resident"), true))
 	require.NoError(t, err)
 	assert.True(t, res.Submitted)
-	assert.Equal(t, 1, countIn(t, out, "second-through-the-resident"))
+	assert.Equal(t, 1, countIn(t, out, "second-big-through-the-resident"))
 	assert.Equal(t, uint64(1), rs.seq.Load(), "the second paste reused the slot")
 	var after syscall.Stat_t
 	require.NoError(t, syscall.Stat(slot, &after))
@@ -131,6 +131,26 @@ func TestResidentDelivers(t *testing.T) {
 	st, err = os.Stat(filepath.Join(dir, ResidentSocket("k")))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
+
+// slotFiles lists the files of a resident's private folder but its mark of its own folder.
+func slotFiles(t *testing.T, private string) []os.DirEntry {
+	t.Helper()
+	all, err := os.ReadDir(private)
+	require.NoError(t, err)
+	var entries []os.DirEntry
+	for _, e := range all {
+		if !strings.HasPrefix(e.Name(), ".owner-") { // the resident's mark of its own folder
+			entries = append(entries, e)
+		}
+	}
+	return entries
+}
+
+// bigText is word, then lines to more than the text the resident hands tmux on its control
+// client's line (setBufferMax): such a text goes by the resident's file.
+func bigText(word string) string {
+	return word + "\n" + strings.Repeat("the quick brown fox jumps over the lazy dog 0123456789 abcdefgh\n", setBufferMax/64+100)
 }
 
 // fakeResident speaks the resident's protocol and misbehaves as a killed resident would: it
@@ -361,7 +381,7 @@ func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
 
 	pane, out := linesPane(t, s)
 	cl := s.c.WithResident(NewResident(dir, ResidentSocket("k"), nil))
-	res, err := cl.Deliver(context.Background(), s.delivery(pane, "after-the-old-one", true))
+	res, err := cl.Deliver(context.Background(), s.delivery(pane, bigText("after-the-old-one"), true))
 	require.NoError(t, err)
 	assert.True(t, res.Submitted)
 	assert.Equal(t, 1, countIn(t, out, "after-the-old-one"))
