@@ -6,13 +6,16 @@ package tmuxd
 // and no delivery it guards is under way, when its tmux server stops, or when its socket is
 // removed or replaced (its root deleted).
 //
-// A call with stdin (load-buffer -b NAME -, the text of a message) never puts the text into a
-// command line: the resident writes the bytes to a file of mode 0600 in its private folder,
-// runs load-buffer -b NAME FILE and empties the file for the next call (see slots). tmux reads
-// such a file itself, in the server, when the client that asks is attached (file_read in tmux's
+// A call with stdin (load-buffer -b NAME -, the text of a message) never puts the text on a
+// process's command line. A text of up to 64 KiB goes on the control client's own line, as
+// set-buffer -b NAME TEXT (withSetBuffer): tmux parses it from the client's input, which no
+// other process reads. A larger one, or one with a byte tmux's parser cannot take, goes by a
+// file: the resident writes the bytes to a file of mode 0600 in its private folder, runs
+// load-buffer -b NAME FILE and empties the file for the next call (see slots). tmux reads such a
+// file itself, in the server, when the client that asks is attached (file_read in tmux's
 // file.c; a control client is attached), so the file is opened by the server's own user: the
-// resident checks once that the server runs as this user before it takes any stdin, and leaves
-// stdin to a client of the caller's own otherwise.
+// resident checks once that the server runs as this user before it takes such a text, and
+// leaves it to a client of the caller's own otherwise.
 
 import (
 	"bytes"
