@@ -2,6 +2,10 @@ package paneops
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -142,4 +146,57 @@ func TestRealControlSessionGone(t *testing.T) {
 	want, err := s.c.Panes(ctx, Scope{All: true})
 	require.NoError(t, err)
 	assert.Equal(t, want, panes)
+}
+
+// TestRealControlSetBufferBytes: a message's text set in a buffer on the control client's own line
+// (as the resident hands tmux a paste's text) comes back byte for byte, every byte but NUL and
+// 0xff (which tmux's parser cannot take: the resident sends those texts by a file), and no part
+// of it runs as a command of its own, whatever quotes, separators or escapes it holds.
+func TestRealControlSetBufferBytes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx := context.Background()
+	ctl := s.c.Control("main")
+	defer ctl.Close()
+	cl := ctl.Client()
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "ran")
+
+	var every []byte
+	for b := 1; b < 0xff; b++ {
+		every = append(every, byte(b))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]byte, 64<<10)
+	for i := range random {
+		random[i] = byte(1 + rng.IntN(0xfe))
+	}
+	texts := []string{
+		string(every),
+		strings.Repeat(string(every), 3) + "\n",
+		string(random),
+		`"; run-shell "touch ` + mark + `" ; "`,
+		`'; run-shell 'touch ` + mark + `' ; '`,
+		"x\" ; run-shell \"touch " + mark + "\"\nrun-shell \"touch " + mark + "\"\n",
+		"ends in a backslash \\",
+		"\\\n; run-shell \"touch " + mark + "\" \\",
+		"~/x ~ $HOME ${HOME} #{pane_id} #(touch " + mark + ") %begin 1 2 1\n%end 1 2 1\n",
+		"\x1b[31mred\x1b[0m \r\n\t\x7f é✓ \x80\xfe",
+	}
+	for i, text := range texts {
+		name := fmt.Sprintf("wcomm-bytes-%d", i)
+		_, err := cl.Run(ctx, nil, "set-buffer", "-b", name, text)
+		require.NoError(t, err, "text %d", i)
+		out := filepath.Join(dir, name)
+		_, err = cl.Run(ctx, nil, "save-buffer", "-b", name, out)
+		require.NoError(t, err, "text %d", i)
+		got, err := os.ReadFile(out)
+		require.NoError(t, err)
+		assert.Equal(t, []byte(text), got, "text %d comes back as given", i)
+		_, err = cl.Run(ctx, nil, "delete-buffer", "-b", name)
+		require.NoError(t, err)
+	}
+	_, err := os.Stat(mark)
+	assert.True(t, os.IsNotExist(err), "a part of a text ran as a command")
+	assert.Contains(t, s.tmux("list-clients", "-F", "#{client_flags}"), "control-mode", "the texts went by the control client")
 }
