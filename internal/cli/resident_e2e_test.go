@@ -199,9 +199,12 @@ func TestResidentStartedByFindOnceItSucceeds(t *testing.T) {
 
 	caller := w.window(session, nil, "cat")
 	target := w.window(session, nil, "sleep", "6061")
-	// A new pane's process is tmux's own fork until it has run sleep: find looks for sleep.
+	// A new pane's process is tmux's own fork until it has run sleep: find looks for sleep. Its
+	// own command line tells (tmux's pane_current_command says the pane's argv until then).
+	pid := strings.TrimSpace(w.tmux("display-message", "-p", "-t", target, "#{pane_pid}"))
 	waitFor(t, 15*time.Second, func() bool {
-		return strings.TrimSpace(w.tmux("display-message", "-p", "-t", target, "#{pane_current_command}")) == "sleep"
+		argv, err := os.ReadFile("/proc/" + pid + "/cmdline")
+		return err == nil && strings.HasPrefix(string(argv), "sleep\x00")
 	}, "the pane running sleep")
 	r = w.in(caller, "find", "6061")
 	requireCode(t, 0, r)
