@@ -72,6 +72,10 @@ type controlConn struct {
 	// pending holds the lines of a batch that exchange has not read yet (k.mu held).
 	pending []string
 	done    chan struct{} // closed when the client ends
+	// spoke is set once the client wrote its first line: the server has then made it a control
+	// client (tmux writes nothing to one before). Killed before that, tmux 3.3a's server crashes
+	// (control_stop on a client whose control state was never made), every session with it.
+	spoke atomic.Bool
 	// heard is set once tmux said the subscription's value (control_watch.go): tmux says it
 	// at its first check, a second after the subscription, whatever the panes do.
 	heard atomic.Bool
@@ -148,8 +152,12 @@ func (k *Control) stop() {
 	select {
 	case <-done:
 	case <-time.After(time.Second):
-		_ = cmd.Process.Kill()
-		<-done
+		if k.conn.spoke.Load() {
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		// One that has not spoken yet is left to end by its input's end, in the background:
+		// killing it then would crash the tmux server (spoke).
 	}
 	k.conn = nil
 }
@@ -176,7 +184,11 @@ func (k *Control) start() error {
 	cmd := exec.Command(path, argv[1:]...)
 	// Without TMUX: attach-session refuses a client it takes for nested in a pane.
 	cmd.Env = withoutEnv(env, "TMUX", "TMUX_PANE")
-	cmd.SysProcAttr = dieWithParent()
+	// Not killed with this process (dieWithParent), unlike a client per call: a control client
+	// killed before the server has made it one crashes tmux 3.3a's server (spoke), and a wcomm
+	// killed just after starting it would do that. Its input's end, which this process's end
+	// is, ends it as well, gracefully; a line this process wrote before it ended may still run
+	// then, which the fence of every delivery's call already answers (deliver_fence.go).
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -202,6 +214,9 @@ func (k *Control) start() error {
 		for {
 			raw, err := r.ReadString('\n')
 			line := strings.TrimSuffix(raw, "\n")
+			if raw != "" {
+				conn.spoke.Store(true)
+			}
 			switch {
 			case raw == "":
 			case block != "":

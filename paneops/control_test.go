@@ -1,10 +1,12 @@
 package paneops
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -199,4 +201,30 @@ func TestRealControlSetBufferBytes(t *testing.T) {
 	_, err := os.Stat(mark)
 	assert.True(t, os.IsNotExist(err), "a part of a text ran as a command")
 	assert.Contains(t, s.tmux("list-clients", "-F", "#{client_flags}"), "control-mode", "the texts went by the control client")
+}
+
+// TestRealControlKilledWithItsProcess: the process that keeps a control client is killed (-9)
+// just after it started it, again and again: the tmux server lives on. tmux 3.3a's server crashes
+// when a control client is killed before it has been made one (control_stop on a state never
+// made), which a client set to die with its parent did at once.
+func TestRealControlKilledWithItsProcess(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	for i := range 40 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "WCOMM_TEST_HOLD_CONTROL="+s.c.Server.Socket)
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		line, err := bufio.NewReader(out).ReadString('\n')
+		require.NoError(t, err, "the holder's word")
+		require.Equal(t, "started\n", line)
+		// A spread of moments within the client's first milliseconds, where the crash lies:
+		// this wait places the kill, it does not wait for anything to happen.
+		time.Sleep(time.Duration(i%8) * 250 * time.Microsecond)
+		require.NoError(t, cmd.Process.Kill())
+		_ = cmd.Wait()
+		_, err = s.c.Run(context.Background(), nil, "has-session", "-t", "main")
+		require.NoError(t, err, "the tmux server lives after kill %d", i+1)
+	}
 }
