@@ -100,11 +100,14 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	}
 	name := filepath.Base(x.ResponsePath)
 	renamed := false
+	look := true // the first pass looks: the file may have landed before the watch was made
 	for {
-		if done, c, err := exchange.ResponseCompleteRead(x.ResponsePath, renamed); err != nil {
-			return nil, err
-		} else if done {
-			return e.markRead(x, c, out)
+		if look {
+			if done, c, err := exchange.ResponseCompleteRead(x.ResponsePath, renamed); err != nil {
+				return nil, err
+			} else if done {
+				return e.markRead(x, c, out)
+			}
 		}
 		if w == nil {
 			// No watcher (no inotify, or its instance or watch limit reached): fall back to a
@@ -127,9 +130,18 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 			watchOK = false
 			return nil, fmt.Errorf("watch %s: %w", x.Dir, err)
 		}
+		// A batch of writes alone (IN_MODIFY, a writer still at work) is not looked at: a
+		// response is complete only once no writer holds it, and the last writer's close, a
+		// rename or a link into the folder are events of their own, which are looked at. Looking
+		// on each write found the writer there (the lease refused) and cost an open, a lease call
+		// and a close for nothing. The safety tick (no event) and an overflow still look.
+		look = len(evs) == 0
 		for _, ev := range evs {
 			if ev.Name == name && ev.Moved {
 				renamed = true
+			}
+			if !ev.Written {
+				look = true
 			}
 		}
 	}

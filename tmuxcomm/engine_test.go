@@ -626,3 +626,64 @@ func TestDetectReadsOnlyThePanesTree(t *testing.T) {
 	assert.Empty(t, asked[0], "no ancestors of the caller asked for")
 	assert.NotEqual(t, "claude", det.Name, "the caller's own agent is not the pane's: %s", det.Reason)
 }
+
+// scriptedWatch is a folder watch whose batches of events a test hands over one at a time; each
+// call of Next is told on calls before it waits.
+type scriptedWatch struct {
+	calls   chan struct{}
+	batches chan []store.DirEvent
+}
+
+func (w *scriptedWatch) Next(ctx context.Context) ([]store.DirEvent, error) {
+	w.calls <- struct{}{}
+	select {
+	case b := <-w.batches:
+		return b, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (w *scriptedWatch) Close() error { return nil }
+
+// An await that wakes on writes alone into the response (its writer still at work) does not look
+// at the file: it waits for the event that can end the write (here the close), and then returns
+// the response. A complete file is put in place before the write event, so an await that looked
+// would return at once, before its next wait.
+func TestAwaitWatchDoesNotLookOnWritesAlone(t *testing.T) {
+	defer func(q time.Duration) { awaitQuickWait = q }(awaitQuickWait)
+	defer func(w func(string, bool) (dirWatch, func(bool), error)) { watchDir = w }(watchDir)
+	awaitQuickWait = 0
+	sw := &scriptedWatch{calls: make(chan struct{}, 4), batches: make(chan []store.DirEvent)}
+	watchDir = func(string, bool) (dirWatch, func(bool), error) { return sw, func(bool) {}, nil }
+
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
+	require.NoError(t, err)
+	req := x.Request()
+	header := messages.ResponseHeader{ID: req.Header.ID, StartedAt: req.Header.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
+
+	type result struct {
+		a   *Awaited
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		a, err := e.Await(context.Background(), AwaitOptions{Refs: []string{x.ID}, Timeout: time.Minute, Watch: true})
+		done <- result{a, err}
+	}()
+	<-sw.calls // the await looked (no file yet) and waits
+	require.NoError(t, os.WriteFile(x.ResponsePath, []byte(header.String()+"\nthe answer\n"), 0o600))
+	name := filepath.Base(x.ResponsePath)
+	sw.batches <- []store.DirEvent{{Name: name, Written: true}, {Name: name, Written: true}}
+	select {
+	case <-sw.calls: // waiting again, without having taken the response
+	case r := <-done:
+		t.Fatalf("the await looked at the response on a write event alone (err %v)", r.err)
+	}
+	sw.batches <- []store.DirEvent{{Name: name}}
+	r := <-done
+	require.NoError(t, r.err)
+	assert.Equal(t, "the answer\n", r.a.ResponseBody)
+}

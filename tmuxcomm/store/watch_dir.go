@@ -20,6 +20,8 @@ type dirWatcher struct{ t *TreeWatcher }
 type DirEvent struct {
 	Name  string
 	Moved bool // renamed or linked in, so published whole
+	// Written: a write into the file alone (see TreeEvent.Written), its writer still at work.
+	Written bool
 }
 
 func NewDirWatcher(dir string) (*dirWatcher, error) {
@@ -44,7 +46,7 @@ func (w *dirWatcher) Next(ctx context.Context) ([]DirEvent, error) {
 		if ev.Gone {
 			continue
 		}
-		out = append(out, DirEvent{Name: ev.Name, Moved: ev.Moved})
+		out = append(out, DirEvent{Name: ev.Name, Moved: ev.Moved, Written: ev.Written})
 	}
 	return out, err
 }

@@ -87,3 +87,48 @@ func TestDirWatchesNotKeptForAnotherFolder(t *testing.T) {
 		})
 	}
 }
+
+// A write into a file its writer still holds is told as Written; its creation, the close that
+// ends the write and a rename into the folder are not: a waiter for a complete file looks at it
+// on those, and not on each write.
+func TestDirWatchTellsWritesAlone(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewDirWatcher(dir)
+	require.NoError(t, err)
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// next reads events until one names name, and returns that name's events of the batch.
+	next := func(name string) []DirEvent {
+		t.Helper()
+		for {
+			evs, err := w.Next(ctx)
+			require.NoError(t, err, "no event for %s", name)
+			var mine []DirEvent
+			for _, ev := range evs {
+				if ev.Name == name {
+					mine = append(mine, ev)
+				}
+			}
+			if len(mine) > 0 {
+				return mine
+			}
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "resp"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	require.NoError(t, err)
+	evs := next("resp")
+	assert.False(t, evs[0].Written, "a creation is not a write alone")
+	_, err = f.WriteString("part")
+	require.NoError(t, err)
+	evs = next("resp")
+	assert.Equal(t, []DirEvent{{Name: "resp", Written: true}}, evs, "a write while the writer holds the file")
+	require.NoError(t, f.Close())
+	evs = next("resp")
+	assert.False(t, evs[len(evs)-1].Written, "the close that ends the write")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tmp"), []byte("x"), 0o600))
+	require.NoError(t, os.Rename(filepath.Join(dir, "tmp"), filepath.Join(dir, "moved")))
+	evs = next("moved")
+	assert.Equal(t, []DirEvent{{Name: "moved", Moved: true}}, evs)
+}

@@ -31,9 +31,12 @@ type TreeWatcher struct {
 // TreeEvent names a folder in which something happened (Name: the entry, "" for the folder
 // itself). Overflow means events were lost: every folder must be looked at again.
 type TreeEvent struct {
-	Dir      string
-	Name     string
-	Moved    bool // renamed or linked into the folder: published whole
+	Dir   string
+	Name  string
+	Moved bool // renamed or linked into the folder: published whole
+	// Written says the event was a write into the file and nothing else (inotify's IN_MODIFY
+	// alone): its writer still holds it, and the close that ends the write is an event of its own.
+	Written  bool
 	Overflow bool
 	// Gone says the folder Dir itself was removed: its watch is over (inotify's IN_IGNORED).
 	Gone bool
@@ -158,7 +161,8 @@ func (w *TreeWatcher) NextUntil(ctx context.Context, until time.Time) ([]TreeEve
 			delete(w.dirs, wd)
 		default:
 			if dir, ok := w.dirs[wd]; ok {
-				evs = append(evs, TreeEvent{Dir: dir, Name: name, Moved: mask&syscall.IN_MOVED_TO != 0})
+				evs = append(evs, TreeEvent{Dir: dir, Name: name, Moved: mask&syscall.IN_MOVED_TO != 0,
+					Written: mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO|syscall.IN_CLOSE_WRITE) == 0 && mask&syscall.IN_MODIFY != 0})
 			}
 		}
 	}

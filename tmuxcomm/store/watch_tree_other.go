@@ -16,6 +16,7 @@ type TreeEvent struct {
 	Dir      string
 	Name     string
 	Moved    bool
+	Written  bool
 	Overflow bool
 	Gone     bool
 }
