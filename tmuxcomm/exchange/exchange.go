@@ -103,6 +103,10 @@ func readEvents(dir string, n int) ([]Event, []string) {
 // readEventsFrom is readEvents through r (see fileReads).
 func readEventsFrom(dir string, n int, r *fileReads) ([]Event, []string) {
 	path := filepath.Join(dir, LogName(n))
+	if r != nil && r.log != nil && r.log.current(path) {
+		r.stamps[2] = readStamp{stamp: r.log.stamp, ok: true}
+		return append([]Event(nil), r.log.events...), append([]string(nil), r.log.problems...)
+	}
 	data, err := r.bytes(path, 2)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -230,6 +234,8 @@ type Exchange struct {
 	// requestText is the request file as read, kept (when small) for a Reload by the same call
 	// only when the load was asked to keep it (loadWhere).
 	requestText *knownText
+	// logRead is the delivery log as the load read it, for a Reload (see knownLog).
+	logRead *knownLog
 	// raw is the exchange's encoding as the history index keeps it (AppendJSON), nil when the
 	// exchange was not listed by a history.
 	raw []byte
@@ -272,14 +278,15 @@ func LoadSent(dir string, n int, text []byte) *Exchange {
 }
 
 // Reload loads x again, as LoadExchangeBodies does, for the call that loaded it: a request it
-// kept as read (see loadWhere) is not read again, the delivery log and the response are.
-// A response c carries, read by ResponseCompleteRead, is not read again either.
+// kept as read (see loadWhere) is not read again, nor a delivery log whose stamp has not changed
+// since (see knownLog); the response is. A response c carries, read by ResponseCompleteRead, is
+// not read again either.
 func (x *Exchange) Reload(requestBody, responseBody bool, c *Complete) *Exchange {
-	r := &fileReads{plain: true, request: x.requestText}
+	r := &fileReads{plain: true, request: x.requestText, log: x.logRead}
 	if c != nil {
 		r.response = c.text
 	}
-	if r.request == nil && r.response == nil {
+	if r.request == nil && r.response == nil && r.log == nil {
 		return LoadExchangeBodies(x.Dir, x.Seq, requestBody, responseBody)
 	}
 	return loadExchange(x.Dir, x.Seq, requestBody, responseBody, r)
@@ -356,6 +363,10 @@ func loadExchange(dir string, n int, requestBody, responseBody bool, r *fileRead
 	evs, probs := readEventsFrom(dir, n, r)
 	x.Events = evs
 	x.Problems = append(x.Problems, probs...)
+	if r != nil && r.plain && r.stamps[2].ok {
+		// Kept for a Reload, which takes them again while the log is unchanged.
+		x.logRead = &knownLog{events: append([]Event(nil), evs...), problems: probs, stamp: r.stamps[2].stamp}
+	}
 	handled := map[string]bool{}
 	for _, ev := range evs {
 		if ev.State == StateRead {

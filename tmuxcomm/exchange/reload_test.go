@@ -3,13 +3,16 @@ package exchange
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
@@ -87,4 +90,64 @@ func TestResponseReadWhereItIsFoundComplete(t *testing.T) {
 	assert.Contains(t, got.ResponseBody, "all done")
 	assert.Equal(t, StatusAnswered, got.Status)
 	assert.Equal(t, n, got.Seq)
+}
+
+// opensIn counts the opens of each file of dir that fn makes, as the kernel tells them (inotify).
+func opensIn(t *testing.T, dir string, fn func()) map[string]int {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	_, err = unix.InotifyAddWatch(fd, dir, unix.IN_OPEN)
+	require.NoError(t, err)
+	fn()
+	opens := map[string]int{}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.Read(fd, buf)
+		if errors.Is(err, unix.EAGAIN) {
+			return opens
+		}
+		require.NoError(t, err)
+		for b := buf[:n]; len(b) >= unix.SizeofInotifyEvent; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
+			name := b[unix.SizeofInotifyEvent : unix.SizeofInotifyEvent+int(ev.Len)]
+			opens[string(bytes.TrimRight(name, "\x00"))]++
+			b = b[unix.SizeofInotifyEvent+int(ev.Len):]
+		}
+	}
+}
+
+// An await's reload takes the delivery log as the await's load read it while the file is
+// unchanged (a stat tells), and reads it again once an event was appended: the reload's state is
+// always the log's.
+func TestReloadReadsTheDeliveryLogOnlyWhenItChanged(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b := &Book{Config: core.New(root, nil)}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
+	require.NoError(t, err)
+	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
+	n, _, _, id, err := b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
+	require.NoError(t, err)
+	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
+	require.NoError(t, LogEvent(dir, n, StatePasted, nil, time.Now()))
+	x := IDClaimedHere(root, id)
+	require.NotNil(t, x)
+	require.Equal(t, StatePasted, x.State)
+
+	var got *Exchange
+	opens := opensIn(t, dir, func() { got = x.Reload(false, true, nil) })
+	assert.Zero(t, opens[LogName(n)], "the unchanged log is not read again (%v)", opens)
+	assert.Equal(t, StatePasted, got.State)
+	assert.Len(t, got.Events, 2)
+
+	require.NoError(t, LogEvent(dir, n, StateSubmitted, map[string]string{"evidence": "seen"}, time.Now()))
+	opens = opensIn(t, dir, func() { got = x.Reload(false, true, nil) })
+	assert.Equal(t, 1, opens[LogName(n)], "the log an event was appended to is read (%v)", opens)
+	assert.Equal(t, StateSubmitted, got.State)
+	assert.Equal(t, "seen", got.Evidence)
+	assert.Len(t, got.Events, 3)
+	again := got.Reload(false, true, nil)
+	assert.Equal(t, got.Events, again.Events, "a reload of the reload keeps what it read")
 }
