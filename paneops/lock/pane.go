@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,6 +54,15 @@ func Pane(ctx context.Context, dir, key string, pane messages.PaneID, timeout ti
 	if err != nil {
 		return nil, fmt.Errorf("open the send lock of pane %s: %w", pane, err)
 	}
+	var once sync.Once
+	unlock = func() { once.Do(func() { release(f) }) }
+	// A lock free at once is taken without reading the last holder's record (two preads, the
+	// second to hear EOF): the record serves only a waiter, to see the lock change hands while
+	// it waits. Flock below tries LOCK_NB again, the same try; exclusion is flock's either way.
+	if err := flockRetry(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		writeHolder(f)
+		return unlock, nil
+	}
 	holder := readHolder(f)
 	stallStart := time.Now()
 	stalled := func() error {
@@ -80,8 +90,7 @@ func Pane(ctx context.Context, dir, key string, pane messages.PaneID, timeout ti
 		return nil, fmt.Errorf("lock %s for pane %s: %w", path, pane, err)
 	}
 	writeHolder(f)
-	var once sync.Once
-	return func() { once.Do(func() { release(f) }) }, nil
+	return unlock, nil
 }
 
 // maxHolderLen bounds what is read of a lock file: "PID UNIXNANO\n" fits many times over.
@@ -157,16 +166,25 @@ func checkKey(key string) error {
 	return nil
 }
 
+// ownUID is this process's uid, asked once (getuid is a system call each time, on every
+// delivery's path); wcomm never changes its uid.
+var ownUID = os.Getuid()
+
 // ensureDir creates dir 0700 if needed and refuses one that another user could tamper with:
 // a symlink, not a folder, owned by someone else, or writable by group or others.
 func ensureDir(dir string) error {
 	if dir == "" {
 		return errors.New("no lock folder: the pane lock needs a folder (Delivery.LockDir)")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create the lock folder: %w", err)
-	}
+	// Lstat first, MkdirAll only for a folder not there: MkdirAll stats a folder that exists
+	// before the Lstat below checks it again, one stat more on every delivery for nothing.
 	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create the lock folder: %w", err)
+		}
+		fi, err = os.Lstat(dir)
+	}
 	if err != nil {
 		return fmt.Errorf("check the lock folder: %w", err)
 	}
@@ -178,8 +196,8 @@ func ensureDir(dir string) error {
 	case fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("lock folder %s is writable by others (mode %v): chmod 700 it", dir, fi.Mode().Perm())
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("lock folder %s belongs to uid %d, not to us (uid %d): choose another folder", dir, st.Uid, os.Getuid())
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != ownUID {
+		return fmt.Errorf("lock folder %s belongs to uid %d, not to us (uid %d): choose another folder", dir, st.Uid, ownUID)
 	}
 	return nil
 }

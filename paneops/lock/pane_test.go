@@ -190,7 +190,7 @@ func TestLockPaneRefusesBadInput(t *testing.T) {
 		{"no folder", "", "k", "%7", "no lock folder"},
 		{"folder is a symlink", link, "k", "%7", "is a symlink"},
 		{"folder writable by others", open, "k", "%7", "writable by others"},
-		{"folder is a file", file, "k", "%7", "create the lock folder"},
+		{"folder is a file", file, "k", "%7", "is not a folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -255,6 +255,13 @@ func (ob *outbox) inflightLeft() *Inflight {
 
 // readInflight returns the record of an interrupted delivery, if any.
 func (ob *outbox) readInflight() (*Inflight, error) {
+	// One lstat tells the usual case, no record (missing, or emptied by clearInflight), where
+	// reading it took an open, fstat, read and close on every delivery. A record is swapped in
+	// whole (SetInflight), never grown in place, so one of size 0 is none; anything else (a
+	// record, a symlink, a folder) is read below, which refuses what is not a regular file.
+	if st, err := os.Lstat(ob.Path(store.InflightName)); errors.Is(err, fs.ErrNotExist) || err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return nil, nil
+	}
 	data, err := store.ReadFile(ob.Path(store.InflightName))
 	if errors.Is(err, fs.ErrNotExist) || err == nil && len(data) == 0 {
 		return nil, nil // none, or emptied by clearInflight
