@@ -40,15 +40,11 @@ var ErrExists = errors.New("file exists")
 // not hold O_NONBLOCK (NewFile would offer such a file to the poller). For the store's own files,
 // which are regular files read and written whole.
 func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	for {
-		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
-		if err == nil {
-			return os.NewFile(uintptr(fd), path), nil
-		}
-		if err != syscall.EINTR {
-			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
+	fd, err := openFD(path, flag, perm)
+	if err != nil {
+		return nil, err
 	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // tempSeq makes temp names unique within the process; the random part, across processes.
@@ -494,15 +490,17 @@ func AppendLine(path string, line []byte) error {
 // The caller must be the only writer of path and spare (a lock). Not synced: for the outbox's
 // own state (see WriteExclusiveNoSync). Where the swap is not there, spare is renamed over path.
 func WriteSwapNoSync(path, spare string, data []byte) error {
-	f, err := OpenFile(spare, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, FileMode)
+	// A bare descriptor, not an os.File: the spare is written once and closed, and os.NewFile's
+	// fcntl would be one more system call on every delivery, which writes this record.
+	fd, err := openFD(spare, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, FileMode)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", spare, err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	if err := writeFD(fd, data); err != nil {
+		syscall.Close(fd)
 		return fmt.Errorf("write %s: %w", spare, err)
 	}
-	if err := f.Close(); err != nil {
+	if err := syscall.Close(fd); err != nil {
 		return fmt.Errorf("write %s: %w", spare, err)
 	}
 	ok, err := renameExchange(spare, path)
@@ -522,12 +520,45 @@ func WriteSwapNoSync(path, spare string, data []byte) error {
 // Empty truncates the file at path to nothing, keeping its inode (see WriteSwapNoSync): for a
 // record whose absence an empty file says as well. A missing file is already empty.
 func Empty(path string) error {
-	f, err := OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+	// The open truncates; a bare descriptor spares os.NewFile's fcntl (see WriteSwapNoSync).
+	fd, err := openFD(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	return syscall.Close(fd)
+}
+
+// openFD is OpenFile's open without the os.File: for a file opened, written at most once and
+// closed at once, where an os.File adds only its fcntl.
+func openFD(path string, flag int, perm fs.FileMode) (int, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == nil {
+			return fd, nil
+		}
+		if err != syscall.EINTR {
+			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+}
+
+// writeFD writes data whole to fd, as os.File.Write does: again after a short write or EINTR.
+func writeFD(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		data = data[n:]
+	}
+	return nil
 }
