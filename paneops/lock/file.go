@@ -34,6 +34,47 @@ func openFile(path string, flag int, perm uint32) (*os.File, error) {
 	}
 }
 
+// fdFile is a lock file held as a bare descriptor, for the locks taken on every delivery (a
+// pane's send lock, an outbox's drain lock): an os.File costs an fcntl at its making, and these
+// files are only flocked, and read or written at offset 0. Each is closed exactly once, by
+// release or by flock's error paths, as an os.File would be.
+type fdFile int
+
+func (f fdFile) Fd() uintptr  { return uintptr(f) }
+func (f fdFile) Close() error { return syscall.Close(int(f)) }
+
+// ReadAt is one pread: a holder's record is written whole by one pwrite (writeHolder).
+func (f fdFile) ReadAt(b []byte, off int64) (int, error) {
+	for {
+		n, err := syscall.Pread(int(f), b, off)
+		if err != syscall.EINTR {
+			return max(n, 0), err
+		}
+	}
+}
+
+func (f fdFile) WriteAt(b []byte, off int64) (int, error) {
+	for {
+		n, err := syscall.Pwrite(int(f), b, off)
+		if err != syscall.EINTR {
+			return max(n, 0), err
+		}
+	}
+}
+
+// createFD is create as a bare descriptor (fdFile).
+func createFD(path string) (fdFile, error) {
+	for {
+		fd, err := syscall.Open(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, fileMode)
+		if err == nil {
+			return fdFile(fd), nil
+		}
+		if err != syscall.EINTR {
+			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+}
+
 // Open opens path (created 0600 if missing, never through a symlink) and takes flock how (LOCK_EX
 // or LOCK_SH) on it, waiting in the kernel (see Flock) until ctx ends; with ctx already ended it
 // tries once. The lock goes with the returned file's Close or with the process, so a killed holder
@@ -64,12 +105,20 @@ func Try(path string, how int) (*os.File, error) {
 // try once). The lock is released by the returned func or by process death. A lock still held at
 // the deadline is an error wrapping EWOULDBLOCK.
 func File(path string, how int, timeout time.Duration) (unlock func(), err error) {
+	// Open's steps on a bare descriptor (fdFile): an outbox's drain lock is taken this way on
+	// every delivery, and the file is never handed out.
+	f, err := createFD(path)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	f, err := Open(ctx, path, how)
-	if err != nil {
+	if err := flock(ctx, f, how, nil); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("still held after %s: %w", timeout, syscall.EWOULDBLOCK)
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("%s is still locked: %w: %w", path, syscall.EWOULDBLOCK, err)
 		}
 		return nil, err
 	}

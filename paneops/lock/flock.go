@@ -25,6 +25,17 @@ const checkEvery = 50 * time.Millisecond
 // leaves its goroutine blocked in flock until the lock comes free, then lets go of it at once: a
 // thread, not a lock, is what an abandoned wait costs.
 func Flock(ctx context.Context, f *os.File, how int, check func() error) error {
+	return flock(ctx, f, how, check)
+}
+
+// lockFile is what flock needs of a lock file: an *os.File, or a bare descriptor (fdFile).
+type lockFile interface {
+	Fd() uintptr
+	Close() error
+}
+
+// flock is Flock on any lockFile.
+func flock(ctx context.Context, f lockFile, how int, check func() error) error {
 	fd := int(f.Fd())
 	err := flockRetry(fd, how|syscall.LOCK_NB)
 	if err == nil {
@@ -95,7 +106,7 @@ func Flock(ctx context.Context, f *os.File, how int, check func() error) error {
 }
 
 // release lets go of f's lock and closes it.
-func release(f *os.File) {
+func release(f lockFile) {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	f.Close()
 }

@@ -50,14 +50,14 @@ func Pane(ctx context.Context, dir, key string, pane messages.PaneID, timeout ti
 		return nil, err
 	}
 	path := filepath.Join(dir, "pane-"+key+"-"+strconv.Itoa(n)+".lock")
-	f, err := create(path)
+	f, err := createFD(path)
 	if err != nil {
 		return nil, fmt.Errorf("open the send lock of pane %s: %w", pane, err)
 	}
 	var once sync.Once
 	unlock = func() { once.Do(func() { release(f) }) }
-	// A lock free at once is taken without reading the last holder's record (two preads, the
-	// second to hear EOF): the record serves only a waiter, to see the lock change hands while
+	// A lock free at once is taken without reading the last holder's record (a pread, two with
+	// an os.File): the record serves only a waiter, to see the lock change hands while
 	// it waits. Flock below tries LOCK_NB again, the same try; exclusion is flock's either way.
 	if err := flockRetry(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
 		writeHolder(f)
@@ -78,7 +78,7 @@ func Pane(ctx context.Context, dir, key string, pane messages.PaneID, timeout ti
 		}
 		return paneTimeout(ctx, pane, path, holder, timeout)
 	}
-	if err := Flock(ctx, f, syscall.LOCK_EX, stalled); err != nil {
+	if err := flock(ctx, f, syscall.LOCK_EX, stalled); err != nil {
 		switch {
 		case errors.Is(err, ErrTimeout):
 			return nil, err
@@ -101,7 +101,7 @@ const maxHolderLen = 64
 // width (holderLine), written over the last holder's in place: a truncate and a write freed the
 // file's block and took a new one at every delivery, and its close then discarded the block's
 // preallocation, together about a third of what taking and letting go of the lock cost.
-func writeHolder(f *os.File) {
+func writeHolder(f fdFile) {
 	_, _ = f.WriteAt(holderLine(proc.SelfPID(), time.Now().UnixNano()), 0)
 }
 
@@ -126,7 +126,7 @@ func holderLine(pid int, nanos int64) []byte {
 }
 
 // readHolder returns the lock file's holder line, "" when there is none or it cannot be read.
-func readHolder(f *os.File) string {
+func readHolder(f fdFile) string {
 	var b [maxHolderLen]byte
 	n, _ := f.ReadAt(b[:], 0)
 	return strings.TrimSpace(string(b[:n]))

@@ -104,7 +104,7 @@ func TestLockPaneWaitsWhileTheQueueMoves(t *testing.T) {
 			t.Fatalf("the waiter gave up after %d hand-offs while the queue moved: %v", handOffs, err)
 		case <-time.After(stall / 20): // the next sender's turn
 		}
-		writeHolder(f)
+		writeHolder(fdFile(f.Fd()))
 	}
 	unlock()
 	require.NoError(t, <-done, "the lock is taken once it is free")
