@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wcomm/wcomm/paneops/callstack"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
 )
@@ -82,7 +83,7 @@ func (s *server) newTool(def mcp.Tool, run func(ctx context.Context, req *mcp.Ca
 	out := &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{outSchema, errSchema}}
 	name := def.Name
 	return tool{def: &def, out: out, handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		growStack()
+		callstack.Grow()
 		start := time.Now()
 		defer func() {
 			if p := recover(); p != nil {
@@ -192,22 +193,4 @@ func schemaFor[T any]() *jsonschema.Schema {
 		panic(err)
 	}
 	return s
-}
-
-// callStack is half the stack a tool call grows to: a send, an await or a notify (the engine,
-// its files and tmux calls, the result's encoding) grows past half of it.
-const callStack = 64 << 10
-
-// stackDepth keeps growStack's frame from being optimised away.
-var stackDepth int
-
-// growStack grows the calling goroutine's stack to hold callStack at once, while it holds little.
-// The SDK runs each call in a goroutine of its own that starts with a few KiB, and a call grew
-// its stack by doubling, copying and adjusting every frame it held each time.
-//
-//go:noinline
-func growStack() byte {
-	var frame [callStack]byte
-	frame[stackDepth] = 1
-	return frame[len(frame)-1-stackDepth]
 }

@@ -1,20 +1,17 @@
 package tmuxcomm
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/exchange"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
+	"github.com/wcomm/wcomm/tmuxcomm/store/storetest"
 )
 
 // TestNotifyReadsEachFileOnce: a notify reads the request once (and opens it to see whether an
@@ -27,31 +24,14 @@ func TestNotifyReadsEachFileOnce(t *testing.T) {
 	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("question")})
 	require.NoError(t, err)
 
-	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	_, err = unix.InotifyAddWatch(fd, x.Dir, unix.IN_OPEN)
-	require.NoError(t, err)
-
-	res, err := e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
-	require.NoError(t, err)
+	var res *NotifyResult
+	opens := storetest.OpensIn(t, x.Dir, func() {
+		var err error
+		res, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("the answer\nDELTA:\n  changes: [a.go]\n  risks: []\n  alternatives: []\n  needs_consult: no\n")})
+		require.NoError(t, err)
+	})
 	assert.Equal(t, core.SignalPasted, res.Signal)
 
-	opens := map[string]int{}
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := unix.Read(fd, buf)
-		if errors.Is(err, unix.EAGAIN) {
-			break
-		}
-		require.NoError(t, err)
-		for b := buf[:n]; len(b) >= unix.SizeofInotifyEvent; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
-			name := b[unix.SizeofInotifyEvent : unix.SizeofInotifyEvent+int(ev.Len)]
-			opens[string(bytes.TrimRight(name, "\x00"))]++
-			b = b[unix.SizeofInotifyEvent+int(ev.Len):]
-		}
-	}
 	request, response := filepath.Base(x.RequestPath), filepath.Base(x.ResponsePath)
 	// Read once; opened twice more for its flock alone, the await's lock, which notify and then
 	// the outbox, under its drain lock, each look at.

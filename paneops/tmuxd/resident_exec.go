@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/callstack"
 )
 
 // ExecCall is one command handed to the resident.
@@ -399,33 +400,13 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 		})
 	}
 	call.PID, call.Gone, call.Tmux = pid, gone, localRouter{s}
-	growStack()
+	callstack.Grow()
 	code := s.Exec(ctx, call, out(execStdout), out(execStderr))
 	mu.Lock()
 	defer mu.Unlock()
 	if _, err := c.Write(appendExecFrame(nil, execExit, binary.BigEndian.AppendUint32(nil, uint32(int32(code))))); err != nil {
 		s.logf("the caller (pid %d) of %q went before its exit code %d", pid, first(call.Args), code)
 	}
-}
-
-// execStack is half the stack a handed command grows to: a send, an await or a notify (the
-// engine, its files and tmux calls, the cli's printing) grew past 64 KiB, measured, so a frame
-// of 64 KiB makes the stack 128 KiB.
-const execStack = 64 << 10
-
-// stackDepth keeps growStack's frame from being optimised away.
-var stackDepth int
-
-// growStack grows the calling goroutine's stack to hold execStack at once, while it holds
-// little. A connection's goroutine starts with a few KiB, and a command run in it grew its
-// stack by doubling, copying and adjusting every frame it held each time (the last copy held
-// more than 64 KiB): about 4 % of the resident's CPU.
-//
-//go:noinline
-func growStack() byte {
-	var frame [execStack]byte
-	frame[stackDepth] = 1
-	return frame[len(frame)-1-stackDepth]
 }
 
 func first(args []string) string {

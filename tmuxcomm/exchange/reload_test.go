@@ -3,19 +3,17 @@ package exchange
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm/core"
+	"github.com/wcomm/wcomm/tmuxcomm/store/storetest"
 )
 
 // A send loads the exchange it returns from the request text it wrote, and an await reloads the
@@ -92,32 +90,6 @@ func TestResponseReadWhereItIsFoundComplete(t *testing.T) {
 	assert.Equal(t, n, got.Seq)
 }
 
-// opensIn counts the opens of each file of dir that fn makes, as the kernel tells them (inotify).
-func opensIn(t *testing.T, dir string, fn func()) map[string]int {
-	t.Helper()
-	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	_, err = unix.InotifyAddWatch(fd, dir, unix.IN_OPEN)
-	require.NoError(t, err)
-	fn()
-	opens := map[string]int{}
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := unix.Read(fd, buf)
-		if errors.Is(err, unix.EAGAIN) {
-			return opens
-		}
-		require.NoError(t, err)
-		for b := buf[:n]; len(b) >= unix.SizeofInotifyEvent; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[0]))
-			name := b[unix.SizeofInotifyEvent : unix.SizeofInotifyEvent+int(ev.Len)]
-			opens[string(bytes.TrimRight(name, "\x00"))]++
-			b = b[unix.SizeofInotifyEvent+int(ev.Len):]
-		}
-	}
-}
-
 // An await's reload takes the delivery log as the await's load read it while the file is
 // unchanged (a stat tells), and reads it again once an event was appended: the reload's state is
 // always the log's.
@@ -137,13 +109,13 @@ func TestReloadReadsTheDeliveryLogOnlyWhenItChanged(t *testing.T) {
 	require.Equal(t, StatePasted, x.State)
 
 	var got *Exchange
-	opens := opensIn(t, dir, func() { got = x.Reload(false, true, nil) })
+	opens := storetest.OpensIn(t, dir, func() { got = x.Reload(false, true, nil) })
 	assert.Zero(t, opens[LogName(n)], "the unchanged log is not read again (%v)", opens)
 	assert.Equal(t, StatePasted, got.State)
 	assert.Len(t, got.Events, 2)
 
 	require.NoError(t, LogEvent(dir, n, StateSubmitted, map[string]string{"evidence": "seen"}, time.Now()))
-	opens = opensIn(t, dir, func() { got = x.Reload(false, true, nil) })
+	opens = storetest.OpensIn(t, dir, func() { got = x.Reload(false, true, nil) })
 	assert.Equal(t, 1, opens[LogName(n)], "the log an event was appended to is read (%v)", opens)
 	assert.Equal(t, StateSubmitted, got.State)
 	assert.Equal(t, "seen", got.Evidence)
