@@ -58,18 +58,11 @@ func TestSentAndReloadedExchangesKeepTheRequestAsRead(t *testing.T) {
 // still holds it, and its reload takes that text (here the file is gone by then); while a
 // writer holds it, it is not complete.
 func TestResponseReadWhereItIsFoundComplete(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "root")
-	require.NoError(t, os.Mkdir(root, 0o700))
-	b := &Book{Config: core.New(root, nil)}
-	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
-	require.NoError(t, err)
-	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
-	n, _, _, id, err := b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
-	require.NoError(t, err)
+	root, _, n, id := workRequest(t)
 	x := IDClaimedHere(root, id)
 	require.NotNil(t, x)
 
-	resp := messages.ResponseHeader{ID: id, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
+	resp := messages.ResponseHeader{ID: id, StartedAt: x.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
 	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE, 0o600)
 	require.NoError(t, err)
 	_, err = w.WriteString(resp.String() + "\nall done\n")
@@ -94,14 +87,7 @@ func TestResponseReadWhereItIsFoundComplete(t *testing.T) {
 // unchanged (a stat tells), and reads it again once an event was appended: the reload's state is
 // always the log's.
 func TestReloadReadsTheDeliveryLogOnlyWhenItChanged(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "root")
-	require.NoError(t, os.Mkdir(root, 0o700))
-	b := &Book{Config: core.New(root, nil)}
-	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
-	require.NoError(t, err)
-	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
-	n, _, _, id, err := b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
-	require.NoError(t, err)
+	root, dir, n, id := workRequest(t)
 	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
 	require.NoError(t, LogEvent(dir, n, StatePasted, nil, time.Now()))
 	x := IDClaimedHere(root, id)
@@ -122,4 +108,19 @@ func TestReloadReadsTheDeliveryLogOnlyWhenItChanged(t *testing.T) {
 	assert.Len(t, got.Events, 3)
 	again := got.Reload(false, true, nil)
 	assert.Equal(t, got.Events, again.Events, "a reload of the reload keeps what it read")
+}
+
+// workRequest writes a request "work" from %1 to %2 in a new root: the root, the session's folder,
+// the request's number and its id.
+func workRequest(t *testing.T) (root, dir string, n int, id string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b := &Book{Config: core.New(root, nil)}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
+	require.NoError(t, err)
+	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
+	n, _, _, id, err = b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
+	require.NoError(t, err)
+	return root, dir, n, id
 }
