@@ -76,6 +76,10 @@ type controlConn struct {
 	// client (tmux writes nothing to one before). Killed before that, tmux 3.3a's server crashes
 	// (control_stop on a client whose control state was never made), every session with it.
 	spoke atomic.Bool
+	// server is the server it attached to; turn lets go of that server's turn (control_turn.go),
+	// held from its start until it spoke.
+	server Server
+	turn   func()
 	// heard is set once tmux said the subscription's value (control_watch.go): tmux says it
 	// at its first check, a second after the subscription, whatever the panes do.
 	heard atomic.Bool
@@ -145,6 +149,9 @@ func (k *Control) stop() {
 	if k.conn == nil {
 		return
 	}
+	// Its detach tells the other control clients: not while one of wcomm's is being made one.
+	release := controlTurn(k.conn.server)
+	defer release()
 	_ = k.conn.in.Close() // the client detaches and exits when its input ends
 	done := make(chan struct{})
 	cmd := k.conn.cmd
@@ -197,14 +204,18 @@ func (k *Control) start() error {
 	if err != nil {
 		return err
 	}
+	turn := controlTurn(cl.Server)
 	if err := cmd.Start(); err != nil {
+		turn()
 		return err
 	}
-	conn := &controlConn{cmd: cmd, in: in, lines: make(chan []string, 256), done: make(chan struct{})}
+	conn := &controlConn{cmd: cmd, in: in, lines: make(chan []string, 256), done: make(chan struct{}), server: cl.Server, turn: turn}
+	time.AfterFunc(controlTurnWait, turn) // held no longer than that, spoken or not
 	changes := k.changes
 	go func() {
 		defer close(conn.done)
 		defer close(conn.lines)
+		defer conn.turn()
 		r := bufio.NewReaderSize(out, 64<<10)
 		// The answers' blocks go to exchange; between blocks come the notifications, which
 		// exchange would skip: they are taken here, so that a client nobody calls for hours
@@ -214,8 +225,9 @@ func (k *Control) start() error {
 		for {
 			raw, err := r.ReadString('\n')
 			line := strings.TrimSuffix(raw, "\n")
-			if raw != "" {
+			if raw != "" && !conn.spoke.Load() {
 				conn.spoke.Store(true)
+				conn.turn()
 			}
 			switch {
 			case raw == "":
