@@ -661,7 +661,7 @@ func sxReceipts(t *testing.T, log string) []sxReceipt {
 	}
 	require.NoError(t, err)
 	var out []sxReceipt
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range sxComplete(data) {
 		if line == "" {
 			continue
 		}
@@ -680,7 +680,7 @@ func sxLines(t *testing.T, log string) []string {
 	}
 	require.NoError(t, err)
 	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range sxComplete(data) {
 		if line == "" {
 			continue
 		}
@@ -689,6 +689,16 @@ func sxLines(t *testing.T, log string) []string {
 		out = append(out, m["line"])
 	}
 	return out
+}
+
+// sxComplete is the lines of a worker's log that were written whole: read while the worker
+// appends, the log may end in part of a line, which a later read has whole.
+func sxComplete(data []byte) []string {
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil
+	}
+	return strings.Split(string(data[:end]), "\n")
 }
 
 // waitReceipt waits until the worker logged the request whose response file is response.
