@@ -245,13 +245,50 @@ func killPaneTree(w *world, pane string) {
 	if _, err := fmt.Sscanf(strings.TrimSpace(out), "%d", &pid); err != nil || pid <= 0 {
 		return
 	}
+	pids := []int{pid}
 	if t, err := proc.Scan(); err == nil {
 		for _, p := range t.Descendants(pid) {
-			_ = syscall.Kill(p.PID, syscall.SIGTERM)
+			pids = append(pids, p.PID)
 		}
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
 	_, _ = w.tmuxErr("kill-pane", "-t", pane)
+	// An agent writes its session files on its way out after a SIGTERM: the test's folders are
+	// removed right after this cleanup, so wait for every process to be gone, and kill what is
+	// left after a while, lest a late write leave a folder that is not empty.
+	if !allGone(pids, 10*time.Second) {
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+		allGone(pids, 10*time.Second)
+	}
+}
+
+// allGone polls until none of pids runs (a zombie writes nothing), or the deadline passes.
+func allGone(pids []int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for {
+		alive := false
+		for _, p := range pids {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+			if err != nil {
+				continue
+			}
+			if i := strings.LastIndexByte(string(stat), ')'); i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z' {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // keepOnFailure copies a failed run's evidence (the model's prompt and request logs, the

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,6 +48,26 @@ func requestsHolding(t *testing.T, path, text string) []string {
 	return out
 }
 
+// killByHome ends every process of this user whose HOME is home, and waits for them to be gone.
+func killByHome(home string) {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
+			pids = append(pids, pid)
+		}
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	allGone(pids, 10*time.Second)
+}
+
 func TestAgentsSpawnClaudeAndRestart(t *testing.T) {
 	installed := installAgents(t)
 	w := newWorld(t)
@@ -57,6 +78,9 @@ func TestAgentsSpawnClaudeAndRestart(t *testing.T) {
 	// One home for both starts: the conversation is kept there.
 	home := filepath.Join(w.work, "claude-home")
 	require.NoError(t, os.Mkdir(home, 0o700))
+	// Registered before the panes' cleanups, so it runs after them: a process the first,
+	// killed start left behind (reparented, out of the pane's tree) may still write there.
+	t.Cleanup(func() { killByHome(home) })
 	work := filepath.Join(w.work, "work-claude")
 
 	first := "spawned first prompt kq7"
