@@ -553,7 +553,6 @@ func openFD(path string, flag int, perm fs.FileMode) (int, error) {
 	}
 }
 
-// writeFD writes data whole to fd, as os.File.Write does: again after a short write or EINTR.
 // ftruncateFD cuts the file at fd to size.
 func ftruncateFD(fd int, size int64) error {
 	for {
@@ -564,6 +563,7 @@ func ftruncateFD(fd int, size int64) error {
 	}
 }
 
+// writeFD writes data whole to fd, as os.File.Write does: again after a short write or EINTR.
 func writeFD(fd int, data []byte) error {
 	for len(data) > 0 {
 		n, err := syscall.Write(fd, data)
