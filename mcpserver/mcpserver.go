@@ -17,6 +17,7 @@ import (
 
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/settings"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // Config is what the server needs from the command that starts it.
@@ -92,6 +93,9 @@ func (s *server) tools() []tool {
 // Serve runs the server on in and out (a client's stdio) until the client closes the stream or ctx
 // ends. A malformed frame is answered with its JSON-RPC error and the server goes on (transport.go).
 func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser) error {
+	// A server lives on, writing into the same sessions call after call: the files of its next
+	// request or response are made while it waits (store.KeepSpares).
+	defer store.KeepSpares()()
 	return New(cfg).Run(ctx, &stdioTransport{in: in, out: out, log: cfg.logger()})
 }
 

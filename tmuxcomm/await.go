@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -140,7 +141,9 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 			if ev.Name == name && ev.Moved {
 				renamed = true
 			}
-			if !ev.Written {
+			// A temp file is never the response: a writer's spare, made while it waits
+			// (store.KeepSpares), or its next record before its rename, which is an event.
+			if !ev.Written && !strings.HasPrefix(ev.Name, store.TempPrefix) {
 				look = true
 			}
 		}

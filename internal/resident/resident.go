@@ -134,6 +134,9 @@ func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux fun
 	if err != nil {
 		return err
 	}
+	// The sends and notifies handed to it write into the same sessions again and again: the
+	// files of the next are made while it waits (store.KeepSpares).
+	defer store.KeepSpares()()
 	dir, err := store.Dir(root, store.ResidentDir, false)
 	if err != nil {
 		return err

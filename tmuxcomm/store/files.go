@@ -79,19 +79,21 @@ const joinParts = 64 << 10
 // writeTemp writes the parts to a new hidden temp file in dir with permissions perm and returns
 // it open, unsynced.
 func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) {
-	var f *os.File
+	return writeTempIn(nil, dir, perm, parts...)
+}
+
+// writeTempIn is writeTemp into f, an empty temp file in dir made ahead (a spare), or into a
+// new one when f is nil.
+func writeTempIn(f *os.File, dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) {
 	var err error
-	for try := 0; ; try++ {
+	for try := 0; f == nil; try++ {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
-		name := filepath.Join(dir, ".tmp-"+strconv.FormatUint(tempSeq.Add(1), 36)+"-"+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, TempPrefix+strconv.FormatUint(tempSeq.Add(1), 36)+"-"+hex.EncodeToString(b[:]))
 		f, err = OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
-		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
-			break
+		if err != nil && (!errors.Is(err, fs.ErrExist) || try == 100) {
+			return nil, fmt.Errorf("create temp file in %s: %w", dir, err)
 		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("create temp file in %s: %w", dir, err)
 	}
 	name := f.Name()
 	fail := func(err error) (*os.File, error) {
@@ -241,7 +243,8 @@ func WriteExclusiveLater(path string, s *Syncs, parts ...[]byte) error {
 // WriteExclusiveLaterStat is WriteExclusiveLater (s not nil) that also returns the file's
 // modification time, from the file it wrote: a caller that reports the file need not read it back.
 func WriteExclusiveLaterStat(path string, s *Syncs, parts ...[]byte) (time.Time, error) {
-	f, err := writeTemp(filepath.Dir(path), FileMode, parts...)
+	dir := filepath.Dir(path)
+	f, err := writeTempIn(takeSpare(dir), dir, FileMode, parts...)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -470,7 +473,25 @@ func ReadFirstLine(path string) (string, error) {
 
 // AppendLine appends one line to a log file (O_APPEND keeps concurrent small writes whole).
 func AppendLine(path string, line []byte) error {
-	f, err := OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
+	flag := os.O_WRONLY | os.O_APPEND | os.O_CREATE | syscall.O_NOFOLLOW
+	if spares.on.Load() {
+		// A log that is there is opened as before; one that is not yet is made from a spare.
+		fd, err := openFD(path, flag&^os.O_CREATE, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			if done, err := newLogFromSpare(path, line); done {
+				return err
+			}
+		} else if err != nil {
+			return err
+		} else {
+			werr := writeFD(fd, append(line, '\n'))
+			if err := syscall.Close(fd); werr == nil {
+				werr = err
+			}
+			return werr
+		}
+	}
+	f, err := OpenFile(path, flag, FileMode)
 	if err != nil {
 		return err
 	}
@@ -479,6 +500,32 @@ func AppendLine(path string, line []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// newLogFromSpare makes the log at path, not there yet, with line as its first line, from a
+// spare in its folder: written, then given its name only if that is still free. done is false
+// when there was no spare, or another writer made the log first; line is then not written.
+func newLogFromSpare(path string, line []byte) (done bool, err error) {
+	f := takeSpare(filepath.Dir(path))
+	if f == nil {
+		return false, nil
+	}
+	name := f.Name()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		os.Remove(name)
+		return false, nil
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return false, nil
+	}
+	if err := publishExclusive(name, path); err != nil {
+		// Taken meanwhile (publishExclusive removed the spare), or the folder is gone: the
+		// plain append says which.
+		return false, nil
+	}
+	return true, nil
 }
 
 // WriteSwapNoSync replaces path's content with data, atomically for readers, without freeing an
