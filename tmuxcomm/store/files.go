@@ -2,8 +2,6 @@ package store
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,10 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,9 +42,6 @@ func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), path), nil
 }
-
-// tempSeq makes temp names unique within the process; the random part, across processes.
-var tempSeq atomic.Uint64
 
 // writeTempSync writes the parts one after the other to a new hidden temp file in dir, with
 // permissions perm and the fsync optional (see writeExclusiveNoSync), and returns its path. Parts
@@ -85,15 +78,12 @@ func writeTemp(dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) 
 // writeTempIn is writeTemp into f, an empty temp file in dir made ahead (a spare), or into a
 // new one when f is nil.
 func writeTempIn(f *os.File, dir string, perm fs.FileMode, parts ...[]byte) (*os.File, error) {
-	var err error
-	for try := 0; f == nil; try++ {
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		name := filepath.Join(dir, TempPrefix+strconv.FormatUint(tempSeq.Add(1), 36)+"-"+hex.EncodeToString(b[:]))
-		f, err = OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
-		if err != nil && (!errors.Is(err, fs.ErrExist) || try == 100) {
+	if f == nil {
+		t, err := createTemp(dir)
+		if err != nil {
 			return nil, fmt.Errorf("create temp file in %s: %w", dir, err)
 		}
+		f = os.NewFile(uintptr(t.fd), t.name)
 	}
 	name := f.Name()
 	fail := func(err error) (*os.File, error) {

@@ -104,7 +104,7 @@ func makeSpares(want <-chan string) {
 			if full {
 				break
 			}
-			f, err := newSpare(dir)
+			f, err := createTemp(dir)
 			if err != nil {
 				break
 			}
@@ -121,8 +121,12 @@ func makeSpares(want <-chan string) {
 	}
 }
 
-// newSpare creates an empty temp file in dir, open for reading and writing.
-func newSpare(dir string) (spareFile, error) {
+// tempSeq makes temp names unique within the process; the random part, across processes.
+var tempSeq atomic.Uint64
+
+// createTemp creates an empty temp file in dir, open for reading and writing, under a name
+// unique within the process (tempSeq) and across processes (the random part).
+func createTemp(dir string) (spareFile, error) {
 	for try := 0; ; try++ {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
