@@ -237,7 +237,7 @@ func (ob *outbox) SetInflight(f Inflight) error {
 }
 
 func (ob *outbox) clearInflight() {
-	_ = store.Empty(ob.Path(store.InflightName))
+	_ = store.EmptyBySwap(ob.Path(store.InflightName), ob.Path(store.InflightSpareName))
 }
 
 // inflightLeft is the in-flight record a delivery about to type finds (nil: none, or one that

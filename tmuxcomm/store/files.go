@@ -562,6 +562,21 @@ func WriteSwapNoSync(path, spare string, data []byte) error {
 	return nil
 }
 
+// EmptyBySwap empties the record at path, as Empty does, by trading names with spare when spare
+// is an empty file: after WriteSwapNoSync of a record over an empty one it is, and the record is
+// then kept as spare, where the next WriteSwapNoSync writes over it. Truncating a file to nothing
+// frees its block, which the next record allocates again, about 1 % of an MCP server's CPU a
+// message. Otherwise it is Empty. The caller must be the only writer of both (a lock).
+func EmptyBySwap(path, spare string) error {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(spare, &st); err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == 0 {
+		if ok, err := renameExchange(spare, path); ok && err == nil {
+			return nil
+		}
+	}
+	return Empty(path)
+}
+
 // Empty truncates the file at path to nothing, keeping its inode (see WriteSwapNoSync): for a
 // record whose absence an empty file says as well. A missing file is already empty.
 func Empty(path string) error {

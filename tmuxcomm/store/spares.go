@@ -42,12 +42,13 @@ type spareFile struct {
 }
 
 var spares struct {
-	on    atomic.Bool
-	mu    sync.Mutex
-	users int
-	dirs  map[string][]spareFile
-	lru   []string // the folders of dirs, the one written last at the end
-	want  chan string
+	on     atomic.Bool
+	mu     sync.Mutex
+	making sync.Mutex // held while a spare is made and put in hand
+	users  int
+	dirs   map[string][]spareFile
+	lru    []string // the folders of dirs, the one written last at the end
+	want   chan string
 }
 
 // KeepSpares makes this process keep spares in the folders it writes requests, responses and
@@ -73,6 +74,10 @@ func KeepSpares() (release func()) {
 
 // dropSpares lets one user of KeepSpares go; the last removes the spares and makes no more.
 func dropSpares() {
+	// No spare is being made meanwhile (making), so none is left in a folder once this returns:
+	// a folder removed next would otherwise find one made in it after.
+	spares.making.Lock()
+	defer spares.making.Unlock()
 	spares.mu.Lock()
 	defer spares.mu.Unlock()
 	if spares.users--; spares.users > 0 {
@@ -104,8 +109,10 @@ func makeSpares(want <-chan string) {
 			if full {
 				break
 			}
+			spares.making.Lock()
 			f, err := createTemp(dir)
 			if err != nil {
+				spares.making.Unlock()
 				break
 			}
 			spares.mu.Lock()
@@ -117,6 +124,7 @@ func makeSpares(want <-chan string) {
 			if f.fd >= 0 {
 				dropSpare(f) // the folder was let go meanwhile
 			}
+			spares.making.Unlock()
 		}
 	}
 }
