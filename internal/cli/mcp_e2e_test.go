@@ -23,6 +23,7 @@ import (
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/tmuxcomm"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // syncBuffer collects the server's stderr while the test reads it.
@@ -444,4 +445,43 @@ func TestE2EMCPSendResult(t *testing.T) {
 	assert.NotEmpty(t, out["reason"], "%v", out)
 	w.tmux("send-keys", "-t", worker, "-X", "cancel")
 	w.waitScreen(worker, out["id"].(string))
+}
+
+// tempFilesIn lists the temp files in dir.
+func tempFilesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), store.TempPrefix) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestE2EMCPSparesLeaveNothing: a server that sends into a session keeps the files of its next
+// request and log made ahead there (hidden temp files, which no listing shows), and removes
+// them when its client closes it.
+func TestE2EMCPSparesLeaveNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	c := w.mcpClient(orch)
+	var dir string
+	for i := range 2 {
+		res, out := c.call("send", map[string]any{"to": worker, "message": fmt.Sprintf("spares %d", i)})
+		require.False(t, res.IsError, "%s", text(res))
+		dir = filepath.Dir(out["request_path"].(string))
+		w.waitScreen(worker, out["id"].(string))
+	}
+	waitFor(t, 10*time.Second, func() bool { return len(tempFilesIn(t, dir)) > 0 }, "the spares made ahead")
+	r := w.in(orch, "history", "--json")
+	require.Equal(t, 0, r.code, r.String())
+	assert.NotContains(t, r.stdout, store.TempPrefix, "no listing shows a spare")
+
+	require.NoError(t, c.cs.Close())
+	waitFor(t, 10*time.Second, func() bool { return len(tempFilesIn(t, dir)) == 0 }, "the spares removed as the server ends")
 }
