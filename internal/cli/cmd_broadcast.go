@@ -4,6 +4,7 @@ package cli
 // one line per pane, the answers labelled by pane as they come.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -53,18 +54,26 @@ func (c *cli) reportBroadcast(res *broadcast.Result, err error, wait bool, timeo
 	return c.await([]string{res.ID}, timeout)
 }
 
+// awaitCtx is the context of an await, and whether this command was handed to the resident. A
+// handed command runs in the resident, which lives on: it watches at once, as a server does,
+// instead of polling first (what spares a command's exit the watch's grace period); and its
+// caller gone, nobody reads the answer.
+func (c *cli) awaitCtx() (context.Context, bool) {
+	if c.call == nil {
+		return c.ctx, false
+	}
+	if c.call.Gone != nil {
+		return c.call.Gone, true
+	}
+	return c.ctx, true
+}
+
 // await awaits the exchanges refs name and prints each response as it comes: its body (--json:
 // the whole exchange), or, of several, each under a line naming its pane and id (--json: at the
 // end, the answers and the exchanges still without one). A response is printed before it is
 // recorded as read: output that fails leaves it unread.
 func (c *cli) await(refs []string, timeout time.Duration) error {
-	// A handed command runs in the resident, which lives on: it watches at once, as a server does,
-	// instead of polling first (what spares a command's exit the watch's grace period); and its
-	// caller gone, nobody reads the answer.
-	ctx, handed := c.ctx, c.call != nil
-	if handed && c.call.Gone != nil {
-		ctx = c.call.Gone
-	}
+	ctx, handed := c.awaitCtx()
 	a, err := c.engine().Await(ctx, tmuxcomm.AwaitOptions{Refs: refs, Timeout: timeout, Lean: !c.json, Watch: handed,
 		Each: func(pane string, x *exchange.Exchange) error {
 			if pane != "" && c.json {

@@ -217,7 +217,8 @@ func (c *cli) reportOut(x *exchange.Exchange, wait bool, timeout time.Duration) 
 	// By path, not by id: ids have 16 random bits per second, and another exchange with
 	// the same id would be found first (TestSendWaitIDCollision).
 	printed := false
-	_, err := c.engine().Await(c.ctx, tmuxcomm.AwaitOptions{Refs: []string{x.ResponsePath}, Timeout: timeout, Lean: !c.json,
+	ctx, handed := c.awaitCtx()
+	_, err := c.engine().Await(ctx, tmuxcomm.AwaitOptions{Refs: []string{x.ResponsePath}, Timeout: timeout, Lean: !c.json, Watch: handed,
 		Each: func(_ string, done *exchange.Exchange) error {
 			printed = true
 			return c.printResponse(done)

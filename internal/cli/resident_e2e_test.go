@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wcomm/wcomm/messages"
 )
 
 // newResidentWorld is a world whose calls and panes turn the resident tmux client on.
@@ -359,4 +362,68 @@ func TestResidentSharedByMCP(t *testing.T) {
 		f := strings.Fields(string(stat)[strings.LastIndexByte(string(stat), ')')+2:])
 		assert.Equal(t, strconv.Itoa(pid), f[1], "control client %s is not the resident's (pid %d)", cpid, pid)
 	}
+}
+
+// wakeups is the number of times pid's threads have slept and been woken so far.
+func wakeups(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	require.NoError(t, err)
+	n := 0
+	for _, task := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, task.Name()))
+		if err != nil {
+			continue // a thread gone meanwhile
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				k, _ := strconv.Atoi(strings.TrimSpace(v))
+				n += k
+			}
+		}
+	}
+	return n
+}
+
+// TestResidentHandedSendWaitSleeps: a send --wait handed to the resident waits for its
+// response on the folder's watch, as a handed await does, not with a look every 2 ms (about
+// 500 wake-ups a second of the resident's while it waits), and the answer wakes it.
+func TestResidentHandedSendWaitSleeps(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	pid := w.startResident(orch, worker)
+
+	sw := w.start(call{pane: orch}, "send", "--to", worker, "--enter-delay", "0", "--wait", "--timeout", "2m", "--", "the task waited for")
+	var lockPath, respPath string
+	waitFor(t, 30*time.Second, func() bool {
+		reqs, _ := filepath.Glob(filepath.Join(w.root, "*", "*-request.md"))
+		for _, req := range reqs {
+			data, err := os.ReadFile(req)
+			if err != nil || !strings.Contains(string(data), "the task waited for") {
+				continue
+			}
+			n, _, _ := messages.ParseSeqFileName(filepath.Base(req))
+			lockPath = awaitLockIn(filepath.Dir(req), n)
+			for _, line := range strings.Split(string(data), "\n") {
+				if p, ok := strings.CutPrefix(line, "Response file: "); ok {
+					respPath = strings.TrimSpace(p)
+				}
+			}
+			return respPath != "" && flocked(lockPath)
+		}
+		return false
+	}, "the handed send waiting for its response")
+	// An absence, looked at for a second: the resident does not wake to look.
+	before := wakeups(t, pid)
+	time.Sleep(time.Second)
+	woke := wakeups(t, pid) - before
+	assert.Less(t, woke, 100, "the resident woke %d times in a second while the send waited", woke)
+
+	n := w.run(call{pane: worker, stdin: []byte("the answer it waited for\n")}, "notify", "--response", respPath, "--enter-delay", "0", "-")
+	requireCode(t, 0, n)
+	r := sw.wait(t, time.Minute)
+	requireCode(t, 0, r)
+	assert.Contains(t, r.stdout, "the answer it waited for")
 }
