@@ -54,9 +54,15 @@ func serveResidentExec(t *testing.T, s *testServer, dir string, exec ExecFunc) (
 			t.Error("the resident did not end")
 		}
 	})
+	// Connected to, not only there: bound at its name, the socket listens a moment after.
+	r := NewResident(dir, ResidentSocket("k"), nil)
 	waitFor(t, 10*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(dir, ResidentSocket("k")))
-		return err == nil
+		c, err := r.dial(context.Background())
+		if err != nil {
+			return false
+		}
+		c.Close()
+		return true
 	})
 	return rs, log
 }
