@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ScanPane reads the part of the process table that deciding how to type into one pane looks at,
@@ -29,7 +30,14 @@ func ScanPaneDir(root string, panePID int, also ...int) (*Table, error) {
 	if root == "/proc" && !hasChildrenFiles(root, 0) {
 		return full()
 	}
+	// The stamp is read before the scan, so a process made while it runs makes the next one
+	// read the tree again (see reusePaneScan).
+	key, at := paneMemoKey(root, panePID, also), time.Now()
 	s := newPaneScan(root)
+	stamp := pidStamp(root, s.buf)
+	if t := reusePaneScan(root, key, stamp); t != nil {
+		return t, nil
+	}
 	pane := s.stat(panePID)
 	if pane == nil {
 		return full() // gone, or not a pid this table can read: let the full scan say what it finds
@@ -42,6 +50,7 @@ func ScanPaneDir(root string, panePID int, also ...int) (*Table, error) {
 		s.below(pane.TPGID)
 	}
 	s.ancestors(also)
+	keepPaneScan(key, stamp, at, s)
 	return s.table(), nil
 }
 
