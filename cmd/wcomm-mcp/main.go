@@ -9,15 +9,25 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 
 	"github.com/wcomm/wcomm/internal/cli"
 	"github.com/wcomm/wcomm/mcpserver"
+	"github.com/wcomm/wcomm/paneops/timerslack"
 )
 
 func main() {
 	args := os.Args[1:]
 	if len(args) == 0 {
 		args = []string{"mcp"}
+	}
+	if slices.Contains(args, "mcp") && !timerslack.Has(timerslack.Server) && os.Getenv(noSlackExec) == "" {
+		// Started by something other than 'wcomm mcp', which sets it: once more, with the
+		// slack a server runs with, before anything is read or opened. Marked, so a slack the
+		// kernel does not keep never makes a loop.
+		if self, err := os.Executable(); err == nil {
+			_ = timerslack.Exec(self, os.Args, append(os.Environ(), noSlackExec+"=1"), timerslack.Server)
+		}
 	}
 	os.Exit(cli.Run(cli.Companions{MCP: serve}, args, os.Stdin, os.Stdout, os.Stderr))
 }
@@ -46,6 +56,9 @@ func serve(ctx context.Context, env cli.MCPEnv) error {
 	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(env.In), nopWriteCloser{env.Out})
 }
+
+// noSlackExec marks a wcomm-mcp started again by itself to take a server's timer slack.
+const noSlackExec = "WCOMM_MCP_SLACK_EXEC"
 
 // gcBallastSize is the block serve counts as live for the collector's pacing.
 const gcBallastSize = 8 << 20

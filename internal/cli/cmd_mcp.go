@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"syscall"
 
+	"github.com/wcomm/wcomm/paneops/timerslack"
 	"github.com/wcomm/wcomm/tmuxcomm"
 )
 
@@ -85,7 +85,8 @@ type MCPEnv struct {
 
 // execMCP replaces this process with wcomm-mcp, found beside this binary or else on PATH, with
 // the same global flags and environment: the agent that launched 'wcomm mcp' keeps talking to the
-// same process id on the same stdin and stdout.
+// same process id on the same stdin and stdout. The server starts with a server's timer slack
+// (see paneops/timerslack).
 func (c *cli) execMCP(level string) error {
 	path, err := findProgram(mcpProgram, "the MCP server")
 	if err != nil {
@@ -102,7 +103,7 @@ func (c *cli) execMCP(level string) error {
 		argv = append(argv, "--root", c.root)
 	}
 	argv = append(argv, "mcp", "--log-level", level)
-	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
+	if err := timerslack.Exec(path, argv, os.Environ(), timerslack.Server); err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil // not reached: Exec replaced this process

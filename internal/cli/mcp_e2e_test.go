@@ -7,12 +7,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -313,6 +316,29 @@ func TestE2EMCPPrograms(t *testing.T) {
 		assert.Contains(t, names, "send")
 		assert.Contains(t, names, "inbox")
 	})
+
+	// The server, the runtime's monitor thread among its threads, sleeps with a server's timer
+	// slack, whether 'wcomm mcp' started it or it was started alone.
+	for _, start := range [][]string{{bin, "mcp"}, {filepath.Join(filepath.Dir(bin), mcpProgram)}} {
+		t.Run("timer slack of "+filepath.Base(start[0]), func(t *testing.T) {
+			cmd := exec.Command(start[0], start[1:]...)
+			cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+t.TempDir())
+			client := mcp.NewClient(&mcp.Implementation{Name: "wcomm-e2e", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			require.NoError(t, err)
+			defer cs.Close()
+			_, err = cs.ListTools(ctx, nil)
+			require.NoError(t, err)
+			// The first thread's (proc(5) shows no other's): every thread the runtime makes
+			// after it starts with its slack.
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/timerslack_ns", cmd.Process.Pid))
+			if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EPERM) {
+				t.Skip("reading another process's timer slack takes CAP_SYS_NICE")
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "500000", strings.TrimSpace(string(data)))
+		})
+	}
 
 	t.Run("wcomm mcp without wcomm-mcp beside it or on PATH", func(t *testing.T) {
 		alone := filepath.Join(t.TempDir(), "wcomm")
