@@ -154,6 +154,9 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	}
 	_, derr := e.office.Post(ctx, root, m, worker, srv)
 	x := exchange.LoadSent(dir, n, written)
+	if o.ID == "" {
+		exchange.RememberSent(x) // for an await of its id in this process (an MCP server's)
+	}
 	if derr != nil {
 		return x, deliveryError(filepath.Base(reqPath), worker.ID, "", derr)
 	}

@@ -226,6 +226,9 @@ func IDClaimedHere(root, id string) *Exchange {
 	if messages.ValidID(id) != nil || len(id) <= n+1 {
 		return nil
 	}
+	if x := sentHere(root, id); x != nil {
+		return x
+	}
 	dir, err := store.Dir(root, store.WhereDir, false)
 	if err != nil {
 		return nil
