@@ -88,7 +88,7 @@ func New(root string, t Tmux) *Engine {
 func build(tmpl Engine, cfg *core.Config) *Engine {
 	e := &tmpl
 	e.cfg = cfg
-	e.book = &exchange.Book{Config: cfg}
+	e.book = &exchange.Book{Config: cfg, Numbers: keptNumbers}
 	e.finder = &fleet.Finder{Config: cfg}
 	e.finder.Mail = mail{e}
 	e.desk = &questions.Desk{Config: cfg, Book: e.book, Finder: e.finder, Mailer: mail{e}}

@@ -15,6 +15,9 @@ import (
 // Book reads and writes the exchanges under one engine's root.
 type Book struct {
 	*core.Config
+	// Numbers, when set, tells a sender the next request number of a folder it watches (see
+	// Numbers); nil: the folder's hint and files tell it.
+	Numbers Numbers
 	// noIndex makes history read every file and keep no index: what the index is checked against.
 	noIndex bool
 	// loads counts the exchanges a history read from their files, when set (tests).

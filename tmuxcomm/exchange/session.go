@@ -227,16 +227,54 @@ func nextRequestNumber(files []seqFile) int {
 // content depends on n (it names the response file n+1), so it is built per attempt. Its fsync
 // is one of syncs (store.WriteExclusiveLater; nil: before it is published).
 func ClaimRequest(dir string, syncs *store.Syncs, build func(n int) ([][]byte, error)) (int, string, error) {
-	if h, ok := readSeqHint(dir); ok {
-		if n, ok := nextFromHint(dir, h); ok {
-			path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-			parts, err := build(n)
-			if err != nil {
+	return claimRequest(dir, syncs, nil, build)
+}
+
+// Numbers tells a folder's next request number from what its process saw made there since it last
+// looked, without looking at the folder's files again (a process that lives on and watches the
+// folders it sends into: an MCP server). Mark is taken before a look at the files (0: nothing
+// watched); Claimed records the number a claim took after the look that began at that mark; Next
+// says the next number and the mark it stands on, ok false when it cannot tell.
+type Numbers interface {
+	Mark(dir string) uint64
+	Next(dir string) (n int, mark uint64, ok bool)
+	Claimed(dir string, n int, mark uint64)
+}
+
+func claimRequest(dir string, syncs *store.Syncs, nums Numbers, build func(n int) ([][]byte, error)) (int, string, error) {
+	claim := func(n int, mark uint64) (string, error) {
+		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
+		parts, err := build(n)
+		if err != nil {
+			return "", err
+		}
+		if err := store.WriteExclusiveLater(path, syncs, parts...); err != nil {
+			return "", err
+		}
+		writeSeqHint(dir, n)
+		if nums != nil && mark != 0 {
+			nums.Claimed(dir, n, mark)
+		}
+		return path, nil
+	}
+	var mark uint64
+	if nums != nil {
+		if n, at, ok := nums.Next(dir); ok {
+			path, err := claim(n, at)
+			if err == nil {
+				return n, path, nil
+			}
+			if !errors.Is(err, store.ErrExists) {
 				return 0, "", err
 			}
-			err = store.WriteExclusiveLater(path, syncs, parts...)
+			// Another sender took n first: the files decide.
+		}
+		mark = nums.Mark(dir)
+	}
+	if h, ok := readSeqHint(dir); ok {
+		if n, ok := nextFromHint(dir, h); ok {
+			path, err := claim(n, mark)
 			if err == nil {
-				writeSeqHint(dir, n)
 				return n, path, nil
 			}
 			if !errors.Is(err, store.ErrExists) {
@@ -251,14 +289,8 @@ func ClaimRequest(dir string, syncs *store.Syncs, build func(n int) ([][]byte, e
 			return 0, "", err
 		}
 		n := nextRequestNumber(files)
-		path := filepath.Join(dir, messages.SeqFileName(n, messages.KindRequest))
-		parts, err := build(n)
-		if err != nil {
-			return 0, "", err
-		}
-		err = store.WriteExclusiveLater(path, syncs, parts...)
+		path, err := claim(n, mark)
 		if err == nil {
-			writeSeqHint(dir, n)
 			return n, path, nil
 		}
 		if !errors.Is(err, store.ErrExists) {
@@ -307,7 +339,7 @@ func (b *Book) WriteNewRequest(dir string, sess messages.Session, h messages.Req
 func (b *Book) writeRequest(dir string, sess messages.Session, h messages.RequestHeader, body []byte, syncs *store.Syncs, claim bool) (int, string, [][]byte, string, error) {
 	openEnd := len(body) > 0 && body[len(body)-1] != '\n'
 	var parts [][]byte
-	n, path, err := ClaimRequest(dir, syncs, func(n int) ([][]byte, error) {
+	n, path, err := claimRequest(dir, syncs, b.Numbers, func(n int) ([][]byte, error) {
 		if claim {
 			id, err := b.ClaimIDAt(filepath.Dir(dir), filepath.Base(dir), n)
 			if err != nil {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/wcomm/wcomm/messages"
 )
 
 // safetyTick bounds every wait on file events: a lost event (an inotify queue overflow) costs
@@ -68,6 +71,51 @@ type DirWatch struct {
 	*dirWatcher
 	dir string
 	fi  os.FileInfo // the folder watched, nil: not to be kept
+
+	// gen names this watch among every watch the process made (see Newest); newest is the
+	// exchange file of the highest number made or renamed into the folder since the watch began,
+	// as nextRequestNumber ranks them (a request above its number's response), and lost says an
+	// event was lost since, so that newest may not be the highest.
+	gen    uint64
+	newest Newest
+	lost   bool
+}
+
+// Newest is the highest numbered exchange file a watch saw made (N 0: none).
+type Newest struct {
+	N       int
+	Request bool
+}
+
+// watchGen numbers the watches made.
+var watchGen atomic.Uint64
+
+// saw counts an entry made in the folder.
+func (d *DirWatch) saw(name string) {
+	n, k, ok := messages.ParseSeqFileName(name)
+	if !ok || n < d.newest.N || (n == d.newest.N && (d.newest.Request || k != messages.KindRequest)) {
+		return
+	}
+	d.newest = Newest{N: n, Request: k == messages.KindRequest}
+}
+
+// Next is dirWatcher's Next, counting what it tells of (see saw).
+func (d *DirWatch) Next(ctx context.Context) ([]DirEvent, error) {
+	evs, err := d.t.Next(ctx)
+	out := make([]DirEvent, 0, len(evs))
+	for _, ev := range evs {
+		if ev.Overflow || ev.Gone {
+			d.lost = true
+		}
+		if ev.Gone {
+			continue
+		}
+		if !ev.Written {
+			d.saw(ev.Name)
+		}
+		out = append(out, DirEvent{Name: ev.Name, Moved: ev.Moved, Written: ev.Written})
+	}
+	return out, err
 }
 
 // NewDirWatches keeps at most max watches idle (each is an inotify instance, of which a user
@@ -90,7 +138,7 @@ func (p *DirWatches) Take(dir string) (*DirWatch, error) {
 	}
 	p.mu.Unlock()
 	if kept != nil {
-		if fi, err := os.Lstat(dir); err == nil && os.SameFile(fi, kept.fi) && kept.t.settle() {
+		if fi, err := os.Lstat(dir); err == nil && os.SameFile(fi, kept.fi) && kept.t.settleSeeing(kept.saw) {
 			return kept, nil
 		}
 		go kept.Close()
@@ -100,7 +148,7 @@ func (p *DirWatches) Take(dir string) (*DirWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DirWatch{dirWatcher: w, dir: dir}
+	d := &DirWatch{dirWatcher: w, dir: dir, gen: watchGen.Add(1)}
 	// Kept only when the folder watched is surely the one at dir: the same before and after
 	// the add, so not renamed away meanwhile.
 	if after, aerr := os.Lstat(dir); berr == nil && aerr == nil && os.SameFile(before, after) {
@@ -128,4 +176,27 @@ func (p *DirWatches) Give(w *DirWatch, ok bool) {
 	if drop != nil {
 		go drop.Close()
 	}
+}
+
+// Newest tells the highest numbered exchange file the watch kept of dir saw made since it began,
+// and which watch that is (gen), after taking in the events that wait: ok is false when no watch
+// of that very folder is kept idle, or one lost an event (it is let go then, as Take would). A
+// sender that looked at the folder's files after a watch's events were taken in knows, with it,
+// the folder's newest exchange file from then on without looking again.
+func (p *DirWatches) Newest(dir string) (newest Newest, gen uint64, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		w := p.idle[i]
+		if w.dir != dir {
+			continue
+		}
+		if fi, err := os.Lstat(dir); err == nil && os.SameFile(fi, w.fi) && !w.lost && w.t.settleSeeing(w.saw) {
+			return w.newest, w.gen, true
+		}
+		p.idle = append(p.idle[:i], p.idle[i+1:]...)
+		go w.Close()
+		return Newest{}, 0, false
+	}
+	return Newest{}, 0, false
 }

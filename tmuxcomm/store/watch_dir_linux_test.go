@@ -132,3 +132,47 @@ func TestDirWatchTellsWritesAlone(t *testing.T) {
 	evs = next("moved")
 	assert.Equal(t, []DirEvent{{Name: "moved", Moved: true}}, evs)
 }
+
+// A kept watch tells the highest numbered exchange file made or renamed into its folder since it
+// began, ranked as a listing ranks them, whoever made it and whether or not a waiter read the
+// events; a folder made anew at the path, or a watch not kept, tells nothing.
+func TestDirWatchesTellTheNewestExchangeFile(t *testing.T) {
+	dir := t.TempDir()
+	p := NewDirWatches(2)
+	_, _, ok := p.Newest(dir)
+	assert.False(t, ok, "no watch kept")
+	w, err := p.Take(dir)
+	require.NoError(t, err)
+	gen := w.gen
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "003-request.md"), []byte("x"), 0o600))
+	waitFor(t, w, "003-request.md") // read by the waiter
+	p.Give(w, true)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "004-response.md"), []byte("x"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".tmp-1"), []byte("x"), 0o600))
+	require.NoError(t, os.Rename(filepath.Join(dir, ".tmp-1"), filepath.Join(dir, "002-request.md")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.md"), []byte("x"), 0o600))
+
+	newest, g, ok := p.Newest(dir) // the rest read here
+	require.True(t, ok)
+	assert.Equal(t, gen, g, "the same watch")
+	assert.Equal(t, Newest{N: 4}, newest, "a response above the request before it")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "004-request.md"), []byte("x"), 0o600))
+	w, err = p.Take(dir) // the event is read by the taker: still counted
+	require.NoError(t, err)
+	assert.Equal(t, gen, w.gen)
+	p.Give(w, true)
+	newest, _, ok = p.Newest(dir)
+	require.True(t, ok)
+	assert.Equal(t, Newest{N: 4, Request: true}, newest, "a request above its number's response")
+
+	// A folder made anew at the path: its watch is let go, and nothing is told.
+	require.NoError(t, os.Rename(dir, dir+".old"))
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	_, _, ok = p.Newest(dir)
+	assert.False(t, ok)
+	w, err = p.Take(dir)
+	require.NoError(t, err)
+	assert.NotEqual(t, gen, w.gen, "a new watch")
+	w.Close()
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -73,7 +74,11 @@ func (w *TreeWatcher) Add(dir string) error {
 // IN_IGNORED) or an overflow, or when the instance cannot be read. A watch kept between waits
 // (DirWatches) is used again only when it settles: what happened meanwhile is no news to a waiter
 // that looks at its file after the watch is in place.
-func (w *TreeWatcher) settle() bool {
+func (w *TreeWatcher) settle() bool { return w.settleSeeing(nil) }
+
+// settleSeeing is settle, telling saw each entry named by an event it drops (a folder watch that
+// keeps count of what was made in it, see DirWatch.Newest).
+func (w *TreeWatcher) settleSeeing(saw func(name string)) bool {
 	if w.buf == nil {
 		w.buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))
 	}
@@ -94,7 +99,11 @@ func (w *TreeWatcher) settle() bool {
 			if mask&(syscall.IN_Q_OVERFLOW|syscall.IN_IGNORED) != 0 {
 				return false
 			}
-			off += syscall.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(w.buf[off+12:]))
+			end := off + syscall.SizeofInotifyEvent + int(binary.NativeEndian.Uint32(w.buf[off+12:]))
+			if saw != nil && end <= n && mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0 {
+				saw(string(bytes.TrimRight(w.buf[off+syscall.SizeofInotifyEvent:end], "\x00")))
+			}
+			off = end
 		}
 	}
 }
