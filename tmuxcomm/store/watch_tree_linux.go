@@ -69,15 +69,12 @@ func (w *TreeWatcher) Add(dir string) error {
 	return nil
 }
 
-// settle reads and drops the events that wait, without blocking, and reports whether every
+// settleSeeing reads and drops the events that wait, without blocking, and reports whether every
 // folder added is still watched with nothing lost: false after a folder's watch ended (removed:
 // IN_IGNORED) or an overflow, or when the instance cannot be read. A watch kept between waits
 // (DirWatches) is used again only when it settles: what happened meanwhile is no news to a waiter
-// that looks at its file after the watch is in place.
-func (w *TreeWatcher) settle() bool { return w.settleSeeing(nil) }
-
-// settleSeeing is settle, telling saw each entry named by an event it drops (a folder watch that
-// keeps count of what was made in it, see DirWatch.Newest).
+// that looks at its file after the watch is in place. saw is told each entry made or renamed in
+// by an event it drops (a folder watch keeps count of what was made in it, see DirWatch.Newest).
 func (w *TreeWatcher) settleSeeing(saw func(name string)) bool {
 	if w.buf == nil {
 		w.buf = make([]byte, 256*(syscall.SizeofInotifyEvent+256))

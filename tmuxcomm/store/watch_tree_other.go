@@ -47,8 +47,5 @@ func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {
 	}
 }
 
-// settle says the watch cannot be kept: without inotify there is nothing to keep.
-func (w *TreeWatcher) settle() bool { return false }
-
-// settleSeeing is settle.
+// settleSeeing says the watch cannot be kept: without inotify there is nothing to keep.
 func (w *TreeWatcher) settleSeeing(saw func(name string)) bool { return false }
