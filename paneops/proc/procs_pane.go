@@ -34,8 +34,8 @@ func ScanPaneDir(root string, panePID int, also ...int) (*Table, error) {
 	// read the tree again (see reusePaneScan).
 	key, at := paneMemoKey(root, panePID, also), time.Now()
 	s := newPaneScan(root)
-	stamp := pidStamp(root, s.buf)
-	if t := reusePaneScan(root, key, stamp); t != nil {
+	stamp, last := pidStamp(root, s.buf)
+	if t := reusePaneScan(root, key, stamp, last, at); t != nil {
 		return t, nil
 	}
 	pane := s.stat(panePID)
@@ -50,7 +50,7 @@ func ScanPaneDir(root string, panePID int, also ...int) (*Table, error) {
 		s.below(pane.TPGID)
 	}
 	s.ancestors(also)
-	keepPaneScan(key, stamp, at, s)
+	keepPaneScan(key, stamp, last, at, s)
 	return s.table(), nil
 }
 

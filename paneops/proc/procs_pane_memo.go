@@ -15,13 +15,16 @@ import (
 // handed out in this pid namespace and how many tasks exist (its fourth and fifth fields). While
 // both read as they did before the last scan, no process has been made since (a fork in a
 // nested namespace takes a pid in this one too), so the tree holds at most the processes that
-// scan found. Those are read again, each by its stat: one that has exited or changed its parent,
-// group, session, terminal or name (an exec) makes it a full scan again. Command lines are read
-// afresh whenever detection asks, as they always are, so an exec that keeps its name is seen.
+// scan found. When a few pids were handed out since (other programs of a busy machine), each is
+// looked at: one whose parent is in the tree (or a thread of a process whose parent is) makes it
+// a full scan, as does any other change. The processes found are read again, each by its stat:
+// one that has exited or changed its parent, group, session, terminal or name (an exec) makes it
+// a full scan again. Command lines are read afresh whenever detection asks, as they always are,
+// so an exec that keeps its name is seen.
 //
-// Reused for a second at most: pids come round again only after the whole pid space
-// (/proc/sys/kernel/pid_max, 32,768 at least) was handed out, far more forks than a machine makes
-// in a second, and landing then on the same last pid and task count besides. A pid given by its
+// A look stands on the one before it for a second at most: pids come round again only after the
+// whole pid space (/proc/sys/kernel/pid_max, 32,768 at least) was handed out, far more forks than
+// a machine makes in a second, and landing then on the same last pid besides. A pid given by its
 // number (clone3's set_tid) takes no turn, but only a checkpoint restorer with its capability in
 // this namespace may ask that.
 
@@ -31,15 +34,21 @@ const paneMemoFor = time.Second
 // paneMemoMax bounds how many panes' scans are kept (a process that sends into many panes).
 const paneMemoMax = 64
 
+// paneMemoNewPIDs bounds how many pids handed out since the last look are looked at, rather than
+// the tree read again.
+const paneMemoNewPIDs = 32
+
 // paneMemo holds the last scan of each pane, by root, pane and callers' pids.
 var paneMemo = struct {
 	mu sync.Mutex
 	m  map[string]*paneSnap
 }{m: map[string]*paneSnap{}}
 
-// paneSnap is what one scan found, as its stat lines said, and the stamp read before it began.
+// paneSnap is what one scan found, as its stat lines said, and the stamp read before the last
+// look that found the tree unchanged (the scan, or a reuse since).
 type paneSnap struct {
 	stamp string
+	last  int // the last pid handed out, of stamp
 	at    time.Time
 	procs []Process // by pid; Args unread
 }
@@ -52,37 +61,59 @@ func paneMemoKey(root string, panePID int, also []int) string {
 	return k
 }
 
-// pidStamp reads the last pid handed out and the count of tasks from root's loadavg ("" when it
+// pidStamp reads the count of tasks and the last pid handed out from root's loadavg ("" when it
 // cannot be read: nothing is reused then).
-func pidStamp(root string, buf []byte) string {
+func pidStamp(root string, buf []byte) (string, int) {
 	buf, err := readInto(buf, root+"/loadavg")
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	f := bytes.Fields(buf)
 	if len(f) < 5 {
-		return ""
+		return "", 0
 	}
 	_, total, ok := bytes.Cut(f[3], []byte("/"))
-	if !ok || len(total) == 0 || len(f[4]) == 0 {
-		return ""
+	last, err := strconv.Atoi(string(f[4]))
+	if !ok || len(total) == 0 || err != nil {
+		return "", 0
 	}
-	return string(total) + " " + string(f[4])
+	return string(total) + " " + string(f[4]), last
 }
 
 // reusePaneScan returns the table of the pane's last scan, its processes read again by their
-// stat, when the stamp says no process was made since and none of them changed; nil otherwise.
-func reusePaneScan(root, key, stamp string) *Table {
+// stat, when the stamp says no process was made since that is in the tree, and none of them
+// changed; nil otherwise. at is when the stamp was read.
+func reusePaneScan(root, key, stamp string, last int, at time.Time) *Table {
 	if stamp == "" {
 		return nil
 	}
 	paneMemo.mu.Lock()
 	snap := paneMemo.m[key]
 	paneMemo.mu.Unlock()
-	if snap == nil || snap.stamp != stamp || time.Since(snap.at) > paneMemoFor {
+	if snap == nil || at.Sub(snap.at) > paneMemoFor {
 		return nil
 	}
 	s := newPaneScan(root)
+	if stamp != snap.stamp {
+		// Pids handed out since: a few are looked at, each a child of the tree or not.
+		if last < snap.last || last-snap.last > paneMemoNewPIDs {
+			return nil
+		}
+		in := make(map[int]bool, len(snap.procs))
+		for i := range snap.procs {
+			in[snap.procs[i].PID] = true
+		}
+		for pid := snap.last + 1; pid <= last; pid++ {
+			var err error
+			s.buf, err = readInto(s.buf, s.root+"/"+strconv.Itoa(pid)+"/stat")
+			if err != nil {
+				continue // gone already: no process of the tree
+			}
+			if p, err := parseStat(s.buf); err != nil || in[p.PPID] {
+				return nil
+			}
+		}
+	}
 	for i := range snap.procs {
 		was := &snap.procs[i]
 		p := s.stat(was.PID)
@@ -90,6 +121,11 @@ func reusePaneScan(root, key, stamp string) *Table {
 			return nil
 		}
 	}
+	paneMemo.mu.Lock()
+	if paneMemo.m[key] == snap {
+		paneMemo.m[key] = &paneSnap{stamp: stamp, last: last, at: at, procs: snap.procs}
+	}
+	paneMemo.mu.Unlock()
 	return s.table()
 }
 
@@ -103,7 +139,7 @@ func sameShape(was, p *Process) bool {
 func exited(p *Process) bool { return p.state == 'Z' || p.state == 'X' }
 
 // keepPaneScan records what a scan found under the stamp read before it began.
-func keepPaneScan(key, stamp string, at time.Time, s *paneScan) {
+func keepPaneScan(key, stamp string, last int, at time.Time, s *paneScan) {
 	if stamp == "" {
 		return
 	}
@@ -124,7 +160,7 @@ func keepPaneScan(key, stamp string, at time.Time, s *paneScan) {
 			return
 		}
 	}
-	paneMemo.m[key] = &paneSnap{stamp: stamp, at: at, procs: procs}
+	paneMemo.m[key] = &paneSnap{stamp: stamp, last: last, at: at, procs: procs}
 }
 
 // forgetPaneScans drops every scan kept (tests).

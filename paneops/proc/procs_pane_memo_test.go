@@ -25,7 +25,7 @@ func fakePaneTree(t *testing.T, root string) {
 		"200": "200 (agent) S 100 200 100 34816 200 200\n",
 	}, map[string]string{"200": "agent\x00"})
 	writeChildFiles(t, root, map[string]string{"100": "200 ", "200": ""})
-	writeStamp(t, root, "1/120 4000")
+	writeStamp(t, root, "1/120 200")
 }
 
 func writeChildFiles(t *testing.T, root string, children map[string]string) {
@@ -54,32 +54,55 @@ func tablePIDs(tb *Table) []int {
 func TestScanPaneTakesItsLastTreeWhileNoPidWasHandedOut(t *testing.T) {
 	t.Cleanup(forgetPaneScans)
 	root := t.TempDir()
-	fakePaneTree(t, root)
+	fakePaneTree(t, root) // pids up to 200 handed out
 	tb, err := ScanPaneDir(root, 100)
 	require.NoError(t, err)
 	require.Equal(t, []int{100, 200}, tablePIDs(tb))
 
 	// A child appears in the children files while the stamp stays: no fork can have made it,
 	// so the tree is not listed again (a fake /proc can say what the kernel never would).
-	writeFakeProc(t, root, map[string]string{"201": "201 (node) S 200 200 100 34816 200 200\n"}, nil)
-	writeChildFiles(t, root, map[string]string{"200": "201 "})
+	child := func(pid, parent string) {
+		writeFakeProc(t, root, map[string]string{pid: pid + " (node) S " + parent + " 200 100 34816 200 200\n"}, nil)
+		list, _ := os.ReadFile(filepath.Join(root, parent, "task", parent, "children"))
+		writeChildFiles(t, root, map[string]string{parent: string(list) + pid + " "})
+	}
+	child("150", "200")
 	tb, err = ScanPaneDir(root, 100)
 	require.NoError(t, err)
 	assert.Equal(t, []int{100, 200}, tablePIDs(tb), "the tree is taken from the last scan")
 
-	// A pid handed out since: the tree is read again.
-	writeStamp(t, root, "1/121 4001")
+	// A pid handed out since, to a child of the tree: the tree is read again.
+	child("201", "200")
+	writeStamp(t, root, "1/121 201")
 	tb, err = ScanPaneDir(root, 100)
 	require.NoError(t, err)
-	assert.Equal(t, []int{100, 200, 201}, tablePIDs(tb))
+	assert.Equal(t, []int{100, 150, 200, 201}, tablePIDs(tb))
 
-	// A task count that changed is enough too.
-	writeFakeProc(t, root, map[string]string{"202": "202 (node) S 200 200 100 34816 200 200\n"}, nil)
-	writeChildFiles(t, root, map[string]string{"200": "201 202 "})
-	writeStamp(t, root, "1/122 4001")
+	// Pids handed out since to processes elsewhere (one gone already): the tree stands.
+	writeFakeProc(t, root, map[string]string{"203": "203 (make) S 1 203 203 0 -1\n"}, nil)
+	child("160", "201")
+	writeStamp(t, root, "1/122 204")
 	tb, err = ScanPaneDir(root, 100)
 	require.NoError(t, err)
-	assert.Equal(t, []int{100, 200, 201, 202}, tablePIDs(tb))
+	assert.Equal(t, []int{100, 150, 200, 201}, tablePIDs(tb), "taken again: nothing new is the tree's")
+
+	// Too many handed out to look at each, or the pids came round: read again.
+	writeStamp(t, root, "1/122 300")
+	tb, err = ScanPaneDir(root, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []int{100, 150, 160, 200, 201}, tablePIDs(tb))
+	child("170", "201")
+	writeStamp(t, root, "1/122 7")
+	tb, err = ScanPaneDir(root, 100)
+	require.NoError(t, err)
+	assert.Contains(t, tablePIDs(tb), 170)
+
+	// The task count alone changed (a process exited elsewhere): the tree stands.
+	child("180", "201")
+	writeStamp(t, root, "1/100 7")
+	tb, err = ScanPaneDir(root, 100)
+	require.NoError(t, err)
+	assert.NotContains(t, tablePIDs(tb), 180)
 }
 
 func TestScanPaneReadsTheTreeAgainWhenAProcessOfItChanged(t *testing.T) {
