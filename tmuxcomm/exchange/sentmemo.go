@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // The requests this process sent last, by id, as their send wrote them: an MCP server's await
@@ -13,7 +14,8 @@ import (
 // of their folder, and an open, a read and a close of the hints of the id's second) and the
 // request back (an open, a read and a close), a third of what an await otherwise opens. The
 // request is taken only while a stat finds its file as the send left it (the same size and
-// modification time, as LoadSent takes it); the delivery log and the response are read as ever.
+// modification time, as LoadSent takes it, and still this user's); the delivery log and the
+// response are read as ever.
 // Ids are never reused, so what one names does not change: a request moved or changed is read
 // from the files again.
 
@@ -64,9 +66,13 @@ func sentHere(root, id string) *Exchange {
 	if !ok || filepath.Dir(s.dir) != root {
 		return nil
 	}
-	st, err := os.Lstat(filepath.Join(s.dir, messages.SeqFileName(s.seq, messages.KindRequest)))
+	path := filepath.Join(s.dir, messages.SeqFileName(s.seq, messages.KindRequest))
+	st, err := os.Lstat(path)
 	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(s.text.data)) || !st.ModTime().Equal(s.text.mtime) {
 		return nil
+	}
+	if store.CheckOwned(path, st) != nil {
+		return nil // another user's now: the read from the files refuses it, and says why
 	}
 	if x := loadExchange(s.dir, s.seq, false, false, &fileReads{plain: true, noResponse: true, request: s.text}); x.ID == id {
 		return x

@@ -64,4 +64,12 @@ func TestAwaitOfItsOwnSendReadsNeitherHintsNorRequest(t *testing.T) {
 
 	// Another root's await of the id finds nothing kept.
 	assert.Nil(t, sentHere(filepath.Join(t.TempDir(), "other"), id))
+
+	// A request handed to another user since is not taken: the read from the files refuses it.
+	if os.Getuid() == 0 {
+		RememberSent(LoadSent(dir, n, changed))
+		require.NotNil(t, sentHere(root, id))
+		require.NoError(t, os.Lchown(path, 65534, 65534))
+		assert.Nil(t, sentHere(root, id))
+	}
 }
