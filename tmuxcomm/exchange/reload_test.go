@@ -124,3 +124,32 @@ func workRequest(t *testing.T) (root, dir string, n int, id string) {
 	require.NoError(t, err)
 	return root, dir, n, id
 }
+
+// A response wcomm's notify published is whole once its delivery log says "answered", which
+// notify logs right after the rename while it still holds the file for its fsync: the look
+// takes it then, not when the fsync ends. A log that names another response, or none, leaves a
+// held file incomplete.
+func TestResponseHeldForItsSyncIsCompleteOnceLoggedAnswered(t *testing.T) {
+	root, dir, n, id := workRequest(t)
+	x := IDClaimedHere(root, id)
+	require.NotNil(t, x)
+	resp := messages.ResponseHeader{ID: id, StartedAt: x.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
+	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = w.WriteString(resp.String() + "\nall done\n")
+	require.NoError(t, err)
+
+	require.NoError(t, LogEvent(dir, n, StateAnswered, map[string]string{"response": filepath.Join(dir, "999-response.md")}, time.Now()))
+	done, _, err := ResponseCompleteRead(x.ResponsePath, false)
+	require.NoError(t, err)
+	assert.False(t, done, "held by a writer, and the log answers another response")
+
+	require.NoError(t, LogEvent(dir, n, StateAnswered, map[string]string{"response": x.ResponsePath}, time.Now()))
+	done, c, err := ResponseCompleteRead(x.ResponsePath, false)
+	require.NoError(t, err)
+	require.True(t, done, "logged answered: whole, though its writer still holds it")
+	got := x.Reload(true, true, c)
+	require.NotNil(t, got.Response(), "%v", got.Problems)
+	assert.Contains(t, got.ResponseBody, "all done")
+}
