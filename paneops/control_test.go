@@ -192,7 +192,15 @@ func TestRealControlSetBufferBytes(t *testing.T) {
 		out := filepath.Join(dir, name)
 		_, err = cl.Run(ctx, nil, "save-buffer", "-b", name, out)
 		require.NoError(t, err, "text %d", i)
-		got, err := os.ReadFile(out)
+		// tmux has its client write the file, which it may finish after the command's answer:
+		// the file is read once it holds as many bytes as the text, or after a deadline.
+		var got []byte
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			got, err = os.ReadFile(out)
+			if err == nil && len(got) >= len(text) || time.Now().After(deadline) {
+				break
+			}
+		}
 		require.NoError(t, err)
 		assert.Equal(t, []byte(text), got, "text %d comes back as given", i)
 		_, err = cl.Run(ctx, nil, "delete-buffer", "-b", name)

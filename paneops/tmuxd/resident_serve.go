@@ -286,8 +286,8 @@ func (s *ResidentServer) run(ctx context.Context, args []string, body []byte) re
 
 // runCtl runs args through the control client. answered: tmux answered the call, so it has
 // read whatever file the call named and will not read it again.
-func (s *ResidentServer) runCtl(ctx context.Context, args []string) (resp residentResp, answered bool) {
-	ctx, cancel := context.WithTimeout(ctx, paneops.ControlTimeout)
+func (s *ResidentServer) runCtl(parent context.Context, args []string) (resp residentResp, answered bool) {
+	ctx, cancel := context.WithTimeout(parent, paneops.ControlTimeout)
 	defer cancel()
 	out, st, err := s.ctl.Route(ctx, args)
 	switch st {
@@ -303,7 +303,15 @@ func (s *ResidentServer) runCtl(ctx context.Context, args []string) (resp reside
 	if errors.As(err, &te) && te.ExitCode > 0 {
 		return residentResp{State: "done", Out: out, Code: te.ExitCode, Stderr: te.Stderr}, true
 	}
-	// Given up waiting (the context): the commands were written and may still run.
+	if parent.Err() != nil {
+		// The resident is ending (its server gone, or it was stopped), not the call: the route
+		// is lost, as when the resident dies, and the caller runs a call that is safe to run
+		// again by a client of its own, or settles one that is not. Answered "done" with the
+		// resident's "context canceled", a caller's `wcomm panes` of a server just gone said
+		// that, not that no server runs.
+		return residentResp{State: "lost"}, false
+	}
+	// Given up waiting (the timeout): the commands were written and may still run.
 	return residentResp{State: "done", Out: out, Code: -1, Err: err.Error()}, false
 }
 
