@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,7 +84,17 @@ func scan(t *testing.T, dir string) (hasMain, calls bool) {
 // Isolate points HOME and the XDG folders at a scratch folder and keeps Go's folders and the
 // agents' install folder where they were.
 func TestIsolate(t *testing.T) {
-	realHome := t.TempDir()
+	// Not t.TempDir: the go command Isolate runs may leave a child (its telemetry's) writing
+	// under this HOME a moment after it exits, and one CI run's removal found the folder not
+	// empty. It is removed once nothing more is written there, up to a deadline.
+	realHome, err := os.MkdirTemp("", "testhome-real-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for os.RemoveAll(realHome) != nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond) // polling the folder's removal, not a wait for a result
+		}
+	})
 	t.Setenv("HOME", realHome)
 	for k := range xdgVars {
 		t.Setenv(k, "")
