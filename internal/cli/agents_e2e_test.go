@@ -287,7 +287,7 @@ func allGone(pids []int, within time.Duration) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the polling interval, not a wait for a result
 	}
 }
 

@@ -467,29 +467,27 @@ func AppendLine(path string, line []byte) error {
 	if spares.on.Load() {
 		// A log that is there is opened as before; one that is not yet is made from a spare.
 		fd, err := openFD(path, flag&^os.O_CREATE, 0)
-		if errors.Is(err, fs.ErrNotExist) {
-			if done, err := newLogFromSpare(path, line); done {
-				return err
-			}
-		} else if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return appendFD(fd, err, line)
+		}
+		if done, err := newLogFromSpare(path, line); done {
 			return err
-		} else {
-			werr := writeFD(fd, append(line, '\n'))
-			if err := syscall.Close(fd); werr == nil {
-				werr = err
-			}
-			return werr
 		}
 	}
-	f, err := OpenFile(path, flag, FileMode)
+	fd, err := openFD(path, flag, FileMode)
+	return appendFD(fd, err, line)
+}
+
+// appendFD writes line and its newline to fd, opened with err, and closes it.
+func appendFD(fd int, err error, line []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return err
+	werr := writeFD(fd, append(line, '\n'))
+	if err := syscall.Close(fd); werr == nil {
+		werr = err
 	}
-	return f.Close()
+	return werr
 }
 
 // newLogFromSpare makes the log at path, not there yet, with line as its first line, from a
