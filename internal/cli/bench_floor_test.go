@@ -422,7 +422,7 @@ func (b *bxBench) benchFloor() {
 	n := b.n(200, 20)
 	// A block of 8 pairs takes at least 400 trips, 50 a pair, whatever the scale: at 60 trips the
 	// floor's block lasted about 60 ms, most of it its pairs' start and the slowest one's last
-	// trips, and its rate moved by a quarter between runs.
+	// trips, and its rate moved by a fifth between runs.
 	n8 := max(n, 400)
 	rounds := max(3, int(math.Round(5*b.scale)))
 
@@ -524,8 +524,8 @@ func (b *bxBench) benchFloor() {
 		sort.Float64s(v)
 		return v[len(v)/2]
 	}
-	// rounds is a route's ratio to its floor in each round, sorted: its median is the row's ratio,
-	// its range the row's "per round", so one round's noise shows.
+	// perRound is a route's ratio to its floor in each round, sorted: its median is the row's
+	// ratio, its range the row's "per round", so one round's noise shows.
 	perRound := func(name string, floor func(r int) float64, f func(bfBlock) float64) []float64 {
 		var v []float64
 		for r, bl := range blocks[name] {
@@ -547,9 +547,9 @@ func (b *bxBench) benchFloor() {
 	reps8 := fmt.Sprintf("%d rounds of %d", rounds, n8)
 	// row gives the medians of the route and of its floor, and as their ratio the median of the
 	// rounds' ratios (bxRow.ratio).
-	row := func(op, kind string, wc, floor float64, what, name, reps, each string, fl func(int) float64, f func(bfBlock) float64) {
+	row := func(op, kind string, wc, floor float64, what, name, count, each string, fl func(int) float64, f func(bfBlock) float64) {
 		v := perRound(name, fl, f)
-		b.rowFloor(op, kind, wc, math.NaN(), floor, what, fmt.Sprintf("%s; %s %s", reps, each, spread(v)))
+		b.rowFloor(op, kind, wc, math.NaN(), floor, what, fmt.Sprintf("%s; %s %s", count, each, spread(v)))
 		b.rows[len(b.rows)-1].ratio = v[len(v)/2]
 	}
 	fl, st := med("floor", tm), med("starts", tm)
