@@ -20,17 +20,7 @@ import (
 // one it found from the request it read: each the same exchange as a load from the files, with
 // the request file not read again (here it is gone by then, and still the request is whole).
 func TestSentAndReloadedExchangesKeepTheRequestAsRead(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "root")
-	require.NoError(t, os.Mkdir(root, 0o700))
-	b := &Book{Config: core.New(root, nil)}
-	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
-	require.NoError(t, err)
-	body := []byte("list the failing tests\n")
-	size, sum := messages.BodySum(body)
-	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: size, Sum: sum}
-	n, path, parts, id, err := b.WriteNewRequest(dir, sess, h, body, nil)
-	require.NoError(t, err)
-	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
+	root, dir, n, path, parts, id := writeSentRequest(t)
 
 	fresh := LoadExchange(dir, n, false)
 	sent := LoadSent(dir, n, bytes.Join(parts, nil))
@@ -59,14 +49,7 @@ func TestSentAndReloadedExchangesKeepTheRequestAsRead(t *testing.T) {
 // writer holds it, it is not complete.
 func TestResponseReadWhereItIsFoundComplete(t *testing.T) {
 	root, _, n, id := workRequest(t)
-	x := IDClaimedHere(root, id)
-	require.NotNil(t, x)
-
-	resp := messages.ResponseHeader{ID: id, StartedAt: x.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
-	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE, 0o600)
-	require.NoError(t, err)
-	_, err = w.WriteString(resp.String() + "\nall done\n")
-	require.NoError(t, err)
+	x, w := heldResponse(t, root, id)
 	done, _, err := ResponseCompleteRead(x.ResponsePath, false)
 	require.NoError(t, err)
 	assert.False(t, done, "a writer still holds it")
@@ -110,6 +93,39 @@ func TestReloadReadsTheDeliveryLogOnlyWhenItChanged(t *testing.T) {
 	assert.Equal(t, got.Events, again.Events, "a reload of the reload keeps what it read")
 }
 
+// writeSentRequest writes a request "list the failing tests" from %1 to %2, with its size and sum, in
+// a new root, as a send does, and logs it written: the root, the session's folder, the request's
+// number, its path, the parts written and its id.
+func writeSentRequest(t *testing.T) (root, dir string, n int, path string, parts [][]byte, id string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b := &Book{Config: core.New(root, nil)}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
+	require.NoError(t, err)
+	body := []byte("list the failing tests\n")
+	size, sum := messages.BodySum(body)
+	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: size, Sum: sum}
+	n, path, parts, id, err = b.WriteNewRequest(dir, sess, h, body, nil)
+	require.NoError(t, err)
+	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
+	return root, dir, n, path, parts, id
+}
+
+// heldResponse finds the exchange of id and writes its response ("all done") through a writer it
+// returns still open, as a writer that holds the file does.
+func heldResponse(t *testing.T, root, id string) (*Exchange, *os.File) {
+	t.Helper()
+	x := IDClaimedHere(root, id)
+	require.NotNil(t, x)
+	resp := messages.ResponseHeader{ID: id, StartedAt: x.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
+	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	_, err = w.WriteString(resp.String() + "\nall done\n")
+	require.NoError(t, err)
+	return x, w
+}
+
 // workRequest writes a request "work" from %1 to %2 in a new root: the root, the session's folder,
 // the request's number and its id.
 func workRequest(t *testing.T) (root, dir string, n int, id string) {
@@ -131,14 +147,8 @@ func workRequest(t *testing.T) (root, dir string, n int, id string) {
 // held file incomplete.
 func TestResponseHeldForItsSyncIsCompleteOnceLoggedAnswered(t *testing.T) {
 	root, dir, n, id := workRequest(t)
-	x := IDClaimedHere(root, id)
-	require.NotNil(t, x)
-	resp := messages.ResponseHeader{ID: id, StartedAt: x.StartedAt, Orchestrator: "%1", Worker: "%2", RequestBytes: -1}
-	w, err := os.OpenFile(x.ResponsePath, os.O_WRONLY|os.O_CREATE, 0o600)
-	require.NoError(t, err)
+	x, w := heldResponse(t, root, id)
 	defer w.Close()
-	_, err = w.WriteString(resp.String() + "\nall done\n")
-	require.NoError(t, err)
 
 	require.NoError(t, LogEvent(dir, n, StateAnswered, map[string]string{"response": filepath.Join(dir, "999-response.md")}, time.Now()))
 	done, _, err := ResponseCompleteRead(x.ResponsePath, false)

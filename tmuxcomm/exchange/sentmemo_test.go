@@ -10,8 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wcomm/wcomm/messages"
-	"github.com/wcomm/wcomm/tmuxcomm/core"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 	"github.com/wcomm/wcomm/tmuxcomm/store/storetest"
 )
@@ -21,17 +19,7 @@ import (
 // is read as ever, and a request changed since is read from its file.
 func TestAwaitOfItsOwnSendReadsNeitherHintsNorRequest(t *testing.T) {
 	t.Cleanup(forgetSent)
-	root := filepath.Join(t.TempDir(), "root")
-	require.NoError(t, os.Mkdir(root, 0o700))
-	b := &Book{Config: core.New(root, nil)}
-	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
-	require.NoError(t, err)
-	body := []byte("list the failing tests\n")
-	size, sum := messages.BodySum(body)
-	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: size, Sum: sum}
-	n, path, parts, id, err := b.WriteNewRequest(dir, sess, h, body, nil)
-	require.NoError(t, err)
-	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
+	root, dir, n, path, parts, id := writeSentRequest(t)
 	RememberSent(LoadSent(dir, n, bytes.Join(parts, nil)))
 	require.NoError(t, LogEvent(dir, n, StateSubmitted, map[string]string{"evidence": "seen"}, time.Now()))
 
