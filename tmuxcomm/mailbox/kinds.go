@@ -158,14 +158,10 @@ func (o *Office) unwanted(root string, m messages.Mail) string {
 			}
 			return ""
 		}
-		// A RESPONSE line's exchange is answered: its log alone says whether an await has the
-		// response, without reading the request and the response again.
-		if exchange.WasRead(dir, m.Seq) {
-			return "an await returned the response"
-		}
-		if lock.IsLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) {
-			return "an await is waiting on the exchange and wakes on the file"
-		}
+		// A RESPONSE line's exchange is answered: its await lock and its log alone say whether an
+		// await has the response, without reading the request and the response again.
+		return responseTaken(func() bool { return lock.IsLocked(filepath.Join(dir, messages.AwaitLockName(m.Seq))) },
+			func() bool { return exchange.WasRead(dir, m.Seq) })
 	case messages.MailQuestion:
 		sts := mailQuestions(root, m)
 		for _, st := range sts {
@@ -187,6 +183,21 @@ func (o *Office) unwanted(root string, m messages.Mail) string {
 				return "the asking worker already has the answer"
 			}
 		}
+	}
+	return ""
+}
+
+// responseTaken says why a RESPONSE line need not be typed ("" when it still is): an await is
+// waiting on the exchange (locked) and wakes on the file, or an await returned the response
+// (read). The lock is looked at before the log, as notify does: an await records the read before
+// it lets go of its lock, so one that returns between the two looks is seen by the second. Looked
+// at the other way round, such an await was in neither look, and its response was typed again.
+func responseTaken(locked, read func() bool) string {
+	if locked() {
+		return "an await is waiting on the exchange and wakes on the file"
+	}
+	if read() {
+		return "an await returned the response"
 	}
 	return ""
 }
