@@ -6,12 +6,14 @@
 package tmuxtest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,7 +67,9 @@ func New(t testing.TB) *Server {
 		t.Fatalf("socket path %s is too long for tmux: set TMPDIR to a short folder", s.Sock)
 	}
 	t.Cleanup(func() {
-		_ = exec.Command(bin, "-S", s.Sock, "kill-server").Run()
+		if s.Kill() {
+			t.Logf("the tmux server (pid %d) outlived kill-server for %s and was killed", s.PID, killWait)
+		}
 		_ = os.RemoveAll(dir)
 	})
 	return s
@@ -110,8 +114,37 @@ func (s *Server) Run(args ...string) (string, error) {
 	return string(out), nil
 }
 
-// Kill ends the server with kill-server.
-func (s *Server) Kill() { _ = exec.Command(s.Bin, "-S", s.Sock, "kill-server").Run() }
+// killWait is how long Kill gives the server to end after kill-server.
+var killWait = 5 * time.Second
+
+// Kill ends the server with kill-server, and returns once its process is gone. A tmux 3.3a server
+// can outlive kill-server: it waits for its clients to go first, and control clients whose
+// program was killed while they attached were seen to stay, holding the pipes the server reads,
+// so the server and those clients ran on after the test with their socket's folder removed
+// (about one server a full run of the suites). A server still running after killWait is killed
+// (SIGKILL), and its clients then end with their connection; killed reports that it was.
+func (s *Server) Kill() (killed bool) {
+	_ = exec.Command(s.Bin, "-S", s.Sock, "kill-server").Run()
+	if s.PID <= 0 {
+		return false
+	}
+	deadline := time.Now().Add(killWait)
+	for running(s.PID, s.Sock) {
+		if !time.Now().Before(deadline) {
+			_ = syscall.Kill(s.PID, syscall.SIGKILL)
+			return true
+		}
+		time.Sleep(10 * time.Millisecond) // the polling interval, to the deadline above
+	}
+	return false
+}
+
+// running reports whether pid is still a server of sock: its command line names the socket (so a
+// pid used again by another process is never taken for it; a zombie has no command line).
+func running(pid int, sock string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && bytes.Contains(b, []byte(sock))
+}
 
 // Error is a tmux command that failed, with what it said.
 type Error struct {
