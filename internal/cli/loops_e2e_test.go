@@ -334,7 +334,9 @@ func TestE2ERestartBoundTold(t *testing.T) {
 	notice := c.sentText("📭")
 	assert.Contains(t, notice, "pane "+pane+" (flaky)")
 	assert.Contains(t, notice, "sh -c")
-	assert.Contains(t, notice, "status 7 after 3 restarts")
+	// Its program ends with 7 each time; tmux 3.3a now and then records no status for a program
+	// that exits at once after a respawn, and the watcher says so (seen once in CI).
+	assert.Regexp(t, `ended with (status 7|no exit status recorded) after 3 restarts`, notice)
 	assert.Contains(t, notice, "wcomm restart flaky")
 	assert.True(t, lockfile.Running(c.root, c.key()), "the bridge was started to tell it")
 	assert.Equal(t, 1, told())

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,8 +43,18 @@ func (g GaveUp) Words() string {
 	if g.Name != "" {
 		who += " (" + g.Name + ")"
 	}
-	return messages.SanitizeField(fmt.Sprintf("%s running %q ended with status %d after %d restarts in %s; it is not restarted again",
-		who, strings.Join(g.Argv, " "), g.Status, g.Restarts, restartWindow))
+	return messages.SanitizeField(fmt.Sprintf("%s running %q ended %s after %d restarts in %s; it is not restarted again",
+		who, strings.Join(g.Argv, " "), endedWith(g.Status), g.Restarts, restartWindow))
+}
+
+// endedWith says how a program ended: its exit status, or that tmux recorded none (-1: the pane
+// was seen dead in three looks in a row with no status; tmux 3.3a now and then records none for a
+// program that exits at once after a respawn).
+func endedWith(status int) string {
+	if status < 0 {
+		return "with no exit status recorded"
+	}
+	return "with status " + strconv.Itoa(status)
 }
 
 // Next says what a person may do about it.

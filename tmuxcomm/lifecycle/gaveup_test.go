@@ -47,3 +47,12 @@ func TestTellGaveUp(t *testing.T) {
 	later, _ := GaveUpSince(root, time.Now().Add(time.Hour), now)
 	assert.Empty(t, later, "only what was written since")
 }
+
+// A status tmux never recorded is said as such, not as a number.
+func TestGaveUpWithNoStatusRecorded(t *testing.T) {
+	g := GaveUp{Pane: "%3", Argv: []string{"sh"}, Status: -1, Restarts: 3}
+	assert.Contains(t, g.Words(), "ended with no exit status recorded after 3 restarts")
+	assert.NotContains(t, g.Words(), "-1")
+	g.Status = 0
+	assert.Contains(t, g.Words(), "ended with status 0 after 3 restarts")
+}

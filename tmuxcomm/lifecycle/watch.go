@@ -55,10 +55,10 @@ func (r *Room) Watch(ctx context.Context, server string, pane messages.PaneID) e
 				if terr := r.tellGaveUp(rec, status); terr != nil {
 					err = fmt.Errorf("%w; and the person could not be told: %w", err, terr)
 				}
-				return fmt.Errorf("pane %s ended with status %d and is not restarted again: %w", pane, status, err)
+				return fmt.Errorf("pane %s ended %s and is not restarted again: %w", pane, endedWith(status), err)
 			} else if err != nil {
 				// Tried again at the next look; the log (the watcher's stderr) says why it failed.
-				fmt.Fprintf(os.Stderr, "%s pane %s ended with status %d; its restart failed, tried again: %v\n", time.Now().Format(time.RFC3339), pane, status, err)
+				fmt.Fprintf(os.Stderr, "%s pane %s ended %s; its restart failed, tried again: %v\n", time.Now().Format(time.RFC3339), pane, endedWith(status), err)
 			}
 		}
 		select {
