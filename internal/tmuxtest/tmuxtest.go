@@ -118,11 +118,11 @@ func (s *Server) Run(args ...string) (string, error) {
 var killWait = 5 * time.Second
 
 // Kill ends the server with kill-server, and returns once its process is gone. A tmux 3.3a server
-// can outlive kill-server: it waits for its clients to go first, and control clients whose
-// program was killed while they attached were seen to stay, holding the pipes the server reads,
-// so the server and those clients ran on after the test with their socket's folder removed
-// (about one server a full run of the suites). A server still running after killWait is killed
-// (SIGKILL), and its clients then end with their connection; killed reports that it was.
+// can outlive kill-server (and SIGTERM): it waits for its clients to go first, and one was seen
+// running on after its test, its socket's folder removed, with five control clients still
+// attached whose programs were gone, the server holding their pipes (about one server a full run
+// of the suites). A server still running after killWait is killed (SIGKILL), and its clients then
+// end with their connection; killed reports that it was.
 func (s *Server) Kill() (killed bool) {
 	_ = exec.Command(s.Bin, "-S", s.Sock, "kill-server").Run()
 	if s.PID <= 0 {
