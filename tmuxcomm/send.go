@@ -210,9 +210,15 @@ func (e *Engine) resend(ctx context.Context, ref, agent string) (*exchange.Excha
 	if ob, err := mailbox.OpenOutbox(root, srv.Key(), x.Worker, false); rerr == nil && err == nil {
 		pend, _ := ob.Pending()
 		for _, m := range pend {
-			if m.Kind == messages.MailRequest && m.Session == x.Session && m.Seq == x.Seq {
-				return x, fmt.Errorf("%s already waits in the outbox of pane %s (queued %s); it is delivered when the pane is ready", x.ID, x.Worker, m.QueuedAt.Local().Format(time.TimeOnly))
+			if m.Kind != messages.MailRequest || m.Session != x.Session || m.Seq != x.Seq {
+				continue
 			}
+			switch x.State {
+			case exchange.StatePasted, exchange.StateSubmitted, exchange.StateDelivered:
+				// Its deliverer logs the delivery a moment before the mail leaves the queue.
+				return x, fmt.Errorf("%s was %s to pane %s just now, and its mail is leaving the outbox; to send it once more, resend it again in a moment", x.ID, x.State, x.Worker)
+			}
+			return x, fmt.Errorf("%s already waits in the outbox of pane %s (queued %s); it is delivered when the pane is ready", x.ID, x.Worker, m.QueuedAt.Local().Format(time.TimeOnly))
 		}
 	}
 	if rerr != nil {

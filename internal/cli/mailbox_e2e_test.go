@@ -339,7 +339,7 @@ func TestE2EMailboxResend(t *testing.T) {
 	}, "the resent request logged as submitted")
 	assert.Equal(t, "refused", w.exchangeEvents(id)[1])
 	// The log says submitted a moment before the mail leaves the target's outbox: until it has
-	// left, a resend is rightly refused as waiting there, which is not what is tested next.
+	// left, a resend is refused as just delivered, which is not what is tested next.
 	waitFor(t, 15*time.Second, func() bool {
 		for _, it := range w.inboxItems(orch, "--all", "--peek", "--pane", target) {
 			if it["exchange"] == id && (it["state"] == "waiting" || it["state"] == "held") {
