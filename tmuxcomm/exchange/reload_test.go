@@ -93,20 +93,28 @@ func TestReloadReadsTheDeliveryLogOnlyWhenItChanged(t *testing.T) {
 	assert.Equal(t, got.Events, again.Events, "a reload of the reload keeps what it read")
 }
 
+// newPairSession opens the session of %1 and %2 in a new root: the root, its book, the session's
+// folder and the session.
+func newPairSession(t *testing.T) (root string, b *Book, dir string, sess messages.Session) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b = &Book{Config: core.New(root, nil)}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
+	require.NoError(t, err)
+	return root, b, dir, sess
+}
+
 // writeSentRequest writes a request "list the failing tests" from %1 to %2, with its size and sum, in
 // a new root, as a send does, and logs it written: the root, the session's folder, the request's
 // number, its path, the parts written and its id.
 func writeSentRequest(t *testing.T) (root, dir string, n int, path string, parts [][]byte, id string) {
 	t.Helper()
-	root = filepath.Join(t.TempDir(), "root")
-	require.NoError(t, os.Mkdir(root, 0o700))
-	b := &Book{Config: core.New(root, nil)}
-	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
-	require.NoError(t, err)
+	root, b, dir, sess := newPairSession(t)
 	body := []byte("list the failing tests\n")
 	size, sum := messages.BodySum(body)
 	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: size, Sum: sum}
-	n, path, parts, id, err = b.WriteNewRequest(dir, sess, h, body, nil)
+	n, path, parts, id, err := b.WriteNewRequest(dir, sess, h, body, nil)
 	require.NoError(t, err)
 	require.NoError(t, LogEvent(dir, n, StateWritten, map[string]string{"id": id}, time.Now()))
 	return root, dir, n, path, parts, id
@@ -130,13 +138,9 @@ func heldResponse(t *testing.T, root, id string) (*Exchange, *os.File) {
 // the request's number and its id.
 func workRequest(t *testing.T) (root, dir string, n int, id string) {
 	t.Helper()
-	root = filepath.Join(t.TempDir(), "root")
-	require.NoError(t, os.Mkdir(root, 0o700))
-	b := &Book{Config: core.New(root, nil)}
-	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000000", "/tmp/sock")
-	require.NoError(t, err)
+	root, b, dir, sess := newPairSession(t)
 	h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
-	n, _, _, id, err = b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
+	n, _, _, id, err := b.WriteNewRequest(dir, sess, h, []byte("work\n"), nil)
 	require.NoError(t, err)
 	return root, dir, n, id
 }
