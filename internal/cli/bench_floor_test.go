@@ -433,16 +433,12 @@ func (b *bxBench) benchFloor() {
 	cmd1 := b.pairs("fcmd", 1, "wcomm", "0s", bxResident...)
 	mcpBody := string(body)
 
-	floorTrip := func(ps []*bfPair) func() ([]time.Duration, time.Duration) {
+	floorTrip := func(ps []*bfPair, total int) func() ([]time.Duration, time.Duration) {
 		return func() ([]time.Duration, time.Duration) {
 			var mu sync.Mutex
 			var lat []time.Duration
 			var wg sync.WaitGroup
 			start := time.Now()
-			total := n
-			if len(ps) > 1 {
-				total = n8
-			}
 			for i, p := range ps {
 				k := total / len(ps)
 				if i < total%len(ps) {
@@ -464,17 +460,18 @@ func (b *bxBench) benchFloor() {
 		}
 	}
 	routes := []struct {
-		name string
-		run  func() ([]time.Duration, time.Duration)
+		name  string
+		trips int // in a block
+		run   func() ([]time.Duration, time.Duration)
 	}{
-		{"floor", floorTrip(floor1)},
-		{"mcp", func() ([]time.Duration, time.Duration) {
+		{"floor", n, floorTrip(floor1, n)},
+		{"mcp", n, func() ([]time.Duration, time.Duration) {
 			return trips(mcp1, n, func(p bxPair) time.Duration { return mc1[p.orch].trip(p, mcpBody) })
 		}},
-		{"cmd", func() ([]time.Duration, time.Duration) {
+		{"cmd", n, func() ([]time.Duration, time.Duration) {
 			return trips(cmd1, n, func(p bxPair) time.Duration { return b.wcommTrip(p, msg, "0") })
 		}},
-		{"starts", func() ([]time.Duration, time.Duration) {
+		{"starts", n, func() ([]time.Duration, time.Duration) {
 			// two `wcomm version` one after the other, as many times as the other blocks' trips
 			var lat []time.Duration
 			start := time.Now()
@@ -489,13 +486,13 @@ func (b *bxBench) benchFloor() {
 			}
 			return lat, time.Since(start)
 		}},
-		{"floor8", floorTrip(floor8)},
-		{"mcp8", func() ([]time.Duration, time.Duration) {
+		{"floor8", n8, floorTrip(floor8, n8)},
+		{"mcp8", n8, func() ([]time.Duration, time.Duration) {
 			return trips(mcp8, n8, func(p bxPair) time.Duration { return mc8[p.orch].trip(p, mcpBody) })
 		}},
 	}
 	// Warm-up: each route's first folder, page cache, the servers' first engine.
-	floorTrip(floor1)()
+	floorTrip(floor1, n)()
 	for _, p := range mcp8 {
 		mc8[p.orch].trip(p, mcpBody)
 	}
@@ -509,11 +506,8 @@ func (b *bxBench) benchFloor() {
 			t0, s0 := meter.snapshot()
 			_, wall := rt.run()
 			t1, s1 := meter.snapshot()
-			k := n
-			if strings.HasSuffix(rt.name, "8") {
-				k = n8
-			}
-			blocks[rt.name] = append(blocks[rt.name], bfBlock{perTrip: wall.Seconds() / float64(k), cpu: meter.used(t0, s0, t1, s1) / float64(k)})
+			k := float64(rt.trips)
+			blocks[rt.name] = append(blocks[rt.name], bfBlock{perTrip: wall.Seconds() / k, cpu: meter.used(t0, s0, t1, s1) / k})
 		}
 	}
 	med := func(name string, f func(bfBlock) float64) float64 {
