@@ -101,8 +101,17 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 	}
 	name := filepath.Base(x.ResponsePath)
 	renamed := false
+	var nudge *awaitNudge // a notify of this process tells of the response (see awaitNudges)
+	if w != nil {
+		var forget func()
+		nudge, forget = nudges.add(x.ResponsePath, w.Nudge)
+		defer forget()
+	}
 	look := true // the first pass looks: the file may have landed before the watch was made
 	for {
+		if nudge != nil && nudge.whole.Load() {
+			renamed, look = true, true
+		}
 		if look {
 			if done, c, err := exchange.ResponseCompleteRead(x.ResponsePath, renamed); err != nil {
 				return nil, err
@@ -154,6 +163,7 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 // or takes a kept one: a variable so that a test can take inotify away.
 type dirWatch interface {
 	Next(ctx context.Context) ([]store.DirEvent, error)
+	Nudge()
 	Close() error
 }
 

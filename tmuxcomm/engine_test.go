@@ -645,6 +645,7 @@ func (w *scriptedWatch) Next(ctx context.Context) ([]store.DirEvent, error) {
 }
 
 func (w *scriptedWatch) Close() error { return nil }
+func (w *scriptedWatch) Nudge()       {}
 
 // An await that wakes on writes alone into the response (its writer still at work) does not look
 // at the file: it waits for the event that can end the write (here the close), and then returns
@@ -686,4 +687,62 @@ func TestAwaitWatchDoesNotLookOnWritesAlone(t *testing.T) {
 	r := <-done
 	require.NoError(t, r.err)
 	assert.Equal(t, "the answer\n", r.a.ResponseBody)
+}
+
+// nudgeWatch is a folder watch that reports no event ever: a wait on it ends only when it is
+// nudged (or its ctx ends).
+type nudgeWatch struct {
+	calls  chan struct{}
+	nudged chan struct{}
+}
+
+func (w *nudgeWatch) Next(ctx context.Context) ([]store.DirEvent, error) {
+	w.calls <- struct{}{}
+	select {
+	case <-w.nudged:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (w *nudgeWatch) Close() error { return nil }
+func (w *nudgeWatch) Nudge()       { w.nudged <- struct{}{} }
+
+// A notify tells an await of its own process that waits for its response (the resident runs
+// both): the await takes the response without an event of its watch, and is forgotten after.
+func TestAwaitNudgedByNotifyOfItsProcess(t *testing.T) {
+	defer func(q time.Duration) { awaitQuickWait = q }(awaitQuickWait)
+	defer func(w func(string, bool) (dirWatch, func(bool), error)) { watchDir = w }(watchDir)
+	awaitQuickWait = 0
+	nw := &nudgeWatch{calls: make(chan struct{}, 4), nudged: make(chan struct{}, 1)}
+	watchDir = func(string, bool) (dirWatch, func(bool), error) { return nw, func(bool) {}, nil }
+
+	f := newFake("%1", "%2")
+	e := newEngine(t, f, "%1")
+	x, err := e.Send(context.Background(), SendOptions{To: "%2", Body: []byte("q")})
+	require.NoError(t, err)
+	// The await's own bound is far beyond the test's: at its end it would look again and find
+	// the response without any nudge.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *Awaited, 1)
+	go func() {
+		a, err := e.Await(ctx, AwaitOptions{Refs: []string{x.ID}, Timeout: time.Hour, Watch: true})
+		assert.NoError(t, err)
+		done <- a
+	}()
+	<-nw.calls // the await looked (no file yet) and waits on its watch
+	_, err = e.as("%2").Notify(context.Background(), NotifyOptions{Ref: x.ID, Body: []byte("the answer")})
+	require.NoError(t, err)
+	select {
+	case a := <-done:
+		require.NotNil(t, a)
+		assert.Equal(t, "the answer\n", a.ResponseBody)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the await did not take the response its process's notify published")
+	}
+	nudges.mu.Lock()
+	defer nudges.mu.Unlock()
+	assert.Empty(t, nudges.m, "the await is forgotten once done")
 }

@@ -152,6 +152,8 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		// The response file is whole; the orchestrator is not told of a state the log lacks.
 		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
 	}
+	// An await of this process waiting for this response goes on now (see awaitNudges).
+	nudges.wake(responsePath)
 	var text strings.Builder
 	text.Grow(len(parts[0]) + len(body) + 1)
 	for _, p := range parts {

@@ -41,6 +41,9 @@ func NewDirWatcher(dir string) (*dirWatcher, error) {
 
 func (w *dirWatcher) Close() error { return w.t.Close() }
 
+// Nudge ends a wait in Next now (TreeWatcher.Nudge).
+func (w *dirWatcher) Nudge() { w.t.Nudge() }
+
 // Next waits for events, the safety tick or ctx, whichever comes first.
 func (w *dirWatcher) Next(ctx context.Context) ([]DirEvent, error) {
 	evs, err := w.t.Next(ctx)

@@ -176,3 +176,35 @@ func TestDirWatchesTellTheNewestExchangeFile(t *testing.T) {
 	assert.NotEqual(t, gen, w.gen, "a new watch")
 	w.Close()
 }
+
+// A nudge ends a wait in progress on a real inotify watch, which no event and no bound would
+// end, as a tick would: a nil slice and a nil error. A nudge that comes before the wait began is
+// lost, so the test nudges again until the wait ends, to a deadline.
+func TestTreeWatcherNudgeEndsAWait(t *testing.T) {
+	w, err := NewTreeWatcher()
+	require.NoError(t, err)
+	defer w.Close()
+	require.NoError(t, w.Add(t.TempDir()))
+	type result struct {
+		evs []TreeEvent
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		evs, err := w.NextUntil(context.Background(), time.Time{})
+		done <- result{evs, err}
+	}()
+	deadline := time.After(20 * time.Second)
+	for {
+		w.Nudge()
+		select {
+		case r := <-done:
+			assert.NoError(t, r.err)
+			assert.Nil(t, r.evs)
+			return
+		case <-deadline:
+			t.Fatal("a nudged wait did not end")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

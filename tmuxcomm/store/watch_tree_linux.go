@@ -108,6 +108,12 @@ func (w *TreeWatcher) settleSeeing(saw func(name string)) bool {
 // Close ends the watch of every folder.
 func (w *TreeWatcher) Close() error { return w.f.Close() }
 
+// Nudge ends a wait in Next now, as its safety tick would (a nil slice, a nil error), from
+// another goroutine: the runtime readies the waiter at once, next to run on the P of the caller.
+// A nudge that finds no wait in progress is lost, as a tick would be: the next wait sets its
+// own deadline.
+func (w *TreeWatcher) Nudge() { _ = w.f.SetReadDeadline(time.Now()) }
+
 // Next waits for events or the end of ctx. It returns a nil slice with a nil error now and then
 // (at least every safetyTick), so the caller may re-check what it waits for.
 func (w *TreeWatcher) Next(ctx context.Context) ([]TreeEvent, error) {

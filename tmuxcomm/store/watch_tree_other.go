@@ -30,6 +30,9 @@ func (w *TreeWatcher) Add(dir string) error { return nil }
 // Close does nothing.
 func (w *TreeWatcher) Close() error { return nil }
 
+// Nudge does nothing: the ticks wake the waiter.
+func (w *TreeWatcher) Nudge() {}
+
 // NextUntil is Next: without events to wait for, the ticks are the watch.
 func (w *TreeWatcher) NextUntil(ctx context.Context, until time.Time) ([]TreeEvent, error) {
 	return w.Next(ctx)

@@ -1,0 +1,74 @@
+package tmuxcomm
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// An await and the notify that answers it may run in one process: the resident runs the handed
+// commands of its root, so a `send --wait` waits in it while the worker's `notify` writes the
+// response in it. The await wakes on the rename's inotify event, but only once the runtime looks
+// at its poller, which it does when nothing else is ready to run: the resident has one P, which
+// the notify kept for the rest of its work (its log, its output, the wait for its caller), and
+// the await went on 0.36 ms after the rename it was waiting for (median, measured). So a notify
+// tells the awaits of its own process that wait for the response it has just published whole,
+// and yields: the await runs next, while the notify finishes. Measured in the commands round
+// trip (two builds in one tmux server taking turns, both orders, about 1,500 trips each): the
+// rename to the waiting send's wake 0.59 -> 0.23 ms, its wake to its exit 0.09 ms longer (the
+// notify's rest now runs there), the trip 0.3-0.5 ms shorter.
+
+// awaitNudges are this process's awaits that wait on a folder's watch, by the response's path.
+type awaitNudges struct {
+	mu sync.Mutex
+	m  map[string][]*awaitNudge
+}
+
+// awaitNudge is one await's: whole is set once a notify of this process published the response,
+// and wake ends the await's wait on its watch (store.TreeWatcher.Nudge).
+type awaitNudge struct {
+	whole atomic.Bool
+	wake  func()
+}
+
+var nudges = &awaitNudges{m: map[string][]*awaitNudge{}}
+
+// add records an await waiting for path; forget removes it once the await is done.
+func (a *awaitNudges) add(path string, wake func()) (n *awaitNudge, forget func()) {
+	n = &awaitNudge{wake: wake}
+	a.mu.Lock()
+	a.m[path] = append(a.m[path], n)
+	a.mu.Unlock()
+	return n, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		list := a.m[path]
+		for i, m := range list {
+			if m == n {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(a.m, path)
+		} else {
+			a.m[path] = list
+		}
+	}
+}
+
+// wake tells the awaits waiting for path that it was published whole, and yields the P: an
+// await readied by its nudge is the next to run, ahead of the caller.
+func (a *awaitNudges) wake(path string) {
+	a.mu.Lock()
+	list := append([]*awaitNudge(nil), a.m[path]...)
+	a.mu.Unlock()
+	if len(list) == 0 {
+		return
+	}
+	for _, n := range list {
+		n.whole.Store(true)
+		n.wake()
+	}
+	runtime.Gosched()
+}
