@@ -19,7 +19,7 @@ func main() {
 	if len(args) == 0 {
 		args = []string{"bridge"}
 	}
-	os.Exit(cli.Run(cli.Companions{Bridge: cli.Bridge{Run: run, Check: check}}, args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(cli.Companions{Bridge: cli.Bridge{Run: run, Check: check}}, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func hub(env cli.BridgeEnv) *bridge.Hub {

@@ -29,7 +29,7 @@ func main() {
 			_ = timerslack.Exec(self, os.Args, append(os.Environ(), noSlackExec+"=1"), timerslack.Server)
 		}
 	}
-	os.Exit(cli.Run(cli.Companions{MCP: serve}, args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(cli.Companions{MCP: serve}, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func serve(ctx context.Context, env cli.MCPEnv) error {

@@ -22,7 +22,7 @@ func main() {
 	if len(args) == 0 {
 		args = []string{"ui"}
 	}
-	os.Exit(cli.Run(cli.Companions{UI: run}, args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(cli.Companions{UI: run}, args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 func run(ctx context.Context, a cli.UIArgs) error {

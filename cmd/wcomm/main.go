@@ -9,4 +9,4 @@ import (
 	"github.com/wcomm/wcomm/internal/cli"
 )
 
-func main() { os.Exit(cli.Run(cli.Companions{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(cli.Main(cli.Companions{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
