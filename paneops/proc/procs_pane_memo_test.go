@@ -105,6 +105,44 @@ func TestScanPaneTakesItsLastTreeWhileNoPidWasHandedOut(t *testing.T) {
 	assert.NotContains(t, tablePIDs(tb), 180)
 }
 
+// The threads of a process started elsewhere since the last look are not read: each is known by
+// its entry in the process's task folder, and has the process's parent. A pid outside that folder
+// is read as before.
+func TestScanPaneSkipsTheThreadsOfAProcessElsewhere(t *testing.T) {
+	t.Cleanup(forgetPaneScans)
+	root := t.TempDir()
+	fakePaneTree(t, root)
+	tb, err := ScanPaneDir(root, 100)
+	require.NoError(t, err)
+	require.Equal(t, []int{100, 200}, tablePIDs(tb))
+	// A child listed while no pid was handed out: seen only when the tree is read again.
+	writeFakeProc(t, root, map[string]string{"150": "150 (node) S 200 200 100 34816 200 200\n"}, nil)
+	writeChildFiles(t, root, map[string]string{"200": "150 "})
+
+	// 201 elsewhere, with three threads (num_threads is stat's field 20): 201, 202 and 203. The
+	// stat files of 202 and 203 name a parent in the tree, which the kernel never would: read,
+	// they would make the tree be read again.
+	writeFakeProc(t, root, map[string]string{
+		"201": "201 (node) S 1 201 201 0 -1 0 0 0 0 0 0 0 0 0 20 0 3\n",
+		"202": "202 (node) S 200 201 201 0 -1 0 0 0 0 0 0 0 0 0 20 0 3\n",
+		"203": "203 (node) S 200 201 201 0 -1 0 0 0 0 0 0 0 0 0 20 0 3\n",
+	}, nil)
+	for _, tid := range []string{"201", "202", "203"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, "201", "task", tid), 0o700))
+	}
+	writeStamp(t, root, "1/123 203")
+	tb, err = ScanPaneDir(root, 100)
+	require.NoError(t, err)
+	assert.Equal(t, []int{100, 200}, tablePIDs(tb), "the threads of 201 were not read: the tree stands")
+
+	// 204 is no thread of 201: read, its parent is the tree's, and the tree is read again.
+	writeFakeProc(t, root, map[string]string{"204": "204 (node) S 200 201 201 0 -1 0 0 0 0 0 0 0 0 0 20 0 3\n"}, nil)
+	writeStamp(t, root, "1/124 204")
+	tb, err = ScanPaneDir(root, 100)
+	require.NoError(t, err)
+	assert.Contains(t, tablePIDs(tb), 150, "the tree was read again")
+}
+
 func TestScanPaneReadsTheTreeAgainWhenAProcessOfItChanged(t *testing.T) {
 	for _, tc := range []struct {
 		name string
