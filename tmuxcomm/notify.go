@@ -135,6 +135,10 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		parts = append(parts, body, []byte("\n"))
 	}
 	o.Body = nil
+	if nudges.waiting(responsePath) {
+		// An await of this process takes the response first: its fsync waits (see wake).
+		syncs.Hold()
+	}
 	mtime, err := store.WriteExclusiveLaterStat(responsePath, syncs, parts...)
 	if err != nil {
 		if errors.Is(err, store.ErrExists) {
@@ -153,7 +157,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		return nil, fmt.Errorf("response saved at %s, but recording it in the delivery log failed, so the orchestrator was not signalled: %w; free space, then run 'wcomm notify' again to signal (the saved response stands)", responsePath, err)
 	}
 	// An await of this process waiting for this response goes on now (see awaitNudges).
-	nudges.wake(responsePath)
+	settle := nudges.wake(responsePath)
 	var text strings.Builder
 	text.Grow(len(parts[0]) + len(body) + 1)
 	for _, p := range parts {
@@ -182,6 +186,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		if err := exchange.LogEvent(x.Dir, x.Seq, exchange.StateAwaitWoken, nil, e.cfg.Now()); err != nil {
 			return res, fmt.Errorf("response saved at %s and the waiting await wakes on it, but recording that failed: %w", x.ResponsePath, err)
 		}
+		settle(settleBound)
 		return res, nil
 	}
 	server := ""

@@ -38,3 +38,31 @@ func TestWriteExclusiveLater(t *testing.T) {
 	var none *Syncs
 	assert.NoError(t, none.Wait())
 }
+
+// A record published after Hold is whole for readers at once, and its fsync begins only at Wait,
+// which syncs and closes it; records published before Hold and after Wait begin theirs at once.
+func TestWriteExclusiveLaterHeld(t *testing.T) {
+	dir := t.TempDir()
+	var s Syncs
+	require.NoError(t, WriteExclusiveLater(filepath.Join(dir, "001-request.md"), &s, []byte("before\n")))
+	s.Hold()
+	path := filepath.Join(dir, "002-response.md")
+	require.NoError(t, WriteExclusiveLater(path, &s, []byte("held\n")))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "held\n", string(data), "whole from its publish")
+	s.mu.Lock()
+	require.Len(t, s.held, 1, "only the record published after Hold waits for Wait")
+	f := s.held[0].f
+	s.mu.Unlock()
+
+	require.NoError(t, s.Wait())
+	assert.Empty(t, s.held)
+	assert.ErrorIs(t, f.Sync(), os.ErrClosed, "synced and closed by Wait")
+
+	require.NoError(t, WriteExclusiveLater(filepath.Join(dir, "003-request.md"), &s, []byte("after\n")))
+	s.mu.Lock()
+	assert.Empty(t, s.held, "a Wait ends the hold")
+	s.mu.Unlock()
+	require.NoError(t, s.Wait())
+}
