@@ -70,7 +70,7 @@ func (a *awaitNudges) waiting(path string) bool {
 
 // settleBound bounds how long a notify waits for the awaits it woke (settle): a caller that does
 // not read the await's output holds it back, and the notify goes on after this.
-var settleBound = 2 * time.Millisecond
+const settleBound = 2 * time.Millisecond
 
 // wake tells the awaits waiting for path that it was published whole, and yields the P: an
 // await readied by its nudge is the next to run, ahead of the caller. settle waits, up to d, for
