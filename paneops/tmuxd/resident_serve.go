@@ -144,17 +144,23 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	if st, err := os.Lstat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
 		_ = os.Remove(sock)
 	}
-	old := syscall.Umask(0o177)
 	err = withShortPath(sock, func(p string) error {
 		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
 		s.listener = ln
 		return err
 	})
-	syscall.Umask(old)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", sock, err)
 	}
 	s.listener.SetUnlinkOnClose(false)
+	// The socket is made 0600 by a chmod, not by the process's umask: a umask set around the
+	// bind is the whole process's, and two residents of one process (the tests run several at
+	// once) restored each other's, leaving a socket 0755 (seen in CI). Until the chmod the socket
+	// lies in this folder, which no one else can enter (0700, checked by every caller).
+	if err := os.Chmod(sock, 0o600); err != nil {
+		s.listener.Close()
+		return fmt.Errorf("listen on %s: %w", sock, err)
+	}
 	sockSt, err := os.Lstat(sock)
 	if err != nil {
 		s.listener.Close()

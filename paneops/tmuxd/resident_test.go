@@ -139,6 +139,33 @@ func TestResidentDelivers(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 }
 
+// Residents started at once in one process each make their socket 0600: the mode is the socket's
+// own, not the process's umask, which each would set and restore around its bind, one restoring
+// the other's (a CI run saw a socket 0755). That race's window is a bind long, so this test
+// catches it only now and then; it holds the property for every resident.
+func TestResidentsOfOneProcessEachMakeTheirSocketPrivate(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dirs := make([]string, 8)
+	for i := range dirs {
+		dirs[i] = residentDir(t)
+	}
+	var wg sync.WaitGroup
+	for _, dir := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serveResident(t, s, dir)
+		}()
+	}
+	wg.Wait()
+	for _, dir := range dirs {
+		st, err := os.Stat(filepath.Join(dir, ResidentSocket("k")))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "%s", dir)
+	}
+}
+
 // slotFiles lists the files of a resident's private folder but its mark of its own folder.
 func slotFiles(t *testing.T, private string) []os.DirEntry {
 	t.Helper()
