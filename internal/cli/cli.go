@@ -52,6 +52,9 @@ type cli struct {
 	call *tmuxd.ExecCall
 	// stdinRead is the message already read from stdin (by the caller, for a handed command).
 	stdinRead []byte
+	handTried bool // hand asked the resident already (its words scanned, then its flag set)
+	// watched is closed once Ctrl-C and SIGTERM are watched (runWatched); nil: no watch to wait for.
+	watched <-chan struct{}
 }
 
 var globalFlagNames = map[string]bool{"L": true, "S": true, "root": true, "json": true, "help": true}

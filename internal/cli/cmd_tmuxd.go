@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -103,16 +104,41 @@ func init() {
 	})
 }
 
-// hand hands this command, parsed (fs, its positionals pos), to the root's resident when one
-// runs (resident.Hand), and prints what it prints on stdout and stderr, the streams beneath
-// this face's sanitisers (the resident's copy sanitises). handed false: this process does the
-// work itself.
-func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (handed bool, err error) {
-	if c.call != nil || c.res == nil || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) || reachesHost(fs) || !plainFile(fs) {
+// handing is what tells whether a command is handed to the resident, and how: read from its
+// flag set (handingOf) or from a scan of its words before any flag set is made (scanHanding).
+type handing struct {
+	file   string   // --file
+	dash   bool     // "-", the message on stdin, is the only positional
+	to     []string // --to, each time given
+	resend string   // --resend
+}
+
+// handingOf reads a handing from a command's parsed flag set and positionals.
+func handingOf(fs *flag.FlagSet, pos []string) handing {
+	h := handing{dash: len(pos) == 1 && pos[0] == "-"}
+	if f := fs.Lookup("file"); f != nil {
+		h.file = f.Value.String()
+	}
+	if f := fs.Lookup("to"); f != nil && f.Value.String() != "" {
+		h.to = []string{f.Value.String()}
+	}
+	if f := fs.Lookup("resend"); f != nil {
+		h.resend = f.Value.String()
+	}
+	return h
+}
+
+// hand hands this command to the root's resident when one runs (resident.Hand), and prints what
+// it prints on stdout and stderr, the streams beneath this face's sanitisers (the resident's copy
+// sanitises). handed false: this process does the work itself. It is tried once per invocation.
+func (c *cli) hand(h handing, stdout, stderr io.Writer) (handed bool, err error) {
+	if c.call != nil || c.res == nil || c.handTried || !resident.Handed[c.command] || !resident.HandsOff(c.getenv) || h.reachesHost() || !plainFile(h.file) {
 		return false, nil
 	}
+	c.handTried = true
+	c.watching()
 	var stdin []byte
-	if f := fs.Lookup("file"); c.command != "await" && ((f != nil && f.Value.String() == "-") || (len(pos) == 1 && pos[0] == "-")) {
+	if c.command != "await" && (h.file == "-" || h.dash) {
 		if stdin, err = store.ReadBounded(c.ctx, c.stdin, maxMessage, "the message on stdin"); err != nil {
 			return true, err
 		}
@@ -125,22 +151,104 @@ func (c *cli) hand(fs *flag.FlagSet, pos []string, stdout, stderr io.Writer) (ha
 	return true, &exitErr{code: code, err: errSilent}
 }
 
+// handBools are the boolean flags of the commands handed whole (resident.Handed), besides the
+// global --json: a scan of their words needs them to tell a flag's value from a positional.
+// TestScanHandingKnowsTheFlags checks them against the commands' flag sets.
+var handBools = map[string]map[string]bool{
+	"send":   {"json": true, "wait": true, "first": true, "all": true, "raw": true, "no-queue": true},
+	"notify": {"json": true, "raw": true, "no-queue": true},
+	"await":  {"json": true, "raw": true},
+}
+
+// scanHanding reads a handed command's words (args, the global flags among them) as
+// parseInterleaved and the flag package would, for what hand needs and the tmux server and root
+// flags, without the command's flag set: making that set is most of the 0.1 ms a send spent
+// before it connected (measured). ok false leaves the words to the flag set: help, or a word the
+// flag package would refuse. A flag this scan does not know is read as one that takes a value:
+// the flag set the resident makes refuses it, so nothing runs on what the scan made of it.
+func scanHanding(name string, args []string) (h handing, socketName, socketPath, root string, ok bool) {
+	bools := handBools[name]
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+			continue
+		}
+		flagName, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		if flagName == "" || flagName[0] == '-' || flagName[0] == '=' || flagName == "help" || flagName == "h" {
+			return handing{}, "", "", "", false
+		}
+		if bools[flagName] {
+			if _, err := strconv.ParseBool(value); hasValue && err != nil {
+				return handing{}, "", "", "", false
+			}
+			continue
+		}
+		if !hasValue {
+			if i+1 == len(args) {
+				return handing{}, "", "", "", false
+			}
+			i++
+			value = args[i]
+		}
+		switch flagName {
+		case "L":
+			socketName = value
+		case "S":
+			socketPath = value
+		case "root":
+			root = value
+		case "file":
+			h.file = value
+		case "to":
+			h.to = append(h.to, value)
+		case "resend":
+			h.resend = value
+		}
+	}
+	h.dash = len(pos) == 1 && pos[0] == "-"
+	return h, socketName, socketPath, root, true
+}
+
+// handScanned hands a command of resident.Handed from a scan of its words (scanHanding), before
+// its flag set is made. handed false: the command goes on as any other, parsed by its flag set.
+func (c *cli) handScanned(cmd *command, args []string) (handed bool, err error) {
+	if c.call != nil || c.res == nil || !resident.Handed[cmd.Name] || !resident.HandsOff(c.getenv) {
+		return false, nil
+	}
+	h, socketName, socketPath, root, ok := scanHanding(cmd.Name, args)
+	if !ok {
+		return false, nil
+	}
+	c.command, c.args = cmd.Name, args
+	c.socketName, c.socketPath, c.root = socketName, socketPath, root
+	return c.hand(h, c.stdout, c.stderr)
+}
+
 // reachesHost reports whether a send may go to another host (a target with a ':', HOST:TARGET,
 // or a kept request sent again): its ssh takes the environment of the process that runs it,
 // which must stay this one's, not the resident's.
-func reachesHost(fs *flag.FlagSet) bool {
-	to, resend := fs.Lookup("to"), fs.Lookup("resend")
-	return to != nil && strings.Contains(to.Value.String(), ":") || resend != nil && resend.Value.String() != ""
+func (h handing) reachesHost() bool {
+	for _, t := range h.to {
+		if strings.Contains(t, ":") {
+			return true
+		}
+	}
+	return h.resend != ""
 }
 
-// plainFile reports whether --file, when given as a path, names a regular file: another (/dev/stdin,
-// /proc/self/fd/0, a FIFO) is this process's own to read.
-func plainFile(fs *flag.FlagSet) bool {
-	f := fs.Lookup("file")
-	if f == nil || f.Value.String() == "" || f.Value.String() == "-" {
+// plainFile reports whether file, when given as a path, names a regular file: another
+// (/dev/stdin, /proc/self/fd/0, a FIFO) is this process's own to read.
+func plainFile(file string) bool {
+	if file == "" || file == "-" {
 		return true
 	}
-	abs, err := filepath.Abs(f.Value.String())
+	abs, err := filepath.Abs(file)
 	if err != nil || strings.HasPrefix(abs, "/proc/") || strings.HasPrefix(abs, "/dev/") {
 		return false
 	}
