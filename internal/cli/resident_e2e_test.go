@@ -119,15 +119,27 @@ func TestResidentKilledMidCall(t *testing.T) {
 	require.Len(t, sock, 1)
 
 	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // never left stopped
 	// Handed whole or not, a call the stopped resident never took goes on without it.
 	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "0", "--", "the stopped resident's task")
 	// The send is connected and waits for an answer: its connection waits in the listener's
 	// queue, which the stopped resident does not take.
-	waitFor(t, 15*time.Second, func() bool {
+	queued := func() (bool, string) {
 		out, err := exec.Command("ss", "-xlH", "src", sock[0]).Output()
 		f := strings.Fields(string(out))
-		return err == nil && len(f) > 2 && f[2] != "0"
-	}, "the send's call waiting on the stopped resident")
+		return err == nil && len(f) > 2 && f[2] != "0", string(out)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if ok, _ := queued(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			// What the send did meanwhile says why it never waited there.
+			_, ss := queued()
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("timed out after 15s waiting for the send's call waiting on the stopped resident (ss: %q)\n%s", ss, s.wait(t, time.Minute))
+		}
+	}
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 
 	r := s.wait(t, time.Minute)
