@@ -216,9 +216,10 @@ func scanHanding(name string, args []string) (h handing, socketName, socketPath,
 }
 
 // handScanned hands a command of resident.Handed from a scan of its words (scanHanding), before
-// its flag set is made. handed false: the command goes on as any other, parsed by its flag set.
+// its flag set is made; hand decides whether it is handed. handed false: the command goes on as
+// any other, parsed by its flag set (which sets the flags this set again).
 func (c *cli) handScanned(cmd *command, args []string) (handed bool, err error) {
-	if c.call != nil || c.res == nil || !resident.Handed[cmd.Name] || !resident.HandsOff(c.getenv) {
+	if !resident.Handed[cmd.Name] {
 		return false, nil
 	}
 	h, socketName, socketPath, root, ok := scanHanding(cmd.Name, args)
