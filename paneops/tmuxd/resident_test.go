@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -670,4 +671,74 @@ func serveUntilEnd(s *testServer, dir string, idle time.Duration) (*ResidentServ
 	done := make(chan error, 1)
 	go func() { done <- rs.Serve(context.Background()) }()
 	return rs, log, done
+}
+
+// A process that started the resident dials it again soon, not after residentRetry: an MCP
+// server that lives on would otherwise start a tmux client per call until then. The clock is
+// the test's, so that what is checked is the schedule, not the machine's speed.
+func TestResidentDialedSoonAfterItsStart(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var starts atomic.Int32
+	r := NewResident(dir, ResidentSocket("k"), func() error {
+		starts.Add(1)
+		go func() { done <- (&ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute}).Serve(ctx) }()
+		return nil
+	})
+	r.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	defer func() {
+		r.Close()
+		stop()
+		require.NoError(t, <-done)
+	}()
+	call := func() paneops.RouteState {
+		_, st, _ := r.Route(context.Background(), nil, nil, []string{"display-message", "-p", "ok"})
+		return st
+	}
+	require.Equal(t, paneops.RouteNotRun, call(), "none answers the first call: it starts one")
+	require.EqualValues(t, 1, starts.Load())
+	// Up: it answers a dial of its own.
+	probe := NewResident(dir, ResidentSocket("k"), nil)
+	waitFor(t, 20*time.Second, func() bool {
+		c, err := probe.dial(context.Background())
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	clock.Add(int64(residentFirstRetry / 2))
+	assert.Equal(t, paneops.RouteNotRun, call(), "not dialled again before the first pause")
+	clock.Add(int64(residentFirstRetry))
+	assert.Equal(t, paneops.RouteDone, call(), "dialled again once the first pause is over, long before %s", residentRetry)
+	assert.EqualValues(t, 1, starts.Load(), "started once")
+}
+
+// The pauses between dials that miss: short after this process started the resident, doubled at
+// each miss, never longer than residentRetry; residentRetry when this process started none.
+func TestResidentPausesBetweenMissedDials(t *testing.T) {
+	t.Parallel()
+	dir := residentDir(t)
+	var clock atomic.Int64
+	pauses := func(r *Resident, n int) []time.Duration {
+		var got []time.Duration
+		for range n {
+			require.Nil(t, r.connLocked(context.Background()))
+			got = append(got, r.off.Sub(time.Unix(0, clock.Load())))
+			clock.Store(r.off.UnixNano())
+		}
+		return got
+	}
+	started := NewResident(dir, ResidentSocket("k"), func() error { return nil })
+	started.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	ms := time.Millisecond
+	assert.Equal(t, []time.Duration{10 * ms, 20 * ms, 40 * ms, 80 * ms, 160 * ms, 320 * ms, 640 * ms, 1280 * ms, 2 * time.Second, 2 * time.Second},
+		pauses(started, 10))
+	none := NewResident(dir, ResidentSocket("k"), nil)
+	none.now = started.now
+	assert.Equal(t, []time.Duration{residentRetry, residentRetry}, pauses(none, 2))
 }
