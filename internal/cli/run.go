@@ -107,8 +107,9 @@ func runWatched(comp Companions, args []string, stdin io.Reader, stdout, stderr 
 	// The watch is set up beside the parsing of the command line, not before it: the first
 	// signal.Notify of a process hands the runtime's signal mask to a thread of its own, and
 	// makes a thread to go on with, about 0.2 ms (measured) that a command handed to the
-	// resident would otherwise pay before it connects. The command waits for it before its work
-	// begins (watching), so an interrupt always finds it.
+	// resident would otherwise pay before it connects. A command run here waits for it before its
+	// work begins, one handed to the resident before it waits for anything (watching, hand), so
+	// an interrupt that finds a command waiting always finds it watched.
 	go func() {
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 		close(watched)
@@ -170,8 +171,8 @@ func (c *cli) run(args []string) int {
 	return code
 }
 
-// watching waits until the signals are watched (runWatched), before the command's work begins:
-// reading its stdin, handing it to the resident, running it.
+// watching waits until the signals are watched (runWatched): before a command's work begins, and
+// before a handed command waits for its stdin or for the resident (hand).
 func (c *cli) watching() {
 	if c.watched != nil {
 		<-c.watched

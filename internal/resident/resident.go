@@ -195,8 +195,9 @@ func HandsOff(getenv func(string) string) bool {
 // same program: the command's stdout and stderr are the resident's copy's, its exit code is
 // code. handed false: no resident took it and nothing of it ran, so the caller runs it itself
 // (and starts none: the tmux calls of that run start it, as they always did). stdin is the
-// message the command reads from its stdin, nil when it reads none.
-func Hand(ctx context.Context, w Where, args []string, stdin []byte, stdout, stderr io.Writer) (code int, handed bool, err error) {
+// message the command reads from its stdin, nil when it reads none. sent runs once the call is
+// written, before the wait for the resident's answer (tmuxd.ExecCall.Sent).
+func Hand(ctx context.Context, w Where, args []string, stdin []byte, sent func(), stdout, stderr io.Writer) (code int, handed bool, err error) {
 	r, err := Caller(w, false)
 	if err != nil {
 		return 0, false, nil
@@ -205,7 +206,7 @@ func Hand(ctx context.Context, w Where, args []string, stdin []byte, stdout, std
 	if err != nil {
 		return 0, false, nil
 	}
-	code, handed, err = r.Exec(ctx, tmuxd.ExecCall{Args: args, Dir: dir, Env: os.Environ(), Stdin: stdin}, stdout, stderr)
+	code, handed, err = r.Exec(ctx, tmuxd.ExecCall{Args: args, Dir: dir, Env: os.Environ(), Stdin: stdin, Sent: sent}, stdout, stderr)
 	if errors.Is(err, tmuxd.ErrExecLost) {
 		err = fmt.Errorf("%w, before it said how the command ended; the command was not run again, so no message "+
 			"arrives twice: 'wcomm history' shows whether it went (send it again only if it did not); an await can be run again", err)

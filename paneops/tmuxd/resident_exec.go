@@ -55,6 +55,10 @@ type ExecCall struct {
 	// Tmux runs the command's tmux calls through the resident's control client (set by the
 	// resident).
 	Tmux paneops.Router
+	// Sent, on the caller's side, runs once the call is written and before the caller waits for
+	// the resident's answer (not sent): the caller waits there for its Ctrl-C watch, which is set
+	// up meanwhile, rather than before it connects.
+	Sent func()
 }
 
 // ExecFunc runs call and returns its exit code, writing what the command prints to stdout and
@@ -109,6 +113,9 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	_ = conn.SetDeadline(time.Now().Add(residentTimeout))
 	if _, err := conn.Write(execHeader(id, body)); err != nil {
 		return 0, false, nil // a frame cut short runs nothing
+	}
+	if call.Sent != nil {
+		call.Sent()
 	}
 	if head, err := readHead(conn); err != nil || !bytes.Equal(head, execAccepted) {
 		// A resident that did not answer in time may write its "accepted" the moment after
