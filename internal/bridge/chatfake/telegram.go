@@ -14,6 +14,8 @@ package chatfake
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -69,7 +71,13 @@ type Msg struct {
 
 // NewTelegram starts the fake on loopback; it stops when the test ends.
 func NewTelegram(t testing.TB) *Telegram {
-	f := &Telegram{T: t, Token: "123456:ABC-secret-token", Chat: -1001234567890, BotID: 42, BotTag: "wcomm_test_bot",
+	// A token of its own: the bridges of one bot meet, and keep the bot's offset, in a folder
+	// named by the API's address and the token. A fixed token met a folder left by an earlier
+	// test whose fake had the same port, took its offset, and confirmed the new fake's first
+	// updates unseen.
+	var tok [8]byte
+	_, _ = rand.Read(tok[:])
+	f := &Telegram{T: t, Token: "123456:ABC-secret-" + hex.EncodeToString(tok[:]), Chat: -1001234567890, BotID: 42, BotTag: "wcomm_test_bot",
 		nextUpd: 1000, nextMsg: 1, Msgs: map[int64]*Msg{}, Calls: map[string]int{}, Failures: map[string][]int{},
 		Served: map[int64]time.Time{}, hang: map[string]int{}}
 	f.cond = sync.NewCond(&f.Mu)
