@@ -419,12 +419,15 @@ func (b *bxBench) benchFloor() {
 	body := bxBody(1<<10, "round trip: answer with ack")
 	msg := b.file("floor-trip.md", body)
 	meter := b.cpuMeter()
-	n := b.n(200, 20)
+	// At least 5 rounds of 100 whatever the scale: the rows' ratios are medians of the rounds', and
+	// at 0.3 (3 rounds of 60) a run's ratio moved by a fifth from one run to the next, its rounds
+	// by a third (one round 2.02 among 1.29 and 1.41).
+	n := max(b.n(200, 20), 100)
 	// A block of 8 pairs takes at least 400 trips, 50 a pair, whatever the scale: at 60 trips the
 	// floor's block lasted about 60 ms, most of it its pairs' start and the slowest one's last
 	// trips, and its rate moved by a fifth between runs.
 	n8 := max(n, 400)
-	rounds := max(3, int(math.Round(5*b.scale)))
+	rounds := max(5, int(math.Round(5*b.scale)))
 
 	floor1 := b.floorPairs("floor", 1, body)
 	floor8 := b.floorPairs("floor8-", 8, body)
