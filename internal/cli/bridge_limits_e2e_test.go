@@ -70,7 +70,8 @@ func TestE2EBridgeProjectChannelsCarryOnlyTheirQuestions(t *testing.T) {
 	t.Parallel()
 	c := newChannelWorld(t)
 	proj := chatfake.NewTelegram(t)
-	proj.Chat, proj.BotTag = -1005550001, "project_bot"
+	// The token is the environment's, one for every channel: the project's bot answers to it too.
+	proj.Chat, proj.BotTag, proj.Token = -1005550001, "project_bot", c.tg.Token
 	x, y := filepath.Join(c.work, "project-x"), filepath.Join(c.work, "project-y")
 	require.NoError(t, os.Mkdir(x, 0o700))
 	require.NoError(t, os.Mkdir(y, 0o700))
