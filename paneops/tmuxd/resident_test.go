@@ -742,3 +742,40 @@ func TestResidentPausesBetweenMissedDials(t *testing.T) {
 	none.now = started.now
 	assert.Equal(t, []time.Duration{residentRetry, residentRetry}, pauses(none, 2))
 }
+
+// TestResidentKeepsAFewServingGoroutines: connections are served at once, each by a goroutine of
+// its own, however many come together; once they end, at most keptServers goroutines stay, and
+// they serve the next connections: no goroutine is started for those.
+func TestResidentKeepsAFewServingGoroutines(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	rs, _ := serveResident(t, s, dir)
+	r := NewResident(dir, ResidentSocket("k"), nil)
+
+	const together = 3 * keptServers
+	var held []*net.UnixConn
+	for range together {
+		c, err := r.dial(context.Background())
+		require.NoError(t, err)
+		held = append(held, c) // connected, and silent: each holds its serving goroutine
+	}
+	waitFor(t, 10*time.Second, func() bool { return rs.servers.Load() >= together })
+	for _, c := range held {
+		c.Close()
+	}
+	waitFor(t, 10*time.Second, func() bool { return rs.servers.Load() == keptServers })
+
+	started := rs.started.Load()
+	for range 2 * keptServers {
+		c, err := r.dial(context.Background())
+		require.NoError(t, err)
+		require.NoError(t, writeFrame(c, residentReq{Op: "run", Args: []string{"display-message", "-p", "served"}}, nil))
+		var resp residentResp
+		require.NoError(t, readFrame(c, &resp))
+		assert.Equal(t, "served\n", resp.Out)
+		c.Close()
+		waitFor(t, 10*time.Second, func() bool { return rs.servers.Load() == keptServers })
+	}
+	assert.Equal(t, started, rs.started.Load(), "the kept goroutines served the calls")
+}
