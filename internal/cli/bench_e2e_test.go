@@ -830,9 +830,17 @@ func (b *bxBench) benchRoundTrip() {
 	for _, p := range append(m1, m8...) {
 		_ = p.mcp.Close()
 	}
+	// In one tmux command, with the resident's control client moved to a session that stays
+	// rather than detached: a resident whose client went starts another at its next call, and
+	// tmux 3.3a's server crashed (once, killing the run) when it told its control clients of a
+	// session's end while one was being made one (docs/internals.md).
+	b.s.tmux("set-option", "-g", "detach-on-destroy", "off")
+	var kill []string
 	for _, sess := range []string{"tripw", "tripr", "tripwo", "tripw8", "tripr8", "tripwo8", "tripm", "tripm8", "tripwd", "triprd"} {
-		b.s.tmux("kill-session", "-t", sess)
+		kill = append(kill, "kill-session", "-t", sess, ";")
 	}
+	b.s.tmux(kill[:len(kill)-1]...)
+	b.s.tmux("set-option", "-g", "detach-on-destroy", "on")
 	b.params = append(b.params, "round trip: wcomm is `send --wait` (the worker runs `wcomm notify`); the reference is `send.sh` then `await.sh` (the worker runs `respond.sh`); messages of 1 KiB; the worker is a scripted program in its pane")
 }
 
