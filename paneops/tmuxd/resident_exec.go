@@ -407,7 +407,7 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 		})
 	}
 	call.PID, call.Gone, call.Tmux = pid, gone, localRouter{s}
-	callstack.Grow() // grown already, in a kept serving goroutine (serving)
+	callstack.Grow() // nothing to do once grown (serving), unless the collector shrank it meanwhile
 	code := s.Exec(ctx, call, out(execStdout), out(execStderr))
 	mu.Lock()
 	defer mu.Unlock()
