@@ -216,8 +216,9 @@ const keptServers = 4
 // serving serves c, then the connections handed to it on conns while it is one of the
 // keptServers waiting. A goroutine kept keeps its stack, grown once to what a handed command
 // needs (callstack): growing a new goroutine's stack for each handed command was about 1.7 % of
-// the resident's CPU on the commands round trip (a profile). The round trip itself moved within
-// this machine's noise (8.48 -> 8.09 ms in one comparison, 8.03 -> 7.98 in another).
+// the resident's CPU on the commands round trip (a profile). The round trip, both builds taking
+// turns, both orders, new roots, eight runs each: 10.49 -> 10.01 ms, faster in 7 of the 8 pairs
+// of runs (two smaller comparisons before: 8.48 -> 8.09 and 8.03 -> 7.98 ms).
 func (s *ResidentServer) serving(ctx context.Context, c *net.UnixConn, conns chan *net.UnixConn, waiting *atomic.Int32) {
 	s.started.Add(1)
 	s.servers.Add(1)
