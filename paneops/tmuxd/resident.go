@@ -233,10 +233,15 @@ func PeerUID(c *net.UnixConn) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if int(cred.Uid) != os.Getuid() {
-		return int(cred.Uid), fmt.Errorf("the peer runs as uid %d, not as you (uid %d)", cred.Uid, os.Getuid())
+	return int(cred.Uid), sameUser(int(cred.Uid))
+}
+
+// sameUser is an error when uid, a peer's, is not this process's own.
+func sameUser(uid int) error {
+	if uid != os.Getuid() {
+		return fmt.Errorf("the peer runs as uid %d, not as you (uid %d)", uid, os.Getuid())
 	}
-	return int(cred.Uid), nil
+	return nil
 }
 
 func peerCred(c *net.UnixConn) (*syscall.Ucred, error) {

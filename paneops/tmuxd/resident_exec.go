@@ -36,6 +36,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/wcomm/wcomm/paneops"
 	"github.com/wcomm/wcomm/paneops/callstack"
 )
@@ -105,12 +107,14 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	if len(body) > execMaxCall {
 		return 0, false, nil
 	}
-	conn, err := r.dial(ctx)
+	conn, err := r.dialExec()
 	if err != nil {
 		return 0, false, nil
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(residentTimeout))
+	if err := conn.setTimeout(unix.SO_RCVTIMEO, residentTimeout); err != nil {
+		return 0, false, nil
+	}
 	if _, err := conn.Write(execHeader(id, body)); err != nil {
 		return 0, false, nil // a frame cut short runs nothing
 	}
@@ -120,8 +124,7 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 	if head, err := readHead(conn); err != nil || !bytes.Equal(head, execAccepted) {
 		// A resident that did not answer in time may write its "accepted" the moment after
 		// and act: the call's outcome is unknown, and running it here could deliver twice.
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if errors.Is(err, errExecTimeout) {
 			return 0, true, fmt.Errorf("%w: it did not say within %s whether it took the call", ErrExecLost, residentTimeout)
 		}
 		// Nothing written after a refusal; and a resident that died before its "accepted"
@@ -129,18 +132,16 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 		return 0, false, nil
 	}
 	// From here the call runs as long as the command does; the caller's ctx ending (Ctrl-C)
-	// sends the resident the call's cancel.
-	_ = conn.SetDeadline(time.Time{})
-	var wmu sync.Mutex
+	// sends the resident the call's cancel. Writes stay bounded by the socket's SO_SNDTIMEO.
+	if err := conn.setTimeout(unix.SO_RCVTIMEO, 0); err != nil {
+		return 0, true, fmt.Errorf("%w: %v", ErrExecLost, err)
+	}
 	send := func(kind byte, payload []byte) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_ = conn.SetWriteDeadline(time.Now().Add(residentTimeout))
 		_, _ = conn.Write(appendExecFrame(nil, kind, payload))
 	}
 	stop := context.AfterFunc(ctx, func() {
 		send(execCancel, nil)
-		_ = conn.SetReadDeadline(time.Now().Add(execCancelWait))
+		conn.shutAfter(execCancelWait)
 	})
 	defer stop()
 	in := bufio.NewReader(conn)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
@@ -778,4 +779,47 @@ func TestResidentKeepsAFewServingGoroutines(t *testing.T) {
 		waitFor(t, 10*time.Second, func() bool { return rs.servers.Load() == keptServers })
 	}
 	assert.Equal(t, started, rs.started.Load(), "the kept goroutines served the calls")
+}
+
+// TestExecConnBounds: the caller's raw exec socket keeps the bounds the net package's deadlines
+// gave it. A read waits no longer than SO_RCVTIMEO, then says timed out (the silent resident);
+// a read with no bound ends at shutAfter's shutdown, which a caller whose cancel went
+// unanswered relies on; nothing is written once the socket is closed.
+func TestExecConnBounds(t *testing.T) {
+	t.Parallel()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fds[1])
+	c := &execConn{fd: fds[0]}
+	defer c.Close()
+
+	require.NoError(t, c.setTimeout(unix.SO_RCVTIMEO, 50*time.Millisecond))
+	_, err = c.Read(make([]byte, 4))
+	assert.ErrorIs(t, err, errExecTimeout)
+
+	_, err = unix.Write(fds[1], []byte("ab"))
+	require.NoError(t, err)
+	buf := make([]byte, 4)
+	n, err := c.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "ab", string(buf[:n]))
+
+	require.NoError(t, c.setTimeout(unix.SO_RCVTIMEO, 0))
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Read(buf)
+		got <- err
+	}()
+	c.shutAfter(20 * time.Millisecond)
+	select {
+	case err := <-got:
+		assert.ErrorIs(t, err, io.EOF)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shutdown did not end the read")
+	}
+
+	require.NoError(t, c.Close())
+	_, err = c.Write([]byte("x"))
+	assert.ErrorIs(t, err, os.ErrClosed)
+	assert.NoError(t, c.Close(), "a second close is none")
 }
