@@ -598,9 +598,17 @@ func TestResidentEndsWhenItsServerStops(t *testing.T) {
 	s := startServer(t)
 	dir := residentDir(t)
 	_, log, done := serveUntilEnd(s, dir, time.Hour)
-	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(filepath.Join(dir, ResidentSocket("k"))); return err == nil })
-	// A call through it: its control client runs.
+	// Until it listens: its socket's file is there from the bind, a moment before the listen, and
+	// a dial in between is refused (seen once under the whole suite's load).
 	r := NewResident(dir, ResidentSocket("k"), nil)
+	waitFor(t, 10*time.Second, func() bool {
+		c, err := r.dial(context.Background())
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	// A call through it: its control client runs.
 	defer r.Close()
 	out, st, err := r.Route(context.Background(), nil, nil, []string{"display-message", "-p", "ok"})
 	require.NoError(t, err)
