@@ -176,17 +176,27 @@ func readHead(r io.Reader) ([]byte, error) {
 	return head, nil
 }
 
-// dial connects to the resident, checking the socket and the peer.
-func (r *Resident) dial(ctx context.Context) (*net.UnixConn, error) {
+// socketPath is the resident's socket, once its folder and the socket are checked as this
+// user's own (dial and dialExec connect to nothing else).
+func (r *Resident) socketPath() (string, error) {
 	if err := ownedBy(r.dir, true); err != nil {
-		return nil, err
+		return "", err
 	}
 	path := filepath.Join(r.dir, r.name)
 	if err := ownedBy(path, false); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// dial connects to the resident, checking the socket and the peer.
+func (r *Resident) dial(ctx context.Context) (*net.UnixConn, error) {
+	path, err := r.socketPath()
+	if err != nil {
 		return nil, err
 	}
 	var conn *net.UnixConn
-	err := withShortPath(path, func(p string) error {
+	err = withShortPath(path, func(p string) error {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "unix", p)
 		if err != nil {

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -36,14 +35,11 @@ type execConn struct {
 	shut   *time.Timer
 }
 
-// dialExec connects to the resident's socket at path (checked as dial checks it) and checks
-// that its peer runs as this user.
+// dialExec connects to the resident's socket (checked as dial checks it) and checks that its
+// peer runs as this user.
 func (r *Resident) dialExec() (*execConn, error) {
-	if err := ownedBy(r.dir, true); err != nil {
-		return nil, err
-	}
-	path := filepath.Join(r.dir, r.name)
-	if err := ownedBy(path, false); err != nil {
+	path, err := r.socketPath()
+	if err != nil {
 		return nil, err
 	}
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
