@@ -26,6 +26,7 @@ import (
 	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops/proc"
+	"github.com/wcomm/wcomm/paneops/profile"
 )
 
 // tmuxBin finds tmux through the shared gate (tmuxtest.Require).
@@ -660,4 +661,40 @@ func stableMatches(ms []Match) []Match {
 		}
 	}
 	return out
+}
+
+// A shell running one short job after another, detected again and again: every answer is the shell
+// itself or names the job it runs, never a ready line reader. Between a job's end and the shell
+// taking its terminal back, the terminal names a group with no process and is still cooked; taken
+// for a line reader there, a queued line was typed uncommented and ran at the shell's prompt.
+func TestRealDetectShellBetweenJobs(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	id := s.newWindow("bash", "--norc", "--noprofile", "-i")
+	waitFor(t, 20*time.Second, func() bool { return s.pane(id).Command == "bash" })
+	s.tmux("send-keys", "-t", string(id), "-l", "while :; do /bin/true; done")
+	s.tmux("send-keys", "-t", string(id), "Enter")
+	p := s.pane(id)
+	set, ttyMode := profile.Defaults(), DefaultTTYMode()
+	seen := map[string]int{}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		tab, err := proc.ScanPane(p.PID)
+		require.NoError(t, err)
+		det := Detect(set, p, tab, ttyMode, Exclude{})
+		if det.Name != "shell" && det.Job == "" {
+			t.Fatalf("a shell between jobs taken for a ready %s: %s; %+v %+v", det.Name, det.Reason, *tab.Procs[p.PID], tab.Descendants(p.PID))
+		}
+		switch {
+		case strings.Contains(det.Reason, "has just ended"):
+			seen["between jobs"]++
+		case det.Job != "":
+			seen["in a job"]++
+		default:
+			seen["shell"]++
+		}
+	}
+	assert.Positive(t, seen["in a job"], "the loop's jobs were seen: %v", seen)
+	t.Logf("detections: %v", seen)
+	s.tmux("send-keys", "-t", string(id), "C-c")
 }

@@ -29,6 +29,18 @@ func Detect(s *profile.Set, p Pane, t *proc.Table, ttyMode TTYModeFunc, ex Exclu
 			fg = &leader
 			candidates = group
 		} else if root, ok := t.Proc(p.PID); ok {
+			if sh := s.First(profile.KindShell); sh != nil && root.TPGID > 0 && matches(sh, root) {
+				// The terminal names a foreground group that has no process left: the shell's job
+				// has just ended, and the shell has not yet taken the terminal back nor set it
+				// raw for its prompt. The terminal is still cooked as the job left it, so the
+				// reader rule below would take the shell for a line reader, and a line typed now
+				// would reach the shell's prompt and run. It is the shell's next read: its profile,
+				// and "not ready" for a delivery that can wait a moment.
+				det := found(profile.Detection{}, sh, fmt.Sprintf("%s (pid %d) is an interactive %s whose foreground job has just ended: Enter would run the line",
+					progName(root), root.PID, sh.Name))
+				det.Job = fmt.Sprintf("%s (pid %d) is taking its terminal back from a job that has just ended", progName(root), root.PID)
+				return det
+			}
 			// No foreground group known (go-ps has no tpgid): the whole tree, shallowest first.
 			candidates = append([]proc.Process{root}, t.Descendants(p.PID)...)
 		}

@@ -85,6 +85,11 @@ func TestProfileDetect(t *testing.T) {
 		mkProc(1100, 1, 1100, 1100, 1100, "codex", "/bin/bash", "./codex"),
 		// %10: a Python REPL under a versioned name: Enter runs the line too.
 		mkProc(1000, 1, 1000, 1000, 1000, "python3.11", "/opt/py/bin/python3.11"),
+		// %12: bash whose foreground job (group 1201) has just been reaped: the terminal still
+		// names that group, and is still cooked.
+		mkProc(1200, 1, 1200, 1200, 1201, "bash", "bash", "--norc", "-i"),
+		// %13: a program that is not a shell, in the same moment.
+		mkProc(1300, 1, 1300, 1300, 1301, "python3", "python3", "worker.py"),
 	)
 	canonical := func(tty string) (bool, error) {
 		switch tty {
@@ -118,6 +123,8 @@ func TestProfileDetect(t *testing.T) {
 		{"python REPL", Pane{PID: 1000}, procs, Exclude{}, "shell", "python3.11 (pid 1000) is an interactive shell", ""},
 		{"shell script named like an agent", Pane{PID: 1100, TTY: "/dev/pts/raw"}, procs, Exclude{}, "generic", "no profile", "raw"},
 		{"excluded process", Pane{PID: 900}, procs, Exclude{PIDs: []int{900}}, "generic", "no profile", ""},
+		{"shell taking its terminal back", Pane{PID: 1200, TTY: "/dev/pts/cooked"}, procs, Exclude{}, "shell", "foreground job has just ended", ""},
+		{"not a shell, foreground group gone", Pane{PID: 1300, TTY: "/dev/pts/cooked"}, procs, Exclude{}, "reader", "canonical", "cooked"},
 		{"no table: shell command", Pane{PID: 5, Command: "zsh"}, nil, Exclude{}, "shell", "pane_current_command", ""},
 		{"no table: agent command", Pane{PID: 5, Command: "codex"}, nil, Exclude{}, "codex", "codex", ""},
 		{"no table: cooked cat", Pane{PID: 5, Command: "cat", TTY: "/dev/pts/cooked"}, nil, Exclude{}, "reader", "canonical", "cooked"},
@@ -133,6 +140,10 @@ func TestProfileDetect(t *testing.T) {
 			assert.Equal(t, tt.wantTTY, d.TTYMode)
 		})
 	}
+
+	d := Detect(set, Pane{PID: 1200, TTY: "/dev/pts/cooked"}, procs, canonical, Exclude{})
+	assert.Contains(t, d.Job, "taking its terminal back", "a delivery that can wait does")
+	assert.Empty(t, Detect(set, Pane{PID: 100, TTY: "/dev/pts/raw"}, procs, canonical, Exclude{}).Job)
 
 	d, err := set.Force("gemini")
 	require.NoError(t, err)
