@@ -62,6 +62,7 @@ const (
 // (script_test.go): run as "wcomm" by a script, it is the real program's Run().
 func TestMain(m *testing.M) {
 	sshtest.Supervise() // a remote test's sshd host, when started as one
+	sxHelper()          // a stress test's helper program, when started as one
 	testscript.Main(removingBinDir{m}, map[string]func(){
 		"wcomm": func() { os.Exit(Run(Companions{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

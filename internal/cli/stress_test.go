@@ -6,7 +6,7 @@ package cli
 // default 0.1 keeps CI under two minutes. WCOMM_STRESS_SUMMARY names a file that receives the
 // totals (messages sent, lost, duplicated; faults injected, survived), one line each.
 //
-// The programs in the panes are this test binary itself (TestSxHelperProcess): a scripted worker,
+// The programs in the panes are this test binary itself (sxHelper): a scripted worker,
 // a line logger, a raw byte logger, a process spawner. They start in milliseconds and need nothing
 // but the binary, so the loops measure wcomm and not an interpreter's start-up.
 //
@@ -106,9 +106,11 @@ func sxFault(t *testing.T, check func()) {
 // ---------------------------------------------------------------------------------------------
 // Helper processes: this test binary, started in a pane with SX_HELPER=1
 
-// TestSxHelperProcess is not a test: in a pane it becomes one of the helper programs. Run
-// normally it returns at once.
-func TestSxHelperProcess(t *testing.T) {
+// sxHelper becomes one of the helper programs when this test binary was started as one, in a pane
+// with SX_HELPER=1, and exits; else it returns at once. TestMain calls it before testscript's Main
+// and the scratch HOME: both make a temp folder that only a return from the tests removes, and a
+// helper ends by its own exit or killed with its pane, which left two folders behind each time.
+func sxHelper() {
 	if os.Getenv("SX_HELPER") != "1" {
 		return
 	}
@@ -450,7 +452,7 @@ func (s *sxServer) keepDeadPanes() { s.tmux("set-option", "-g", "remain-on-exit"
 func sxHelperArgv(t testing.TB, mode string, args ...string) []string {
 	self, err := os.Executable()
 	require.NoError(t, err)
-	return append([]string{self, "-test.run=^TestSxHelperProcess$", "--", mode}, args...)
+	return append([]string{self, "-test.run=^$", "--", mode}, args...) // -test.run: no test, should SX_HELPER be missing
 }
 
 // helper opens a pane running the helper in mode and waits until it is ready.
