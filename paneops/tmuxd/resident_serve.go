@@ -147,18 +147,7 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	if st, err := os.Lstat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
 		_ = os.Remove(sock)
 	}
-	// The socket is bound, listened on and made 0600 under a temp name, then renamed into place:
-	// at its own name it was there from the bind, a moment before the listen, and a caller
-	// dialling in between was refused and went on without the resident.
-	// One left by a resident killed before its rename goes first (this one holds the lock).
-	left, _ := filepath.Glob(filepath.Join(s.Dir, ".tmp-*-"+ResidentSocket(s.Key)))
-	for _, l := range left {
-		if st, err := os.Lstat(l); err == nil && st.Mode()&os.ModeSocket != 0 {
-			_ = os.Remove(l)
-		}
-	}
-	tmp := filepath.Join(s.Dir, ".tmp-"+hex.EncodeToString(tok[:4])+"-"+ResidentSocket(s.Key))
-	err = withShortPath(tmp, func(p string) error {
+	err = withShortPath(sock, func(p string) error {
 		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
 		s.listener = ln
 		return err
@@ -169,15 +158,10 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	s.listener.SetUnlinkOnClose(false)
 	// The socket is made 0600 by a chmod, not by the process's umask: a umask set around the
 	// bind is the whole process's, and two residents of one process (the tests run several at
-	// once) restored each other's, leaving a socket 0755 (seen in CI).
-	if err := os.Chmod(tmp, 0o600); err != nil {
+	// once) restored each other's, leaving a socket 0755 (seen in CI). Until the chmod the socket
+	// lies in this folder, which no one else can enter (0700, checked by every caller).
+	if err := os.Chmod(sock, 0o600); err != nil {
 		s.listener.Close()
-		_ = os.Remove(tmp)
-		return fmt.Errorf("listen on %s: %w", sock, err)
-	}
-	if err := os.Rename(tmp, sock); err != nil {
-		s.listener.Close()
-		_ = os.Remove(tmp)
 		return fmt.Errorf("listen on %s: %w", sock, err)
 	}
 	sockSt, err := os.Lstat(sock)
