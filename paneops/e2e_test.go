@@ -683,7 +683,8 @@ func TestRealDetectShellBetweenJobs(t *testing.T) {
 		require.NoError(t, err)
 		det := Detect(set, p, tab, ttyMode, Exclude{})
 		if det.Name != "shell" && det.Job == "" {
-			t.Fatalf("a shell between jobs taken for a ready %s: %s; %+v %+v", det.Name, det.Reason, *tab.Procs[p.PID], tab.Descendants(p.PID))
+			root, _ := tab.Proc(p.PID)
+			t.Fatalf("a shell between jobs taken for a ready %s: %s; the shell %+v, below it %+v", det.Name, det.Reason, root, tab.Descendants(p.PID))
 		}
 		switch {
 		case strings.Contains(det.Reason, "has just ended"):

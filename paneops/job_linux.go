@@ -13,9 +13,9 @@ import (
 // waiting at the keyboard: cat, a script's read, input()), from the system call it sleeps in
 // (/proc/PID/syscall: the number, then the arguments; the first is the file descriptor). A process
 // whose call cannot be read counts as reading: the caller then delivers as it did before it could
-// tell. A process that is gone (or going: ESRCH once it has left its memory) reads nothing: its job has just ended, and the shell that ran it is
-// the next to read, so a line typed now would run (taken for a reader, a queued line was typed
-// uncommented into a shell between two jobs).
+// tell. A process that is gone (or going: ESRCH once it has left its memory) reads nothing: its
+// job has just ended, and the shell that ran it is the next to read, so a line typed now would run
+// (taken for a reader, a queued line was typed uncommented into a shell between two jobs).
 func readsTerminal(pid int) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/syscall")
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
