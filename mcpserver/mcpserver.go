@@ -96,6 +96,8 @@ func Serve(ctx context.Context, cfg Config, in io.ReadCloser, out io.WriteCloser
 	// A server lives on, writing into the same sessions call after call: the files of its next
 	// request or response are made while it waits (store.KeepSpares).
 	defer store.KeepSpares()()
+	// The RESPONSE lines sends held back for an await (AwaitHold) go out before the server ends.
+	defer tmuxcomm.EndHolds()
 	return New(cfg).Run(ctx, &stdioTransport{in: in, out: out, log: cfg.logger()})
 }
 

@@ -27,6 +27,13 @@ const (
 	MaxAwaitTimeout     = tmuxcomm.MaxCallWait
 )
 
+// AwaitHold is how long a send keeps the RESPONSE line back for the await its client calls next
+// (tmuxcomm.SendOptions.HoldForAwait): a worker that answers before that await comes does not
+// type the line into the orchestrator's pane, whose agent has the response from the await. A
+// scripted client awaits within milliseconds; an agent's model, seconds later, finds the line
+// posted once the hold ended, at most this much later than without it.
+const AwaitHold = time.Second
+
 type sendIn struct {
 	To         string   `json:"to,omitempty" jsonschema:"the worker: a pane id (%7), a tmux target (work:1.0) or an agent name found as the find tool does; several, comma-separated (%3,codex,gpu1:%2), or @NAME for a group of the settings, make a broadcast"`
 	Targets    []string `json:"targets,omitempty" jsonschema:"more workers, each as to takes them: with to, or alone, the request goes to every one (a broadcast)"`
@@ -68,7 +75,7 @@ await with the broadcast id (or the ids) for every answer.`,
 			return nil, "", err
 		}
 		o := tmuxcomm.SendOptions{To: in.To, Targets: in.Targets, All: in.All, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent}
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent, HoldForAwait: AwaitHold}
 		if in.BusyWait != 0 {
 			d := seconds(in.BusyWait)
 			o.BusyWait = &d

@@ -68,9 +68,11 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		ctx, cancel = context.WithTimeout(ctx, remaining)
 		defer cancel()
 	}
-	unlock, err := lock.Existing(filepath.Join(x.Dir, messages.AwaitLockName(x.Seq)), syscall.LOCK_SH, e.cfg.LockTimeout)
+	lockPath := filepath.Join(x.Dir, messages.AwaitLockName(x.Seq))
+	unlock, err := lock.Existing(lockPath, syscall.LOCK_SH, e.cfg.LockTimeout)
 	if err == nil {
 		defer unlock()
+		holds.handOver(lockPath) // this await holds the lock now: a send's hold for it is let go
 	}
 	// A command polls awaitQuickWait for a response, before it watches: a process that holds an
 	// inotify watch takes about 10 ms longer to exit (the kernel waits out a grace period when

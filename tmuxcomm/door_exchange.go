@@ -132,6 +132,10 @@ type SendOptions struct {
 	Body       []byte
 	// Agent names the profile to deliver with; "" detects it from the pane.
 	Agent string
+	// HoldForAwait, when positive, keeps the RESPONSE line back for up to this long for the
+	// caller's await, which follows at once: a caller of two calls, send then await (the MCP
+	// server's client), whose worker may answer between them (see awaitHolds).
+	HoldForAwait time.Duration
 	Choices
 }
 
@@ -157,7 +161,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Sent, error) {
 			targets = append(targets, t)
 		}
 	}
-	so := core.SendOptions{Scope: paneops.Scope{All: o.All}, First: o.First, Capability: o.Capability, Body: o.Body, Agent: o.Agent}
+	so := core.SendOptions{Scope: paneops.Scope{All: o.All}, First: o.First, Capability: o.Capability, Body: o.Body, Agent: o.Agent, HoldForAwait: o.HoldForAwait}
 	if broadcast.Many(targets, o.All) {
 		res, err := c.caster.Broadcast(ctx, broadcast.Options{Targets: targets, All: o.All, Send: so})
 		if res == nil {

@@ -13,7 +13,9 @@ func (r *NotifyResult) Say() string {
 	orch := "pane " + string(r.Exchange.Orchestrator)
 	switch r.Signal {
 	case core.SignalAwait:
-		return "the orchestrator's await was waiting and woke on the file; no line pasted"
+		// A send through MCP holds the lock an await takes for the await its client calls next
+		// (awaitHolds): from here the two look alike, and the holder posts the line if no await comes.
+		return "the orchestrator's await was waiting (or its send held the response for the await it calls next) and has the file; no line pasted"
 	case core.SignalRelayed:
 		return "the orchestrator (" + orch + ") is on another host: its wcomm pulls the response from here; no line pasted on this host"
 	case core.SignalQueued:

@@ -152,6 +152,9 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 		herr := e.hold(root, m, verdict)
 		return exchange.LoadSent(dir, n, written), herr
 	}
+	if o.HoldForAwait > 0 {
+		e.holdForAwait(dir, n, o.HoldForAwait) // before the paste: the worker may answer at once
+	}
 	_, derr := e.office.Post(ctx, root, m, worker, srv)
 	x := exchange.LoadSent(dir, n, written)
 	if o.ID == "" {

@@ -645,7 +645,7 @@ func TestKitWatchPrinter(t *testing.T) {
 			Detail: map[string]string{"pane": "%7", "error": "pane is dead"}},
 			"001 -                     refused        pane %7: pane is dead"},
 		{watch.WatchEvent{Kind: watch.FeedExchange, Seq: 1, Event: exchange.StateAwaitWoken},
-			"await-woken    a waiting await took the response; no line pasted"},
+			"await-woken    an await, or a send holding it for one, has the response; no line pasted"},
 		{watch.WatchEvent{Kind: watch.FeedQuestion, Seq: 1, ID: "task-3.q1-a1b2", Event: watch.EventAsked,
 			Detail: map[string]string{"question": "bcrypt?", "urgency": "blocking", "options": "A | B"}},
 			"task-3.q1-a1b2            asked          [blocking] bcrypt? (A | B)"},

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -260,14 +261,16 @@ func TestE2EMCP(t *testing.T) {
 	assert.Equal(t, "not_found", out["class"])
 
 	// inbox: a RESPONSE line that waits because the orchestrator's pane is in copy mode is taken
-	// through MCP, and then never typed into the pane.
+	// through MCP, and then never typed into the pane. The send held the line back for an await
+	// (AwaitHold); with none come, it is posted, and queued.
 	res, out = c.call("send", map[string]any{"to": worker, "message": "one more"})
 	require.False(t, res.IsError, "%s", text(res))
 	second := out["id"].(string)
 	w.tmux("copy-mode", "-t", orch)
 	r = w.in(worker, "notify", "--id", second, "Done.")
 	requireCode(t, 0, r)
-	assert.Contains(t, r.stderr, "queued")
+	assert.Contains(t, r.stderr, "held the response for the await")
+	waitFor(t, 20*time.Second, func() bool { return slices.Contains(w.exchangeEvents(second), "notify-queued") }, "the held line of %s to be queued", second)
 	res, out = c.call("inbox", map[string]any{})
 	require.False(t, res.IsError, "%s", text(res))
 	assert.Equal(t, float64(1), out["taken"])
@@ -513,4 +516,57 @@ func TestE2EMCPSparesLeaveNothing(t *testing.T) {
 
 	require.NoError(t, c.cs.Close())
 	waitFor(t, 10*time.Second, func() bool { return len(tempFilesIn(t, dir)) == 0 }, "the spares removed as the server ends")
+}
+
+// TestE2EMCPSendHoldsResponseForAwait: a send through MCP keeps the RESPONSE line back for the
+// await its client calls next (mcpserver.AwaitHold). A worker that answers before that await
+// types nothing into the orchestrator's pane, and the await returns the response; a client that
+// never awaits gets the line once the hold ends, once; so does one whose server ends first.
+func TestE2EMCPSendHoldsResponseForAwait(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	orch := w.catPane()
+	worker := w.catPane()
+	c := w.mcpClient(orch)
+	sendAndAnswer := func(msg string) (id, resp string) {
+		t.Helper()
+		res, out := c.call("send", map[string]any{"to": worker, "message": msg})
+		require.False(t, res.IsError, "%s", text(res))
+		id, _ = out["id"].(string)
+		resp, _ = out["response_path"].(string)
+		w.waitScreen(worker, id)
+		r := w.in(worker, "notify", "--json", "--response", resp, "--", "answer to "+msg)
+		requireCode(t, 0, r)
+		var n map[string]any
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &n), "%s", r.stdout)
+		assert.Equal(t, "await", n["signal"], "the send's hold stands for the await: %s", r.stdout)
+		return id, resp
+	}
+
+	// Answered before the await: the await has it, and no line is typed.
+	id1, resp1 := sendAndAnswer("one")
+	res, out := c.call("await", map[string]any{"id": id1, "timeout_seconds": 30})
+	require.False(t, res.IsError, "%s", text(res))
+	assert.Equal(t, "answered", out["status"])
+	assert.Contains(t, out["response"], "answer to one")
+
+	// Never awaited: the line comes once the hold ends, after the notify said await-woken.
+	id2, resp2 := sendAndAnswer("two")
+	w.waitScreen(orch, resp2)
+	require.Eventually(t, func() bool { return slices.Contains(w.exchangeEvents(id2), "notified") }, 30*time.Second, 20*time.Millisecond)
+	assert.Equal(t, []string{"written", "pasted", "submitted", "answered", "await-woken", "notified"}, w.exchangeEvents(id2))
+
+	// The server ends while it holds one: the line goes out before it does.
+	id3, resp3 := sendAndAnswer("three")
+	require.NoError(t, c.cs.Close())
+	w.waitScreen(orch, resp3)
+	require.Eventually(t, func() bool { return slices.Contains(w.exchangeEvents(id3), "notified") }, 30*time.Second, 20*time.Millisecond)
+
+	// cat's pane shows a line typed once twice: the terminal's echo, and cat's copy.
+	screen := w.capture(orch)
+	assert.NotContains(t, screen, resp1, "the awaited response's line was never typed")
+	assert.Equal(t, 2, strings.Count(screen, resp2), "one line for the second:\n%s", screen)
+	assert.Equal(t, 2, strings.Count(screen, resp3), "one line for the third:\n%s", screen)
+	assert.Equal(t, []string{"written", "pasted", "submitted", "answered", "await-woken", "notified"}, w.exchangeEvents(id3))
+	assert.Equal(t, []string{"written", "pasted", "submitted", "answered", "await-woken", "read"}, w.exchangeEvents(id1))
 }

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
 )
@@ -25,6 +27,10 @@ type SendOptions struct {
 	Target *Target
 	// Broadcast names the broadcast this send is one member of, recorded in its delivery log.
 	Broadcast string
+	// HoldForAwait, when positive, holds the exchange's await lock from before the paste for up
+	// to this long, for a caller whose await follows at once (the MCP server's client): see
+	// tmuxcomm's awaitHolds.
+	HoldForAwait time.Duration
 }
 
 // Target is a resolved send target: the pane, its tmux server, and how it was found ("tmux").

@@ -186,6 +186,28 @@ func WasRead(dir string, n int) bool {
 	return false
 }
 
+// SignalOf says how request n's response reached its orchestrator, as its log says: answered
+// once a notify recorded the response, read once an await returned it, and signal, the first of
+// the RESPONSE line's states logged after the answer: StateAwaitWoken (an await, or a send's hold
+// for one, was waiting, so nothing was typed), StateNotified, StateNotifyQueued and the rest of
+// the line's, or "" while the notify has not yet said.
+func SignalOf(dir string, n int) (answered, read bool, signal string) {
+	evs, _ := readEvents(dir, n)
+	for _, ev := range evs {
+		switch ev.State {
+		case StateAnswered:
+			answered = true
+		case StateRead:
+			read = true
+		case StateAwaitWoken, StateNotified, StateNotifyLost, StateNotifyQueued, StateNotifyExpired, StateNotifyUndeliverable:
+			if answered && signal == "" {
+				signal = ev.State
+			}
+		}
+	}
+	return answered, read, signal
+}
+
 // Exchange is the record of one request and its response, as files on disk say.
 type Exchange struct {
 	Session      string          `json:"session"`

@@ -95,7 +95,7 @@ func (ev WatchEvent) Say() string {
 	case exchange.StateDelivered:
 		s = deliveredDetail(d)
 	case exchange.StateAwaitWoken:
-		s = "a waiting await took the response; no line pasted"
+		s = "an await, or a send holding it for one, has the response; no line pasted"
 	case EventAsked:
 		if d["urgency"] != "" {
 			s = "[" + d["urgency"] + "] "
