@@ -48,11 +48,16 @@ var holds = &awaitHolds{m: map[string]*awaitHold{}}
 // it stood to say whether it saw the hold: it logs that a moment after the answer.
 const holdSettle = 2 * time.Second
 
+// holdLockWait bounds a send's wait for the lock it holds: only a notify's or a delivery's probe
+// (lock.IsLocked, an instant's exclusive lock) stands in its way, and a send never waits long
+// for a hold it can do without.
+const holdLockWait = 100 * time.Millisecond
+
 // holdForAwait takes request n's await lock for up to d. A lock that cannot be taken is no hold:
 // the exchange then goes as without one.
 func (e *Engine) holdForAwait(dir string, n int, d time.Duration) {
 	path := filepath.Join(dir, messages.AwaitLockName(n))
-	unlock, err := lock.Existing(path, syscall.LOCK_SH, e.cfg.LockTimeout)
+	unlock, err := lock.Existing(path, syscall.LOCK_SH, holdLockWait)
 	if err != nil {
 		return
 	}
