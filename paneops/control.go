@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -169,6 +170,18 @@ func (k *Control) stop() {
 	k.conn = nil
 }
 
+// serverListens reports, as ErrNoServer, that no tmux server takes a connection on s's socket: a
+// connection the server drops as soon as it is closed (2,000 of them in a row left tmux 3.3a's
+// server as it was), where asking through a tmux client would cost a process.
+func serverListens(s Server) error {
+	sock := turnSocket(s)
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err != nil {
+		return fmt.Errorf("%w on %s (%v)", ErrNoServer, sock, err)
+	}
+	return c.Close()
+}
+
 // start runs the control client (k.mu held).
 func (k *Control) start() error {
 	args := []string{"-C", "attach-session", "-E", "-f", k.flags}
@@ -182,6 +195,12 @@ func (k *Control) start() error {
 		if sock, _, _ := strings.Cut(os.Getenv("TMUX"), ","); sock != "" {
 			cl.Server.Socket = sock
 		}
+	}
+	// attach-session starts a tmux server when none answers on the socket, and that server reads
+	// the user's tmux config before it finds no session and ends: a command of wcomm's never starts
+	// one (a `panes --host` run outside tmux did). So the socket is asked first.
+	if err := serverListens(cl.Server); err != nil {
+		return err
 	}
 	argv := cl.argv(args)
 	path, err := lookPath(argv[0])

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wcomm/wcomm/internal/tmuxtest"
 	"github.com/wcomm/wcomm/messages"
 )
 
@@ -240,4 +242,29 @@ func TestRealControlKilledWithItsProcess(t *testing.T) {
 		_, err = s.c.Run(context.Background(), nil, "has-session", "-t", "main")
 		require.NoError(t, err, "the tmux server lives after kill %d", i+1)
 	}
+}
+
+// TestRealControlStartsNoServer: a control client asked for a server that is not running starts
+// none (attach-session would, and that server would read the user's tmux config first): the call
+// fails as it does without a server, and nothing answers on the socket afterwards, a missing one
+// or one left by a server that ended.
+func TestRealControlStartsNoServer(t *testing.T) {
+	t.Parallel()
+	bin := tmuxtest.Require(t)
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "stale")
+	l, err := net.Listen("unix", stale)
+	require.NoError(t, err)
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	require.NoError(t, l.Close())
+	for _, sock := range []string{filepath.Join(dir, "none"), stale} {
+		ctl := (&Client{Bin: bin, Server: Server{Socket: sock}}).ControlTyping("")
+		_, err := ctl.Client().ServerInfo(context.Background())
+		require.ErrorIs(t, err, ErrNoServer, sock)
+		require.NoError(t, ctl.Close())
+		_, err = net.Dial("unix", sock)
+		require.Error(t, err, "no server was started on %s", sock)
+	}
+	_, err = os.Lstat(filepath.Join(dir, "none"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no socket was made")
 }

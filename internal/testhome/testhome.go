@@ -1,6 +1,6 @@
-// Package testhome keeps tests away from the user's own settings and channels: Isolate points
-// HOME and the XDG folders of the whole test process (and so of every wcomm, tmux server, shell
-// and bridge it starts) at a scratch folder, so that a webhook, a Telegram token or groups in the
+// Package testhome keeps tests away from the user's own settings, channels and tmux server:
+// Isolate points HOME, the XDG folders and tmux's socket folder of the whole test process (and so
+// of every wcomm, tmux server, shell and bridge it starts) at a scratch folder, so that a webhook, a Telegram token or groups in the
 // developer's ~/.config/wcomm/config.yaml are never read, and nothing a test writes lands in the
 // real home. Every package whose tests load settings or start wcomm calls it from its TestMain
 // (Main does both); TestIsolatedPackages checks that none is missing.
@@ -50,8 +50,8 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Isolate sets HOME and XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME and XDG_DATA_HOME of this
-// process to folders under a new scratch folder, after fixing Go's folders and the agents' install
+// Isolate sets HOME and XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_DATA_HOME and
+// TMUX_TMPDIR of this process to folders under a new scratch folder, and unsets TMUX and TMUX_PANE, after fixing Go's folders and the agents' install
 // folder to their real values. The returned function removes the scratch folder (best effort:
 // a helper a test left running may still write in it).
 func Isolate() (cleanup func(), err error) {
@@ -80,6 +80,18 @@ func Isolate() (cleanup func(), err error) {
 			return nil, err
 		}
 	}
+	// tmux's folder of sockets is the scratch one too, and $TMUX goes: a test run from a pane of
+	// the user's would otherwise reach the user's own tmux server through $TMUX, a default or a
+	// -L name (a resident started outside tmux once made a server on the default socket).
+	tmuxDir := filepath.Join(home, "tmux")
+	if err := os.MkdirAll(tmuxDir, 0o700); err != nil {
+		return nil, fmt.Errorf("scratch home: %w", err)
+	}
+	if err := os.Setenv("TMUX_TMPDIR", tmuxDir); err != nil {
+		return nil, err
+	}
+	os.Unsetenv("TMUX")
+	os.Unsetenv("TMUX_PANE")
 	return func() { os.RemoveAll(home) }, nil
 }
 

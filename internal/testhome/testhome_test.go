@@ -96,6 +96,9 @@ func TestIsolate(t *testing.T) {
 		}
 	})
 	t.Setenv("HOME", realHome)
+	t.Setenv("TMUX", "/tmp/tmux-1000/default,1234,0")
+	t.Setenv("TMUX_PANE", "%1")
+	t.Setenv("TMUX_TMPDIR", "")
 	for k := range xdgVars {
 		t.Setenv(k, "")
 	}
@@ -109,6 +112,12 @@ func TestIsolate(t *testing.T) {
 	for k, sub := range xdgVars {
 		assert.Equal(t, filepath.Join(home, sub), os.Getenv(k), k)
 		assert.DirExists(t, os.Getenv(k))
+	}
+	assert.Equal(t, filepath.Join(home, "tmux"), os.Getenv("TMUX_TMPDIR"), "tmux's sockets")
+	assert.DirExists(t, os.Getenv("TMUX_TMPDIR"))
+	for _, k := range []string{"TMUX", "TMUX_PANE"} {
+		_, set := os.LookupEnv(k)
+		assert.False(t, set, "%s names the user's tmux server", k)
 	}
 	assert.Equal(t, filepath.Join(realHome, ".cache", "wcomm-agents"), os.Getenv(EnvAgentsDir), "the real cache's folder")
 	if _, err := exec.LookPath("go"); err == nil {
