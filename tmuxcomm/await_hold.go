@@ -64,8 +64,8 @@ func (e *Engine) holdForAwait(dir string, n int, d time.Duration) {
 	h := &awaitHold{}
 	h.end = func(handOver bool) {
 		h.once.Do(func() {
-			h.timer.Stop()
 			holds.mu.Lock()
+			h.timer.Stop() // set under the same lock, before a timer could fire
 			if holds.m[path] == h {
 				delete(holds.m, path)
 			}

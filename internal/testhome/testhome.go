@@ -1,9 +1,10 @@
 // Package testhome keeps tests away from the user's own settings, channels and tmux server:
 // Isolate points HOME, the XDG folders and tmux's socket folder of the whole test process (and so
-// of every wcomm, tmux server, shell and bridge it starts) at a scratch folder, so that a webhook, a Telegram token or groups in the
-// developer's ~/.config/wcomm/config.yaml are never read, and nothing a test writes lands in the
-// real home. Every package whose tests load settings or start wcomm calls it from its TestMain
-// (Main does both); TestIsolatedPackages checks that none is missing.
+// of every wcomm, tmux server, shell and bridge it starts) at a scratch folder, so that a webhook,
+// a Telegram token or groups in the developer's ~/.config/wcomm/config.yaml are never read, no
+// tmux server of the user's is reached, and nothing a test writes lands in the real home. Every
+// package whose tests load settings or start wcomm calls it from its TestMain (Main does both);
+// TestIsolatedPackages checks that none is missing.
 //
 // Go's own folders are resolved from the real HOME first and passed on explicitly, so that a test
 // that runs go build or go list keeps the build and module caches and the user's go env file.
@@ -51,9 +52,10 @@ func Main(m *testing.M) {
 }
 
 // Isolate sets HOME and XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_STATE_HOME, XDG_DATA_HOME and
-// TMUX_TMPDIR of this process to folders under a new scratch folder, and unsets TMUX and TMUX_PANE, after fixing Go's folders and the agents' install
-// folder to their real values. The returned function removes the scratch folder (best effort:
-// a helper a test left running may still write in it).
+// TMUX_TMPDIR of this process to folders under a new scratch folder, and unsets TMUX and
+// TMUX_PANE, after fixing Go's folders and the agents' install folder to their real values. The
+// returned function removes the scratch folder (best effort: a helper a test left running may
+// still write in it).
 func Isolate() (cleanup func(), err error) {
 	// What depends on the real HOME is resolved before it changes.
 	if err := pinGoEnv(); err != nil {
