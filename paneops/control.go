@@ -174,7 +174,7 @@ func (k *Control) stop() {
 // connection the server drops as soon as it is closed (2,000 of them in a row left tmux 3.3a's
 // server as it was), where asking through a tmux client would cost a process.
 func serverListens(s Server) error {
-	sock := turnSocket(s)
+	sock := socketFile(s)
 	c, err := net.DialTimeout("unix", sock, time.Second)
 	if err != nil {
 		return fmt.Errorf("%w on %s (%v)", ErrNoServer, sock, err)

@@ -33,9 +33,9 @@ func controlTurnDir() string {
 	return filepath.Join(os.TempDir(), "wcomm-ctl-"+strconv.Itoa(os.Getuid()))
 }
 
-// turnSocket is the socket s names, as tmux finds it, so that a server named by -L and by -S
-// has one turn.
-func turnSocket(s Server) string {
+// socketFile is the socket s names, as tmux finds it: a server named by -L and by -S has one turn,
+// and a control client asks that file whether a server listens (serverListens).
+func socketFile(s Server) string {
 	if s.Socket != "" {
 		return s.Socket
 	}
@@ -67,7 +67,7 @@ func controlTurn(s Server) (release func()) {
 	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Getuid() {
 		return noop
 	}
-	sum := sha256.Sum256([]byte(turnSocket(s)))
+	sum := sha256.Sum256([]byte(socketFile(s)))
 	f, err := os.OpenFile(filepath.Join(dir, hex.EncodeToString(sum[:8])+".lock"),
 		os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {

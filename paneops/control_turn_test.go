@@ -17,7 +17,7 @@ func TestControlTurnOneAtATime(t *testing.T) {
 	s := Server{Name: "turns"}
 	first := controlTurn(s)
 	got := make(chan func())
-	go func() { got <- controlTurn(Server{Socket: turnSocket(s)}) }()
+	go func() { got <- controlTurn(Server{Socket: socketFile(s)}) }()
 	select {
 	case r := <-got:
 		r()

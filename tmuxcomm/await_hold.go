@@ -126,13 +126,10 @@ func (e *Engine) afterHold(dir string, n int) {
 				return
 			}
 			line := messages.Notification{StartedAt: x.StartedAt, Orchestrator: x.Orchestrator, Worker: x.Worker, Path: x.ResponsePath}.String()
-			server := ""
-			if meta, _ := exchange.ReadMeta(dir); meta != nil {
-				server = meta.Server
-			}
+			meta, _ := exchange.ReadMeta(dir)
 			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.LockTimeout)
 			defer cancel()
-			_, _ = e.signal(ctx, x, line, server) // its outcome, or its failure, is in the log
+			_, _ = e.signal(ctx, x, line, meta) // its outcome, or its failure, is in the log
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -189,11 +189,7 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 		settle(settleBound)
 		return res, nil
 	}
-	server := ""
-	if meta != nil {
-		server = meta.Server
-	}
-	posted, err := e.signal(ctx, x, line, server)
+	posted, err := e.signal(ctx, x, line, meta)
 	if err != nil {
 		return res, err
 	}
@@ -205,10 +201,14 @@ func (e *Engine) notify(ctx context.Context, o NotifyOptions, syncs *store.Syncs
 }
 
 // signal hands the RESPONSE line to the orchestrator's pane through its outbox: pasted and
-// submitted now when the pane is ready, else queued. server is the session's server ("" when its
-// folder does not say).
-func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line, server string) (*core.Posted, error) {
+// submitted now when the pane is ready, else queued, on the session's server as its facts (meta)
+// name it (the default one when they do not say).
+func (e *Engine) signal(ctx context.Context, x *exchange.Exchange, line string, meta *exchange.SessionMeta) (*core.Posted, error) {
 	orch := x.Orchestrator
+	server := ""
+	if meta != nil {
+		server = meta.Server
+	}
 	gone := func(format string, a ...any) (*core.Posted, error) {
 		err := fmt.Errorf(format, a...)
 		_ = exchange.LogEvent(x.Dir, x.Seq, exchange.StateNotifyLost, map[string]string{"error": err.Error()}, e.cfg.Now())

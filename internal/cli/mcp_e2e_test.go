@@ -553,14 +553,14 @@ func TestE2EMCPSendHoldsResponseForAwait(t *testing.T) {
 	// Never awaited: the line comes once the hold ends, after the notify said await-woken.
 	id2, resp2 := sendAndAnswer("two")
 	w.waitScreen(orch, resp2)
-	require.Eventually(t, func() bool { return slices.Contains(w.exchangeEvents(id2), "notified") }, 30*time.Second, 20*time.Millisecond)
+	waitFor(t, 30*time.Second, func() bool { return slices.Contains(w.exchangeEvents(id2), "notified") }, "the held line of %s", id2)
 	assert.Equal(t, []string{"written", "pasted", "submitted", "answered", "await-woken", "notified"}, w.exchangeEvents(id2))
 
 	// The server ends while it holds one: the line goes out before it does.
 	id3, resp3 := sendAndAnswer("three")
 	require.NoError(t, c.cs.Close())
 	w.waitScreen(orch, resp3)
-	require.Eventually(t, func() bool { return slices.Contains(w.exchangeEvents(id3), "notified") }, 30*time.Second, 20*time.Millisecond)
+	waitFor(t, 30*time.Second, func() bool { return slices.Contains(w.exchangeEvents(id3), "notified") }, "the held line of %s", id3)
 
 	// cat's pane shows a line typed once twice: the terminal's echo, and cat's copy.
 	screen := w.capture(orch)
