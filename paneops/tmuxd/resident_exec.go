@@ -131,9 +131,9 @@ func (r *Resident) Exec(ctx context.Context, call ExecCall, stdout, stderr io.Wr
 		// reached the socket had not begun: it writes that frame before it acts.
 		return 0, false, nil
 	}
-	// From here the call runs as long as the command does; the caller's ctx ending (Ctrl-C)
-	// sends the resident the call's cancel. Writes stay bounded by the socket's SO_SNDTIMEO.
-	if err := conn.setTimeout(unix.SO_RCVTIMEO, 0); err != nil {
+	// From here the call runs as long as the command does, waited for in the poller; the caller's
+	// ctx ending (Ctrl-C) sends the resident the call's cancel. Writes stay bounded.
+	if err := conn.park(); err != nil {
 		return 0, true, fmt.Errorf("%w: %v", ErrExecLost, err)
 	}
 	send := func(kind byte, payload []byte) {

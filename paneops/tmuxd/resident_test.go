@@ -831,3 +831,83 @@ func TestExecConnBounds(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrClosed)
 	assert.NoError(t, c.Close(), "a second close is none")
 }
+
+// TestExecConnParkedWait: once parked, a read that waits holds no thread in the kernel's read
+// (it waits in the runtime's poller, where its processor is idle and the runtime's monitor
+// sleeps); what comes is read, the shutdown ends the wait, and a write still goes.
+func TestExecConnParkedWait(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fds[1])
+	c := &execConn{fd: fds[0]}
+	defer c.Close()
+	require.NoError(t, c.park())
+
+	_, err = c.Write([]byte("to the resident"))
+	require.NoError(t, err)
+	buf := make([]byte, 64)
+	n, err := unix.Read(fds[1], buf)
+	require.NoError(t, err)
+	assert.Equal(t, "to the resident", string(buf[:n]))
+
+	got := make(chan error, 1)
+	go func() {
+		n, err := c.Read(buf)
+		if err == nil && string(buf[:n]) != "ab" {
+			err = fmt.Errorf("read %q", buf[:n])
+		}
+		got <- err
+	}()
+	// The wait is sampled for a while: a thread blocked in read(2) on the socket shows in its
+	// task's syscall file as the call's number with the descriptor as first argument.
+	inRead := 0
+	for range 100 {
+		if threadInRead(t, c.fd) {
+			inRead++
+		}
+		select {
+		case err := <-got:
+			t.Fatalf("the read ended before anything came: %v", err)
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	assert.Zero(t, inRead, "samples with a thread blocked in read(2) on the socket")
+
+	_, err = unix.Write(fds[1], []byte("ab"))
+	require.NoError(t, err)
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("what came was not read")
+	}
+
+	go func() {
+		_, err := c.Read(buf)
+		got <- err
+	}()
+	c.shutAfter(20 * time.Millisecond)
+	select {
+	case err := <-got:
+		assert.ErrorIs(t, err, io.EOF)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shutdown did not end the parked read")
+	}
+	require.NoError(t, c.Close())
+	_, err = c.Write([]byte("x"))
+	assert.ErrorIs(t, err, os.ErrClosed)
+}
+
+// threadInRead reports whether a thread of this process is in read(2) on fd now.
+func threadInRead(t *testing.T, fd int) bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	require.NoError(t, err)
+	want := fmt.Sprintf("%d 0x%x ", unix.SYS_READ, fd)
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "syscall"))
+		if err == nil && strings.HasPrefix(string(b), want) {
+			return true
+		}
+	}
+	return false
+}
