@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"slices"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/wcomm/wcomm/internal/cli"
 	"github.com/wcomm/wcomm/mcpserver"
 	"github.com/wcomm/wcomm/paneops/timerslack"
@@ -53,8 +55,39 @@ func serve(ctx context.Context, env cli.MCPEnv) error {
 		// environment is left to rule.
 		runtime.GOMAXPROCS(1)
 	}
+	in, restore := pollableStdin(env.In)
+	defer restore()
 	cfg := mcpserver.Config{Door: env.Door, Log: env.Log, Version: env.Version}
-	return mcpserver.Serve(ctx, cfg, io.NopCloser(env.In), nopWriteCloser{env.Out})
+	return mcpserver.Serve(ctx, cfg, io.NopCloser(in), nopWriteCloser{env.Out})
+}
+
+// pollableStdin is in, when it is this process's stdin and a pipe or a socket (as an agent
+// starts its MCP servers), as a file the runtime's poller waits on. A read blocked in the kernel
+// leaves its thread in a system call the runtime must take its processor back from, at every
+// message, and keeps the runtime's monitor waking; parked in the poller it costs neither. A
+// terminal or a file is left as it is: their blocking mode is shared with whoever else holds
+// them (a shell reads its terminal again after the server ends). restore gives the descriptor
+// back its blocking mode.
+func pollableStdin(in io.Reader) (io.Reader, func()) {
+	none := func() {}
+	if in != io.Reader(os.Stdin) {
+		return in, none
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(0, &st); err != nil {
+		return in, none
+	}
+	if kind := st.Mode & unix.S_IFMT; kind != unix.S_IFIFO && kind != unix.S_IFSOCK {
+		return in, none
+	}
+	if err := unix.SetNonblock(0, true); err != nil {
+		return in, none
+	}
+	f := os.NewFile(0, "/dev/stdin")
+	return f, func() {
+		_ = unix.SetNonblock(0, false)
+		runtime.KeepAlive(f) // its finalizer would close descriptor 0
+	}
 }
 
 // noSlackExec marks a wcomm-mcp started again by itself to take a server's timer slack.

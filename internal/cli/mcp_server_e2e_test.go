@@ -8,14 +8,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // TestE2EMCPBadFrames: the MCP server answers every malformed line with a JSON-RPC error and
@@ -109,4 +113,62 @@ func TestKitMCPVersionE2E(t *testing.T) {
 	require.NoError(t, err)
 	defer cs.Close()
 	assert.Equal(t, "v9.8.7", cs.InitializeResult().ServerInfo.Version)
+}
+
+// TestE2EMCPStdinWaitsParked: a server whose stdin is a pipe waits for the next message in the
+// runtime's poller, with no thread blocked in read(2) on its stdin, and gives the pipe back its
+// blocking mode when it ends (whoever else holds the pipe's end reads it as before).
+func TestE2EMCPStdinWaitsParked(t *testing.T) {
+	t.Parallel()
+	bin := wcommBin(t)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
+	cmd.Stdin = r
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewReader(stdout)
+	_, err = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit","version":"1"}}}` + "\n"))
+	require.NoError(t, err)
+	got := make(chan []byte, 1)
+	go func() { line, _ := lines.ReadBytes('\n'); got <- line }()
+	select {
+	case line := <-got:
+		require.Contains(t, string(line), `"result"`, "stderr:\n%s", stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no reply to initialize; stderr:\n%s", stderr)
+	}
+
+	// The server waits for the next line: sampled for a while, none of its threads is in read(2)
+	// on descriptor 0 (its task's syscall file starts with the call's number and that argument).
+	want := fmt.Sprintf("%d 0x0 ", unix.SYS_READ)
+	inRead := 0
+	for range 100 {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", cmd.Process.Pid))
+		require.NoError(t, err, "the server ended; stderr:\n%s", stderr)
+		for _, task := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", cmd.Process.Pid, task.Name()))
+			if strings.HasPrefix(string(b), want) {
+				inRead++
+			}
+		}
+		time.Sleep(2 * time.Millisecond) // the sampling's pace; nothing is waited for
+	}
+	assert.Zero(t, inRead, "samples of a thread blocked in read(2) on the server's stdin")
+
+	require.NoError(t, w.Close())
+	require.NoError(t, cmd.Wait(), "the server ends at the end of its input; stderr:\n%s", stderr)
+	// Read through the raw descriptor: Fd would itself set the blocking mode.
+	rc, err := r.SyscallConn()
+	require.NoError(t, err)
+	var flags int
+	require.NoError(t, rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }))
+	require.NoError(t, err)
+	assert.Zero(t, flags&unix.O_NONBLOCK, "the pipe is left in blocking mode")
 }
