@@ -1,24 +1,20 @@
 package tmuxd
 
-// The caller's end of an exec: one blocking socket, read and written with plain system calls.
-// A command process that hands its work to the resident makes this one connection in its life.
-// Through the net package it would first set up the runtime's poller (an epoll instance, its
-// wake-up descriptor, the socket's registration), park each wait there and wake through it:
-// measured in a profile of the commands round trip, the dial alone was about 0.15 ms of each
-// command process's CPU, and a round trip starts two (send and the worker's notify).
+// The caller's end of an exec: one socket, connected and asked with plain system calls. A command
+// process that hands its work to the resident makes this one connection in its life. Through the
+// net package its dial would have cost about 0.15 ms of each command process's CPU (measured in a
+// profile of the commands round trip, which starts two: send and the worker's notify).
 //
-// Its bounds are the socket's own: SO_SNDTIMEO bounds the connect (a unix socket's connect waits
-// by it while the resident's backlog is full) and every write, SO_RCVTIMEO the wait for
-// "accepted". A caller whose context ends after that sends its cancel, and shuts the socket after
-// execCancelWait if the resident has not ended the call by then: a read blocked in another
-// thread returns at a shutdown, never at a close.
-//
-// The wait for the command's outcome, which lasts as long as the command, is made in the runtime's
-// poller after all (park): a read blocked in the kernel keeps its processor busy in the runtime's
-// eyes, and while one of two is, the runtime's monitor thread wakes every 20 µs for its first
-// fifty rounds and then ever less often, about 55 wake-ups in an 8 ms wait (counted), each taking
-// a core from the resident, tmux or the worker for a moment. Parked in the poller, the processor is
-// idle and the monitor sleeps; the poller costs its set-up once, a handful of system calls.
+// Until "accepted", its bounds are the socket's own: SO_SNDTIMEO bounds the connect (a unix
+// socket's connect waits by it while the resident's backlog is full) and every write, SO_RCVTIMEO
+// the wait for "accepted". The wait for the command's outcome, which lasts as long as the command,
+// is then made in the runtime's poller (park), writes bounded by a deadline: a read blocked in the
+// kernel keeps its processor busy in the runtime's eyes, and while one of two is, the runtime's
+// monitor thread wakes every 20 µs for its first fifty rounds and then ever less often, about 55
+// wake-ups in an 8 ms wait (counted), each taking a core from the resident, tmux or the worker for
+// a moment. Parked, the processor is idle and the monitor sleeps; the poller costs a handful of
+// system calls once. A caller whose context ends sends its cancel, and shuts the socket after
+// execCancelWait if the resident has not ended the call by then: a shutdown ends a waiting read.
 
 import (
 	"errors"
