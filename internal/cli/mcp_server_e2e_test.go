@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,17 +29,12 @@ import (
 // without a reply.
 func TestE2EMCPBadFrames(t *testing.T) {
 	t.Parallel()
-	bin := wcommBin(t)
-	cmd := exec.Command(bin, "mcp")
-	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var stdin io.WriteCloser
+	_, stdout, stderr := rawMCP(t, func(cmd *exec.Cmd) {
+		var err error
+		stdin, err = cmd.StdinPipe()
+		require.NoError(t, err)
+	})
 	lines := bufio.NewReaderSize(stdout, 1<<20)
 	type reply struct {
 		ID     json.RawMessage `json:"id"`
@@ -66,7 +62,7 @@ func TestE2EMCPBadFrames(t *testing.T) {
 	}
 	r := roundTrip([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit","version":"1"}}}`))
 	require.Nil(t, r.Error)
-	_, err = stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	_, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
 	require.NoError(t, err)
 
 	big := append(append([]byte(`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"`), bytes.Repeat([]byte("a"), 17<<20)...), `"}}`...)
@@ -120,19 +116,10 @@ func TestKitMCPVersionE2E(t *testing.T) {
 // blocking mode when it ends (whoever else holds the pipe's end reads it as before).
 func TestE2EMCPStdinWaitsParked(t *testing.T) {
 	t.Parallel()
-	bin := wcommBin(t)
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	defer r.Close()
-	cmd := exec.Command(bin, "mcp")
-	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
-	cmd.Stdin = r
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	cmd, stdout, stderr := rawMCP(t, func(cmd *exec.Cmd) { cmd.Stdin = r })
 	lines := bufio.NewReader(stdout)
 	_, err = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit","version":"1"}}}` + "\n"))
 	require.NoError(t, err)
@@ -171,4 +158,20 @@ func TestE2EMCPStdinWaitsParked(t *testing.T) {
 	require.NoError(t, rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }))
 	require.NoError(t, err)
 	assert.Zero(t, flags&unix.O_NONBLOCK, "the pipe is left in blocking mode")
+}
+
+// rawMCP starts the real `wcomm mcp` in a root of its own, its stdin set by stdin, for a test that
+// speaks JSON-RPC to it line by line; it is killed at the end of the test.
+func rawMCP(t *testing.T, stdin func(*exec.Cmd)) (*exec.Cmd, io.Reader, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(wcommBin(t), "mcp")
+	cmd.Env = append(cleanEnv(), "WCOMM_ROOT="+filepath.Join(t.TempDir(), "root"))
+	stdin(cmd)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, stdout, stderr
 }
