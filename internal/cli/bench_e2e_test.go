@@ -547,8 +547,9 @@ func (b *bxBench) benchFind() {
 	}
 	spawners = nil
 	// Its sessions go too: the rows after it run in the same tmux server, whose loop looks at every
-	// pane's terminal at each turn. Left there, these 260 panes made the floor rows' round trips a
-	// third slower, the floor's too, and wcomm's, which turn the loop more often, more (measured).
+	// pane's terminal at each turn. Left there, these 260 panes made the floor's own round trip a
+	// quarter slower, and wcomm's, which turn the loop more often, more (one run each way), and
+	// each of the three tmux calls send is held against twice as slow.
 	for _, p := range ps {
 		b.s.tmux("kill-session", "-t", targets[p].session)
 	}
