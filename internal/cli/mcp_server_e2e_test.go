@@ -135,18 +135,23 @@ func TestE2EMCPStdinWaitsParked(t *testing.T) {
 	// The server waits for the next line: sampled for a while, none of its threads is in read(2)
 	// on descriptor 0 (its task's syscall file starts with the call's number and that argument).
 	want := fmt.Sprintf("%d 0x0 ", unix.SYS_READ)
-	inRead := 0
+	inRead, looked := 0, 0
 	for range 100 {
 		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", cmd.Process.Pid))
 		require.NoError(t, err, "the server ended; stderr:\n%s", stderr)
 		for _, task := range tasks {
-			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", cmd.Process.Pid, task.Name()))
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", cmd.Process.Pid, task.Name()))
+			if err != nil {
+				continue // a thread that ended meanwhile
+			}
+			looked++
 			if strings.HasPrefix(string(b), want) {
 				inRead++
 			}
 		}
 		time.Sleep(2 * time.Millisecond) // the sampling's pace; nothing is waited for
 	}
+	require.NotZero(t, looked, "no thread's syscall file could be read")
 	assert.Zero(t, inRead, "samples of a thread blocked in read(2) on the server's stdin")
 
 	require.NoError(t, w.Close())

@@ -891,16 +891,23 @@ func TestExecConnParkedWait(t *testing.T) {
 	endsAtShutdown(t, c)
 }
 
-// threadInRead reports whether a thread of this process is in read(2) on fd now.
+// threadInRead reports whether a thread of this process is in read(2) on fd now. It fails the test
+// when no thread's syscall file can be read, so that a look that sees nothing never passes.
 func threadInRead(t *testing.T, fd int) bool {
 	tasks, err := os.ReadDir("/proc/self/task")
 	require.NoError(t, err)
 	want := fmt.Sprintf("%d 0x%x ", unix.SYS_READ, fd)
+	looked := false
 	for _, task := range tasks {
 		b, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "syscall"))
-		if err == nil && strings.HasPrefix(string(b), want) {
+		if err != nil {
+			continue // a thread that ended meanwhile
+		}
+		looked = true
+		if strings.HasPrefix(string(b), want) {
 			return true
 		}
 	}
+	require.True(t, looked, "no thread's syscall file could be read")
 	return false
 }
