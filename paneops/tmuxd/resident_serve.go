@@ -169,13 +169,6 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 		s.listener.Close()
 		return err
 	}
-	defer func() {
-		// Removed only while it is still this resident's own.
-		if st, err := os.Lstat(sock); err == nil && os.SameFile(st, sockSt) {
-			_ = os.Remove(sock)
-		}
-	}()
-
 	s.ctl = s.Tmux.ControlTyping("")
 	defer s.ctl.Close()
 	s.ctl.Start()
@@ -184,7 +177,22 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.watch(ctx, sock, sockSt, cancel)
-	go func() { <-ctx.Done(); s.listener.Close() }()
+	unlistened := make(chan struct{})
+	defer func() { cancel(); <-unlistened }() // the socket is gone before Serve returns
+	go func() {
+		defer close(unlistened)
+		<-ctx.Done()
+		// The socket is removed while it is still this resident's own, and before the listener
+		// closes: an open listener holds the socket's inode, so a file at the path with its number
+		// is this one. Once closed, the number is free, and the next resident's socket bound at the
+		// same path may get it back (a journalled ext4 gives the first free number; this disk does
+		// when the recently freed fill its group), which a look after the close then removed: the
+		// next resident went on serving on a socket that was gone.
+		if st, err := os.Lstat(sock); err == nil && os.SameFile(st, sockSt) {
+			_ = os.Remove(sock)
+		}
+		s.listener.Close()
+	}()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	conns := make(chan *net.UnixConn) // to a serving goroutine that waits for one

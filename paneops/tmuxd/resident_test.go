@@ -423,6 +423,49 @@ func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
 	assert.Equal(t, uint64(1), rs.seq.Load(), "the paste's text went by the new resident's file")
 }
 
+// TestResidentEndingLeavesASocketBoundAfterIt: a resident whose socket was removed ends, and
+// leaves alone the socket bound at its path once its own listener has closed. On this disk that
+// socket gets the old one's inode number back at once (measured: 500 times in 500), so a look by
+// number after the close took it for the ending resident's own and removed it: the next resident
+// then served on a socket that was gone.
+func TestResidentEndingLeavesASocketBoundAfterIt(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	_, _, done := serveUntilEnd(s, dir, time.Minute)
+	sock := filepath.Join(dir, ResidentSocket("k"))
+	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
+
+	require.NoError(t, os.Remove(sock))
+	// The moment its listener closes, seen in the kernel's table of unix sockets, a socket is
+	// bound at the path, as the next resident's would be.
+	require.Less(t, len(sock), 100, "the socket's address is its path")
+	waitFor(t, 10*time.Second, func() bool { return !listening(t, sock) })
+	next, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	require.NoError(t, err)
+	next.SetUnlinkOnClose(false)
+	defer next.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the resident did not end when its socket went")
+	}
+	_, err = os.Lstat(sock)
+	assert.NoError(t, err, "the socket bound after the resident's listener closed is still there")
+}
+
+// listening reports whether a unix socket bound at path is in the kernel's table.
+func listening(t *testing.T, path string) bool {
+	data, err := os.ReadFile("/proc/net/unix")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 8 && f[7] == path {
+			return true
+		}
+	}
+	return false
+}
+
 // failWriter fails every write with err.
 type failWriter struct{ err error }
 
