@@ -111,9 +111,12 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) (soon
 			continue
 		}
 		pane, shown, by := p.Pane, sd.at, sd.by
+		// The denied rows beside the dialog: what a denial at the terminal adds one to, even when
+		// the question's own looks come only after the person answered (a loaded machine).
+		denials, _ := prof.Denials(d, sc)
 		w.asking[pane.ID] = true
 		s.spawn(func() {
-			s.askScreen(ctx, pane, by, prof, d, shown)
+			s.askScreen(ctx, pane, by, prof, d, shown, denials)
 			w.mu.Lock()
 			delete(w.asking, pane.ID)
 			w.mu.Unlock()
@@ -154,8 +157,9 @@ func (s *Sentry) hookAsked(ctx context.Context, pane messages.PaneID, since time
 	return false
 }
 
-// askScreen asks the person about dialog d of pane and applies the first answer.
-func (s *Sentry) askScreen(ctx context.Context, p paneops.Pane, by holder, prof *profile.Profile, d profile.Dialog, shown time.Time) {
+// askScreen asks the person about dialog d of pane and applies the first answer. denials is the
+// count of denied rows on the screen d was found on.
+func (s *Sentry) askScreen(ctx context.Context, p paneops.Pane, by holder, prof *profile.Profile, d profile.Dialog, shown time.Time, denials int) {
 	pane := p.ID
 	answers := []string{messages.PermAllow, messages.PermDeny}
 	if d.Spec.Always != "" {
@@ -182,7 +186,7 @@ func (s *Sentry) askScreen(ctx context.Context, p paneops.Pane, by holder, prof 
 		return
 	}
 	defer w.Close()
-	term := &screenTerminal{s: s, ctx: ctx, pane: pane, prof: prof, d: d, denials: -1}
+	term := &screenTerminal{s: s, ctx: ctx, pane: pane, prof: prof, d: d, denials: denials}
 	out, err := w.Await(ctx, questions.AwaitOptions{Terminal: term, Poll: 100 * time.Millisecond,
 		Ended: "the sentry that watched its dialog stopped (the bridge or the console ended); the dialog stays for the terminal"})
 	if err != nil {
@@ -295,12 +299,16 @@ func (s *Sentry) shows(ctx context.Context, pane messages.PaneID, prof *profile.
 // "busy" for allowed (the tool runs), "idle" for denied. Which, the profile's denied rows tell (one
 // more of them than while the dialog showed); without them, whether the agent works on.
 type screenTerminal struct {
-	s       *Sentry
-	ctx     context.Context
-	pane    messages.PaneID
-	prof    *profile.Profile
-	d       profile.Dialog
-	denials int // the denied rows on screen while the dialog showed; -1 before the first look
+	s    *Sentry
+	ctx  context.Context
+	pane messages.PaneID
+	prof *profile.Profile
+	d    profile.Dialog
+	// denials is the denied rows on screen while the dialog showed: at first those of the screen
+	// it was found on, then of each look that shows it (-1: none known). A look only after the
+	// person's Escape (the question's looks began late) otherwise had nothing to count from, and
+	// took the denial for an allow.
+	denials int
 	n       int64
 	gone    goneFor // since when, and for how many looks, the dialog has not shown
 }

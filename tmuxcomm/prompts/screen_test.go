@@ -66,6 +66,34 @@ func TestScreenTerminalRedrawIsNoAnswer(t *testing.T) {
 	}
 }
 
+// A dialog answered at the terminal before the question's first look: the denied rows of the
+// screen it was found on tell the Escape (one more of them) from a Yes (as many, the tool at work).
+func TestScreenTerminalAnsweredBeforeItsFirstLook(t *testing.T) {
+	prof := profile.Defaults().Lookup("claude")
+	found := profile.ParseScreen(dialogRows, 0, 0)
+	d, ok := prof.Dialog(found)
+	require.True(t, ok)
+	base, known := prof.Denials(d, found)
+	require.True(t, known)
+	for _, tt := range []struct{ name, after, want string }{
+		{"denied", "⎿  Interrupted · What should Claude do instead?\n\n> ", "idle"},
+		{"allowed", "● Bash(touch k1.txt)\n  ⎿  Running…\n", "busy"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			term := &screenTerminal{s: &Sentry{Tmux: &screens{shots: []string{tt.after}}}, ctx: context.Background(),
+				pane: "%1", prof: prof, d: d, denials: base}
+			var st string
+			require.Eventually(t, func() bool {
+				var err error
+				st, _, err = term.Status()
+				require.NoError(t, err)
+				return st != questions.StatusWaiting
+			}, 10*time.Second, 50*time.Millisecond, "the dialog gone settles")
+			assert.Equal(t, tt.want, st)
+		})
+	}
+}
+
 // The person's answer finds the dialog in the middle of a redraw: its key waits for it to show
 // again, rather than giving the answer up.
 func TestShowsAgainAfterARedraw(t *testing.T) {
