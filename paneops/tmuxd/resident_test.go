@@ -395,11 +395,7 @@ func (l *lockedLog) String() string {
 // the same path: that one's messages still go by its files, not by clients of their own.
 func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
-	dir := residentDir(t)
-	_, _, done := serveUntilEnd(s, dir, time.Minute)
-	sock := filepath.Join(dir, ResidentSocket("k"))
-	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
+	s, dir, sock, done := residentToEnd(t)
 
 	// The root removed under it, and a new resident in the new one (the lock went with the file).
 	require.NoError(t, os.Remove(sock))
@@ -430,11 +426,7 @@ func TestResidentEndingLeavesTheNextOnesFolder(t *testing.T) {
 // then served on a socket that was gone.
 func TestResidentEndingLeavesASocketBoundAfterIt(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
-	dir := residentDir(t)
-	_, _, done := serveUntilEnd(s, dir, time.Minute)
-	sock := filepath.Join(dir, ResidentSocket("k"))
-	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
+	_, _, sock, done := residentToEnd(t)
 
 	require.NoError(t, os.Remove(sock))
 	// The moment its listener closes, seen in the kernel's table of unix sockets, a socket is
@@ -452,6 +444,17 @@ func TestResidentEndingLeavesASocketBoundAfterIt(t *testing.T) {
 	}
 	_, err = os.Lstat(sock)
 	assert.NoError(t, err, "the socket bound after the resident's listener closed is still there")
+}
+
+// residentToEnd starts a resident that serves until it ends by itself, and waits for its socket.
+func residentToEnd(t *testing.T) (s *testServer, dir, sock string, done <-chan error) {
+	t.Helper()
+	s = startServer(t)
+	dir = residentDir(t)
+	_, _, done = serveUntilEnd(s, dir, time.Minute)
+	sock = filepath.Join(dir, ResidentSocket("k"))
+	waitFor(t, 10*time.Second, func() bool { _, err := os.Stat(sock); return err == nil })
+	return s, dir, sock, done
 }
 
 // listening reports whether a unix socket bound at path is in the kernel's table.
