@@ -312,3 +312,42 @@ func FuzzObjectMembers(f *testing.F) {
 		}
 	})
 }
+
+// TestResultLine: a successful response with a number for its id is written as the SDK's encoder
+// writes it, byte for byte (a result with HTML's characters, escapes and text beyond ASCII
+// among them), and every other message is left to the encoder.
+func TestResultLine(t *testing.T) {
+	results := []string{
+		`{}`,
+		`{"content":[{"type":"text","text":"<a & b> \"q\" \\ é\u2028 \u0001"}],"structuredContent":{"id":"x","n":-1.5e3,"ok":true,"v":null,"l":[]}}`,
+	}
+	id := func(v any) jsonrpc.ID {
+		id, err := jsonrpc.MakeID(v)
+		require.NoError(t, err)
+		return id
+	}
+	for _, n := range []float64{0, 7, -3, 1 << 53} {
+		for _, res := range results {
+			msg := &jsonrpc.Response{ID: id(n), Result: json.RawMessage(res)}
+			line, ok := resultLine(msg)
+			require.True(t, ok)
+			want, err := jsonrpc.EncodeMessage(msg)
+			require.NoError(t, err)
+			assert.Equal(t, string(want)+"\n", string(line))
+			back, err := jsonrpc.DecodeMessage(bytes.TrimSuffix(line, []byte("\n")))
+			require.NoError(t, err, "the line is a message the SDK reads back")
+			assert.Equal(t, msg.ID, back.(*jsonrpc.Response).ID)
+		}
+	}
+	others := []jsonrpc.Message{
+		&jsonrpc.Response{ID: id("a"), Result: json.RawMessage(`{}`)},
+		&jsonrpc.Response{ID: id(1.0), Error: &jsonrpc.Error{Code: -32602, Message: "bad"}},
+		&jsonrpc.Response{ID: id(1.0), Result: json.RawMessage("{\n}")},
+		&jsonrpc.Response{ID: id(1.0)},
+		&jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{}`)},
+	}
+	for _, msg := range others {
+		_, ok := resultLine(msg)
+		assert.False(t, ok, "%#v", msg)
+	}
+}

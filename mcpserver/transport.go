@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -219,6 +220,9 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if line, ok := resultLine(msg); ok {
+		return c.write(line)
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode a message for the client: %w", err)
@@ -226,10 +230,38 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.writeLine(data)
 }
 
+// resultLine is the line of a successful response whose id is a number, the answer to nearly
+// every call, put together from its parts: the SDK's encoder marshals the result, which the SDK
+// has just marshaled (a tool's result with a response's text in it), once more, checking and
+// copying each of its bytes, for about 2 % of a server's CPU over 8 pairs (measured). The
+// result is the SDK's own compact JSON; one with a newline in it (so not compact, and no line
+// of its own) and any other message go through the encoder. The bytes are the encoder's:
+// {"jsonrpc":"2.0","id":N,"result":RESULT}.
+func resultLine(msg jsonrpc.Message) ([]byte, bool) {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.Error != nil || len(r.Result) == 0 || bytes.IndexByte(r.Result, '\n') >= 0 {
+		return nil, false
+	}
+	id, ok := r.ID.Raw().(int64)
+	if !ok {
+		return nil, false
+	}
+	line := make([]byte, 0, len(r.Result)+48)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = strconv.AppendInt(line, id, 10)
+	line = append(line, `,"result":`...)
+	line = append(line, r.Result...)
+	return append(line, "}\n"...), true
+}
+
 // writeLine writes data and its newline in one write, under the lock every writer takes.
 func (c *frameConn) writeLine(data []byte) error {
 	line := make([]byte, 0, len(data)+1)
-	line = append(append(line, data...), '\n')
+	return c.write(append(append(line, data...), '\n'))
+}
+
+// write writes a whole line, under the lock every writer takes.
+func (c *frameConn) write(line []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	select {
