@@ -113,7 +113,10 @@ func (s *Sentry) lookScreens(ctx context.Context, panes []fleet.FleetPane) (soon
 		pane, shown, by := p.Pane, sd.at, sd.by
 		// The denied rows beside the dialog: what a denial at the terminal adds one to, even when
 		// the question's own looks come only after the person answered (a loaded machine).
-		denials, _ := prof.Denials(d, sc)
+		denials, known := prof.Denials(d, sc)
+		if !known {
+			denials = -1
+		}
 		w.asking[pane.ID] = true
 		s.spawn(func() {
 			s.askScreen(ctx, pane, by, prof, d, shown, denials)
