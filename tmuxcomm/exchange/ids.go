@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,7 +76,7 @@ func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
 	if err := flockFile(f, b.LockTimeout); err != nil {
 		return "", fmt.Errorf("claim a request id in %s: %w", dir, err)
 	}
-	taken, ok := whereLines(f)
+	taken, ok := whereData(f)
 	if !ok {
 		return b.ClaimID(root) // not a hints file of this tool's: left alone
 	}
@@ -87,7 +88,7 @@ func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
 			return "", err
 		}
 		suffix := id[len(stamp)+1:]
-		if _, dup := taken[suffix]; dup {
+		if _, dup := whereLookup(taken, suffix); dup {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(claims, id)); err == nil {
@@ -107,9 +108,9 @@ func (b *Book) ClaimIDAt(root, session string, seq int) (string, error) {
 // maxWhereFile bounds a second's hints file: 65,536 ids of about 60 bytes each fit.
 const maxWhereFile = 8 << 20
 
-// whereLines reads a second's hints file (ClaimIDAt) from its start: each line's target by its
-// suffix. ok is false when it is not one (too large, unreadable).
-func whereLines(f *os.File) (map[string]string, bool) {
+// whereData reads a second's hints file (ClaimIDAt) from its start: lines of "SUFFIX TARGET".
+// ok is false when it is not one (too large, unreadable).
+func whereData(f *os.File) ([]byte, bool) {
 	st, err := f.Stat()
 	if err != nil || st.Size() > maxWhereFile || !st.Mode().IsRegular() {
 		return nil, false
@@ -119,13 +120,26 @@ func whereLines(f *os.File) (map[string]string, bool) {
 	if err != nil && n < len(data) {
 		return nil, false
 	}
-	out := map[string]string{}
-	for _, line := range strings.Split(string(data[:n]), "\n") {
-		if suffix, target, ok := strings.Cut(line, " "); ok {
-			out[suffix] = target
+	return data[:n], true
+}
+
+// whereLookup is the target of suffix's line in a hints file's data (whereData). It scans
+// rather than index every line: the file of a busy second holds hundreds of lines, read at
+// every id claimed in that second, and a map of them cost about 1 % of a sending server's CPU
+// (measured over 8 pairs).
+func whereLookup(data []byte, suffix string) (string, bool) {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(line) > len(suffix) && line[len(suffix)] == ' ' && string(line[:len(suffix)]) == suffix {
+			return string(line[len(suffix)+1:]), true
 		}
 	}
-	return out, true
+	return "", false
 }
 
 // flockFile takes f's exclusive lock, waiting up to timeout (0: a default of seconds): the lock
@@ -154,12 +168,11 @@ func whereTarget(dir, id string) (string, bool) {
 		return "", false
 	}
 	defer f.Close()
-	lines, ok := whereLines(f)
+	data, ok := whereData(f)
 	if !ok {
 		return "", false
 	}
-	target, ok := lines[id[n+1:]]
-	return target, ok
+	return whereLookup(data, id[n+1:])
 }
 
 // PruneIDs removes claims whose second is before cutoff.
@@ -237,9 +250,9 @@ func IDClaimedHere(root, id string) *Exchange {
 	if err != nil {
 		return nil
 	}
-	lines, ok := whereLines(f)
+	data, ok := whereData(f)
 	f.Close()
-	target, found := lines[id[n+1:]]
+	target, found := whereLookup(data, id[n+1:])
 	if !ok || !found {
 		return nil
 	}
