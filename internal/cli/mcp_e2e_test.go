@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wcomm/wcomm/messages"
+	"github.com/wcomm/wcomm/paneops/timerslack"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
@@ -332,17 +334,7 @@ func TestE2EMCPPrograms(t *testing.T) {
 			defer cs.Close()
 			_, err = cs.ListTools(ctx, nil)
 			require.NoError(t, err)
-			// The first thread's (proc(5) shows no other's): every thread the runtime makes
-			// after it starts with its slack.
-			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/timerslack_ns", cmd.Process.Pid))
-			if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EPERM) {
-				if os.Getenv("REQUIRE_TMUX") != "" {
-					t.Fatal("reading another process's timer slack takes CAP_SYS_NICE, which CI's run as root has")
-				}
-				t.Skip("reading another process's timer slack takes CAP_SYS_NICE")
-			}
-			require.NoError(t, err)
-			assert.Equal(t, "500000", strings.TrimSpace(string(data)))
+			assert.Equal(t, serverSlack, timerSlack(t, cmd.Process.Pid))
 		})
 	}
 
@@ -569,4 +561,22 @@ func TestE2EMCPSendHoldsResponseForAwait(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(screen, resp3), "one line for the third:\n%s", screen)
 	assert.Equal(t, []string{"written", "pasted", "submitted", "answered", "await-woken", "notified"}, w.exchangeEvents(id3))
 	assert.Equal(t, []string{"written", "pasted", "submitted", "answered", "await-woken", "read"}, w.exchangeEvents(id1))
+}
+
+// serverSlack is a server's timer slack (timerslack.Server) as proc(5) shows it.
+var serverSlack = strconv.FormatInt(timerslack.Server.Nanoseconds(), 10)
+
+// timerSlack is the timer slack of process pid's first thread (proc(5) shows no other's: every
+// thread the runtime makes after it starts with its slack).
+func timerSlack(t *testing.T, pid int) string {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/timerslack_ns", pid))
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EPERM) {
+		if os.Getenv("REQUIRE_TMUX") != "" {
+			t.Fatal("reading another process's timer slack takes CAP_SYS_NICE, which CI's run as root has")
+		}
+		t.Skip("reading another process's timer slack takes CAP_SYS_NICE")
+	}
+	require.NoError(t, err)
+	return strings.TrimSpace(string(data))
 }

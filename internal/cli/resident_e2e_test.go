@@ -297,6 +297,17 @@ func TestResidentHandedCommands(t *testing.T) {
 	require.NoError(t, syscall.Kill(pid, 0), "the resident runs on")
 }
 
+// TestResidentTimerSlack: a resident started by a command (not an MCP server) sleeps with a
+// server's timer slack all the same (before, only one an MCP server started had it).
+func TestResidentTimerSlack(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, _ := w.recorderPane()
+	pid := w.startResident(orch, rec)
+	assert.Equal(t, serverSlack, timerSlack(t, pid))
+}
+
 // TestResidentKilledMidHandedSend: the resident running a handed send is killed (-9) between
 // the paste and the Enter: the send says that its outcome is not known and exits 1, never runs
 // again, and the request arrives once (the resident's guard presses its Enter), not twice.

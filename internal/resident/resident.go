@@ -20,6 +20,7 @@ import (
 	"github.com/wcomm/wcomm/internal/launch"
 	"github.com/wcomm/wcomm/messages"
 	"github.com/wcomm/wcomm/paneops"
+	"github.com/wcomm/wcomm/paneops/timerslack"
 	"github.com/wcomm/wcomm/paneops/tmuxd"
 	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
@@ -86,8 +87,11 @@ func Spawn(w Where) error {
 		args = append(args, "-L", w.Server.Name)
 	}
 	// No log for its stderr: the resident writes its lines itself, each by an open of the log
-	// that it closes again, so it holds no file of the root open for writing (Serve).
-	return launch.Start(launch.Helper{Path: program(), Args: args})
+	// that it closes again, so it holds no file of the root open for writing (Serve). It runs
+	// with a server's timer slack, whoever starts it (a command, an MCP server).
+	return timerslack.Start(timerslack.Server, func() error {
+		return launch.Start(launch.Helper{Path: program(), Args: args})
+	})
 }
 
 // program is the program a resident runs: wcomm itself, also when a companion program (an MCP

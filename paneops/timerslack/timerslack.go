@@ -3,17 +3,24 @@
 // PR_SET_TIMERSLACK; 50 us by default). The Go runtime's monitor thread (sysmon) sleeps 20 us at a
 // time for as long as the program runs any code or system call, so that it can hand the processor
 // of a call blocked in the kernel to the goroutines that wait: each of its wake-ups is a switch of
-// threads, and they were about a tenth of an MCP server's CPU a round trip. With the slack below
-// its sleeps last about that long, and it wakes a half to a third as often (measured: 32 -> 15
-// sleeps a trip in the orchestrator's server, 16 -> 6 in the worker's). What else sleeps for a
-// time in a server is a wait of milliseconds or more, for which half a millisecond is nothing.
+// threads. With the slack below, each of its sleeps lasts about that long instead. What else
+// sleeps for a time in a server is a wait of tens of milliseconds or more (a poll of a busy pane,
+// a lock's retry), for which two milliseconds more are nothing; what a server waits on (a socket,
+// tmux, inotify, a child) wakes it at once, as before.
 //
 // The slack is a thread's, and a thread starts with its creator's; the runtime makes its monitor
-// before any of the program's code runs. So it is set on the thread that calls execve(2), which
-// the new program's first thread keeps, and the program's every thread then has it.
+// before any of the program's code runs. So it is set on the thread that forks the program
+// (Exec, Start), which the new program's first thread keeps, and the program's every thread then
+// has it.
 package timerslack
 
 import "time"
 
-// Server is the slack a long-lived server runs with (the MCP server, and the resident it starts).
-const Server = 500 * time.Microsecond
+// Server is the slack a long-lived server runs with (the MCP server, and the resident, whoever
+// starts it). Measured over 8 pairs of MCP servers exchanging 1 KiB (the outside harness, two
+// builds taking turns): the servers' voluntary switches of threads 65 a trip in the orchestrator's,
+// their CPU 5.8 ms a trip at half a millisecond, 4.8 at 2 ms, and 183 -> 215 round trips a
+// second; 5 ms measured the same as 2 (at 50 us, the default, it was about a tenth more again
+// than at half a millisecond). A sequential round trip took no longer (its waits are on files
+// and sockets, not on the monitor).
+const Server = 2 * time.Millisecond

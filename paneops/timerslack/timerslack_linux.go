@@ -33,3 +33,21 @@ func Exec(path string, argv, env []string, d time.Duration) error {
 	runtime.UnlockOSThread()
 	return err
 }
+
+// Start runs start, which starts a program (os/exec's Cmd.Start), on a thread whose slack is d
+// for the while: the program's threads all have it, as with Exec, without a second exec of it.
+// Go forks a child on the thread of the goroutine that starts it; the thread gets its slack back
+// before any other goroutine can run on it.
+func Start(d time.Duration, start func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	old, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0)
+	if errno != 0 {
+		return start()
+	}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, uintptr(d.Nanoseconds()), 0); errno != 0 {
+		return start()
+	}
+	defer syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, old, 0)
+	return start()
+}
