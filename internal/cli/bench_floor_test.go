@@ -18,7 +18,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -568,23 +567,14 @@ func (b *bxBench) benchFloor() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A minimal MCP client
+// The MCP route's pairs (mcpMin, mcpmin_test.go)
 
-// bfMCP speaks to one `wcomm mcp` over its stdio (JSON-RPC, a message a line) with nothing but
-// encoding/json, so the CPU it costs the driver is about what any client would spend, not an SDK's.
-type bfMCP struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-	id  int
-}
-
-// mcpPairs opens n pairs whose orchestrator speaks to its own `wcomm mcp` through bfMCP, with
+// mcpPairs opens n pairs whose orchestrator speaks to its own `wcomm mcp` through mcpMin, with
 // Enter delay 0 and the resident on; the worker answers with the notify tool of its own.
-func (b *bxBench) mcpPairs(sess string, n int) ([]bxPair, map[string]*bfMCP) {
+func (b *bxBench) mcpPairs(sess string, n int) ([]bxPair, map[string]*mcpMin) {
 	b.session(sess, "sleep", "86400")
 	pairs := make([]bxPair, n)
-	clients := map[string]*bfMCP{}
+	clients := map[string]*mcpMin{}
 	for i := range pairs {
 		orch := b.s.window(sess, nil, "cat")
 		worker, _ := b.s.workerInEnv(sess, "mcp", "0s", bxResident)
@@ -592,79 +582,17 @@ func (b *bxBench) mcpPairs(sess string, n int) ([]bxPair, map[string]*bfMCP) {
 		cmd := exec.Command(b.s.bin, "mcp", "-S", b.s.sock, "--root", b.s.root)
 		cmd.Env = append(append(cleanEnv(), fmt.Sprintf("TMUX=%s,%d,0", b.s.sock, b.s.pid), "TMUX_PANE="+orch,
 			"WCOMM_ENTER_DELAY=0"), bxResident...)
-		in, err := cmd.StdinPipe()
+		c, err := startMCPMin(cmd, "wcomm-bench-floor")
 		require.NoError(b.t, err)
-		out, err := cmd.StdoutPipe()
-		require.NoError(b.t, err)
-		require.NoError(b.t, cmd.Start())
-		c := &bfMCP{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-		b.t.Cleanup(func() { _ = in.Close(); _ = cmd.Wait() })
-		_, err = c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-			"clientInfo": map[string]any{"name": "wcomm-bench-floor", "version": "1"}})
-		require.NoError(b.t, err)
-		require.NoError(b.t, c.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}))
+		b.t.Cleanup(c.close)
 		clients[orch] = c
 	}
 	return pairs, clients
 }
 
-func (c *bfMCP) write(v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = c.in.Write(append(data, '\n'))
-	return err
-}
-
-// call sends one request and returns its result, skipping the server's notifications.
-func (c *bfMCP) call(method string, params any) (json.RawMessage, error) {
-	c.id++
-	if err := c.write(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params}); err != nil {
-		return nil, err
-	}
-	for {
-		line, err := c.out.ReadBytes('\n')
-		if err != nil {
-			return nil, fmt.Errorf("wcomm mcp: %w", err)
-		}
-		var msg struct {
-			ID     *int            `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != c.id {
-			continue
-		}
-		if msg.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, msg.Error)
-		}
-		return msg.Result, nil
-	}
-}
-
-// tool calls a tool and decodes its structured content into v; a tool error is an error.
-func (c *bfMCP) tool(name string, args map[string]any, v any) error {
-	raw, err := c.call("tools/call", map[string]any{"name": name, "arguments": args})
-	if err != nil {
-		return err
-	}
-	var res struct {
-		IsError           bool            `json:"isError"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return err
-	}
-	if res.IsError {
-		return fmt.Errorf("%s: %s", name, raw)
-	}
-	return json.Unmarshal(res.StructuredContent, v)
-}
-
 // trip is one exchange through the tools, as mcpTrip: send, then await; the worker's notify tool
 // answers.
-func (c *bfMCP) trip(p bxPair, body string) time.Duration {
+func (c *mcpMin) trip(p bxPair, body string) time.Duration {
 	start := time.Now()
 	var sent struct {
 		ID string `json:"id"`

@@ -35,7 +35,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -137,9 +136,10 @@ type sxWorkerCfg struct {
 	Delay  string `json:"delay"` // --enter-delay for notify; REF_ENTER_DELAY (seconds) for respond.sh
 	RefDir string `json:"ref_dir"`
 
-	// mcp is the worker's own session with `wcomm mcp`, in mode "mcp": it answers with the
-	// notify tool, as an agent holding wcomm's MCP server does, with no process started per answer.
-	mcp *mcp.ClientSession
+	// mcp is the worker's own `wcomm mcp`, in mode "mcp": it answers with the notify tool, as an
+	// agent holding wcomm's MCP server does, with no process started per answer; through a
+	// minimal client, as the outside harness's worker does (mcpMin).
+	mcp *mcpMin
 }
 
 // sxReceipt is one request as the worker received it, with what answering it did.
@@ -273,16 +273,13 @@ func sxHelperWorker(cfgPath string, ready func()) int {
 		// The server runs as this pane (TMUX and TMUX_PANE are the pane's own).
 		cmd := exec.Command(cfg.Bin, "mcp", "-S", cfg.Sock, "--root", cfg.Root)
 		cmd.Env = append(os.Environ(), "WCOMM_ENTER_DELAY="+cfg.Delay)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "wcomm-sx-worker", Version: "1"}, nil).
-			Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		cancel()
+		c, err := startMCPMin(cmd, "wcomm-sx-worker")
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "sx worker: connect to wcomm mcp:", err)
+			fmt.Fprintln(os.Stderr, "sx worker: start wcomm mcp:", err)
 			return 1
 		}
-		defer cs.Close()
-		cfg.mcp = cs
+		defer c.close()
+		cfg.mcp = c
 	}
 	ready()
 	var cur *sxReceipt
@@ -366,14 +363,12 @@ func sxAnswer(cfg sxWorkerCfg, logf *os.File, r *sxReceipt) {
 		cmd = exec.Command(cfg.Bin, "notify", "-S", cfg.Sock, "--root", cfg.Root, "--response", r.Response,
 			"--enter-delay", cfg.Delay, "--json", "--file", "-")
 	case "mcp":
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		res, err := cfg.mcp.CallTool(ctx, &mcp.CallToolParams{Name: "notify", Arguments: map[string]any{"response": r.Response, "message": answer}})
-		cancel()
-		switch {
+		var te *mcpToolError
+		switch err := cfg.mcp.tool("notify", map[string]any{"response": r.Response, "message": answer}, nil); {
+		case errors.As(err, &te):
+			r.Code, r.Stderr = 1, sxTail(string(te.content))
 		case err != nil:
 			r.Code, r.Stderr = -1, err.Error()
-		case res.IsError:
-			r.Code, r.Stderr = 1, sxTail(fmt.Sprint(res.StructuredContent))
 		}
 		sxAppendJSON(logf, r)
 		return
