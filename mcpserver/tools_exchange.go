@@ -75,7 +75,7 @@ await with the broadcast id (or the ids) for every answer.`,
 			return nil, "", err
 		}
 		o := tmuxcomm.SendOptions{To: in.To, Targets: in.Targets, All: in.All, First: in.First,
-			Capability: capab, Body: []byte(in.Message), Agent: in.Agent, HoldForAwait: AwaitHold}
+			Capability: capab, Body: []byte(in.Message), Agent: in.Agent, HoldForAwait: AwaitHold, Watch: true}
 		if in.BusyWait != 0 {
 			d := seconds(in.BusyWait)
 			o.BusyWait = &d

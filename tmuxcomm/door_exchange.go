@@ -136,6 +136,12 @@ type SendOptions struct {
 	// caller's await, which follows at once: a caller of two calls, send then await (the MCP
 	// server's client), whose worker may answer between them (see awaitHolds).
 	HoldForAwait time.Duration
+	// Watch: the caller lives on (an MCP server, the resident running a handed command), so the
+	// session folder's watch is kept after the send, and the caller's next send into that folder
+	// knows its number from the watch instead of looking at the files after the folder's hint
+	// (see keptNumbers). A broadcast keeps none: its members' folders would take the few kept
+	// watches' places from one another.
+	Watch bool
 	Choices
 }
 
@@ -172,6 +178,7 @@ func (e *Engine) Send(ctx context.Context, o SendOptions) (*Sent, error) {
 	if len(targets) == 1 {
 		so.To = targets[0]
 	}
+	so.Watch = o.Watch
 	x, err := c.sendOne(ctx, so)
 	if x == nil {
 		return nil, err

@@ -99,6 +99,9 @@ func (e *Engine) send(ctx context.Context, o core.SendOptions, syncs *store.Sync
 	if err != nil {
 		return nil, err
 	}
+	if o.Watch {
+		keptNumbers.Keep(dir) // before the request's number is looked for: the claim marks the watch
+	}
 	chain, depth, verdict := e.chainOf(root, srv.Key(), dir, worker.ID, policy)
 	size, sum := messages.BodySum(o.Body)
 	header := messages.RequestHeader{Capability: o.Capability, ID: o.ID, StartedAt: sess.StartedAt,

@@ -27,6 +27,19 @@ type knownNumber struct {
 	n   int
 }
 
+// Keep keeps a watch of dir, made now unless one is kept already, for a caller that lives on and
+// sends into dir again: the claim that follows marks it (Mark), and the next send's number comes
+// from it (Next). Without it, only a caller's await kept one. A watch that cannot be made is
+// none: the files are looked at, as before.
+func (w *watchedNumbers) Keep(dir string) {
+	if _, _, ok := keptWatches.Newest(dir); ok {
+		return
+	}
+	if d, err := keptWatches.Take(dir); err == nil {
+		keptWatches.Give(d, true)
+	}
+}
+
 func (w *watchedNumbers) Mark(dir string) uint64 {
 	if _, gen, ok := keptWatches.Newest(dir); ok {
 		return gen

@@ -58,3 +58,33 @@ func TestSendNumbersFromItsKeptWatch(t *testing.T) {
 	touch(25, messages.KindResponse)
 	assert.Equal(t, 26, send())
 }
+
+// A sender that lives on keeps its folder's watch from its first send (Keep), with no await to
+// keep one: its next request is numbered from what the watch saw, a file far past the folder's
+// hint among it, where a look at the numbers after the hint would not reach it.
+func TestSendKeepsItsFolderWatch(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	b := &exchange.Book{Config: core.New(root, nil), Numbers: keptNumbers}
+	dir, sess, err := b.OpenSession(root, "%1", "%2", "100-1700000001", "/tmp/sock")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if w, err := keptWatches.Take(dir); err == nil {
+			w.Close()
+		}
+	})
+	send := func() int {
+		t.Helper()
+		keptNumbers.Keep(dir)
+		h := messages.RequestHeader{Capability: core.DefaultCapability, StartedAt: sess.StartedAt, Orchestrator: "%1", Worker: "%2", Bytes: -1}
+		n, _, _, err := b.WriteRequest(dir, sess, h, []byte("work\n"), nil)
+		require.NoError(t, err)
+		return n
+	}
+	assert.Equal(t, 1, send())
+	_, _, kept := keptWatches.Newest(dir)
+	assert.True(t, kept, "the first send left its folder's watch kept")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, messages.SeqFileName(30, messages.KindRequest)), []byte("x\n"), 0o600))
+	assert.Equal(t, 32, send(), "numbered from the watch, past a request the hint's look would not reach")
+	assert.Equal(t, 34, send())
+}

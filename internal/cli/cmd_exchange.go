@@ -85,7 +85,9 @@ an exchange of its own; send prints the broadcast's id, then "PANE ID RESPONSE-P
 				if err != nil {
 					return err
 				}
-				s, err := c.engine().Send(c.ctx, tmuxcomm.SendOptions{Targets: to, All: *all, First: *first, Capability: capab, Body: body, Agent: *agent, Choices: ch})
+				// Handed (c.call): the resident runs it, and lives on to send into that folder again.
+				s, err := c.engine().Send(c.ctx, tmuxcomm.SendOptions{Targets: to, All: *all, First: *first, Capability: capab, Body: body, Agent: *agent,
+					Watch: c.call != nil, Choices: ch})
 				switch {
 				case s == nil:
 					return err

@@ -308,6 +308,25 @@ func TestResidentTimerSlack(t *testing.T) {
 	assert.Equal(t, serverSlack, timerSlack(t, pid))
 }
 
+// TestResidentSendsNumberFromTheirWatch: the resident running handed sends keeps the session
+// folder's watch from the first of them, with no await: a request another sender put far past
+// the last number (a sender of the plain procedure, counting files) is counted by the next send,
+// which a look at the few numbers after the folder's hint does not reach.
+func TestResidentSendsNumberFromTheirWatch(t *testing.T) {
+	t.Parallel()
+	w := newResidentWorld(t)
+	orch := w.catPane()
+	rec, _ := w.recorderPane()
+	pid := w.startResident(orch, rec)
+	first := w.send(orch, rec, "the first handed send")
+	assert.True(t, strings.HasPrefix(pastedBuffer(t, first.Request), "wcomm-"+strconv.Itoa(pid)+"-"), "handed to the resident")
+	far := first.Seq + 30
+	require.NoError(t, os.WriteFile(filepath.Join(first.Dir, fmt.Sprintf("%03d-request.md", far)), []byte("[WORKER id=x]\nforeign\n"), 0o600))
+	next := w.send(orch, rec, "the next handed send")
+	assert.Equal(t, first.Dir, next.Dir)
+	assert.Equal(t, far+2, next.Seq, "numbered past the foreign request")
+}
+
 // TestResidentKilledMidHandedSend: the resident running a handed send is killed (-9) between
 // the paste and the Enter: the send says that its outcome is not known and exits 1, never runs
 // again, and the request arrives once (the resident's guard presses its Enter), not twice.

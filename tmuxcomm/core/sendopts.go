@@ -31,6 +31,8 @@ type SendOptions struct {
 	// to this long, for a caller whose await follows at once (the MCP server's client): see
 	// tmuxcomm's awaitHolds.
 	HoldForAwait time.Duration
+	// Watch keeps the session folder's watch for the caller's next send (tmuxcomm.SendOptions).
+	Watch bool
 }
 
 // Target is a resolved send target: the pane, its tmux server, and how it was found ("tmux").
