@@ -82,15 +82,8 @@ type bfControl struct {
 func bfAttach(sock, sess string) (*bfControl, error) {
 	cmd := exec.Command("tmux", "-S", sock, "-C", "attach-session", "-f", "ignore-size,no-output", "-t", sess)
 	cmd.Env = cleanEnv()
-	in, err := cmd.StdinPipe()
+	in, out, err := startPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	c := &bfControl{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}

@@ -20,17 +20,26 @@ type mcpMin struct {
 	id  int
 }
 
-// startMCPMin starts cmd (a `wcomm mcp`) and initializes the session.
-func startMCPMin(cmd *exec.Cmd, name string) (*mcpMin, error) {
+// startPiped starts cmd with pipes to its stdin and from its stdout.
+func startPiped(cmd *exec.Cmd) (io.WriteCloser, io.Reader, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
+// startMCPMin starts cmd (a `wcomm mcp`) and initializes the session.
+func startMCPMin(cmd *exec.Cmd, name string) (*mcpMin, error) {
+	in, out, err := startPiped(cmd)
+	if err != nil {
 		return nil, err
 	}
 	c := &mcpMin{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
