@@ -18,9 +18,9 @@ import "time"
 
 // Server is the slack a long-lived server runs with (the MCP server, and the resident, whoever
 // starts it). Measured over 8 pairs of MCP servers exchanging 1 KiB (the outside harness, two
-// builds taking turns): the servers' voluntary switches of threads 65 a trip in the orchestrator's,
-// their CPU 5.8 ms a trip at half a millisecond, 4.8 at 2 ms, and 183 -> 215 round trips a
-// second; 5 ms measured the same as 2 (at 50 us, the default, it was about a tenth more again
-// than at half a millisecond). A sequential round trip took no longer (its waits are on files
-// and sockets, not on the monitor).
+// builds taking turns), from half a millisecond to 2 ms: the orchestrator's server switched
+// threads 59 -> 40 times a trip, the servers' CPU 5.4 -> 5.0 ms a trip, 198 -> 207 round trips
+// a second (medians of three runs each); 5 ms measured the same as 2. A sequential round trip
+// and a handed send took no longer: their waits are on files, sockets and tmux, not on the
+// monitor.
 const Server = 2 * time.Millisecond

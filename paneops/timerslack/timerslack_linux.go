@@ -37,7 +37,8 @@ func Exec(path string, argv, env []string, d time.Duration) error {
 // Start runs start, which starts a program (os/exec's Cmd.Start), on a thread whose slack is d
 // for the while: the program's threads all have it, as with Exec, without a second exec of it.
 // Go forks a child on the thread of the goroutine that starts it; the thread gets its slack back
-// before any other goroutine can run on it.
+// before any other goroutine can run on it. A thread the runtime happens to make from it
+// meanwhile keeps the slack: in the starting process, a command that ends soon or a server.
 func Start(d time.Duration, start func() error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
