@@ -19,8 +19,8 @@ import "time"
 // Server is the slack a long-lived server runs with (the MCP server, and the resident, whoever
 // starts it). Measured over 8 pairs of MCP servers exchanging 1 KiB (the outside harness, two
 // builds taking turns), from half a millisecond to 2 ms: the orchestrator's server switched
-// threads 59 -> 40 times a trip, the servers' CPU 5.4 -> 5.0 ms a trip, 198 -> 207 round trips
-// a second (medians of three runs each); 5 ms measured the same as 2. A sequential round trip
+// threads 59 -> 40 times a trip, the servers' CPU about 5.2 -> 4.8 ms a trip, 198 -> 207 round
+// trips a second (medians of three runs each); 5 ms measured the same as 2. A sequential round trip
 // and a handed send took no longer: their waits are on files, sockets and tmux, not on the
 // monitor.
 const Server = 2 * time.Millisecond
