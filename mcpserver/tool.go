@@ -15,6 +15,7 @@ import (
 	"github.com/wcomm/wcomm/paneops/callstack"
 	"github.com/wcomm/wcomm/tmuxcomm"
 	"github.com/wcomm/wcomm/tmuxcomm/fleet"
+	"github.com/wcomm/wcomm/tmuxcomm/store"
 )
 
 // ToolError is the structured content of a failed tool call: the words the command line prints
@@ -84,6 +85,9 @@ func (s *server) newTool(def mcp.Tool, run func(ctx context.Context, req *mcp.Ca
 	name := def.Name
 	return tool{def: &def, out: out, handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		callstack.Grow()
+		// The files this call takes ahead are made again after it (or while it waits), not in its
+		// way: the server runs with one P (store.Busy).
+		defer store.Busy()()
 		start := time.Now()
 		defer func() {
 			if p := recover(); p != nil {

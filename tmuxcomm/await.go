@@ -124,14 +124,20 @@ func (e *Engine) awaitOne(ctx context.Context, ref string, timeout time.Duration
 		if w == nil {
 			// No watcher (no inotify, or its instance or watch limit reached): fall back to a
 			// poll every slowPoll, which costs a wake-up and a stat each time but misses nothing.
+			resume := store.Waiting()
 			select {
 			case <-ctx.Done():
-				return x, e.awaitTimeout(ctx, x, timeout)
 			case <-time.After(slowPoll):
+			}
+			resume()
+			if ctx.Err() != nil {
+				return x, e.awaitTimeout(ctx, x, timeout)
 			}
 			continue
 		}
+		resume := store.Waiting() // the spares of this process are made while it waits
 		evs, err := w.Next(ctx)
+		resume()
 		if ctx.Err() != nil {
 			if done, c, _ := exchange.ResponseCompleteRead(x.ResponsePath, renamed); done {
 				return e.markRead(x, c, out)
@@ -231,10 +237,14 @@ func (e *Engine) pollResponse(ctx context.Context, path string, d time.Duration)
 		if !time.Now().Before(deadline) {
 			return false, nil
 		}
+		resume := store.Waiting()
 		select {
 		case <-ctx.Done():
-			return false, nil
 		case <-t.C:
+		}
+		resume()
+		if ctx.Err() != nil {
+			return false, nil
 		}
 	}
 }

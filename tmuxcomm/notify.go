@@ -75,6 +75,7 @@ func (e *Engine) Notify(ctx context.Context, o NotifyOptions) (*NotifyResult, er
 			return nil, err
 		}
 	}
+	defer store.Busy()() // the files taken ahead are made again after it, not in its way
 	syncs := &store.Syncs{}
 	res, err := c.notify(ctx, o, syncs)
 	if o.Ref == "" && res != nil && res.Exchange != nil {

@@ -29,6 +29,7 @@ import (
 // HOST:TARGET whose HOST the settings declare goes to that host through e.Relay (see Relay). The
 // request's fsync overlaps its delivery; sendOne returns once both are done.
 func (e *Engine) sendOne(ctx context.Context, o core.SendOptions) (*exchange.Exchange, error) {
+	defer store.Busy()() // the files taken ahead are made again after it, not in its way
 	syncs := &store.Syncs{}
 	x, err := e.send(ctx, o, syncs)
 	if serr := syncs.Wait(); serr != nil && err == nil {

@@ -159,6 +159,7 @@ func Serve(ctx context.Context, w Where, idle time.Duration, guard func(tmux fun
 	}
 	srv.Guard = guard(srv.Client)
 	srv.Exec = exec
+	srv.Busy = store.Busy
 	err = srv.Serve(ctx)
 	if err == tmuxd.ErrResidentRunning {
 		return nil

@@ -349,6 +349,9 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 		_ = writeFrame(c, residentResp{State: "notrun", Err: "the resident does not run commands for this program"}, nil)
 		return
 	}
+	if s.Busy != nil {
+		defer s.Busy()() // after the exit code is written, deferred below
+	}
 	s.guards.Add(1) // busy: a long await keeps the resident from its idle end
 	defer func() {
 		s.guards.Add(-1)

@@ -57,6 +57,10 @@ type ResidentServer struct {
 	Exec ExecFunc
 	// Logf writes a diagnostic line.
 	Logf func(format string, a ...any)
+	// Busy, when set, marks each handed command from its start to its exit code written, and
+	// returns the release (the process makes the files its commands take ahead only between
+	// them, store.Busy).
+	Busy func() (release func())
 
 	ctl      *paneops.Control
 	last     atomic.Int64 // unix nanoseconds of the latest call

@@ -45,6 +45,14 @@ func serveResidentExec(t *testing.T, s *testServer, dir string, exec ExecFunc) (
 	t.Helper()
 	log := &lockedLog{}
 	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: log.printf, Exec: exec}
+	serveUntilTestEnds(t, rs, dir)
+	return rs, log
+}
+
+// serveUntilTestEnds serves rs until the test ends, and waits until its socket in dir is
+// connected to.
+func serveUntilTestEnds(t *testing.T, rs *ResidentServer, dir string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rs.Serve(ctx) }()
@@ -66,7 +74,6 @@ func serveResidentExec(t *testing.T, s *testServer, dir string, exec ExecFunc) (
 		c.Close()
 		return true
 	})
-	return rs, log
 }
 
 // linesPane opens a window whose program appends every line it reads to a file, and returns the
@@ -541,6 +548,36 @@ func TestResidentExec(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the cancelled call did not end")
 	}
+}
+
+// TestResidentExecMarksItsCommandsBusy: each handed command is marked busy (Busy) before it runs,
+// and released once it has ended: the process makes its files ahead only between them.
+func TestResidentExecMarksItsCommandsBusy(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	dir := residentDir(t)
+	var busy atomic.Int32
+	during := make(chan int32, 1)
+	rs := &ResidentServer{Dir: dir, Key: "k", Tmux: s.c, Idle: time.Minute, Logf: (&lockedLog{}).printf,
+		Exec: func(ctx context.Context, call ExecCall, stdout, stderr io.Writer) int {
+			during <- busy.Load()
+			_, _ = io.WriteString(stdout, "done\n")
+			return 0
+		},
+		Busy: func() func() {
+			busy.Add(1)
+			return func() { busy.Add(-1) }
+		},
+	}
+	serveUntilTestEnds(t, rs, dir)
+	var out bytes.Buffer
+	code, handed, err := NewResident(dir, ResidentSocket("k"), nil).Exec(context.Background(), ExecCall{Args: []string{"send"}}, &out, io.Discard)
+	require.NoError(t, err)
+	require.True(t, handed)
+	assert.Zero(t, code)
+	assert.Equal(t, "done\n", out.String())
+	assert.Equal(t, int32(1), <-during, "busy while the command runs")
+	waitFor(t, 10*time.Second, func() bool { return busy.Load() == 0 })
 }
 
 // TestResidentExecBytesAsGiven: a handed command's words, folder, environment and stdin reach

@@ -133,3 +133,54 @@ func TestSpareLogTakenMeanwhile(t *testing.T) {
 	got := waitSpares(t, dir, sparesPerDir)
 	assert.Len(t, got, sparesPerDir, "the spare taken is removed, and made again")
 }
+
+// TestSparesWaitForTheMessagesOnTheirWay: the spare a write took is made again only once no
+// message is on its way (Busy), or while it waits (Waiting); the maker waits meanwhile.
+func TestSparesWaitForTheMessagesOnTheirWay(t *testing.T) {
+	dir := t.TempDir()
+	defer KeepSpares()()
+	waiting := make(chan struct{}, 1)
+	spares.mu.Lock()
+	sparesWaitHook = func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	}
+	spares.mu.Unlock()
+	defer func() {
+		spares.mu.Lock()
+		sparesWaitHook = nil
+		spares.mu.Unlock()
+	}()
+	var syncs Syncs
+	require.NoError(t, WriteExclusiveLater(filepath.Join(dir, "001-request.md"), &syncs, []byte("a\n")))
+	waitSpares(t, dir, sparesPerDir)
+
+	release := Busy()
+	require.NoError(t, WriteExclusiveLater(filepath.Join(dir, "002-request.md"), &syncs, []byte("b\n")))
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the maker did not wait for the message on its way")
+	}
+	assert.Len(t, sparesIn(t, dir), sparesPerDir-1, "no spare made while a message is on its way")
+
+	resume := Waiting()
+	waitSpares(t, dir, sparesPerDir) // made while the message waits
+	resume()
+	require.NoError(t, WriteExclusiveLater(filepath.Join(dir, "003-request.md"), &syncs, []byte("c\n")))
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the maker did not wait once the wait was over")
+	}
+	assert.Len(t, sparesIn(t, dir), sparesPerDir-1)
+	release()
+	release() // a second release changes nothing
+	waitSpares(t, dir, sparesPerDir)
+	require.NoError(t, syncs.Wait())
+	spares.mu.Lock()
+	assert.Zero(t, spares.busy)
+	spares.mu.Unlock()
+}
