@@ -350,7 +350,7 @@ func (s *ResidentServer) serveExec(ctx context.Context, c *net.UnixConn, req res
 		return
 	}
 	if s.Busy != nil {
-		defer s.Busy()() // after the exit code is written, deferred below
+		defer s.Busy()() // released as serveExec returns: after the exit code is written
 	}
 	s.guards.Add(1) // busy: a long await keeps the resident from its idle end
 	defer func() {
