@@ -129,13 +129,17 @@ func dropSpare(f spareFile) {
 }
 
 // Waiting marks a wait within a message's way (an await's, for the response): spares may be
-// made meanwhile, until the resume it returns is called. Outside every Busy it changes nothing.
+// made meanwhile, until the resume it returns is called. While no Busy is counted it does
+// nothing (an await of a process that marks none).
 func Waiting() (resume func()) {
 	spares.mu.Lock()
-	if spares.busy--; spares.busy <= 0 {
+	defer spares.mu.Unlock()
+	if spares.busy == 0 {
+		return func() {}
+	}
+	if spares.busy--; spares.busy == 0 {
 		sparesIdle.Broadcast()
 	}
-	spares.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {

@@ -180,6 +180,11 @@ func TestSparesWaitForTheMessagesOnTheirWay(t *testing.T) {
 	release() // a second release changes nothing
 	waitSpares(t, dir, sparesPerDir)
 	require.NoError(t, syncs.Wait())
+	resume = Waiting() // with no Busy counted: nothing to lower
+	spares.mu.Lock()
+	assert.Zero(t, spares.busy)
+	spares.mu.Unlock()
+	resume()
 	spares.mu.Lock()
 	assert.Zero(t, spares.busy)
 	spares.mu.Unlock()
