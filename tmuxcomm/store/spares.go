@@ -67,17 +67,25 @@ var sparesIdle = sync.NewCond(&spares.mu)
 // returns. A process that keeps no spares may call it as well.
 func Busy() (release func()) {
 	spares.mu.Lock()
-	spares.busy++
-	spares.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			spares.mu.Lock()
-			if spares.busy--; spares.busy <= 0 {
-				sparesIdle.Broadcast()
-			}
-			spares.mu.Unlock()
-		})
+	defer spares.mu.Unlock()
+	return addBusy(1)
+}
+
+// addBusy adds d to the count of messages on their way (under spares.mu) and returns the
+// undoing of it, which runs once.
+func addBusy(d int) (undo func()) {
+	countBusy(d)
+	return sync.OnceFunc(func() {
+		spares.mu.Lock()
+		defer spares.mu.Unlock()
+		countBusy(-d)
+	})
+}
+
+// countBusy adds d to the count (under spares.mu) and wakes the maker when none is left.
+func countBusy(d int) {
+	if spares.busy += d; spares.busy <= 0 {
+		sparesIdle.Broadcast()
 	}
 }
 
@@ -137,17 +145,7 @@ func Waiting() (resume func()) {
 	if spares.busy == 0 {
 		return func() {}
 	}
-	if spares.busy--; spares.busy == 0 {
-		sparesIdle.Broadcast()
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			spares.mu.Lock()
-			spares.busy++
-			spares.mu.Unlock()
-		})
-	}
+	return addBusy(-1)
 }
 
 // sparesWaitHook, when a test sets it, is called (under spares.mu) each time the maker waits for
