@@ -1058,9 +1058,8 @@ func (b *bxBench) benchHistory() {
 	}
 	var size int
 	var wc, fl []time.Duration
-	// The two rows held to a bound take at least 5 and 3 turns at any scale: with 2, one listing
-	// that met the machine busy moved the row's median by half (0.32 in a full run at scale 0.3,
-	// 0.17 over 10 turns alone right after).
+	// The two rows held to a bound take at least 6 and 4 turns at any scale (3 and 2 before: a
+	// full run at scale 0.3 measured the first at 0.32, and 10 turns alone right after at 0.17).
 	measure(b.n(10, 6), 0, func() time.Duration {
 		out := b.must(sxExec(5*time.Minute, cleanEnv(), nil, b.s.bin, "history", "--root", root, "--json"))
 		size = len(out.Stdout)
