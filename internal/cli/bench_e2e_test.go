@@ -53,10 +53,12 @@ type bxBench struct {
 	refDir  string
 	refRoot string
 	params  []string
-	rows    []bxRow
-	seq     int
-	wakeSeq int
-	screens *paneops.Client // the ui section's captures, through a client kept open
+	// fileCosts is newFileCost before each section, for the run's parameters.
+	fileCosts []string
+	rows      []bxRow
+	seq       int
+	wakeSeq   int
+	screens   *paneops.Client // the ui section's captures, through a client kept open
 }
 
 // bxRow is one line of the table. Kind says how the figures read: "time" (lower is better,
@@ -104,7 +106,9 @@ func TestBenchTable(t *testing.T) {
 		sec.run()
 	}
 	b.params = append(b.params, fmt.Sprintf("run time: %s; load average (1 min) %s at the start, %s at the end",
-		time.Since(start).Round(time.Second), load, bxLoad()))
+		time.Since(start).Round(time.Second), load, bxLoad()),
+		"a new file's create beside the roots before each section (the median of 64; about 30 µs on a disk where nothing was removed for minutes, up to a millisecond after many files were removed nearby): "+
+			strings.Join(b.fileCosts, ", "))
 	b.print()
 }
 
@@ -131,6 +135,30 @@ func (b *bxBench) settle(section string) {
 		b.params = append(b.params, fmt.Sprintf("before the %s rows the run waited %s for the machine to settle (load %s)",
 			section, waited.Round(100*time.Millisecond), bxLoad()))
 	}
+	b.fileCosts = append(b.fileCosts, fmt.Sprintf("%s %d µs", section, b.newFileCost().Microseconds()))
+}
+
+// newFileCost is the time a new file takes to create beside the sections' roots, the median of
+// 64 made in a folder of their own (kept: removing them would make the next files dearer). On a
+// filesystem without a journal (this machine's), ext4 skips at each new inode every inode of its
+// group freed in the last one to six minutes (docs/internals.md, "Files kept"): after 20,000
+// files were removed nearby, a new one took 1.4 ms of CPU instead of about 30 µs, still 0.1-0.4 ms
+// six minutes later (measured). Every side of a round trip that makes files pays it, the floor on
+// its path and wcomm in its spares, so the rows that follow are read with it.
+func (b *bxBench) newFileCost() time.Duration {
+	b.seq++
+	dir := filepath.Join(b.s.work, fmt.Sprintf("bx-%d-newfiles", b.seq))
+	require.NoError(b.t, os.Mkdir(dir, 0o700))
+	d := make([]time.Duration, 64)
+	for i := range d {
+		t0 := time.Now()
+		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(i)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		require.NoError(b.t, err)
+		require.NoError(b.t, f.Close())
+		d[i] = time.Since(t0)
+	}
+	slices.Sort(d)
+	return d[len(d)/2].Round(time.Microsecond)
 }
 
 // bxRunnable is the number of tasks runnable now (the fourth field of /proc/loadavg, before
