@@ -116,7 +116,8 @@ func TestBenchTable(t *testing.T) {
 // runnable tasks than cores, three looks in a row, for up to two minutes. The find rows end 5,000
 // processes, which this machine's init reaps slowly; the history rows that followed them once ran
 // at 0.53 of cat instead of 0.17 on a quiet machine. (The process count is no sign: the sections'
-// panes stay, and init leaves zombies.) What it waited is written with the run's parameters.
+// panes stay, and init leaves zombies.) What it waited is written with the run's parameters, and
+// so is the disk's state it finds (newFileCost).
 func (b *bxBench) settle(section string) {
 	start := time.Now()
 	// What the sections before wrote goes to the disk first, not during this one's fsyncs.
@@ -135,17 +136,18 @@ func (b *bxBench) settle(section string) {
 		b.params = append(b.params, fmt.Sprintf("before the %s rows the run waited %s for the machine to settle (load %s)",
 			section, waited.Round(100*time.Millisecond), bxLoad()))
 	}
-	b.fileCosts = append(b.fileCosts, fmt.Sprintf("%s %d µs", section, b.newFileCost().Microseconds()))
+	b.fileCosts = append(b.fileCosts, fmt.Sprintf("%s %.0f µs", section, b.newFileCost()*1e6))
 }
 
-// newFileCost is the time a new file takes to create beside the sections' roots, the median of
-// 64 made in a folder of their own (kept: removing them would make the next files dearer). On a
-// filesystem without a journal (this machine's), ext4 skips at each new inode every inode of its
-// group freed in the last one to six minutes (docs/internals.md, "Files kept"): after 20,000
-// files were removed nearby, a new one took 1.4 ms of CPU instead of about 30 µs, still 0.1-0.4 ms
-// six minutes later (measured). Every side of a round trip that makes files pays it, the floor on
-// its path and wcomm in its spares, so the rows that follow are read with it.
-func (b *bxBench) newFileCost() time.Duration {
+// newFileCost is the time in seconds a new file takes to create beside the sections' roots, the
+// median of 64 made in a folder of their own (kept: removing them would make the next files
+// dearer). On a filesystem without a journal (this machine's), ext4 skips at each new inode
+// every inode of its group freed in the last one to six minutes (docs/internals.md, "Files
+// kept"): after 20,000 files were removed nearby, a new one took 1.4 ms of CPU instead of about
+// 30 µs, still 0.1-0.4 ms six minutes later (measured). Every side of a round trip that makes
+// files pays it, the floor on its path and wcomm in its spares, so the rows that follow are read
+// with it.
+func (b *bxBench) newFileCost() float64 {
 	b.seq++
 	dir := filepath.Join(b.s.work, fmt.Sprintf("bx-%d-newfiles", b.seq))
 	require.NoError(b.t, os.Mkdir(dir, 0o700))
@@ -157,8 +159,7 @@ func (b *bxBench) newFileCost() time.Duration {
 		require.NoError(b.t, f.Close())
 		d[i] = time.Since(t0)
 	}
-	slices.Sort(d)
-	return d[len(d)/2].Round(time.Microsecond)
+	return bxMedian(d)
 }
 
 // bxRunnable is the number of tasks runnable now (the fourth field of /proc/loadavg, before
