@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -120,6 +121,10 @@ func TestResidentKilledMidCall(t *testing.T) {
 
 	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // never left stopped
+	// The stop is taken by each thread as it next runs: on a loaded machine a thread woken by the
+	// send's connect could still accept the call first (seen once in CI), so the send starts only
+	// once every thread is stopped.
+	waitFor(t, 15*time.Second, func() bool { return allStopped(pid) }, "the resident's threads stopped")
 	// Handed whole or not, a call the stopped resident never took goes on without it.
 	s := w.start(call{pane: orch}, "send", "--to", rec, "--enter-delay", "0", "--", "the stopped resident's task")
 	// The send is connected and waits for an answer: its connection waits in the listener's
@@ -145,6 +150,26 @@ func TestResidentKilledMidCall(t *testing.T) {
 	r := s.wait(t, time.Minute)
 	requireCode(t, 0, r)
 	w.deliveredOnce(orch, rec, recLog, "the stopped resident's task", 15*time.Second)
+}
+
+// allStopped reports whether every thread of pid is in the stopped state ("T" in its stat).
+func allStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		// The state follows the command's name, which is in parentheses and may hold spaces.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
 }
 
 // TestResidentPlantedFolder: a .tmuxd folder another user (uid 65534) planted in the root is
