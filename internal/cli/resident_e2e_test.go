@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -152,20 +151,20 @@ func TestResidentKilledMidCall(t *testing.T) {
 	w.deliveredOnce(orch, rec, recLog, "the stopped resident's task", 15*time.Second)
 }
 
-// allStopped reports whether every thread of pid is in the stopped state ("T" in its stat).
+// allStopped reports whether every thread of pid is in the stopped state ("T"). A thread's stat
+// is at /proc/TID as well, so procStatFields reads it.
 func allStopped(pid int) bool {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil || len(tasks) == 0 {
 		return false
 	}
 	for _, task := range tasks {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		tid, err := strconv.Atoi(task.Name())
 		if err != nil {
 			return false
 		}
-		// The state follows the command's name, which is in parentheses and may hold spaces.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
+		f, err := procStatFields(tid)
+		if err != nil || f[0] != "T" {
 			return false
 		}
 	}
